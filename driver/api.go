@@ -1,0 +1,292 @@
+package driver
+
+import "unsafe"
+
+// API is the seam between the typed wrappers and a backend: one method per
+// CUDA driver entry point, raw handles (CUcontext, CUstream, CUevent,
+// CUmodule, CUfunction as uintptr; CUdevice as int; CUdeviceptr as uintptr)
+// and the CUresult as a Result. Out parameters are returned as values.
+//
+// Two backends implement it: the real driver (libcuda through purego, built
+// by Load) and the in-process fake (package fake). Everything above the seam
+// is written against this interface only, and the conformance suite
+// (driver/drivertest) checks that both behave alike.
+//
+// Like the driver, calls that work on "the current context" (allocation,
+// creation of streams, events and modules, synchronous copies) read the
+// calling OS thread's current context; callers bind first (see Context.Bind).
+// Methods must be safe for concurrent use.
+type API interface {
+	// Init is cuInit.
+	Init(flags uint32) Result
+	// DriverGetVersion is cuDriverGetVersion: 1000*major + 10*minor.
+	DriverGetVersion() (int, Result)
+
+	// Devices.
+	DeviceGetCount() (int, Result)
+	DeviceGet(ordinal int) (int, Result)
+	DeviceGetName(dev int) (string, Result)
+	DeviceGetAttribute(attr DeviceAttribute, dev int) (int, Result)
+	DeviceTotalMem(dev int) (uint64, Result)
+	DeviceGetUuid(dev int) ([16]byte, Result)
+	DeviceGetPCIBusId(dev int) (string, Result)
+	DeviceCanAccessPeer(dev, peer int) (bool, Result)
+
+	// Contexts.
+	DevicePrimaryCtxRetain(dev int) (uintptr, Result)
+	DevicePrimaryCtxRelease(dev int) Result
+	// DevicePrimaryCtxGetState is cuDevicePrimaryCtxGetState: flags and whether it is active.
+	DevicePrimaryCtxGetState(dev int) (flags uint32, active bool, r Result)
+	CtxCreate(flags uint32, dev int) (uintptr, Result)
+	CtxDestroy(ctx uintptr) Result
+	CtxGetCurrent() (uintptr, Result)
+	CtxSetCurrent(ctx uintptr) Result
+	CtxPushCurrent(ctx uintptr) Result
+	CtxPopCurrent() (uintptr, Result)
+	// CtxGetDevice is cuCtxGetDevice: the device of the current context.
+	CtxGetDevice() (int, Result)
+	CtxSynchronize() Result
+	// CtxGetApiVersion is cuCtxGetApiVersion; it names its context, so it also
+	// serves to check that a context handle is alive.
+	CtxGetApiVersion(ctx uintptr) (uint32, Result)
+	// CtxGetStreamPriorityRange is cuCtxGetStreamPriorityRange (current context).
+	CtxGetStreamPriorityRange() (least, greatest int, r Result)
+	CtxEnablePeerAccess(peer uintptr, flags uint32) Result
+
+	// Streams. The special handles 0 (NULL), 1 (CU_STREAM_LEGACY) and
+	// 2 (CU_STREAM_PER_THREAD) are accepted where the driver accepts them.
+	StreamCreateWithPriority(flags uint32, priority int) (uintptr, Result)
+	StreamDestroy(s uintptr) Result
+	StreamQuery(s uintptr) Result
+	StreamSynchronize(s uintptr) Result
+	StreamWaitEvent(s, ev uintptr, flags uint32) Result
+	StreamGetCtx(s uintptr) (uintptr, Result)
+	StreamGetFlags(s uintptr) (uint32, Result)
+	StreamGetPriority(s uintptr) (int, Result)
+	// LaunchHostFunc is cuLaunchHostFunc: fn runs on a driver thread once all
+	// earlier work on s is done, and must not call into CUDA.
+	LaunchHostFunc(s uintptr, fn func()) Result
+
+	// Events.
+	EventCreate(flags uint32) (uintptr, Result)
+	EventDestroy(ev uintptr) Result
+	EventRecord(ev, s uintptr) Result
+	EventSynchronize(ev uintptr) Result
+	EventQuery(ev uintptr) Result
+	// EventElapsedTime is cuEventElapsedTime, in milliseconds.
+	EventElapsedTime(start, end uintptr) (float32, Result)
+	IpcGetEventHandle(ev uintptr) (IPCHandle, Result)
+	IpcOpenEventHandle(h IPCHandle) (uintptr, Result)
+
+	// Device memory.
+	MemAlloc(size uintptr) (uintptr, Result)
+	MemFree(ptr uintptr) Result
+	MemAllocAsync(size uintptr, s uintptr) (uintptr, Result)
+	MemFreeAsync(ptr uintptr, s uintptr) Result
+	MemGetInfo() (free, total uint64, r Result)
+	MemGetAddressRange(ptr uintptr) (base, size uintptr, r Result)
+	// PointerGetAttribute is cuPointerGetAttribute with the value widened to
+	// 64 bits (a CUcontext, a CUmemorytype, a device ordinal, ...).
+	PointerGetAttribute(attr PointerAttribute, ptr uintptr) (uint64, Result)
+	MemcpyHtoD(dst uintptr, src unsafe.Pointer, n uintptr) Result
+	MemcpyDtoH(dst unsafe.Pointer, src uintptr, n uintptr) Result
+	MemcpyDtoD(dst, src uintptr, n uintptr) Result
+	MemcpyHtoDAsync(dst uintptr, src unsafe.Pointer, n uintptr, s uintptr) Result
+	MemcpyDtoHAsync(dst unsafe.Pointer, src uintptr, n uintptr, s uintptr) Result
+	MemcpyDtoDAsync(dst, src uintptr, n uintptr, s uintptr) Result
+	MemcpyPeer(dst, dstCtx, src, srcCtx uintptr, n uintptr) Result
+	MemcpyPeerAsync(dst, dstCtx, src, srcCtx uintptr, n uintptr, s uintptr) Result
+	// MemsetD8/D16/D32 (and Async) set n elements of 1, 2 or 4 bytes.
+	MemsetD8(dst uintptr, v uint8, n uintptr) Result
+	MemsetD16(dst uintptr, v uint16, n uintptr) Result
+	MemsetD32(dst uintptr, v uint32, n uintptr) Result
+	MemsetD8Async(dst uintptr, v uint8, n uintptr, s uintptr) Result
+	MemsetD16Async(dst uintptr, v uint16, n uintptr, s uintptr) Result
+	MemsetD32Async(dst uintptr, v uint32, n uintptr, s uintptr) Result
+	// MemHostAlloc is cuMemHostAlloc: page-locked host memory of the current context.
+	MemHostAlloc(size uintptr, flags uint32) (unsafe.Pointer, Result)
+	MemFreeHost(p unsafe.Pointer) Result
+	IpcGetMemHandle(ptr uintptr) (IPCHandle, Result)
+	IpcOpenMemHandle(h IPCHandle, flags uint32) (uintptr, Result)
+	IpcCloseMemHandle(ptr uintptr) Result
+
+	// Modules and launches.
+	// ModuleLoadData is cuModuleLoadData: image is PTX (NUL-terminated text),
+	// a CUBIN or a fatbin.
+	ModuleLoadData(image []byte) (uintptr, Result)
+	ModuleUnload(m uintptr) Result
+	ModuleGetFunction(m uintptr, name string) (uintptr, Result)
+	// FuncGetParamInfo is cuFuncGetParamInfo (CUDA 12.4+): the offset and size
+	// of parameter index; ErrInvalidValue past the last one.
+	FuncGetParamInfo(f uintptr, index int) (offset, size uintptr, r Result)
+	FuncGetAttribute(attr FunctionAttribute, f uintptr) (int, Result)
+	FuncSetAttribute(f uintptr, attr FunctionAttribute, value int) Result
+	// LaunchKernel is cuLaunchKernel; params is the kernelParams array
+	// (void**: one pointer to each argument's value), nil for none.
+	LaunchKernel(f uintptr, grid, block [3]uint32, sharedMem uint32, s uintptr, params unsafe.Pointer) Result
+	OccupancyMaxPotentialBlockSize(f uintptr, dynamicSharedMem uintptr, blockSizeLimit int) (minGrid, block int, r Result)
+}
+
+// NVRTC is the seam to the run-time compiler (libnvrtc), beside API. Program
+// handles are raw nvrtcProgram values. Errors are *NVRTCError values.
+type NVRTC interface {
+	// Version is nvrtcVersion.
+	Version() (major, minor int, err error)
+	// CreateProgram is nvrtcCreateProgram; headers and includeNames pair up.
+	CreateProgram(src, name string, headers, includeNames []string) (uintptr, error)
+	AddNameExpression(prog uintptr, expr string) error
+	// Compile is nvrtcCompileProgram. A failed compile returns an *NVRTCError
+	// with Code NVRTCErrorCompilation; the log is read with ProgramLog.
+	Compile(prog uintptr, options []string) error
+	ProgramLog(prog uintptr) (string, error)
+	PTX(prog uintptr) ([]byte, error)
+	// CUBIN returns the CUBIN; an error when the program was compiled for a
+	// virtual architecture (compute_XX).
+	CUBIN(prog uintptr) ([]byte, error)
+	LoweredName(prog uintptr, expr string) (string, error)
+	DestroyProgram(prog uintptr) error
+}
+
+// NVRTCError is a failed nvrtcResult.
+type NVRTCError struct {
+	Code int    // the nvrtcResult
+	Name string // "NVRTC_ERROR_COMPILATION"
+	Op   string // the NVRTC entry point, such as "nvrtcCompileProgram"
+}
+
+// NVRTC result codes.
+const (
+	NVRTCErrorInvalidInput     = 3
+	NVRTCErrorInvalidOption    = 5
+	NVRTCErrorCompilation      = 6
+	NVRTCErrorNameExprNotValid = 10
+)
+
+func (e *NVRTCError) Error() string { return e.Op + ": " + e.Name }
+
+// IPCHandle is an interprocess handle (CUipcMemHandle / CUipcEventHandle):
+// 64 opaque bytes that another process opens.
+type IPCHandle [64]byte
+
+// DeviceAttribute is a CUdevice_attribute.
+type DeviceAttribute int32
+
+// Device attributes the library names; any other CUdevice_attribute value
+// can be passed as DeviceAttribute(n).
+const (
+	AttrMaxThreadsPerBlock            DeviceAttribute = 1
+	AttrMaxBlockDimX                  DeviceAttribute = 2
+	AttrMaxBlockDimY                  DeviceAttribute = 3
+	AttrMaxBlockDimZ                  DeviceAttribute = 4
+	AttrMaxGridDimX                   DeviceAttribute = 5
+	AttrMaxGridDimY                   DeviceAttribute = 6
+	AttrMaxGridDimZ                   DeviceAttribute = 7
+	AttrMaxSharedMemoryPerBlock       DeviceAttribute = 8
+	AttrTotalConstantMemory           DeviceAttribute = 9
+	AttrWarpSize                      DeviceAttribute = 10
+	AttrMaxRegistersPerBlock          DeviceAttribute = 12
+	AttrClockRate                     DeviceAttribute = 13
+	AttrMultiprocessorCount           DeviceAttribute = 16
+	AttrIntegrated                    DeviceAttribute = 18
+	AttrCanMapHostMemory              DeviceAttribute = 19
+	AttrComputeMode                   DeviceAttribute = 20
+	AttrConcurrentKernels             DeviceAttribute = 31
+	AttrECCEnabled                    DeviceAttribute = 32
+	AttrPCIBusID                      DeviceAttribute = 33
+	AttrPCIDeviceID                   DeviceAttribute = 34
+	AttrMemoryClockRate               DeviceAttribute = 36
+	AttrGlobalMemoryBusWidth          DeviceAttribute = 37
+	AttrL2CacheSize                   DeviceAttribute = 38
+	AttrMaxThreadsPerMultiprocessor   DeviceAttribute = 39
+	AttrAsyncEngineCount              DeviceAttribute = 40
+	AttrUnifiedAddressing             DeviceAttribute = 41
+	AttrPCIDomainID                   DeviceAttribute = 50
+	AttrComputeCapabilityMajor        DeviceAttribute = 75
+	AttrComputeCapabilityMinor        DeviceAttribute = 76
+	AttrManagedMemory                 DeviceAttribute = 83
+	AttrMaxSharedMemoryPerMultiproc   DeviceAttribute = 81
+	AttrMaxRegistersPerMultiprocessor DeviceAttribute = 82
+	AttrMaxSharedMemoryPerBlockOptin  DeviceAttribute = 97
+	AttrMemoryPoolsSupported          DeviceAttribute = 115
+)
+
+// PointerAttribute is a CUpointer_attribute.
+type PointerAttribute int32
+
+// Pointer attributes used to validate borrowed memory.
+const (
+	PointerAttrContext       PointerAttribute = 1 // CUcontext owning the allocation (0 for pool memory)
+	PointerAttrMemoryType    PointerAttribute = 2 // a MemoryType
+	PointerAttrDevicePointer PointerAttribute = 3
+	PointerAttrHostPointer   PointerAttribute = 4
+	PointerAttrBufferID      PointerAttribute = 7
+	PointerAttrIsManaged     PointerAttribute = 8
+	PointerAttrDeviceOrdinal PointerAttribute = 9
+	PointerAttrRangeStart    PointerAttribute = 11
+	PointerAttrRangeSize     PointerAttribute = 12
+	PointerAttrMempool       PointerAttribute = 17
+)
+
+// MemoryType is a CUmemorytype.
+type MemoryType uint32
+
+// Memory types reported by PointerAttrMemoryType.
+const (
+	MemoryTypeHost    MemoryType = 1
+	MemoryTypeDevice  MemoryType = 2
+	MemoryTypeArray   MemoryType = 3
+	MemoryTypeUnified MemoryType = 4
+)
+
+// FunctionAttribute is a CUfunction_attribute.
+type FunctionAttribute int32
+
+// Function attributes.
+const (
+	FuncMaxThreadsPerBlock      FunctionAttribute = 0
+	FuncSharedSizeBytes         FunctionAttribute = 1
+	FuncConstSizeBytes          FunctionAttribute = 2
+	FuncLocalSizeBytes          FunctionAttribute = 3
+	FuncNumRegs                 FunctionAttribute = 4
+	FuncPTXVersion              FunctionAttribute = 5
+	FuncBinaryVersion           FunctionAttribute = 6
+	FuncMaxDynamicSharedSize    FunctionAttribute = 8
+	FuncPreferredSharedCarveout FunctionAttribute = 9
+)
+
+// Flags of the driver API that the seam passes through unchanged.
+const (
+	StreamDefault     uint32 = 0x0 // CU_STREAM_DEFAULT
+	StreamNonBlocking uint32 = 0x1 // CU_STREAM_NON_BLOCKING
+
+	EventDefault       uint32 = 0x0 // CU_EVENT_DEFAULT
+	EventBlockingSync  uint32 = 0x1 // CU_EVENT_BLOCKING_SYNC
+	EventDisableTiming uint32 = 0x2 // CU_EVENT_DISABLE_TIMING
+	EventInterprocess  uint32 = 0x4 // CU_EVENT_INTERPROCESS
+
+	MemHostAllocPortable      uint32 = 0x1 // CU_MEMHOSTALLOC_PORTABLE
+	MemHostAllocDeviceMap     uint32 = 0x2 // CU_MEMHOSTALLOC_DEVICEMAP
+	MemHostAllocWriteCombined uint32 = 0x4 // CU_MEMHOSTALLOC_WRITECOMBINED
+
+	IpcMemLazyEnablePeerAccess uint32 = 0x1 // CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS
+)
+
+// The special stream handles.
+const (
+	StreamNull      uintptr = 0x0 // the NULL stream: the context's default stream
+	StreamLegacy    uintptr = 0x1 // CU_STREAM_LEGACY
+	StreamPerThread uintptr = 0x2 // CU_STREAM_PER_THREAD
+)
+
+// NVRTCProvider is implemented by backends that come with a run-time
+// compiler. The real backend opens libnvrtc on the first call; the fake
+// answers with its own.
+type NVRTCProvider interface {
+	NVRTC() (NVRTC, error)
+}
+
+// LibraryPaths is implemented by backends loaded from shared libraries: the
+// paths of the libraries opened so far (libcuda, and libnvrtc once opened).
+type LibraryPaths interface {
+	LibraryPaths() []string
+}

@@ -1,0 +1,221 @@
+package driver
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync/atomic"
+)
+
+// ErrWrongContext reports a handle or pointer that belongs to another context
+// than the one it was used with. The packages above re-export it.
+var ErrWrongContext = errors.New("cuda: wrong context")
+
+// ContextKind says who owns a Context and what Release does.
+type ContextKind int
+
+const (
+	// Primary is the device's primary context, shared with the CUDA runtime
+	// API and every other user in the process; Release drops one reference.
+	Primary ContextKind = iota
+	// Owned is a context created by NewContext; Release destroys it.
+	Owned
+	// Wrapped is a foreign context; Release only detaches.
+	Wrapped
+)
+
+func (k ContextKind) String() string {
+	switch k {
+	case Primary:
+		return "primary"
+	case Owned:
+		return "owned"
+	case Wrapped:
+		return "wrapped"
+	}
+	return fmt.Sprintf("ContextKind(%d)", int(k))
+}
+
+// Context is a CUDA context (CUcontext) and who owns it. Every object made in
+// it (streams, events, buffers, modules) keeps it. Operations on a Context and
+// on its objects work from any goroutine: they make it current on the calling
+// OS thread only for the call, and leave that thread's context as they found
+// it (see Bind).
+type Context struct {
+	drv    *Driver
+	dev    *Device
+	h      uintptr
+	kind   ContextKind
+	closed atomic.Bool
+}
+
+// PrimaryContext retains the device's primary context (cuDevicePrimaryCtxRetain)
+// and returns a reference to it. Each call takes one reference; Release drops
+// it. The primary context is shared with the CUDA runtime and other libraries
+// in the process.
+func (d *Device) PrimaryContext() (*Context, error) {
+	h, r := d.drv.api.DevicePrimaryCtxRetain(d.handle)
+	if r != Success {
+		return nil, d.err("cuDevicePrimaryCtxRetain", r)
+	}
+	return &Context{drv: d.drv, dev: d, h: h, kind: Primary}, nil
+}
+
+// NewContext creates a context of its own on the device (cuCtxCreate with
+// flags, CU_CTX_* values). The caller owns it: Release destroys it. The
+// calling thread's current context is left as it was.
+func (d *Device) NewContext(flags uint32) (*Context, error) {
+	api := d.drv.api
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	h, r := api.CtxCreate(flags, d.handle)
+	if r != Success {
+		return nil, d.err("cuCtxCreate", r)
+	}
+	// cuCtxCreate pushes the new context; pop it so the thread is as it was.
+	if _, r := api.CtxPopCurrent(); r != Success {
+		api.CtxDestroy(h)
+		return nil, d.err("cuCtxPopCurrent", r)
+	}
+	return &Context{drv: d.drv, dev: d, h: h, kind: Owned}, nil
+}
+
+// WrapContext wraps a context created by someone else (the CUDA runtime,
+// another library). The handle must be live; Release only detaches and never
+// destroys it.
+func WrapContext(drv *Driver, handle uintptr) (*Context, error) {
+	if drv == nil {
+		return nil, fmt.Errorf("driver.WrapContext: nil driver: %w", ErrInvalidValue)
+	}
+	if handle == 0 {
+		return nil, fmt.Errorf("driver.WrapContext: handle 0x0: a NULL context cannot be wrapped: %w", ErrInvalidContext)
+	}
+	api := drv.api
+	if _, r := api.CtxGetApiVersion(handle); r != Success {
+		return nil, fmt.Errorf("driver.WrapContext: handle %#x: cuCtxGetApiVersion: %w", handle, r)
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if r := api.CtxPushCurrent(handle); r != Success {
+		return nil, fmt.Errorf("driver.WrapContext: handle %#x: cuCtxPushCurrent: %w", handle, r)
+	}
+	devh, r := api.CtxGetDevice()
+	api.CtxPopCurrent()
+	if r != Success {
+		return nil, fmt.Errorf("driver.WrapContext: handle %#x: cuCtxGetDevice: %w", handle, r)
+	}
+	dev, err := drv.deviceByHandle(devh)
+	if err != nil {
+		return nil, fmt.Errorf("driver.WrapContext: handle %#x: %w", handle, err)
+	}
+	return &Context{drv: drv, dev: dev, h: handle, kind: Wrapped}, nil
+}
+
+// Handle returns the raw CUcontext. It stays valid while the context is alive;
+// for a wrapped context that is up to its owner.
+func (c *Context) Handle() uintptr { return c.h }
+
+// Device returns the context's device.
+func (c *Context) Device() *Device { return c.dev }
+
+// Driver returns the context's driver.
+func (c *Context) Driver() *Driver { return c.drv }
+
+// API returns the raw backend of the context's driver.
+func (c *Context) API() API { return c.drv.api }
+
+// Kind says whether the context is the primary context, owned or wrapped.
+func (c *Context) Kind() ContextKind { return c.kind }
+
+// Closed reports whether Release has been called.
+func (c *Context) Closed() bool { return c.closed.Load() }
+
+// Synchronize blocks until all work in the context is done (cuCtxSynchronize).
+func (c *Context) Synchronize() error {
+	b, err := c.Bind()
+	if err != nil {
+		return err
+	}
+	defer b.Unbind()
+	if r := c.drv.api.CtxSynchronize(); r != Success {
+		return c.errf("cuCtxSynchronize", r)
+	}
+	return nil
+}
+
+// Release ends this reference to the context: a primary context reference is
+// released (cuDevicePrimaryCtxRelease), an owned context destroyed
+// (cuCtxDestroy), a wrapped one only detached. Objects made in the context
+// should be closed first. A second Release is a no-op that returns nil.
+func (c *Context) Release() error {
+	if !c.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	switch c.kind {
+	case Primary:
+		if r := c.drv.api.DevicePrimaryCtxRelease(c.dev.handle); r != Success {
+			return c.errf("cuDevicePrimaryCtxRelease", r)
+		}
+	case Owned:
+		if r := c.drv.api.CtxDestroy(c.h); r != Success {
+			return c.errf("cuCtxDestroy", r)
+		}
+	}
+	return nil
+}
+
+// String describes the context, for errors and logs.
+func (c *Context) String() string {
+	return fmt.Sprintf("%s context %#x on device %d", c.kind, c.h, c.dev.ordinal)
+}
+
+func (c *Context) errf(op string, r Result) error {
+	return fmt.Errorf("driver: %s: %s: %w", c, op, r)
+}
+
+// Binding is a context made current on a locked OS thread by Bind. Unbind
+// undoes exactly what Bind did.
+type Binding struct {
+	api    API
+	pushed bool
+}
+
+// Bind locks the calling goroutine to its OS thread and makes c current there
+// if it is not already, by pushing it on the thread's context stack. The
+// caller must call Unbind on the result (defer b.Unbind()), which pops what
+// was pushed and unlocks the thread, so that other code sharing the thread
+// finds its context as it left it. Bind costs one cuCtxGetCurrent when c is
+// already current, and a push and pop otherwise. It returns ErrClosed after
+// Release.
+func (c *Context) Bind() (Binding, error) {
+	if c.closed.Load() {
+		return Binding{}, fmt.Errorf("driver: %s: %w", c, ErrClosed)
+	}
+	api := c.drv.api
+	runtime.LockOSThread()
+	cur, r := api.CtxGetCurrent()
+	if r != Success {
+		runtime.UnlockOSThread()
+		return Binding{}, c.errf("cuCtxGetCurrent", r)
+	}
+	if cur == c.h {
+		return Binding{api: api}, nil
+	}
+	if r := api.CtxPushCurrent(c.h); r != Success {
+		runtime.UnlockOSThread()
+		return Binding{}, c.errf("cuCtxPushCurrent", r)
+	}
+	return Binding{api: api, pushed: true}, nil
+}
+
+// Unbind pops the context Bind pushed, if any, and unlocks the OS thread.
+// Calling it on a zero Binding does nothing.
+func (b Binding) Unbind() {
+	if b.api == nil {
+		return
+	}
+	if b.pushed {
+		b.api.CtxPopCurrent()
+	}
+	runtime.UnlockOSThread()
+}

@@ -1,0 +1,97 @@
+package driver
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Device is one CUDA device (a CUdevice). Devices are owned by their Driver and
+// need no release.
+type Device struct {
+	drv     *Driver
+	ordinal int
+	handle  int
+}
+
+// Driver returns the driver the device belongs to.
+func (d *Device) Driver() *Driver { return d.drv }
+
+// Ordinal returns the device's index, as passed to Driver.Device.
+func (d *Device) Ordinal() int { return d.ordinal }
+
+// Handle returns the raw CUdevice.
+func (d *Device) Handle() int { return d.handle }
+
+// Name returns the device's marketing name, such as "NVIDIA H200".
+func (d *Device) Name() (string, error) {
+	s, r := d.drv.api.DeviceGetName(d.handle)
+	if r != Success {
+		return "", d.err("cuDeviceGetName", r)
+	}
+	return s, nil
+}
+
+// ComputeCapability returns the device's compute capability (9, 0 on an H200).
+func (d *Device) ComputeCapability() (major, minor int, err error) {
+	if major, err = d.Attribute(AttrComputeCapabilityMajor); err != nil {
+		return 0, 0, err
+	}
+	if minor, err = d.Attribute(AttrComputeCapabilityMinor); err != nil {
+		return 0, 0, err
+	}
+	return major, minor, nil
+}
+
+// TotalMemory returns the device's global memory in bytes.
+func (d *Device) TotalMemory() (uint64, error) {
+	n, r := d.drv.api.DeviceTotalMem(d.handle)
+	if r != Success {
+		return 0, d.err("cuDeviceTotalMem", r)
+	}
+	return n, nil
+}
+
+// Attribute returns one device attribute.
+func (d *Device) Attribute(a DeviceAttribute) (int, error) {
+	v, r := d.drv.api.DeviceGetAttribute(a, d.handle)
+	if r != Success {
+		return 0, d.err(fmt.Sprintf("cuDeviceGetAttribute(%d)", a), r)
+	}
+	return v, nil
+}
+
+// UUID returns the device's UUID in the form nvidia-smi prints
+// ("GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx").
+func (d *Device) UUID() (string, error) {
+	u, r := d.drv.api.DeviceGetUuid(d.handle)
+	if r != Success {
+		return "", d.err("cuDeviceGetUuid", r)
+	}
+	return fmt.Sprintf("GPU-%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16]), nil
+}
+
+// PCIBusID returns the device's PCI bus id ("0000:19:00.0").
+func (d *Device) PCIBusID() (string, error) {
+	s, r := d.drv.api.DeviceGetPCIBusId(d.handle)
+	if r != Success {
+		return "", d.err("cuDeviceGetPCIBusId", r)
+	}
+	return strings.TrimRight(s, "\x00"), nil
+}
+
+// CanAccessPeer reports whether this device can read and write peer's memory
+// directly.
+func (d *Device) CanAccessPeer(peer *Device) (bool, error) {
+	if peer == nil {
+		return false, fmt.Errorf("driver: device %d: CanAccessPeer: nil peer: %w", d.ordinal, ErrInvalidValue)
+	}
+	ok, r := d.drv.api.DeviceCanAccessPeer(d.handle, peer.handle)
+	if r != Success {
+		return false, d.err("cuDeviceCanAccessPeer", r)
+	}
+	return ok, nil
+}
+
+func (d *Device) err(op string, r Result) error {
+	return fmt.Errorf("driver: device %d: %s: %w", d.ordinal, op, r)
+}

@@ -1,0 +1,15 @@
+package driver
+
+import "fmt"
+
+// Load finds and opens the real CUDA driver (libcuda; see package loader for
+// the search order and environment variables), resolves its entry points
+// lazily, calls cuInit(0) and returns a Driver over it. Without a driver it
+// returns an error that lists every library path tried.
+func Load() (*Driver, error) {
+	api, err := openLibcuda()
+	if err != nil {
+		return nil, fmt.Errorf("driver.Load: %w", err)
+	}
+	return New(api)
+}

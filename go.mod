@@ -1,0 +1,3 @@
+module github.com/nocgo/cuda
+
+go 1.26.8
