@@ -5,12 +5,17 @@ import "unsafe"
 // API is the seam between the typed wrappers and a backend: one method per
 // CUDA driver entry point, raw handles (CUcontext, CUstream, CUevent,
 // CUmodule, CUfunction as uintptr; CUdevice as int; CUdeviceptr as uintptr)
-// and the CUresult as a Result. Out parameters are returned as values.
+// and the CUresult as an error. Out parameters are returned as values.
 //
 // Two backends implement it: the real driver (libcuda through purego, built
 // by Load) and the in-process fake (package fake). Everything above the seam
 // is written against this interface only, and the conformance suite
 // (driver/drivertest) checks that both behave alike.
+//
+// Methods return nil on success, a Result for a CUresult the driver (or the
+// fake) returned, and for the real backend a *loader.SymbolError when the
+// entry point is missing from the loaded driver. Backends return Result
+// errors through Check, which does not allocate.
 //
 // Like the driver, calls that work on "the current context" (allocation,
 // creation of streams, events and modules, synchronous copies) read the
@@ -18,113 +23,113 @@ import "unsafe"
 // Methods must be safe for concurrent use.
 type API interface {
 	// Init is cuInit.
-	Init(flags uint32) Result
+	Init(flags uint32) error
 	// DriverGetVersion is cuDriverGetVersion: 1000*major + 10*minor.
-	DriverGetVersion() (int, Result)
+	DriverGetVersion() (int, error)
 
 	// Devices.
-	DeviceGetCount() (int, Result)
-	DeviceGet(ordinal int) (int, Result)
-	DeviceGetName(dev int) (string, Result)
-	DeviceGetAttribute(attr DeviceAttribute, dev int) (int, Result)
-	DeviceTotalMem(dev int) (uint64, Result)
-	DeviceGetUuid(dev int) ([16]byte, Result)
-	DeviceGetPCIBusId(dev int) (string, Result)
-	DeviceCanAccessPeer(dev, peer int) (bool, Result)
+	DeviceGetCount() (int, error)
+	DeviceGet(ordinal int) (int, error)
+	DeviceGetName(dev int) (string, error)
+	DeviceGetAttribute(attr DeviceAttribute, dev int) (int, error)
+	DeviceTotalMem(dev int) (uint64, error)
+	DeviceGetUuid(dev int) ([16]byte, error)
+	DeviceGetPCIBusId(dev int) (string, error)
+	DeviceCanAccessPeer(dev, peer int) (bool, error)
 
 	// Contexts.
-	DevicePrimaryCtxRetain(dev int) (uintptr, Result)
-	DevicePrimaryCtxRelease(dev int) Result
+	DevicePrimaryCtxRetain(dev int) (uintptr, error)
+	DevicePrimaryCtxRelease(dev int) error
 	// DevicePrimaryCtxGetState is cuDevicePrimaryCtxGetState: flags and whether it is active.
-	DevicePrimaryCtxGetState(dev int) (flags uint32, active bool, r Result)
-	CtxCreate(flags uint32, dev int) (uintptr, Result)
-	CtxDestroy(ctx uintptr) Result
-	CtxGetCurrent() (uintptr, Result)
-	CtxSetCurrent(ctx uintptr) Result
-	CtxPushCurrent(ctx uintptr) Result
-	CtxPopCurrent() (uintptr, Result)
+	DevicePrimaryCtxGetState(dev int) (flags uint32, active bool, r error)
+	CtxCreate(flags uint32, dev int) (uintptr, error)
+	CtxDestroy(ctx uintptr) error
+	CtxGetCurrent() (uintptr, error)
+	CtxSetCurrent(ctx uintptr) error
+	CtxPushCurrent(ctx uintptr) error
+	CtxPopCurrent() (uintptr, error)
 	// CtxGetDevice is cuCtxGetDevice: the device of the current context.
-	CtxGetDevice() (int, Result)
-	CtxSynchronize() Result
+	CtxGetDevice() (int, error)
+	CtxSynchronize() error
 	// CtxGetApiVersion is cuCtxGetApiVersion; it names its context, so it also
 	// serves to check that a context handle is alive.
-	CtxGetApiVersion(ctx uintptr) (uint32, Result)
+	CtxGetApiVersion(ctx uintptr) (uint32, error)
 	// CtxGetStreamPriorityRange is cuCtxGetStreamPriorityRange (current context).
-	CtxGetStreamPriorityRange() (least, greatest int, r Result)
-	CtxEnablePeerAccess(peer uintptr, flags uint32) Result
+	CtxGetStreamPriorityRange() (least, greatest int, r error)
+	CtxEnablePeerAccess(peer uintptr, flags uint32) error
 
 	// Streams. The special handles 0 (NULL), 1 (CU_STREAM_LEGACY) and
 	// 2 (CU_STREAM_PER_THREAD) are accepted where the driver accepts them.
-	StreamCreateWithPriority(flags uint32, priority int) (uintptr, Result)
-	StreamDestroy(s uintptr) Result
-	StreamQuery(s uintptr) Result
-	StreamSynchronize(s uintptr) Result
-	StreamWaitEvent(s, ev uintptr, flags uint32) Result
-	StreamGetCtx(s uintptr) (uintptr, Result)
-	StreamGetFlags(s uintptr) (uint32, Result)
-	StreamGetPriority(s uintptr) (int, Result)
+	StreamCreateWithPriority(flags uint32, priority int) (uintptr, error)
+	StreamDestroy(s uintptr) error
+	StreamQuery(s uintptr) error
+	StreamSynchronize(s uintptr) error
+	StreamWaitEvent(s, ev uintptr, flags uint32) error
+	StreamGetCtx(s uintptr) (uintptr, error)
+	StreamGetFlags(s uintptr) (uint32, error)
+	StreamGetPriority(s uintptr) (int, error)
 	// LaunchHostFunc is cuLaunchHostFunc: fn runs on a driver thread once all
 	// earlier work on s is done, and must not call into CUDA.
-	LaunchHostFunc(s uintptr, fn func()) Result
+	LaunchHostFunc(s uintptr, fn func()) error
 
 	// Events.
-	EventCreate(flags uint32) (uintptr, Result)
-	EventDestroy(ev uintptr) Result
-	EventRecord(ev, s uintptr) Result
-	EventSynchronize(ev uintptr) Result
-	EventQuery(ev uintptr) Result
+	EventCreate(flags uint32) (uintptr, error)
+	EventDestroy(ev uintptr) error
+	EventRecord(ev, s uintptr) error
+	EventSynchronize(ev uintptr) error
+	EventQuery(ev uintptr) error
 	// EventElapsedTime is cuEventElapsedTime, in milliseconds.
-	EventElapsedTime(start, end uintptr) (float32, Result)
-	IpcGetEventHandle(ev uintptr) (IPCHandle, Result)
-	IpcOpenEventHandle(h IPCHandle) (uintptr, Result)
+	EventElapsedTime(start, end uintptr) (float32, error)
+	IpcGetEventHandle(ev uintptr) (IPCHandle, error)
+	IpcOpenEventHandle(h IPCHandle) (uintptr, error)
 
 	// Device memory.
-	MemAlloc(size uintptr) (uintptr, Result)
-	MemFree(ptr uintptr) Result
-	MemAllocAsync(size uintptr, s uintptr) (uintptr, Result)
-	MemFreeAsync(ptr uintptr, s uintptr) Result
-	MemGetInfo() (free, total uint64, r Result)
-	MemGetAddressRange(ptr uintptr) (base, size uintptr, r Result)
+	MemAlloc(size uintptr) (uintptr, error)
+	MemFree(ptr uintptr) error
+	MemAllocAsync(size uintptr, s uintptr) (uintptr, error)
+	MemFreeAsync(ptr uintptr, s uintptr) error
+	MemGetInfo() (free, total uint64, r error)
+	MemGetAddressRange(ptr uintptr) (base, size uintptr, r error)
 	// PointerGetAttribute is cuPointerGetAttribute with the value widened to
 	// 64 bits (a CUcontext, a CUmemorytype, a device ordinal, ...).
-	PointerGetAttribute(attr PointerAttribute, ptr uintptr) (uint64, Result)
-	MemcpyHtoD(dst uintptr, src unsafe.Pointer, n uintptr) Result
-	MemcpyDtoH(dst unsafe.Pointer, src uintptr, n uintptr) Result
-	MemcpyDtoD(dst, src uintptr, n uintptr) Result
-	MemcpyHtoDAsync(dst uintptr, src unsafe.Pointer, n uintptr, s uintptr) Result
-	MemcpyDtoHAsync(dst unsafe.Pointer, src uintptr, n uintptr, s uintptr) Result
-	MemcpyDtoDAsync(dst, src uintptr, n uintptr, s uintptr) Result
-	MemcpyPeer(dst, dstCtx, src, srcCtx uintptr, n uintptr) Result
-	MemcpyPeerAsync(dst, dstCtx, src, srcCtx uintptr, n uintptr, s uintptr) Result
+	PointerGetAttribute(attr PointerAttribute, ptr uintptr) (uint64, error)
+	MemcpyHtoD(dst uintptr, src unsafe.Pointer, n uintptr) error
+	MemcpyDtoH(dst unsafe.Pointer, src uintptr, n uintptr) error
+	MemcpyDtoD(dst, src uintptr, n uintptr) error
+	MemcpyHtoDAsync(dst uintptr, src unsafe.Pointer, n uintptr, s uintptr) error
+	MemcpyDtoHAsync(dst unsafe.Pointer, src uintptr, n uintptr, s uintptr) error
+	MemcpyDtoDAsync(dst, src uintptr, n uintptr, s uintptr) error
+	MemcpyPeer(dst, dstCtx, src, srcCtx uintptr, n uintptr) error
+	MemcpyPeerAsync(dst, dstCtx, src, srcCtx uintptr, n uintptr, s uintptr) error
 	// MemsetD8/D16/D32 (and Async) set n elements of 1, 2 or 4 bytes.
-	MemsetD8(dst uintptr, v uint8, n uintptr) Result
-	MemsetD16(dst uintptr, v uint16, n uintptr) Result
-	MemsetD32(dst uintptr, v uint32, n uintptr) Result
-	MemsetD8Async(dst uintptr, v uint8, n uintptr, s uintptr) Result
-	MemsetD16Async(dst uintptr, v uint16, n uintptr, s uintptr) Result
-	MemsetD32Async(dst uintptr, v uint32, n uintptr, s uintptr) Result
+	MemsetD8(dst uintptr, v uint8, n uintptr) error
+	MemsetD16(dst uintptr, v uint16, n uintptr) error
+	MemsetD32(dst uintptr, v uint32, n uintptr) error
+	MemsetD8Async(dst uintptr, v uint8, n uintptr, s uintptr) error
+	MemsetD16Async(dst uintptr, v uint16, n uintptr, s uintptr) error
+	MemsetD32Async(dst uintptr, v uint32, n uintptr, s uintptr) error
 	// MemHostAlloc is cuMemHostAlloc: page-locked host memory of the current context.
-	MemHostAlloc(size uintptr, flags uint32) (unsafe.Pointer, Result)
-	MemFreeHost(p unsafe.Pointer) Result
-	IpcGetMemHandle(ptr uintptr) (IPCHandle, Result)
-	IpcOpenMemHandle(h IPCHandle, flags uint32) (uintptr, Result)
-	IpcCloseMemHandle(ptr uintptr) Result
+	MemHostAlloc(size uintptr, flags uint32) (unsafe.Pointer, error)
+	MemFreeHost(p unsafe.Pointer) error
+	IpcGetMemHandle(ptr uintptr) (IPCHandle, error)
+	IpcOpenMemHandle(h IPCHandle, flags uint32) (uintptr, error)
+	IpcCloseMemHandle(ptr uintptr) error
 
 	// Modules and launches.
 	// ModuleLoadData is cuModuleLoadData: image is PTX (NUL-terminated text),
 	// a CUBIN or a fatbin.
-	ModuleLoadData(image []byte) (uintptr, Result)
-	ModuleUnload(m uintptr) Result
-	ModuleGetFunction(m uintptr, name string) (uintptr, Result)
+	ModuleLoadData(image []byte) (uintptr, error)
+	ModuleUnload(m uintptr) error
+	ModuleGetFunction(m uintptr, name string) (uintptr, error)
 	// FuncGetParamInfo is cuFuncGetParamInfo (CUDA 12.4+): the offset and size
 	// of parameter index; ErrInvalidValue past the last one.
-	FuncGetParamInfo(f uintptr, index int) (offset, size uintptr, r Result)
-	FuncGetAttribute(attr FunctionAttribute, f uintptr) (int, Result)
-	FuncSetAttribute(f uintptr, attr FunctionAttribute, value int) Result
+	FuncGetParamInfo(f uintptr, index int) (offset, size uintptr, r error)
+	FuncGetAttribute(attr FunctionAttribute, f uintptr) (int, error)
+	FuncSetAttribute(f uintptr, attr FunctionAttribute, value int) error
 	// LaunchKernel is cuLaunchKernel; params is the kernelParams array
 	// (void**: one pointer to each argument's value), nil for none.
-	LaunchKernel(f uintptr, grid, block [3]uint32, sharedMem uint32, s uintptr, params unsafe.Pointer) Result
-	OccupancyMaxPotentialBlockSize(f uintptr, dynamicSharedMem uintptr, blockSizeLimit int) (minGrid, block int, r Result)
+	LaunchKernel(f uintptr, grid, block [3]uint32, sharedMem uint32, s uintptr, params unsafe.Pointer) error
+	OccupancyMaxPotentialBlockSize(f uintptr, dynamicSharedMem uintptr, blockSizeLimit int) (minGrid, block int, r error)
 }
 
 // NVRTC is the seam to the run-time compiler (libnvrtc), beside API. Program

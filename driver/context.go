@@ -55,7 +55,7 @@ type Context struct {
 // in the process.
 func (d *Device) PrimaryContext() (*Context, error) {
 	h, r := d.drv.api.DevicePrimaryCtxRetain(d.handle)
-	if r != Success {
+	if r != nil {
 		return nil, d.err("cuDevicePrimaryCtxRetain", r)
 	}
 	return &Context{drv: d.drv, dev: d, h: h, kind: Primary}, nil
@@ -69,11 +69,11 @@ func (d *Device) NewContext(flags uint32) (*Context, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	h, r := api.CtxCreate(flags, d.handle)
-	if r != Success {
+	if r != nil {
 		return nil, d.err("cuCtxCreate", r)
 	}
 	// cuCtxCreate pushes the new context; pop it so the thread is as it was.
-	if _, r := api.CtxPopCurrent(); r != Success {
+	if _, r := api.CtxPopCurrent(); r != nil {
 		api.CtxDestroy(h)
 		return nil, d.err("cuCtxPopCurrent", r)
 	}
@@ -91,17 +91,17 @@ func WrapContext(drv *Driver, handle uintptr) (*Context, error) {
 		return nil, fmt.Errorf("driver.WrapContext: handle 0x0: a NULL context cannot be wrapped: %w", ErrInvalidContext)
 	}
 	api := drv.api
-	if _, r := api.CtxGetApiVersion(handle); r != Success {
+	if _, r := api.CtxGetApiVersion(handle); r != nil {
 		return nil, fmt.Errorf("driver.WrapContext: handle %#x: cuCtxGetApiVersion: %w", handle, r)
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	if r := api.CtxPushCurrent(handle); r != Success {
+	if r := api.CtxPushCurrent(handle); r != nil {
 		return nil, fmt.Errorf("driver.WrapContext: handle %#x: cuCtxPushCurrent: %w", handle, r)
 	}
 	devh, r := api.CtxGetDevice()
 	api.CtxPopCurrent()
-	if r != Success {
+	if r != nil {
 		return nil, fmt.Errorf("driver.WrapContext: handle %#x: cuCtxGetDevice: %w", handle, r)
 	}
 	dev, err := drv.deviceByHandle(devh)
@@ -137,7 +137,7 @@ func (c *Context) Synchronize() error {
 		return err
 	}
 	defer b.Unbind()
-	if r := c.drv.api.CtxSynchronize(); r != Success {
+	if r := c.drv.api.CtxSynchronize(); r != nil {
 		return c.errf("cuCtxSynchronize", r)
 	}
 	return nil
@@ -153,11 +153,11 @@ func (c *Context) Release() error {
 	}
 	switch c.kind {
 	case Primary:
-		if r := c.drv.api.DevicePrimaryCtxRelease(c.dev.handle); r != Success {
+		if r := c.drv.api.DevicePrimaryCtxRelease(c.dev.handle); r != nil {
 			return c.errf("cuDevicePrimaryCtxRelease", r)
 		}
 	case Owned:
-		if r := c.drv.api.CtxDestroy(c.h); r != Success {
+		if r := c.drv.api.CtxDestroy(c.h); r != nil {
 			return c.errf("cuCtxDestroy", r)
 		}
 	}
@@ -169,7 +169,7 @@ func (c *Context) String() string {
 	return fmt.Sprintf("%s context %#x on device %d", c.kind, c.h, c.dev.ordinal)
 }
 
-func (c *Context) errf(op string, r Result) error {
+func (c *Context) errf(op string, r error) error {
 	return fmt.Errorf("driver: %s: %s: %w", c, op, r)
 }
 
@@ -194,14 +194,14 @@ func (c *Context) Bind() (Binding, error) {
 	api := c.drv.api
 	runtime.LockOSThread()
 	cur, r := api.CtxGetCurrent()
-	if r != Success {
+	if r != nil {
 		runtime.UnlockOSThread()
 		return Binding{}, c.errf("cuCtxGetCurrent", r)
 	}
 	if cur == c.h {
 		return Binding{api: api}, nil
 	}
-	if r := api.CtxPushCurrent(c.h); r != Success {
+	if r := api.CtxPushCurrent(c.h); r != nil {
 		runtime.UnlockOSThread()
 		return Binding{}, c.errf("cuCtxPushCurrent", r)
 	}

@@ -25,7 +25,7 @@ func (d *Device) Handle() int { return d.handle }
 // Name returns the device's marketing name, such as "NVIDIA H200".
 func (d *Device) Name() (string, error) {
 	s, r := d.drv.api.DeviceGetName(d.handle)
-	if r != Success {
+	if r != nil {
 		return "", d.err("cuDeviceGetName", r)
 	}
 	return s, nil
@@ -45,7 +45,7 @@ func (d *Device) ComputeCapability() (major, minor int, err error) {
 // TotalMemory returns the device's global memory in bytes.
 func (d *Device) TotalMemory() (uint64, error) {
 	n, r := d.drv.api.DeviceTotalMem(d.handle)
-	if r != Success {
+	if r != nil {
 		return 0, d.err("cuDeviceTotalMem", r)
 	}
 	return n, nil
@@ -54,7 +54,7 @@ func (d *Device) TotalMemory() (uint64, error) {
 // Attribute returns one device attribute.
 func (d *Device) Attribute(a DeviceAttribute) (int, error) {
 	v, r := d.drv.api.DeviceGetAttribute(a, d.handle)
-	if r != Success {
+	if r != nil {
 		return 0, d.err(fmt.Sprintf("cuDeviceGetAttribute(%d)", a), r)
 	}
 	return v, nil
@@ -64,7 +64,7 @@ func (d *Device) Attribute(a DeviceAttribute) (int, error) {
 // ("GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx").
 func (d *Device) UUID() (string, error) {
 	u, r := d.drv.api.DeviceGetUuid(d.handle)
-	if r != Success {
+	if r != nil {
 		return "", d.err("cuDeviceGetUuid", r)
 	}
 	return fmt.Sprintf("GPU-%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16]), nil
@@ -73,7 +73,7 @@ func (d *Device) UUID() (string, error) {
 // PCIBusID returns the device's PCI bus id ("0000:19:00.0").
 func (d *Device) PCIBusID() (string, error) {
 	s, r := d.drv.api.DeviceGetPCIBusId(d.handle)
-	if r != Success {
+	if r != nil {
 		return "", d.err("cuDeviceGetPCIBusId", r)
 	}
 	return strings.TrimRight(s, "\x00"), nil
@@ -86,12 +86,12 @@ func (d *Device) CanAccessPeer(peer *Device) (bool, error) {
 		return false, fmt.Errorf("driver: device %d: CanAccessPeer: nil peer: %w", d.ordinal, ErrInvalidValue)
 	}
 	ok, r := d.drv.api.DeviceCanAccessPeer(d.handle, peer.handle)
-	if r != Success {
+	if r != nil {
 		return false, d.err("cuDeviceCanAccessPeer", r)
 	}
 	return ok, nil
 }
 
-func (d *Device) err(op string, r Result) error {
+func (d *Device) err(op string, r error) error {
 	return fmt.Errorf("driver: device %d: %s: %w", d.ordinal, op, r)
 }

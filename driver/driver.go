@@ -30,7 +30,7 @@ func New(api API) (*Driver, error) {
 	if api == nil {
 		return nil, errors.New("driver.New: nil API")
 	}
-	if r := api.Init(0); r != Success {
+	if r := api.Init(0); r != nil {
 		return nil, fmt.Errorf("driver.New: cuInit: %w", r)
 	}
 	return &Driver{api: api, devices: map[int]*Device{}}, nil
@@ -43,7 +43,7 @@ func (d *Driver) API() API { return d.api }
 // (13000 for CUDA 13.0).
 func (d *Driver) Version() (int, error) {
 	v, r := d.api.DriverGetVersion()
-	if r != Success {
+	if r != nil {
 		return 0, fmt.Errorf("driver: cuDriverGetVersion: %w", r)
 	}
 	return v, nil
@@ -52,7 +52,7 @@ func (d *Driver) Version() (int, error) {
 // DeviceCount returns the number of CUDA devices visible to the process.
 func (d *Driver) DeviceCount() (int, error) {
 	n, r := d.api.DeviceGetCount()
-	if r != Success {
+	if r != nil {
 		return 0, fmt.Errorf("driver: cuDeviceGetCount: %w", r)
 	}
 	return n, nil
@@ -62,7 +62,7 @@ func (d *Driver) DeviceCount() (int, error) {
 // ordinal.
 func (d *Driver) Device(i int) (*Device, error) {
 	h, r := d.api.DeviceGet(i)
-	if r != Success {
+	if r != nil {
 		return nil, fmt.Errorf("driver: device %d: cuDeviceGet: %w", i, r)
 	}
 	d.mu.Lock()

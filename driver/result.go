@@ -161,3 +161,24 @@ func (r Result) Err() error {
 	}
 	return r
 }
+
+// boxed holds every CUresult below 1000 already converted to error, so that
+// Check never allocates, even on the hot path's NOT_READY.
+var boxed = func() (b [1000]error) {
+	for i := range b {
+		b[i] = Result(i)
+	}
+	return b
+}()
+
+// Check turns a raw CUresult into an error: nil for CUDA_SUCCESS, a Result
+// otherwise. It does not allocate. Backends use it to return results.
+func Check(code uintptr) error {
+	if code == 0 {
+		return nil
+	}
+	if code < uintptr(len(boxed)) {
+		return boxed[code]
+	}
+	return Result(uint32(code))
+}
