@@ -1,11 +1,30 @@
 // Package stream holds CUDA streams and events: owned ones created here,
 // foreign ones wrapped without taking ownership, and the special default
 // streams, all usable from any goroutine.
+//
+// Ownership is in the type's kind:
+//
+//   - New and NewEvent create objects this package owns; Close destroys them.
+//   - Wrap and WrapEvent take handles created elsewhere (another library, the
+//     CUDA runtime API); Close only detaches and the owner keeps the object.
+//   - Default, Legacy and PerThread name the special streams 0x0, 0x1 and
+//     0x2; they are never destroyed.
+//   - OpenIPCEvent opens another process's event; Close releases this
+//     process's reference (cuEventDestroy).
+//
+// A second Close is a no-op that returns nil; any other use after Close
+// returns an error wrapping ErrClosed.
+//
+// Stream-scoped calls on a real stream handle (Query, Synchronize, Wait,
+// event Record) bind nothing and allocate nothing; only the special streams,
+// which the driver resolves through the calling thread's current context,
+// bind their context for each call (see driver.Context.Bind).
 package stream
 
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"github.com/nocgo/cuda/driver"
@@ -32,11 +51,20 @@ const (
 // Stream is a CUDA stream (CUstream) in a context. An owned stream (New) is
 // destroyed by Close; a wrapped stream (Wrap) and the special streams
 // (Default, Legacy, PerThread) are never destroyed: Close only detaches.
+//
+// A Stream is safe for concurrent use. The zero Stream is not usable: every
+// operation on it returns an error.
 type Stream struct {
 	ctx    *driver.Context
 	h      uintptr
 	kind   kind
 	closed atomic.Bool
+
+	// The first panic of a host callback (see Callback), reported by the
+	// next Synchronize.
+	panicked atomic.Bool
+	mu       sync.Mutex
+	panicErr *CallbackPanicError
 }
 
 // Handle returns the raw CUstream (0x0, 0x1 or 0x2 for the special streams).
@@ -61,14 +89,94 @@ func (s *Stream) Owned() bool { return s.kind == owned }
 //
 // Packages that enqueue work on a stream (memory, module) call it first.
 func (s *Stream) Use() (driver.Binding, error) {
-	if s == nil {
-		return driver.Binding{}, fmt.Errorf("stream: nil stream: %w", driver.ErrInvalidValue)
+	if s == nil || s.ctx == nil {
+		return driver.Binding{}, errNilStream
 	}
 	if s.closed.Load() {
-		return driver.Binding{}, fmt.Errorf("stream %#x: %w", s.h, ErrClosed)
+		return driver.Binding{}, s.closedErr()
 	}
 	if s.kind != special {
 		return driver.Binding{}, nil
 	}
 	return s.ctx.Bind()
+}
+
+var errNilStream = fmt.Errorf("stream: nil or zero stream: %w", driver.ErrInvalidValue)
+
+func (s *Stream) closedErr() error {
+	return fmt.Errorf("stream %#x: %w", s.h, ErrClosed)
+}
+
+// Equal reports whether s and o name the same stream: the same handle in
+// the same context. Two wraps of one handle are Equal; the special streams
+// are Equal only to the same special stream of the same context. Closing a
+// Stream does not change what it is Equal to.
+func (s *Stream) Equal(o *Stream) bool {
+	if s == nil || o == nil || s.ctx == nil || o.ctx == nil {
+		return s == o
+	}
+	return s.h == o.h && s.ctx.Handle() == o.ctx.Handle()
+}
+
+// Close ends this Stream. An owned stream is destroyed (cuStreamDestroy;
+// work already queued on it still completes); a wrapped or special stream is
+// only detached, and stays alive for its owner. Afterwards every operation
+// returns an error wrapping ErrClosed; a second Close is a no-op that
+// returns nil.
+func (s *Stream) Close() error {
+	if s == nil || s.ctx == nil {
+		return errNilStream
+	}
+	if !s.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	if s.kind != owned {
+		return nil
+	}
+	return destroy(s.ctx, func(api driver.API) error { return api.StreamDestroy(s.h) }, s, "cuStreamDestroy")
+}
+
+// destroy runs a destroy call with ctx bound while ctx is still open (the
+// handle's context stays alive as long as it is), and unbound otherwise, so
+// that an object outliving its *driver.Context reference is still released.
+func destroy(ctx *driver.Context, call func(driver.API) error, what fmt.Stringer, op string) error {
+	if !ctx.Closed() {
+		if b, err := ctx.Bind(); err == nil {
+			defer b.Unbind()
+		}
+	}
+	if r := call(ctx.API()); r != nil {
+		return fmt.Errorf("stream: %s: %s: %w", what, op, r)
+	}
+	return nil
+}
+
+// String describes the stream, for errors and logs, such as
+// "owned stream 0x1c2d3e0 (primary context 0x5a0 on device 0)".
+func (s *Stream) String() string {
+	if s == nil || s.ctx == nil {
+		return "nil stream"
+	}
+	var what string
+	switch {
+	case s.kind == special && s.h == driver.StreamNull:
+		what = "NULL stream 0x0"
+	case s.kind == special && s.h == driver.StreamLegacy:
+		what = "legacy default stream 0x1"
+	case s.kind == special && s.h == driver.StreamPerThread:
+		what = "per-thread default stream 0x2"
+	case s.kind == wrapped:
+		what = fmt.Sprintf("wrapped stream %#x", s.h)
+	default:
+		what = fmt.Sprintf("owned stream %#x", s.h)
+	}
+	if s.closed.Load() {
+		what = "closed " + what
+	}
+	return what + " (" + s.ctx.String() + ")"
+}
+
+// errf wraps a driver error with the stream and the entry point.
+func (s *Stream) errf(op string, r error) error {
+	return fmt.Errorf("stream: %s: %s: %w", s, op, r)
 }

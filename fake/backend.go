@@ -1,0 +1,204 @@
+package fake
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/nocgo/cuda/driver"
+)
+
+// Backend is the in-process fake CUDA driver: it implements driver.API and
+// driver.NVRTCProvider with Go memory and Go kernel bodies. It is safe for
+// concurrent use. A Backend holds no operating-system resources; Leaks lists
+// the CUDA objects still alive in it.
+type Backend struct {
+	cfg     config
+	version int
+	faults  map[string]*faultCounter // read-only after NewBackend
+
+	mu       sync.RWMutex // guards everything below
+	inited   bool
+	devs     []*device
+	ctxs     map[uintptr]*context
+	stacks   map[int][]*context // per OS thread (tid)
+	streams  map[uintptr]*stream
+	events   map[uintptr]*event
+	modules  map[uintptr]*module
+	funcs    map[uintptr]*function
+	mem      []*alloc // sorted by base, device, pinned host and IPC mappings
+	progs    map[uintptr]*program
+	kernels  map[string]*kernel
+	seq      uint64
+	bufferID uint64
+
+	exec execLock // runs queued work one item at a time
+}
+
+type faultCounter struct {
+	calls atomic.Int64
+	rules []faultRule
+}
+
+// New returns a driver.Driver over a new fake Backend (see NewBackend). It
+// panics only when cuInit itself fails on the fake, which happens when an
+// option asks for it (FailNth("cuInit", 1, ...)) or there are no devices
+// (Devices(0) alone): use NewBackend and driver.New to test those.
+func New(opts ...Option) *driver.Driver {
+	drv, err := driver.New(NewBackend(opts...))
+	if err != nil {
+		panic(fmt.Sprintf("fake.New: %v", err))
+	}
+	return drv
+}
+
+// NewBackend returns a new, uninitialised fake backend (call Init, or pass
+// it to driver.New). Each Backend stands for one process: objects of one are
+// unknown to another, except through IPC handles.
+func NewBackend(opts ...Option) *Backend {
+	b := &Backend{
+		ctxs:    map[uintptr]*context{},
+		stacks:  map[int][]*context{},
+		streams: map[uintptr]*stream{},
+		events:  map[uintptr]*event{},
+		modules: map[uintptr]*module{},
+		funcs:   map[uintptr]*function{},
+		progs:   map[uintptr]*program{},
+		kernels: map[string]*kernel{},
+		faults:  map[string]*faultCounter{},
+	}
+	b.cfg.version = 13000
+	for _, o := range opts {
+		if o != nil {
+			o(&b.cfg)
+		}
+	}
+	if !b.cfg.devicesSet {
+		b.cfg.devices = []DeviceSpec{{}}
+	}
+	b.version = b.cfg.version
+	for op, rules := range b.cfg.faults {
+		b.faults[op] = &faultCounter{rules: rules}
+	}
+	for i, spec := range b.cfg.devices {
+		b.devs = append(b.devs, newDevice(i, spec))
+	}
+	for _, k := range b.cfg.kernels {
+		b.kernels[k.name] = newKernel(k.name, k.body)
+	}
+	return b
+}
+
+// Of returns the fake Backend under drv, or nil when drv does not run on the
+// fake.
+func Of(drv *driver.Driver) *Backend {
+	if drv == nil {
+		return nil
+	}
+	b, _ := drv.API().(*Backend)
+	return b
+}
+
+// RegisterKernel registers (or replaces) the Go body of a kernel after the
+// backend was built; see Kernel for the shape of body. It returns an error
+// when body has the wrong shape.
+func (b *Backend) RegisterKernel(name string, body any) error {
+	k := newKernel(name, body)
+	if k.err != nil {
+		return k.err
+	}
+	b.mu.Lock()
+	b.kernels[name] = k
+	b.mu.Unlock()
+	return nil
+}
+
+// baseName strips the versioned suffix of an entry point name.
+func baseName(op string) string {
+	for _, s := range []string{"_v2", "_v3", "_ptsz", "_ptds"} {
+		op = strings.TrimSuffix(op, s)
+	}
+	return op
+}
+
+// enter is the prologue of every entry point: the symbol must exist in the
+// configured driver version, a FailNth rule may fire, and cuInit must have
+// been called.
+func (b *Backend) enter(op string) error {
+	if err := b.symbol(op); err != nil {
+		return err
+	}
+	if err := b.fault(op); err != nil {
+		return err
+	}
+	b.mu.RLock()
+	ok := b.inited
+	b.mu.RUnlock()
+	if !ok {
+		return driver.ErrNotInitialized
+	}
+	return nil
+}
+
+func (b *Backend) fault(op string) error {
+	if len(b.faults) == 0 {
+		return nil
+	}
+	fc := b.faults[op]
+	if fc == nil {
+		return nil
+	}
+	n := fc.calls.Add(1)
+	for _, r := range fc.rules {
+		if r.n == n {
+			if r.code == driver.Success {
+				return nil
+			}
+			return driver.Check(uintptr(r.code))
+		}
+	}
+	return nil
+}
+
+// handles: one process-wide sequence, so that handles are never reused and
+// a handle of one kind (or one backend) is never valid as another.
+var lastHandle atomic.Uintptr
+
+func init() { lastHandle.Store(0x5a0000) }
+
+func newHandle() uintptr { return lastHandle.Add(0x40) }
+
+// Init is cuInit. Flags must be 0.
+func (b *Backend) Init(flags uint32) error {
+	if err := b.symbol("cuInit"); err != nil {
+		return err
+	}
+	if err := b.fault("cuInit"); err != nil {
+		return err
+	}
+	if flags != 0 {
+		return driver.ErrInvalidValue
+	}
+	if len(b.devs) == 0 {
+		return driver.ErrNoDevice
+	}
+	b.mu.Lock()
+	b.inited = true
+	b.mu.Unlock()
+	return nil
+}
+
+// DriverGetVersion is cuDriverGetVersion (works before cuInit, as on the driver).
+func (b *Backend) DriverGetVersion() (int, error) {
+	if err := b.symbol("cuDriverGetVersion"); err != nil {
+		return 0, err
+	}
+	if err := b.fault("cuDriverGetVersion"); err != nil {
+		return 0, err
+	}
+	return b.version, nil
+}
+
+var _ driver.API = (*Backend)(nil)
+var _ driver.NVRTCProvider = (*Backend)(nil)

@@ -1,0 +1,429 @@
+package fake
+
+import (
+	"github.com/nocgo/cuda/driver"
+)
+
+// ctxAPIVersion is what cuCtxGetApiVersion reports for every context.
+const ctxAPIVersion = 3020
+
+type context struct {
+	h       uintptr
+	dev     *device
+	flags   uint32
+	primary bool
+	refs    int  // primary: retain count
+	dead    bool // destroyed (owned) or inactive (primary with no reference)
+
+	null      *stream   // the NULL / legacy stream
+	perThread *stream   // CU_STREAM_PER_THREAD
+	streams   []*stream // created streams, in creation order
+	peers     map[*context]bool
+}
+
+// errDestroyedCurrent is returned when the calling thread's current context
+// has been destroyed by another thread.
+var errDestroyedCurrent error = driver.ErrContextIsDestroyed
+
+// errDeadHandle is returned when a destroyed context is named explicitly.
+var errDeadHandle error = driver.ErrInvalidContext
+
+func (b *Backend) newContextLocked(d *device, flags uint32, primary bool) *context {
+	c := &context{h: newHandle(), dev: d, flags: flags, primary: primary}
+	b.activateLocked(c)
+	b.ctxs[c.h] = c
+	return c
+}
+
+// activateLocked gives a (re)activated context its default streams.
+func (b *Backend) activateLocked(c *context) {
+	c.dead = false
+	c.null = &stream{ctx: c, kind: nullStream}
+	c.perThread = &stream{ctx: c, kind: perThreadStream}
+	c.streams = nil
+	c.peers = map[*context]bool{}
+}
+
+// currentLocked returns the calling thread's current context.
+func (b *Backend) currentLocked(tid int64) (*context, error) {
+	st := b.stacks[int(tid)]
+	if len(st) == 0 {
+		return nil, driver.ErrInvalidContext
+	}
+	c := st[len(st)-1]
+	if c.dead {
+		return nil, errDestroyedCurrent
+	}
+	return c, nil
+}
+
+// current returns the calling thread's current context.
+func (b *Backend) current() (*context, error) {
+	tid := gettid()
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return b.currentLocked(tid)
+}
+
+// liveCtxLocked resolves a context handle named by the caller.
+func (b *Backend) liveCtxLocked(h uintptr) (*context, error) {
+	c := b.ctxs[h]
+	if c == nil {
+		return nil, driver.ErrInvalidContext
+	}
+	if c.dead {
+		return nil, errDeadHandle
+	}
+	return c, nil
+}
+
+// DevicePrimaryCtxRetain is cuDevicePrimaryCtxRetain. The primary context of
+// a device keeps its handle for the life of the backend; it is active while
+// retained.
+func (b *Backend) DevicePrimaryCtxRetain(dev int) (uintptr, error) {
+	if err := b.enter("cuDevicePrimaryCtxRetain"); err != nil {
+		return 0, err
+	}
+	d, err := b.dev(dev)
+	if err != nil {
+		return 0, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if d.primary == nil {
+		d.primary = b.newContextLocked(d, 0, true)
+	} else if d.primary.refs == 0 {
+		b.activateLocked(d.primary)
+	}
+	d.primary.refs++
+	return d.primary.h, nil
+}
+
+// DevicePrimaryCtxRelease is cuDevicePrimaryCtxRelease. Releasing the last
+// reference destroys everything made in the primary context.
+func (b *Backend) DevicePrimaryCtxRelease(dev int) error {
+	if err := b.enter("cuDevicePrimaryCtxRelease"); err != nil {
+		return err
+	}
+	d, err := b.dev(dev)
+	if err != nil {
+		return err
+	}
+	b.mu.Lock()
+	c := d.primary
+	if c == nil || c.refs == 0 {
+		b.mu.Unlock()
+		return driver.ErrInvalidContext
+	}
+	if c.refs > 1 {
+		c.refs--
+		b.mu.Unlock()
+		return nil
+	}
+	b.mu.Unlock()
+	// Last reference: finish the context's work, then tear it down.
+	if err := b.lockExec(); err != nil {
+		return err
+	}
+	defer b.unlockExec()
+	b.drainContext(c)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if c.refs == 0 {
+		return driver.ErrInvalidContext
+	}
+	c.refs--
+	if c.refs == 0 {
+		b.teardownLocked(c)
+	}
+	return nil
+}
+
+// DevicePrimaryCtxGetState is cuDevicePrimaryCtxGetState.
+func (b *Backend) DevicePrimaryCtxGetState(dev int) (uint32, bool, error) {
+	if err := b.enter("cuDevicePrimaryCtxGetState"); err != nil {
+		return 0, false, err
+	}
+	d, err := b.dev(dev)
+	if err != nil {
+		return 0, false, err
+	}
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if d.primary == nil {
+		return 0, false, nil
+	}
+	return d.primary.flags, d.primary.refs > 0, nil
+}
+
+// CtxCreate is cuCtxCreate: the new context is pushed on the calling
+// thread's stack.
+func (b *Backend) CtxCreate(flags uint32, dev int) (uintptr, error) {
+	if err := b.enter("cuCtxCreate"); err != nil {
+		return 0, err
+	}
+	d, err := b.dev(dev)
+	if err != nil {
+		return 0, err
+	}
+	if flags&^0x1f != 0 {
+		return 0, driver.ErrInvalidValue
+	}
+	tid := gettid()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	c := b.newContextLocked(d, flags, false)
+	b.stacks[int(tid)] = append(b.stacks[int(tid)], c)
+	return c.h, nil
+}
+
+// CtxDestroy is cuCtxDestroy: the context's pending work completes, then it
+// and everything made in it are destroyed. It is popped from the calling
+// thread's stack if current there; other threads that have it current get
+// CUDA_ERROR_CONTEXT_IS_DESTROYED from calls that use it.
+func (b *Backend) CtxDestroy(h uintptr) error {
+	if err := b.enter("cuCtxDestroy"); err != nil {
+		return err
+	}
+	tid := gettid()
+	b.mu.RLock()
+	c, err := b.liveCtxLocked(h)
+	if err == nil && c.primary {
+		err = driver.ErrInvalidContext
+	}
+	b.mu.RUnlock()
+	if err != nil {
+		return err
+	}
+	if err := b.lockExec(); err != nil {
+		return err
+	}
+	defer b.unlockExec()
+	b.drainContext(c)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if c.dead {
+		return errDeadHandle
+	}
+	b.teardownLocked(c)
+	if st := b.stacks[int(tid)]; len(st) > 0 && st[len(st)-1] == c {
+		b.setStackLocked(tid, st[:len(st)-1])
+	}
+	return nil
+}
+
+func (b *Backend) setStackLocked(tid int64, st []*context) {
+	if len(st) == 0 {
+		delete(b.stacks, int(tid))
+		return
+	}
+	b.stacks[int(tid)] = st
+}
+
+// teardownLocked destroys everything made in c and marks it dead. Its work
+// has been drained.
+func (b *Backend) teardownLocked(c *context) {
+	for h, s := range b.streams {
+		if s.ctx == c {
+			s.dead = true
+			delete(b.streams, h)
+		}
+	}
+	c.null.dead = true
+	c.perThread.dead = true
+	for h, e := range b.events {
+		if e.ctx == c {
+			b.unexportEventLocked(e)
+			delete(b.events, h)
+		}
+	}
+	for h, m := range b.modules {
+		if m.ctx == c {
+			b.unloadLocked(m)
+			delete(b.modules, h)
+		}
+	}
+	b.freeContextMemoryLocked(c)
+	for _, o := range b.ctxs {
+		delete(o.peers, c)
+	}
+	c.streams = nil
+	c.peers = nil
+	c.dead = true
+}
+
+// CtxGetCurrent is cuCtxGetCurrent: 0 when the thread has no context.
+func (b *Backend) CtxGetCurrent() (uintptr, error) {
+	if err := b.enter("cuCtxGetCurrent"); err != nil {
+		return 0, err
+	}
+	tid := gettid()
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	st := b.stacks[int(tid)]
+	if len(st) == 0 {
+		return 0, nil
+	}
+	return st[len(st)-1].h, nil
+}
+
+// CtxSetCurrent is cuCtxSetCurrent: it replaces the top of the thread's
+// stack (pushes onto an empty one); 0 pops.
+func (b *Backend) CtxSetCurrent(h uintptr) error {
+	if err := b.enter("cuCtxSetCurrent"); err != nil {
+		return err
+	}
+	tid := gettid()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	st := b.stacks[int(tid)]
+	if h == 0 {
+		if len(st) > 0 {
+			b.setStackLocked(tid, st[:len(st)-1])
+		}
+		return nil
+	}
+	c, err := b.liveCtxLocked(h)
+	if err != nil {
+		return err
+	}
+	if len(st) == 0 {
+		b.stacks[int(tid)] = []*context{c}
+		return nil
+	}
+	st[len(st)-1] = c
+	return nil
+}
+
+// CtxPushCurrent is cuCtxPushCurrent.
+func (b *Backend) CtxPushCurrent(h uintptr) error {
+	if err := b.enter("cuCtxPushCurrent"); err != nil {
+		return err
+	}
+	tid := gettid()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if h == 0 {
+		return driver.ErrInvalidContext
+	}
+	c, err := b.liveCtxLocked(h)
+	if err != nil {
+		return err
+	}
+	b.stacks[int(tid)] = append(b.stacks[int(tid)], c)
+	return nil
+}
+
+// CtxPopCurrent is cuCtxPopCurrent: ErrInvalidContext on an empty stack.
+func (b *Backend) CtxPopCurrent() (uintptr, error) {
+	if err := b.enter("cuCtxPopCurrent"); err != nil {
+		return 0, err
+	}
+	tid := gettid()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	st := b.stacks[int(tid)]
+	if len(st) == 0 {
+		return 0, driver.ErrInvalidContext
+	}
+	c := st[len(st)-1]
+	st[len(st)-1] = nil
+	b.setStackLocked(tid, st[:len(st)-1])
+	return c.h, nil
+}
+
+// CtxGetDevice is cuCtxGetDevice.
+func (b *Backend) CtxGetDevice() (int, error) {
+	if err := b.enter("cuCtxGetDevice"); err != nil {
+		return 0, err
+	}
+	c, err := b.current()
+	if err != nil {
+		return 0, err
+	}
+	return c.dev.ordinal, nil
+}
+
+// CtxSynchronize is cuCtxSynchronize: it runs all work queued in the
+// current context and returns the first stream error there.
+func (b *Backend) CtxSynchronize() error {
+	if err := b.enter("cuCtxSynchronize"); err != nil {
+		return err
+	}
+	c, err := b.current()
+	if err != nil {
+		return err
+	}
+	if err := b.lockExec(); err != nil {
+		return err
+	}
+	defer b.unlockExec()
+	return b.drainContext(c)
+}
+
+// CtxGetApiVersion is cuCtxGetApiVersion; 0 names the current context.
+func (b *Backend) CtxGetApiVersion(h uintptr) (uint32, error) {
+	if err := b.enter("cuCtxGetApiVersion"); err != nil {
+		return 0, err
+	}
+	if h == 0 {
+		if _, err := b.current(); err != nil {
+			return 0, err
+		}
+		return ctxAPIVersion, nil
+	}
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if _, err := b.liveCtxLocked(h); err != nil {
+		return 0, err
+	}
+	return ctxAPIVersion, nil
+}
+
+// Stream priorities: the driver's range on the H200.
+const (
+	leastPriority    = 0
+	greatestPriority = -5
+)
+
+// CtxGetStreamPriorityRange is cuCtxGetStreamPriorityRange: (0, -5).
+func (b *Backend) CtxGetStreamPriorityRange() (int, int, error) {
+	if err := b.enter("cuCtxGetStreamPriorityRange"); err != nil {
+		return 0, 0, err
+	}
+	if _, err := b.current(); err != nil {
+		return 0, 0, err
+	}
+	return leastPriority, greatestPriority, nil
+}
+
+// CtxEnablePeerAccess is cuCtxEnablePeerAccess: the current context may
+// access peer's memory (the fake allows it anyway; this only keeps the
+// driver's bookkeeping and errors).
+func (b *Backend) CtxEnablePeerAccess(peer uintptr, flags uint32) error {
+	if err := b.enter("cuCtxEnablePeerAccess"); err != nil {
+		return err
+	}
+	if flags != 0 {
+		return driver.ErrInvalidValue
+	}
+	tid := gettid()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	c, err := b.currentLocked(tid)
+	if err != nil {
+		return err
+	}
+	p, err := b.liveCtxLocked(peer)
+	if err != nil {
+		return err
+	}
+	if p.dev == c.dev {
+		return driver.ErrInvalidDevice
+	}
+	if c.peers[p] {
+		return driver.ErrPeerAccessAlreadyEnable
+	}
+	c.peers[p] = true
+	return nil
+}

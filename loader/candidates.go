@@ -1,0 +1,137 @@
+package loader
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// names returns the file names of kind k, most specific first.
+func names(k Kind) []string {
+	switch k {
+	case CUDA:
+		return []string{"libcuda.so.1", "libcuda.so"}
+	case NVRTC:
+		return []string{"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2", "libnvrtc.so"}
+	}
+	return nil
+}
+
+// Candidates returns, in order, every name or path Open(k) tries (see the
+// package documentation for the order). When k.EnvVar() is set, its value is
+// the only candidate. It returns nil for an unknown Kind. It runs no
+// program: it reads the environment and globs a few directories.
+func Candidates(k Kind) []string {
+	ns := names(k)
+	if ns == nil {
+		return nil
+	}
+	if p := os.Getenv(k.EnvVar()); p != "" {
+		return []string{p}
+	}
+	var c candidateList
+	for _, n := range ns {
+		c.add(n)
+	}
+	var dirs []string
+	for _, env := range []string{"CUDA_HOME", "CUDA_PATH"} {
+		if v := os.Getenv(env); v != "" {
+			dirs = append(dirs, filepath.Join(v, "lib64"))
+		}
+	}
+	dirs = append(dirs, "/usr/local/cuda/lib64")
+	if k == CUDA {
+		dirs = append(dirs, "/usr/lib/wsl/lib") // WSL 2 puts the driver here
+	}
+	for _, d := range dirs {
+		for _, n := range ns {
+			c.add(filepath.Join(d, n))
+		}
+	}
+	if k == NVRTC {
+		// The NVIDIA wheels: nvidia-cuda-nvrtc (CUDA 13) installs into
+		// nvidia/cu13/lib, nvidia-cuda-nvrtc-cu12 (and -cu11) into
+		// nvidia/cuda_nvrtc/lib. Only directories that exist are listed.
+		for _, sp := range sitePackages() {
+			for _, sub := range []string{"nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib"} {
+				d := filepath.Join(sp, sub)
+				if !isDir(d) {
+					continue
+				}
+				for _, n := range ns {
+					c.add(filepath.Join(d, n))
+				}
+			}
+		}
+	}
+	return c.list
+}
+
+// candidateList keeps candidates in order without duplicates.
+type candidateList struct {
+	list []string
+	seen map[string]bool
+}
+
+func (c *candidateList) add(s string) {
+	if c.seen == nil {
+		c.seen = map[string]bool{}
+	}
+	if !c.seen[s] {
+		c.seen[s] = true
+		c.list = append(c.list, s)
+	}
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+// sitePackages returns the site-packages (and Debian dist-packages)
+// directories of the Python environments that can be found cheaply: an
+// active virtual environment or conda environment, the prefix of the
+// python3 on PATH (and of the interpreter it links to), pyenv's versions
+// when python3 is a pyenv shim, and the user's ~/.local. Python is never run.
+func sitePackages() []string {
+	var prefixes candidateList
+	for _, env := range []string{"VIRTUAL_ENV", "CONDA_PREFIX"} {
+		if v := os.Getenv(env); v != "" {
+			prefixes.add(v)
+		}
+	}
+	if py, err := exec.LookPath("python3"); err == nil {
+		if abs, err := filepath.Abs(py); err == nil {
+			py = abs
+		}
+		prefixes.add(filepath.Dir(filepath.Dir(py)))
+		if real, err := filepath.EvalSymlinks(py); err == nil {
+			prefixes.add(filepath.Dir(filepath.Dir(real)))
+		}
+		if dir := filepath.Dir(py); filepath.Base(dir) == "shims" && strings.Contains(dir, "pyenv") {
+			vs, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), "versions", "*"))
+			for _, v := range vs {
+				prefixes.add(v)
+			}
+		}
+		if filepath.Dir(filepath.Dir(py)) == "/usr" {
+			prefixes.add("/usr/local") // pip's system-wide installs on Debian
+		}
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		prefixes.add(filepath.Join(home, ".local"))
+	}
+	var out candidateList
+	for _, p := range prefixes.list {
+		for _, pat := range []string{"lib/python3*/site-packages", "lib/python3*/dist-packages", "lib64/python3*/site-packages"} {
+			ms, _ := filepath.Glob(filepath.Join(p, pat))
+			for _, m := range ms {
+				if isDir(m) {
+					out.add(m)
+				}
+			}
+		}
+	}
+	return out.list
+}

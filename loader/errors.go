@@ -1,0 +1,104 @@
+package loader
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Attempt is one candidate Open tried, and why it failed.
+type Attempt struct {
+	Path string // the candidate, as Candidates listed it
+	Err  error  // the dlopen message, or the file system error
+}
+
+// String returns "path: reason", without repeating the path when the reason
+// already starts with it (as dlopen's messages do).
+func (a Attempt) String() string {
+	msg := a.Err.Error()
+	msg = strings.TrimPrefix(msg, a.Path+": ")
+	return a.Path + ": " + msg
+}
+
+// LibraryError reports a library that could not be opened from any
+// candidate.
+type LibraryError struct {
+	Kind  Kind
+	Env   bool      // the candidate came from Kind.EnvVar
+	Tried []Attempt // every candidate, in the order tried
+}
+
+// Error lists the candidates and reasons on one line.
+func (e *LibraryError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "loader: cannot open %s", e.Kind)
+	if e.Env {
+		fmt.Fprintf(&b, " from %s", e.Kind.EnvVar())
+	} else {
+		fmt.Fprintf(&b, " (set %s to its path)", e.Kind.EnvVar())
+	}
+	b.WriteString("; tried: ")
+	for i, a := range e.Tried {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(a.String())
+	}
+	return b.String()
+}
+
+// Paths returns the candidates tried, in order.
+func (e *LibraryError) Paths() []string {
+	p := make([]string, len(e.Tried))
+	for i, a := range e.Tried {
+		p[i] = a.Path
+	}
+	return p
+}
+
+// Unwrap returns the reason of each attempt, so that errors.Is can look for
+// a file system error among them.
+func (e *LibraryError) Unwrap() []error {
+	errs := make([]error, len(e.Tried))
+	for i, a := range e.Tried {
+		errs[i] = a.Err
+	}
+	return errs
+}
+
+// SymbolError reports an entry point missing from a loaded library.
+type SymbolError struct {
+	Library string // the library's path
+	Symbol  string // the symbol's base name, such as "cuFuncGetParamInfo"
+	// Since is the CUDA version (1000*major + 10*minor) that introduced the
+	// symbol, 0 when not known.
+	Since int
+	// Have is the CUDA version the loaded library supports, 0 when not known.
+	Have int
+	Err  error // the loader's or the driver's reason
+}
+
+// Error names the symbol, the library, and the versions when known.
+func (e *SymbolError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "loader: symbol %s", e.Symbol)
+	if e.Since > 0 {
+		fmt.Fprintf(&b, " (CUDA %s and newer)", Version(e.Since))
+	}
+	fmt.Fprintf(&b, " not found in %s", e.Library)
+	if e.Have > 0 {
+		fmt.Fprintf(&b, " (supports CUDA %s)", Version(e.Have))
+	}
+	if e.Err != nil {
+		fmt.Fprintf(&b, ": %v", e.Err)
+	}
+	return b.String()
+}
+
+// Unwrap returns the underlying reason.
+func (e *SymbolError) Unwrap() error { return e.Err }
+
+// Version formats a CUDA version number (1000*major + 10*minor) as
+// "major.minor": Version(12040) is "12.4".
+func Version(v int) string {
+	return fmt.Sprintf("%d.%d", v/1000, v%1000/10)
+}

@@ -1,0 +1,143 @@
+// Package loader finds and opens the CUDA driver (libcuda) and the run-time
+// compiler (libnvrtc) when the program runs, with no cgo and no CUDA toolkit
+// at build time, and resolves their symbols.
+//
+// Search order for each library (Candidates lists it):
+//
+//  1. The path in NOCGO_CUDA_LIBCUDA or NOCGO_CUDA_LIBNVRTC. When the
+//     variable is set, it is the only candidate.
+//  2. Versioned names through the system loader (ld.so.cache,
+//     LD_LIBRARY_PATH): libcuda.so.1 before libcuda.so; libnvrtc.so.13, .12,
+//     .11.2, then libnvrtc.so.
+//  3. The same names in $CUDA_HOME/lib64, $CUDA_PATH/lib64,
+//     /usr/local/cuda/lib64, and the NVIDIA pip wheels' directories
+//     (site-packages/nvidia/cu13/lib, nvidia/cuda_nvrtc/lib, ...) of the
+//     Python environments found cheaply from the environment and the
+//     python3 on PATH (Python is never run).
+//
+// A library that cannot be found is a *LibraryError listing every candidate
+// and why it failed; a missing symbol is a *SymbolError. Libraries stay
+// loaded for the life of the process.
+package loader
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/nocgo/cuda/internal/dl"
+)
+
+// Kind names one of the libraries the loader can open.
+type Kind int
+
+const (
+	// CUDA is the CUDA driver, libcuda.
+	CUDA Kind = iota + 1
+	// NVRTC is the CUDA run-time compiler, libnvrtc.
+	NVRTC
+)
+
+// String returns the library's base name, "libcuda" or "libnvrtc".
+func (k Kind) String() string {
+	switch k {
+	case CUDA:
+		return "libcuda"
+	case NVRTC:
+		return "libnvrtc"
+	}
+	return fmt.Sprintf("loader.Kind(%d)", int(k))
+}
+
+// EnvVar returns the environment variable that names the library's path
+// explicitly: NOCGO_CUDA_LIBCUDA or NOCGO_CUDA_LIBNVRTC.
+func (k Kind) EnvVar() string {
+	switch k {
+	case CUDA:
+		return "NOCGO_CUDA_LIBCUDA"
+	case NVRTC:
+		return "NOCGO_CUDA_LIBNVRTC"
+	}
+	return ""
+}
+
+// ErrUnknownKind is returned by Open and Candidates for a Kind other than
+// CUDA and NVRTC.
+var ErrUnknownKind = errors.New("loader: unknown library kind")
+
+// Library is an opened shared library. It is never closed: the library
+// stays loaded for the life of the process. It is safe for concurrent use.
+type Library struct {
+	kind   Kind
+	name   string
+	path   string
+	handle uintptr
+}
+
+// Open finds and opens the library of kind k, trying each of Candidates(k)
+// in order and returning the first that loads. When none does, the error is
+// a *LibraryError listing every candidate and why it failed.
+func Open(k Kind) (*Library, error) {
+	cands := Candidates(k)
+	if cands == nil {
+		return nil, fmt.Errorf("%w: %d", ErrUnknownKind, int(k))
+	}
+	lerr := &LibraryError{Kind: k, Env: os.Getenv(k.EnvVar()) != ""}
+	for _, c := range cands {
+		lib, err := openOne(k, c)
+		if err == nil {
+			return lib, nil
+		}
+		lerr.Tried = append(lerr.Tried, Attempt{Path: c, Err: err})
+	}
+	return nil, lerr
+}
+
+// openOne opens one candidate. Absolute paths that do not exist fail with
+// the stat error, without a dlopen.
+func openOne(k Kind, c string) (*Library, error) {
+	if strings.HasPrefix(c, "/") {
+		if _, err := os.Stat(c); err != nil {
+			var pe *os.PathError
+			if errors.As(err, &pe) {
+				return nil, pe.Err
+			}
+			return nil, err
+		}
+	}
+	h, err := dl.Open(c)
+	if err != nil {
+		return nil, err
+	}
+	path, ok := dl.Path(h)
+	if !ok {
+		path = c
+	}
+	return &Library{kind: k, name: c, path: path, handle: h}, nil
+}
+
+// Kind returns which library this is.
+func (l *Library) Kind() Kind { return l.kind }
+
+// Name returns the candidate that opened it, as Candidates listed it (a bare
+// name such as "libcuda.so.1", or a path).
+func (l *Library) Name() string { return l.name }
+
+// Path returns the file the system loader opened (an absolute path when the
+// loader reports it; the candidate's name otherwise).
+func (l *Library) Path() string { return l.path }
+
+// Handle returns the dlopen handle.
+func (l *Library) Handle() uintptr { return l.handle }
+
+// Symbol looks up name in the library (dlsym) and returns its address. A
+// missing symbol is a *SymbolError. It does not cache: see Table for lazy,
+// cached resolution.
+func (l *Library) Symbol(name string) (uintptr, error) {
+	p, err := dl.Sym(l.handle, name)
+	if err != nil {
+		return 0, &SymbolError{Library: l.path, Symbol: name, Err: err}
+	}
+	return p, nil
+}

@@ -1,0 +1,95 @@
+package memory
+
+import (
+	"fmt"
+
+	"github.com/nocgo/cuda/driver"
+)
+
+// Borrow wraps n elements of T at device address ptr, memory allocated by
+// someone else (another library's tensor, a runtime-API cudaMalloc, a pool
+// allocation), without copying it. The buffer is not owned: Free never frees
+// the memory, it only detaches the buffer and lets go of owner. owner (any
+// value, may be nil) is kept reachable until Free, so that whatever keeps the
+// foreign memory alive (a tensor object, a finalizer's target) is not
+// collected while the buffer is in use; the caller must still keep the
+// memory itself alive until Free.
+//
+// Borrow checks the pointer with the driver before wrapping it, and says
+// which check failed:
+//
+//   - ptr is not 0 and is aligned for T;
+//   - the driver knows it as device memory (cuPointerGetAttribute
+//     MEMORY_TYPE: device or managed memory; host memory is refused);
+//   - it is memory of ctx's device (DEVICE_ORDINAL), and of ctx itself
+//     (CONTEXT), or of no context, as the driver reports for memory from a
+//     stream-ordered pool; memory of another device or context is an error
+//     wrapping ErrWrongContext;
+//   - [ptr, ptr+n*size) lies inside one allocation (cuMemGetAddressRange).
+func Borrow[T any](ctx *driver.Context, ptr uintptr, n int, owner any) (*Buffer[T], error) {
+	e := elemOf[T]()
+	op := fmt.Sprintf("memory.Borrow[%s]: ptr %#x", e.name, ptr)
+	if ctx == nil {
+		return nil, fmt.Errorf("%s: nil context: %w", op, driver.ErrInvalidValue)
+	}
+	if e.err != nil {
+		return nil, fmt.Errorf("%s: %w", op, e.err)
+	}
+	if ptr == 0 {
+		return nil, fmt.Errorf("%s: a NULL device pointer cannot be borrowed: %w", op, driver.ErrInvalidValue)
+	}
+	if ptr%e.align != 0 {
+		return nil, fmt.Errorf("%s: not aligned to %d bytes as %s needs: %w", op, e.align, e.name, driver.ErrInvalidValue)
+	}
+	size, err := e.byteSize(n)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	if ptr+size < ptr {
+		return nil, fmt.Errorf("%s: %d bytes from here overflow the address space: %w", op, size, driver.ErrInvalidValue)
+	}
+	if ctx.Closed() {
+		return nil, fmt.Errorf("%s: %s: %w", op, ctx, ErrClosed)
+	}
+	api := ctx.API()
+	mt, r := api.PointerGetAttribute(driver.PointerAttrMemoryType, ptr)
+	if r != nil {
+		return nil, fmt.Errorf("%s: not memory the driver knows: cuPointerGetAttribute(MEMORY_TYPE): %w", op, r)
+	}
+	switch driver.MemoryType(mt) {
+	case driver.MemoryTypeDevice, driver.MemoryTypeUnified:
+	case driver.MemoryTypeHost:
+		return nil, fmt.Errorf("%s: host memory, not device memory (MEMORY_TYPE %d): %w", op, mt, driver.ErrInvalidValue)
+	default:
+		return nil, fmt.Errorf("%s: memory type %d, not device memory: %w", op, mt, driver.ErrInvalidValue)
+	}
+	ord, r := api.PointerGetAttribute(driver.PointerAttrDeviceOrdinal, ptr)
+	if r != nil {
+		return nil, fmt.Errorf("%s: cuPointerGetAttribute(DEVICE_ORDINAL): %w", op, r)
+	}
+	if want := ctx.Device().Ordinal(); int(ord) != want {
+		return nil, fmt.Errorf("%s: memory of device %d, but %s is on device %d: %w", op, ord, ctx, want, ErrWrongContext)
+	}
+	owning, r := api.PointerGetAttribute(driver.PointerAttrContext, ptr)
+	if r != nil {
+		return nil, fmt.Errorf("%s: cuPointerGetAttribute(CONTEXT): %w", op, r)
+	}
+	if owning != 0 && uintptr(owning) != ctx.Handle() {
+		return nil, fmt.Errorf("%s: memory of context %#x, not of %s: %w", op, owning, ctx, ErrWrongContext)
+	}
+	b, err := ctx.Bind()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	defer b.Unbind()
+	base, asize, r := api.MemGetAddressRange(ptr)
+	if r != nil {
+		return nil, fmt.Errorf("%s: cuMemGetAddressRange: %w", op, r)
+	}
+	if ptr < base || ptr+size > base+asize {
+		return nil, fmt.Errorf("%s: %d bytes (n=%d) from here do not fit in its allocation [%#x, %#x) of %d bytes: %w",
+			op, size, n, base, base+asize, asize, driver.ErrInvalidValue)
+	}
+	a := &allocation{ctx: ctx, kind: kindBorrowed, base: ptr, size: size, owner: owner}
+	return newBuffer[T](a, ptr, n), nil
+}

@@ -1,0 +1,136 @@
+package memory
+
+import (
+	"fmt"
+	"runtime"
+	"unsafe"
+
+	"github.com/nocgo/cuda/driver"
+)
+
+// Synchronous copies. Each makes the context of the device buffer current for
+// the call, is ordered like the driver's synchronous copies (on the legacy
+// default stream: after work already queued there and on blocking streams, not
+// after work on non-blocking streams), and returns once the copy is complete.
+// A stream-ordered buffer must have been reached by its allocation stream
+// (synchronize that stream) before a synchronous copy uses it.
+//
+// Both sides must hold the same number of elements; anything else is an error
+// that copies nothing.
+
+// CopyToDevice copies src into dst (cuMemcpyHtoD). len(src) must equal
+// dst.Len(). It returns once the data is in device memory, so src may be
+// reused at once.
+func CopyToDevice[T any](dst *Buffer[T], src []T) error {
+	const op = "memory.CopyToDevice"
+	if err := dst.usable(op, "dst"); err != nil {
+		return err
+	}
+	if len(src) != dst.n {
+		return lengthError(op, dst.n, len(src))
+	}
+	ctx := dst.a.ctx
+	b, err := ctx.Bind()
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	defer b.Unbind()
+	api := ctx.API()
+	r := api.MemcpyHtoD(dst.ptr, unsafe.Pointer(unsafe.SliceData(src)), dst.bytes())
+	runtime.KeepAlive(src)
+	if r != nil {
+		return fmt.Errorf("%s: %d bytes to %s: cuMemcpyHtoD: %w", op, dst.bytes(), dst, r)
+	}
+	// cuMemcpyHtoD from pageable memory may return once the data is staged;
+	// wait for the legacy stream so the copy is complete on return.
+	if r := api.StreamSynchronize(driver.StreamLegacy); r != nil {
+		return fmt.Errorf("%s: %s: cuStreamSynchronize(CU_STREAM_LEGACY): %w", op, ctx, r)
+	}
+	return nil
+}
+
+// CopyToHost copies src into dst (cuMemcpyDtoH). len(dst) must equal
+// src.Len(). It returns once dst holds the data.
+func CopyToHost[T any](dst []T, src *Buffer[T]) error {
+	const op = "memory.CopyToHost"
+	if err := src.usable(op, "src"); err != nil {
+		return err
+	}
+	if len(dst) != src.n {
+		return lengthError(op, len(dst), src.n)
+	}
+	ctx := src.a.ctx
+	b, err := ctx.Bind()
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	defer b.Unbind()
+	r := ctx.API().MemcpyDtoH(unsafe.Pointer(unsafe.SliceData(dst)), src.ptr, src.bytes())
+	runtime.KeepAlive(dst)
+	if r != nil {
+		return fmt.Errorf("%s: %d bytes from %s: cuMemcpyDtoH: %w", op, src.bytes(), src, r)
+	}
+	return nil
+}
+
+// CopyDtoD copies src into dst, device to device. dst.Len() must equal
+// src.Len(), and the two must not overlap. Buffers of the same context are
+// copied with cuMemcpyDtoD (dst's context current) and the call waits for the
+// legacy stream; buffers of different contexts or devices with cuMemcpyPeer,
+// and the call waits for dst's context (cuCtxSynchronize). It returns once the
+// copy is complete.
+func CopyDtoD[T any](dst, src *Buffer[T]) error {
+	const op = "memory.CopyDtoD"
+	if err := checkDtoD(op, dst, src); err != nil {
+		return err
+	}
+	ctx := dst.a.ctx
+	b, err := ctx.Bind()
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	defer b.Unbind()
+	api := ctx.API()
+	n := dst.bytes()
+	if src.a.ctx.Handle() == ctx.Handle() {
+		if r := api.MemcpyDtoD(dst.ptr, src.ptr, n); r != nil {
+			return fmt.Errorf("%s: %d bytes from %s to %s: cuMemcpyDtoD: %w", op, n, src, dst, r)
+		}
+		if r := api.StreamSynchronize(driver.StreamLegacy); r != nil {
+			return fmt.Errorf("%s: %s: cuStreamSynchronize(CU_STREAM_LEGACY): %w", op, ctx, r)
+		}
+		return nil
+	}
+	if r := api.MemcpyPeer(dst.ptr, ctx.Handle(), src.ptr, src.a.ctx.Handle(), n); r != nil {
+		return fmt.Errorf("%s: %d bytes from %s of %s to %s of %s: cuMemcpyPeer: %w", op, n, src, src.a.ctx, dst, ctx, r)
+	}
+	if r := api.CtxSynchronize(); r != nil {
+		return fmt.Errorf("%s: %s: cuCtxSynchronize: %w", op, ctx, r)
+	}
+	return nil
+}
+
+// checkDtoD checks a device-to-device copy: both buffers live, equal
+// lengths, no overlap.
+func checkDtoD[T any](op string, dst, src *Buffer[T]) error {
+	if err := dst.usable(op, "dst"); err != nil {
+		return err
+	}
+	if err := src.usable(op, "src"); err != nil {
+		return err
+	}
+	if dst.n != src.n {
+		return lengthError(op, dst.n, src.n)
+	}
+	if dst.a == src.a {
+		n := dst.bytes()
+		if dst.ptr < src.ptr+n && src.ptr < dst.ptr+n {
+			return fmt.Errorf("%s: dst %s and src %s overlap: %w", op, dst, src, driver.ErrInvalidValue)
+		}
+	}
+	return nil
+}
+
+func lengthError(op string, dst, src int) error {
+	return fmt.Errorf("%s: dst holds %d elements, src %d: lengths must be equal: %w", op, dst, src, driver.ErrInvalidValue)
+}

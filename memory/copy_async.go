@@ -1,0 +1,125 @@
+package memory
+
+import (
+	"fmt"
+	"runtime"
+	"unsafe"
+
+	"github.com/nocgo/cuda/stream"
+)
+
+// Asynchronous copies queue the copy on a stream and return. They allocate
+// nothing, use no reflection and, on an ordinary stream, make no context
+// current (the special streams of package stream bind their context).
+//
+// The stream must be on the device of the device buffer(s): a stream of
+// another context of the same device is accepted (the address space is
+// unified), a stream of another device is an error wrapping ErrWrongContext.
+// Both sides must hold the same number of elements, or nothing is queued.
+//
+// Host memory and asynchronous copies, as CUDA defines them:
+//
+//   - From or to pinned memory (a HostBuffer's Slice) the copy really is
+//     asynchronous: the caller must not modify the source (to device) nor
+//     read the destination (to host) until the stream has reached the copy
+//     (s.Synchronize, an event), and must not free the HostBuffer before.
+//   - From pageable Go memory to the device, the driver first stages the data
+//     and returns once it is staged: the slice may be reused as soon as the
+//     call returns.
+//   - From the device to pageable Go memory, the driver returns only once the
+//     copy is complete (the call is in effect synchronous).
+//
+// The Go slice is kept alive for the duration of the call (Go never moves
+// heap memory, but it may free it once unreachable); pinned memory is not Go
+// memory and lives until HostBuffer.Free.
+
+// CopyToDeviceAsync queues a copy of src into dst on s (cuMemcpyHtoDAsync).
+// len(src) must equal dst.Len(). See above for when src may be reused.
+func CopyToDeviceAsync[T any](s *stream.Stream, dst *Buffer[T], src []T) error {
+	const op = "memory.CopyToDeviceAsync"
+	if err := dst.usable(op, "dst"); err != nil {
+		return err
+	}
+	if len(src) != dst.n {
+		return lengthError(op, dst.n, len(src))
+	}
+	b, err := s.Use()
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	defer b.Unbind()
+	ctx := dst.a.ctx
+	if s.Context().Device() != ctx.Device() {
+		return wrongStream(op, s, dst.String(), ctx.String())
+	}
+	r := ctx.API().MemcpyHtoDAsync(dst.ptr, unsafe.Pointer(unsafe.SliceData(src)), dst.bytes(), s.Handle())
+	runtime.KeepAlive(src)
+	if r != nil {
+		return fmt.Errorf("%s: %d bytes to %s on stream %#x: cuMemcpyHtoDAsync: %w", op, dst.bytes(), dst, s.Handle(), r)
+	}
+	return nil
+}
+
+// CopyToHostAsync queues a copy of src into dst on s (cuMemcpyDtoHAsync).
+// len(dst) must equal src.Len(). dst must not be read before the stream has
+// reached the copy.
+func CopyToHostAsync[T any](s *stream.Stream, dst []T, src *Buffer[T]) error {
+	const op = "memory.CopyToHostAsync"
+	if err := src.usable(op, "src"); err != nil {
+		return err
+	}
+	if len(dst) != src.n {
+		return lengthError(op, len(dst), src.n)
+	}
+	b, err := s.Use()
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	defer b.Unbind()
+	ctx := src.a.ctx
+	if s.Context().Device() != ctx.Device() {
+		return wrongStream(op, s, src.String(), ctx.String())
+	}
+	r := ctx.API().MemcpyDtoHAsync(unsafe.Pointer(unsafe.SliceData(dst)), src.ptr, src.bytes(), s.Handle())
+	runtime.KeepAlive(dst)
+	if r != nil {
+		return fmt.Errorf("%s: %d bytes from %s on stream %#x: cuMemcpyDtoHAsync: %w", op, src.bytes(), src, s.Handle(), r)
+	}
+	return nil
+}
+
+// CopyDtoDAsync queues a copy of src into dst on s. dst.Len() must equal
+// src.Len() and the two must not overlap. Buffers of the same context are
+// copied with cuMemcpyDtoDAsync; buffers of different contexts or devices
+// with cuMemcpyPeerAsync. s must be on the device of dst or of src.
+func CopyDtoDAsync[T any](s *stream.Stream, dst, src *Buffer[T]) error {
+	const op = "memory.CopyDtoDAsync"
+	if err := checkDtoD(op, dst, src); err != nil {
+		return err
+	}
+	b, err := s.Use()
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	defer b.Unbind()
+	dctx, sctx := dst.a.ctx, src.a.ctx
+	if dev := s.Context().Device(); dev != dctx.Device() && dev != sctx.Device() {
+		return wrongStream(op, s, dst.String(), dctx.String())
+	}
+	n := dst.bytes()
+	if dctx.Handle() == sctx.Handle() {
+		if r := dctx.API().MemcpyDtoDAsync(dst.ptr, src.ptr, n, s.Handle()); r != nil {
+			return fmt.Errorf("%s: %d bytes from %s to %s on stream %#x: cuMemcpyDtoDAsync: %w", op, n, src, dst, s.Handle(), r)
+		}
+		return nil
+	}
+	if r := dctx.API().MemcpyPeerAsync(dst.ptr, dctx.Handle(), src.ptr, sctx.Handle(), n, s.Handle()); r != nil {
+		return fmt.Errorf("%s: %d bytes from %s of %s to %s of %s on stream %#x: cuMemcpyPeerAsync: %w",
+			op, n, src, sctx, dst, dctx, s.Handle(), r)
+	}
+	return nil
+}
+
+func wrongStream(op string, s *stream.Stream, buf, ctx string) error {
+	return fmt.Errorf("%s: stream %#x of %s cannot reach %s of %s on another device: %w", op, s.Handle(), s.Context(), buf, ctx, ErrWrongContext)
+}

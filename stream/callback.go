@@ -1,0 +1,95 @@
+package stream
+
+import (
+	"fmt"
+	"runtime/debug"
+
+	"github.com/nocgo/cuda/driver"
+)
+
+// Callback queues fn on the stream (cuLaunchHostFunc): it runs on a driver
+// thread once all work queued before it is done, and work queued after it
+// waits for it to return. fn must not call into CUDA (the driver forbids it)
+// and should return quickly: it holds up the stream.
+//
+// A panic in fn does not crash the program: it is recovered, and the
+// recovered value and stack are returned as a *CallbackPanicError by the
+// stream's next Synchronize (on this Stream value; only the first panic
+// since the previous Synchronize is kept, later ones are counted). A panic
+// in a callback still pending when the Stream is closed is lost.
+func (s *Stream) Callback(fn func()) error {
+	if fn == nil {
+		if err := s.check(); err != nil {
+			return err
+		}
+		return fmt.Errorf("stream: %s: Callback: nil func: %w", s, driver.ErrInvalidValue)
+	}
+	b, err := s.Use()
+	if err != nil {
+		return err
+	}
+	defer b.Unbind()
+	if r := s.ctx.API().LaunchHostFunc(s.h, func() { s.run(fn) }); r != nil {
+		return s.errf("cuLaunchHostFunc", r)
+	}
+	return nil
+}
+
+// run calls fn and turns a panic into the stream's pending error.
+func (s *Stream) run(fn func()) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.notePanic(v, debug.Stack())
+		}
+	}()
+	fn()
+}
+
+func (s *Stream) notePanic(v any, stack []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.panicErr != nil {
+		s.panicErr.More++
+		return
+	}
+	s.panicErr = &CallbackPanicError{Stream: s.h, Value: v, Stack: stack}
+	s.panicked.Store(true)
+}
+
+// takePanic returns the pending panic, if any, and clears it.
+func (s *Stream) takePanic() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.panicErr
+	s.panicErr = nil
+	s.panicked.Store(false)
+	if e == nil {
+		return nil
+	}
+	return e
+}
+
+// CallbackPanicError reports a host callback (Stream.Callback) that
+// panicked. Synchronize returns it; the stream's work itself is not affected.
+type CallbackPanicError struct {
+	Stream uintptr // the stream's handle
+	Value  any     // what the callback panicked with
+	Stack  []byte  // the callback's stack at the panic
+	More   int     // how many later callbacks also panicked before Synchronize
+}
+
+// Error describes the panic; the stack is in the Stack field.
+func (e *CallbackPanicError) Error() string {
+	msg := fmt.Sprintf("stream %#x: host callback panicked: %v", e.Stream, e.Value)
+	if e.More > 0 {
+		msg += fmt.Sprintf(" (and %d more callbacks panicked)", e.More)
+	}
+	return msg
+}
+
+// Unwrap returns the panic value when it is an error, so errors.Is and
+// errors.As see through a callback that panicked with an error.
+func (e *CallbackPanicError) Unwrap() error {
+	err, _ := e.Value.(error)
+	return err
+}

@@ -1,0 +1,52 @@
+package stream
+
+import (
+	"fmt"
+
+	"github.com/nocgo/cuda/driver"
+)
+
+// IPCHandle returns the interprocess handle of an event created with
+// Interprocess (and DisableTiming) (cuIpcGetEventHandle), for another
+// process to open with OpenIPCEvent. The handle is plain data: send it any
+// way you like. An owned event created without Interprocess is rejected
+// before calling the driver.
+func (e *Event) IPCHandle() (driver.IPCHandle, error) {
+	if err := e.check(); err != nil {
+		return driver.IPCHandle{}, err
+	}
+	if e.flagsKnown && e.flags&Interprocess == 0 {
+		return driver.IPCHandle{}, fmt.Errorf("stream: %s: IPCHandle: the event was not created with stream.Interprocess: %w", e, driver.ErrInvalidValue)
+	}
+	h, r := e.ctx.API().IpcGetEventHandle(e.h)
+	if r != nil {
+		return driver.IPCHandle{}, fmt.Errorf("stream: %s: cuIpcGetEventHandle: %w", e, r)
+	}
+	return h, nil
+}
+
+// OpenIPCEvent opens an event exported by another process with
+// Event.IPCHandle (cuIpcOpenEventHandle) in ctx. The exporting process owns
+// the event; this process holds a reference that Close releases
+// (cuEventDestroy). The opened event has the flags Interprocess and
+// DisableTiming; Record, Query, Synchronize and Stream.Wait work on it.
+// Opening a handle in the process that exported it is not supported by the
+// driver.
+func OpenIPCEvent(ctx *driver.Context, h driver.IPCHandle) (*Event, error) {
+	if ctx == nil {
+		return nil, fmt.Errorf("stream.OpenIPCEvent: nil context: %w", driver.ErrInvalidValue)
+	}
+	if h == (driver.IPCHandle{}) {
+		return nil, fmt.Errorf("stream.OpenIPCEvent: all-zero IPC handle: %w", driver.ErrInvalidValue)
+	}
+	b, err := ctx.Bind()
+	if err != nil {
+		return nil, fmt.Errorf("stream.OpenIPCEvent: %w", err)
+	}
+	defer b.Unbind()
+	ev, r := ctx.API().IpcOpenEventHandle(h)
+	if r != nil {
+		return nil, fmt.Errorf("stream.OpenIPCEvent: %s: cuIpcOpenEventHandle: %w", ctx, r)
+	}
+	return &Event{ctx: ctx, h: ev, kind: openedEvent, flags: Interprocess | DisableTiming, flagsKnown: true}, nil
+}

@@ -1,0 +1,134 @@
+package stream
+
+import (
+	"fmt"
+
+	"github.com/nocgo/cuda/driver"
+)
+
+// Synchronize blocks until all work queued on the stream is done
+// (cuStreamSynchronize). If a host callback queued with Callback panicked
+// since the last Synchronize, the work is still waited for and the panic is
+// returned as a *CallbackPanicError.
+func (s *Stream) Synchronize() error {
+	b, err := s.Use()
+	if err != nil {
+		return err
+	}
+	defer b.Unbind()
+	if r := s.ctx.API().StreamSynchronize(s.h); r != nil {
+		return s.errf("cuStreamSynchronize", r)
+	}
+	if s.panicked.Load() {
+		return s.takePanic()
+	}
+	return nil
+}
+
+// Query reports whether all work queued on the stream is done
+// (cuStreamQuery). Work still pending is (false, nil), not an error. It
+// allocates nothing and, on a stream that is not special, binds nothing.
+func (s *Stream) Query() (bool, error) {
+	b, err := s.Use()
+	if err != nil {
+		return false, err
+	}
+	defer b.Unbind()
+	r := s.ctx.API().StreamQuery(s.h)
+	if r == nil {
+		return true, nil
+	}
+	if isNotReady(r) {
+		return false, nil
+	}
+	return false, s.errf("cuStreamQuery", r)
+}
+
+// isNotReady reports whether r is CUDA_ERROR_NOT_READY, without reflection.
+func isNotReady(r error) bool {
+	res, ok := r.(driver.Result)
+	return ok && res == driver.ErrNotReady
+}
+
+// Wait makes all work queued on s after this call wait until ev completes
+// (cuStreamWaitEvent); it does not block the calling goroutine. ev may
+// belong to another context, even of another device: the driver allows
+// cross-device waits. Both s and ev must be open. It allocates nothing.
+func (s *Stream) Wait(ev *Event) error {
+	b, err := s.Use()
+	if err != nil {
+		return err
+	}
+	defer b.Unbind()
+	if err := ev.check(); err != nil {
+		return fmt.Errorf("stream: %s: Wait: %w", s, err)
+	}
+	if r := s.ctx.API().StreamWaitEvent(s.h, ev.h, 0); r != nil {
+		return fmt.Errorf("stream: %s: cuStreamWaitEvent(%s): %w", s, ev, r)
+	}
+	return nil
+}
+
+// WaitStream makes all work queued on s after this call wait until the work
+// queued on o so far is done. It records an internal event on o, makes s
+// wait on it and destroys it (the driver keeps it until the wait is
+// satisfied), so nothing leaks. o may belong to another context, even of
+// another device.
+func (s *Stream) WaitStream(o *Stream) error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	if err := o.check(); err != nil {
+		return fmt.Errorf("stream: %s: WaitStream: %w", s, err)
+	}
+	ev, err := NewEvent(o.ctx, DisableTiming)
+	if err != nil {
+		return fmt.Errorf("stream: %s: WaitStream(%s): %w", s, o, err)
+	}
+	defer ev.Close()
+	if err := ev.Record(o); err != nil {
+		return fmt.Errorf("stream: %s: WaitStream: %w", s, err)
+	}
+	return s.Wait(ev)
+}
+
+// check reports a nil, zero or closed stream, binding nothing.
+func (s *Stream) check() error {
+	if s == nil || s.ctx == nil {
+		return errNilStream
+	}
+	if s.closed.Load() {
+		return s.closedErr()
+	}
+	return nil
+}
+
+// Flags returns the stream's creation flags as the driver reports them
+// (cuStreamGetFlags): for a wrapped stream, what its creator chose.
+func (s *Stream) Flags() (Flag, error) {
+	b, err := s.Use()
+	if err != nil {
+		return 0, err
+	}
+	defer b.Unbind()
+	f, r := s.ctx.API().StreamGetFlags(s.h)
+	if r != nil {
+		return 0, s.errf("cuStreamGetFlags", r)
+	}
+	return Flag(f), nil
+}
+
+// Priority returns the stream's priority as the driver reports it
+// (cuStreamGetPriority): for a wrapped stream, what its creator chose.
+func (s *Stream) Priority() (int, error) {
+	b, err := s.Use()
+	if err != nil {
+		return 0, err
+	}
+	defer b.Unbind()
+	p, r := s.ctx.API().StreamGetPriority(s.h)
+	if r != nil {
+		return 0, s.errf("cuStreamGetPriority", r)
+	}
+	return p, nil
+}
