@@ -1,6 +1,213 @@
+//go:build linux && (amd64 || arm64)
+
 package driver
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"unsafe"
 
-// placeholder until the real backend lands.
-func openLibcuda() (API, error) { return nil, errors.New("libcuda backend not built yet") }
+	"github.com/nocgo/cuda/internal/dl"
+
+	"github.com/nocgo/cuda/internal/cstr"
+	"github.com/nocgo/cuda/loader"
+)
+
+// libcuda is the real backend: driver.API over libcuda, called through
+// internal/dl.CallN (purego.SyscallN). Entry points resolve lazily through a loader.Table, so a
+// driver that lacks a newer one still serves every other call; the missing
+// one returns a *loader.SymbolError when called.
+type libcuda struct {
+	lib     *loader.Library
+	version int // cuDriverGetVersion, read at open
+
+	// getProc is cuGetProcAddress_v2 (getProcV2) or cuGetProcAddress; 0 on
+	// drivers before CUDA 11.3, where entry points are found with dlsym.
+	getProc   uintptr
+	getProcV2 bool
+
+	syms *loader.Table
+
+	nvrtcMu   sync.Mutex
+	nvrtcDone bool
+	nvrtcErr  error
+	nvrtc     atomic.Pointer[libnvrtc]
+}
+
+// openLibcuda opens libcuda through package loader, resolves
+// cuGetProcAddress and cuDriverGetVersion, installs the driver's error
+// descriptions (SetDescriber) and returns the backend. Other entry points
+// resolve on first use. A missing library is a *loader.LibraryError, a
+// library without cuDriverGetVersion a *loader.SymbolError.
+//
+// Each call searches again (so a changed NOCGO_CUDA_LIBCUDA takes effect)
+// and builds a fresh symbol table; the library itself is loaded once per
+// process by the system loader.
+func openLibcuda() (API, error) {
+	lib, err := loader.Open(loader.CUDA)
+	if err != nil {
+		return nil, err
+	}
+	l := &libcuda{lib: lib}
+	if p, err := lib.Symbol("cuGetProcAddress_v2"); err == nil {
+		l.getProc, l.getProcV2 = p, true
+	} else if p, err := lib.Symbol("cuGetProcAddress"); err == nil {
+		l.getProc = p
+	}
+	gv, err := lib.Symbol("cuDriverGetVersion")
+	if err != nil {
+		var serr *loader.SymbolError
+		if errors.As(err, &serr) {
+			serr.Since = syms[symDriverGetVersion].since
+		}
+		return nil, err
+	}
+	var v int32
+	if r := dl.Call1(gv, uintptr(unsafe.Pointer(&v))); uint32(r) != 0 {
+		return nil, fmt.Errorf("%s: cuDriverGetVersion: %w", lib.Path(), Check(uintptr(uint32(r))))
+	}
+	l.version = int(v)
+	l.syms = loader.NewTable(int(numSyms), func(i int) (uintptr, error) { return l.resolve(sym(i)) })
+	SetDescriber(l.describe)
+	return l, nil
+}
+
+// CUdriverProcAddressQueryResult values.
+const (
+	procAddressSuccess           = 0
+	procAddressSymbolNotFound    = 1
+	procAddressVersionNotSuffice = 2
+)
+
+// resolve finds entry point s: through cuGetProcAddress at the version
+// s.requestVersion picks, or, on drivers without it (and for the few entry
+// points needed before cuInit), through dlsym of the explicit versioned
+// names.
+func (l *libcuda) resolve(s sym) (uintptr, error) {
+	info := &syms[s]
+	serr := &loader.SymbolError{Library: l.lib.Path(), Symbol: info.name, Since: info.since, Have: l.version}
+	if l.getProc == 0 || info.direct {
+		names := info.dlsym
+		if names == nil {
+			names = []string{info.name}
+		}
+		var errs []error
+		for _, n := range names {
+			p, err := l.lib.Symbol(n)
+			if err == nil {
+				return p, nil
+			}
+			errs = append(errs, err)
+		}
+		serr.Err = errors.Join(errs...)
+		return 0, serr
+	}
+	name, err := cstr.Bytes(info.name)
+	if err != nil {
+		serr.Err = err
+		return 0, serr
+	}
+	ver := s.requestVersion(l.version)
+	var fn uintptr
+	var r uintptr
+	status := int32(procAddressSuccess)
+	if l.getProcV2 {
+		// CUresult cuGetProcAddress_v2(const char *symbol, void **pfn,
+		//     int cudaVersion, cuuint64_t flags,
+		//     CUdriverProcAddressQueryResult *symbolStatus)
+		r = dl.Call5(l.getProc, uintptr(unsafe.Pointer(&name[0])), uintptr(unsafe.Pointer(&fn)),
+			uintptr(ver), 0, uintptr(unsafe.Pointer(&status)))
+	} else {
+		// CUresult cuGetProcAddress(const char *symbol, void **pfn,
+		//     int cudaVersion, cuuint64_t flags)
+		r = dl.Call4(l.getProc, uintptr(unsafe.Pointer(&name[0])), uintptr(unsafe.Pointer(&fn)),
+			uintptr(ver), 0)
+	}
+	switch {
+	case uint32(r) == 0 && status == procAddressSuccess && fn != 0:
+		return fn, nil
+	case status == procAddressVersionNotSuffice:
+		serr.Err = fmt.Errorf("cuGetProcAddress(%q, %d): the driver has it only at a newer version", info.name, ver)
+	case status == procAddressSymbolNotFound:
+		serr.Err = fmt.Errorf("cuGetProcAddress(%q, %d): symbol not found", info.name, ver)
+	case uint32(r) == 0:
+		serr.Err = fmt.Errorf("cuGetProcAddress(%q, %d): returned a NULL address", info.name, ver)
+	default:
+		serr.Err = fmt.Errorf("cuGetProcAddress(%q, %d): %w", info.name, ver, Check(uintptr(uint32(r))))
+	}
+	return 0, serr
+}
+
+// fn returns the address of entry point s, resolving it on first use.
+func (l *libcuda) fn(s sym) (uintptr, error) { return l.syms.Get(int(s)) }
+
+// check turns a CUresult returned in a 64-bit register into an error. A
+// CUresult is a 32-bit enum: the upper half of the register is not part of
+// the value and is dropped.
+func check(r uintptr) error { return Check(uintptr(uint32(r))) }
+
+// describe is the Describer installed by openLibcuda: cuGetErrorName and
+// cuGetErrorString.
+func (l *libcuda) describe(r Result) (name, text string, ok bool) {
+	fn, err := l.fn(symGetErrorName)
+	if err != nil {
+		return "", "", false
+	}
+	var p unsafe.Pointer
+	if rc := dl.Call2(fn, uintptr(r), uintptr(unsafe.Pointer(&p))); uint32(rc) != 0 || p == nil {
+		return "", "", false
+	}
+	name = cstr.GoString(p)
+	fs, err := l.fn(symGetErrorString)
+	if err != nil {
+		return name, "", true
+	}
+	var q unsafe.Pointer
+	if rc := dl.Call2(fs, uintptr(r), uintptr(unsafe.Pointer(&q))); uint32(rc) != 0 || q == nil {
+		return name, "", true
+	}
+	return name, cstr.GoString(q), true
+}
+
+// LibraryPaths returns the path of libcuda, and of libnvrtc once NVRTC has
+// opened it.
+func (l *libcuda) LibraryPaths() []string {
+	paths := []string{l.lib.Path()}
+	if n := l.loadedNVRTC(); n != nil {
+		paths = append(paths, n.lib.Path())
+	}
+	return paths
+}
+
+// NVRTC opens libnvrtc (through package loader) on the first call and
+// returns the run-time compiler; later calls return the same compiler, or
+// the same error.
+func (l *libcuda) NVRTC() (NVRTC, error) {
+	if n := l.nvrtc.Load(); n != nil {
+		return n, nil
+	}
+	l.nvrtcMu.Lock()
+	defer l.nvrtcMu.Unlock()
+	if !l.nvrtcDone {
+		n, err := openLibnvrtc()
+		l.nvrtcDone, l.nvrtcErr = true, err
+		if err == nil {
+			l.nvrtc.Store(n)
+		}
+	}
+	if l.nvrtcErr != nil {
+		return nil, l.nvrtcErr
+	}
+	return l.nvrtc.Load(), nil
+}
+
+func (l *libcuda) loadedNVRTC() *libnvrtc { return l.nvrtc.Load() }
+
+var (
+	_ API           = (*libcuda)(nil)
+	_ NVRTCProvider = (*libcuda)(nil)
+	_ LibraryPaths  = (*libcuda)(nil)
+	_ NVRTC         = (*libnvrtc)(nil)
+)

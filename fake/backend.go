@@ -18,8 +18,9 @@ type Backend struct {
 	version int
 	faults  map[string]*faultCounter // read-only after NewBackend
 
+	inited atomic.Bool // cuInit was called
+
 	mu       sync.RWMutex // guards everything below
-	inited   bool
 	devs     []*device
 	ctxs     map[uintptr]*context
 	stacks   map[int][]*context // per OS thread (tid)
@@ -31,6 +32,7 @@ type Backend struct {
 	progs    map[uintptr]*program
 	kernels  map[string]*kernel
 	seq      uint64
+	tomb     map[uintptr]bool // handles destroyed with their context
 	bufferID uint64
 
 	exec execLock // runs queued work one item at a time
@@ -66,6 +68,7 @@ func NewBackend(opts ...Option) *Backend {
 		funcs:   map[uintptr]*function{},
 		progs:   map[uintptr]*program{},
 		kernels: map[string]*kernel{},
+		tomb:    map[uintptr]bool{},
 		faults:  map[string]*faultCounter{},
 	}
 	b.cfg.version = 13000
@@ -132,10 +135,7 @@ func (b *Backend) enter(op string) error {
 	if err := b.fault(op); err != nil {
 		return err
 	}
-	b.mu.RLock()
-	ok := b.inited
-	b.mu.RUnlock()
-	if !ok {
+	if !b.inited.Load() {
 		return driver.ErrNotInitialized
 	}
 	return nil
@@ -161,6 +161,16 @@ func (b *Backend) fault(op string) error {
 	return nil
 }
 
+// goneLocked is the error for a handle that names no live object: the
+// driver answers CUDA_ERROR_CONTEXT_IS_DESTROYED for objects of a destroyed
+// context and CUDA_ERROR_INVALID_HANDLE otherwise.
+func (b *Backend) goneLocked(h uintptr) error {
+	if b.tomb[h] {
+		return driver.ErrContextIsDestroyed
+	}
+	return driver.ErrInvalidHandle
+}
+
 // handles: one process-wide sequence, so that handles are never reused and
 // a handle of one kind (or one backend) is never valid as another.
 var lastHandle atomic.Uintptr
@@ -183,9 +193,7 @@ func (b *Backend) Init(flags uint32) error {
 	if len(b.devs) == 0 {
 		return driver.ErrNoDevice
 	}
-	b.mu.Lock()
-	b.inited = true
-	b.mu.Unlock()
+	b.inited.Store(true)
 	return nil
 }
 

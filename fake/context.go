@@ -207,16 +207,15 @@ func (b *Backend) CtxDestroy(h uintptr) error {
 	}
 	b.teardownLocked(c)
 	if st := b.stacks[int(tid)]; len(st) > 0 && st[len(st)-1] == c {
+		st[len(st)-1] = nil
 		b.setStackLocked(tid, st[:len(st)-1])
 	}
 	return nil
 }
 
+// setStackLocked stores a thread's stack. An emptied stack keeps its
+// capacity, so that push/pop pairs (every Bind) allocate nothing.
 func (b *Backend) setStackLocked(tid int64, st []*context) {
-	if len(st) == 0 {
-		delete(b.stacks, int(tid))
-		return
-	}
 	b.stacks[int(tid)] = st
 }
 
@@ -227,6 +226,7 @@ func (b *Backend) teardownLocked(c *context) {
 		if s.ctx == c {
 			s.dead = true
 			delete(b.streams, h)
+			b.tomb[h] = true
 		}
 	}
 	c.null.dead = true
@@ -235,12 +235,17 @@ func (b *Backend) teardownLocked(c *context) {
 		if e.ctx == c {
 			b.unexportEventLocked(e)
 			delete(b.events, h)
+			b.tomb[h] = true
 		}
 	}
 	for h, m := range b.modules {
 		if m.ctx == c {
+			for _, f := range m.funcs {
+				b.tomb[f.h] = true
+			}
 			b.unloadLocked(m)
 			delete(b.modules, h)
+			b.tomb[h] = true
 		}
 	}
 	b.freeContextMemoryLocked(c)
@@ -279,16 +284,17 @@ func (b *Backend) CtxSetCurrent(h uintptr) error {
 	st := b.stacks[int(tid)]
 	if h == 0 {
 		if len(st) > 0 {
+			st[len(st)-1] = nil
 			b.setStackLocked(tid, st[:len(st)-1])
 		}
 		return nil
 	}
-	c, err := b.liveCtxLocked(h)
-	if err != nil {
-		return err
+	c := b.ctxs[h]
+	if c == nil {
+		return driver.ErrInvalidContext
 	}
 	if len(st) == 0 {
-		b.stacks[int(tid)] = []*context{c}
+		b.stacks[int(tid)] = append(st, c)
 		return nil
 	}
 	st[len(st)-1] = c
@@ -306,9 +312,11 @@ func (b *Backend) CtxPushCurrent(h uintptr) error {
 	if h == 0 {
 		return driver.ErrInvalidContext
 	}
-	c, err := b.liveCtxLocked(h)
-	if err != nil {
-		return err
+	// A destroyed context can be pushed, as on the driver; calls that use
+	// it then fail with CUDA_ERROR_CONTEXT_IS_DESTROYED.
+	c := b.ctxs[h]
+	if c == nil {
+		return driver.ErrInvalidContext
 	}
 	b.stacks[int(tid)] = append(b.stacks[int(tid)], c)
 	return nil

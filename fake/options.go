@@ -28,11 +28,11 @@ type kernelReg struct {
 }
 
 type config struct {
-	devices   []DeviceSpec
+	devices    []DeviceSpec
 	devicesSet bool
-	version   int
-	kernels   []kernelReg
-	faults    map[string][]faultRule
+	version    int
+	kernels    []kernelReg
+	faults     map[string][]faultRule
 }
 
 // Devices adds n default devices (an H200-like device with 8 GiB of fake

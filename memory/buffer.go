@@ -20,6 +20,7 @@ const (
 	kindIPC                  // OpenIPC: Free closes the mapping
 )
 
+// String names the kind for Buffer.String.
 func (k kind) String() string {
 	switch k {
 	case kindAlloc:

@@ -8,19 +8,10 @@ import (
 	"github.com/nocgo/cuda/driver"
 )
 
-// Synchronous copies. Each makes the context of the device buffer current for
-// the call, is ordered like the driver's synchronous copies (on the legacy
-// default stream: after work already queued there and on blocking streams, not
-// after work on non-blocking streams), and returns once the copy is complete.
-// A stream-ordered buffer must have been reached by its allocation stream
-// (synchronize that stream) before a synchronous copy uses it.
-//
-// Both sides must hold the same number of elements; anything else is an error
-// that copies nothing.
-
-// CopyToDevice copies src into dst (cuMemcpyHtoD). len(src) must equal
-// dst.Len(). It returns once the data is in device memory, so src may be
-// reused at once.
+// CopyToDevice copies src into dst (cuMemcpyHtoD, dst's context current).
+// len(src) must equal dst.Len(). It returns once the data is in device
+// memory, so src may be reused at once (see the package documentation for
+// how synchronous copies are ordered).
 func CopyToDevice[T any](dst *Buffer[T], src []T) error {
 	const op = "memory.CopyToDevice"
 	if err := dst.usable(op, "dst"); err != nil {
@@ -49,8 +40,8 @@ func CopyToDevice[T any](dst *Buffer[T], src []T) error {
 	return nil
 }
 
-// CopyToHost copies src into dst (cuMemcpyDtoH). len(dst) must equal
-// src.Len(). It returns once dst holds the data.
+// CopyToHost copies src into dst (cuMemcpyDtoH, src's context current).
+// len(dst) must equal src.Len(). It returns once dst holds the data.
 func CopyToHost[T any](dst []T, src *Buffer[T]) error {
 	const op = "memory.CopyToHost"
 	if err := src.usable(op, "src"); err != nil {

@@ -8,33 +8,11 @@ import (
 	"github.com/nocgo/cuda/stream"
 )
 
-// Asynchronous copies queue the copy on a stream and return. They allocate
-// nothing, use no reflection and, on an ordinary stream, make no context
-// current (the special streams of package stream bind their context).
-//
-// The stream must be on the device of the device buffer(s): a stream of
-// another context of the same device is accepted (the address space is
-// unified), a stream of another device is an error wrapping ErrWrongContext.
-// Both sides must hold the same number of elements, or nothing is queued.
-//
-// Host memory and asynchronous copies, as CUDA defines them:
-//
-//   - From or to pinned memory (a HostBuffer's Slice) the copy really is
-//     asynchronous: the caller must not modify the source (to device) nor
-//     read the destination (to host) until the stream has reached the copy
-//     (s.Synchronize, an event), and must not free the HostBuffer before.
-//   - From pageable Go memory to the device, the driver first stages the data
-//     and returns once it is staged: the slice may be reused as soon as the
-//     call returns.
-//   - From the device to pageable Go memory, the driver returns only once the
-//     copy is complete (the call is in effect synchronous).
-//
-// The Go slice is kept alive for the duration of the call (Go never moves
-// heap memory, but it may free it once unreachable); pinned memory is not Go
-// memory and lives until HostBuffer.Free.
-
 // CopyToDeviceAsync queues a copy of src into dst on s (cuMemcpyHtoDAsync).
-// len(src) must equal dst.Len(). See above for when src may be reused.
+// len(src) must equal dst.Len(), and s must be on dst's device. From pinned
+// memory (HostBuffer.Slice) src must not change until s has reached the copy;
+// from ordinary Go memory the driver stages src before returning, and it may
+// be reused at once (see the package documentation).
 func CopyToDeviceAsync[T any](s *stream.Stream, dst *Buffer[T], src []T) error {
 	const op = "memory.CopyToDeviceAsync"
 	if err := dst.usable(op, "dst"); err != nil {
@@ -61,8 +39,9 @@ func CopyToDeviceAsync[T any](s *stream.Stream, dst *Buffer[T], src []T) error {
 }
 
 // CopyToHostAsync queues a copy of src into dst on s (cuMemcpyDtoHAsync).
-// len(dst) must equal src.Len(). dst must not be read before the stream has
-// reached the copy.
+// len(dst) must equal src.Len(), and s must be on src's device. dst must not
+// be read before s has reached the copy (into ordinary Go memory the driver
+// completes the copy before returning; into pinned memory it does not).
 func CopyToHostAsync[T any](s *stream.Stream, dst []T, src *Buffer[T]) error {
 	const op = "memory.CopyToHostAsync"
 	if err := src.usable(op, "src"); err != nil {

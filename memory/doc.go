@@ -19,13 +19,57 @@
 //
 // Copies are checked before the driver is called: both sides must hold the
 // same number of elements (a shorter or longer destination is an error, never
-// a silent partial copy), buffers must be live and belong to the stream's
-// device. A copy that fails a check writes nothing. Element types match at
-// compile time; copies between different types go through explicit Bytes
-// views.
+// a silent partial copy), buffers must be live and must not overlap. A copy
+// that fails a check writes nothing. Element types match at compile time;
+// copies between different types go through explicit Bytes views. Buffers of
+// one context are copied with cuMemcpyDtoD(Async); buffers of different
+// contexts or devices with the peer copies (cuMemcpyPeer(Async)).
 //
-// HostBuffer[T] is page-locked (pinned) host memory seen as a Go slice: the
-// fast source and destination of asynchronous copies.
+// # Synchronous copies
+//
+// CopyToDevice, CopyToHost and CopyDtoD make the context of the device buffer
+// current for the call and return once the copy is complete (CopyToDevice and
+// CopyDtoD also wait for the legacy default stream, since the driver may
+// return from cuMemcpyHtoD/DtoD before the data has landed). Like the driver's
+// synchronous copies they are ordered after the work queued on the legacy
+// stream and on blocking streams, not after work on non-blocking streams. A
+// stream-ordered buffer must have been reached by its allocation stream
+// (synchronize it) before a synchronous copy uses it.
+//
+// # Asynchronous copies and Fill
+//
+// CopyToDeviceAsync, CopyToHostAsync, CopyDtoDAsync and Fill queue work on a
+// stream and return. They allocate nothing, use no reflection and, on an
+// ordinary stream, make no context current (the special streams of package
+// stream bind their context for the call). The stream must be on the device
+// of the device buffer(s); a stream of another context of the same device is
+// accepted for copies (the address space is unified) but not for Fill, which
+// runs in its stream's context. Otherwise the error wraps ErrWrongContext.
+//
+// What CUDA guarantees for the host side of an asynchronous copy:
+//
+//   - From or to pinned memory (a HostBuffer's Slice) the copy really is
+//     asynchronous: the caller must not modify the source (to the device) nor
+//     read the destination (to the host) until the stream has reached the
+//     copy (Stream.Synchronize, an event), and must not free the HostBuffer
+//     before.
+//   - From pageable Go memory to the device, the driver first stages the data
+//     and returns once it is staged: the slice may be reused as soon as the
+//     call returns.
+//   - From the device to pageable Go memory, the driver returns only once the
+//     copy is complete (the call is in effect synchronous).
+//
+// The Go slice is kept alive for the duration of the call (Go never moves
+// heap memory, but it may free it once unreachable); pinned memory is not Go
+// memory and lives until HostBuffer.Free.
+//
+// # Pinned memory, other processes, threads
+//
+// HostBuffer[T] (AllocHost) is page-locked (pinned) host memory seen as a Go
+// slice: the fast source and destination of asynchronous copies.
+//
+// Buffer.IPCHandle exports an Alloc buffer to another process, which maps it
+// with OpenIPC.
 //
 // Every function works from any goroutine. Allocation, Free and synchronous
 // copies make the buffer's context current on the calling OS thread for the

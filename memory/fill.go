@@ -14,8 +14,10 @@ import (
 // 4-byte halves are equal (such as 0, or a [2]float32 of equal halves), which
 // is set as twice as many 4-byte words; any other size or value is an error
 // that queues nothing. To set a pattern of another width, Fill a Bytes view
-// or a view of a smaller type. s is required and must be on b's device; Fill
-// allocates nothing and, on an ordinary stream, binds no context.
+// or a view of a smaller type. s is required and must be a stream of b's
+// context (unlike copies, a memset does not reach memory of another context
+// on the same device: ErrWrongContext). Fill allocates nothing and, on an
+// ordinary stream, binds no context.
 func Fill[T any](s *stream.Stream, b *Buffer[T], value T) error {
 	const op = "memory.Fill"
 	if err := b.usable(op, "b"); err != nil {
@@ -49,8 +51,9 @@ func Fill[T any](s *stream.Stream, b *Buffer[T], value T) error {
 	}
 	defer sb.Unbind()
 	ctx := b.a.ctx
-	if s.Context().Device() != ctx.Device() {
-		return wrongStream(op, s, b.String(), ctx.String())
+	if s.Context().Handle() != ctx.Handle() {
+		return fmt.Errorf("%s: stream %#x of %s cannot set %s of %s: a memset runs in its stream's context: %w",
+			op, s.Handle(), s.Context(), b, ctx, ErrWrongContext)
 	}
 	api := ctx.API()
 	var r error

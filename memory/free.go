@@ -10,18 +10,23 @@ import (
 
 // Free ends the buffer. What happens to the memory depends on the buffer:
 //
-//   - Alloc: the memory is freed (cuMemFree, with its context made current).
-//     Like cuMemFree it does not wait for work still using the memory:
-//     synchronize first.
+//   - Alloc: the memory is freed (cuMemFree). The driver may or may not wait
+//     for work still using the memory: make sure none is queued (synchronize)
+//     before Free.
 //   - AllocAsync: the memory is freed in stream order on its allocation
-//     stream (cuMemFreeAsync), after the work already queued there. If that
-//     stream has been closed, Free synchronizes the buffer's context
-//     (cuCtxSynchronize) and frees the memory with cuMemFree. Use FreeAsync
-//     to free on another stream.
+//     stream (cuMemFreeAsync), after the work already queued there; work on
+//     other streams that uses it must be ordered before (events). If that
+//     stream has been closed, Free waits for all work of the buffer's context
+//     (cuCtxSynchronize) and frees the memory with cuMemFree, which accepts
+//     pool memory. Use FreeAsync to free on another stream.
 //   - Borrow: nothing is freed; the owner passed to Borrow is let go.
 //   - OpenIPC: the mapping is closed (cuIpcCloseMemHandle); the exporting
 //     process's memory stays.
 //   - a view (Slice, Bytes): only the view is detached.
+//
+// The buffer's context is made current for the driver call while it is
+// open; a buffer that outlives its *driver.Context reference (Release came
+// first) is freed without binding, and the driver decides.
 //
 // After Free the buffer and all views of the memory return errors wrapping
 // ErrClosed and Ptr returns 0. A second Free (or Free after FreeAsync) is a
@@ -42,6 +47,7 @@ func (b *Buffer[T]) Free() error {
 		return nil
 	}
 	const op = "memory.Buffer.Free"
+	api := a.ctx.API()
 	switch a.kind {
 	case kindBorrowed:
 		a.freed.Store(true)
@@ -51,8 +57,7 @@ func (b *Buffer[T]) Free() error {
 		sb, err := a.s.Use()
 		if err == nil {
 			defer sb.Unbind()
-			return a.release(func() error { return a.ctx.API().MemFreeAsync(a.base, a.s.Handle()) },
-				op, b, "cuMemFreeAsync")
+			return a.release(func() error { return api.MemFreeAsync(a.base, a.s.Handle()) }, op, b, "cuMemFreeAsync")
 		}
 		if !errors.Is(err, driver.ErrClosed) {
 			return fmt.Errorf("%s: %s: allocation stream: %w", op, b, err)
@@ -60,25 +65,37 @@ func (b *Buffer[T]) Free() error {
 		// The allocation stream is gone: wait for the context's work, then
 		// free synchronously (cuMemFree accepts pool memory and does not
 		// synchronize by itself).
-		cb, err := a.ctx.Bind()
-		if err != nil {
-			return fmt.Errorf("%s: %s: %w", op, b, err)
-		}
+		cb, bound := bindOpen(a.ctx)
 		defer cb.Unbind()
-		if r := a.ctx.API().CtxSynchronize(); r != nil {
-			return fmt.Errorf("%s: %s: allocation stream closed: cuCtxSynchronize: %w", op, b, r)
+		if bound {
+			if r := api.CtxSynchronize(); r != nil {
+				return fmt.Errorf("%s: %s: allocation stream closed: cuCtxSynchronize: %w", op, b, r)
+			}
 		}
-		return a.release(func() error { return a.ctx.API().MemFree(a.base) }, op, b, "cuMemFree")
+		return a.release(func() error { return api.MemFree(a.base) }, op, b, "cuMemFree")
+	case kindIPC:
+		cb, _ := bindOpen(a.ctx)
+		defer cb.Unbind()
+		return a.release(func() error { return api.IpcCloseMemHandle(a.base) }, op, b, "cuIpcCloseMemHandle")
 	}
-	cb, err := a.ctx.Bind()
-	if err != nil {
-		return fmt.Errorf("%s: %s: %w", op, b, err)
-	}
+	cb, _ := bindOpen(a.ctx)
 	defer cb.Unbind()
-	if a.kind == kindIPC {
-		return a.release(func() error { return a.ctx.API().IpcCloseMemHandle(a.base) }, op, b, "cuIpcCloseMemHandle")
+	return a.release(func() error { return api.MemFree(a.base) }, op, b, "cuMemFree")
+}
+
+// bindOpen binds ctx for a release call while ctx is open; after its
+// Release (or if binding fails) it binds nothing and the call goes to the
+// driver as it is, so that memory outliving its context reference can still
+// be released. bound reports which.
+func bindOpen(ctx *driver.Context) (b driver.Binding, bound bool) {
+	if ctx.Closed() {
+		return driver.Binding{}, false
 	}
-	return a.release(func() error { return a.ctx.API().MemFree(a.base) }, op, b, "cuMemFree")
+	b, err := ctx.Bind()
+	if err != nil {
+		return driver.Binding{}, false
+	}
+	return b, true
 }
 
 // release marks a freed (so that concurrent users see ErrClosed from now

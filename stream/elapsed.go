@@ -9,11 +9,16 @@ import (
 
 // Elapsed returns the time between two recorded events
 // (cuEventElapsedTime; the driver's resolution is about half a
-// microsecond). It is an error when either event was created with
-// DisableTiming or was never recorded (errors wrapping
-// driver.ErrInvalidHandle, as the driver returns), and an error wrapping
-// driver.ErrNotReady when either has not completed yet: synchronize end
-// first.
+// microsecond); it is negative when end completed before start. It is an
+// error when either event was created with DisableTiming or was never
+// recorded (errors wrapping driver.ErrInvalidHandle, as the driver
+// returns), and an error wrapping driver.ErrNotReady when either has not
+// completed yet: synchronize end first.
+//
+// Both checks are made before calling the driver for events made by
+// NewEvent, which know their flags and whether Event.Record has run (an
+// owned event recorded only through raw driver calls counts as never
+// recorded). For wrapped and IPC-opened events the driver decides.
 func Elapsed(start, end *Event) (time.Duration, error) {
 	if err := start.check(); err != nil {
 		return 0, fmt.Errorf("stream.Elapsed: start: %w", err)
@@ -21,25 +26,27 @@ func Elapsed(start, end *Event) (time.Duration, error) {
 	if err := end.check(); err != nil {
 		return 0, fmt.Errorf("stream.Elapsed: end: %w", err)
 	}
-	for _, e := range [2]struct {
-		name string
-		ev   *Event
-	}{{"start", start}, {"end", end}} {
-		if e.ev.flagsKnown && e.ev.flags&DisableTiming != 0 {
-			return 0, fmt.Errorf("stream.Elapsed: %s %s was created with DisableTiming: %w", e.name, e.ev, driver.ErrInvalidHandle)
-		}
+	if err := timingErr("start", start); err != nil {
+		return 0, err
 	}
+	if err := timingErr("end", end); err != nil {
+		return 0, err
+	}
+	defer bindIfOpen(start.ctx).Unbind()
 	ms, r := start.ctx.API().EventElapsedTime(start.h, end.h)
 	if r != nil {
-		for _, e := range [2]struct {
-			name string
-			ev   *Event
-		}{{"start", start}, {"end", end}} {
-			if e.ev.kind == ownedEvent && !e.ev.recorded.Load() {
-				return 0, fmt.Errorf("stream.Elapsed: %s %s was never recorded: cuEventElapsedTime: %w", e.name, e.ev, r)
-			}
-		}
 		return 0, fmt.Errorf("stream.Elapsed(%s, %s): cuEventElapsedTime: %w", start, end, r)
 	}
 	return time.Duration(float64(ms) * float64(time.Millisecond)), nil
+}
+
+// timingErr reports what this package knows makes ev unusable for Elapsed.
+func timingErr(name string, ev *Event) error {
+	if ev.flagsKnown && ev.flags&DisableTiming != 0 {
+		return fmt.Errorf("stream.Elapsed: %s %s was created with DisableTiming: %w", name, ev, driver.ErrInvalidHandle)
+	}
+	if ev.kind == ownedEvent && !ev.recorded.Load() {
+		return fmt.Errorf("stream.Elapsed: %s %s was never recorded: %w", name, ev, driver.ErrInvalidHandle)
+	}
+	return nil
 }

@@ -60,7 +60,9 @@ const (
 // only detaches; one opened with OpenIPCEvent is released by Close
 // (cuEventDestroy), while the exporting process keeps its own.
 //
-// An Event is safe for concurrent use. The zero Event is not usable.
+// An Event is safe for concurrent use, except that Close must not run while
+// other calls on the same Event are still in progress (calls made after
+// Close return ErrClosed). The zero Event is not usable.
 type Event struct {
 	ctx        *driver.Context
 	h          uintptr

@@ -9,15 +9,17 @@ import (
 // IPCHandle returns the interprocess handle of an event created with
 // Interprocess (and DisableTiming) (cuIpcGetEventHandle), for another
 // process to open with OpenIPCEvent. The handle is plain data: send it any
-// way you like. An owned event created without Interprocess is rejected
-// before calling the driver.
+// way you like. An event created without Interprocess is an error
+// wrapping driver.ErrInvalidHandle, as the driver returns; for an owned
+// event it is caught before calling the driver.
 func (e *Event) IPCHandle() (driver.IPCHandle, error) {
 	if err := e.check(); err != nil {
 		return driver.IPCHandle{}, err
 	}
 	if e.flagsKnown && e.flags&Interprocess == 0 {
-		return driver.IPCHandle{}, fmt.Errorf("stream: %s: IPCHandle: the event was not created with stream.Interprocess: %w", e, driver.ErrInvalidValue)
+		return driver.IPCHandle{}, fmt.Errorf("stream: %s: IPCHandle: the event was not created with stream.Interprocess: %w", e, driver.ErrInvalidHandle)
 	}
+	defer bindIfOpen(e.ctx).Unbind()
 	h, r := e.ctx.API().IpcGetEventHandle(e.h)
 	if r != nil {
 		return driver.IPCHandle{}, fmt.Errorf("stream: %s: cuIpcGetEventHandle: %w", e, r)
@@ -29,9 +31,10 @@ func (e *Event) IPCHandle() (driver.IPCHandle, error) {
 // Event.IPCHandle (cuIpcOpenEventHandle) in ctx. The exporting process owns
 // the event; this process holds a reference that Close releases
 // (cuEventDestroy). The opened event has the flags Interprocess and
-// DisableTiming; Record, Query, Synchronize and Stream.Wait work on it.
-// Opening a handle in the process that exported it is not supported by the
-// driver.
+// DisableTiming; Record, Query, Synchronize and Stream.Wait work on it, in
+// either process (the driver shares its state). Opening a handle in the
+// process that exported it fails with an error wrapping
+// driver.ErrInvalidContext, as the driver returns.
 func OpenIPCEvent(ctx *driver.Context, h driver.IPCHandle) (*Event, error) {
 	if ctx == nil {
 		return nil, fmt.Errorf("stream.OpenIPCEvent: nil context: %w", driver.ErrInvalidValue)

@@ -52,8 +52,10 @@ const (
 // destroyed by Close; a wrapped stream (Wrap) and the special streams
 // (Default, Legacy, PerThread) are never destroyed: Close only detaches.
 //
-// A Stream is safe for concurrent use. The zero Stream is not usable: every
-// operation on it returns an error.
+// A Stream is safe for concurrent use, except that Close must not run while
+// other calls on the same Stream are still in progress (calls made after
+// Close return ErrClosed). The zero Stream is not usable: every operation on
+// it returns an error.
 type Stream struct {
 	ctx    *driver.Context
 	h      uintptr
@@ -140,11 +142,7 @@ func (s *Stream) Close() error {
 // handle's context stays alive as long as it is), and unbound otherwise, so
 // that an object outliving its *driver.Context reference is still released.
 func destroy(ctx *driver.Context, call func(driver.API) error, what fmt.Stringer, op string) error {
-	if !ctx.Closed() {
-		if b, err := ctx.Bind(); err == nil {
-			defer b.Unbind()
-		}
-	}
+	defer bindIfOpen(ctx).Unbind()
 	if r := call(ctx.API()); r != nil {
 		return fmt.Errorf("stream: %s: %s: %w", what, op, r)
 	}
@@ -179,4 +177,19 @@ func (s *Stream) String() string {
 // errf wraps a driver error with the stream and the entry point.
 func (s *Stream) errf(op string, r error) error {
 	return fmt.Errorf("stream: %s: %s: %w", s, op, r)
+}
+
+// bindIfOpen binds ctx for a call that names its objects (so works on any
+// thread) but is not on a hot path, so as not to depend on whether the
+// driver reads the current context there. A released ctx, or a failed bind,
+// binds nothing: the call is made anyway and the driver decides.
+func bindIfOpen(ctx *driver.Context) driver.Binding {
+	if ctx.Closed() {
+		return driver.Binding{}
+	}
+	b, err := ctx.Bind()
+	if err != nil {
+		return driver.Binding{}
+	}
+	return b
 }

@@ -2,9 +2,172 @@ package drivertest
 
 import (
 	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/fake"
+	"github.com/nocgo/cuda/internal/segscale"
+	"github.com/nocgo/cuda/module"
 )
 
-// Owned by the module work (issue 5): replace with the real cases.
-func testModules(t *testing.T, drv *driver.Driver) { t.Skip("modules: not written yet") }
+// Names of the kernels of KernelSource.
+const (
+	// KernelAdd1 is add1(float* p, int n): p[i] += 1 for i < n.
+	KernelAdd1 = "add1"
+	// KernelSpin is spin(unsigned long long ns): every thread busy-waits ns
+	// nanoseconds (the fake sleeps ns once per launch), for tests that need
+	// a kernel still running.
+	KernelSpin = "spin"
+	// KernelFillFloat is the name expression of fill<float>(float* p,
+	// float v, int n): p[i] = v for i < n.
+	KernelFillFloat = "fill<float>"
+)
+
+// KernelSource is the CUDA source of the kernels the suite launches, beside
+// segment_scale (internal/segscale). Kernels compiles it.
+const KernelSource = `struct Affine { float a; float b; int n; };
+
+extern "C" __global__ void add1(float* p, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) p[i] += 1.0f;
+}
+
+extern "C" __global__ void spin(unsigned long long ns)
+{
+    unsigned long long start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while (now - start < ns);
+}
+
+extern "C" __global__ void mixed(double* out, double d, signed char c, short h, long long q, float f, unsigned char u)
+{
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        out[0] = d;
+        out[1] = c;
+        out[2] = h;
+        out[3] = (double)q;
+        out[4] = f;
+        out[5] = u;
+    }
+}
+
+extern "C" __global__ void affine(float* p, Affine t)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < t.n) p[i] = p[i] * t.a + t.b;
+}
+
+extern "C" __global__ void smem_copy(float* out, const float* in, int n)
+{
+    extern __shared__ float buf[];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    buf[threadIdx.x] = i < n ? in[i] : 0.0f;
+    __syncthreads();
+    if (i < n) out[i] = buf[threadIdx.x] * 3.0f;
+}
+
+template <typename T>
+__global__ void fill(T* p, T v, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) p[i] = v;
+}
+`
+
+// affineArgs is the Affine struct of KernelSource, as a launch passes it.
+type affineArgs struct {
+	A, B float32
+	N    int32
+}
+
+// FakeKernels returns the Go bodies of every kernel the suite launches
+// (KernelSource and segment_scale), for a fake backend that runs the suite:
+//
+//	drv := fake.New(append([]fake.Option{fake.Devices(2)}, drivertest.FakeKernels()...)...)
+func FakeKernels() []fake.Option {
+	return []fake.Option{
+		segscale.FakeKernel(),
+		fake.Kernel(KernelAdd1, func(t fake.Thread, p fake.Ptr, n int32) {
+			if i := t.X(); i < int(n) {
+				fake.Store(t, p, i, fake.Load[float32](t, p, i)+1)
+			}
+		}),
+		fake.Kernel(KernelSpin, func(t fake.Thread, ns uint64) {
+			if t.X() == 0 && t.Y() == 0 && t.Z() == 0 {
+				time.Sleep(time.Duration(ns))
+			}
+		}),
+		fake.Kernel("mixed", func(t fake.Thread, out fake.Ptr, d float64, c int8, h int16, q int64, f float32, u uint8) {
+			if t.X() == 0 {
+				for i, v := range []float64{d, float64(c), float64(h), float64(q), float64(f), float64(u)} {
+					fake.Store(t, out, i, v)
+				}
+			}
+		}),
+		fake.Kernel("affine", func(t fake.Thread, p fake.Ptr, a affineArgs) {
+			if i := t.X(); i < int(a.N) {
+				fake.Store(t, p, i, fake.Load[float32](t, p, i)*a.A+a.B)
+			}
+		}),
+		fake.Kernel("smem_copy", func(t fake.Thread, out, in fake.Ptr, n int32) {
+			if i := t.X(); i < int(n) {
+				fake.Store(t, out, i, fake.Load[float32](t, in, i)*3)
+			}
+		}),
+		fake.Kernel(KernelFillFloat, func(t fake.Thread, p fake.Ptr, v float32, n int32) {
+			if i := t.X(); i < int(n) {
+				fake.Store(t, p, i, v)
+			}
+		}),
+	}
+}
+
+// Kernels compiles KernelSource in ctx (without the on-disk cache) and
+// unloads it when the test ends.
+func Kernels(t testing.TB, ctx *driver.Context) *module.Module {
+	t.Helper()
+	m, err := module.Compile(ctx, KernelSource, module.Options{
+		Name:            "drivertest_kernels.cu",
+		NameExpressions: []string{KernelFillFloat},
+		NoCache:         true,
+	})
+	require.NoError(t, err)
+	t.Cleanup(func() { m.Unload() })
+	return m
+}
+
+// testModules checks package module on drv: run-time compilation and its
+// cache, module loading, kernel lookup, checked and prepared launches,
+// function attributes and occupancy.
+func testModules(t *testing.T, drv *driver.Driver) {
+	t.Run("compile", func(t *testing.T) { testModuleCompile(t, drv) })
+	t.Run("compile-error", func(t *testing.T) { testModuleCompileError(t, drv) })
+	t.Run("compile-options", func(t *testing.T) { testModuleCompileOptions(t, drv) })
+	t.Run("name-expressions", func(t *testing.T) { testModuleNameExpressions(t, drv) })
+	t.Run("missing-function", func(t *testing.T) { testModuleMissingFunction(t, drv) })
+	t.Run("load-ptx", func(t *testing.T) { testModuleLoadPTX(t, drv) })
+	t.Run("load-cubin", func(t *testing.T) { testModuleLoadCUBIN(t, drv) })
+	t.Run("load-bad", func(t *testing.T) { testModuleLoadBad(t, drv) })
+	t.Run("unload", func(t *testing.T) { testModuleUnload(t, drv) })
+	t.Run("launch", func(t *testing.T) { testModuleLaunch(t, drv) })
+	t.Run("launch-special-streams", func(t *testing.T) { testModuleLaunchSpecial(t, drv) })
+	t.Run("launch-scalars", func(t *testing.T) { testModuleLaunchScalars(t, drv) })
+	t.Run("launch-struct", func(t *testing.T) { testModuleLaunchStruct(t, drv) })
+	t.Run("arg-checks", func(t *testing.T) { testModuleArgChecks(t, drv) })
+	t.Run("config-checks", func(t *testing.T) { testModuleConfigChecks(t, drv) })
+	t.Run("wrong-context", func(t *testing.T) { testModuleWrongContext(t, drv) })
+	t.Run("prepared", func(t *testing.T) { testModulePrepared(t, drv) })
+	t.Run("attributes", func(t *testing.T) { testModuleAttributes(t, drv) })
+	t.Run("dynamic-shared", func(t *testing.T) { testModuleDynamicShared(t, drv) })
+	t.Run("occupancy", func(t *testing.T) { testModuleOccupancy(t, drv) })
+	t.Run("cache", func(t *testing.T) { testModuleCache(t, drv) })
+	t.Run("cache-corrupt", func(t *testing.T) { testModuleCacheCorrupt(t, drv) })
+	t.Run("cache-env", func(t *testing.T) { testModuleCacheEnv(t, drv) })
+	t.Run("cache-concurrent", func(t *testing.T) { testModuleCacheConcurrent(t, drv) })
+	t.Run("segment-scale", func(t *testing.T) { testModuleSegmentScale(t, drv) })
+}

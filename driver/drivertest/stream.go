@@ -1,11 +1,665 @@
 package drivertest
 
 import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/stream"
 )
 
-// Owned by the streams work (issue 3): replace with the real cases.
-func testStreams(t *testing.T, drv *driver.Driver) { t.Skip("streams: not written yet") }
-func testEvents(t *testing.T, drv *driver.Driver)  { t.Skip("events: not written yet") }
+// testStreams checks package stream on drv: owned, wrapped and special
+// streams, their ordering, host callbacks, and errors on bad input.
+func testStreams(t *testing.T, drv *driver.Driver) {
+	t.Run("new", func(t *testing.T) { testStreamNew(t, drv) })
+	t.Run("priority", func(t *testing.T) { testStreamPriority(t, drv) })
+	t.Run("close", func(t *testing.T) { testStreamClose(t, drv) })
+	t.Run("wrap", func(t *testing.T) { testStreamWrap(t, drv) })
+	t.Run("wrap-null", func(t *testing.T) { testStreamWrapNull(t, drv) })
+	t.Run("wrap-special", func(t *testing.T) { testStreamWrapSpecial(t, drv) })
+	t.Run("wrap-wrong-context", func(t *testing.T) { testStreamWrapWrongContext(t, drv) })
+	t.Run("wrap-other-device", func(t *testing.T) { testStreamWrapOtherDevice(t, drv) })
+	t.Run("wrapped-works", func(t *testing.T) { testStreamWrappedWorks(t, drv) })
+	t.Run("special", func(t *testing.T) { testStreamSpecial(t, drv) })
+	t.Run("special-equal", func(t *testing.T) { testStreamSpecialEqual(t, drv) })
+	t.Run("special-other-current", func(t *testing.T) { testStreamSpecialOtherCurrent(t, drv) })
+	t.Run("query", func(t *testing.T) { testStreamQuery(t, drv) })
+	t.Run("wait-stream", func(t *testing.T) { testStreamWaitStream(t, drv) })
+	t.Run("order", func(t *testing.T) { testStreamOrder(t, drv) })
+	t.Run("cross-device-wait", func(t *testing.T) { testStreamCrossDevice(t, drv) })
+	t.Run("goroutines", func(t *testing.T) { testStreamGoroutines(t, drv) })
+	t.Run("callback", func(t *testing.T) { testStreamCallback(t, drv) })
+	t.Run("callback-panic", func(t *testing.T) { testStreamCallbackPanic(t, drv) })
+	t.Run("nil", func(t *testing.T) { testStreamNil(t, drv) })
+}
+
+func testStreamNew(t *testing.T, drv *driver.Driver) {
+	ctx := streamContext(t, drv, 0)
+
+	s := newStream(t, ctx)
+	assert.True(t, s.Owned())
+	assert.NotZero(t, s.Handle(), "an owned stream is never the NULL stream")
+	assert.Same(t, ctx, s.Context())
+	f, err := s.Flags()
+	require.NoError(t, err)
+	assert.Equal(t, stream.Blocking, f)
+	owner, err := ctx.API().StreamGetCtx(s.Handle())
+	require.NoError(t, err)
+	assert.Equal(t, ctx.Handle(), owner, "the stream is created in its context")
+
+	nb := newStream(t, ctx, stream.WithFlags(stream.NonBlocking))
+	f, err = nb.Flags()
+	require.NoError(t, err)
+	assert.Equal(t, stream.NonBlocking, f)
+	assert.NotEqual(t, s.Handle(), nb.Handle())
+	assert.False(t, s.Equal(nb))
+	assert.True(t, s.Equal(s))
+	assert.Contains(t, s.String(), fmt.Sprintf("%#x", s.Handle()))
+
+	_, err = stream.New(ctx, stream.WithFlags(stream.Flag(0x8)))
+	require.ErrorIs(t, err, driver.ErrInvalidValue)
+	assert.Contains(t, err.Error(), "0x8")
+
+	_, err = stream.New(nil)
+	require.ErrorIs(t, err, driver.ErrInvalidValue)
+}
+
+func testStreamPriority(t *testing.T, drv *driver.Driver) {
+	ctx := streamContext(t, drv, 0)
+	least, greatest, err := stream.PriorityRange(ctx)
+	require.NoError(t, err)
+	require.LessOrEqual(t, greatest, least, "greater priorities are smaller numbers")
+
+	for _, p := range []int{least, greatest} {
+		s := newStream(t, ctx, stream.WithPriority(p))
+		got, err := s.Priority()
+		require.NoError(t, err)
+		assert.Equal(t, p, got)
+	}
+	def := newStream(t, ctx)
+	got, err := def.Priority()
+	require.NoError(t, err)
+	assert.Equal(t, 0, got, "the default priority")
+
+	for _, p := range []int{greatest - 1, least + 1} {
+		s, err := stream.New(ctx, stream.WithPriority(p))
+		require.Error(t, err, "priority %d", p)
+		assert.Nil(t, s)
+		assert.ErrorIs(t, err, driver.ErrInvalidValue)
+		assert.Contains(t, err.Error(), fmt.Sprintf("priority %d", p))
+		assert.Contains(t, err.Error(), fmt.Sprintf("%d (greatest)", greatest))
+		assert.Contains(t, err.Error(), fmt.Sprintf("%d (least)", least))
+	}
+}
+
+func testStreamClose(t *testing.T, drv *driver.Driver) {
+	ctx := streamContext(t, drv, 0)
+	s, err := stream.New(ctx)
+	require.NoError(t, err)
+	ev := newEvent(t, ctx)
+	require.NoError(t, s.Close())
+	require.NoError(t, s.Close(), "a second Close is a no-op")
+
+	_, err = s.Query()
+	assert.ErrorIs(t, err, stream.ErrClosed)
+	assert.ErrorIs(t, s.Synchronize(), stream.ErrClosed)
+	assert.ErrorIs(t, s.Wait(ev), stream.ErrClosed)
+	assert.ErrorIs(t, s.Callback(func() {}), stream.ErrClosed)
+	assert.ErrorIs(t, ev.Record(s), stream.ErrClosed)
+	_, err = s.Flags()
+	assert.ErrorIs(t, err, stream.ErrClosed)
+	_, err = s.Priority()
+	assert.ErrorIs(t, err, stream.ErrClosed)
+	_, err = s.Use()
+	assert.ErrorIs(t, err, stream.ErrClosed)
+	other := newStream(t, ctx)
+	assert.ErrorIs(t, other.WaitStream(s), stream.ErrClosed)
+	assert.ErrorIs(t, s.WaitStream(other), stream.ErrClosed)
+	assert.Contains(t, s.String(), "closed")
+}
+
+func testStreamWrap(t *testing.T, drv *driver.Driver) {
+	ctx := streamContext(t, drv, 0)
+	_, greatest, err := stream.PriorityRange(ctx)
+	require.NoError(t, err)
+	h := rawStream(t, ctx, driver.StreamNonBlocking, greatest)
+
+	s, err := stream.Wrap(ctx, h)
+	require.NoError(t, err)
+	assert.Equal(t, h, s.Handle(), "the handle round-trips exactly")
+	assert.False(t, s.Owned())
+	assert.Same(t, ctx, s.Context())
+	assert.Contains(t, s.String(), "wrapped")
+
+	s2, err := stream.Wrap(ctx, h)
+	require.NoError(t, err)
+	assert.True(t, s.Equal(s2), "two wraps of one handle are Equal")
+	assert.True(t, s2.Equal(s))
+
+	// Flags and Priority are the creator's, read from the driver.
+	f, err := s.Flags()
+	require.NoError(t, err)
+	assert.Equal(t, stream.NonBlocking, f)
+	p, err := s.Priority()
+	require.NoError(t, err)
+	assert.Equal(t, greatest, p)
+
+	// Close only detaches: the stream stays alive for its owner.
+	require.NoError(t, s.Close())
+	require.NoError(t, s.Close())
+	assert.NoError(t, ctx.API().StreamQuery(h), "the foreign stream is still alive")
+	assert.NoError(t, ctx.API().StreamSynchronize(h))
+	_, err = s.Query()
+	assert.ErrorIs(t, err, stream.ErrClosed)
+	assert.ErrorIs(t, s.Synchronize(), stream.ErrClosed)
+	// The other wrap is unaffected.
+	done, err := s2.Query()
+	require.NoError(t, err)
+	assert.True(t, done)
+	require.NoError(t, s2.Close())
+
+	// Wrapping the stream of a closed context is refused.
+	ctx2 := streamContext(t, drv, 0)
+	require.NoError(t, ctx2.Release())
+	_, err = stream.Wrap(ctx2, h)
+	assert.ErrorIs(t, err, stream.ErrClosed)
+	_, err = stream.Wrap(nil, h)
+	assert.ErrorIs(t, err, driver.ErrInvalidValue)
+}
+
+func testStreamWrapNull(t *testing.T, drv *driver.Driver) {
+	ctx := streamContext(t, drv, 0)
+	s, err := stream.Wrap(ctx, 0)
+	require.ErrorIs(t, err, stream.ErrNullHandle)
+	assert.Nil(t, s, "Wrap(0) never makes a stream")
+	assert.Contains(t, err.Error(), "stream.Wrap: handle 0x0")
+	assert.Contains(t, err.Error(), "stream.Default")
+	assert.Contains(t, err.Error(), "stream.Legacy")
+	assert.Contains(t, err.Error(), "stream.PerThread")
+}
+
+func testStreamWrapSpecial(t *testing.T, drv *driver.Driver) {
+	ctx := streamContext(t, drv, 0)
+	for _, c := range []struct {
+		h    uintptr
+		want *stream.Stream
+	}{{driver.StreamLegacy, stream.Legacy(ctx)}, {driver.StreamPerThread, stream.PerThread(ctx)}} {
+		s, err := stream.Wrap(ctx, c.h)
+		require.NoError(t, err, "handle %#x", c.h)
+		assert.Equal(t, c.h, s.Handle())
+		assert.True(t, s.Equal(c.want), "Wrap(%#x) is %s", c.h, c.want)
+		assert.False(t, s.Equal(stream.Default(ctx)))
+		assert.False(t, s.Owned())
+		require.NoError(t, s.Synchronize())
+		require.NoError(t, s.Close())
+		// Close never destroys a special stream.
+		require.NoError(t, c.want.Synchronize())
+	}
+}
+
+func testStreamWrapWrongContext(t *testing.T, drv *driver.Driver) {
+	primary := streamContext(t, drv, 0)
+	own := streamOwnContext(t, drv, 0)
+	h := rawStream(t, own, driver.StreamDefault, 0)
+
+	s, err := stream.Wrap(primary, h)
+	require.ErrorIs(t, err, stream.ErrWrongContext)
+	assert.Nil(t, s)
+	assert.Contains(t, err.Error(), fmt.Sprintf("%#x", h))
+	assert.Contains(t, err.Error(), fmt.Sprintf("%#x", primary.Handle()), "names the context asked for")
+	assert.Contains(t, err.Error(), fmt.Sprintf("%#x", own.Handle()), "names the stream's own context")
+
+	// In its own context it wraps.
+	s, err = stream.Wrap(own, h)
+	require.NoError(t, err)
+	require.NoError(t, s.Synchronize())
+	require.NoError(t, s.Close())
+}
+
+func testStreamWrapOtherDevice(t *testing.T, drv *driver.Driver) {
+	n, err := drv.DeviceCount()
+	require.NoError(t, err)
+	if n < 2 {
+		t.Skip("needs two devices")
+	}
+	ctx0 := streamContext(t, drv, 0)
+	ctx1 := streamContext(t, drv, 1)
+	h := rawStream(t, ctx1, driver.StreamDefault, 0)
+	_, err = stream.Wrap(ctx0, h)
+	require.ErrorIs(t, err, stream.ErrWrongContext, "a stream of another device is caught at Wrap")
+	assert.Contains(t, err.Error(), "device 1")
+	assert.Contains(t, err.Error(), "device 0")
+}
+
+// testStreamWrappedWorks runs every operation on a wrapped stream.
+func testStreamWrappedWorks(t *testing.T, drv *driver.Driver) {
+	ctx := streamContext(t, drv, 0)
+	h := rawStream(t, ctx, driver.StreamNonBlocking, 0)
+	s, err := stream.Wrap(ctx, h)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, s.Close()) })
+	ours := newStream(t, ctx)
+	p := rawAlloc(t, ctx, 4096)
+
+	memsetU32(t, s, p, 7, 1024)
+	ev := newEvent(t, ctx)
+	require.NoError(t, ev.Record(s), "event Record on a wrapped stream")
+	require.NoError(t, ours.Wait(ev))
+	assert.Equal(t, uint32(7), readU32(t, ours, p+4092), "copies on a wrapped stream, then ordered by Wait")
+
+	memsetU32(t, s, p, 8, 1024)
+	require.NoError(t, ours.WaitStream(s))
+	assert.Equal(t, uint32(8), readU32(t, ours, p))
+
+	memsetU32(t, ours, p, 9, 1024)
+	require.NoError(t, s.WaitStream(ours))
+	assert.Equal(t, uint32(9), readU32(t, s, p+8), "a wrapped stream waits on ours")
+
+	ran := make(chan struct{}, 1)
+	require.NoError(t, s.Callback(func() { ran <- struct{}{} }))
+	require.NoError(t, s.Synchronize())
+	select {
+	case <-ran:
+	default:
+		t.Fatal("the callback on the wrapped stream did not run before Synchronize returned")
+	}
+	done, err := s.Query()
+	require.NoError(t, err)
+	assert.True(t, done)
+	require.NoError(t, ev.Synchronize())
+}
+
+func testStreamSpecial(t *testing.T, drv *driver.Driver) {
+	ctx := streamContext(t, drv, 0)
+	p := rawAlloc(t, ctx, 64)
+	for i, s := range []*stream.Stream{stream.Default(ctx), stream.Legacy(ctx), stream.PerThread(ctx)} {
+		assert.Equal(t, uintptr(i), s.Handle())
+		assert.False(t, s.Owned())
+		assert.Same(t, ctx, s.Context())
+
+		// Every operation binds the context itself: run each on a fresh
+		// goroutine, where no context is current unless the call makes it so.
+		var wg sync.WaitGroup
+		errs := make(chan error, 8)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runtime.LockOSThread() // one per-thread stream for the whole sequence
+			defer runtime.UnlockOSThread()
+			ev, err := stream.NewEvent(ctx)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer ev.Close()
+			errs <- ev.Record(s)
+			errs <- s.Wait(ev)
+			errs <- s.Callback(func() {})
+			errs <- s.Synchronize()
+			done, err := s.Query()
+			if err == nil && !done {
+				err = errors.New("Query after Synchronize: not done")
+			}
+			errs <- err
+			_, err = s.Flags()
+			errs <- err
+			_, err = s.Priority()
+			errs <- err
+		}()
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			require.NoError(t, err, "%s", s)
+		}
+		// The per-thread stream is per OS thread: keep the memset, the copy
+		// and the Synchronize on one.
+		runtime.LockOSThread()
+		memsetU32(t, s, p, uint32(100+i), 16)
+		got := readU32(t, s, p+60)
+		runtime.UnlockOSThread()
+		assert.Equal(t, uint32(100+i), got, "%s", s)
+
+		// Close only detaches: the special stream lives on.
+		require.NoError(t, s.Close())
+		require.NoError(t, s.Close())
+		assert.ErrorIs(t, s.Synchronize(), stream.ErrClosed)
+		again := specialOf(ctx, uintptr(i))
+		require.NoError(t, again.Synchronize(), "%s after another value's Close", again)
+	}
+}
+
+// testStreamSpecialOtherCurrent: with another context current on the
+// thread (as another library may leave it), work on a special stream goes to
+// the stream's own context, and the other context is current again after.
+func testStreamSpecialOtherCurrent(t *testing.T, drv *driver.Driver) {
+	primary := streamContext(t, drv, 0)
+	own := streamOwnContext(t, drv, 0)
+	p := rawAlloc(t, primary, 4)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	b, err := own.Bind()
+	require.NoError(t, err)
+	defer b.Unbind()
+	for i := uintptr(0); i < 3; i++ {
+		s := specialOf(primary, i)
+		memsetU32(t, s, p, uint32(7+i), 1)
+		assert.Equal(t, uint32(7+i), readU32(t, s, p), "%s", s)
+		cur, err := own.API().CtxGetCurrent()
+		require.NoError(t, err)
+		assert.Equal(t, own.Handle(), cur, "after work on %s, the thread's context is as it was", s)
+	}
+}
+
+func specialOf(ctx *driver.Context, h uintptr) *stream.Stream {
+	switch h {
+	case driver.StreamNull:
+		return stream.Default(ctx)
+	case driver.StreamLegacy:
+		return stream.Legacy(ctx)
+	}
+	return stream.PerThread(ctx)
+}
+
+func testStreamSpecialEqual(t *testing.T, drv *driver.Driver) {
+	ctx := streamContext(t, drv, 0)
+	same := streamContext(t, drv, 0) // another reference to the same primary context
+	own := streamOwnContext(t, drv, 0)
+	owned := newStream(t, ctx)
+	for i := uintptr(0); i < 3; i++ {
+		s := specialOf(ctx, i)
+		assert.True(t, s.Equal(s))
+		assert.True(t, s.Equal(specialOf(ctx, i)), "%s is Equal to itself", s)
+		assert.True(t, s.Equal(specialOf(same, i)), "same handle, same context")
+		assert.False(t, s.Equal(specialOf(own, i)), "%s of another context", s)
+		assert.False(t, s.Equal(owned))
+		assert.False(t, s.Equal(nil))
+		for j := uintptr(0); j < 3; j++ {
+			if j != i {
+				assert.False(t, s.Equal(specialOf(ctx, j)), "%s vs %s", s, specialOf(ctx, j))
+			}
+		}
+	}
+	assert.Contains(t, stream.Default(ctx).String(), "NULL")
+	assert.Contains(t, stream.Legacy(ctx).String(), "legacy")
+	assert.Contains(t, stream.PerThread(ctx).String(), "per-thread")
+}
+
+func testStreamQuery(t *testing.T, drv *driver.Driver) {
+	ctx := streamContext(t, drv, 0)
+	s := newStream(t, ctx)
+	done, err := s.Query()
+	require.NoError(t, err)
+	assert.True(t, done, "an idle stream is done")
+
+	release := gate(t, s)
+	p := rawAlloc(t, ctx, 4096)
+	memsetU32(t, s, p, 1, 1024)
+	done, err = s.Query()
+	require.NoError(t, err, "pending work is not an error")
+	assert.False(t, done, "work is pending behind the gate")
+	release()
+	require.NoError(t, s.Synchronize())
+	done, err = s.Query()
+	require.NoError(t, err)
+	assert.True(t, done)
+}
+
+func testStreamWaitStream(t *testing.T, drv *driver.Driver) {
+	ctx := streamContext(t, drv, 0)
+	a := newStream(t, ctx, stream.WithFlags(stream.NonBlocking))
+	b := newStream(t, ctx, stream.WithFlags(stream.NonBlocking))
+	p := rawAlloc(t, ctx, 4)
+	memsetU32(t, b, p, 0, 1)
+	require.NoError(t, b.Synchronize())
+
+	release := gate(t, a)
+	memsetU32(t, a, p, 42, 1)
+	require.NoError(t, b.WaitStream(a))
+	// A device-to-device copy: a copy to pageable host memory would block
+	// the host until it is done, here until the gate opens.
+	q := rawAlloc(t, ctx, 4)
+	bind, err := b.Use()
+	require.NoError(t, err)
+	require.NoError(t, ctx.API().MemcpyDtoDAsync(q, p, 4, b.Handle()))
+	bind.Unbind()
+	done, err := b.Query()
+	require.NoError(t, err)
+	assert.False(t, done, "b waits for a, which is held up")
+	release()
+	require.NoError(t, b.Synchronize())
+	assert.Equal(t, uint32(42), readU32(t, b, q), "b's copy ran after a's memset")
+
+	// Many WaitStream calls leave nothing behind that the stream's Close or
+	// the context would trip on.
+	for i := 0; i < 1000; i++ {
+		require.NoError(t, b.WaitStream(a))
+	}
+	require.NoError(t, b.Synchronize())
+}
+
+// testStreamOrder: A does a slow copy then sets a flag to the round number;
+// B waits on an event recorded after it and copies the flag back. Without
+// the wait B would read an earlier round's flag.
+func testStreamOrder(t *testing.T, drv *driver.Driver) {
+	ctx := streamContext(t, drv, 0)
+	a := newStream(t, ctx, stream.WithFlags(stream.NonBlocking))
+	b := newStream(t, ctx, stream.WithFlags(stream.NonBlocking))
+	CheckStreamOrder(t, a, b, 8<<20, 10)
+
+	// A foreign stream, made by raw driver calls as another library would.
+	h := rawStream(t, ctx, driver.StreamNonBlocking, 0)
+	fa, err := stream.Wrap(ctx, h)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, fa.Close()) })
+	CheckStreamOrder(t, fa, b, 8<<20, 10)
+}
+
+// CheckStreamOrder proves that an event orders two streams of one context:
+// for each round r, a does a device-to-device copy of size bytes and then
+// sets a flag to r, and records an event; b waits on the event, copies the
+// flag to the host, and the flag must be r. Were the wait missing, b would
+// read the previous round's flag while a is still copying. The memory is
+// allocated with raw driver calls and freed at the end.
+func CheckStreamOrder(t testing.TB, a, b *stream.Stream, size uintptr, rounds int) {
+	t.Helper()
+	ctx := a.Context()
+	api := ctx.API()
+	src := rawAlloc(t, ctx, size)
+	dst := rawAlloc(t, ctx, size)
+	flag := rawAlloc(t, ctx, 4)
+	ev, err := stream.NewEvent(ctx, stream.DisableTiming)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, ev.Close()) }()
+
+	ba, err := a.Use()
+	require.NoError(t, err)
+	require.NoError(t, api.MemsetD32Async(src, 0x5a5a5a5a, size/4, a.Handle()))
+	require.NoError(t, api.MemsetD32Async(flag, 0xffffffff, 1, a.Handle()))
+	ba.Unbind()
+	require.NoError(t, a.Synchronize())
+
+	var host uint32
+	for r := 1; r <= rounds; r++ {
+		ba, err := a.Use()
+		require.NoError(t, err)
+		require.NoError(t, api.MemcpyDtoDAsync(dst, src, size, a.Handle()))
+		require.NoError(t, api.MemsetD32Async(flag, uint32(r), 1, a.Handle()))
+		ba.Unbind()
+		require.NoError(t, ev.Record(a))
+		require.NoError(t, b.Wait(ev))
+		bb, err := b.Use()
+		require.NoError(t, err)
+		require.NoError(t, api.MemcpyDtoHAsync(ptrU32(&host), flag, 4, b.Handle()))
+		bb.Unbind()
+		require.NoError(t, b.Synchronize())
+		require.Equal(t, uint32(r), host, "round %d: b read the flag before a set it", r)
+	}
+	require.NoError(t, a.Synchronize())
+}
+
+func testStreamCrossDevice(t *testing.T, drv *driver.Driver) {
+	n, err := drv.DeviceCount()
+	require.NoError(t, err)
+	if n < 2 {
+		t.Skip("needs two devices")
+	}
+	ctx0 := streamContext(t, drv, 0)
+	ctx1 := streamContext(t, drv, 1)
+	s0 := newStream(t, ctx0)
+	s1 := newStream(t, ctx1)
+	ev1 := newEvent(t, ctx1)
+
+	release := gate(t, s1)
+	require.NoError(t, ev1.Record(s1))
+	require.NoError(t, s0.Wait(ev1), "waits across devices are allowed")
+	require.NoError(t, s0.WaitStream(s1))
+	done, err := s0.Query()
+	require.NoError(t, err)
+	assert.False(t, done, "s0 waits for device 1's held-up stream")
+	release()
+	require.NoError(t, s0.Synchronize())
+	done, err = ev1.Query()
+	require.NoError(t, err)
+	assert.True(t, done)
+
+	// Recording device 1's event on device 0's stream is refused before the driver.
+	err = ev1.Record(s0)
+	require.ErrorIs(t, err, stream.ErrWrongContext)
+}
+
+func testStreamGoroutines(t *testing.T, drv *driver.Driver) {
+	ctx := streamContext(t, drv, 0)
+	s := newStream(t, ctx)
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ev, err := stream.NewEvent(ctx, stream.DisableTiming)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer ev.Close()
+			for i := 0; i < 50; i++ {
+				if err := ev.Record(s); err != nil {
+					errs <- err
+					return
+				}
+				if err := s.Wait(ev); err != nil {
+					errs <- err
+					return
+				}
+				if _, err := s.Query(); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- s.Synchronize()
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+}
+
+func testStreamCallback(t *testing.T, drv *driver.Driver) {
+	ctx := streamContext(t, drv, 0)
+	s := newStream(t, ctx)
+	const n = 1000
+	var mu sync.Mutex
+	var order []int
+	for i := 0; i < n; i++ {
+		require.NoError(t, s.Callback(func() {
+			mu.Lock()
+			order = append(order, i)
+			mu.Unlock()
+		}))
+	}
+	require.NoError(t, s.Synchronize())
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, order, n, "every callback ran before Synchronize returned")
+	for i, v := range order {
+		require.Equal(t, i, v, "callbacks run in stream order")
+	}
+
+	// A callback runs after the work queued before it.
+	p := rawAlloc(t, ctx, 4)
+	memsetU32(t, s, p, 0, 1)
+	release := gate(t, s)
+	memsetU32(t, s, p, 5, 1)
+	ran := make(chan struct{})
+	require.NoError(t, s.Callback(func() { close(ran) }))
+	select {
+	case <-ran:
+		t.Fatal("the callback ran before the work queued before it")
+	default:
+	}
+	release()
+	require.NoError(t, s.Synchronize())
+	<-ran
+	assert.Equal(t, uint32(5), readU32(t, s, p))
+
+	err := s.Callback(nil)
+	assert.ErrorIs(t, err, driver.ErrInvalidValue)
+}
+
+func testStreamCallbackPanic(t *testing.T, drv *driver.Driver) {
+	ctx := streamContext(t, drv, 0)
+	s := newStream(t, ctx)
+	after := make(chan struct{})
+	sentinel := errors.New("sentinel")
+	require.NoError(t, s.Callback(func() { panic("boom") }))
+	require.NoError(t, s.Callback(func() { panic(sentinel) }))
+	require.NoError(t, s.Callback(func() { close(after) }))
+
+	err := s.Synchronize()
+	var pe *stream.CallbackPanicError
+	require.ErrorAs(t, err, &pe)
+	assert.Equal(t, "boom", pe.Value, "the first panic is kept")
+	assert.Equal(t, 1, pe.More, "the later one is counted")
+	assert.Equal(t, s.Handle(), pe.Stream)
+	assert.Contains(t, string(pe.Stack), "panic", "the stack of the callback")
+	assert.Contains(t, err.Error(), "boom")
+	<-after // the stream went on after the panics
+
+	require.NoError(t, s.Synchronize(), "reported once")
+
+	require.NoError(t, s.Callback(func() { panic(sentinel) }))
+	err = s.Synchronize()
+	assert.ErrorIs(t, err, sentinel, "a panic with an error unwraps to it")
+	done, err := s.Query()
+	require.NoError(t, err)
+	assert.True(t, done)
+}
+
+func testStreamNil(t *testing.T, drv *driver.Driver) {
+	var s *stream.Stream
+	_, err := s.Query()
+	assert.ErrorIs(t, err, driver.ErrInvalidValue)
+	assert.ErrorIs(t, s.Synchronize(), driver.ErrInvalidValue)
+	assert.ErrorIs(t, s.Close(), driver.ErrInvalidValue)
+	_, err = s.Use()
+	assert.ErrorIs(t, err, driver.ErrInvalidValue)
+	zero := &stream.Stream{}
+	_, err = zero.Query()
+	assert.ErrorIs(t, err, driver.ErrInvalidValue)
+	assert.ErrorIs(t, zero.Callback(func() {}), driver.ErrInvalidValue)
+	assert.ErrorIs(t, stream.Default(nil).Synchronize(), driver.ErrInvalidValue)
+	ctx := streamContext(t, drv, 0)
+	ok := newStream(t, ctx)
+	assert.ErrorIs(t, ok.Wait(nil), driver.ErrInvalidValue)
+	assert.ErrorIs(t, ok.WaitStream(nil), driver.ErrInvalidValue)
+	assert.False(t, ok.Equal(nil))
+	assert.Equal(t, "nil stream", s.String())
+}

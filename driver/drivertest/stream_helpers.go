@@ -65,7 +65,7 @@ func rawEvent(t *testing.T, ctx *driver.Context, flags uint32) uintptr {
 
 // rawAlloc allocates n bytes of device memory in ctx with raw driver calls
 // (the memory package is not used here), freed at the end of the test.
-func rawAlloc(t *testing.T, ctx *driver.Context, n uintptr) uintptr {
+func rawAlloc(t testing.TB, ctx *driver.Context, n uintptr) uintptr {
 	t.Helper()
 	b, err := ctx.Bind()
 	require.NoError(t, err)
@@ -122,12 +122,22 @@ func memsetU32(t *testing.T, s *stream.Stream, p uintptr, v uint32, n uintptr) {
 	require.NoError(t, s.Context().API().MemsetD32Async(p, v, n, s.Handle()))
 }
 
-// gate holds up s: work queued on s after it waits until release is called
-// (a host callback that blocks). release is idempotent and is also called at
-// the end of the test, so that a failing test never leaves the stream stuck.
-// Do not wait on s (or on an event recorded after the gate) before release.
+// gate holds up s: work queued on s after it does not run until release is
+// called, so that a test can see it pending. On a backend that runs work
+// asynchronously (a GPU: callbacks run on the driver's own thread) it is a
+// host callback that blocks until release. On a backend that runs work only
+// when the host forces it (the fake: a query runs one item, a synchronize
+// all), nothing runs by itself anyway, and the gate is a callback that
+// returns at once, which keeps the stream's queue non-empty. release is
+// idempotent and also runs at the end of the test, so a failing test never
+// leaves a driver thread blocked. Before release, do not synchronize s, or
+// an event recorded on it after the gate.
 func gate(t *testing.T, s *stream.Stream) (release func()) {
 	t.Helper()
+	if !runsAlone(t, s.Context()) {
+		require.NoError(t, s.Callback(func() {}))
+		return func() {}
+	}
 	ch := make(chan struct{})
 	var once sync.Once
 	release = func() { once.Do(func() { close(ch) }) }
@@ -140,3 +150,33 @@ func gate(t *testing.T, s *stream.Stream) (release func()) {
 	t.Cleanup(release)
 	return release
 }
+
+// runsAlone reports whether the backend of ctx runs queued work by itself,
+// with nothing forcing it: whether a host callback on an idle stream runs
+// within a second with no synchronize or query. The answer is kept per
+// driver.
+func runsAlone(t *testing.T, ctx *driver.Context) bool {
+	t.Helper()
+	if v, ok := runsAloneCache.Load(ctx.Driver()); ok {
+		return v.(bool)
+	}
+	s, err := stream.New(ctx)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, s.Close()) }()
+	ran := make(chan struct{})
+	require.NoError(t, s.Callback(func() { close(ran) }))
+	alone := false
+	select {
+	case <-ran:
+		alone = true
+	case <-time.After(time.Second):
+	}
+	require.NoError(t, s.Synchronize())
+	runsAloneCache.Store(ctx.Driver(), alone)
+	return alone
+}
+
+var runsAloneCache sync.Map // *driver.Driver -> bool
+
+// ptrU32 is the host address of v, for raw copies.
+func ptrU32(v *uint32) unsafe.Pointer { return unsafe.Pointer(v) }

@@ -91,7 +91,7 @@ func Path(h uintptr) (path string, ok bool) {
 	// int dlinfo(void *handle, int request, void *info); info receives a
 	// struct link_map* whose second field is char *l_name.
 	var lm unsafe.Pointer
-	r, _, _ := purego.SyscallN(fn, h, rtldDILinkmap, uintptr(unsafe.Pointer(&lm)))
+	r := Call3(fn, h, rtldDILinkmap, uintptr(unsafe.Pointer(&lm)))
 	if int32(r) != 0 || lm == nil {
 		return "", false
 	}

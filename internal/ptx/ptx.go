@@ -175,6 +175,12 @@ func parseEntry(toks []token, i int) (Entry, int, error) {
 	}
 	e := Entry{Name: toks[i].s}
 	i++
+	// PTX names are identifiers, but be lenient with tools that write C++
+	// names ("fill<float>"): take every name-like token up to the list.
+	for i < len(toks) && (nameWord(toks[i].s) || strings.Contains("<>:,*&", toks[i].s)) && toks[i].line == toks[i-1].line {
+		e.Name += toks[i].s
+		i++
+	}
 	if i >= len(toks) || toks[i].s != "(" {
 		// A declaration without a parameter list is a kernel with none.
 		return e, i, nil
@@ -246,6 +252,10 @@ func parseParam(toks []token, i int, entry string) (Param, int, error) {
 			}
 			p.Name = s
 			i++
+			for i < len(toks) && (nameWord(toks[i].s) || strings.Contains("<>:*&", toks[i].s)) {
+				p.Name += toks[i].s
+				i++
+			}
 			if i < len(toks) && toks[i].s == "[" {
 				if i+2 >= len(toks) || toks[i+2].s != "]" {
 					return bad(fmt.Sprintf("parameter %s: bad array size", s))
@@ -283,6 +293,10 @@ func isIdent(s string) bool {
 	}
 	return true
 }
+
+// nameWord reports a word token that can be part of a (lenient) name: not
+// a directive.
+func nameWord(s string) bool { return s != "" && s[0] != '.' && isWord(s[0]) }
 
 func alignUp(n, a int) int {
 	if a <= 1 {

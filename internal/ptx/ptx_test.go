@@ -207,3 +207,17 @@ func TestParseErrorLine(t *testing.T) {
 	assert.Contains(t, pe.Msg, "entry k")
 	assert.Contains(t, pe.Msg, ".zz")
 }
+
+func TestParseTemplateName(t *testing.T) {
+	// Not valid PTX, but what a tool keeping C++ names (the fake NVRTC)
+	// writes: the whole name up to the parameter list is the entry's.
+	src := ".visible .entry fill<float>(\n\t.param .u64 fill<float>_param_0,\n\t.param .f32 fill<float>_param_1\n)\n{ ret; }\n" +
+		".visible .entry pair<int, 2>(\n\t.param .u32 p0\n)\n{ ret; }\n"
+	entries, err := Parse(src)
+	require.NoError(t, err)
+	require.Len(t, entries, 2)
+	assert.Equal(t, "fill<float>", entries[0].Name)
+	require.Len(t, entries[0].Params, 2)
+	assert.Equal(t, 8, entries[0].Params[1].Offset)
+	assert.Equal(t, "pair<int,2>", entries[1].Name)
+}

@@ -1,0 +1,287 @@
+package drivertest
+
+import (
+	"runtime"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/memory"
+	"github.com/nocgo/cuda/stream"
+)
+
+func testMemCopySync(t *testing.T, drv *driver.Driver) {
+	ctx, _ := memSetup(t, drv)
+	const n = 1 << 16
+	a := memAlloc[float32](t, ctx, n)
+	b := memAlloc[float32](t, ctx, n)
+	src := memIota(n, 0.5)
+	require.NoError(t, memory.CopyToDevice(a, src))
+	require.NoError(t, memory.CopyDtoD(b, a))
+	src[0] = -1 // the copies are complete: changing src changes nothing
+	got := memRead(t, b)
+	memSame(t, memIota(n, 0.5), got)
+
+	// Copies work from any goroutine, whatever context is current on its
+	// thread, and leave that context current.
+	dev := ctx.Device()
+	other, err := dev.NewContext(0)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, other.Release()) }()
+	api := drv.API()
+	runtime.LockOSThread()
+	require.NoError(t, api.CtxPushCurrent(other.Handle()))
+	err = memory.CopyToDevice(a, memIota(n, 3))
+	cur, cerr := api.CtxGetCurrent()
+	_, perr := api.CtxPopCurrent()
+	runtime.UnlockOSThread()
+	require.NoError(t, err)
+	require.NoError(t, cerr)
+	require.NoError(t, perr)
+	assert.Equal(t, other.Handle(), cur, "the caller's context is current again")
+	memSame(t, memIota(n, 3), memRead(t, a))
+
+	var wg sync.WaitGroup
+	errs := make([]error, 8)
+	for g := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v, err := a.Slice(g*1024, (g+1)*1024)
+			if err != nil {
+				errs[g] = err
+				return
+			}
+			if err := memory.CopyToDevice(v, memIota(1024, float32(g*1000))); err != nil {
+				errs[g] = err
+				return
+			}
+			out := make([]float32, 1024)
+			if err := memory.CopyToHost(out, v); err != nil {
+				errs[g] = err
+				return
+			}
+			if out[1023] != float32(g*1000+1023) {
+				errs[g] = assert.AnError
+			}
+		}()
+	}
+	wg.Wait()
+	for g, err := range errs {
+		assert.NoError(t, err, "goroutine %d", g)
+	}
+}
+
+func testMemCopyAsync(t *testing.T, drv *driver.Driver) {
+	ctx, s := memSetup(t, drv)
+	const n = 1 << 16
+	a := memAlloc[float32](t, ctx, n)
+	b := memAlloc[float32](t, ctx, n)
+	src := memIota(n, 1)
+	require.NoError(t, memory.CopyToDeviceAsync(s, a, src))
+	require.NoError(t, memory.CopyDtoDAsync(s, b, a))
+	require.NoError(t, memory.Fill(s, a, float32(0)))
+	out := make([]float32, n)
+	require.NoError(t, memory.CopyToHostAsync(s, out, b))
+	require.NoError(t, s.Synchronize())
+	memSame(t, memIota(n, 1), out, "stream order: the fill of a came after the copy out of a")
+	memSame(t, make([]float32, n), memRead(t, a))
+
+	// From pinned memory, both ways.
+	h, err := memory.AllocHost[float32](ctx, n)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, h.Free()) }()
+	copy(h.Slice(), memIota(n, 7))
+	require.NoError(t, memory.CopyToDeviceAsync(s, b, h.Slice()))
+	require.NoError(t, memory.CopyDtoDAsync(s, a, b))
+	// Pinned memory is read when the stream runs the copy: only touch it
+	// once the stream is done.
+	require.NoError(t, s.Synchronize())
+	clear(h.Slice())
+	require.NoError(t, memory.CopyToHostAsync(s, h.Slice(), a))
+	require.NoError(t, s.Synchronize())
+	memSame(t, memIota(n, 7), h.Slice())
+}
+
+func testMemCopyChecks(t *testing.T, drv *driver.Driver) {
+	ctx, s := memSetup(t, drv)
+	d8 := memAlloc[int32](t, ctx, 8)
+	d4 := memAlloc[int32](t, ctx, 4)
+	pattern := []int32{1, 2, 3, 4, 5, 6, 7, 8}
+	require.NoError(t, memory.CopyToDevice(d8, pattern))
+	require.NoError(t, memory.CopyToDevice(d4, pattern[:4]))
+	sentinel := func(n int) []int32 { return memFilled(n, int32(-7)) }
+
+	checkLen := func(err error, what string) {
+		t.Helper()
+		assert.ErrorIs(t, err, driver.ErrInvalidValue, what)
+		assert.ErrorContains(t, err, "lengths must be equal", what)
+	}
+	// A shorter or longer other side is an error: nothing is copied.
+	for _, n := range []int{7, 9, 0} {
+		checkLen(memory.CopyToDevice(d8, sentinel(n)), "CopyToDevice")
+		checkLen(memory.CopyToDeviceAsync(s, d8, sentinel(n)), "CopyToDeviceAsync")
+		h := sentinel(n)
+		checkLen(memory.CopyToHost(h, d8), "CopyToHost")
+		checkLen(memory.CopyToHostAsync(s, h, d8), "CopyToHostAsync")
+		assert.Equal(t, sentinel(n), h, "the host side is untouched")
+	}
+	checkLen(memory.CopyDtoD(d8, d4), "CopyDtoD shorter src")
+	checkLen(memory.CopyDtoD(d4, d8), "CopyDtoD longer src")
+	checkLen(memory.CopyDtoDAsync(s, d8, d4), "CopyDtoDAsync shorter src")
+	checkLen(memory.CopyDtoDAsync(s, d4, d8), "CopyDtoDAsync longer src")
+	require.NoError(t, s.Synchronize())
+	assert.Equal(t, pattern, memRead(t, d8))
+	assert.Equal(t, pattern[:4], memRead(t, d4))
+
+	// Overlapping views of one buffer are refused; disjoint ones copy.
+	lo, err := d8.Slice(0, 4)
+	require.NoError(t, err)
+	mid, err := d8.Slice(2, 6)
+	require.NoError(t, err)
+	hi, err := d8.Slice(4, 8)
+	require.NoError(t, err)
+	assert.ErrorContains(t, memory.CopyDtoD(mid, lo), "overlap")
+	assert.ErrorIs(t, memory.CopyDtoDAsync(s, lo, mid), driver.ErrInvalidValue)
+	assert.ErrorIs(t, memory.CopyDtoD(lo, lo), driver.ErrInvalidValue)
+	require.NoError(t, s.Synchronize())
+	assert.Equal(t, pattern, memRead(t, d8))
+	require.NoError(t, memory.CopyDtoD(hi, lo))
+	assert.Equal(t, []int32{1, 2, 3, 4, 1, 2, 3, 4}, memRead(t, d8))
+
+	// A closed or nil stream queues nothing.
+	closed, err := stream.New(ctx)
+	require.NoError(t, err)
+	require.NoError(t, closed.Close())
+	assert.ErrorIs(t, memory.CopyToDeviceAsync(closed, d4, sentinel(4)), driver.ErrClosed)
+	assert.ErrorIs(t, memory.CopyDtoDAsync(closed, lo, d4), driver.ErrClosed)
+	assert.ErrorIs(t, memory.Fill(closed, d4, 0), driver.ErrClosed)
+	assert.ErrorIs(t, memory.CopyToDeviceAsync(nil, d4, sentinel(4)), driver.ErrInvalidValue)
+	assert.ErrorIs(t, memory.Fill(nil, d4, 0), driver.ErrInvalidValue)
+	h := sentinel(4)
+	assert.ErrorIs(t, memory.CopyToHostAsync(closed, h, d4), driver.ErrClosed)
+	assert.Equal(t, sentinel(4), h)
+	assert.Equal(t, pattern[:4], memRead(t, d4))
+}
+
+func testMemCopyContexts(t *testing.T, drv *driver.Driver) {
+	ctx, s := memSetup(t, drv)
+	other, err := ctx.Device().NewContext(0)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, other.Release()) }()
+	const n = 4096
+	a := memAlloc[float32](t, ctx, n)
+	b, err := memory.Alloc[float32](other, n)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, b.Free()) }()
+	assert.Same(t, other, b.Context())
+
+	// Between contexts: peer copies, synchronous and on a stream of either.
+	require.NoError(t, memory.CopyToDevice(a, memIota(n, 1)))
+	require.NoError(t, memory.CopyDtoD(b, a))
+	memSame(t, memIota(n, 1), memRead(t, b))
+	require.NoError(t, memory.Fill(s, a, float32(0)))
+	require.NoError(t, memory.CopyDtoDAsync(s, a, b))
+	out := make([]float32, n)
+	require.NoError(t, memory.CopyToHostAsync(s, out, a))
+	require.NoError(t, s.Synchronize())
+	memSame(t, memIota(n, 1), out)
+
+	// A stream of another context of the same device reaches the buffer.
+	require.NoError(t, memory.CopyToDeviceAsync(s, b, memIota(n, 9)))
+	require.NoError(t, memory.CopyToHostAsync(s, out, b))
+	require.NoError(t, s.Synchronize())
+	memSame(t, memIota(n, 9), out)
+
+	// A memset runs in its stream's context: another context's memory is
+	// refused, and left as it was.
+	assert.ErrorIs(t, memory.Fill(s, b, float32(3)), memory.ErrWrongContext)
+	require.NoError(t, s.Synchronize())
+	memSame(t, memIota(n, 9), memRead(t, b))
+	s2, err := stream.New(other)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, s2.Close()) }()
+	require.NoError(t, memory.Fill(s2, b, float32(3)))
+	require.NoError(t, s2.Synchronize())
+	memSame(t, memFilled(n, float32(3)), memRead(t, b))
+}
+
+func testMemSpecialStreams(t *testing.T, drv *driver.Driver) {
+	ctx, _ := memSetup(t, drv)
+	const n = 1024
+	api := drv.API()
+	for _, sp := range []struct {
+		name string
+		s    *stream.Stream
+	}{{"default", stream.Default(ctx)}, {"legacy", stream.Legacy(ctx)}, {"per-thread", stream.PerThread(ctx)}} {
+		t.Run(sp.name, func(t *testing.T) {
+			a := memAlloc[uint16](t, ctx, n)
+			b := memAlloc[uint16](t, ctx, n)
+			out := make([]uint16, n)
+			// The special streams bind ctx for the call and unbind: the
+			// thread's context stack is as it was.
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			before, err := api.CtxGetCurrent()
+			require.NoError(t, err)
+			require.NoError(t, memory.Fill(sp.s, a, uint16(0xbeef)))
+			require.NoError(t, memory.CopyDtoDAsync(sp.s, b, a))
+			require.NoError(t, memory.CopyToHostAsync(sp.s, out, b))
+			require.NoError(t, sp.s.Synchronize())
+			after, err := api.CtxGetCurrent()
+			require.NoError(t, err)
+			assert.Equal(t, before, after)
+			memSame(t, memFilled(n, uint16(0xbeef)), out)
+		})
+	}
+}
+
+func testMemFill(t *testing.T, drv *driver.Driver) {
+	ctx, s := memSetup(t, drv)
+	const n = 333
+	u8 := memAlloc[uint8](t, ctx, n)
+	require.NoError(t, memory.Fill(s, u8, 0xab))
+	i16 := memAlloc[int16](t, ctx, n)
+	require.NoError(t, memory.Fill(s, i16, -2))
+	f32 := memAlloc[float32](t, ctx, n)
+	require.NoError(t, memory.Fill(s, f32, 1.25))
+	pair := memAlloc[[2]uint16](t, ctx, n)
+	require.NoError(t, memory.Fill(s, pair, [2]uint16{1, 2}))
+	f64 := memAlloc[float64](t, ctx, n)
+	require.NoError(t, memory.Fill(s, f64, 0))
+	c64 := memAlloc[complex64](t, ctx, n)
+	require.NoError(t, memory.Fill(s, c64, complex(1.5, 1.5)))
+	u64 := memAlloc[uint64](t, ctx, n)
+	require.NoError(t, memory.Fill(s, u64, 0x0000_0007_0000_0007))
+	require.NoError(t, s.Synchronize())
+	memSame(t, memFilled(n, uint8(0xab)), memRead(t, u8))
+	memSame(t, memFilled(n, int16(-2)), memRead(t, i16))
+	memSame(t, memFilled(n, float32(1.25)), memRead(t, f32))
+	memSame(t, memFilled(n, [2]uint16{1, 2}), memRead(t, pair))
+	memSame(t, memFilled(n, float64(0)), memRead(t, f64))
+	memSame(t, memFilled(n, complex64(complex(1.5, 1.5))), memRead(t, c64))
+	memSame(t, memFilled(n, uint64(0x0000_0007_0000_0007)), memRead(t, u64))
+
+	// Values that no memset can write are refused and write nothing.
+	err := memory.Fill(s, f64, 1.0)
+	assert.ErrorIs(t, err, driver.ErrInvalidValue)
+	assert.ErrorContains(t, err, "equal halves")
+	type rgb [3]uint8
+	c := memAlloc[rgb](t, ctx, n)
+	assert.ErrorIs(t, memory.Fill(s, c, rgb{1, 2, 3}), driver.ErrInvalidValue)
+	type wide [4]float32
+	w := memAlloc[wide](t, ctx, 2)
+	assert.ErrorIs(t, memory.Fill(s, w, wide{}), driver.ErrInvalidValue)
+	require.NoError(t, s.Synchronize())
+	memSame(t, memFilled(n, float64(0)), memRead(t, f64))
+
+	// A byte pattern over any buffer through its Bytes view.
+	bv, err := f32.Bytes()
+	require.NoError(t, err)
+	require.NoError(t, memory.Fill(s, bv, 0))
+	require.NoError(t, s.Synchronize())
+	memSame(t, make([]float32, n), memRead(t, f32))
+}

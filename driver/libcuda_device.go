@@ -1,0 +1,129 @@
+//go:build linux && (amd64 || arm64)
+
+package driver
+
+import (
+	"unsafe"
+
+	"github.com/nocgo/cuda/internal/dl"
+
+	"github.com/nocgo/cuda/internal/cstr"
+)
+
+// Init is cuInit(flags).
+func (l *libcuda) Init(flags uint32) error {
+	p, err := l.fn(symInit)
+	if err != nil {
+		return err
+	}
+	r := dl.Call1(p, uintptr(flags))
+	return check(r)
+}
+
+// DriverGetVersion is cuDriverGetVersion(int*).
+func (l *libcuda) DriverGetVersion() (int, error) {
+	p, err := l.fn(symDriverGetVersion)
+	if err != nil {
+		return 0, err
+	}
+	var v int32
+	r := dl.Call1(p, uintptr(unsafe.Pointer(&v)))
+	return int(v), check(r)
+}
+
+// DeviceGetCount is cuDeviceGetCount(int*).
+func (l *libcuda) DeviceGetCount() (int, error) {
+	p, err := l.fn(symDeviceGetCount)
+	if err != nil {
+		return 0, err
+	}
+	var n int32
+	r := dl.Call1(p, uintptr(unsafe.Pointer(&n)))
+	return int(n), check(r)
+}
+
+// DeviceGet is cuDeviceGet(CUdevice*, int ordinal).
+func (l *libcuda) DeviceGet(ordinal int) (int, error) {
+	if !cInt(ordinal) {
+		return 0, ErrInvalidDevice
+	}
+	p, err := l.fn(symDeviceGet)
+	if err != nil {
+		return 0, err
+	}
+	var d int32
+	r := dl.Call2(p, uintptr(unsafe.Pointer(&d)), uintptr(ordinal))
+	return int(d), check(r)
+}
+
+// DeviceGetName is cuDeviceGetName(char*, int len, CUdevice).
+func (l *libcuda) DeviceGetName(dev int) (string, error) {
+	p, err := l.fn(symDeviceGetName)
+	if err != nil {
+		return "", err
+	}
+	var buf [256]byte
+	r := dl.Call3(p, uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)), uintptr(dev))
+	if err := check(r); err != nil {
+		return "", err
+	}
+	return cstr.FromBytes(buf[:]), nil
+}
+
+// DeviceGetAttribute is cuDeviceGetAttribute(int*, CUdevice_attribute, CUdevice).
+func (l *libcuda) DeviceGetAttribute(attr DeviceAttribute, dev int) (int, error) {
+	p, err := l.fn(symDeviceGetAttribute)
+	if err != nil {
+		return 0, err
+	}
+	var v int32
+	r := dl.Call3(p, uintptr(unsafe.Pointer(&v)), uintptr(attr), uintptr(dev))
+	return int(v), check(r)
+}
+
+// DeviceTotalMem is cuDeviceTotalMem_v2(size_t*, CUdevice).
+func (l *libcuda) DeviceTotalMem(dev int) (uint64, error) {
+	p, err := l.fn(symDeviceTotalMem)
+	if err != nil {
+		return 0, err
+	}
+	var n uint64
+	r := dl.Call2(p, uintptr(unsafe.Pointer(&n)), uintptr(dev))
+	return n, check(r)
+}
+
+// DeviceGetUuid is cuDeviceGetUuid_v2(CUuuid*, CUdevice).
+func (l *libcuda) DeviceGetUuid(dev int) ([16]byte, error) {
+	var u [16]byte
+	p, err := l.fn(symDeviceGetUuid)
+	if err != nil {
+		return u, err
+	}
+	r := dl.Call2(p, uintptr(unsafe.Pointer(&u[0])), uintptr(dev))
+	return u, check(r)
+}
+
+// DeviceGetPCIBusId is cuDeviceGetPCIBusId(char*, int len, CUdevice).
+func (l *libcuda) DeviceGetPCIBusId(dev int) (string, error) {
+	p, err := l.fn(symDeviceGetPCIBusId)
+	if err != nil {
+		return "", err
+	}
+	var buf [64]byte
+	r := dl.Call3(p, uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)), uintptr(dev))
+	if err := check(r); err != nil {
+		return "", err
+	}
+	return cstr.FromBytes(buf[:]), nil
+}
+
+// DeviceCanAccessPeer is cuDeviceCanAccessPeer(int*, CUdevice, CUdevice).
+func (l *libcuda) DeviceCanAccessPeer(dev, peer int) (bool, error) {
+	p, err := l.fn(symDeviceCanAccessPeer)
+	if err != nil {
+		return false, err
+	}
+	var ok int32
+	r := dl.Call3(p, uintptr(unsafe.Pointer(&ok)), uintptr(dev), uintptr(peer))
+	return ok != 0, check(r)
+}

@@ -1,0 +1,149 @@
+//go:build linux && (amd64 || arm64)
+
+package driver
+
+import (
+	"bytes"
+	"unsafe"
+
+	"github.com/nocgo/cuda/internal/dl"
+
+	"github.com/nocgo/cuda/internal/cstr"
+)
+
+// Magic numbers of the binary images cuModuleLoadData takes besides PTX.
+var (
+	elfMagic    = []byte{0x7f, 'E', 'L', 'F'}    // CUBIN
+	fatbinMagic = []byte{0x50, 0xed, 0x55, 0xba} // fatbin (0xBA55ED50, little-endian)
+)
+
+// moduleImage returns image ready for cuModuleLoadData: a CUBIN or fatbin
+// as is, and PTX text NUL-terminated (a copy with a NUL appended when the
+// text lacks one; the driver reads text up to the NUL).
+func moduleImage(image []byte) []byte {
+	if bytes.HasPrefix(image, elfMagic) || bytes.HasPrefix(image, fatbinMagic) {
+		return image
+	}
+	if image[len(image)-1] == 0 {
+		return image
+	}
+	img := make([]byte, len(image)+1)
+	copy(img, image)
+	return img
+}
+
+// ModuleLoadData is cuModuleLoadData(CUmodule*, const void *image), in the
+// current context. An empty image is ErrInvalidValue.
+func (l *libcuda) ModuleLoadData(image []byte) (uintptr, error) {
+	if len(image) == 0 {
+		return 0, ErrInvalidValue
+	}
+	p, err := l.fn(symModuleLoadData)
+	if err != nil {
+		return 0, err
+	}
+	img := moduleImage(image)
+	var m uintptr
+	r := dl.Call2(p, uintptr(unsafe.Pointer(&m)), uintptr(unsafe.Pointer(&img[0])))
+	return m, check(r)
+}
+
+// ModuleUnload is cuModuleUnload(CUmodule).
+func (l *libcuda) ModuleUnload(m uintptr) error {
+	p, err := l.fn(symModuleUnload)
+	if err != nil {
+		return err
+	}
+	r := dl.Call1(p, m)
+	return check(r)
+}
+
+// ModuleGetFunction is cuModuleGetFunction(CUfunction*, CUmodule, const
+// char*). A name with a NUL byte is ErrInvalidValue.
+func (l *libcuda) ModuleGetFunction(m uintptr, name string) (uintptr, error) {
+	cname, err := cstr.Bytes(name)
+	if err != nil {
+		return 0, ErrInvalidValue
+	}
+	p, err := l.fn(symModuleGetFunction)
+	if err != nil {
+		return 0, err
+	}
+	var f uintptr
+	r := dl.Call3(p, uintptr(unsafe.Pointer(&f)), m, uintptr(unsafe.Pointer(&cname[0])))
+	return f, check(r)
+}
+
+// FuncGetParamInfo is cuFuncGetParamInfo(CUfunction, size_t index,
+// size_t *offset, size_t *size) (CUDA 12.4+).
+func (l *libcuda) FuncGetParamInfo(f uintptr, index int) (uintptr, uintptr, error) {
+	if index < 0 {
+		return 0, 0, ErrInvalidValue
+	}
+	p, err := l.fn(symFuncGetParamInfo)
+	if err != nil {
+		return 0, 0, err
+	}
+	var pi struct{ off, size uintptr }
+	r := dl.Call4(p, f, uintptr(index), uintptr(unsafe.Pointer(&pi.off)), uintptr(unsafe.Pointer(&pi.size)))
+	return pi.off, pi.size, check(r)
+}
+
+// FuncGetAttribute is cuFuncGetAttribute(int*, CUfunction_attribute,
+// CUfunction).
+func (l *libcuda) FuncGetAttribute(attr FunctionAttribute, f uintptr) (int, error) {
+	p, err := l.fn(symFuncGetAttribute)
+	if err != nil {
+		return 0, err
+	}
+	var v int32
+	r := dl.Call3(p, uintptr(unsafe.Pointer(&v)), uintptr(attr), f)
+	return int(v), check(r)
+}
+
+// FuncSetAttribute is cuFuncSetAttribute(CUfunction, CUfunction_attribute,
+// int value).
+func (l *libcuda) FuncSetAttribute(f uintptr, attr FunctionAttribute, value int) error {
+	if !cInt(value) {
+		return ErrInvalidValue
+	}
+	p, err := l.fn(symFuncSetAttribute)
+	if err != nil {
+		return err
+	}
+	r := dl.Call3(p, f, uintptr(attr), uintptr(value))
+	return check(r)
+}
+
+// LaunchKernel is cuLaunchKernel(CUfunction, gridDimX..Z, blockDimX..Z,
+// unsigned int sharedMemBytes, CUstream, void **kernelParams, void **extra),
+// with extra NULL. params must stay reachable for the call (the driver
+// copies the argument values before returning). It does not allocate.
+func (l *libcuda) LaunchKernel(f uintptr, grid, block [3]uint32, sharedMem uint32, s uintptr, params unsafe.Pointer) error {
+	p, err := l.fn(symLaunchKernel)
+	if err != nil {
+		return err
+	}
+	r := dl.Call11(p, f,
+		uintptr(grid[0]), uintptr(grid[1]), uintptr(grid[2]),
+		uintptr(block[0]), uintptr(block[1]), uintptr(block[2]),
+		uintptr(sharedMem), s, uintptr(params), 0)
+	return check(r)
+}
+
+// OccupancyMaxPotentialBlockSize is cuOccupancyMaxPotentialBlockSize(int
+// *minGridSize, int *blockSize, CUfunction, CUoccupancyB2DSize (NULL),
+// size_t dynamicSMemSize, int blockSizeLimit).
+func (l *libcuda) OccupancyMaxPotentialBlockSize(f uintptr, dynamicSharedMem uintptr, blockSizeLimit int) (int, int, error) {
+	if !cInt(blockSizeLimit) {
+		return 0, 0, ErrInvalidValue
+	}
+	p, err := l.fn(symOccupancyMaxPotentialBlockSize)
+	if err != nil {
+		return 0, 0, err
+	}
+	var oc struct{ minGrid, block int32 }
+	r := dl.Call6(p, uintptr(unsafe.Pointer(&oc.minGrid)), uintptr(unsafe.Pointer(&oc.block)), f, 0,
+		dynamicSharedMem, uintptr(blockSizeLimit))
+	return int(oc.minGrid), int(oc.block), check(r)
+}

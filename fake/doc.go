@@ -1,0 +1,43 @@
+// Package fake is an in-process CUDA driver: a backend of driver.API (and of
+// the NVRTC seam, driver.NVRTCProvider) that needs no GPU, so that the
+// whole library, and programs built on it, run and compute real results in
+// CI.
+//
+//	drv := fake.New(fake.Devices(2), fake.Kernel("scale", scaleBody))
+//
+// It behaves like the real driver on everything a caller can see, as
+// measured on an H200 (driver 580, CUDA 13.0), and the conformance suite in
+// driver/drivertest holds both to it:
+//
+//   - Devices: H200-like attributes (compute capability 9.0, 132 SMs),
+//     8 GiB of memory each unless WithDevice says otherwise.
+//   - Contexts: the current context and the context stack are per OS thread;
+//     primary contexts are reference counted; calls that need a current
+//     context fail with CUDA_ERROR_INVALID_CONTEXT without one, and objects of
+//     a destroyed context with CUDA_ERROR_CONTEXT_IS_DESTROYED. Handles are
+//     never reused, so a stale handle is a clean error, never a crash.
+//   - Streams are ordered queues. Work does not run when it is enqueued, but
+//     when something waits for it: a synchronize runs what it needs, and each
+//     query runs one pending item and answers CUDA_ERROR_NOT_READY, so a
+//     polling loop finishes. The NULL/legacy stream synchronises with the
+//     context's blocking streams; event waits run the recording stream up to
+//     the record. Work runs on the goroutine that forces it, one item at a
+//     time. A stream holding more than 1024 items runs its oldest ones on the
+//     next enqueue, as a full launch queue blocks.
+//   - Memory is Go byte slices at fake device addresses, with unmapped gaps
+//     between allocations. Fresh allocations are poisoned (every byte 0xA5).
+//     Every copy and memset must stay inside one allocation (else
+//     CUDA_ERROR_INVALID_VALUE, nothing written), and every kernel access
+//     too (else the launch fails with CUDA_ERROR_ILLEGAL_ADDRESS).
+//   - IPC handles open in another Backend of the same process (the fake's
+//     stand-in for another process) and map the same storage.
+//   - Kernels are Go functions registered with Kernel. The fake NVRTC checks
+//     that every __global__ function of a program has one and emits PTX (and
+//     for sm_XX a CUBIN) declaring them; ModuleLoadData loads that, or
+//     hand-written PTX whose entries have bodies. A launch calls the body
+//     once per thread, with its arguments decoded from the kernel parameter
+//     array.
+//
+// FailNth injects a failure into the n-th call of any entry point, and
+// Leaks lists what a test forgot to release.
+package fake

@@ -1,0 +1,223 @@
+package fake
+
+import (
+	"bytes"
+	"encoding/binary"
+	"sync"
+
+	"github.com/nocgo/cuda/driver"
+)
+
+// IPC between fake backends: each Backend stands for one process, and this
+// registry is the fake's kernel-level sharing. An exported allocation's
+// storage is mapped, not copied, by the opener.
+var ipcReg struct {
+	sync.Mutex
+	next   uint64
+	mems   map[uint64]ipcMem
+	events map[uint64]ipcEvent
+}
+
+type ipcMem struct {
+	b    *Backend
+	data []byte
+	size uintptr
+}
+
+type ipcEvent struct {
+	b *Backend
+	h uintptr
+}
+
+var (
+	ipcMemMagic   = []byte("nocgo-fake-ipc-m")
+	ipcEventMagic = []byte("nocgo-fake-ipc-e")
+)
+
+// errIPCSameProcess is what opening a handle in the process that exported it
+// returns.
+var errIPCSameProcess error = driver.ErrInvalidContext
+
+func makeIPCHandle(magic []byte, id uint64) driver.IPCHandle {
+	var h driver.IPCHandle
+	copy(h[:], magic)
+	binary.LittleEndian.PutUint64(h[16:], id)
+	return h
+}
+
+func parseIPCHandle(magic []byte, h driver.IPCHandle) (uint64, bool) {
+	if !bytes.Equal(h[:16], magic) {
+		return 0, false
+	}
+	return binary.LittleEndian.Uint64(h[16:]), true
+}
+
+func ipcExport(register func(id uint64)) uint64 {
+	ipcReg.Lock()
+	defer ipcReg.Unlock()
+	if ipcReg.mems == nil {
+		ipcReg.mems = map[uint64]ipcMem{}
+		ipcReg.events = map[uint64]ipcEvent{}
+	}
+	ipcReg.next++
+	register(ipcReg.next)
+	return ipcReg.next
+}
+
+// unexportMemLocked withdraws a's IPC handle (a is being freed).
+func (b *Backend) unexportMemLocked(a *alloc) {
+	if a.ipcID == 0 {
+		return
+	}
+	ipcReg.Lock()
+	delete(ipcReg.mems, a.ipcID)
+	ipcReg.Unlock()
+	a.ipcID = 0
+}
+
+// unexportEventLocked withdraws e's IPC handle (e is being destroyed).
+func (b *Backend) unexportEventLocked(e *event) {
+	if e.ipcID == 0 {
+		return
+	}
+	ipcReg.Lock()
+	delete(ipcReg.events, e.ipcID)
+	ipcReg.Unlock()
+	e.ipcID = 0
+}
+
+// IpcGetMemHandle is cuIpcGetMemHandle: ptr must be the base of a
+// cuMemAlloc allocation (not stream-ordered memory).
+func (b *Backend) IpcGetMemHandle(ptr uintptr) (driver.IPCHandle, error) {
+	if err := b.enter("cuIpcGetMemHandle"); err != nil {
+		return driver.IPCHandle{}, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	// The driver also takes a pointer inside the allocation; the handle
+	// names the whole allocation.
+	a := b.findLocked(ptr)
+	if a == nil || a.kind != deviceMem || a.async {
+		return driver.IPCHandle{}, driver.ErrInvalidValue
+	}
+	if a.ipcID == 0 {
+		a.ipcID = ipcExport(func(id uint64) { ipcReg.mems[id] = ipcMem{b: b, data: a.data, size: a.size} })
+	}
+	return makeIPCHandle(ipcMemMagic, a.ipcID), nil
+}
+
+// IpcOpenMemHandle is cuIpcOpenMemHandle: in another Backend it maps the
+// exported storage at a new address of the current context's device; the
+// mapping is closed with IpcCloseMemHandle, never freed.
+func (b *Backend) IpcOpenMemHandle(h driver.IPCHandle, flags uint32) (uintptr, error) {
+	if err := b.enter("cuIpcOpenMemHandle"); err != nil {
+		return 0, err
+	}
+	if flags&^driver.IpcMemLazyEnablePeerAccess != 0 {
+		return 0, driver.ErrInvalidValue
+	}
+	id, ok := parseIPCHandle(ipcMemMagic, h)
+	if !ok {
+		return 0, driver.ErrInvalidValue
+	}
+	ipcReg.Lock()
+	m, ok := ipcReg.mems[id]
+	ipcReg.Unlock()
+	tid := gettid()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	c, err := b.currentLocked(tid)
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		return 0, driver.ErrInvalidValue
+	}
+	if m.b == b {
+		return 0, errIPCSameProcess
+	}
+	d := c.dev
+	base := (d.next + allocAlign - 1) &^ (allocAlign - 1)
+	d.next = base + m.size + allocGap
+	b.insertLocked(&alloc{base: base, size: m.size, data: m.data, kind: ipcMapping, dev: d, ctx: c})
+	return base, nil
+}
+
+// IpcCloseMemHandle is cuIpcCloseMemHandle: ptr must be a mapping made by
+// IpcOpenMemHandle.
+func (b *Backend) IpcCloseMemHandle(ptr uintptr) error {
+	if err := b.enter("cuIpcCloseMemHandle"); err != nil {
+		return err
+	}
+	b.mu.RLock()
+	a := b.findLocked(ptr)
+	b.mu.RUnlock()
+	if a == nil || a.base != ptr || a.kind != ipcMapping {
+		return driver.ErrInvalidValue
+	}
+	if err := b.lockExec(); err != nil {
+		return err
+	}
+	defer b.unlockExec()
+	b.drainContext(a.ctx)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.findLocked(ptr) != a {
+		return driver.ErrInvalidValue
+	}
+	b.removeLocked(a)
+	return nil
+}
+
+// IpcGetEventHandle is cuIpcGetEventHandle: the event needs
+// CU_EVENT_INTERPROCESS.
+func (b *Backend) IpcGetEventHandle(ev uintptr) (driver.IPCHandle, error) {
+	if err := b.enter("cuIpcGetEventHandle"); err != nil {
+		return driver.IPCHandle{}, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	e := b.events[ev]
+	if e == nil {
+		return driver.IPCHandle{}, driver.ErrInvalidHandle
+	}
+	if e.flags&driver.EventInterprocess == 0 || e.remote != nil {
+		return driver.IPCHandle{}, driver.ErrInvalidHandle
+	}
+	if e.ipcID == 0 {
+		e.ipcID = ipcExport(func(id uint64) { ipcReg.events[id] = ipcEvent{b: b, h: e.h} })
+	}
+	return makeIPCHandle(ipcEventMagic, e.ipcID), nil
+}
+
+// IpcOpenEventHandle is cuIpcOpenEventHandle: in another Backend it returns
+// an event of the current context that completes with the exported one. It
+// can be queried, synchronized, waited on and destroyed.
+func (b *Backend) IpcOpenEventHandle(h driver.IPCHandle) (uintptr, error) {
+	if err := b.enter("cuIpcOpenEventHandle"); err != nil {
+		return 0, err
+	}
+	id, ok := parseIPCHandle(ipcEventMagic, h)
+	if !ok {
+		return 0, driver.ErrInvalidValue
+	}
+	ipcReg.Lock()
+	x, ok := ipcReg.events[id]
+	ipcReg.Unlock()
+	tid := gettid()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	c, err := b.currentLocked(tid)
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		return 0, driver.ErrInvalidValue
+	}
+	if x.b == b {
+		return 0, errIPCSameProcess
+	}
+	e := &event{h: newHandle(), ctx: c, flags: driver.EventDisableTiming | driver.EventInterprocess, remote: x.b, remoteH: x.h}
+	b.events[e.h] = e
+	return e.h, nil
+}

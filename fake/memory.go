@@ -1,0 +1,623 @@
+package fake
+
+import (
+	"sort"
+	"unsafe"
+
+	"github.com/nocgo/cuda/driver"
+)
+
+type allocKind int
+
+const (
+	deviceMem  allocKind = iota // cuMemAlloc / cuMemAllocAsync
+	hostMem                     // cuMemHostAlloc (page-locked host memory)
+	ipcMapping                  // cuIpcOpenMemHandle: another backend's storage
+)
+
+// poison fills fresh device allocations, so that reading memory nobody
+// wrote shows up in tests instead of passing as zeros.
+const poison = 0xA5
+
+type alloc struct {
+	base  uintptr
+	size  uintptr
+	data  []byte
+	kind  allocKind
+	dev   *device // deviceMem, ipcMapping
+	ctx   *context
+	async bool // stream-ordered (cuMemAllocAsync)
+	// freeQueued: a cuMemFreeAsync is pending.
+	freeQueued bool
+	id         uint64 // buffer id
+	ipcID      uint64 // exported under this id, 0 if not
+}
+
+func (a *alloc) end() uintptr { return a.base + a.size }
+
+// findLocked returns the allocation containing p, or nil.
+func (b *Backend) findLocked(p uintptr) *alloc {
+	i := sort.Search(len(b.mem), func(i int) bool { return b.mem[i].end() > p })
+	if i < len(b.mem) && b.mem[i].base <= p {
+		return b.mem[i]
+	}
+	return nil
+}
+
+func (b *Backend) insertLocked(a *alloc) {
+	b.bufferID++
+	a.id = b.bufferID
+	i := sort.Search(len(b.mem), func(i int) bool { return b.mem[i].base > a.base })
+	b.mem = append(b.mem, nil)
+	copy(b.mem[i+1:], b.mem[i:])
+	b.mem[i] = a
+}
+
+// removeLocked forgets a and gives its bytes back to its device.
+func (b *Backend) removeLocked(a *alloc) {
+	i := sort.Search(len(b.mem), func(i int) bool { return b.mem[i].base >= a.base })
+	if i < len(b.mem) && b.mem[i] == a {
+		copy(b.mem[i:], b.mem[i+1:])
+		b.mem[len(b.mem)-1] = nil
+		b.mem = b.mem[:len(b.mem)-1]
+	}
+	if a.kind == deviceMem {
+		a.dev.used -= uint64(a.size)
+		b.unexportMemLocked(a)
+	}
+}
+
+// spanLocked returns the n bytes at p, which must lie inside one allocation.
+func (b *Backend) spanLocked(p, n uintptr) ([]byte, error) {
+	a := b.findLocked(p)
+	if a == nil || n > a.end()-p {
+		return nil, driver.ErrInvalidValue
+	}
+	off := p - a.base
+	return a.data[off : off+n : off+n], nil
+}
+
+// span is spanLocked for code that does not hold the table lock.
+func (b *Backend) span(p, n uintptr) ([]byte, error) {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return b.spanLocked(p, n)
+}
+
+// hostBytes views n bytes of caller memory at p.
+func hostBytes(p unsafe.Pointer, n uintptr) []byte {
+	return unsafe.Slice((*byte)(p), n)
+}
+
+// pinnedLocked reports whether [p, p+n) lies in page-locked host memory.
+func (b *Backend) pinnedLocked(p unsafe.Pointer, n uintptr) bool {
+	a := b.findLocked(uintptr(p))
+	return a != nil && a.kind == hostMem && n <= a.end()-uintptr(p)
+}
+
+// newStorage returns size poisoned bytes.
+func newStorage(size uintptr) []byte {
+	data := make([]byte, size)
+	data[0] = poison
+	for i := 1; i < len(data); i *= 2 {
+		copy(data[i:], data[:i])
+	}
+	return data
+}
+
+// reserveLocked carves size bytes of address space and memory from d.
+func (b *Backend) reserveLocked(d *device, size uintptr) (uintptr, error) {
+	if uint64(size) > d.total-d.used {
+		return 0, driver.ErrOutOfMemory
+	}
+	base := (d.next + allocAlign - 1) &^ (allocAlign - 1)
+	d.next = base + size + allocGap
+	d.used += uint64(size)
+	return base, nil
+}
+
+// MemAlloc is cuMemAlloc in the current context. The memory is poisoned
+// (every byte 0xA5), not zeroed.
+func (b *Backend) MemAlloc(size uintptr) (uintptr, error) {
+	if err := b.enter("cuMemAlloc"); err != nil {
+		return 0, err
+	}
+	if size == 0 {
+		return 0, driver.ErrInvalidValue
+	}
+	tid := gettid()
+	b.mu.Lock()
+	c, err := b.currentLocked(tid)
+	if err != nil {
+		b.mu.Unlock()
+		return 0, err
+	}
+	base, err := b.reserveLocked(c.dev, size)
+	b.mu.Unlock()
+	if err != nil {
+		return 0, err
+	}
+	a := &alloc{base: base, size: size, data: newStorage(size), kind: deviceMem, dev: c.dev, ctx: c}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if c.dead { // destroyed meanwhile
+		c.dev.used -= uint64(size)
+		return 0, errDestroyedCurrent
+	}
+	b.insertLocked(a)
+	return base, nil
+}
+
+// MemFree is cuMemFree: 0 is a no-op; anything but the base of a live
+// cuMemAlloc allocation is ErrInvalidValue. Like the driver, it waits for
+// the allocation's context to finish its work first.
+func (b *Backend) MemFree(p uintptr) error {
+	if err := b.enter("cuMemFree"); err != nil {
+		return err
+	}
+	if p == 0 {
+		return nil
+	}
+	b.mu.RLock()
+	a := b.findLocked(p)
+	b.mu.RUnlock()
+	if a == nil || a.base != p || a.kind != deviceMem {
+		return driver.ErrInvalidValue
+	}
+	if err := b.lockExec(); err != nil {
+		return err
+	}
+	defer b.unlockExec()
+	b.drainContext(a.ctx)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.findLocked(p) != a || a.freeQueued {
+		return driver.ErrInvalidValue
+	}
+	b.removeLocked(a)
+	return nil
+}
+
+// MemAllocAsync is cuMemAllocAsync: the pointer is returned now and usable
+// by work enqueued after this call. Its context attribute is 0, as for the
+// driver's pool memory.
+func (b *Backend) MemAllocAsync(size uintptr, s uintptr) (uintptr, error) {
+	if err := b.enter("cuMemAllocAsync"); err != nil {
+		return 0, err
+	}
+	if size == 0 { // the driver succeeds and returns 0
+		_, err := b.lookupStream(s)
+		return 0, err
+	}
+	data := newStorage(size)
+	var base uintptr
+	err := b.enqueue(s, &item{run: nop}, func(st *stream) error {
+		var err error
+		if base, err = b.reserveLocked(st.ctx.dev, size); err != nil {
+			return err
+		}
+		b.insertLocked(&alloc{base: base, size: size, data: data, kind: deviceMem, dev: st.ctx.dev, ctx: st.ctx, async: true})
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return base, nil
+}
+
+// MemFreeAsync is cuMemFreeAsync: the memory is released when the stream
+// reaches the free.
+func (b *Backend) MemFreeAsync(p uintptr, s uintptr) error {
+	if err := b.enter("cuMemFreeAsync"); err != nil {
+		return err
+	}
+	it := &item{}
+	return b.enqueue(s, it, func(st *stream) error {
+		a := b.findLocked(p)
+		if a == nil || a.base != p || a.kind != deviceMem || a.freeQueued {
+			return driver.ErrInvalidValue
+		}
+		a.freeQueued = true
+		it.run = func() error {
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			if b.findLocked(p) == a {
+				b.removeLocked(a)
+			}
+			return nil
+		}
+		return nil
+	})
+}
+
+// MemGetInfo is cuMemGetInfo for the current context's device.
+func (b *Backend) MemGetInfo() (uint64, uint64, error) {
+	if err := b.enter("cuMemGetInfo"); err != nil {
+		return 0, 0, err
+	}
+	tid := gettid()
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	c, err := b.currentLocked(tid)
+	if err != nil {
+		return 0, 0, err
+	}
+	return c.dev.total - c.dev.used, c.dev.total, nil
+}
+
+// errAddressRange is what cuMemGetAddressRange returns for an unknown pointer.
+var errAddressRange error = driver.ErrNotFound
+
+// MemGetAddressRange is cuMemGetAddressRange: the base and size of the
+// allocation that contains p.
+func (b *Backend) MemGetAddressRange(p uintptr) (uintptr, uintptr, error) {
+	if err := b.enter("cuMemGetAddressRange"); err != nil {
+		return 0, 0, err
+	}
+	tid := gettid()
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if _, err := b.currentLocked(tid); err != nil {
+		return 0, 0, err
+	}
+	a := b.findLocked(p)
+	if a == nil {
+		return 0, 0, errAddressRange
+	}
+	return a.base, a.size, nil
+}
+
+// mempoolHandle is the fake's CUmemoryPool of a device's default pool.
+func mempoolHandle(d *device) uint64 { return 0x9900 + uint64(d.ordinal)*0x40 }
+
+// PointerGetAttribute is cuPointerGetAttribute for device, pinned host and
+// IPC-mapped memory; unknown pointers are ErrInvalidValue.
+func (b *Backend) PointerGetAttribute(attr driver.PointerAttribute, p uintptr) (uint64, error) {
+	if err := b.enter("cuPointerGetAttribute"); err != nil {
+		return 0, err
+	}
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	a := b.findLocked(p)
+	if a == nil {
+		return 0, driver.ErrInvalidValue
+	}
+	host := a.kind == hostMem
+	switch attr {
+	case driver.PointerAttrContext:
+		if a.async {
+			return 0, nil
+		}
+		return uint64(a.ctx.h), nil
+	case driver.PointerAttrMemoryType:
+		if host {
+			return uint64(driver.MemoryTypeHost), nil
+		}
+		return uint64(driver.MemoryTypeDevice), nil
+	case driver.PointerAttrDevicePointer:
+		return uint64(p), nil
+	case driver.PointerAttrHostPointer:
+		if !host {
+			return 0, driver.ErrInvalidValue
+		}
+		return uint64(p), nil
+	case 6: // CU_POINTER_ATTRIBUTE_SYNC_MEMOPS
+		return 0, nil
+	case driver.PointerAttrBufferID:
+		return a.id, nil
+	case driver.PointerAttrIsManaged:
+		return 0, nil
+	case driver.PointerAttrDeviceOrdinal:
+		return uint64(a.ctx.dev.ordinal), nil
+	case 10: // CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE
+		if a.kind == deviceMem && !a.async {
+			return 1, nil
+		}
+		return 0, nil
+	case driver.PointerAttrRangeStart:
+		return uint64(a.base), nil
+	case driver.PointerAttrRangeSize:
+		return uint64(a.size), nil
+	case 13: // CU_POINTER_ATTRIBUTE_MAPPED
+		return 1, nil
+	case 14: // CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES
+		return 0, nil
+	case 16: // CU_POINTER_ATTRIBUTE_ACCESS_FLAGS: read-write
+		return 3, nil
+	case driver.PointerAttrMempool:
+		if a.async {
+			return mempoolHandle(a.dev), nil
+		}
+		return 0, nil
+	}
+	return 0, driver.ErrInvalidValue
+}
+
+// copyItem validates a device-to-device style copy at enqueue and returns
+// the work that performs it, re-checking the ranges when it runs (memory
+// may have been freed by stream-ordered frees meanwhile).
+func (b *Backend) d2dWork(dst, src, n uintptr) (func() error, error) {
+	if _, err := b.spanLocked(dst, n); err != nil {
+		return nil, err
+	}
+	if _, err := b.spanLocked(src, n); err != nil {
+		return nil, err
+	}
+	return func() error {
+		b.mu.RLock()
+		d, err1 := b.spanLocked(dst, n)
+		s, err2 := b.spanLocked(src, n)
+		b.mu.RUnlock()
+		if err1 != nil || err2 != nil {
+			return driver.ErrIllegalAddress
+		}
+		copy(d, s)
+		return nil
+	}, nil
+}
+
+func (b *Backend) h2dWork(dst uintptr, src unsafe.Pointer, n uintptr, async bool) (func() error, error) {
+	if src == nil {
+		return nil, driver.ErrInvalidValue
+	}
+	if _, err := b.spanLocked(dst, n); err != nil {
+		return nil, err
+	}
+	from := hostBytes(src, n)
+	if async && !b.pinnedLocked(src, n) {
+		// The driver stages pageable memory at enqueue.
+		from = append([]byte(nil), from...)
+	}
+	return func() error {
+		d, err := b.span(dst, n)
+		if err != nil {
+			return driver.ErrIllegalAddress
+		}
+		copy(d, from)
+		return nil
+	}, nil
+}
+
+func (b *Backend) d2hWork(dst unsafe.Pointer, src uintptr, n uintptr) (func() error, error) {
+	if dst == nil {
+		return nil, driver.ErrInvalidValue
+	}
+	if _, err := b.spanLocked(src, n); err != nil {
+		return nil, err
+	}
+	return func() error {
+		s, err := b.span(src, n)
+		if err != nil {
+			return driver.ErrIllegalAddress
+		}
+		copy(hostBytes(dst, n), s)
+		return nil
+	}, nil
+}
+
+// syncOp runs a synchronous copy or memset: validate under the table lock
+// with the current context, then run as a NULL-stream item and wait.
+func (b *Backend) syncOp(op string, n uintptr, prepare func() (func() error, error)) error {
+	if err := b.enter(op); err != nil {
+		return err
+	}
+	tid := gettid()
+	b.mu.RLock()
+	c, err := b.currentLocked(tid)
+	var work func() error
+	if err == nil && n > 0 {
+		work, err = prepare()
+	}
+	b.mu.RUnlock()
+	if err != nil || n == 0 {
+		return err
+	}
+	return b.runSync(c, work)
+}
+
+// asyncOp enqueues a copy or memset on stream s.
+func (b *Backend) asyncOp(op string, n uintptr, s uintptr, prepare func() (func() error, error)) error {
+	if err := b.enter(op); err != nil {
+		return err
+	}
+	it := &item{}
+	return b.enqueue(s, it, func(*stream) error {
+		if n == 0 {
+			it.run = nop
+			return nil
+		}
+		var err error
+		it.run, err = prepare()
+		return err
+	})
+}
+
+// MemcpyHtoD is cuMemcpyHtoD (synchronous; needs a current context).
+func (b *Backend) MemcpyHtoD(dst uintptr, src unsafe.Pointer, n uintptr) error {
+	return b.syncOp("cuMemcpyHtoD", n, func() (func() error, error) { return b.h2dWork(dst, src, n, false) })
+}
+
+// MemcpyDtoH is cuMemcpyDtoH (synchronous; needs a current context).
+func (b *Backend) MemcpyDtoH(dst unsafe.Pointer, src uintptr, n uintptr) error {
+	return b.syncOp("cuMemcpyDtoH", n, func() (func() error, error) { return b.d2hWork(dst, src, n) })
+}
+
+// MemcpyDtoD is cuMemcpyDtoD (synchronous; needs a current context).
+func (b *Backend) MemcpyDtoD(dst, src uintptr, n uintptr) error {
+	return b.syncOp("cuMemcpyDtoD", n, func() (func() error, error) { return b.d2dWork(dst, src, n) })
+}
+
+// MemcpyHtoDAsync is cuMemcpyHtoDAsync: pageable source memory is copied
+// at enqueue (as the driver stages it); pinned memory is read when the
+// stream runs the copy.
+func (b *Backend) MemcpyHtoDAsync(dst uintptr, src unsafe.Pointer, n uintptr, s uintptr) error {
+	return b.asyncOp("cuMemcpyHtoDAsync", n, s, func() (func() error, error) { return b.h2dWork(dst, src, n, true) })
+}
+
+// MemcpyDtoHAsync is cuMemcpyDtoHAsync: dst is written when the stream
+// runs the copy.
+func (b *Backend) MemcpyDtoHAsync(dst unsafe.Pointer, src uintptr, n uintptr, s uintptr) error {
+	return b.asyncOp("cuMemcpyDtoHAsync", n, s, func() (func() error, error) { return b.d2hWork(dst, src, n) })
+}
+
+// MemcpyDtoDAsync is cuMemcpyDtoDAsync.
+func (b *Backend) MemcpyDtoDAsync(dst, src uintptr, n uintptr, s uintptr) error {
+	return b.asyncOp("cuMemcpyDtoDAsync", n, s, func() (func() error, error) { return b.d2dWork(dst, src, n) })
+}
+
+// MemcpyPeer is cuMemcpyPeer: a synchronous copy between contexts (and
+// devices); it runs on the destination context's NULL stream.
+func (b *Backend) MemcpyPeer(dst, dstCtx, src, srcCtx uintptr, n uintptr) error {
+	if err := b.enter("cuMemcpyPeer"); err != nil {
+		return err
+	}
+	b.mu.RLock()
+	dc, err := b.liveCtxLocked(dstCtx)
+	if err == nil {
+		_, err = b.liveCtxLocked(srcCtx)
+	}
+	var work func() error
+	if err == nil && n > 0 {
+		work, err = b.d2dWork(dst, src, n)
+	}
+	b.mu.RUnlock()
+	if err != nil || n == 0 {
+		return err
+	}
+	return b.runSync(dc, work)
+}
+
+// MemcpyPeerAsync is cuMemcpyPeerAsync.
+func (b *Backend) MemcpyPeerAsync(dst, dstCtx, src, srcCtx uintptr, n uintptr, s uintptr) error {
+	if err := b.enter("cuMemcpyPeerAsync"); err != nil {
+		return err
+	}
+	it := &item{}
+	return b.enqueue(s, it, func(*stream) error {
+		if _, err := b.liveCtxLocked(dstCtx); err != nil {
+			return err
+		}
+		if _, err := b.liveCtxLocked(srcCtx); err != nil {
+			return err
+		}
+		if n == 0 {
+			it.run = nop
+			return nil
+		}
+		var err error
+		it.run, err = b.d2dWork(dst, src, n)
+		return err
+	})
+}
+
+// memsetWork validates a memset of n elements of size bytes at dst.
+func (b *Backend) memsetWork(dst uintptr, pattern uint32, size, n uintptr) (func() error, error) {
+	if dst%size != 0 || n > ^uintptr(0)/size {
+		return nil, driver.ErrInvalidValue
+	}
+	if _, err := b.spanLocked(dst, n*size); err != nil {
+		return nil, err
+	}
+	return func() error {
+		d, err := b.span(dst, n*size)
+		if err != nil {
+			return driver.ErrIllegalAddress
+		}
+		var pat [4]byte
+		for i := range pat {
+			pat[i] = byte(pattern >> (8 * i))
+		}
+		copy(d, pat[:size])
+		for i := size; i < uintptr(len(d)); i *= 2 {
+			copy(d[i:], d[:i])
+		}
+		return nil
+	}, nil
+}
+
+// MemsetD8 is cuMemsetD8 (synchronous).
+func (b *Backend) MemsetD8(dst uintptr, v uint8, n uintptr) error {
+	return b.syncOp("cuMemsetD8", n, func() (func() error, error) { return b.memsetWork(dst, uint32(v), 1, n) })
+}
+
+// MemsetD16 is cuMemsetD16 (synchronous); dst must be 2-byte aligned.
+func (b *Backend) MemsetD16(dst uintptr, v uint16, n uintptr) error {
+	return b.syncOp("cuMemsetD16", n, func() (func() error, error) { return b.memsetWork(dst, uint32(v), 2, n) })
+}
+
+// MemsetD32 is cuMemsetD32 (synchronous); dst must be 4-byte aligned.
+func (b *Backend) MemsetD32(dst uintptr, v uint32, n uintptr) error {
+	return b.syncOp("cuMemsetD32", n, func() (func() error, error) { return b.memsetWork(dst, v, 4, n) })
+}
+
+// MemsetD8Async is cuMemsetD8Async.
+func (b *Backend) MemsetD8Async(dst uintptr, v uint8, n uintptr, s uintptr) error {
+	return b.asyncOp("cuMemsetD8Async", n, s, func() (func() error, error) { return b.memsetWork(dst, uint32(v), 1, n) })
+}
+
+// MemsetD16Async is cuMemsetD16Async.
+func (b *Backend) MemsetD16Async(dst uintptr, v uint16, n uintptr, s uintptr) error {
+	return b.asyncOp("cuMemsetD16Async", n, s, func() (func() error, error) { return b.memsetWork(dst, uint32(v), 2, n) })
+}
+
+// MemsetD32Async is cuMemsetD32Async.
+func (b *Backend) MemsetD32Async(dst uintptr, v uint32, n uintptr, s uintptr) error {
+	return b.asyncOp("cuMemsetD32Async", n, s, func() (func() error, error) { return b.memsetWork(dst, v, 4, n) })
+}
+
+// MemHostAlloc is cuMemHostAlloc: page-locked host memory of the current
+// context, backed by a Go byte slice the backend keeps until MemFreeHost.
+func (b *Backend) MemHostAlloc(size uintptr, flags uint32) (unsafe.Pointer, error) {
+	if err := b.enter("cuMemHostAlloc"); err != nil {
+		return nil, err
+	}
+	if size == 0 || flags&^(driver.MemHostAllocPortable|driver.MemHostAllocDeviceMap|driver.MemHostAllocWriteCombined) != 0 {
+		return nil, driver.ErrInvalidValue
+	}
+	data := make([]byte, size)
+	p := unsafe.Pointer(&data[0])
+	tid := gettid()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	c, err := b.currentLocked(tid)
+	if err != nil {
+		return nil, err
+	}
+	b.insertLocked(&alloc{base: uintptr(p), size: size, data: data, kind: hostMem, ctx: c})
+	return p, nil
+}
+
+// MemFreeHost is cuMemFreeHost: p must be what MemHostAlloc returned.
+// Work of its context that may still read or write it runs first.
+func (b *Backend) MemFreeHost(p unsafe.Pointer) error {
+	if err := b.enter("cuMemFreeHost"); err != nil {
+		return err
+	}
+	b.mu.RLock()
+	a := b.findLocked(uintptr(p))
+	b.mu.RUnlock()
+	if p == nil || a == nil || a.base != uintptr(p) || a.kind != hostMem {
+		return driver.ErrInvalidValue
+	}
+	if err := b.lockExec(); err != nil {
+		return err
+	}
+	defer b.unlockExec()
+	b.drainContext(a.ctx)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.findLocked(uintptr(p)) != a {
+		return driver.ErrInvalidValue
+	}
+	b.removeLocked(a)
+	return nil
+}
+
+// freeContextMemoryLocked releases everything allocated in c.
+func (b *Backend) freeContextMemoryLocked(c *context) {
+	for _, a := range append([]*alloc(nil), b.mem...) {
+		if a.ctx == c {
+			b.removeLocked(a)
+		}
+	}
+}

@@ -1,0 +1,806 @@
+package fake
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/nocgo/cuda/driver"
+)
+
+// The fake NVRTC "compiles" CUDA C++ by finding its kernels: every
+// __global__ function (and every name expression) needs a Go body
+// registered with Kernel, and the PTX it emits declares those entries with
+// the bodies' parameters, so that ModuleLoadData on the fake can load it.
+
+// NVRTC returns the fake run-time compiler of this backend.
+func (b *Backend) NVRTC() (driver.NVRTC, error) { return nvrtc{b}, nil }
+
+type nvrtc struct{ b *Backend }
+
+type program struct {
+	src, name string
+	headers   []string
+	includes  []string
+	exprs     []string
+
+	compiled bool
+	log      string
+	ptx      []byte
+	cubin    []byte // nil for a virtual architecture
+	lowered  map[string]string
+}
+
+var nvrtcNames = map[int]string{
+	1: "NVRTC_ERROR_OUT_OF_MEMORY", 2: "NVRTC_ERROR_PROGRAM_CREATION_FAILURE",
+	3: "NVRTC_ERROR_INVALID_INPUT", 4: "NVRTC_ERROR_INVALID_PROGRAM",
+	5: "NVRTC_ERROR_INVALID_OPTION", 6: "NVRTC_ERROR_COMPILATION",
+	7:  "NVRTC_ERROR_BUILTIN_OPERATION_FAILURE",
+	8:  "NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION",
+	9:  "NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION",
+	10: "NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID", 11: "NVRTC_ERROR_INTERNAL_ERROR",
+}
+
+func nvrtcErr(code int, op string) error {
+	name := nvrtcNames[code]
+	if name == "" {
+		name = fmt.Sprintf("NVRTC_ERROR_%d", code)
+	}
+	return &driver.NVRTCError{Code: code, Name: name, Op: op}
+}
+
+// enter applies FailNth to an NVRTC entry point (the rule's code is taken as
+// an nvrtcResult).
+func (n nvrtc) enter(op string) error {
+	if err := n.b.fault(op); err != nil {
+		return nvrtcErr(int(err.(driver.Result)), op)
+	}
+	return nil
+}
+
+func (n nvrtc) prog(h uintptr, op string) (*program, error) {
+	n.b.mu.RLock()
+	defer n.b.mu.RUnlock()
+	p := n.b.progs[h]
+	if p == nil {
+		return nil, nvrtcErr(4, op)
+	}
+	return p, nil
+}
+
+// Version is nvrtcVersion: 13.0.
+func (n nvrtc) Version() (int, int, error) {
+	if err := n.enter("nvrtcVersion"); err != nil {
+		return 0, 0, err
+	}
+	return 13, 0, nil
+}
+
+// CreateProgram is nvrtcCreateProgram.
+func (n nvrtc) CreateProgram(src, name string, headers, includeNames []string) (uintptr, error) {
+	const op = "nvrtcCreateProgram"
+	if err := n.enter(op); err != nil {
+		return 0, err
+	}
+	if len(headers) != len(includeNames) {
+		return 0, nvrtcErr(3, op)
+	}
+	if name == "" {
+		name = "default_program"
+	}
+	p := &program{src: src, name: name, headers: append([]string(nil), headers...), includes: append([]string(nil), includeNames...)}
+	h := newHandle()
+	n.b.mu.Lock()
+	n.b.progs[h] = p
+	n.b.mu.Unlock()
+	return h, nil
+}
+
+// AddNameExpression is nvrtcAddNameExpression (before Compile).
+func (n nvrtc) AddNameExpression(h uintptr, expr string) error {
+	const op = "nvrtcAddNameExpression"
+	if err := n.enter(op); err != nil {
+		return err
+	}
+	p, err := n.prog(h, op)
+	if err != nil {
+		return err
+	}
+	if expr == "" {
+		return nvrtcErr(3, op)
+	}
+	n.b.mu.Lock()
+	defer n.b.mu.Unlock()
+	if p.compiled {
+		return nvrtcErr(8, op)
+	}
+	for _, e := range p.exprs {
+		if e == expr {
+			return nil
+		}
+	}
+	p.exprs = append(p.exprs, expr)
+	return nil
+}
+
+// ProgramLog is nvrtcGetProgramLog.
+func (n nvrtc) ProgramLog(h uintptr) (string, error) {
+	const op = "nvrtcGetProgramLog"
+	if err := n.enter(op); err != nil {
+		return "", err
+	}
+	p, err := n.prog(h, op)
+	if err != nil {
+		return "", err
+	}
+	n.b.mu.RLock()
+	defer n.b.mu.RUnlock()
+	return p.log, nil
+}
+
+// PTX is nvrtcGetPTX.
+func (n nvrtc) PTX(h uintptr) ([]byte, error) {
+	const op = "nvrtcGetPTX"
+	if err := n.enter(op); err != nil {
+		return nil, err
+	}
+	p, err := n.prog(h, op)
+	if err != nil {
+		return nil, err
+	}
+	n.b.mu.RLock()
+	defer n.b.mu.RUnlock()
+	if !p.compiled {
+		return nil, nvrtcErr(4, op)
+	}
+	return append([]byte(nil), p.ptx...), nil
+}
+
+// CUBIN is nvrtcGetCUBIN: an error (NVRTC_ERROR_INVALID_INPUT) when the
+// program was compiled for a virtual architecture (compute_XX).
+func (n nvrtc) CUBIN(h uintptr) ([]byte, error) {
+	const op = "nvrtcGetCUBIN"
+	if err := n.enter(op); err != nil {
+		return nil, err
+	}
+	p, err := n.prog(h, op)
+	if err != nil {
+		return nil, err
+	}
+	n.b.mu.RLock()
+	defer n.b.mu.RUnlock()
+	if !p.compiled {
+		return nil, nvrtcErr(4, op)
+	}
+	if p.cubin == nil {
+		return nil, nvrtcErr(3, op)
+	}
+	return append([]byte(nil), p.cubin...), nil
+}
+
+// LoweredName is nvrtcGetLoweredName: the fake keeps names unmangled, so
+// the lowered name of "scale<float>" is "scale<float>".
+func (n nvrtc) LoweredName(h uintptr, expr string) (string, error) {
+	const op = "nvrtcGetLoweredName"
+	if err := n.enter(op); err != nil {
+		return "", err
+	}
+	p, err := n.prog(h, op)
+	if err != nil {
+		return "", err
+	}
+	n.b.mu.RLock()
+	defer n.b.mu.RUnlock()
+	if !p.compiled {
+		return "", nvrtcErr(9, op)
+	}
+	l, ok := p.lowered[expr]
+	if !ok {
+		return "", nvrtcErr(10, op)
+	}
+	return l, nil
+}
+
+// DestroyProgram is nvrtcDestroyProgram.
+func (n nvrtc) DestroyProgram(h uintptr) error {
+	const op = "nvrtcDestroyProgram"
+	if err := n.enter(op); err != nil {
+		return err
+	}
+	n.b.mu.Lock()
+	defer n.b.mu.Unlock()
+	if n.b.progs[h] == nil {
+		return nvrtcErr(4, op)
+	}
+	delete(n.b.progs, h)
+	return nil
+}
+
+// compileOpts is what the fake takes from the options.
+type compileOpts struct {
+	arch    int
+	suffix  string // "a", "f" or ""
+	virtual bool
+	macros  map[string]string
+
+	includePaths []string
+}
+
+// nvrtcOptions are the option names NVRTC 13.0 accepts (besides the
+// architecture, -std, -D, -U and -I, parsed above); anything else is
+// NVRTC_ERROR_INVALID_OPTION.
+var nvrtcOptions = map[string]bool{}
+
+// takesValue are the options among them that take a value.
+var takesValue = map[string]bool{}
+
+func init() {
+	for _, o := range strings.Fields(`
+		--device-c -dc --device-w -dw --relocatable-device-code -rdc
+		--extensible-whole-program -ewp --device-debug -G --generate-line-info -lineinfo
+		--dopt -dopt --ptxas-options -Xptxas --maxrregcount -maxrregcount
+		--ftz -ftz --prec-sqrt -prec-sqrt --prec-div -prec-div --fmad -fmad
+		--use_fast_math -use_fast_math --extra-device-vectorization -extra-device-vectorization
+		--modify-stack-limit -modify-stack-limit --dlink-time-opt -dlto --gen-opt-lto -gen-opt-lto
+		--optix-ir -optix-ir --jump-table-density -jtd --pre-include -include
+		--no-source-include -no-source-include --builtin-move-forward -builtin-move-forward
+		--builtin-initializer-list -builtin-initializer-list --disable-warnings -w
+		--restrict -restrict --device-as-default-execution-space -default-device
+		--device-int128 -device-int128 --optimization-info -opt-info
+		--display-error-number -err-no --no-display-error-number -no-err-no
+		--diag-error -diag-error --diag-suppress -diag-suppress --diag-warn -diag-warn
+		--brief-diagnostics -brief-diag --time -time --split-compile -split-compile
+		--fdevice-syntax-only -fdevice-syntax-only --minimal -minimal
+		--device-stack-protector -device-stack-protector --fdevice-time-trace -fdevice-time-trace
+		--pch -pch --create-pch -create-pch --use-pch -use-pch --pch-dir -pch-dir
+		--pch-verbose -pch-verbose --pch-messages -pch-messages
+		--instantiate-templates-in-pch -instantiate-templates-in-pch
+		--Ofast-compile -Ofast-compile --frandom-seed -frandom-seed
+		-O0 -O1 -O2 -O3 --dopt-level`) {
+		nvrtcOptions[o] = true
+	}
+	for _, o := range strings.Fields(`--ptxas-options -Xptxas --maxrregcount -maxrregcount
+		--pre-include -include --diag-error -diag-error --diag-suppress -diag-suppress
+		--diag-warn -diag-warn --create-pch -create-pch --use-pch -use-pch --pch-dir -pch-dir
+		--split-compile -split-compile --time -time --fdevice-time-trace -fdevice-time-trace
+		--frandom-seed -frandom-seed`) {
+		takesValue[o] = true
+	}
+}
+
+var archRe = regexp.MustCompile(`^(sm|compute)_(\d+)([af]?)$`)
+
+// knownArchs are the architectures NVRTC 13.0 compiles for.
+var knownArchs = map[int]bool{75: true, 80: true, 86: true, 87: true, 88: true, 89: true, 90: true, 100: true, 103: true, 110: true, 120: true, 121: true}
+
+func parseOptions(options []string) (compileOpts, string, bool) {
+	o := compileOpts{arch: 75, virtual: true, macros: map[string]string{}}
+	for i := 0; i < len(options); i++ {
+		opt := options[i]
+		val := func(prefixes ...string) (string, bool) {
+			for _, p := range prefixes {
+				if strings.HasPrefix(opt, p+"=") {
+					return opt[len(p)+1:], true
+				}
+				if opt == p && i+1 < len(options) {
+					i++
+					return options[i], true
+				}
+			}
+			return "", false
+		}
+		if v, ok := val("--gpu-architecture", "-arch"); ok {
+			m := archRe.FindStringSubmatch(v)
+			if m == nil {
+				return o, "nvrtc: error: invalid value for --gpu-architecture (-arch)\n", false
+			}
+			n, _ := strconv.Atoi(m[2])
+			if !knownArchs[n] {
+				return o, "nvrtc: error: invalid value for --gpu-architecture (-arch)\n", false
+			}
+			o.arch, o.suffix, o.virtual = n, m[3], m[1] == "compute"
+			continue
+		}
+		if v, ok := val("--std", "-std"); ok {
+			switch v {
+			case "c++03", "c++11", "c++14", "c++17", "c++20":
+				continue
+			}
+			return o, fmt.Sprintf("nvrtc: error: invalid value for --std (-std): %s\n", v), false
+		}
+		if v, ok := val("--define-macro", "-D"); ok || strings.HasPrefix(opt, "-D") {
+			if !ok {
+				v = opt[2:]
+			}
+			name, value, found := strings.Cut(v, "=")
+			if !found {
+				value = "1"
+			}
+			o.macros[name] = value
+			continue
+		}
+		if v, ok := val("--include-path", "-I"); ok || strings.HasPrefix(opt, "-I") {
+			if !ok {
+				v = opt[2:]
+			}
+			o.includePaths = append(o.includePaths, v)
+			continue
+		}
+		if _, ok := val("--undefine-macro", "-U"); ok || strings.HasPrefix(opt, "-U") {
+			continue
+		}
+		name, _, _ := strings.Cut(opt, "=")
+		if !nvrtcOptions[name] {
+			return o, fmt.Sprintf("nvrtc: error: unrecognized option %s\n", opt), false
+		}
+		if takesValue[name] && !strings.Contains(opt, "=") {
+			i++ // "-maxrregcount 32"
+		}
+	}
+	return o, "", true
+}
+
+// Compile is nvrtcCompileProgram. See the package doc for what the fake
+// compiler checks.
+func (n nvrtc) Compile(h uintptr, options []string) error {
+	const op = "nvrtcCompileProgram"
+	if err := n.enter(op); err != nil {
+		return err
+	}
+	p, err := n.prog(h, op)
+	if err != nil {
+		return err
+	}
+	opts, optLog, ok := parseOptions(options)
+	n.b.mu.Lock()
+	defer n.b.mu.Unlock()
+	if !ok {
+		p.log = optLog
+		return nvrtcErr(5, op)
+	}
+	log, entries, lowered := n.b.compileLocked(p, opts)
+	p.log = log
+	if entries == nil {
+		return nvrtcErr(6, op)
+	}
+	target := fmt.Sprintf("sm_%d%s", opts.arch, opts.suffix)
+	var sb strings.Builder
+	sb.WriteString("//\n// Generated by fake NVRTC\n//\n.version 8.8\n.target " + target + "\n.address_size 64\n")
+	for _, e := range entries {
+		k := n.b.kernels[e]
+		fmt.Fprintf(&sb, "\n.visible .entry %s(\n%s\n)\n{\n\tret;\n}\n", e, k.ptxParams(e))
+	}
+	p.ptx = []byte(sb.String())
+	p.cubin = nil
+	if !opts.virtual {
+		p.cubin = append(append([]byte(nil), elfMagic...), p.ptx...)
+	}
+	p.lowered = lowered
+	p.compiled = true
+	return nil
+}
+
+// compileLocked checks the source and returns the log and the entry names
+// (nil when the compile fails) and the lowered names of the expressions.
+func (b *Backend) compileLocked(p *program, o compileOpts) (string, []string, map[string]string) {
+	var errs []string
+	errorf := func(line int, format string, args ...any) {
+		errs = append(errs, fmt.Sprintf("%s(%d): error: %s", p.name, line, fmt.Sprintf(format, args...)))
+	}
+	defs := map[string]string{}
+	for k, v := range o.macros {
+		defs[k] = v
+	}
+	inc := &includer{p: p, paths: o.includePaths, errs: &errs}
+	lines := inc.preprocess(p.name, stripComments(p.src), defs, 0)
+	checkBraces(lines, errorf)
+	kernels := findKernels(lines)
+	var entries []string
+	templates := map[string]bool{}
+	for _, k := range kernels {
+		if k.template {
+			templates[k.name] = true
+			continue
+		}
+		body := b.kernels[k.name]
+		switch {
+		case body == nil:
+			errorf(k.line, "fake NVRTC: kernel %q has no Go body; register one with fake.Kernel", k.name)
+		case body.err != nil:
+			errorf(k.line, "fake NVRTC: kernel %q: %v", k.name, body.err)
+		case k.params >= 0 && k.params != len(body.params):
+			errorf(k.line, "fake NVRTC: kernel %q takes %d parameters but its Go body takes %d", k.name, k.params, len(body.params))
+		default:
+			entries = append(entries, k.name)
+		}
+	}
+	lowered := map[string]string{}
+	for _, e := range p.exprs {
+		name := strings.TrimPrefix(strings.TrimSpace(e), "&")
+		base, _, _ := strings.Cut(name, "<")
+		base = strings.TrimSpace(base)
+		body := b.kernels[name]
+		switch {
+		case !templates[base] && !containsKernel(kernels, base):
+			errorf(1, "identifier %q is undefined (name expression %q)", base, e)
+		case body == nil:
+			errorf(1, "fake NVRTC: kernel %q has no Go body; register one with fake.Kernel", name)
+		case body.err != nil:
+			errorf(1, "fake NVRTC: kernel %q: %v", name, body.err)
+		default:
+			lowered[e] = name
+			if !contains(entries, name) {
+				entries = append(entries, name)
+			}
+		}
+	}
+	if len(errs) > 0 {
+		word := "errors"
+		if len(errs) == 1 {
+			word = "error"
+		}
+		return fmt.Sprintf("%s\n\n%d %s detected in the compilation of %q.\n", strings.Join(errs, "\n"), len(errs), word, p.name), nil, nil
+	}
+	if entries == nil {
+		entries = []string{}
+	}
+	return "", entries, lowered
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func containsKernel(ks []kernelDecl, name string) bool {
+	for _, k := range ks {
+		if k.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// stripComments blanks // and /* */ comments, keeping newlines (and so
+// line numbers) and string literals.
+func stripComments(src string) string {
+	out := []byte(src)
+	for i := 0; i < len(out); i++ {
+		switch {
+		case out[i] == '"' || out[i] == '\'':
+			q := out[i]
+			for i++; i < len(out) && out[i] != q && out[i] != '\n'; i++ {
+				if out[i] == '\\' {
+					i++
+				}
+			}
+		case out[i] == '/' && i+1 < len(out) && out[i+1] == '/':
+			for ; i < len(out) && out[i] != '\n'; i++ {
+				out[i] = ' '
+			}
+		case out[i] == '/' && i+1 < len(out) && out[i+1] == '*':
+			for ; i < len(out) && !(out[i] == '*' && i+1 < len(out) && out[i+1] == '/'); i++ {
+				if out[i] != '\n' {
+					out[i] = ' '
+				}
+			}
+			if i < len(out) {
+				out[i], out[i+1] = ' ', ' '
+				i++
+			}
+		}
+	}
+	return string(out)
+}
+
+// srcLine is one active (not #if'ed out, not a directive) source line.
+type srcLine struct {
+	n    int
+	text string
+}
+
+var definedRe = regexp.MustCompile(`defined\s*\(?\s*(\w+)\s*\)?`)
+
+// includer resolves #include: the program's in-memory headers first,
+// then the -I directories on disk.
+type includer struct {
+	p     *program
+	paths []string
+	errs  *[]string
+}
+
+func (in *includer) find(name string) (string, bool) {
+	for i, n := range in.p.includes {
+		if n == name {
+			return in.p.headers[i], true
+		}
+	}
+	for _, dir := range in.paths {
+		if b, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
+			return string(b), true
+		}
+	}
+	return "", false
+}
+
+// preprocess handles #include, #define, the conditional directives and
+// #error, lightly: #if understands 0, 1, macro names and defined(X), with
+// !, && and ||. It returns the active lines of this file (not those of
+// the headers it includes, whose directives it does apply).
+func (in *includer) preprocess(name, src string, defs map[string]string, depth int) []srcLine {
+	errorf := func(line int, format string, args ...any) {
+		*in.errs = append(*in.errs, fmt.Sprintf("%s(%d): error: %s", name, line, fmt.Sprintf(format, args...)))
+	}
+	type frame struct{ active, taken, parent bool }
+	var stack []frame
+	active := true
+	var out []srcLine
+	for i, text := range strings.Split(src, "\n") {
+		ln := i + 1
+		t := strings.TrimSpace(text)
+		if !strings.HasPrefix(t, "#") {
+			if active {
+				out = append(out, srcLine{ln, text})
+			}
+			continue
+		}
+		d := strings.TrimSpace(t[1:])
+		word, rest, _ := strings.Cut(d, " ")
+		rest = strings.TrimSpace(rest)
+		switch word {
+		case "if", "ifdef", "ifndef":
+			var cond bool
+			switch word {
+			case "ifdef":
+				_, cond = defs[rest]
+			case "ifndef":
+				_, cond = defs[rest]
+				cond = !cond
+			default:
+				cond = evalIf(rest, defs)
+			}
+			stack = append(stack, frame{active: active && cond, taken: cond, parent: active})
+			active = active && cond
+		case "elif":
+			if len(stack) == 0 {
+				errorf(ln, "#elif without #if")
+				continue
+			}
+			f := &stack[len(stack)-1]
+			cond := !f.taken && evalIf(rest, defs)
+			f.taken = f.taken || cond
+			f.active = f.parent && cond
+			active = f.active
+		case "else":
+			if len(stack) == 0 {
+				errorf(ln, "#else without #if")
+				continue
+			}
+			f := &stack[len(stack)-1]
+			f.active = f.parent && !f.taken
+			f.taken = true
+			active = f.active
+		case "endif":
+			if len(stack) == 0 {
+				errorf(ln, "#endif without #if")
+				continue
+			}
+			active = stack[len(stack)-1].parent
+			stack = stack[:len(stack)-1]
+		case "define":
+			if active {
+				f := strings.Fields(rest)
+				if len(f) > 0 {
+					k, _, _ := strings.Cut(f[0], "(")
+					defs[k] = strings.Join(f[1:], " ")
+				}
+			}
+		case "undef":
+			if active {
+				delete(defs, rest)
+			}
+		case "error":
+			if active {
+				errorf(ln, "#error directive: %s", rest)
+			}
+		case "include":
+			if !active || depth > 32 {
+				continue
+			}
+			file := strings.Trim(rest, "\"<> \t")
+			text, ok := in.find(file)
+			if !ok && strings.HasPrefix(rest, "<") {
+				continue // a system or toolkit header the fake cannot see
+			}
+			if !ok {
+				*in.errs = append(*in.errs, fmt.Sprintf("%s(%d): catastrophic error: cannot open source file %q", name, ln, file))
+				continue
+			}
+			in.preprocess(file, stripComments(text), defs, depth+1)
+		}
+	}
+	if len(stack) > 0 {
+		errorf(strings.Count(src, "\n")+1, "expected an #endif")
+	}
+	return out
+}
+
+// evalIf evaluates a light #if expression.
+func evalIf(expr string, defs map[string]string) bool {
+	expr = definedRe.ReplaceAllStringFunc(expr, func(m string) string {
+		if _, ok := defs[definedRe.FindStringSubmatch(m)[1]]; ok {
+			return "1"
+		}
+		return "0"
+	})
+	for _, or := range strings.Split(expr, "||") {
+		all := true
+		for _, and := range strings.Split(or, "&&") {
+			t := strings.TrimSpace(strings.Trim(strings.TrimSpace(and), "()"))
+			neg := false
+			for strings.HasPrefix(t, "!") {
+				neg = !neg
+				t = strings.TrimSpace(t[1:])
+			}
+			v := true
+			if n, err := strconv.ParseInt(t, 0, 64); err == nil {
+				v = n != 0
+			} else if d, ok := defs[t]; ok {
+				n, err := strconv.ParseInt(strings.TrimSpace(d), 0, 64)
+				v = err != nil || n != 0
+			} else if isIdent(t) {
+				v = false // an undefined identifier is 0
+			}
+			if v == neg {
+				all = false
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// checkBraces reports unbalanced braces the way the front end does.
+func checkBraces(lines []srcLine, errorf func(int, string, ...any)) {
+	depth, last := 0, 1
+	for _, l := range lines {
+		inStr := byte(0)
+		for i := 0; i < len(l.text); i++ {
+			c := l.text[i]
+			switch {
+			case inStr != 0:
+				if c == '\\' {
+					i++
+				} else if c == inStr {
+					inStr = 0
+				}
+			case c == '"' || c == '\'':
+				inStr = c
+			case c == '{':
+				depth++
+			case c == '}':
+				depth--
+				if depth < 0 {
+					errorf(l.n, "expected a declaration")
+					depth = 0
+				}
+			}
+		}
+		if strings.TrimSpace(l.text) != "" {
+			last = l.n
+		}
+	}
+	if depth > 0 {
+		errorf(last, "expected a \"}\"")
+	}
+}
+
+type kernelDecl struct {
+	name     string
+	line     int
+	template bool
+	params   int // -1 when the parameter list could not be read
+}
+
+var identRe = regexp.MustCompile(`([A-Za-z_]\w*)\s*$`)
+
+// findKernels finds the __global__ functions of the active source.
+func findKernels(lines []srcLine) []kernelDecl {
+	var sb strings.Builder
+	var lineAt []int // line number of each byte
+	for _, l := range lines {
+		sb.WriteString(l.text)
+		sb.WriteByte('\n')
+		for i := 0; i <= len(l.text); i++ {
+			lineAt = append(lineAt, l.n)
+		}
+	}
+	src := sb.String()
+	var out []kernelDecl
+	for off := 0; ; {
+		i := strings.Index(src[off:], "__global__")
+		if i < 0 {
+			break
+		}
+		at := off + i
+		off = at + len("__global__")
+		open := strings.IndexByte(src[off:], '(')
+		if open < 0 {
+			break
+		}
+		m := identRe.FindStringSubmatch(src[off : off+open])
+		if m == nil {
+			continue
+		}
+		start := strings.LastIndexAny(src[:at], ";}{")
+		tmpl := strings.Contains(src[start+1:at], "template")
+		k := kernelDecl{name: m[1], line: lineAt[min(at, len(lineAt)-1)], template: tmpl, params: -1}
+		if close := matchingParen(src, off+open); close > 0 {
+			k.params = countParams(src[off+open+1 : close])
+		}
+		out = append(out, k)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].line < out[j].line })
+	return out
+}
+
+func matchingParen(s string, open int) int {
+	depth := 0
+	for i := open; i < len(s); i++ {
+		switch s[i] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// countParams counts the top-level comma-separated parameters of a C
+// parameter list ("void" and "" are none).
+func countParams(list string) int {
+	t := strings.TrimSpace(list)
+	if t == "" || t == "void" {
+		return 0
+	}
+	n, depth := 1, 0
+	for _, c := range t {
+		switch c {
+		case '(', '<', '[', '{':
+			depth++
+		case ')', '>', ']', '}':
+			depth--
+		case ',':
+			if depth == 0 {
+				n++
+			}
+		}
+	}
+	return n
+}

@@ -1,0 +1,261 @@
+package fake
+
+import (
+	"github.com/nocgo/cuda/driver"
+)
+
+type streamKind int
+
+const (
+	userStream      streamKind = iota
+	nullStream                 // handles 0 and 1: the context's NULL/legacy stream
+	perThreadStream            // handle 2
+)
+
+type stream struct {
+	h     uintptr // 0 for the special streams
+	ctx   *context
+	kind  streamKind
+	flags uint32
+	prio  int
+	q     []*item // pending work, oldest first
+	err   error   // sticky: the first failed item
+	dead  bool
+}
+
+// streamLocked resolves a stream handle; 0, 1 and 2 resolve through the
+// calling thread's current context.
+func (b *Backend) streamLocked(h uintptr, tid int64) (*stream, error) {
+	if h <= driver.StreamPerThread {
+		c, err := b.currentLocked(tid)
+		if err != nil {
+			return nil, err
+		}
+		if h == driver.StreamPerThread {
+			return c.perThread, nil
+		}
+		return c.null, nil
+	}
+	s := b.streams[h]
+	if s == nil {
+		return nil, b.goneLocked(h)
+	}
+	return s, nil
+}
+
+// tidFor returns the caller's thread id when h needs it (a special stream).
+func tidFor(h uintptr) int64 {
+	if h <= driver.StreamPerThread {
+		return gettid()
+	}
+	return 0
+}
+
+func (b *Backend) lookupStream(h uintptr) (*stream, error) {
+	tid := tidFor(h)
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return b.streamLocked(h, tid)
+}
+
+// enqueue appends run to stream h (after an optional event wait) and
+// returns what validate returned; validate runs under the table lock with
+// the resolved stream and may refuse the work, changing nothing.
+func (b *Backend) enqueue(h uintptr, it *item, validate func(s *stream) error) error {
+	tid := tidFor(h)
+	b.mu.Lock()
+	s, err := b.streamLocked(h, tid)
+	if err == nil && validate != nil {
+		err = validate(s)
+	}
+	if err != nil {
+		b.mu.Unlock()
+		return err
+	}
+	b.pushLocked(s, it)
+	b.mu.Unlock()
+	b.backpressure(s)
+	return nil
+}
+
+// StreamCreateWithPriority is cuStreamCreateWithPriority in the current
+// context; priorities outside [-5, 0] are clamped as the driver does.
+func (b *Backend) StreamCreateWithPriority(flags uint32, priority int) (uintptr, error) {
+	if err := b.enter("cuStreamCreateWithPriority"); err != nil {
+		return 0, err
+	}
+	if flags&^driver.StreamNonBlocking != 0 {
+		return 0, driver.ErrInvalidValue
+	}
+	priority = min(max(priority, greatestPriority), leastPriority)
+	tid := gettid()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	c, err := b.currentLocked(tid)
+	if err != nil {
+		return 0, err
+	}
+	s := &stream{h: newHandle(), ctx: c, flags: flags, prio: priority}
+	b.streams[s.h] = s
+	c.streams = append(c.streams, s)
+	return s.h, nil
+}
+
+// StreamDestroy is cuStreamDestroy: pending work still completes (the fake
+// runs it first). The special streams cannot be destroyed.
+func (b *Backend) StreamDestroy(h uintptr) error {
+	if err := b.enter("cuStreamDestroy"); err != nil {
+		return err
+	}
+	if h <= driver.StreamPerThread {
+		return driver.ErrInvalidHandle
+	}
+	s, err := b.lookupStream(h)
+	if err != nil {
+		return err
+	}
+	if err := b.lockExec(); err != nil {
+		return err
+	}
+	defer b.unlockExec()
+	b.drain(s)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if s.dead || b.streams[h] != s {
+		return driver.ErrInvalidHandle
+	}
+	delete(b.streams, h)
+	s.dead = true
+	c := s.ctx
+	for i, t := range c.streams {
+		if t == s {
+			c.streams = append(c.streams[:i:i], c.streams[i+1:]...)
+			break
+		}
+	}
+	return nil
+}
+
+// StreamQuery is cuStreamQuery: ErrNotReady while work is pending, and each
+// call runs one pending item, so that a polling loop finishes. A failed item
+// makes it return that error from then on.
+func (b *Backend) StreamQuery(h uintptr) error {
+	if err := b.enter("cuStreamQuery"); err != nil {
+		return err
+	}
+	s, err := b.lookupStream(h)
+	if err != nil {
+		return err
+	}
+	b.mu.RLock()
+	pending, serr := len(s.q) > 0, s.err
+	b.mu.RUnlock()
+	if !pending {
+		return serr
+	}
+	ok, err := b.tryLockExec()
+	if err != nil {
+		return err
+	}
+	if ok {
+		b.runHead(s)
+		b.unlockExec()
+	}
+	return driver.ErrNotReady
+}
+
+// StreamSynchronize is cuStreamSynchronize: it runs the stream's work and
+// returns the stream's sticky error, if any.
+func (b *Backend) StreamSynchronize(h uintptr) error {
+	if err := b.enter("cuStreamSynchronize"); err != nil {
+		return err
+	}
+	s, err := b.lookupStream(h)
+	if err != nil {
+		return err
+	}
+	if err := b.lockExec(); err != nil {
+		return err
+	}
+	defer b.unlockExec()
+	return b.drain(s)
+}
+
+// StreamWaitEvent is cuStreamWaitEvent: later work on the stream waits for
+// the event's latest record (a no-op when never recorded).
+func (b *Backend) StreamWaitEvent(h, ev uintptr, flags uint32) error {
+	if err := b.enter("cuStreamWaitEvent"); err != nil {
+		return err
+	}
+	if flags > 1 {
+		return driver.ErrInvalidValue
+	}
+	it := &item{run: nop}
+	return b.enqueue(h, it, func(s *stream) error {
+		e := b.events[ev]
+		if e == nil {
+			return b.goneLocked(ev)
+		}
+		if e.remote != nil {
+			rb, rh := e.remote, e.remoteH
+			it.run = func() error { rb.EventSynchronize(rh); return nil }
+			return nil
+		}
+		if e.recS != nil && !e.done {
+			it.waitS, it.waitSeq = e.recS, e.recSeq
+		}
+		return nil
+	})
+}
+
+func nop() error { return nil }
+
+// StreamGetCtx is cuStreamGetCtx; for the special streams, the current context.
+func (b *Backend) StreamGetCtx(h uintptr) (uintptr, error) {
+	if err := b.enter("cuStreamGetCtx"); err != nil {
+		return 0, err
+	}
+	s, err := b.lookupStream(h)
+	if err != nil {
+		return 0, err
+	}
+	return s.ctx.h, nil
+}
+
+// StreamGetFlags is cuStreamGetFlags.
+func (b *Backend) StreamGetFlags(h uintptr) (uint32, error) {
+	if err := b.enter("cuStreamGetFlags"); err != nil {
+		return 0, err
+	}
+	s, err := b.lookupStream(h)
+	if err != nil {
+		return 0, err
+	}
+	return s.flags, nil
+}
+
+// StreamGetPriority is cuStreamGetPriority.
+func (b *Backend) StreamGetPriority(h uintptr) (int, error) {
+	if err := b.enter("cuStreamGetPriority"); err != nil {
+		return 0, err
+	}
+	s, err := b.lookupStream(h)
+	if err != nil {
+		return 0, err
+	}
+	return s.prio, nil
+}
+
+// LaunchHostFunc is cuLaunchHostFunc: fn runs when the stream reaches it, on
+// the goroutine that forces the stream's work. A panic in fn is recovered
+// and fails the stream with CUDA_ERROR_LAUNCH_FAILED. fn must not call into
+// the fake (calls that would run work return ErrNotPermitted).
+func (b *Backend) LaunchHostFunc(h uintptr, fn func()) error {
+	if err := b.enter("cuLaunchHostFunc"); err != nil {
+		return err
+	}
+	if fn == nil {
+		return driver.ErrInvalidValue
+	}
+	return b.enqueue(h, &item{run: func() error { fn(); return nil }}, nil)
+}

@@ -1,0 +1,226 @@
+package fake
+
+import (
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nocgo/cuda/driver"
+)
+
+func TestQueueIsLazyAndOrdered(t *testing.T) {
+	b := bound(t)
+	s, err := b.StreamCreateWithPriority(driver.StreamNonBlocking, 0)
+	require.NoError(t, err)
+	defer b.StreamDestroy(s)
+	var order []int
+	for i := 0; i < 3; i++ {
+		require.NoError(t, b.LaunchHostFunc(s, func() { order = append(order, i) }))
+	}
+	assert.Empty(t, order, "nothing runs at enqueue")
+	assert.ErrorIs(t, b.StreamQuery(s), driver.ErrNotReady)
+	assert.Equal(t, []int{0}, order, "a query runs exactly one item")
+	for b.StreamQuery(s) == driver.ErrNotReady {
+	}
+	assert.Equal(t, []int{0, 1, 2}, order, "polling finishes the stream, in order")
+	assert.NoError(t, b.StreamQuery(s))
+}
+
+func TestAsyncCopyRunsWhenForced(t *testing.T) {
+	b := bound(t)
+	s, err := b.StreamCreateWithPriority(0, 0)
+	require.NoError(t, err)
+	defer b.StreamDestroy(s)
+	p, err := b.MemAlloc(4)
+	require.NoError(t, err)
+	defer b.MemFree(p)
+	require.NoError(t, b.MemsetD32Async(p, 7, 1, s))
+	var got uint32
+	require.NoError(t, b.MemcpyDtoHAsync(unsafe.Pointer(&got), p, 4, s))
+	assert.Zero(t, got, "the copy has not run yet")
+	require.NoError(t, b.StreamSynchronize(s))
+	assert.Equal(t, uint32(7), got)
+}
+
+func TestLegacyStreamSynchronisesWithBlockingStreams(t *testing.T) {
+	b := bound(t)
+	blocking, err := b.StreamCreateWithPriority(driver.StreamDefault, 0)
+	require.NoError(t, err)
+	defer b.StreamDestroy(blocking)
+	nonBlocking, err := b.StreamCreateWithPriority(driver.StreamNonBlocking, 0)
+	require.NoError(t, err)
+	defer b.StreamDestroy(nonBlocking)
+
+	var order []string
+	note := func(s string) func() { return func() { order = append(order, s) } }
+	require.NoError(t, b.LaunchHostFunc(blocking, note("blocking-1")))
+	require.NoError(t, b.LaunchHostFunc(nonBlocking, note("nonblocking-1")))
+	require.NoError(t, b.LaunchHostFunc(driver.StreamLegacy, note("legacy")))
+	require.NoError(t, b.LaunchHostFunc(blocking, note("blocking-2")))
+
+	require.NoError(t, b.StreamSynchronize(driver.StreamLegacy))
+	assert.Equal(t, []string{"blocking-1", "legacy"}, order,
+		"the legacy item waits for earlier blocking work only")
+	require.NoError(t, b.StreamSynchronize(blocking))
+	assert.Equal(t, []string{"blocking-1", "legacy", "blocking-2"}, order)
+
+	// A blocking stream's item waits for earlier legacy items.
+	order = nil
+	require.NoError(t, b.LaunchHostFunc(driver.StreamNull, note("null")))
+	require.NoError(t, b.LaunchHostFunc(blocking, note("blocking-3")))
+	require.NoError(t, b.StreamSynchronize(blocking))
+	assert.Equal(t, []string{"null", "blocking-3"}, order)
+
+	// The per-thread stream does not synchronise with the others.
+	order = nil
+	require.NoError(t, b.LaunchHostFunc(blocking, note("blocking-4")))
+	require.NoError(t, b.LaunchHostFunc(driver.StreamPerThread, note("per-thread")))
+	require.NoError(t, b.StreamSynchronize(driver.StreamPerThread))
+	assert.Equal(t, []string{"per-thread"}, order)
+	require.NoError(t, b.CtxSynchronize())
+	assert.Equal(t, []string{"per-thread", "nonblocking-1", "blocking-4"}, order)
+}
+
+func TestStreamWaitEventRunsTheOtherStreamFirst(t *testing.T) {
+	b := bound(t)
+	s1, err := b.StreamCreateWithPriority(driver.StreamNonBlocking, 0)
+	require.NoError(t, err)
+	defer b.StreamDestroy(s1)
+	s2, err := b.StreamCreateWithPriority(driver.StreamNonBlocking, 0)
+	require.NoError(t, err)
+	defer b.StreamDestroy(s2)
+	ev, err := b.EventCreate(0)
+	require.NoError(t, err)
+	defer b.EventDestroy(ev)
+
+	var order []string
+	require.NoError(t, b.LaunchHostFunc(s1, func() { order = append(order, "producer") }))
+	require.NoError(t, b.EventRecord(ev, s1))
+	require.NoError(t, b.LaunchHostFunc(s1, func() { order = append(order, "after-record") }))
+	require.NoError(t, b.StreamWaitEvent(s2, ev, 0))
+	require.NoError(t, b.LaunchHostFunc(s2, func() { order = append(order, "consumer") }))
+
+	assert.ErrorIs(t, b.EventQuery(ev), driver.ErrNotReady)
+	require.NoError(t, b.StreamSynchronize(s2))
+	assert.Equal(t, []string{"producer", "consumer"}, order, "the wait ran s1 up to the record only")
+	assert.NoError(t, b.EventQuery(ev))
+	assert.ErrorIs(t, b.StreamQuery(s1), driver.ErrNotReady, "s1 still holds the item after the record")
+}
+
+func TestEventsTimingAndErrors(t *testing.T) {
+	b := bound(t)
+	start, err := b.EventCreate(0)
+	require.NoError(t, err)
+	end, err := b.EventCreate(0)
+	require.NoError(t, err)
+	_, err = b.EventElapsedTime(start, end)
+	assert.ErrorIs(t, err, driver.ErrInvalidHandle, "never recorded")
+	assert.NoError(t, b.EventQuery(start), "a never-recorded event is complete")
+	assert.NoError(t, b.EventSynchronize(start))
+
+	require.NoError(t, b.EventRecord(start, 0))
+	require.NoError(t, b.EventRecord(end, 0))
+	_, err = b.EventElapsedTime(start, end)
+	assert.ErrorIs(t, err, driver.ErrNotReady, "recorded but pending")
+	require.NoError(t, b.EventSynchronize(end))
+	ms, err := b.EventElapsedTime(start, end)
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, ms, float32(0))
+
+	_, err = b.EventCreate(driver.EventInterprocess)
+	assert.ErrorIs(t, err, driver.ErrInvalidValue, "interprocess needs disable-timing")
+	noTiming, err := b.EventCreate(driver.EventDisableTiming)
+	require.NoError(t, err)
+	require.NoError(t, b.EventRecord(noTiming, 0))
+	require.NoError(t, b.EventSynchronize(noTiming))
+	_, err = b.EventElapsedTime(start, noTiming)
+	assert.ErrorIs(t, err, driver.ErrInvalidHandle)
+	for _, e := range []uintptr{start, end, noTiming} {
+		require.NoError(t, b.EventDestroy(e))
+	}
+	assert.ErrorIs(t, b.EventQuery(start), driver.ErrInvalidHandle, "use after destroy")
+	leaks := b.Leaks()
+	require.Len(t, leaks, 1, "only the test's primary context reference is left")
+	assert.Contains(t, leaks[0], "primary context")
+}
+
+func TestStreamPropertiesAndPriorities(t *testing.T) {
+	b := bound(t)
+	least, greatest, err := b.CtxGetStreamPriorityRange()
+	require.NoError(t, err)
+	assert.Equal(t, []int{0, -5}, []int{least, greatest})
+	hi, err := b.StreamCreateWithPriority(driver.StreamNonBlocking, -100)
+	require.NoError(t, err)
+	lo, err := b.StreamCreateWithPriority(0, 7)
+	require.NoError(t, err)
+	p, err := b.StreamGetPriority(hi)
+	require.NoError(t, err)
+	assert.Equal(t, -5, p, "clamped to the greatest priority")
+	p, err = b.StreamGetPriority(lo)
+	require.NoError(t, err)
+	assert.Equal(t, 0, p, "clamped to the least priority")
+	f, err := b.StreamGetFlags(hi)
+	require.NoError(t, err)
+	assert.Equal(t, driver.StreamNonBlocking, f)
+	cur, err := b.CtxGetCurrent()
+	require.NoError(t, err)
+	for _, h := range []uintptr{hi, 0, 1, 2} {
+		c, err := b.StreamGetCtx(h)
+		require.NoError(t, err)
+		assert.Equal(t, cur, c)
+	}
+	_, err = b.StreamCreateWithPriority(7, 0)
+	assert.ErrorIs(t, err, driver.ErrInvalidValue)
+	for _, h := range []uintptr{hi, lo} {
+		require.NoError(t, b.StreamDestroy(h))
+		assert.ErrorIs(t, b.StreamQuery(h), driver.ErrInvalidHandle)
+	}
+	assert.ErrorIs(t, b.StreamDestroy(0), driver.ErrInvalidHandle)
+}
+
+func TestStreamDestroyCompletesPendingWork(t *testing.T) {
+	b := bound(t)
+	s, err := b.StreamCreateWithPriority(0, 0)
+	require.NoError(t, err)
+	ran := false
+	require.NoError(t, b.LaunchHostFunc(s, func() { ran = true }))
+	require.NoError(t, b.StreamDestroy(s))
+	assert.True(t, ran)
+}
+
+func TestHostFuncMayNotCallTheDriver(t *testing.T) {
+	b := bound(t)
+	s, err := b.StreamCreateWithPriority(0, 0)
+	require.NoError(t, err)
+	defer b.StreamDestroy(s)
+	var inner error
+	require.NoError(t, b.LaunchHostFunc(s, func() { inner = b.StreamSynchronize(s) }))
+	require.NoError(t, b.StreamSynchronize(s))
+	assert.ErrorIs(t, inner, driver.ErrNotPermitted)
+}
+
+func TestHostFuncPanicFailsTheStream(t *testing.T) {
+	b := bound(t)
+	s, err := b.StreamCreateWithPriority(0, 0)
+	require.NoError(t, err)
+	defer b.StreamDestroy(s)
+	require.NoError(t, b.LaunchHostFunc(s, func() { panic("boom") }))
+	assert.ErrorIs(t, b.StreamSynchronize(s), driver.ErrLaunchFailed)
+	assert.ErrorIs(t, b.StreamQuery(s), driver.ErrLaunchFailed, "the error is sticky")
+}
+
+func TestFullQueueRunsOldestWork(t *testing.T) {
+	b := bound(t)
+	s, err := b.StreamCreateWithPriority(0, 0)
+	require.NoError(t, err)
+	defer b.StreamDestroy(s)
+	n := 0
+	for i := 0; i <= maxPending; i++ {
+		require.NoError(t, b.LaunchHostFunc(s, func() { n++ }))
+	}
+	assert.Equal(t, maxPending/2+1, n, "enqueueing past the queue depth ran the oldest half")
+	require.NoError(t, b.StreamSynchronize(s))
+	assert.Equal(t, maxPending+1, n)
+}

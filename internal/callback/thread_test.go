@@ -1,0 +1,40 @@
+//go:build linux && (amd64 || arm64)
+
+package callback_test
+
+import (
+	"sync/atomic"
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nocgo/cuda/internal/callback"
+	"github.com/nocgo/cuda/internal/dl"
+)
+
+// The driver runs host functions on a thread of its own, one Go never
+// created. pthread_create starts such a thread on the trampoline (a
+// void *(*)(void *) start routine is called exactly like a CUhostFn; its
+// return value is ignored here).
+func TestTrampolineFromForeignThread(t *testing.T) {
+	tr := trampoline(t)
+	h, err := dl.Open("libc.so.6")
+	require.NoError(t, err)
+	create, err := dl.Sym(h, "pthread_create")
+	require.NoError(t, err)
+	join, err := dl.Sym(h, "pthread_join")
+	require.NoError(t, err)
+
+	var n atomic.Int64
+	for i := 0; i < 50; i++ {
+		id := callback.Register(func() { n.Add(1) })
+		var tid uint64
+		r := dl.Call4(create, uintptr(unsafe.Pointer(&tid)), 0, tr, id)
+		require.Zero(t, int32(r), "pthread_create")
+		r = dl.Call2(join, uintptr(tid), 0)
+		require.Zero(t, int32(r), "pthread_join")
+	}
+	assert.Equal(t, int64(50), n.Load())
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package dl_test
+
+const raceEnabled = false

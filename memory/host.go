@@ -1,0 +1,119 @@
+package memory
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/nocgo/cuda/driver"
+)
+
+// HostBuffer is page-locked (pinned) host memory holding Len elements of T,
+// allocated by the driver (cuMemHostAlloc) and seen from Go as a slice. Copies
+// to and from pinned memory run at the link's full rate and are truly
+// asynchronous (see CopyToDeviceAsync). The caller owns it: Free releases it.
+//
+// The memory is not Go memory: the garbage collector neither moves nor frees
+// it, and it lives until Free. After Free, Slice returns nil and any slice
+// obtained before must no longer be used (reading or writing it is a use
+// after free that may crash the program); nor may it be freed while a copy
+// queued on a stream still uses it.
+type HostBuffer[T any] struct {
+	ctx   *driver.Context
+	p     unsafe.Pointer
+	n     int
+	mu    sync.Mutex
+	freed atomic.Bool
+}
+
+// AllocHost allocates pinned host memory for n elements of T with ctx current
+// (cuMemHostAlloc with CU_MEMHOSTALLOC_PORTABLE, so that every context sees
+// it as pinned). The memory is not initialised. T must be a fixed-size type
+// without pointers; n must be positive.
+func AllocHost[T any](ctx *driver.Context, n int) (*HostBuffer[T], error) {
+	e := elemOf[T]()
+	op := "memory.AllocHost[" + e.name + "]"
+	if ctx == nil {
+		return nil, fmt.Errorf("%s: nil context: %w", op, driver.ErrInvalidValue)
+	}
+	if e.err != nil {
+		return nil, fmt.Errorf("%s: %w", op, e.err)
+	}
+	size, err := e.byteSize(n)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	b, err := ctx.Bind()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	defer b.Unbind()
+	p, r := ctx.API().MemHostAlloc(size, driver.MemHostAllocPortable)
+	if r != nil {
+		return nil, fmt.Errorf("%s: n=%d (%d bytes) in %s: cuMemHostAlloc: %w", op, n, size, ctx, r)
+	}
+	if p == nil {
+		return nil, fmt.Errorf("%s: cuMemHostAlloc returned NULL: %w", op, driver.ErrOutOfMemory)
+	}
+	return &HostBuffer[T]{ctx: ctx, p: p, n: n}, nil
+}
+
+// Slice returns the pinned memory as a Go slice of Len elements, or nil after
+// Free. It allocates nothing. The slice must not be used after Free.
+func (h *HostBuffer[T]) Slice() []T {
+	if h == nil || h.p == nil || h.freed.Load() {
+		return nil
+	}
+	return unsafe.Slice((*T)(h.p), h.n)
+}
+
+// Len returns the number of elements.
+func (h *HostBuffer[T]) Len() int {
+	if h == nil {
+		return 0
+	}
+	return h.n
+}
+
+// Size returns the size in bytes.
+func (h *HostBuffer[T]) Size() int {
+	if h == nil {
+		return 0
+	}
+	var z T
+	return h.n * int(unsafe.Sizeof(z))
+}
+
+// Context returns the context the memory was allocated in.
+func (h *HostBuffer[T]) Context() *driver.Context {
+	if h == nil {
+		return nil
+	}
+	return h.ctx
+}
+
+// Free releases the pinned memory (cuMemFreeHost, with its context current
+// while that is open).
+// No copy may still be using it: synchronize the streams first. A second Free
+// is a no-op returning nil; when the driver call fails the buffer stays
+// usable and Free can be retried.
+func (h *HostBuffer[T]) Free() error {
+	if h == nil || h.p == nil {
+		return nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.freed.Load() {
+		return nil
+	}
+	const op = "memory.HostBuffer.Free"
+	b, _ := bindOpen(h.ctx)
+	defer b.Unbind()
+	h.freed.Store(true)
+	if r := h.ctx.API().MemFreeHost(h.p); r != nil {
+		h.freed.Store(false)
+		return fmt.Errorf("%s: %d bytes at %p: cuMemFreeHost: %w", op, h.Size(), h.p, r)
+	}
+	return nil
+}

@@ -1,0 +1,85 @@
+package memory
+
+import (
+	"fmt"
+
+	"github.com/nocgo/cuda/driver"
+)
+
+// IPCHandle exports the buffer's memory to other processes
+// (cuIpcGetMemHandle): another process passes the handle to OpenIPC to map the
+// same memory. Only whole owned buffers from Alloc can be exported: for
+// stream-ordered, borrowed or IPC-mapped buffers and for views it is an
+// error. The buffer must stay allocated while other processes use the
+// mapping; the handle is 64 opaque bytes, safe to send as text (hex) or
+// bytes.
+func (b *Buffer[T]) IPCHandle() (driver.IPCHandle, error) {
+	const op = "memory.Buffer.IPCHandle"
+	if err := b.usable(op, "b"); err != nil {
+		return driver.IPCHandle{}, err
+	}
+	if b.view {
+		return driver.IPCHandle{}, fmt.Errorf("%s: %s: a view cannot be exported; export the whole buffer: %w", op, b, driver.ErrInvalidValue)
+	}
+	if b.a.kind != kindAlloc {
+		return driver.IPCHandle{}, fmt.Errorf("%s: %s: only memory from memory.Alloc (cuMemAlloc) can be exported: %w", op, b, driver.ErrInvalidValue)
+	}
+	ctx := b.a.ctx
+	bd, err := ctx.Bind()
+	if err != nil {
+		return driver.IPCHandle{}, fmt.Errorf("%s: %w", op, err)
+	}
+	defer bd.Unbind()
+	h, r := ctx.API().IpcGetMemHandle(b.ptr)
+	if r != nil {
+		return driver.IPCHandle{}, fmt.Errorf("%s: %s: cuIpcGetMemHandle: %w", op, b, r)
+	}
+	return h, nil
+}
+
+// OpenIPC maps memory that another process exported with IPCHandle
+// (cuIpcOpenMemHandle with CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS, ctx current)
+// and returns it as a buffer of n elements of T in ctx. The buffer is not
+// owned: its Free closes the mapping (cuIpcCloseMemHandle) and never frees the
+// exporter's memory, which must stay allocated until then. n elements must
+// fit in the exported allocation (checked with cuMemGetAddressRange). A
+// process cannot open its own handles.
+func OpenIPC[T any](ctx *driver.Context, h driver.IPCHandle, n int) (*Buffer[T], error) {
+	e := elemOf[T]()
+	op := "memory.OpenIPC[" + e.name + "]"
+	if ctx == nil {
+		return nil, fmt.Errorf("%s: nil context: %w", op, driver.ErrInvalidValue)
+	}
+	if e.err != nil {
+		return nil, fmt.Errorf("%s: %w", op, e.err)
+	}
+	size, err := e.byteSize(n)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	if h == (driver.IPCHandle{}) {
+		return nil, fmt.Errorf("%s: the zero handle: %w", op, driver.ErrInvalidValue)
+	}
+	b, err := ctx.Bind()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	defer b.Unbind()
+	api := ctx.API()
+	ptr, r := api.IpcOpenMemHandle(h, driver.IpcMemLazyEnablePeerAccess)
+	if r != nil {
+		return nil, fmt.Errorf("%s: in %s: cuIpcOpenMemHandle: %w", op, ctx, r)
+	}
+	base, asize, r := api.MemGetAddressRange(ptr)
+	if r != nil {
+		api.IpcCloseMemHandle(ptr)
+		return nil, fmt.Errorf("%s: mapped at %#x: cuMemGetAddressRange: %w", op, ptr, r)
+	}
+	if ptr+size > base+asize {
+		api.IpcCloseMemHandle(ptr)
+		return nil, fmt.Errorf("%s: n=%d (%d bytes) do not fit in the exported allocation of %d bytes: %w",
+			op, n, size, base+asize-ptr, driver.ErrInvalidValue)
+	}
+	a := &allocation{ctx: ctx, kind: kindIPC, base: ptr, size: size}
+	return newBuffer[T](a, ptr, n), nil
+}

@@ -1,0 +1,183 @@
+package memory_test
+
+import (
+	"errors"
+	"fmt"
+	"unsafe"
+
+	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/fake"
+	"github.com/nocgo/cuda/memory"
+	"github.com/nocgo/cuda/stream"
+)
+
+// The examples run on the fake driver; with a GPU, use driver.Load instead
+// of fake.New. Errors are mostly ignored to keep them short.
+
+func Example() {
+	drv := fake.New()
+	dev, _ := drv.Device(0)
+	ctx, _ := dev.PrimaryContext()
+	defer ctx.Release()
+	s, _ := stream.New(ctx)
+	defer s.Close()
+
+	b, err := memory.Alloc[float32](ctx, 4)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer b.Free()
+	if err := memory.CopyToDevice(b, []float32{1, 2, 3, 4}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	tail, _ := b.Slice(2, 4) // a view: never frees, dies with b
+	memory.Fill(s, tail, 9)
+	out := make([]float32, 4)
+	memory.CopyToHostAsync(s, out, b)
+	s.Synchronize()
+	fmt.Println(out)
+
+	// Copies check lengths first and copy nothing on a mismatch.
+	err = memory.CopyToDevice(b, []float32{1, 2, 3})
+	fmt.Println(errors.Is(err, driver.ErrInvalidValue), err)
+	// Output:
+	// [1 2 9 9]
+	// true memory.CopyToDevice: dst holds 4 elements, src 3: lengths must be equal: CUDA_ERROR_INVALID_VALUE: invalid argument
+}
+
+// otherTensor stands for another library's tensor: it owns device memory
+// allocated with raw driver calls.
+type otherTensor struct {
+	ctx *driver.Context
+	ptr uintptr
+	n   int
+}
+
+func newOtherTensor(ctx *driver.Context, data []float32) *otherTensor {
+	b, _ := ctx.Bind()
+	defer b.Unbind()
+	ptr, _ := ctx.API().MemAlloc(uintptr(4 * len(data)))
+	ctx.API().MemcpyHtoD(ptr, unsafe.Pointer(&data[0]), uintptr(4*len(data)))
+	return &otherTensor{ctx: ctx, ptr: ptr, n: len(data)}
+}
+
+func (t *otherTensor) values() []float32 {
+	b, _ := t.ctx.Bind()
+	defer b.Unbind()
+	out := make([]float32, t.n)
+	t.ctx.API().MemcpyDtoH(unsafe.Pointer(&out[0]), t.ptr, uintptr(4*t.n))
+	return out
+}
+
+func (t *otherTensor) free() error {
+	b, _ := t.ctx.Bind()
+	defer b.Unbind()
+	return t.ctx.API().MemFree(t.ptr)
+}
+
+// Borrow wraps memory that another library allocated, without copying it
+// and without taking ownership.
+func ExampleBorrow() {
+	drv := fake.New()
+	dev, _ := drv.Device(0)
+	ctx, _ := dev.PrimaryContext()
+	defer ctx.Release()
+	s, _ := stream.New(ctx)
+	defer s.Close()
+
+	tensor := newOtherTensor(ctx, []float32{1, 2, 3, 4})
+
+	// The tensor is kept reachable as the owner until Free.
+	b, err := memory.Borrow[float32](ctx, tensor.ptr, tensor.n, tensor)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("owned:", b.Owned())
+	memory.Fill(s, b, 0.5) // written in place
+	s.Synchronize()
+	b.Free() // detaches; the memory is the tensor's
+	fmt.Println("the tensor sees:", tensor.values())
+	fmt.Println("its owner frees it:", tensor.free())
+
+	// Pointers are checked against the driver before they are wrapped.
+	_, err = memory.Borrow[float32](ctx, 0x1000, 4, nil)
+	fmt.Println(err != nil)
+	// Output:
+	// owned: false
+	// the tensor sees: [0.5 0.5 0.5 0.5]
+	// its owner frees it: <nil>
+	// true
+}
+
+// AllocAsync takes memory from the device's pool in stream order; FreeAsync
+// gives it back in stream order, after the work queued before it.
+func ExampleAllocAsync() {
+	drv := fake.New()
+	dev, _ := drv.Device(0)
+	ctx, _ := dev.PrimaryContext()
+	defer ctx.Release()
+	s, _ := stream.New(ctx, stream.WithFlags(stream.NonBlocking))
+	defer s.Close()
+
+	tmp, err := memory.AllocAsync[int32](s, 3)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	memory.Fill(s, tmp, -1)
+	out := make([]int32, 3)
+	memory.CopyToHostAsync(s, out, tmp)
+	tmp.FreeAsync(s)
+	s.Synchronize()
+	fmt.Println(out, tmp.Ptr())
+	// Output: [-1 -1 -1] 0
+}
+
+// Pinned host memory is the fast source and destination of async copies.
+func ExampleAllocHost() {
+	drv := fake.New()
+	dev, _ := drv.Device(0)
+	ctx, _ := dev.PrimaryContext()
+	defer ctx.Release()
+	s, _ := stream.New(ctx)
+	defer s.Close()
+
+	h, _ := memory.AllocHost[uint16](ctx, 4)
+	defer h.Free()
+	d, _ := memory.Alloc[uint16](ctx, 4)
+	defer d.Free()
+
+	copy(h.Slice(), []uint16{10, 20, 30, 40})
+	memory.CopyToDeviceAsync(s, d, h.Slice())
+	mid, _ := d.Slice(1, 3)
+	memory.Fill(s, mid, 0)
+	memory.CopyToHostAsync(s, h.Slice(), d)
+	// h.Slice() must not be touched until the stream is done with it.
+	s.Synchronize()
+	fmt.Println(h.Slice())
+	// Output: [10 0 0 40]
+}
+
+// Bytes views copy between buffers of different element types explicitly.
+func ExampleBuffer_Bytes() {
+	drv := fake.New()
+	dev, _ := drv.Device(0)
+	ctx, _ := dev.PrimaryContext()
+	defer ctx.Release()
+
+	f, _ := memory.Alloc[float32](ctx, 2)
+	defer f.Free()
+	u, _ := memory.Alloc[uint32](ctx, 2)
+	defer u.Free()
+	memory.CopyToDevice(f, []float32{1, -2})
+	fb, _ := f.Bytes()
+	ub, _ := u.Bytes()
+	memory.CopyDtoD(ub, fb)
+	out := make([]uint32, 2)
+	memory.CopyToHost(out, u)
+	fmt.Printf("%#x\n", out)
+	// Output: [0x3f800000 0xc0000000]
+}

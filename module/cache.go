@@ -1,0 +1,179 @@
+package module
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Environment variables of the compile cache.
+const (
+	// CacheDirEnv moves the cache directory.
+	CacheDirEnv = "NOCGO_CUDA_CACHE_DIR"
+	// CacheEnv set to "off" (or "0", "false", "no") disables the cache.
+	CacheEnv = "NOCGO_CUDA_CACHE"
+)
+
+// CacheDir returns the directory Compile caches into when Options set none,
+// and false when the cache is disabled: NOCGO_CUDA_CACHE=off disables it,
+// NOCGO_CUDA_CACHE_DIR moves it, and the default is
+// $XDG_CACHE_HOME/nocgo-cuda, else ~/.cache/nocgo-cuda (the platform's user
+// cache directory elsewhere).
+//
+// Each entry is one file named by its key, holding the compiled image, the
+// PTX, NVRTC's log and the lowered names, with a SHA-256 checksum. Entries
+// are written to a temporary file and renamed into place, so readers never
+// see a partial entry and concurrent processes may share the directory; an
+// entry that fails its checksum is ignored and rewritten. Failing to write
+// the cache never fails a compile. Nothing is ever evicted: delete the
+// directory to reclaim the space.
+func CacheDir() (string, bool) {
+	switch strings.ToLower(os.Getenv(CacheEnv)) {
+	case "off", "0", "false", "no":
+		return "", false
+	}
+	if d := os.Getenv(CacheDirEnv); d != "" {
+		return d, true
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", false
+	}
+	return filepath.Join(d, "nocgo-cuda"), true
+}
+
+// cache is the cache directory of one compile; the zero value is disabled.
+type cache struct{ dir string }
+
+func openCache(o Options) cache {
+	if o.NoCache {
+		return cache{}
+	}
+	if o.CacheDir != "" {
+		return cache{o.CacheDir}
+	}
+	d, ok := CacheDir()
+	if !ok {
+		return cache{}
+	}
+	return cache{d}
+}
+
+// cacheKey hashes everything a compile's output depends on. Each part is
+// length-prefixed so that no two different inputs serialise alike.
+func cacheKey(src, name string, o Options, arch, nvrtcVersion string) string {
+	h := sha256.New()
+	count := func(n int) {
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], uint64(n))
+		h.Write(b[:])
+	}
+	put := func(s string) {
+		count(len(s))
+		h.Write([]byte(s))
+	}
+	put("nocgo-cuda module " + Version)
+	put("nvrtc " + nvrtcVersion)
+	put(arch)
+	put(name)
+	put(src)
+	flags := o.flags(arch)
+	count(len(flags))
+	for _, f := range flags {
+		put(f)
+	}
+	contents, names := o.headers()
+	count(len(names))
+	for i := range names {
+		put(names[i])
+		put(contents[i])
+	}
+	count(len(o.NameExpressions))
+	for _, e := range o.NameExpressions {
+		put(e)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Entry file layout: magic, SHA-256 of the payload, payload length (uint64
+// little endian), payload (JSON of cacheEntry).
+var cacheMagic = []byte("nocgo-cuda-mod1\n")
+
+const cacheHeader = 16 + sha256.Size + 8
+
+type cacheEntry struct {
+	Key string `json:"key"`
+	compiled
+}
+
+func (c cache) path(key string) string { return filepath.Join(c.dir, key+".entry") }
+
+// get returns the entry for key, or false for a miss, a disabled cache, or
+// an entry that is unreadable, truncated, corrupt or for another key.
+func (c cache) get(key string) (*compiled, bool) {
+	if c.dir == "" {
+		return nil, false
+	}
+	data, err := os.ReadFile(c.path(key))
+	if err != nil || len(data) < cacheHeader || !bytes.Equal(data[:16], cacheMagic) {
+		return nil, false
+	}
+	n := binary.LittleEndian.Uint64(data[16+sha256.Size:])
+	payload := data[cacheHeader:]
+	if uint64(len(payload)) != n {
+		return nil, false
+	}
+	sum := sha256.Sum256(payload)
+	if !bytes.Equal(sum[:], data[16:16+sha256.Size]) {
+		return nil, false
+	}
+	var e cacheEntry
+	if err := json.Unmarshal(payload, &e); err != nil || e.Key != key || len(e.Image) == 0 {
+		return nil, false
+	}
+	if e.Kind != PTX && e.Kind != CUBIN {
+		return nil, false
+	}
+	return &e.compiled, true
+}
+
+// put stores an entry atomically: a temporary file in the same directory,
+// renamed over the entry's name. Errors are ignored: the cache is an
+// optimisation.
+func (c cache) put(key string, comp *compiled) {
+	if c.dir == "" {
+		return
+	}
+	payload, err := json.Marshal(cacheEntry{Key: key, compiled: *comp})
+	if err != nil {
+		return
+	}
+	sum := sha256.Sum256(payload)
+	buf := make([]byte, 0, cacheHeader+len(payload))
+	buf = append(buf, cacheMagic...)
+	buf = append(buf, sum[:]...)
+	buf = binary.LittleEndian.AppendUint64(buf, uint64(len(payload)))
+	buf = append(buf, payload...)
+
+	if err := os.MkdirAll(c.dir, 0o755); err != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(c.dir, ".tmp-"+key[:16]+"-*")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.Write(buf)
+	cerr := tmp.Close()
+	if werr != nil || cerr != nil {
+		os.Remove(tmp.Name())
+		return
+	}
+	if err := os.Rename(tmp.Name(), c.path(key)); err != nil {
+		os.Remove(tmp.Name())
+	}
+}

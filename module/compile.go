@@ -1,0 +1,208 @@
+package module
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/nocgo/cuda/driver"
+)
+
+// CompileError is a failed compile: NVRTC refused the source or the
+// options. Log is NVRTC's complete log (every error and warning, with line
+// numbers in Name). It wraps the *driver.NVRTCError NVRTC returned.
+type CompileError struct {
+	Name    string   // the source's name (Options.Name or the default)
+	Arch    string   // the architecture compiled for
+	Log     string   // NVRTC's program log
+	Options Options  // the options as given
+	Flags   []string // the NVRTC options passed
+	Err     error    // the NVRTC error (Code NVRTCErrorCompilation, ...)
+}
+
+func (e *CompileError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "module.Compile: %s (%s): %v", e.Name, e.Arch, e.Err)
+	if log := strings.TrimSpace(e.Log); log != "" {
+		b.WriteString(":\n")
+		b.WriteString(log)
+	}
+	return b.String()
+}
+
+// Unwrap returns the NVRTC error.
+func (e *CompileError) Unwrap() error { return e.Err }
+
+// compiled is what a compile produces, and what the cache keeps.
+type compiled struct {
+	Arch    string            `json:"arch"`
+	Kind    ImageKind         `json:"kind"`
+	Image   []byte            `json:"image"`         // what cuModuleLoadData gets
+	PTX     []byte            `json:"ptx,omitempty"` // the PTX, for parameter layouts
+	Log     string            `json:"log,omitempty"`
+	Lowered map[string]string `json:"lowered,omitempty"`
+}
+
+// Compile compiles CUDA C++ source with NVRTC (drv.NVRTC() of ctx's driver)
+// and loads the result into ctx. The caller owns the Module: Unload it.
+//
+// The target is Options.Arch, or the device's own architecture (sm_90 on an
+// H200), which gives a CUBIN: native code that needs no JIT and loads on a
+// driver older than NVRTC. A compute_XY target gives PTX. The PTX is kept
+// with the module either way where NVRTC provides it, so that launches can
+// be checked against the kernels' signatures on drivers without
+// cuFuncGetParamInfo.
+//
+// Results are cached on disk (see CacheDir): the key hashes the source, the
+// in-memory headers, the normalised options, the architecture, NVRTC's
+// version and this library's Version, and the entry keeps the log and the
+// lowered names. A hit skips NVRTC entirely; Module.Cached reports it.
+//
+// A source NVRTC rejects gives a *CompileError with the full log; warnings
+// of a successful compile are in Module.Log.
+func Compile(ctx *driver.Context, src string, opts Options) (*Module, error) {
+	if ctx == nil {
+		return nil, fmt.Errorf("module.Compile: nil context: %w", driver.ErrInvalidValue)
+	}
+	if ctx.Closed() {
+		return nil, fmt.Errorf("module.Compile: %s: %w", ctx, ErrClosed)
+	}
+	name := opts.name()
+	if err := opts.check(); err != nil {
+		return nil, fmt.Errorf("module.Compile: %s: %v: %w", name, err, driver.ErrInvalidValue)
+	}
+	nv, err := ctx.Driver().NVRTC()
+	if err != nil {
+		return nil, fmt.Errorf("module.Compile: %s: %w", name, err)
+	}
+	major, minor, err := nv.Version()
+	if err != nil {
+		return nil, fmt.Errorf("module.Compile: %s: nvrtcVersion: %w", name, err)
+	}
+	arch, defaulted := opts.Arch, false
+	if arch == "" {
+		ma, mi, err := ctx.Device().ComputeCapability()
+		if err != nil {
+			return nil, fmt.Errorf("module.Compile: %s: %w", name, err)
+		}
+		arch, defaulted = fmt.Sprintf("sm_%d%d", ma, mi), true
+	}
+
+	cache := openCache(opts)
+	nvrtcVersion := fmt.Sprintf("%d.%d", major, minor)
+	key := cacheKey(src, name, opts, arch, nvrtcVersion)
+	if c, ok := cache.get(key); ok {
+		m, err := loadCompiled(ctx, c, name)
+		if err == nil {
+			m.cached = true
+			return m, nil
+		}
+		// An entry the driver refuses is as good as corrupt: compile again.
+	}
+
+	c, err := compile(nv, src, name, opts, arch)
+	if err != nil && defaulted && unknownArch(err) {
+		c, err = compileOlder(nv, src, name, opts, arch, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	cache.put(key, c)
+	return loadCompiled(ctx, c, name)
+}
+
+// unknownArch reports a compile refused for its --gpu-architecture.
+func unknownArch(err error) bool {
+	var ce *CompileError
+	var nv *driver.NVRTCError
+	return errors.As(err, &ce) && errors.As(err, &nv) && nv.Code == driver.NVRTCErrorInvalidOption &&
+		strings.Contains(ce.Log, "gpu-architecture")
+}
+
+// virtualArchs are NVRTC's virtual architectures, newest first.
+var virtualArchs = []int{121, 120, 110, 103, 101, 100, 90, 89, 87, 86, 80, 75, 72, 70, 62, 61, 60, 53, 52, 50}
+
+// compileOlder compiles for a device NVRTC does not know (one newer than
+// the toolkit): PTX for the newest virtual architecture NVRTC accepts, not
+// newer than the device, which the driver compiles for the device at load.
+// It returns first if no architecture works.
+func compileOlder(nv driver.NVRTC, src, name string, opts Options, arch string, first error) (*compiled, error) {
+	var dev int
+	if _, err := fmt.Sscanf(strings.TrimPrefix(arch, "sm_"), "%d", &dev); err != nil {
+		return nil, first
+	}
+	for _, a := range append([]int{dev}, virtualArchs...) {
+		if a > dev {
+			continue
+		}
+		c, err := compile(nv, src, name, opts, fmt.Sprintf("compute_%d", a))
+		if err == nil {
+			return c, nil
+		}
+		if !unknownArch(err) {
+			return nil, err
+		}
+	}
+	return nil, first
+}
+
+// compile runs NVRTC once.
+func compile(nv driver.NVRTC, src, name string, opts Options, arch string) (*compiled, error) {
+	contents, includes := opts.headers()
+	prog, err := nv.CreateProgram(src, name, contents, includes)
+	if err != nil {
+		return nil, fmt.Errorf("module.Compile: %s: nvrtcCreateProgram: %w", name, err)
+	}
+	defer nv.DestroyProgram(prog)
+	for _, e := range opts.NameExpressions {
+		if err := nv.AddNameExpression(prog, e); err != nil {
+			return nil, fmt.Errorf("module.Compile: %s: name expression %q: %w", name, e, err)
+		}
+	}
+	flags := opts.flags(arch)
+	cerr := nv.Compile(prog, flags)
+	log, lerr := nv.ProgramLog(prog)
+	if lerr != nil && cerr == nil {
+		return nil, fmt.Errorf("module.Compile: %s: nvrtcGetProgramLog: %w", name, lerr)
+	}
+	log = strings.TrimRight(log, "\x00")
+	if cerr != nil {
+		return nil, &CompileError{Name: name, Arch: arch, Log: log, Options: opts, Flags: flags, Err: cerr}
+	}
+	c := &compiled{Arch: arch, Log: log}
+	if ptx, err := nv.PTX(prog); err == nil && len(ptx) > 0 {
+		c.PTX = ptx
+	}
+	if binaryArch(arch) {
+		if cubin, err := nv.CUBIN(prog); err == nil && len(cubin) > 0 {
+			c.Kind, c.Image = CUBIN, cubin
+		}
+	}
+	if c.Image == nil {
+		if c.PTX == nil {
+			return nil, fmt.Errorf("module.Compile: %s (%s): NVRTC produced neither a CUBIN nor PTX", name, arch)
+		}
+		c.Kind, c.Image = PTX, c.PTX
+	}
+	if len(opts.NameExpressions) > 0 {
+		c.Lowered = make(map[string]string, len(opts.NameExpressions))
+		for _, e := range opts.NameExpressions {
+			l, err := nv.LoweredName(prog, e)
+			if err != nil {
+				return nil, fmt.Errorf("module.Compile: %s: lowered name of %q: %w", name, e, err)
+			}
+			c.Lowered[e] = strings.TrimRight(l, "\x00")
+		}
+	}
+	return c, nil
+}
+
+// loadCompiled loads a compile's image into ctx.
+func loadCompiled(ctx *driver.Context, c *compiled, name string) (*Module, error) {
+	m, err := load(ctx, c.Image, c.Kind, c.PTX)
+	if err != nil {
+		return nil, fmt.Errorf("module.Compile: %s (%s): %w", name, c.Arch, err)
+	}
+	m.arch, m.log, m.lowered, m.image = c.Arch, c.Log, c.Lowered, c.Image
+	return m, nil
+}

@@ -1,0 +1,86 @@
+package module
+
+import (
+	"fmt"
+
+	"github.com/nocgo/cuda/driver"
+)
+
+// Dim3 is a grid or block shape: X*Y*Z blocks or threads.
+type Dim3 struct {
+	X, Y, Z int
+}
+
+// Dim returns the shape x, x×y or x×y×z: missing dimensions are 1.
+// Dim(256) is 256×1×1; Dim(16, 16) is 16×16×1.
+func Dim(x int, yz ...int) Dim3 {
+	d := Dim3{x, 1, 1}
+	if len(yz) > 0 {
+		d.Y = yz[0]
+	}
+	if len(yz) > 1 {
+		d.Z = yz[1]
+	}
+	return d
+}
+
+// Cover returns the one-dimensional grid of blocks of block threads that
+// covers n elements: ceil(n/block) blocks. The kernel must still skip the
+// indices past n in the last block. For n <= 0 or block <= 0 it returns a
+// zero grid, which Launch refuses (there is nothing to launch).
+func Cover(n, block int) Dim3 {
+	if n <= 0 || block <= 0 {
+		return Dim3{0, 1, 1}
+	}
+	return Dim3{(n + block - 1) / block, 1, 1}
+}
+
+// Count returns X*Y*Z.
+func (d Dim3) Count() int { return d.X * d.Y * d.Z }
+
+func (d Dim3) String() string { return fmt.Sprintf("(%d, %d, %d)", d.X, d.Y, d.Z) }
+
+// Config is the shape of a launch: Grid blocks of Block threads, each block
+// with SharedMem bytes of dynamic shared memory.
+type Config struct {
+	Grid, Block Dim3
+	// SharedMem is the dynamic shared memory per block, in bytes. Above
+	// 48 KiB the kernel's MaxDynamicSharedSize attribute must allow it:
+	// Launch raises it as needed (see Function.SetMaxDynamicSharedMemory).
+	SharedMem int
+}
+
+// Limits of every CUDA device of compute capability 5.0 and later.
+const (
+	maxBlockThreads = 1024
+	maxBlockX       = 1024
+	maxBlockY       = 1024
+	maxBlockZ       = 64
+	maxGridX        = 1<<31 - 1
+	maxGridYZ       = 65535
+)
+
+// check refuses a configuration the driver would refuse, saying why. It
+// allocates only when it fails.
+func (c *Config) check(f *Function) error {
+	g, b := c.Grid, c.Block
+	switch {
+	case g.X <= 0 || g.Y <= 0 || g.Z <= 0:
+		return f.configErr("grid %v has a dimension below 1", g)
+	case b.X <= 0 || b.Y <= 0 || b.Z <= 0:
+		return f.configErr("block %v has a dimension below 1", b)
+	case b.X > maxBlockX || b.Y > maxBlockY || b.Z > maxBlockZ:
+		return f.configErr("block %v is over the limits (1024, 1024, 64)", b)
+	case b.X*b.Y*b.Z > maxBlockThreads:
+		return f.configErr("block %v has %d threads, over 1024", b, b.X*b.Y*b.Z)
+	case g.X > maxGridX || g.Y > maxGridYZ || g.Z > maxGridYZ:
+		return f.configErr("grid %v is over the limits (2147483647, 65535, 65535)", g)
+	case c.SharedMem < 0 || c.SharedMem > 1<<31-1:
+		return f.configErr("shared memory %d bytes is out of range", c.SharedMem)
+	}
+	return nil
+}
+
+func (f *Function) configErr(format string, args ...any) error {
+	return fmt.Errorf("module: launch %s: %s: %w: %w", f, fmt.Sprintf(format, args...), ErrConfig, driver.ErrInvalidValue)
+}

@@ -1,0 +1,64 @@
+// Package module compiles CUDA C++ at run time (NVRTC), loads device code
+// (PTX, CUBIN, fatbin) into a context, and launches its kernels with
+// arguments checked against each kernel's parameter layout.
+//
+// The classic run-time workflow:
+//
+//	m, err := module.Compile(ctx, src, module.Options{Name: "scale.cu"})
+//	if err != nil { return err }   // a *module.CompileError carries NVRTC's log
+//	defer m.Unload()
+//	f, err := m.Function("scale")
+//	err = f.Launch(s, module.Config{Grid: module.Cover(n, 256), Block: module.Dim(256)},
+//		out, in, int32(n))
+//
+// Compile targets the context's device (CUBIN for sm_XY where NVRTC knows
+// the architecture) and keeps its results in an on-disk cache, so a second
+// run of a program loads the compiled code in about a millisecond instead of
+// compiling again (see Options and CacheDir).
+//
+// Ownership: a Module is owned by whoever loaded or compiled it; Unload
+// destroys it (idempotent) and every Function of it then returns ErrClosed.
+// Arguments are copied at launch: a Launch keeps no reference to them.
+//
+// Launches are the hot path: Launch does no heap allocation of its own and
+// no reflection for scalar and device-pointer arguments, and the prepared
+// form (Function.Args, then Function.LaunchArgs) does none at all.
+package module
+
+import (
+	"errors"
+
+	"github.com/nocgo/cuda/driver"
+)
+
+// Version is this library's version. It is part of every compile cache key,
+// so a new version never reads entries written by an older one.
+const Version = "0.1.0"
+
+// ErrClosed is returned by every operation on a Module, or a Function of
+// it, after Unload.
+var ErrClosed = driver.ErrClosed
+
+// ErrWrongContext is returned for a stream or a device pointer of another
+// context than the module's.
+var ErrWrongContext = driver.ErrWrongContext
+
+// ErrArgs is wrapped by every launch argument error: a count or size that
+// does not match the kernel's parameters, an unsupported Go type, a freed
+// buffer. Nothing is launched when it is returned.
+//
+//	if errors.Is(err, module.ErrArgs) { ... }
+var ErrArgs = errors.New("launch arguments do not match the kernel's parameters")
+
+// ErrConfig is wrapped by the errors of a launch configuration refused
+// before reaching the driver (a zero dimension, a block over 1024 threads,
+// negative shared memory). Such errors also wrap driver.ErrInvalidValue, as
+// the driver would have answered.
+var ErrConfig = errors.New("invalid launch configuration")
+
+// ErrNoLayout is returned by launches of a kernel whose parameter layout is
+// unknown: the driver has no cuFuncGetParamInfo (CUDA < 12.4) and the module
+// was loaded from a CUBIN or fatbin, which carries no PTX signature. Compile
+// keeps the PTX of what it compiles, and Load of PTX parses it, so only
+// prebuilt binaries on old drivers meet this.
+var ErrNoLayout = errors.New("kernel parameter layout unknown: the driver has no cuFuncGetParamInfo and the module carries no PTX")

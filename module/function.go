@@ -1,0 +1,264 @@
+package module
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/nocgo/cuda/driver"
+)
+
+// Function is a kernel of a Module (a CUfunction). It belongs to its module:
+// once the module is unloaded every method returns an error wrapping
+// ErrClosed. It is safe for concurrent use.
+type Function struct {
+	m     *Module
+	h     uintptr
+	name  string // as asked for
+	entry string // the lowered name
+
+	params    []param // the parameter layout, when known
+	size      int     // bytes of the parameter buffer
+	layoutErr error   // why the layout is unknown (wraps ErrNoLayout)
+	layoutSrc string  // "cuFuncGetParamInfo" or "PTX"
+
+	smemMu  sync.Mutex
+	maxDyn  atomic.Int64 // the MaxDynamicSharedSize the function is known to allow
+	smemSet bool         // maxDyn was read or set
+}
+
+// param is one kernel parameter: where it lies in the parameter buffer.
+type param struct {
+	offset, size int
+}
+
+// Param describes one parameter of a kernel.
+type Param struct {
+	Offset int // bytes from the start of the parameter buffer
+	Size   int // bytes
+}
+
+// defaultDynamicShared is the dynamic shared memory a launch may use
+// without raising the function's MaxDynamicSharedSize attribute.
+const defaultDynamicShared = 48 << 10
+
+func newFunction(m *Module, h uintptr, name, entry string) *Function {
+	f := &Function{m: m, h: h, name: name, entry: entry}
+	f.readLayout()
+	return f
+}
+
+// readLayout finds the kernel's parameter layout: from the driver
+// (cuFuncGetParamInfo, CUDA 12.4+) or else from the module's PTX.
+func (f *Function) readLayout() {
+	api := f.m.ctx.API()
+	var ps []param
+	for i := 0; ; i++ {
+		off, size, err := api.FuncGetParamInfo(f.h, i)
+		if errors.Is(err, driver.ErrInvalidValue) {
+			// Past the last parameter.
+			f.setLayout(ps, "cuFuncGetParamInfo")
+			return
+		}
+		if err != nil {
+			// Missing entry point (*loader.SymbolError) or not supported:
+			// read the PTX signature instead.
+			break
+		}
+		ps = append(ps, param{int(off), int(size)})
+		if i > 4096 {
+			break
+		}
+	}
+	e, err := f.m.entry(f.entry)
+	if err != nil {
+		f.layoutErr = err
+		return
+	}
+	ps = ps[:0]
+	for _, p := range e.Params {
+		ps = append(ps, param{p.Offset, p.Size})
+	}
+	f.setLayout(ps, "PTX")
+}
+
+func (f *Function) setLayout(ps []param, src string) {
+	f.params, f.layoutSrc = ps, src
+	f.size = 0
+	if n := len(ps); n > 0 {
+		f.size = ps[n-1].offset + ps[n-1].size
+	}
+	if f.params == nil {
+		f.params = []param{}
+	}
+}
+
+// Name returns the name the function was looked up by.
+func (f *Function) Name() string { return f.name }
+
+// LoweredName returns the kernel's symbol: the name itself for an extern
+// "C" kernel, the mangled name for a name expression.
+func (f *Function) LoweredName() string { return f.entry }
+
+// Module returns the function's module.
+func (f *Function) Module() *Module { return f.m }
+
+// Handle returns the raw CUfunction.
+func (f *Function) Handle() uintptr { return f.h }
+
+// Params returns the kernel's parameter layout, as the launch checks use
+// it: from cuFuncGetParamInfo where the driver has it, else from the PTX
+// signature. It returns an error wrapping ErrNoLayout when neither is
+// available.
+func (f *Function) Params() ([]Param, error) {
+	if f.params == nil {
+		return nil, fmt.Errorf("module: %s: %w", f, f.layoutErr)
+	}
+	out := make([]Param, len(f.params))
+	for i, p := range f.params {
+		out[i] = Param{Offset: p.offset, Size: p.size}
+	}
+	return out, nil
+}
+
+// String names the function, for errors and logs.
+func (f *Function) String() string {
+	if f.entry != f.name {
+		return fmt.Sprintf("kernel %s (%s)", f.name, f.entry)
+	}
+	return "kernel " + f.name
+}
+
+func (f *Function) check() error {
+	if f == nil || f.m == nil {
+		return fmt.Errorf("module: nil function: %w", driver.ErrInvalidValue)
+	}
+	if f.m.closed.Load() {
+		return fmt.Errorf("module: %s: module %#x is unloaded: %w", f, f.m.h, ErrClosed)
+	}
+	return nil
+}
+
+// Attributes are a kernel's resource usage and limits, as the driver
+// reports them (cuFuncGetAttribute).
+type Attributes struct {
+	MaxThreadsPerBlock   int // the most threads a block of this kernel may have
+	SharedSizeBytes      int // static shared memory per block
+	ConstSizeBytes       int // constant memory
+	LocalSizeBytes       int // local memory per thread
+	NumRegs              int // registers per thread
+	PTXVersion           int // PTX virtual architecture, 10*major+minor (90)
+	BinaryVersion        int // binary architecture, 10*major+minor (90)
+	MaxDynamicSharedSize int // the most dynamic shared memory a launch may ask for
+}
+
+// Attribute returns one function attribute (cuFuncGetAttribute).
+func (f *Function) Attribute(a driver.FunctionAttribute) (int, error) {
+	if err := f.check(); err != nil {
+		return 0, err
+	}
+	b, err := f.m.ctx.Bind()
+	if err != nil {
+		return 0, err
+	}
+	defer b.Unbind()
+	v, err := f.m.ctx.API().FuncGetAttribute(a, f.h)
+	if err != nil {
+		return 0, fmt.Errorf("module: %s: cuFuncGetAttribute(%d): %w", f, a, err)
+	}
+	return v, nil
+}
+
+// Attributes returns the kernel's attributes.
+func (f *Function) Attributes() (Attributes, error) {
+	var at Attributes
+	for _, x := range []struct {
+		a driver.FunctionAttribute
+		v *int
+	}{
+		{driver.FuncMaxThreadsPerBlock, &at.MaxThreadsPerBlock},
+		{driver.FuncSharedSizeBytes, &at.SharedSizeBytes},
+		{driver.FuncConstSizeBytes, &at.ConstSizeBytes},
+		{driver.FuncLocalSizeBytes, &at.LocalSizeBytes},
+		{driver.FuncNumRegs, &at.NumRegs},
+		{driver.FuncPTXVersion, &at.PTXVersion},
+		{driver.FuncBinaryVersion, &at.BinaryVersion},
+		{driver.FuncMaxDynamicSharedSize, &at.MaxDynamicSharedSize},
+	} {
+		v, err := f.Attribute(x.a)
+		if err != nil {
+			return Attributes{}, err
+		}
+		*x.v = v
+	}
+	return at, nil
+}
+
+// SetMaxDynamicSharedMemory allows launches of the kernel to use up to bytes
+// of dynamic shared memory (cuFuncSetAttribute with
+// MAX_DYNAMIC_SHARED_SIZE_BYTES). Launches need it above 48 KiB; Launch
+// calls it by itself when Config.SharedMem is larger than what the function
+// allows so far, so calling it is only needed to fail early or to lower the
+// limit. The device's opt-in maximum (227 KiB on an H200) minus the
+// kernel's static shared memory is the most the driver accepts.
+func (f *Function) SetMaxDynamicSharedMemory(bytes int) error {
+	if err := f.check(); err != nil {
+		return err
+	}
+	if bytes < 0 {
+		return fmt.Errorf("module: %s: SetMaxDynamicSharedMemory(%d): negative size: %w", f, bytes, driver.ErrInvalidValue)
+	}
+	f.smemMu.Lock()
+	defer f.smemMu.Unlock()
+	return f.setMaxDynLocked(bytes)
+}
+
+func (f *Function) setMaxDynLocked(bytes int) error {
+	b, err := f.m.ctx.Bind()
+	if err != nil {
+		return err
+	}
+	defer b.Unbind()
+	if err := f.m.ctx.API().FuncSetAttribute(f.h, driver.FuncMaxDynamicSharedSize, bytes); err != nil {
+		return fmt.Errorf("module: %s: cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, %d): %w", f, bytes, err)
+	}
+	f.maxDyn.Store(int64(bytes))
+	f.smemSet = true
+	return nil
+}
+
+// ensureShared raises the function's dynamic shared memory limit to bytes
+// if a launch asks for more than it allows. It is off the hot path: launches
+// of 48 KiB or less, or within what was set before, do not call it.
+func (f *Function) ensureShared(bytes int) error {
+	f.smemMu.Lock()
+	defer f.smemMu.Unlock()
+	if f.smemSet && int64(bytes) <= f.maxDyn.Load() {
+		return nil
+	}
+	return f.setMaxDynLocked(bytes)
+}
+
+// MaxPotentialBlockSize returns the block size that maximises the kernel's
+// occupancy, and the minimum grid size that reaches it on the whole device
+// (cuOccupancyMaxPotentialBlockSize), for a launch with dynamicSmem bytes of
+// dynamic shared memory per block. limit caps the block size; 0 means none.
+func (f *Function) MaxPotentialBlockSize(dynamicSmem, limit int) (minGrid, block int, err error) {
+	if err := f.check(); err != nil {
+		return 0, 0, err
+	}
+	if dynamicSmem < 0 || limit < 0 {
+		return 0, 0, fmt.Errorf("module: %s: MaxPotentialBlockSize(%d, %d): negative argument: %w", f, dynamicSmem, limit, driver.ErrInvalidValue)
+	}
+	b, err := f.m.ctx.Bind()
+	if err != nil {
+		return 0, 0, err
+	}
+	defer b.Unbind()
+	minGrid, block, err = f.m.ctx.API().OccupancyMaxPotentialBlockSize(f.h, uintptr(dynamicSmem), limit)
+	if err != nil {
+		return 0, 0, fmt.Errorf("module: %s: cuOccupancyMaxPotentialBlockSize: %w", f, err)
+	}
+	return minGrid, block, nil
+}

@@ -1,0 +1,97 @@
+package module
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/nocgo/cuda/stream"
+)
+
+// Launch enqueues the kernel on s (cuLaunchKernel) with the shape cfg and
+// the arguments args (see the package documentation for the Go types
+// accepted). Before anything reaches the driver it checks that the module
+// is loaded, the stream usable and of the module's context, cfg valid, and
+// each argument against the kernel's parameter layout; a failed check
+// launches nothing. A cfg.SharedMem over 48 KiB raises the function's
+// MaxDynamicSharedSize attribute first (once).
+//
+// The launch is asynchronous: errors of the kernel itself surface at the
+// next synchronisation. Launch copies the arguments; it allocates nothing
+// for scalar and device-pointer arguments. For launches in a loop, prepare
+// the arguments once with Args and use LaunchArgs.
+func (f *Function) Launch(s *stream.Stream, cfg Config, args ...any) error {
+	if err := f.check(); err != nil {
+		return err
+	}
+	if err := cfg.check(f); err != nil {
+		return err
+	}
+	if err := f.checkCount(len(args)); err != nil {
+		return err
+	}
+	blk := getBlock(f.size, len(args))
+	base := blk.base()
+	for i := range args {
+		if err := f.put(i, &args[i], base); err != nil {
+			putBlock(blk)
+			return err
+		}
+		blk.ptrs[i] = unsafe.Add(base, f.params[i].offset)
+	}
+	var params unsafe.Pointer
+	if len(args) > 0 {
+		params = unsafe.Pointer(&blk.ptrs[0])
+	}
+	err := f.launch(s, &cfg, params)
+	putBlock(blk)
+	return err
+}
+
+// LaunchArgs enqueues the kernel on s with prepared arguments (see Args):
+// the zero-allocation launch. The arguments must have been prepared for f.
+func (f *Function) LaunchArgs(s *stream.Stream, cfg Config, args *Args) error {
+	if err := f.check(); err != nil {
+		return err
+	}
+	if args == nil || args.f != f {
+		return f.argsForOther(args)
+	}
+	if err := cfg.check(f); err != nil {
+		return err
+	}
+	return f.launch(s, &cfg, args.kernelParams())
+}
+
+func (f *Function) argsForOther(args *Args) error {
+	if args == nil || args.f == nil {
+		return fmt.Errorf("module: launch %s: nil Args: %w", f, ErrArgs)
+	}
+	return fmt.Errorf("module: launch %s: the Args were prepared for %s: %w", f, args.f, ErrArgs)
+}
+
+// launch makes the call: the stream's checks and binding, the shared
+// memory attribute, cuLaunchKernel.
+func (f *Function) launch(s *stream.Stream, cfg *Config, params unsafe.Pointer) error {
+	b, err := s.Use()
+	if err != nil {
+		return fmt.Errorf("module: launch %s: %w", f, err)
+	}
+	defer b.Unbind()
+	if sc := s.Context(); sc.Handle() != f.m.ctx.Handle() {
+		return fmt.Errorf("module: launch %s: %s belongs to %s, the module to %s: %w", f, s, sc, f.m.ctx, ErrWrongContext)
+	}
+	if cfg.SharedMem > defaultDynamicShared && int64(cfg.SharedMem) > f.maxDyn.Load() {
+		if err := f.ensureShared(cfg.SharedMem); err != nil {
+			return fmt.Errorf("module: launch %s: %w", f, err)
+		}
+	}
+	g, bl := cfg.Grid, cfg.Block
+	err = f.m.ctx.API().LaunchKernel(f.h,
+		[3]uint32{uint32(g.X), uint32(g.Y), uint32(g.Z)},
+		[3]uint32{uint32(bl.X), uint32(bl.Y), uint32(bl.Z)},
+		uint32(cfg.SharedMem), s.Handle(), params)
+	if err != nil {
+		return fmt.Errorf("module: launch %s on %s: cuLaunchKernel: %w", f, s, err)
+	}
+	return nil
+}

@@ -1,0 +1,289 @@
+package module
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/internal/ptx"
+)
+
+// ImageKind is the format of a module image.
+type ImageKind int
+
+// Image kinds.
+const (
+	PTX    ImageKind = iota + 1 // PTX text, compiled by the driver at load
+	CUBIN                       // an ELF CUBIN: native code for one architecture
+	Fatbin                      // a fat binary: CUBINs and/or PTX for several
+)
+
+func (k ImageKind) String() string {
+	switch k {
+	case PTX:
+		return "PTX"
+	case CUBIN:
+		return "CUBIN"
+	case Fatbin:
+		return "fatbin"
+	}
+	return fmt.Sprintf("ImageKind(%d)", int(k))
+}
+
+// fatbinMagic is the first word of a fat binary (little endian).
+const fatbinMagic = 0xBA55ED50
+
+// DetectKind says what image holds: a CUBIN (ELF), a fatbin (by its magic
+// number) or, otherwise, PTX text.
+func DetectKind(image []byte) ImageKind {
+	switch {
+	case bytes.HasPrefix(image, []byte("\x7fELF")):
+		return CUBIN
+	case len(image) >= 4 && binary.LittleEndian.Uint32(image) == fatbinMagic:
+		return Fatbin
+	}
+	return PTX
+}
+
+// Module is device code loaded into a context (a CUmodule). It is owned by
+// whoever loaded or compiled it: Unload destroys it, after which it and its
+// Functions return errors wrapping ErrClosed. Unload it before releasing its
+// context. A Module is safe for concurrent use, but Unload must not race
+// launches of its functions.
+type Module struct {
+	ctx     *driver.Context
+	h       uintptr
+	kind    ImageKind
+	arch    string
+	log     string
+	lowered map[string]string
+	entries []ptx.Entry // the PTX signatures, when the image came with PTX
+	ptxErr  error       // why the PTX could not be read, if it could not
+	hasPTX  bool
+	ptx     []byte // the PTX text, when known
+	image   []byte // the compiled image, for compiled modules
+	cached  bool
+	closed  atomic.Bool
+
+	mu    sync.Mutex
+	funcs map[string]*Function
+}
+
+// Load loads a module image into ctx (cuModuleLoadData): PTX text (with or
+// without a trailing NUL), a CUBIN or a fatbin, recognised by its first
+// bytes. The caller owns the Module: Unload it. For PTX, the kernels'
+// signatures are read from the text, so launches are checked even on
+// drivers without cuFuncGetParamInfo; the PTX text is kept (see PTX).
+func Load(ctx *driver.Context, image []byte) (*Module, error) {
+	kind := DetectKind(image)
+	var text []byte
+	if kind == PTX {
+		text = image
+	}
+	m, err := load(ctx, image, kind, text)
+	if err != nil {
+		return nil, fmt.Errorf("module.Load: %w", err)
+	}
+	return m, nil
+}
+
+// LoadFile reads a PTX, CUBIN or fatbin file and loads it as Load does.
+func LoadFile(ctx *driver.Context, path string) (*Module, error) {
+	image, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("module.LoadFile: %w", err)
+	}
+	m, err := Load(ctx, image)
+	if err != nil {
+		return nil, fmt.Errorf("module.LoadFile: %s: %w", path, err)
+	}
+	return m, nil
+}
+
+// load loads image of kind into ctx; ptxText, if any, is its PTX, parsed for
+// the kernels' signatures.
+func load(ctx *driver.Context, image []byte, kind ImageKind, ptxText []byte) (*Module, error) {
+	if ctx == nil {
+		return nil, fmt.Errorf("nil context: %w", driver.ErrInvalidValue)
+	}
+	if len(bytes.TrimRight(image, "\x00")) == 0 {
+		return nil, fmt.Errorf("empty %s image: %w", kind, driver.ErrInvalidValue)
+	}
+	m := &Module{ctx: ctx, kind: kind, funcs: map[string]*Function{}}
+	if len(ptxText) > 0 {
+		m.hasPTX = true
+		m.ptx = bytes.Clone(bytes.TrimRight(ptxText, "\x00"))
+		m.entries, m.ptxErr = ptx.Parse(string(m.ptx))
+	}
+	if kind == PTX && image[len(image)-1] != 0 {
+		// cuModuleLoadData reads PTX up to its NUL.
+		image = append(image[:len(image):len(image)], 0)
+	}
+	b, err := ctx.Bind()
+	if err != nil {
+		return nil, err
+	}
+	defer b.Unbind()
+	h, err := ctx.API().ModuleLoadData(image)
+	if err != nil {
+		return nil, fmt.Errorf("%s image (%d bytes): cuModuleLoadData: %w", kind, len(image), err)
+	}
+	m.h = h
+	return m, nil
+}
+
+// Context returns the context the module is loaded in.
+func (m *Module) Context() *driver.Context { return m.ctx }
+
+// Handle returns the raw CUmodule (0 after Unload).
+func (m *Module) Handle() uintptr {
+	if m.closed.Load() {
+		return 0
+	}
+	return m.h
+}
+
+// Kind returns the format of the loaded image: PTX or CUBIN for a compiled
+// module, whatever Load detected otherwise.
+func (m *Module) Kind() ImageKind { return m.kind }
+
+// Arch returns the architecture a compiled module was built for ("sm_90"),
+// or "" for a module from Load.
+func (m *Module) Arch() string { return m.arch }
+
+// Log returns NVRTC's log of a successful compile: warnings, or "" when
+// there were none or the module came from Load.
+func (m *Module) Log() string { return m.log }
+
+// Cached reports whether Compile found the module in the on-disk cache
+// instead of running NVRTC.
+func (m *Module) Cached() bool { return m.cached }
+
+// PTX returns the module's PTX text: the PTX NVRTC produced for a
+// compiled module (also for a CUBIN target, where NVRTC provides it), the
+// image of a module loaded from PTX, nil otherwise. The caller must not
+// modify it.
+func (m *Module) PTX() []byte { return m.ptx }
+
+// Image returns what Compile produced and loaded: the CUBIN, or the PTX for
+// a compute_XY target; nil for a module from Load. It can be saved and
+// loaded later with Load or LoadFile. The caller must not modify it.
+func (m *Module) Image() []byte { return m.image }
+
+// LoweredName returns the lowered (mangled) name of a name expression given
+// in Options.NameExpressions, such as "_Z5scaleIfEvPT_i" for
+// "scale<float>".
+func (m *Module) LoweredName(expr string) (string, bool) {
+	l, ok := m.lowered[expr]
+	return l, ok
+}
+
+// Kernels returns the names of the module's kernels (lowered names), when
+// they are known: for modules with PTX, that is, loaded from PTX or compiled.
+// It returns nil for a CUBIN or fatbin loaded without PTX.
+func (m *Module) Kernels() []string {
+	if len(m.entries) == 0 {
+		return nil
+	}
+	names := make([]string, len(m.entries))
+	for i, e := range m.entries {
+		names[i] = e.Name
+	}
+	return names
+}
+
+// Function returns the kernel called name (cuModuleGetFunction): an extern
+// "C" name, a lowered name, or a name expression given to Compile. A name
+// the module does not have is an error wrapping driver.ErrNotFound that
+// lists the kernels the module has, when known. Functions are looked up once
+// and shared: calling Function twice with a name gives the same *Function.
+func (m *Module) Function(name string) (*Function, error) {
+	if m == nil {
+		return nil, errNilModule
+	}
+	if m.closed.Load() {
+		return nil, fmt.Errorf("module: function %q: module %#x: %w", name, m.h, ErrClosed)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if f, ok := m.funcs[name]; ok {
+		return f, nil
+	}
+	entry := name
+	if l, ok := m.lowered[name]; ok {
+		entry = l
+	}
+	if entry == "" || strings.IndexByte(entry, 0) >= 0 {
+		return nil, fmt.Errorf("module: function %q: bad name: %w", name, driver.ErrInvalidValue)
+	}
+	b, err := m.ctx.Bind()
+	if err != nil {
+		return nil, fmt.Errorf("module: function %q: %w", name, err)
+	}
+	defer b.Unbind()
+	h, err := m.ctx.API().ModuleGetFunction(m.h, entry)
+	if err != nil {
+		return nil, fmt.Errorf("module: function %q: cuModuleGetFunction: %w%s", name, err, m.available())
+	}
+	f := newFunction(m, h, name, entry)
+	m.funcs[name] = f
+	return f, nil
+}
+
+// available describes the kernels of the module for a missing-name error.
+func (m *Module) available() string {
+	names := m.Kernels()
+	for expr := range m.lowered {
+		names = append(names, expr)
+	}
+	if len(names) == 0 {
+		return " (the module's kernel names are unknown: it was loaded without PTX)"
+	}
+	sort.Strings(names)
+	return " (the module has: " + strings.Join(names, ", ") + ")"
+}
+
+// Unload destroys the module (cuModuleUnload). Its Functions return errors
+// wrapping ErrClosed afterwards. A second Unload is a no-op that returns nil.
+func (m *Module) Unload() error {
+	if m == nil || !m.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	b, err := m.ctx.Bind()
+	if err != nil {
+		return fmt.Errorf("module: unload %#x: %w", m.h, err)
+	}
+	defer b.Unbind()
+	if err := m.ctx.API().ModuleUnload(m.h); err != nil {
+		return fmt.Errorf("module: unload %#x: cuModuleUnload: %w", m.h, err)
+	}
+	return nil
+}
+
+// String describes the module, for errors and logs.
+func (m *Module) String() string {
+	return fmt.Sprintf("module %#x (%s) in %s", m.h, m.kind, m.ctx)
+}
+
+// entry returns the PTX signature of the kernel named by its lowered name.
+func (m *Module) entry(name string) (ptx.Entry, error) {
+	if !m.hasPTX {
+		return ptx.Entry{}, ErrNoLayout
+	}
+	if m.ptxErr != nil {
+		return ptx.Entry{}, fmt.Errorf("%w: reading its PTX: %v", ErrNoLayout, m.ptxErr)
+	}
+	e, ok := ptx.Find(m.entries, name)
+	if !ok {
+		return ptx.Entry{}, fmt.Errorf("%w: the PTX has no .entry %s", ErrNoLayout, name)
+	}
+	return e, nil
+}
+
+var errNilModule = fmt.Errorf("module: nil module: %w", driver.ErrInvalidValue)

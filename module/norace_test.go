@@ -1,0 +1,5 @@
+//go:build !race
+
+package module_test
+
+const raceEnabled = false

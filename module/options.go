@@ -1,0 +1,130 @@
+package module
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Options configures Compile. The zero value compiles for the context's
+// device with NVRTC's defaults and uses the on-disk cache.
+type Options struct {
+	// Name is the source's file name, used in NVRTC's messages and in
+	// __FILE__; default "kernel.cu".
+	Name string
+	// Arch is the target architecture: "sm_90" compiles to a CUBIN,
+	// "compute_90" to PTX that the driver compiles when loading. Default:
+	// sm_XY of the context's device; if NVRTC does not know that
+	// architecture (a device newer than the toolkit), Compile produces PTX
+	// for the newest virtual architecture NVRTC knows below it instead.
+	Arch string
+	// Std is the C++ dialect, such as "c++17" (--std=c++17); default NVRTC's.
+	Std string
+	// Defines are preprocessor macros: -DNAME=VALUE, or -DNAME for an empty
+	// value. They are passed sorted by name.
+	Defines map[string]string
+	// IncludePaths are searched for #include files (-I). Files read from them
+	// are not part of the cache key: pass headers that change as Headers, or
+	// set NoCache.
+	IncludePaths []string
+	// Headers are in-memory headers, by the name the source includes them by
+	// (#include "name"). They are part of the cache key.
+	Headers map[string]string
+	// NameExpressions are C++ names of kernels (template instances such as
+	// "scale<float>") to resolve to their lowered (mangled) names; the Module
+	// answers them through LoweredName, and Function accepts them as names.
+	NameExpressions []string
+	// LineInfo adds source line information (-lineinfo), for profilers.
+	LineInfo bool
+	// Debug compiles device code for debugging (-G): slow code.
+	Debug bool
+	// Flags are extra NVRTC options, passed as given after the others
+	// ("--use_fast_math", "-maxrregcount=32", ...).
+	Flags []string
+	// NoCache skips the on-disk cache: no lookup, no store.
+	NoCache bool
+	// CacheDir is the cache directory for this compile, overriding
+	// NOCGO_CUDA_CACHE_DIR and the default (see CacheDir). It is used even
+	// when NOCGO_CUDA_CACHE=off.
+	CacheDir string
+}
+
+const defaultName = "kernel.cu"
+
+func (o *Options) name() string {
+	if o.Name == "" {
+		return defaultName
+	}
+	return o.Name
+}
+
+// flags returns the NVRTC options for arch, in a fixed order: the
+// normalised form that the cache key hashes.
+func (o *Options) flags(arch string) []string {
+	f := []string{"--gpu-architecture=" + arch}
+	if o.Std != "" {
+		f = append(f, "--std="+o.Std)
+	}
+	for _, k := range sortedKeys(o.Defines) {
+		if v := o.Defines[k]; v != "" {
+			f = append(f, "-D"+k+"="+v)
+		} else {
+			f = append(f, "-D"+k)
+		}
+	}
+	for _, p := range o.IncludePaths {
+		f = append(f, "-I"+p)
+	}
+	if o.LineInfo {
+		f = append(f, "-lineinfo")
+	}
+	if o.Debug {
+		f = append(f, "-G")
+	}
+	return append(f, o.Flags...)
+}
+
+// headers returns the in-memory headers as NVRTC takes them: contents and
+// include names, in sorted name order.
+func (o *Options) headers() (contents, names []string) {
+	for _, k := range sortedKeys(o.Headers) {
+		names = append(names, k)
+		contents = append(contents, o.Headers[k])
+	}
+	return contents, names
+}
+
+// check refuses options NVRTC would misread.
+func (o *Options) check() error {
+	if o.Arch != "" && !strings.HasPrefix(o.Arch, "sm_") && !strings.HasPrefix(o.Arch, "compute_") {
+		return fmt.Errorf("Arch %q: want sm_XY (CUBIN) or compute_XY (PTX)", o.Arch)
+	}
+	for k := range o.Defines {
+		if k == "" || strings.ContainsAny(k, " \t\n=") {
+			return fmt.Errorf("Defines: bad macro name %q", k)
+		}
+	}
+	for k := range o.Headers {
+		if k == "" {
+			return fmt.Errorf("Headers: empty include name")
+		}
+	}
+	for _, e := range o.NameExpressions {
+		if e == "" {
+			return fmt.Errorf("NameExpressions: empty expression")
+		}
+	}
+	return nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// binaryArch reports whether arch makes NVRTC produce a CUBIN.
+func binaryArch(arch string) bool { return strings.HasPrefix(arch, "sm_") }

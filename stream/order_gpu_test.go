@@ -1,0 +1,51 @@
+package stream_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/drivertest"
+	"github.com/nocgo/cuda/stream"
+)
+
+// TestOrderGPU proves on the real GPU that an event orders two streams: in
+// each of 50 rounds stream A copies 256 MiB device to device and then sets a
+// flag to the round number; B waits on an event recorded after that and
+// copies the flag back, which must be the round number. A missing or broken
+// wait reads the previous round's flag, since the copy takes far longer
+// than B's small copy. It runs with A owned, and with A a foreign stream
+// created by raw driver calls (as another library would) and wrapped.
+func TestOrderGPU(t *testing.T) {
+	drv := drivertest.Real(t)
+	dev, err := drv.Device(0)
+	require.NoError(t, err)
+	ctx, err := dev.PrimaryContext()
+	require.NoError(t, err)
+	defer ctx.Release()
+
+	const size, rounds = 256 << 20, 50
+	b, err := stream.New(ctx, stream.WithFlags(stream.NonBlocking))
+	require.NoError(t, err)
+	defer b.Close()
+
+	t.Run("owned", func(t *testing.T) {
+		a, err := stream.New(ctx, stream.WithFlags(stream.NonBlocking))
+		require.NoError(t, err)
+		defer a.Close()
+		drivertest.CheckStreamOrder(t, a, b, size, rounds)
+	})
+	t.Run("foreign", func(t *testing.T) {
+		bind, err := ctx.Bind()
+		require.NoError(t, err)
+		h, r := drv.API().StreamCreateWithPriority(driver.StreamNonBlocking, 0)
+		bind.Unbind()
+		require.NoError(t, r)
+		defer func() { require.NoError(t, drv.API().StreamDestroy(h)) }()
+		a, err := stream.Wrap(ctx, h)
+		require.NoError(t, err)
+		defer a.Close()
+		drivertest.CheckStreamOrder(t, a, b, size, rounds)
+	})
+}

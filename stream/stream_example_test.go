@@ -1,0 +1,163 @@
+package stream_test
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/fake"
+	"github.com/nocgo/cuda/stream"
+)
+
+// exampleContext is the primary context of device 0 on the fake; with a
+// GPU, use driver.Load instead of fake.New.
+func exampleContext() *driver.Context {
+	drv := fake.New(fake.Devices(1))
+	dev, err := drv.Device(0)
+	if err != nil {
+		panic(err)
+	}
+	ctx, err := dev.PrimaryContext()
+	if err != nil {
+		panic(err)
+	}
+	return ctx
+}
+
+func ExampleNew() {
+	ctx := exampleContext()
+	defer ctx.Release()
+
+	least, greatest, err := stream.PriorityRange(ctx)
+	if err != nil {
+		panic(err)
+	}
+	s, err := stream.New(ctx, stream.WithFlags(stream.NonBlocking), stream.WithPriority(greatest))
+	if err != nil {
+		panic(err)
+	}
+	defer s.Close() // owned: Close destroys it
+	flags, _ := s.Flags()
+	prio, _ := s.Priority()
+	fmt.Println(flags, prio, s.Owned())
+
+	_, err = stream.New(ctx, stream.WithPriority(least+1))
+	fmt.Println(errors.Is(err, driver.ErrInvalidValue))
+	// Output:
+	// NonBlocking -5 true
+	// true
+}
+
+func ExampleWrap() {
+	ctx := exampleContext()
+	defer ctx.Release()
+
+	// Another library created this stream (here with raw driver calls).
+	b, _ := ctx.Bind()
+	h, _ := ctx.API().StreamCreateWithPriority(driver.StreamNonBlocking, 0)
+	b.Unbind()
+	defer ctx.API().StreamDestroy(h) // the owner destroys it
+
+	s, err := stream.Wrap(ctx, h)
+	if err != nil {
+		panic(err)
+	}
+	flags, _ := s.Flags() // read from the driver: the creator's choice
+	fmt.Println(s.Handle() == h, s.Owned(), flags)
+	s.Close() // detaches only
+	fmt.Println(ctx.API().StreamQuery(h) == nil, errors.Is(s.Synchronize(), stream.ErrClosed))
+
+	// A zero handle is an error, never a new stream; 1 and 2 are the
+	// special streams.
+	_, err = stream.Wrap(ctx, 0)
+	fmt.Println(errors.Is(err, stream.ErrNullHandle))
+	legacy, _ := stream.Wrap(ctx, 1)
+	fmt.Println(legacy.Equal(stream.Legacy(ctx)))
+	// Output:
+	// true false NonBlocking
+	// true true
+	// true
+	// true
+}
+
+func ExampleDefault() {
+	ctx := exampleContext()
+	defer ctx.Release()
+	for _, s := range []*stream.Stream{stream.Default(ctx), stream.Legacy(ctx), stream.PerThread(ctx)} {
+		// Each call binds ctx: the driver resolves these through the
+		// current context.
+		fmt.Printf("%#x %v %v\n", s.Handle(), s.Owned(), s.Synchronize())
+	}
+	fmt.Println(stream.Default(ctx).Equal(stream.Default(ctx)), stream.Default(ctx).Equal(stream.Legacy(ctx)))
+	// Output:
+	// 0x0 false <nil>
+	// 0x1 false <nil>
+	// 0x2 false <nil>
+	// true false
+}
+
+func ExampleNewEvent() {
+	ctx := exampleContext()
+	defer ctx.Release()
+	s, _ := stream.New(ctx)
+	defer s.Close()
+
+	start, _ := stream.NewEvent(ctx)
+	defer start.Close()
+	end, _ := stream.NewEvent(ctx)
+	defer end.Close()
+	start.Record(s)
+	s.Callback(func() { time.Sleep(time.Millisecond) })
+	end.Record(s)
+
+	done, err := end.Query() // pending work is (false, nil)
+	fmt.Println(done, err)
+	end.Synchronize()
+	d, err := stream.Elapsed(start, end)
+	fmt.Println(d >= time.Millisecond, err)
+
+	_, err = stream.NewEvent(ctx, stream.Interprocess) // needs DisableTiming too
+	fmt.Println(errors.Is(err, driver.ErrInvalidValue))
+	// Output:
+	// false <nil>
+	// true <nil>
+	// true
+}
+
+func ExampleStream_WaitStream() {
+	ctx := exampleContext()
+	defer ctx.Release()
+	producer, _ := stream.New(ctx, stream.WithFlags(stream.NonBlocking))
+	defer producer.Close()
+	consumer, _ := stream.New(ctx, stream.WithFlags(stream.NonBlocking))
+	defer consumer.Close()
+
+	producer.Callback(func() { fmt.Println("produced") })
+	consumer.WaitStream(producer) // consumer's later work waits for producer's so far
+	consumer.Callback(func() { fmt.Println("consumed") })
+	consumer.Synchronize()
+	// Output:
+	// produced
+	// consumed
+}
+
+func ExampleStream_Callback() {
+	ctx := exampleContext()
+	defer ctx.Release()
+	s, _ := stream.New(ctx)
+	defer s.Close()
+
+	s.Callback(func() { fmt.Println("first") })
+	s.Callback(func() { panic("second fails") })
+	s.Callback(func() { fmt.Println("third") })
+	err := s.Synchronize()
+	var pe *stream.CallbackPanicError
+	fmt.Println(errors.As(err, &pe), pe.Value)
+	fmt.Println(s.Synchronize()) // reported once
+	// Output:
+	// first
+	// third
+	// true second fails
+	// <nil>
+}

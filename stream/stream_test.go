@@ -1,0 +1,325 @@
+package stream_test
+
+import (
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/fake"
+	"github.com/nocgo/cuda/stream"
+)
+
+// Behaviour specific to this package, on the fake. The behaviour shared
+// with the real driver is in the conformance suite (driver/drivertest).
+
+func TestWrapInvalidHandle(t *testing.T) {
+	ctx := fakeContext(t)
+	s, err := stream.Wrap(ctx, 0xdead0)
+	require.ErrorIs(t, err, driver.ErrInvalidHandle, "the driver's error, wrapped")
+	assert.Nil(t, s)
+	assert.Contains(t, err.Error(), "stream.Wrap: handle 0xdead0")
+	assert.Contains(t, err.Error(), "cuStreamGetCtx")
+
+	// A destroyed stream (undefined behaviour on a real driver; the fake
+	// tells).
+	var h uintptr
+	bound(t, ctx, func(api driver.API) {
+		var r error
+		h, r = api.StreamCreateWithPriority(0, 0)
+		require.NoError(t, r)
+		require.NoError(t, api.StreamDestroy(h))
+	})
+	_, err = stream.Wrap(ctx, h)
+	assert.ErrorIs(t, err, driver.ErrInvalidHandle)
+}
+
+func TestWrapEventInvalidHandle(t *testing.T) {
+	ctx := fakeContext(t)
+	ev, err := stream.WrapEvent(ctx, 0xdead0)
+	require.ErrorIs(t, err, driver.ErrInvalidHandle)
+	assert.Nil(t, ev)
+	assert.Contains(t, err.Error(), "stream.WrapEvent: handle 0xdead0")
+	assert.Contains(t, err.Error(), "cuEventQuery")
+}
+
+func TestWrapNeverCreates(t *testing.T) {
+	ctx, c := countingContext(t)
+	for _, h := range []uintptr{0, 1, 2} {
+		s, err := stream.Wrap(ctx, h)
+		if h == 0 {
+			require.ErrorIs(t, err, stream.ErrNullHandle)
+			assert.Nil(t, s)
+			continue
+		}
+		require.NoError(t, err)
+		require.NoError(t, s.Synchronize())
+		require.NoError(t, s.Close())
+	}
+	_, err := stream.WrapEvent(ctx, 0)
+	require.ErrorIs(t, err, stream.ErrNullHandle)
+	assert.Zero(t, c.creates.Load(), "Wrap never creates a stream")
+	assert.Zero(t, c.streams.Load())
+	assert.Zero(t, c.events.Load())
+}
+
+func TestWaitStreamLeaksNothing(t *testing.T) {
+	ctx, c := countingContext(t)
+	a, err := stream.New(ctx)
+	require.NoError(t, err)
+	b, err := stream.New(ctx)
+	require.NoError(t, err)
+	for i := 0; i < 1000; i++ {
+		require.NoError(t, b.WaitStream(a))
+		require.NoError(t, a.WaitStream(stream.Legacy(ctx)))
+	}
+	require.NoError(t, b.Synchronize())
+	assert.Zero(t, c.events.Load(), "every internal event is destroyed")
+	require.NoError(t, a.Close())
+	require.NoError(t, b.Close())
+	assert.Zero(t, c.streams.Load())
+}
+
+func TestCloseDestroysOnlyOwned(t *testing.T) {
+	ctx, c := countingContext(t)
+	s, err := stream.New(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), c.streams.Load())
+	w, err := stream.Wrap(ctx, s.Handle())
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	assert.Equal(t, int64(1), c.streams.Load(), "closing a wrap does not destroy")
+	require.NoError(t, stream.Default(ctx).Close())
+	require.NoError(t, s.Close())
+	require.NoError(t, s.Close())
+	assert.Zero(t, c.streams.Load(), "destroyed exactly once")
+
+	ev, err := stream.NewEvent(ctx)
+	require.NoError(t, err)
+	we, err := stream.WrapEvent(ctx, ev.Handle())
+	require.NoError(t, err)
+	require.NoError(t, we.Close())
+	assert.Equal(t, int64(1), c.events.Load())
+	require.NoError(t, ev.Close())
+	require.NoError(t, ev.Close())
+	assert.Zero(t, c.events.Load())
+}
+
+// TestUseBindsOnlySpecial: Use makes the context current for the special
+// streams only.
+func TestUseBindsOnlySpecial(t *testing.T) {
+	ctx := fakeContext(t)
+	api := ctx.API()
+	owned, err := stream.New(ctx)
+	require.NoError(t, err)
+	defer owned.Close()
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // a goroutine of its own: nothing is current on its thread
+		defer wg.Done()
+		b, err := owned.Use()
+		require.NoError(t, err)
+		cur, r := api.CtxGetCurrent()
+		b.Unbind()
+		require.NoError(t, r)
+		assert.Zero(t, cur, "an owned stream binds nothing")
+
+		for _, s := range []*stream.Stream{stream.Default(ctx), stream.Legacy(ctx), stream.PerThread(ctx)} {
+			b, err := s.Use()
+			require.NoError(t, err)
+			cur, r := api.CtxGetCurrent()
+			b.Unbind()
+			require.NoError(t, r)
+			assert.Equal(t, ctx.Handle(), cur, "%s binds its context", s)
+		}
+	}()
+	wg.Wait()
+}
+
+// TestCloseAfterContextRelease: a stream and an event that outlive their
+// *driver.Context reference are still destroyed by Close.
+func TestCloseAfterContextRelease(t *testing.T) {
+	ctx, c := countingContext(t)
+	dev := ctx.Device()
+	ref, err := dev.PrimaryContext() // the primary context stays alive through ctx
+	require.NoError(t, err)
+	s, err := stream.New(ref)
+	require.NoError(t, err)
+	ev, err := stream.NewEvent(ref)
+	require.NoError(t, err)
+	require.NoError(t, ref.Release())
+	require.NoError(t, s.Close())
+	require.NoError(t, ev.Close())
+	assert.Zero(t, c.streams.Load())
+	assert.Zero(t, c.events.Load())
+	// New objects cannot be made in the released reference.
+	_, err = stream.New(ref)
+	assert.ErrorIs(t, err, stream.ErrClosed)
+	_, err = stream.NewEvent(ref)
+	assert.ErrorIs(t, err, stream.ErrClosed)
+	assert.ErrorIs(t, stream.Default(ref).Synchronize(), stream.ErrClosed)
+}
+
+func TestDriverFailures(t *testing.T) {
+	ctx := fakeContext(t,
+		fake.FailNth("cuStreamCreateWithPriority", 1, driver.ErrOutOfMemory),
+		fake.FailNth("cuEventCreate", 1, driver.ErrOutOfMemory),
+		fake.FailNth("cuEventRecord", 1, driver.ErrLaunchFailed),
+		fake.FailNth("cuStreamQuery", 1, driver.ErrIllegalAddress),
+		fake.FailNth("cuStreamWaitEvent", 1, driver.ErrInvalidHandle),
+		fake.FailNth("cuLaunchHostFunc", 1, driver.ErrNotSupported),
+		fake.FailNth("cuEventElapsedTime", 1, driver.ErrUnknown),
+	)
+	_, err := stream.New(ctx)
+	require.ErrorIs(t, err, driver.ErrOutOfMemory)
+	assert.Contains(t, err.Error(), "cuStreamCreateWithPriority")
+	s, err := stream.New(ctx)
+	require.NoError(t, err, "the next one works")
+	defer s.Close()
+
+	_, err = stream.NewEvent(ctx)
+	require.ErrorIs(t, err, driver.ErrOutOfMemory)
+	ev, err := stream.NewEvent(ctx)
+	require.NoError(t, err)
+	defer ev.Close()
+
+	err = ev.Record(s)
+	require.ErrorIs(t, err, driver.ErrLaunchFailed)
+	assert.Contains(t, err.Error(), "cuEventRecord")
+	done, err := s.Query()
+	require.ErrorIs(t, err, driver.ErrIllegalAddress, "an error that is not NOT_READY is an error")
+	assert.False(t, done)
+	err = s.Wait(ev)
+	require.ErrorIs(t, err, driver.ErrInvalidHandle)
+	assert.Contains(t, err.Error(), "cuStreamWaitEvent")
+	err = s.Callback(func() {})
+	require.ErrorIs(t, err, driver.ErrNotSupported)
+
+	end, err := stream.NewEvent(ctx)
+	require.NoError(t, err)
+	defer end.Close()
+	require.NoError(t, ev.Record(s))
+	require.NoError(t, end.Record(s))
+	require.NoError(t, end.Synchronize())
+	_, err = stream.Elapsed(ev, end)
+	require.ErrorIs(t, err, driver.ErrUnknown)
+	_, err = stream.Elapsed(ev, end)
+	require.NoError(t, err)
+}
+
+func TestCallbackPanicErrorText(t *testing.T) {
+	e := &stream.CallbackPanicError{Stream: 0x40, Value: "boom", More: 2}
+	assert.Equal(t, "stream 0x40: host callback panicked: boom (and 2 more callbacks panicked)", e.Error())
+	assert.Nil(t, e.Unwrap())
+	inner := errors.New("inner")
+	e = &stream.CallbackPanicError{Stream: 0x40, Value: inner}
+	assert.Equal(t, "stream 0x40: host callback panicked: inner", e.Error())
+	assert.ErrorIs(t, e, inner)
+}
+
+func TestFlagStrings(t *testing.T) {
+	assert.Equal(t, "Blocking", stream.Blocking.String())
+	assert.Equal(t, "NonBlocking", stream.NonBlocking.String())
+	assert.Equal(t, "Flag(0x4)", stream.Flag(4).String())
+	assert.Equal(t, "Default", stream.EventFlag(0).String())
+	assert.Equal(t, "DisableTiming|Interprocess", (stream.Interprocess | stream.DisableTiming).String())
+	assert.Equal(t, "BlockingSync|0x10", (stream.BlockingSync | 0x10).String())
+}
+
+// TestIPCEventFake shares an event between two fake backends, the fake's
+// two processes: the opener sees the exporter's stream.
+func TestIPCEventFake(t *testing.T) {
+	exporter := fakeContext(t)
+	importer := fakeContext(t)
+	s, err := stream.New(exporter)
+	require.NoError(t, err)
+	defer s.Close()
+	ev, err := stream.NewEvent(exporter, stream.Interprocess, stream.DisableTiming)
+	require.NoError(t, err)
+	defer ev.Close()
+	require.NoError(t, s.Callback(func() {}))
+	require.NoError(t, ev.Record(s))
+	h, err := ev.IPCHandle()
+	require.NoError(t, err)
+
+	_, err = stream.OpenIPCEvent(exporter, h)
+	require.ErrorIs(t, err, driver.ErrInvalidContext, "not in the exporting process")
+
+	opened, err := stream.OpenIPCEvent(importer, h)
+	require.NoError(t, err)
+	assert.False(t, opened.Owned())
+	f, known := opened.Flags()
+	assert.True(t, known)
+	assert.Equal(t, stream.Interprocess|stream.DisableTiming, f)
+	assert.Contains(t, opened.String(), "IPC-opened")
+	done, err := opened.Query()
+	require.NoError(t, err)
+	assert.False(t, done, "the exporter's stream has work pending")
+
+	is, err := stream.New(importer)
+	require.NoError(t, err)
+	defer is.Close()
+	require.NoError(t, is.Wait(opened))
+	require.NoError(t, is.Synchronize())
+	done, err = ev.Query()
+	require.NoError(t, err)
+	assert.True(t, done, "the wait in the importer completed the exporter's event")
+	// Record works on the opened event too (cuda.h: "cuEventRecord,
+	// cuEventSynchronize, cuStreamWaitEvent and cuEventQuery may be used in
+	// either process"), and the exporter sees it.
+	require.NoError(t, is.Callback(func() {}))
+	require.NoError(t, opened.Record(is), "record an IPC-opened event in the importing process")
+	done, err = ev.Query()
+	require.NoError(t, err)
+	assert.False(t, done, "the exporter sees the importer's pending record")
+	require.NoError(t, is.Synchronize())
+	require.NoError(t, ev.Synchronize())
+
+	_, err = stream.Elapsed(opened, opened)
+	assert.ErrorIs(t, err, driver.ErrInvalidHandle, "IPC events do not time")
+	require.NoError(t, opened.Close())
+	require.NoError(t, opened.Close())
+	_, err = opened.Query()
+	assert.ErrorIs(t, err, stream.ErrClosed)
+}
+
+// TestConcurrentUse hammers one stream and one event from many goroutines
+// (run with -race).
+func TestConcurrentUse(t *testing.T) {
+	ctx := fakeContext(t)
+	s, err := stream.New(ctx)
+	require.NoError(t, err)
+	defer s.Close()
+	ev, err := stream.NewEvent(ctx)
+	require.NoError(t, err)
+	defer ev.Close()
+	o, err := stream.New(ctx)
+	require.NoError(t, err)
+	defer o.Close()
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 200; i++ {
+				assert.NoError(t, ev.Record(s))
+				assert.NoError(t, o.Wait(ev))
+				_, err := s.Query()
+				assert.NoError(t, err)
+				_, err = ev.Query()
+				assert.NoError(t, err)
+				assert.NoError(t, s.Callback(func() {}))
+				if i%50 == 0 {
+					assert.NoError(t, o.WaitStream(s))
+					assert.NoError(t, s.Synchronize())
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	require.NoError(t, o.Synchronize())
+	require.NoError(t, s.Synchronize())
+}
