@@ -9,16 +9,16 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	"github.com/nocgo/cuda/internal/dl"
-
 	"github.com/nocgo/cuda/internal/cstr"
+	"github.com/nocgo/cuda/internal/dl"
 	"github.com/nocgo/cuda/loader"
 )
 
 // libcuda is the real backend: driver.API over libcuda, called through
-// internal/dl.CallN (purego.SyscallN). Entry points resolve lazily through a loader.Table, so a
-// driver that lacks a newer one still serves every other call; the missing
-// one returns a *loader.SymbolError when called.
+// internal/dl's CallN (purego.SyscallN without its per-call allocation).
+// Entry points resolve lazily through a loader.Table, so a driver that
+// lacks a newer one still serves every other call; the missing one returns
+// a *loader.SymbolError when called.
 type libcuda struct {
 	lib     *loader.Library
 	version int // cuDriverGetVersion, read at open
@@ -175,7 +175,7 @@ func (l *libcuda) describe(r Result) (name, text string, ok bool) {
 // opened it.
 func (l *libcuda) LibraryPaths() []string {
 	paths := []string{l.lib.Path()}
-	if n := l.loadedNVRTC(); n != nil {
+	if n := l.nvrtc.Load(); n != nil {
 		paths = append(paths, n.lib.Path())
 	}
 	return paths
@@ -202,8 +202,6 @@ func (l *libcuda) NVRTC() (NVRTC, error) {
 	}
 	return l.nvrtc.Load(), nil
 }
-
-func (l *libcuda) loadedNVRTC() *libnvrtc { return l.nvrtc.Load() }
 
 var (
 	_ API           = (*libcuda)(nil)

@@ -5,9 +5,8 @@ package driver
 import (
 	"unsafe"
 
-	"github.com/nocgo/cuda/internal/dl"
-
 	"github.com/nocgo/cuda/internal/cstr"
+	"github.com/nocgo/cuda/internal/dl"
 )
 
 // Init is cuInit(flags).

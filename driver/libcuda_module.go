@@ -6,9 +6,8 @@ import (
 	"bytes"
 	"unsafe"
 
-	"github.com/nocgo/cuda/internal/dl"
-
 	"github.com/nocgo/cuda/internal/cstr"
+	"github.com/nocgo/cuda/internal/dl"
 )
 
 // Magic numbers of the binary images cuModuleLoadData takes besides PTX.

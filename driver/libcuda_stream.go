@@ -5,9 +5,8 @@ package driver
 import (
 	"unsafe"
 
-	"github.com/nocgo/cuda/internal/dl"
-
 	"github.com/nocgo/cuda/internal/callback"
+	"github.com/nocgo/cuda/internal/dl"
 )
 
 // StreamCreateWithPriority is cuStreamCreateWithPriority(CUstream*,

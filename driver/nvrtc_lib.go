@@ -7,9 +7,8 @@ import (
 	"strconv"
 	"unsafe"
 
-	"github.com/nocgo/cuda/internal/dl"
-
 	"github.com/nocgo/cuda/internal/cstr"
+	"github.com/nocgo/cuda/internal/dl"
 	"github.com/nocgo/cuda/loader"
 )
 

@@ -38,6 +38,18 @@
 //     once per thread, with its arguments decoded from the kernel parameter
 //     array.
 //
+// The fake NVRTC (Backend.NVRTC) reads the options NVRTC 13.0 knows
+// (others are NVRTC_ERROR_INVALID_OPTION), applies #include (in-memory
+// headers, then -I directories; NVRTC's built-in headers are taken unseen),
+// #define, #if/#ifdef/#ifndef/#elif/#else/#endif (lightly) and #error, and
+// checks braces. Every __global__ function left must have a Go body with as
+// many parameters, else the compile fails with a log in NVRTC's format
+// ("k.cu(3): error: fake NVRTC: kernel "foo" has no Go body; register one
+// with fake.Kernel"). Templates are compiled through name expressions,
+// whose bodies are registered under the expression's text ("scale<float>");
+// their lowered names are PTX identifiers in the style of C++ mangling
+// ("_Z5scaleI5floatE"), not the real ones.
+//
 // FailNth injects a failure into the n-th call of any entry point, and
 // Leaks lists what a test forgot to release.
 package fake

@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"sync"
 	"time"
 
 	"github.com/nocgo/cuda/driver"
@@ -10,17 +11,26 @@ type event struct {
 	h     uintptr
 	ctx   *context
 	flags uint32
+	st    *evState // shared with the backends that opened it by IPC
+	ipcID uint64   // exported under this id, 0 if not
+}
 
-	recS   *stream // stream of the latest record; nil when never recorded
-	recSeq uint64  // its item
-	done   bool    // the latest record has run
-	t      time.Time
+// evState is what an event's latest record is. IPC shares it between
+// backends, so it has its own lock (taken after any Backend.mu).
+type evState struct {
+	mu   sync.Mutex
+	b    *Backend // backend of the recording stream; nil when never recorded
+	s    *stream
+	seq  uint64 // the record's item
+	done bool   // the latest record has run
+	t    time.Time
+}
 
-	ipcID uint64 // exported under this id, 0 if not
-
-	// An event opened from another backend's IPC handle.
-	remote  *Backend
-	remoteH uintptr
+// snapshot returns the latest record, and whether it is still pending.
+func (st *evState) snapshot() (b *Backend, s *stream, seq uint64, pending bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.b, st.s, st.seq, st.b != nil && !st.done
 }
 
 const eventFlags = driver.EventBlockingSync | driver.EventDisableTiming | driver.EventInterprocess
@@ -44,7 +54,7 @@ func (b *Backend) EventCreate(flags uint32) (uintptr, error) {
 	if err != nil {
 		return 0, err
 	}
-	e := &event{h: newHandle(), ctx: c, flags: flags}
+	e := &event{h: newHandle(), ctx: c, flags: flags, st: &evState{}}
 	b.events[e.h] = e
 	return e.h, nil
 }
@@ -66,44 +76,57 @@ func (b *Backend) EventDestroy(h uintptr) error {
 }
 
 // EventRecord is cuEventRecord: the event completes when the stream reaches
-// it, and takes the time then.
+// it, and takes the time then. Event and stream must share a context.
 func (b *Backend) EventRecord(h, s uintptr) error {
 	if err := b.enter("cuEventRecord"); err != nil {
 		return err
 	}
 	it := &item{}
-	return b.enqueue(s, it, func(st *stream) error {
+	return b.enqueue(s, it, func(str *stream) error {
 		e := b.events[h]
 		if e == nil {
 			return b.goneLocked(h)
 		}
-		if e.remote != nil || e.ctx != st.ctx {
+		if e.ctx != str.ctx {
 			return driver.ErrInvalidHandle
 		}
+		st := e.st
 		it.run = func() error {
-			b.mu.Lock()
-			if e.recSeq == it.seq {
-				e.done = true
-				e.t = time.Now()
+			st.mu.Lock()
+			if st.b == b && st.seq == it.seq {
+				st.done = true
+				st.t = time.Now()
 			}
-			b.mu.Unlock()
+			st.mu.Unlock()
 			return nil
 		}
 		// it.seq is assigned by pushLocked right after validation.
-		e.recS, e.recSeq, e.done = st, b.seq+1, false
+		st.mu.Lock()
+		st.b, st.s, st.seq, st.done = b, str, b.seq+1, false
+		st.mu.Unlock()
 		return nil
 	})
 }
 
-// eventState reads an event: unknown handles are ErrInvalidHandle.
-func (b *Backend) eventState(h uintptr) (e *event, pending bool, err error) {
+// event returns the event h.
+func (b *Backend) event(h uintptr) (*event, error) {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
-	e = b.events[h]
+	e := b.events[h]
 	if e == nil {
-		return nil, false, b.goneLocked(h)
+		return nil, b.goneLocked(h)
 	}
-	return e, e.recS != nil && !e.done, nil
+	return e, nil
+}
+
+// runRecord runs the recording stream of rb up to seq (EventSynchronize).
+func runRecord(rb *Backend, s *stream, seq uint64) error {
+	if err := rb.lockExec(); err != nil {
+		return err
+	}
+	defer rb.unlockExec()
+	rb.runUpTo(s, seq)
+	return nil
 }
 
 // EventSynchronize is cuEventSynchronize: it runs the recording stream up to
@@ -112,25 +135,15 @@ func (b *Backend) EventSynchronize(h uintptr) error {
 	if err := b.enter("cuEventSynchronize"); err != nil {
 		return err
 	}
-	e, pending, err := b.eventState(h)
+	e, err := b.event(h)
 	if err != nil {
 		return err
 	}
-	if e.remote != nil {
-		return e.remote.EventSynchronize(e.remoteH)
-	}
+	rb, s, seq, pending := e.st.snapshot()
 	if !pending {
 		return nil
 	}
-	if err := b.lockExec(); err != nil {
-		return err
-	}
-	defer b.unlockExec()
-	b.mu.RLock()
-	s, seq := e.recS, e.recSeq
-	b.mu.RUnlock()
-	b.runUpTo(s, seq)
-	return nil
+	return runRecord(rb, s, seq)
 }
 
 // EventQuery is cuEventQuery: ErrNotReady while the latest record is
@@ -139,26 +152,21 @@ func (b *Backend) EventQuery(h uintptr) error {
 	if err := b.enter("cuEventQuery"); err != nil {
 		return err
 	}
-	e, pending, err := b.eventState(h)
+	e, err := b.event(h)
 	if err != nil {
 		return err
 	}
-	if e.remote != nil {
-		return e.remote.EventQuery(e.remoteH)
-	}
+	rb, s, _, pending := e.st.snapshot()
 	if !pending {
 		return nil
 	}
-	ok, err := b.tryLockExec()
+	ok, err := rb.tryLockExec()
 	if err != nil {
 		return err
 	}
 	if ok {
-		b.mu.RLock()
-		s := e.recS
-		b.mu.RUnlock()
-		b.runHead(s)
-		b.unlockExec()
+		rb.runHead(s)
+		rb.unlockExec()
 	}
 	return driver.ErrNotReady
 }
@@ -170,19 +178,33 @@ func (b *Backend) EventElapsedTime(start, end uintptr) (float32, error) {
 	if err := b.enter("cuEventElapsedTime"); err != nil {
 		return 0, err
 	}
+	// Measured on the H200: cuEventElapsedTime needs a current context (201).
+	if _, err := b.current(); err != nil {
+		return 0, err
+	}
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	s, e := b.events[start], b.events[end]
-	if s == nil || e == nil {
-		return 0, driver.ErrInvalidHandle
+	if s == nil {
+		return 0, b.goneLocked(start)
 	}
-	for _, x := range []*event{s, e} {
-		if x.flags&driver.EventDisableTiming != 0 || x.recS == nil || x.remote != nil {
+	if e == nil {
+		return 0, b.goneLocked(end)
+	}
+	var ts [2]time.Time
+	ready := true
+	for i, x := range []*event{s, e} {
+		x.st.mu.Lock()
+		recorded, done, t := x.st.b != nil, x.st.done, x.st.t
+		x.st.mu.Unlock()
+		if x.flags&driver.EventDisableTiming != 0 || !recorded {
 			return 0, driver.ErrInvalidHandle
 		}
+		ready = ready && done
+		ts[i] = t
 	}
-	if !s.done || !e.done {
+	if !ready {
 		return 0, driver.ErrNotReady
 	}
-	return float32(e.t.Sub(s.t).Nanoseconds()) / 1e6, nil
+	return float32(ts[1].Sub(ts[0]).Nanoseconds()) / 1e6, nil
 }

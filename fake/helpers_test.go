@@ -87,3 +87,6 @@ func lockThread(t *testing.T) {
 	runtime.LockOSThread()
 	t.Cleanup(runtime.UnlockOSThread)
 }
+
+func runtimeLock()   { runtime.LockOSThread() }
+func runtimeUnlock() { runtime.UnlockOSThread() }

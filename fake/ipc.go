@@ -25,8 +25,8 @@ type ipcMem struct {
 }
 
 type ipcEvent struct {
-	b *Backend
-	h uintptr
+	b  *Backend
+	st *evState
 }
 
 var (
@@ -181,18 +181,19 @@ func (b *Backend) IpcGetEventHandle(ev uintptr) (driver.IPCHandle, error) {
 	if e == nil {
 		return driver.IPCHandle{}, driver.ErrInvalidHandle
 	}
-	if e.flags&driver.EventInterprocess == 0 || e.remote != nil {
+	if e.flags&driver.EventInterprocess == 0 {
 		return driver.IPCHandle{}, driver.ErrInvalidHandle
 	}
 	if e.ipcID == 0 {
-		e.ipcID = ipcExport(func(id uint64) { ipcReg.events[id] = ipcEvent{b: b, h: e.h} })
+		e.ipcID = ipcExport(func(id uint64) { ipcReg.events[id] = ipcEvent{b: b, st: e.st} })
 	}
 	return makeIPCHandle(ipcEventMagic, e.ipcID), nil
 }
 
 // IpcOpenEventHandle is cuIpcOpenEventHandle: in another Backend it returns
-// an event of the current context that completes with the exported one. It
-// can be queried, synchronized, waited on and destroyed.
+// an event of the current context that shares the exported one's state:
+// records, queries, synchronizes and waits in either backend see each
+// other's records.
 func (b *Backend) IpcOpenEventHandle(h driver.IPCHandle) (uintptr, error) {
 	if err := b.enter("cuIpcOpenEventHandle"); err != nil {
 		return 0, err
@@ -217,7 +218,7 @@ func (b *Backend) IpcOpenEventHandle(h driver.IPCHandle) (uintptr, error) {
 	if x.b == b {
 		return 0, errIPCSameProcess
 	}
-	e := &event{h: newHandle(), ctx: c, flags: driver.EventDisableTiming | driver.EventInterprocess, remote: x.b, remoteH: x.h}
+	e := &event{h: newHandle(), ctx: c, flags: driver.EventDisableTiming | driver.EventInterprocess, st: x.st}
 	b.events[e.h] = e
 	return e.h, nil
 }

@@ -3,6 +3,8 @@ package fake
 import (
 	"fmt"
 	"reflect"
+	"strconv"
+	"strings"
 	"unsafe"
 
 	"github.com/nocgo/cuda/driver"
@@ -102,11 +104,12 @@ func Store[T Scalar](t Thread, p Ptr, i int, v T) {
 
 // kernel is a registered Go body and its parameter layout.
 type kernel struct {
-	name   string
-	fn     reflect.Value
-	params []param
-	size   uintptr // bytes of the packed parameters
-	err    error   // the body has the wrong shape
+	name    string
+	lowered string // the PTX entry name: name, mangled if it is an expression
+	fn      reflect.Value
+	params  []param
+	size    uintptr // bytes of the packed parameters
+	err     error   // the body has the wrong shape
 }
 
 // param is one kernel parameter, laid out with C alignment.
@@ -120,7 +123,7 @@ type param struct {
 var threadType = reflect.TypeOf(Thread{})
 
 func newKernel(name string, body any) *kernel {
-	k := &kernel{name: name}
+	k := &kernel{name: name, lowered: lowerName(name)}
 	fn := reflect.ValueOf(body)
 	if body == nil || fn.Kind() != reflect.Func {
 		k.err = fmt.Errorf("fake: kernel %q: body is %T, not a func", name, body)
@@ -263,5 +266,65 @@ func callThread(fn reflect.Value, vals []reflect.Value, l *launchState) (err err
 		}
 	}()
 	fn.Call(vals)
+	return nil
+}
+
+// lowerName turns a name expression into the PTX entry name the fake uses:
+// plain identifiers stay; "scale<float>" becomes "_Z5scaleI5floatE" (an
+// identifier in the style of C++ mangling, not the real mangling).
+func lowerName(expr string) string {
+	name := strings.TrimPrefix(strings.TrimSpace(expr), "&")
+	if isIdent(name) {
+		return name
+	}
+	var sb strings.Builder
+	sb.WriteString("_Z")
+	base, rest, tmpl := strings.Cut(name, "<")
+	writeID(&sb, base)
+	if tmpl {
+		rest = strings.TrimSuffix(strings.TrimSpace(rest), ">")
+		sb.WriteByte('I')
+		depth, start := 0, 0
+		for i := 0; i <= len(rest); i++ {
+			if i == len(rest) || rest[i] == ',' && depth == 0 {
+				writeID(&sb, rest[start:i])
+				start = i + 1
+				continue
+			}
+			switch rest[i] {
+			case '<', '(':
+				depth++
+			case '>', ')':
+				depth--
+			}
+		}
+		sb.WriteByte('E')
+	}
+	return sb.String()
+}
+
+// writeID writes s as a length-prefixed identifier.
+func writeID(sb *strings.Builder, s string) {
+	id := []byte(strings.TrimSpace(s))
+	for i, c := range id {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			id[i] = '_'
+		}
+	}
+	sb.WriteString(strconv.Itoa(len(id)))
+	sb.Write(id)
+}
+
+// kernelForEntryLocked finds the body of a PTX entry: by name, or by the
+// lowered name of a registered name expression.
+func (b *Backend) kernelForEntryLocked(entry string) *kernel {
+	if k := b.kernels[entry]; k != nil {
+		return k
+	}
+	for _, k := range b.kernels {
+		if k.lowered == entry {
+			return k
+		}
+	}
 	return nil
 }

@@ -9,8 +9,9 @@ import (
 // responsible for releasing, one line each, in a stable order: created
 // contexts, retained primary contexts (with their reference count),
 // streams, events, modules, device allocations (with size and device),
-// pinned host memory and NVRTC programs. Memory mapped from another
-// backend's IPC handle is never listed: it is not this process's to free.
+// pinned host memory, IPC mappings not closed, and NVRTC programs. Memory
+// mapped from another backend's IPC handle is never counted as this
+// backend's to free; the mapping is listed until IpcCloseMemHandle.
 // A test that closes everything it made expects an empty list.
 func (b *Backend) Leaks() []string {
 	b.mu.RLock()
@@ -51,10 +52,12 @@ func (b *Backend) Leaks() []string {
 			add(5, a.base, "%s %#x: %d bytes on device %d not freed", kind, a.base, a.size, a.dev.ordinal)
 		case hostMem:
 			add(6, a.base, "pinned host memory %#x: %d bytes in context %#x not freed", a.base, a.size, a.ctx.h)
+		case ipcMapping:
+			add(7, a.base, "IPC mapping %#x: %d bytes in context %#x not closed", a.base, a.size, a.ctx.h)
 		}
 	}
 	for h, p := range b.progs {
-		add(7, h, "NVRTC program %#x (%s): not destroyed", h, p.name)
+		add(8, h, "NVRTC program %#x (%s): not destroyed", h, p.name)
 	}
 	sort.Slice(ls, func(i, j int) bool {
 		if ls[i].rank != ls[j].rank {

@@ -135,7 +135,7 @@ func (b *Backend) ModuleLoadData(image []byte) (uintptr, error) {
 	}
 	m := &module{h: newHandle(), ctx: c, funcs: map[string]*function{}}
 	for _, e := range entries {
-		k := b.kernels[e.name]
+		k := b.kernelForEntryLocked(e.name)
 		if k == nil || k.err != nil || len(k.params) != len(e.sizes) {
 			return 0, driver.ErrInvalidImage
 		}
@@ -294,6 +294,10 @@ func (b *Backend) FuncSetAttribute(h uintptr, attr driver.FunctionAttribute, val
 // the SM count. Dynamic shared memory does not limit it.
 func (b *Backend) OccupancyMaxPotentialBlockSize(h uintptr, dynamicSharedMem uintptr, blockSizeLimit int) (int, int, error) {
 	if err := b.enter("cuOccupancyMaxPotentialBlockSize"); err != nil {
+		return 0, 0, err
+	}
+	// Measured on the H200: the occupancy calculator needs a current context (201).
+	if _, err := b.current(); err != nil {
 		return 0, 0, err
 	}
 	b.mu.RLock()

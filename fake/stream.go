@@ -196,13 +196,13 @@ func (b *Backend) StreamWaitEvent(h, ev uintptr, flags uint32) error {
 		if e == nil {
 			return b.goneLocked(ev)
 		}
-		if e.remote != nil {
-			rb, rh := e.remote, e.remoteH
-			it.run = func() error { rb.EventSynchronize(rh); return nil }
-			return nil
-		}
-		if e.recS != nil && !e.done {
-			it.waitS, it.waitSeq = e.recS, e.recSeq
+		rb, rs, seq, pending := e.st.snapshot()
+		switch {
+		case !pending:
+		case rb == b:
+			it.waitS, it.waitSeq = rs, seq
+		default: // recorded in another backend (IPC)
+			it.run = func() error { runRecord(rb, rs, seq); return nil }
 		}
 		return nil
 	})

@@ -224,3 +224,66 @@ func TestFullQueueRunsOldestWork(t *testing.T) {
 	require.NoError(t, b.StreamSynchronize(s))
 	assert.Equal(t, maxPending+1, n)
 }
+
+// TestConcurrentStreams enqueues, polls and synchronises from many
+// goroutines at once (run with -race): every callback runs exactly once,
+// in order per stream.
+func TestConcurrentStreams(t *testing.T) {
+	b := NewBackend()
+	require.NoError(t, b.Init(0))
+	prim, err := b.DevicePrimaryCtxRetain(0)
+	require.NoError(t, err)
+	defer b.DevicePrimaryCtxRelease(0)
+	const workers, items = 8, 200
+	done := make(chan []int, workers)
+	for w := 0; w < workers; w++ {
+		go func() {
+			lockAndPush := func() error {
+				runtimeLock()
+				return b.CtxPushCurrent(prim)
+			}
+			if err := lockAndPush(); err != nil {
+				t.Error(err)
+				done <- nil
+				return
+			}
+			defer runtimeUnlock()
+			defer b.CtxPopCurrent()
+			s, err := b.StreamCreateWithPriority(uint32(w%2), 0)
+			if err != nil {
+				t.Error(err)
+				done <- nil
+				return
+			}
+			var seen []int
+			ev, _ := b.EventCreate(driver.EventDisableTiming)
+			p, _ := b.MemAlloc(64)
+			for i := 0; i < items; i++ {
+				b.LaunchHostFunc(s, func() { seen = append(seen, i) })
+				b.MemsetD8Async(p, byte(i), 64, s)
+				b.EventRecord(ev, s)
+				switch i % 3 {
+				case 0:
+					b.StreamQuery(s)
+				case 1:
+					b.EventQuery(ev)
+				}
+			}
+			if err := b.StreamSynchronize(s); err != nil {
+				t.Error(err)
+			}
+			b.MemFree(p)
+			b.EventDestroy(ev)
+			b.StreamDestroy(s)
+			done <- seen
+		}()
+	}
+	for w := 0; w < workers; w++ {
+		seen := <-done
+		require.Len(t, seen, items)
+		for i, v := range seen {
+			require.Equal(t, i, v)
+		}
+	}
+	assert.Len(t, b.Leaks(), 1, "only the primary context reference")
+}

@@ -10,29 +10,10 @@ import (
 	"github.com/nocgo/cuda/driver"
 )
 
-// Kernel arguments. A launch copies each argument into an argument block,
-// at the offset of the kernel parameter it fills, and passes the driver an
-// array of pointers to them (cuLaunchKernel's kernelParams, a void**). The
-// accepted Go values, and the parameters they fill:
-//
-//   - a device pointer: any value with a method Ptr() uintptr, such as
-//     *memory.Buffer[T]; 8 bytes. If it also has Context() *driver.Context,
-//     it must be memory of the launch's context or device (ErrWrongContext
-//     otherwise), and Ptr() == 0 (a freed buffer) is refused: pass
-//     uintptr(0) for a NULL pointer. The Ptr and Context methods must not
-//     keep a reference to their receiver.
-//   - bool, int8, uint8 (1 byte), int16, uint16 (2), int32, uint32,
-//     float32 (4), int64, uint64, int, uint, uintptr, float64, complex64
-//     (8), complex128 (16): the value.
-//   - a struct or array without pointers, passed by value as its bytes: it
-//     must be laid out like the kernel's C struct (same fields, same order,
-//     same padding). Such values are checked by reflection, once per type
-//     and then from a cache.
-//
-// Each argument's size must equal the parameter's size, and the argument
-// count the parameter count; a mismatch is an error wrapping ErrArgs that
-// names the parameter, and nothing is launched. Sizes are all that can be
-// checked: a float32 where the kernel takes an int passes.
+// A launch copies each argument into an argument block, at the offset of
+// the kernel parameter it fills, and passes the driver an array of pointers
+// to them (cuLaunchKernel's kernelParams, a void**). The Go types accepted
+// are in the package documentation.
 
 // block is an argument block: the values laid out as the kernel's
 // parameters, and the kernelParams array pointing at each. Both are pinned
@@ -59,9 +40,10 @@ func newBlock(size, n int) *block {
 
 func (b *block) base() unsafe.Pointer { return unsafe.Pointer(&b.buf[0]) }
 
-// Launch blocks are pooled; kernels whose parameters do not fit one (over
-// 4 KiB, the classic parameter limit, or 512 parameters) get a block of
-// their own for each launch.
+// Launch blocks: each Function keeps one spare block for its next Launch;
+// concurrent launches of one function take more from a pool. Kernels whose
+// parameters do not fit a pooled block (over 4 KiB, the classic parameter
+// limit, or 512 parameters) get a block of their own when the spare is taken.
 const (
 	poolBytes  = 4096
 	poolParams = 512
@@ -74,6 +56,22 @@ func getBlock(size, n int) *block {
 		return newBlock(size, n)
 	}
 	return blocks.Get().(*block)
+}
+
+// takeBlock returns a block for a launch of f.
+func (f *Function) takeBlock() *block {
+	if b := f.spare.Swap(nil); b != nil {
+		return b
+	}
+	return getBlock(f.size, len(f.params))
+}
+
+// giveBlock returns a block taken by takeBlock.
+func (f *Function) giveBlock(b *block) {
+	if len(b.buf)*8 >= f.size && len(b.ptrs) >= len(f.params) && f.spare.CompareAndSwap(nil, b) {
+		return
+	}
+	putBlock(b)
 }
 
 func putBlock(b *block) {
@@ -96,8 +94,8 @@ type Args struct {
 	blk *block
 }
 
-// Args checks args against the kernel's parameters (see the package
-// documentation of arguments) and lays them out for LaunchArgs.
+// Args checks args against the kernel's parameters (see Kernel arguments
+// in the package documentation) and lays them out for LaunchArgs.
 func (f *Function) Args(args ...any) (*Args, error) {
 	if err := f.check(); err != nil {
 		return nil, err
@@ -116,11 +114,21 @@ func (f *Function) Args(args ...any) (*Args, error) {
 	return &Args{f: f, blk: blk}, nil
 }
 
-// Len returns the number of arguments.
-func (a *Args) Len() int { return len(a.f.params) }
+// Len returns the number of arguments (0 for a nil Args).
+func (a *Args) Len() int {
+	if a == nil || a.f == nil {
+		return 0
+	}
+	return len(a.f.params)
+}
 
 // Function returns the kernel the arguments are for.
-func (a *Args) Function() *Function { return a.f }
+func (a *Args) Function() *Function {
+	if a == nil {
+		return nil
+	}
+	return a.f
+}
 
 // Set replaces argument i by v, with the checks of a launch. On error the
 // argument keeps its value. For scalars and device pointers it does not

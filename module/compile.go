@@ -20,6 +20,8 @@ type CompileError struct {
 	Err     error    // the NVRTC error (Code NVRTCErrorCompilation, ...)
 }
 
+// Error returns the source name, the architecture, the NVRTC error and the
+// whole log.
 func (e *CompileError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "module.Compile: %s (%s): %v", e.Name, e.Arch, e.Err)
@@ -48,7 +50,9 @@ type compiled struct {
 //
 // The target is Options.Arch, or the device's own architecture (sm_90 on an
 // H200), which gives a CUBIN: native code that needs no JIT and loads on a
-// driver older than NVRTC. A compute_XY target gives PTX. The PTX is kept
+// driver older than NVRTC. A compute_XY target gives PTX. For a device
+// newer than NVRTC knows, the default target becomes PTX for the newest
+// architecture NVRTC knows, which the driver compiles at load. The PTX is kept
 // with the module either way where NVRTC provides it, so that launches can
 // be checked against the kernels' signatures on drivers without
 // cuFuncGetParamInfo.

@@ -38,6 +38,7 @@ func Cover(n, block int) Dim3 {
 // Count returns X*Y*Z.
 func (d Dim3) Count() int { return d.X * d.Y * d.Z }
 
+// String returns "(x, y, z)".
 func (d Dim3) String() string { return fmt.Sprintf("(%d, %d, %d)", d.X, d.Y, d.Z) }
 
 // Config is the shape of a launch: Grid blocks of Block threads, each block

@@ -20,9 +20,43 @@
 // destroys it (idempotent) and every Function of it then returns ErrClosed.
 // Arguments are copied at launch: a Launch keeps no reference to them.
 //
+// # Kernel arguments
+//
+// Launch, Function.Args and Args.Set take these Go values:
+//
+//   - a device pointer: any value with a method Ptr() uintptr, such as
+//     *memory.Buffer[T] (8 bytes). If it also has a method
+//     Context() *driver.Context, the memory must be of the module's context
+//     or device (ErrWrongContext otherwise), and Ptr() == 0 (a freed buffer)
+//     is refused: pass uintptr(0) for a NULL pointer. The Ptr and Context
+//     methods must not keep a reference to their receiver.
+//   - bool, int8, uint8 (1 byte); int16, uint16 (2); int32, uint32, float32
+//     (4); int64, uint64, int, uint, uintptr, float64, complex64 (8);
+//     complex128 (16); and named types of these: the value. A Go int is 8
+//     bytes: a C int takes int32.
+//   - a struct or array without pointers, passed by value as its bytes: it
+//     must be laid out like the kernel's C struct (same fields, same order,
+//     same padding). Such types are checked by reflection once, then from a
+//     cache.
+//
+// Each argument's size must equal its parameter's, and the argument count
+// the parameter count; a mismatch is an error wrapping ErrArgs that names
+// the argument and the parameter, and nothing is launched. Sizes are all
+// that can be checked: a float32 where the kernel takes an int passes.
+//
+// The parameter layout comes from the driver (cuFuncGetParamInfo, CUDA
+// 12.4+) or, on older drivers, from the kernel's PTX signature, which
+// Compile keeps beside the CUBIN it produces and Load reads from PTX images.
+// A CUBIN or fatbin loaded on an older driver has no known layout: its
+// launches fail with ErrNoLayout rather than go unchecked.
+//
+// # Launch cost
+//
 // Launches are the hot path: Launch does no heap allocation of its own and
 // no reflection for scalar and device-pointer arguments, and the prepared
-// form (Function.Args, then Function.LaunchArgs) does none at all.
+// form (Function.Args, then Function.LaunchArgs) does none at all: its
+// argument block is laid out once and pinned (runtime.Pinner), with the
+// kernelParams array pointing into it.
 package module
 
 import (

@@ -23,6 +23,8 @@ type Function struct {
 	layoutErr error   // why the layout is unknown (wraps ErrNoLayout)
 	layoutSrc string  // "cuFuncGetParamInfo" or "PTX"
 
+	spare atomic.Pointer[block] // a launch block kept for the next Launch
+
 	smemMu  sync.Mutex
 	maxDyn  atomic.Int64 // the MaxDynamicSharedSize the function is known to allow
 	smemSet bool         // maxDyn was read or set

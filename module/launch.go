@@ -8,11 +8,11 @@ import (
 )
 
 // Launch enqueues the kernel on s (cuLaunchKernel) with the shape cfg and
-// the arguments args (see the package documentation for the Go types
-// accepted). Before anything reaches the driver it checks that the module
-// is loaded, the stream usable and of the module's context, cfg valid, and
-// each argument against the kernel's parameter layout; a failed check
-// launches nothing. A cfg.SharedMem over 48 KiB raises the function's
+// the arguments args (see Kernel arguments in the package documentation).
+// Before anything reaches the driver it checks that the module is loaded,
+// the stream usable and of the module's context, cfg valid, and each
+// argument against the kernel's parameter layout; a failed check launches
+// nothing. A cfg.SharedMem over 48 KiB raises the function's
 // MaxDynamicSharedSize attribute first (once).
 //
 // The launch is asynchronous: errors of the kernel itself surface at the
@@ -29,11 +29,11 @@ func (f *Function) Launch(s *stream.Stream, cfg Config, args ...any) error {
 	if err := f.checkCount(len(args)); err != nil {
 		return err
 	}
-	blk := getBlock(f.size, len(args))
+	blk := f.takeBlock()
 	base := blk.base()
 	for i := range args {
 		if err := f.put(i, &args[i], base); err != nil {
-			putBlock(blk)
+			f.giveBlock(blk)
 			return err
 		}
 		blk.ptrs[i] = unsafe.Add(base, f.params[i].offset)
@@ -43,17 +43,19 @@ func (f *Function) Launch(s *stream.Stream, cfg Config, args ...any) error {
 		params = unsafe.Pointer(&blk.ptrs[0])
 	}
 	err := f.launch(s, &cfg, params)
-	putBlock(blk)
+	f.giveBlock(blk)
 	return err
 }
 
 // LaunchArgs enqueues the kernel on s with prepared arguments (see Args):
-// the zero-allocation launch. The arguments must have been prepared for f.
+// the zero-allocation launch. The arguments must have been prepared for
+// this kernel (by f, or by a Function of the same kernel looked up by
+// another name).
 func (f *Function) LaunchArgs(s *stream.Stream, cfg Config, args *Args) error {
 	if err := f.check(); err != nil {
 		return err
 	}
-	if args == nil || args.f != f {
+	if args == nil || args.f == nil || args.f.h != f.h {
 		return f.argsForOther(args)
 	}
 	if err := cfg.check(f); err != nil {

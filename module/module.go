@@ -24,6 +24,7 @@ const (
 	Fatbin                      // a fat binary: CUBINs and/or PTX for several
 )
 
+// String returns "PTX", "CUBIN" or "fatbin".
 func (k ImageKind) String() string {
 	switch k {
 	case PTX:

@@ -361,3 +361,34 @@ func TestNilReceivers(t *testing.T) {
 	var a *module.Args
 	assert.ErrorIs(t, a.Set(0, 1), driver.ErrInvalidValue)
 }
+
+// TestLaunchAllocatesNothingReal checks the whole launch path, cuLaunchKernel
+// included, on the real driver.
+func TestLaunchAllocatesNothingReal(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are meaningless under the race detector")
+	}
+	drv := drivertest.Real(t)
+	ctx, s := setup(t, drv)
+	m := compileSegscale(t, ctx, module.Options{NoCache: true})
+	f, err := m.Function(segscale.Name)
+	require.NoError(t, err)
+	const n = 1 << 16
+	in, out := alloc(t, ctx, n), alloc(t, ctx, n)
+	cfg := module.Config{Grid: module.Cover(n, 256), Block: module.Dim(256)}
+	count := int32(n)
+	args, err := f.Args(out, in, count)
+	require.NoError(t, err)
+	assert.Zero(t, testing.AllocsPerRun(500, func() {
+		if err := f.LaunchArgs(s, cfg, args); err != nil {
+			t.Fatal(err)
+		}
+	}), "LaunchArgs")
+	assert.Zero(t, testing.AllocsPerRun(500, func() {
+		if err := f.Launch(s, cfg, out, in, count); err != nil {
+			t.Fatal(err)
+		}
+	}), "Launch")
+	require.NoError(t, s.Synchronize())
+	runSegscale(t, ctx, s, f, n)
+}

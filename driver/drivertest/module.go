@@ -14,11 +14,13 @@ import (
 
 // Names of the kernels of KernelSource.
 const (
-	// KernelAdd1 is add1(float* p, int n): p[i] += 1 for i < n.
+	// KernelAdd1 is add1(float* p, int n): p[i] += 1 for i < n. Launch it
+	// with (buffer, int32(n)).
 	KernelAdd1 = "add1"
 	// KernelSpin is spin(unsigned long long ns): every thread busy-waits ns
-	// nanoseconds (the fake sleeps ns once per launch), for tests that need
-	// a kernel still running.
+	// nanoseconds of the GPU's global timer (the fake sleeps ns once per
+	// launch), for tests that need work still running on a stream. Launch
+	// it with uint64(ns), on one block of one thread.
 	KernelSpin = "spin"
 	// KernelFillFloat is the name expression of fill<float>(float* p,
 	// float v, int n): p[i] = v for i < n.
@@ -147,6 +149,7 @@ func Kernels(t testing.TB, ctx *driver.Context) *module.Module {
 func testModules(t *testing.T, drv *driver.Driver) {
 	t.Run("compile", func(t *testing.T) { testModuleCompile(t, drv) })
 	t.Run("compile-error", func(t *testing.T) { testModuleCompileError(t, drv) })
+	t.Run("compile-warnings", func(t *testing.T) { testModuleCompileWarnings(t, drv) })
 	t.Run("compile-options", func(t *testing.T) { testModuleCompileOptions(t, drv) })
 	t.Run("name-expressions", func(t *testing.T) { testModuleNameExpressions(t, drv) })
 	t.Run("missing-function", func(t *testing.T) { testModuleMissingFunction(t, drv) })
@@ -155,6 +158,7 @@ func testModules(t *testing.T, drv *driver.Driver) {
 	t.Run("load-bad", func(t *testing.T) { testModuleLoadBad(t, drv) })
 	t.Run("unload", func(t *testing.T) { testModuleUnload(t, drv) })
 	t.Run("launch", func(t *testing.T) { testModuleLaunch(t, drv) })
+	t.Run("spin", func(t *testing.T) { testModuleSpin(t, drv) })
 	t.Run("launch-special-streams", func(t *testing.T) { testModuleLaunchSpecial(t, drv) })
 	t.Run("launch-scalars", func(t *testing.T) { testModuleLaunchScalars(t, drv) })
 	t.Run("launch-struct", func(t *testing.T) { testModuleLaunchStruct(t, drv) })

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -190,6 +191,7 @@ func testModuleCacheConcurrent(t *testing.T, drv *driver.Driver) {
 			for _, p := range modEntriesQuiet(dir) {
 				os.WriteFile(p, []byte("corrupt"), 0o644)
 			}
+			time.Sleep(time.Millisecond)
 		}
 	})
 	for w := range workers {

@@ -141,6 +141,32 @@ func testModuleCompileError(t *testing.T, drv *driver.Driver) {
 	assert.ErrorIs(t, err, driver.ErrInvalidValue)
 }
 
+func testModuleCompileWarnings(t *testing.T, drv *driver.Driver) {
+	ctx, s := modSetup(t, drv)
+	// A #warning directive: NVRTC succeeds and logs it; the log survives
+	// the cache.
+	src := "#warning \"segment_scale warns\"\n" + segscale.Source
+	opts := module.Options{Name: "warns.cu", CacheDir: t.TempDir()}
+	m, err := module.Compile(ctx, src, opts)
+	require.NoError(t, err)
+	t.Cleanup(func() { m.Unload() })
+	assert.Contains(t, m.Log(), "warning")
+	assert.Contains(t, m.Log(), "segment_scale warns")
+	assert.Contains(t, m.Log(), "warns.cu")
+	f, err := m.Function(segscale.Name)
+	require.NoError(t, err)
+	modRunSegscale(t, ctx, s, f, 64)
+
+	warm, err := module.Compile(ctx, src, opts)
+	require.NoError(t, err)
+	t.Cleanup(func() { warm.Unload() })
+	assert.True(t, warm.Cached())
+	assert.Equal(t, m.Log(), warm.Log(), "the cache keeps the log")
+
+	clean := modSegscale(t, ctx, module.Options{})
+	assert.Empty(t, clean.Log(), "no warnings, no log")
+}
+
 func testModuleCompileOptions(t *testing.T, drv *driver.Driver) {
 	ctx, s := modSetup(t, drv)
 	// The factors come from an in-memory header and a define: the kernel

@@ -3,6 +3,7 @@ package drivertest
 import (
 	"math"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/stretchr/testify/assert"
@@ -42,14 +43,35 @@ func testModuleLaunch(t *testing.T, drv *driver.Driver) {
 	}
 	assert.Equal(t, want, memRead(t, p))
 
-	// A raw device address as uintptr, and a 2-D shape (the kernel only
-	// uses x: y copies each add 1 once more).
-	require.NoError(t, f.Launch(s, module.Config{Grid: module.Dim(4, 2), Block: module.Dim(256)}, p.Ptr(), int32(n)))
+	// A raw device address as uintptr.
+	require.NoError(t, f.Launch(s, cfg, p.Ptr(), int32(n)))
 	require.NoError(t, s.Synchronize())
 	for i := range want {
-		want[i] += 2
+		want[i]++
 	}
 	assert.Equal(t, want, memRead(t, p))
+
+	// A 2-D grid and a 3-D block (fill only uses x: the copies along y and
+	// z write the same values).
+	fill, err := Kernels(t, ctx).Function(KernelFillFloat)
+	require.NoError(t, err)
+	require.NoError(t, fill.Launch(s, module.Config{Grid: module.Dim(8, 2), Block: module.Dim(128, 2, 2)}, p, float32(9), int32(n)))
+	require.NoError(t, s.Synchronize())
+	assert.Equal(t, memFilled(n, float32(9)), memRead(t, p))
+}
+
+func testModuleSpin(t *testing.T, drv *driver.Driver) {
+	ctx, s := modSetup(t, drv)
+	f, err := Kernels(t, ctx).Function(KernelSpin)
+	require.NoError(t, err)
+	const d = 30 * time.Millisecond
+	start := time.Now()
+	require.NoError(t, f.Launch(s, module.Config{Grid: module.Dim(1), Block: module.Dim(1)}, uint64(d)))
+	require.NoError(t, s.Synchronize())
+	assert.GreaterOrEqual(t, time.Since(start), d, "the stream is busy for the time asked")
+	err = f.Launch(s, module.Config{Grid: module.Dim(1), Block: module.Dim(1)}, int64(d))
+	require.NoError(t, err, "any 8-byte integer passes")
+	require.NoError(t, s.Synchronize())
 }
 
 func testModuleLaunchSpecial(t *testing.T, drv *driver.Driver) {

@@ -1,5 +1,7 @@
 // Package dl is the thin layer over the system's dynamic loader (dlopen,
-// dlsym, dlinfo) that package loader builds on.
+// dlsym, dlinfo) that package loader builds on, and the call path into
+// the loaded C functions (Call0 ... Call14: purego.SyscallN without its
+// per-call allocation).
 //
 // dlerror keeps its message per OS thread, so every open and lookup runs
 // with the goroutine locked to its thread: the message read is the one the

@@ -53,6 +53,7 @@ type Error struct {
 	Msg  string
 }
 
+// Error returns "ptx: line N: message".
 func (e *Error) Error() string { return fmt.Sprintf("ptx: line %d: %s", e.Line, e.Msg) }
 
 // scalarSizes maps PTX fundamental types to their size in bytes.

@@ -22,6 +22,7 @@ type Result struct {
 	Run     time.Duration    // launch and stream synchronisation
 }
 
+// String is the one-line report of a successful Run.
 func (r Result) String() string {
 	src := "compiled"
 	if r.Cached {
