@@ -396,7 +396,8 @@ func (b *Backend) compileLocked(p *program, o compileOpts) (string, []string, ma
 	for k, v := range o.macros {
 		defs[k] = v
 	}
-	inc := &includer{p: p, paths: o.includePaths, errs: &errs}
+	var warns []string
+	inc := &includer{p: p, paths: o.includePaths, errs: &errs, warns: &warns}
 	lines := inc.preprocess(p.name, stripComments(p.src), defs, 0)
 	checkBraces(lines, errorf)
 	kernels := findKernels(lines)
@@ -445,12 +446,16 @@ func (b *Backend) compileLocked(p *program, o compileOpts) (string, []string, ma
 		if len(errs) == 1 {
 			word = "error"
 		}
-		return fmt.Sprintf("%s\n\n%d %s detected in the compilation of %q.\n", strings.Join(errs, "\n"), len(errs), word, p.name), nil, nil
+		return fmt.Sprintf("%s\n\n%d %s detected in the compilation of %q.\n", strings.Join(append(warns, errs...), "\n"), len(errs), word, p.name), nil, nil
 	}
 	if entries == nil {
 		entries = []string{}
 	}
-	return "", entries, lowered
+	log := ""
+	if len(warns) > 0 {
+		log = strings.Join(warns, "\n") + "\n"
+	}
+	return log, entries, lowered
 }
 
 func contains(list []string, s string) bool {
@@ -517,6 +522,7 @@ type includer struct {
 	p     *program
 	paths []string
 	errs  *[]string
+	warns *[]string
 }
 
 func (in *includer) find(name string) (string, bool) {
@@ -534,7 +540,7 @@ func (in *includer) find(name string) (string, bool) {
 }
 
 // preprocess handles #include, #define, the conditional directives and
-// #error, lightly: #if understands 0, 1, macro names and defined(X), with
+// #error and #warning, lightly: #if understands 0, 1, macro names and defined(X), with
 // !, && and ||. It returns the active lines of this file (not those of
 // the headers it includes, whose directives it does apply).
 func (in *includer) preprocess(name, src string, defs map[string]string, depth int) []srcLine {
@@ -612,6 +618,10 @@ func (in *includer) preprocess(name, src string, defs map[string]string, depth i
 		case "error":
 			if active {
 				errorf(ln, "#error directive: %s", rest)
+			}
+		case "warning":
+			if active {
+				*in.warns = append(*in.warns, fmt.Sprintf("%s(%d): warning #1105-D: #warning directive: %s", name, ln, rest))
 			}
 		case "include":
 			if !active || depth > 32 {
