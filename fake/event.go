@@ -178,10 +178,6 @@ func (b *Backend) EventElapsedTime(start, end uintptr) (float32, error) {
 	if err := b.enter("cuEventElapsedTime"); err != nil {
 		return 0, err
 	}
-	// Measured on the H200: cuEventElapsedTime needs a current context (201).
-	if _, err := b.current(); err != nil {
-		return 0, err
-	}
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	s, e := b.events[start], b.events[end]

@@ -175,6 +175,10 @@ func (b *Backend) IpcGetEventHandle(ev uintptr) (driver.IPCHandle, error) {
 	if err := b.enter("cuIpcGetEventHandle"); err != nil {
 		return driver.IPCHandle{}, err
 	}
+	// Measured on the H200: cuIpcGetEventHandle needs a current context (201).
+	if _, err := b.current(); err != nil {
+		return driver.IPCHandle{}, err
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	e := b.events[ev]
