@@ -18,12 +18,9 @@ func Alloc[T any](ctx *driver.Context, n int) (*Buffer[T], error) {
 	if ctx == nil {
 		return nil, fmt.Errorf("%s: nil context: %w", op, driver.ErrInvalidValue)
 	}
-	if e.err != nil {
-		return nil, fmt.Errorf("%s: %w", op, e.err)
-	}
-	size, err := e.byteSize(n)
+	size, err := e.sizeOf(op, n)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
+		return nil, err
 	}
 	b, err := ctx.Bind()
 	if err != nil {
@@ -49,12 +46,9 @@ func AllocAsync[T any](s *stream.Stream, n int) (*Buffer[T], error) {
 	if s == nil {
 		return nil, fmt.Errorf("%s: nil stream: %w", op, driver.ErrInvalidValue)
 	}
-	if e.err != nil {
-		return nil, fmt.Errorf("%s: %w", op, e.err)
-	}
-	size, err := e.byteSize(n)
+	size, err := e.sizeOf(op, n)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
+		return nil, err
 	}
 	b, err := s.Use()
 	if err != nil {

@@ -89,3 +89,16 @@ func (e *elemInfo) byteSize(n int) (uintptr, error) {
 	}
 	return uintptr(n) * e.size, nil
 }
+
+// sizeOf returns the size of n elements of e in bytes, or op's error for an
+// element type the package refuses or a bad count.
+func (e *elemInfo) sizeOf(op string, n int) (uintptr, error) {
+	if e.err != nil {
+		return 0, fmt.Errorf("%s: %w", op, e.err)
+	}
+	size, err := e.byteSize(n)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", op, err)
+	}
+	return size, nil
+}

@@ -37,12 +37,9 @@ func AllocHost[T any](ctx *driver.Context, n int) (*HostBuffer[T], error) {
 	if ctx == nil {
 		return nil, fmt.Errorf("%s: nil context: %w", op, driver.ErrInvalidValue)
 	}
-	if e.err != nil {
-		return nil, fmt.Errorf("%s: %w", op, e.err)
-	}
-	size, err := e.byteSize(n)
+	size, err := e.sizeOf(op, n)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
+		return nil, err
 	}
 	b, err := ctx.Bind()
 	if err != nil {

@@ -50,12 +50,9 @@ func OpenIPC[T any](ctx *driver.Context, h driver.IPCHandle, n int) (*Buffer[T],
 	if ctx == nil {
 		return nil, fmt.Errorf("%s: nil context: %w", op, driver.ErrInvalidValue)
 	}
-	if e.err != nil {
-		return nil, fmt.Errorf("%s: %w", op, e.err)
-	}
-	size, err := e.byteSize(n)
+	size, err := e.sizeOf(op, n)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
+		return nil, err
 	}
 	if h == (driver.IPCHandle{}) {
 		return nil, fmt.Errorf("%s: the zero handle: %w", op, driver.ErrInvalidValue)

@@ -29,11 +29,7 @@ const (
 // child's data in its own, still allocated, buffer.
 func TestIPCTwoProcesses(t *testing.T) {
 	drv := drivertest.Real(t)
-	dev, err := drv.Device(0)
-	require.NoError(t, err)
-	ctx, err := dev.PrimaryContext()
-	require.NoError(t, err)
-	defer ctx.Release()
+	ctx := drivertest.Primary(t, drv)
 	const n = 1 << 20
 	b, err := memory.Alloc[float32](ctx, n)
 	require.NoError(t, err)
@@ -81,11 +77,7 @@ func TestIPCChild(t *testing.T) {
 	require.NoError(t, err)
 
 	drv := drivertest.Real(t)
-	dev, err := drv.Device(0)
-	require.NoError(t, err)
-	ctx, err := dev.PrimaryContext()
-	require.NoError(t, err)
-	defer ctx.Release()
+	ctx := drivertest.Primary(t, drv)
 
 	_, err = memory.OpenIPC[float32](ctx, h, n+1<<20)
 	assert.ErrorIs(t, err, driver.ErrInvalidValue, "more than was exported")

@@ -66,11 +66,7 @@ func TestManyCallbacksGPU(t *testing.T) {
 // returned by Synchronize; the process and the stream go on.
 func TestCallbackPanicGPU(t *testing.T) {
 	drv := drivertest.Real(t)
-	dev, err := drv.Device(0)
-	require.NoError(t, err)
-	ctx, err := dev.PrimaryContext()
-	require.NoError(t, err)
-	defer ctx.Release()
+	ctx := drivertest.Primary(t, drv)
 	s, err := stream.New(ctx)
 	require.NoError(t, err)
 	defer s.Close()

@@ -33,11 +33,7 @@ const ipcEnv = "NOCGO_STREAM_TEST_IPC_EVENT"
 // must see its event pending until the helper lets go.
 func TestIPCEventGPU(t *testing.T) {
 	drv := drivertest.Real(t)
-	dev, err := drv.Device(0)
-	require.NoError(t, err)
-	ctx, err := dev.PrimaryContext()
-	require.NoError(t, err)
-	defer ctx.Release()
+	ctx := drivertest.Primary(t, drv)
 	s, err := stream.New(ctx)
 	require.NoError(t, err)
 	defer s.Close()
@@ -159,11 +155,7 @@ func TestIPCEventHelper(t *testing.T) {
 	copy(h[:], raw)
 
 	drv := drivertest.Real(t)
-	dev, err := drv.Device(0)
-	require.NoError(t, err)
-	ctx, err := dev.PrimaryContext()
-	require.NoError(t, err)
-	defer ctx.Release()
+	ctx := drivertest.Primary(t, drv)
 
 	ev, err := stream.OpenIPCEvent(ctx, h)
 	require.NoError(t, err)

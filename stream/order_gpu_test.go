@@ -19,11 +19,7 @@ import (
 // created by raw driver calls (as another library would) and wrapped.
 func TestOrderGPU(t *testing.T) {
 	drv := drivertest.Real(t)
-	dev, err := drv.Device(0)
-	require.NoError(t, err)
-	ctx, err := dev.PrimaryContext()
-	require.NoError(t, err)
-	defer ctx.Release()
+	ctx := drivertest.Primary(t, drv)
 
 	const size, rounds = 256 << 20, 50
 	b, err := stream.New(ctx, stream.WithFlags(stream.NonBlocking))

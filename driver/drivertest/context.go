@@ -98,7 +98,14 @@ func current(t *testing.T, api driver.API) uintptr {
 	return c
 }
 
-func primary(t *testing.T, drv *driver.Driver, ordinal int) *driver.Context {
+// Primary retains the primary context of device 0 of drv for a test and
+// releases it when the test ends.
+func Primary(t testing.TB, drv *driver.Driver) *driver.Context {
+	t.Helper()
+	return primary(t, drv, 0)
+}
+
+func primary(t testing.TB, drv *driver.Driver, ordinal int) *driver.Context {
 	t.Helper()
 	dev, err := drv.Device(ordinal)
 	require.NoError(t, err)
