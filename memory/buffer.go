@@ -67,6 +67,7 @@ type Buffer[T any] struct {
 	n      int
 	view   bool
 	closed atomic.Bool // a view's own Free
+	err    error       // why Slice or Bytes could not make this view
 }
 
 func newBuffer[T any](a *allocation, ptr uintptr, n int) *Buffer[T] {
@@ -76,12 +77,15 @@ func newBuffer[T any](a *allocation, ptr uintptr, n int) *Buffer[T] {
 // live reports whether b can be used: made by this package and neither b nor
 // the memory it views has been freed.
 func (b *Buffer[T]) live() bool {
-	return b != nil && b.a != nil && !b.a.freed.Load() && !b.closed.Load()
+	return b != nil && b.a != nil && b.err == nil && !b.a.freed.Load() && !b.closed.Load()
 }
 
 // usable returns nil when b can be used, and otherwise the error op reports
 // about its argument role ("dst", "src", "b").
 func (b *Buffer[T]) usable(op, role string) error {
+	if b != nil && b.err != nil {
+		return fmt.Errorf("%s: %s: %w", op, role, b.err)
+	}
 	if b == nil || b.a == nil {
 		return fmt.Errorf("%s: %s: nil buffer: %w", op, role, driver.ErrInvalidValue)
 	}
@@ -170,25 +174,39 @@ func (b *Buffer[T]) String() string {
 // Slice returns a view of elements [i, j) of b: a Buffer over the same
 // memory that never frees it. The view becomes unusable (ErrClosed) when the
 // memory it views is freed, or by its own Free, which only detaches it. The
-// range must be non-empty and inside b.
-func (b *Buffer[T]) Slice(i, j int) (*Buffer[T], error) {
+// range must be non-empty and inside b; otherwise (or when b is unusable)
+// the view carries the error: Err returns it, every operation on the view
+// returns it, and its Ptr and Len are 0.
+func (b *Buffer[T]) Slice(i, j int) *Buffer[T] {
 	const op = "memory.Buffer.Slice"
 	if err := b.usable(op, "b"); err != nil {
-		return nil, err
+		return &Buffer[T]{err: err}
 	}
 	if i < 0 || j > b.n || i >= j {
-		return nil, fmt.Errorf("%s: [%d:%d] of %s: want 0 <= i < j <= %d: %w", op, i, j, b, b.n, driver.ErrInvalidValue)
+		return &Buffer[T]{err: fmt.Errorf("%s: [%d:%d] of %s: want 0 <= i < j <= %d: %w", op, i, j, b, b.n, driver.ErrInvalidValue)}
 	}
-	return &Buffer[T]{a: b.a, ptr: b.ptr + uintptr(i)*b.elemSize(), n: j - i, view: true}, nil
+	return &Buffer[T]{a: b.a, ptr: b.ptr + uintptr(i)*b.elemSize(), n: j - i, view: true}
 }
 
 // Bytes returns a view of b's memory as Size bytes, for copies and fills
 // between buffers of different element types. Like Slice, the view never
-// frees the memory and stops working once it is freed.
-func (b *Buffer[T]) Bytes() (*Buffer[byte], error) {
+// frees the memory, stops working once it is freed, and carries any error
+// in making it (see Err).
+func (b *Buffer[T]) Bytes() *Buffer[byte] {
 	const op = "memory.Buffer.Bytes"
 	if err := b.usable(op, "b"); err != nil {
-		return nil, err
+		return &Buffer[byte]{err: err}
 	}
-	return &Buffer[byte]{a: b.a, ptr: b.ptr, n: int(b.bytes()), view: true}, nil
+	return &Buffer[byte]{a: b.a, ptr: b.ptr, n: int(b.bytes()), view: true}
+}
+
+// Err returns why Slice or Bytes could not make this view (bounds out of
+// range, a freed parent), or nil. Every operation on such a view returns
+// that error, and its Ptr and Len are 0, so a bad view is caught at its
+// first use even when Err is not checked.
+func (b *Buffer[T]) Err() error {
+	if b == nil {
+		return nil
+	}
+	return b.err
 }

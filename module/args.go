@@ -92,31 +92,44 @@ func putBlock(b *block) {
 type Args struct {
 	f   *Function
 	blk *block
+	err error // why Function.Args could not prepare them
 }
 
 // Args checks args against the kernel's parameters (see Kernel arguments
-// in the package documentation) and lays them out for LaunchArgs.
-func (f *Function) Args(args ...any) (*Args, error) {
+// in the package documentation) and lays them out for LaunchArgs. A failed
+// check is kept in the result: Err returns it, and so do LaunchArgs and Set,
+// so nothing is launched with arguments that did not check.
+func (f *Function) Args(args ...any) *Args {
 	if err := f.check(); err != nil {
-		return nil, err
+		return &Args{f: f, err: err}
 	}
 	if err := f.checkCount(len(args)); err != nil {
-		return nil, err
+		return &Args{f: f, err: err}
 	}
 	blk := newBlock(f.size, len(f.params))
 	base := blk.base()
 	for i := range args {
 		if err := f.put(i, &args[i], base); err != nil {
-			return nil, err
+			return &Args{f: f, err: err}
 		}
 		blk.ptrs[i] = unsafe.Add(base, f.params[i].offset)
 	}
-	return &Args{f: f, blk: blk}, nil
+	return &Args{f: f, blk: blk}
+}
+
+// Err returns why the arguments could not be prepared (a count, type or
+// size that does not match the kernel, wrapping ErrArgs; a closed function),
+// or nil.
+func (a *Args) Err() error {
+	if a == nil {
+		return nil
+	}
+	return a.err
 }
 
 // Len returns the number of arguments (0 for a nil Args).
 func (a *Args) Len() int {
-	if a == nil || a.f == nil {
+	if a == nil || a.f == nil || a.blk == nil {
 		return 0
 	}
 	return len(a.f.params)
@@ -136,6 +149,9 @@ func (a *Args) Function() *Function {
 func (a *Args) Set(i int, v any) error {
 	if a == nil || a.f == nil {
 		return fmt.Errorf("module: Args.Set: nil Args: %w", driver.ErrInvalidValue)
+	}
+	if a.err != nil {
+		return a.err
 	}
 	if i < 0 || i >= len(a.f.params) {
 		return fmt.Errorf("module: %s: Args.Set(%d): the kernel has %d parameters: %w", a.f, i, len(a.f.params), ErrArgs)

@@ -76,7 +76,8 @@ func BenchmarkLaunchArgs(b *testing.B) {
 	backends(b, func(b *testing.B, drv *driver.Driver) {
 		s, f, out, in := benchKernel(b, drv, benchN)
 		cfg := module.Config{Grid: module.Cover(benchN, 256), Block: module.Dim(256)}
-		args, err := f.Args(out, in, int32(benchN))
+		args := f.Args(out, in, int32(benchN))
+		err := args.Err()
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -97,7 +98,8 @@ func BenchmarkLaunchArgs(b *testing.B) {
 func BenchmarkArgsSet(b *testing.B) {
 	backends(b, func(b *testing.B, drv *driver.Driver) {
 		_, f, out, in := benchKernel(b, drv, benchN)
-		args, err := f.Args(out, in, int32(benchN))
+		args := f.Args(out, in, int32(benchN))
+		err := args.Err()
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -152,8 +152,8 @@ func ExampleFunction_Args() {
 	}
 	defer m.Unload()
 	f, _ := m.Function(segscale.Name)
-	args, err := f.Args(out, in, int32(n))
-	if err != nil {
+	args := f.Args(out, in, int32(n)) // checked once, laid out and pinned
+	if err := args.Err(); err != nil {
 		log.Fatal(err)
 	}
 	cfg := module.Config{Grid: module.Cover(n, 128), Block: module.Dim(128)}

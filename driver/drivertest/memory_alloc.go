@@ -136,7 +136,8 @@ func testMemFree(t *testing.T, drv *driver.Driver) {
 	ctx, s := memSetup(t, drv)
 	b, err := memory.Alloc[int32](ctx, 16)
 	require.NoError(t, err)
-	v, err := b.Slice(0, 8)
+	v := b.Slice(0, 8)
+	err = v.Err()
 	require.NoError(t, err)
 	require.NoError(t, b.Free())
 	require.NoError(t, b.Free(), "a second Free is a no-op")
@@ -151,9 +152,9 @@ func testMemFree(t *testing.T, drv *driver.Driver) {
 	assert.ErrorIs(t, memory.CopyToHostAsync(s, host, b), memory.ErrClosed)
 	assert.ErrorIs(t, memory.Fill(s, b, 1), memory.ErrClosed)
 	assert.ErrorIs(t, memory.CopyToDevice(v, host[:8]), memory.ErrClosed)
-	_, err = b.Slice(0, 1)
+	err = b.Slice(0, 1).Err()
 	assert.ErrorIs(t, err, memory.ErrClosed)
-	_, err = b.Bytes()
+	err = b.Bytes().Err()
 	assert.ErrorIs(t, err, memory.ErrClosed)
 	_, err = b.IPCHandle()
 	assert.ErrorIs(t, err, memory.ErrClosed)
@@ -184,7 +185,8 @@ func testMemViews(t *testing.T, drv *driver.Driver) {
 	b := memAlloc[float32](t, ctx, 10)
 	require.NoError(t, memory.CopyToDevice(b, make([]float32, 10)))
 
-	v, err := b.Slice(2, 5)
+	v := b.Slice(2, 5)
+	err := v.Err()
 	require.NoError(t, err)
 	assert.Equal(t, 3, v.Len())
 	assert.Equal(t, 12, v.Size())
@@ -195,7 +197,8 @@ func testMemViews(t *testing.T, drv *driver.Driver) {
 	require.NoError(t, memory.CopyToDevice(v, []float32{7, 8, 9}))
 	assert.Equal(t, []float32{0, 0, 7, 8, 9, 0, 0, 0, 0, 0}, memRead(t, b))
 
-	vv, err := v.Slice(1, 3)
+	vv := v.Slice(1, 3)
+	err = vv.Err()
 	require.NoError(t, err)
 	assert.Equal(t, []float32{8, 9}, memRead(t, vv))
 	require.NoError(t, memory.Fill(s, vv, float32(1)))
@@ -203,10 +206,16 @@ func testMemViews(t *testing.T, drv *driver.Driver) {
 	assert.Equal(t, []float32{0, 0, 7, 1, 1, 0, 0, 0, 0, 0}, memRead(t, b))
 
 	for _, r := range [][2]int{{-1, 2}, {0, 11}, {3, 3}, {5, 2}} {
-		_, err := b.Slice(r[0], r[1])
-		assert.ErrorIs(t, err, driver.ErrInvalidValue, "Slice(%d, %d)", r[0], r[1])
+		bad := b.Slice(r[0], r[1])
+		assert.ErrorIs(t, bad.Err(), driver.ErrInvalidValue, "Slice(%d, %d)", r[0], r[1])
+		// A bad view carries its error to every use, and is never memory.
+		assert.Zero(t, bad.Ptr())
+		assert.Zero(t, bad.Len())
+		assert.ErrorIs(t, memory.CopyToDevice(bad, []float32{1}), driver.ErrInvalidValue)
+		assert.ErrorIs(t, memory.Fill(s, bad, float32(1)), driver.ErrInvalidValue)
+		assert.NoError(t, bad.Free(), "freeing a bad view does nothing")
 	}
-	_, err = v.Slice(0, 4)
+	err = v.Slice(0, 4).Err()
 	assert.ErrorIs(t, err, driver.ErrInvalidValue, "a view's bounds are its own")
 
 	// Freeing a view detaches it only.
@@ -219,10 +228,12 @@ func testMemViews(t *testing.T, drv *driver.Driver) {
 
 	// Bytes views copy between element types explicitly.
 	u := memAlloc[uint32](t, ctx, 10)
-	bb, err := b.Bytes()
+	bb := b.Bytes()
+	err = bb.Err()
 	require.NoError(t, err)
 	assert.Equal(t, 40, bb.Len())
-	ub, err := u.Bytes()
+	ub := u.Bytes()
+	err = ub.Err()
 	require.NoError(t, err)
 	require.NoError(t, memory.CopyDtoD(ub, bb))
 	got := memRead(t, u)
@@ -282,7 +293,8 @@ func testMemAllocAsync(t *testing.T, drv *driver.Driver) {
 	// Views and foreign buffers cannot be freed in stream order.
 	f, err := memory.AllocAsync[int32](s, 8)
 	require.NoError(t, err)
-	fv, err := f.Slice(0, 4)
+	fv := f.Slice(0, 4)
+	err = fv.Err()
 	require.NoError(t, err)
 	assert.ErrorIs(t, fv.FreeAsync(s), driver.ErrInvalidValue)
 	require.NoError(t, s.Synchronize())
@@ -332,7 +344,8 @@ func testMemIPCExport(t *testing.T, drv *driver.Driver) {
 	require.NoError(t, err)
 	assert.NotEqual(t, driver.IPCHandle{}, h)
 
-	v, err := b.Slice(0, 512)
+	v := b.Slice(0, 512)
+	err = v.Err()
 	require.NoError(t, err)
 	_, err = v.IPCHandle()
 	assert.ErrorIs(t, err, driver.ErrInvalidValue, "views cannot be exported")

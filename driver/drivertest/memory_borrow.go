@@ -71,7 +71,8 @@ func testMemBorrow(t *testing.T, drv *driver.Driver) {
 	// Written in place by our copies and fills, read back by the owner.
 	require.NoError(t, memory.CopyToDevice(b, memIota(n, 100)))
 	memSame(t, memIota(n, 100), memRawRead(t, ctx, ptr, n))
-	mid, err := b.Slice(10, 20)
+	mid := b.Slice(10, 20)
+	err = mid.Err()
 	require.NoError(t, err)
 	require.NoError(t, memory.Fill(s, mid, float32(-1)))
 	require.NoError(t, s.Synchronize())

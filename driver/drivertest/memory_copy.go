@@ -50,7 +50,8 @@ func testMemCopySync(t *testing.T, drv *driver.Driver) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			v, err := a.Slice(g*1024, (g+1)*1024)
+			v := a.Slice(g*1024, (g+1)*1024)
+			err := v.Err()
 			if err != nil {
 				errs[g] = err
 				return
@@ -138,11 +139,14 @@ func testMemCopyChecks(t *testing.T, drv *driver.Driver) {
 	assert.Equal(t, pattern[:4], memRead(t, d4))
 
 	// Overlapping views of one buffer are refused; disjoint ones copy.
-	lo, err := d8.Slice(0, 4)
+	lo := d8.Slice(0, 4)
+	err := lo.Err()
 	require.NoError(t, err)
-	mid, err := d8.Slice(2, 6)
+	mid := d8.Slice(2, 6)
+	err = mid.Err()
 	require.NoError(t, err)
-	hi, err := d8.Slice(4, 8)
+	hi := d8.Slice(4, 8)
+	err = hi.Err()
 	require.NoError(t, err)
 	assert.ErrorContains(t, memory.CopyDtoD(mid, lo), "overlap")
 	assert.ErrorIs(t, memory.CopyDtoDAsync(s, lo, mid), driver.ErrInvalidValue)
@@ -279,7 +283,8 @@ func testMemFill(t *testing.T, drv *driver.Driver) {
 	memSame(t, memFilled(n, float64(0)), memRead(t, f64))
 
 	// A byte pattern over any buffer through its Bytes view.
-	bv, err := f32.Bytes()
+	bv := f32.Bytes()
+	err = bv.Err()
 	require.NoError(t, err)
 	require.NoError(t, memory.Fill(s, bv, 0))
 	require.NoError(t, s.Synchronize())

@@ -33,7 +33,8 @@ func testModuleLaunch(t *testing.T, drv *driver.Driver) {
 	assert.Equal(t, memIota(n, 3), memRead(t, p), "three launches, in stream order")
 
 	// A view passes its own address: only its elements change.
-	view, err := p.Slice(100, 200)
+	view := p.Slice(100, 200)
+	err = view.Err()
 	require.NoError(t, err)
 	require.NoError(t, f.Launch(s, module.Config{Grid: module.Dim(1), Block: module.Dim(128)}, view, int32(100)))
 	require.NoError(t, s.Synchronize())
@@ -206,7 +207,7 @@ func testModuleArgChecks(t *testing.T, drv *driver.Driver) {
 
 	// A NULL pointer is passed on purpose as uintptr(0): the kernel is not
 	// launched here (it would fault), only the arguments are prepared.
-	_, err = f.Args(out, uintptr(0), int32(n))
+	err = f.Args(out, uintptr(0), int32(n)).Err()
 	assert.NoError(t, err)
 }
 
@@ -302,7 +303,8 @@ func testModulePrepared(t *testing.T, drv *driver.Driver) {
 	require.NoError(t, memory.CopyToDevice(out2, memFilled(n, float32(-1))))
 	cfg := module.Config{Grid: module.Cover(n, 128), Block: module.Dim(128)}
 
-	args, err := f.Args(out, in, int32(n))
+	args := f.Args(out, in, int32(n))
+	err = args.Err()
 	require.NoError(t, err)
 	assert.Equal(t, 3, args.Len())
 	assert.Same(t, f, args.Function())
@@ -331,10 +333,14 @@ func testModulePrepared(t *testing.T, drv *driver.Driver) {
 	require.NoError(t, segscale.Compare(memRead(t, out2), half))
 
 	// Arguments are checked when prepared, and belong to their kernel.
-	_, err = f.Args(out, in)
+	err = f.Args(out, in).Err()
 	assert.ErrorIs(t, err, module.ErrArgs)
-	_, err = f.Args(out, in, 1.0)
-	assert.ErrorIs(t, err, module.ErrArgs)
+	bad := f.Args(out, in, 1.0)
+	assert.ErrorIs(t, bad.Err(), module.ErrArgs)
+	// A failed preparation is kept: launching with it launches nothing.
+	assert.ErrorIs(t, f.LaunchArgs(s, cfg, bad), module.ErrArgs)
+	assert.ErrorIs(t, bad.Set(0, out), module.ErrArgs)
+	assert.Zero(t, bad.Len())
 	add1, err := Kernels(t, ctx).Function(KernelAdd1)
 	require.NoError(t, err)
 	assert.ErrorIs(t, add1.LaunchArgs(s, cfg, args), module.ErrArgs)

@@ -106,7 +106,8 @@ func testModuleUnload(t *testing.T, drv *driver.Driver) {
 	require.NoError(t, err)
 	out := memAlloc[float32](t, ctx, 16)
 	in := memAlloc[float32](t, ctx, 16)
-	args, err := f.Args(out, in, int32(16))
+	args := f.Args(out, in, int32(16))
+	err = args.Err()
 	require.NoError(t, err)
 	assert.NotZero(t, m.Handle())
 
@@ -116,7 +117,7 @@ func testModuleUnload(t *testing.T, drv *driver.Driver) {
 	cfg := module.Config{Grid: module.Dim(1), Block: module.Dim(16)}
 	assert.ErrorIs(t, f.Launch(s, cfg, out, in, int32(16)), driver.ErrClosed)
 	assert.ErrorIs(t, f.LaunchArgs(s, cfg, args), driver.ErrClosed)
-	_, err = f.Args(out, in, int32(16))
+	err = f.Args(out, in, int32(16)).Err()
 	assert.ErrorIs(t, err, driver.ErrClosed)
 	_, err = f.Attributes()
 	assert.ErrorIs(t, err, driver.ErrClosed)
