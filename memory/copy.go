@@ -9,7 +9,8 @@ import (
 )
 
 // CopyToDevice copies src into dst (cuMemcpyHtoD, dst's context current).
-// len(src) must equal dst.Len(). It returns once the data is in device
+// src must fit: len(src) <= dst.Len(); it fills the first len(src) elements
+// of dst. It returns once the data is in device
 // memory, so src may be reused at once (see the package documentation for
 // how synchronous copies are ordered).
 func CopyToDevice[T any](dst *Buffer[T], src []T) error {
@@ -17,8 +18,11 @@ func CopyToDevice[T any](dst *Buffer[T], src []T) error {
 	if err := dst.usable(op, "dst"); err != nil {
 		return err
 	}
-	if len(src) != dst.n {
-		return lengthError(op, dst.n, len(src))
+	if len(src) > dst.n {
+		return fitError(op, dst.n, len(src))
+	}
+	if len(src) == 0 {
+		return nil
 	}
 	ctx := dst.a.ctx
 	b, err := ctx.Bind()
@@ -27,10 +31,11 @@ func CopyToDevice[T any](dst *Buffer[T], src []T) error {
 	}
 	defer b.Unbind()
 	api := ctx.API()
-	r := api.MemcpyHtoD(dst.ptr, unsafe.Pointer(unsafe.SliceData(src)), dst.bytes())
+	n := uintptr(len(src)) * dst.elemSize()
+	r := api.MemcpyHtoD(dst.ptr, unsafe.Pointer(unsafe.SliceData(src)), n)
 	runtime.KeepAlive(src)
 	if r != nil {
-		return fmt.Errorf("%s: %d bytes to %s: cuMemcpyHtoD: %w", op, dst.bytes(), dst, r)
+		return fmt.Errorf("%s: %d bytes to %s: cuMemcpyHtoD: %w", op, n, dst, r)
 	}
 	// cuMemcpyHtoD from pageable memory may return once the data is staged;
 	// wait for the legacy stream so the copy is complete on return.
@@ -41,14 +46,15 @@ func CopyToDevice[T any](dst *Buffer[T], src []T) error {
 }
 
 // CopyToHost copies src into dst (cuMemcpyDtoH, src's context current).
-// len(dst) must equal src.Len(). It returns once dst holds the data.
+// src must fit: src.Len() <= len(dst); it fills the first src.Len() elements
+// of dst. It returns once dst holds the data.
 func CopyToHost[T any](dst []T, src *Buffer[T]) error {
 	const op = "memory.CopyToHost"
 	if err := src.usable(op, "src"); err != nil {
 		return err
 	}
-	if len(dst) != src.n {
-		return lengthError(op, len(dst), src.n)
+	if src.n > len(dst) {
+		return fitError(op, len(dst), src.n)
 	}
 	ctx := src.a.ctx
 	b, err := ctx.Bind()
@@ -64,8 +70,9 @@ func CopyToHost[T any](dst []T, src *Buffer[T]) error {
 	return nil
 }
 
-// CopyDtoD copies src into dst, device to device. dst.Len() must equal
-// src.Len(), and the two must not overlap. Buffers of the same context are
+// CopyDtoD copies src into dst, device to device. src must fit (src.Len() <=
+// dst.Len(); it fills the first src.Len() elements of dst), and the two must
+// not overlap. Buffers of the same context are
 // copied with cuMemcpyDtoD (dst's context current) and the call waits for the
 // legacy stream; buffers of different contexts or devices with cuMemcpyPeer,
 // and the call waits for dst's context (cuCtxSynchronize). It returns once the
@@ -82,7 +89,7 @@ func CopyDtoD[T any](dst, src *Buffer[T]) error {
 	}
 	defer b.Unbind()
 	api := ctx.API()
-	n := dst.bytes()
+	n := src.bytes()
 	if src.a.ctx.Handle() == ctx.Handle() {
 		if r := api.MemcpyDtoD(dst.ptr, src.ptr, n); r != nil {
 			return fmt.Errorf("%s: %d bytes from %s to %s: cuMemcpyDtoD: %w", op, n, src, dst, r)
@@ -101,8 +108,8 @@ func CopyDtoD[T any](dst, src *Buffer[T]) error {
 	return nil
 }
 
-// checkDtoD checks a device-to-device copy: both buffers live, equal
-// lengths, no overlap.
+// checkDtoD checks a device-to-device copy: both buffers live, src fits in
+// dst, no overlap of the bytes copied.
 func checkDtoD[T any](op string, dst, src *Buffer[T]) error {
 	if err := dst.usable(op, "dst"); err != nil {
 		return err
@@ -110,11 +117,11 @@ func checkDtoD[T any](op string, dst, src *Buffer[T]) error {
 	if err := src.usable(op, "src"); err != nil {
 		return err
 	}
-	if dst.n != src.n {
-		return lengthError(op, dst.n, src.n)
+	if src.n > dst.n {
+		return fitError(op, dst.n, src.n)
 	}
 	if dst.a == src.a {
-		n := dst.bytes()
+		n := src.bytes()
 		if dst.ptr < src.ptr+n && src.ptr < dst.ptr+n {
 			return fmt.Errorf("%s: dst %s and src %s overlap: %w", op, dst, src, driver.ErrInvalidValue)
 		}
@@ -122,6 +129,6 @@ func checkDtoD[T any](op string, dst, src *Buffer[T]) error {
 	return nil
 }
 
-func lengthError(op string, dst, src int) error {
-	return fmt.Errorf("%s: dst holds %d elements, src %d: lengths must be equal: %w", op, dst, src, driver.ErrInvalidValue)
+func fitError(op string, dst, src int) error {
+	return fmt.Errorf("%s: src holds %d elements, dst only %d: the copy does not fit: %w", op, src, dst, driver.ErrInvalidValue)
 }

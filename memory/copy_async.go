@@ -9,7 +9,8 @@ import (
 )
 
 // CopyToDeviceAsync queues a copy of src into dst on s (cuMemcpyHtoDAsync).
-// len(src) must equal dst.Len(), and s must be on dst's device. From pinned
+// src must fit (len(src) <= dst.Len(); it fills the first len(src) elements),
+// and s must be on dst's device. From pinned
 // memory (HostBuffer.Slice) src must not change until s has reached the copy;
 // from ordinary Go memory the driver stages src before returning, and it may
 // be reused at once (see the package documentation).
@@ -18,8 +19,11 @@ func CopyToDeviceAsync[T any](s *stream.Stream, dst *Buffer[T], src []T) error {
 	if err := dst.usable(op, "dst"); err != nil {
 		return err
 	}
-	if len(src) != dst.n {
-		return lengthError(op, dst.n, len(src))
+	if len(src) > dst.n {
+		return fitError(op, dst.n, len(src))
+	}
+	if len(src) == 0 {
+		return nil
 	}
 	b, err := s.Use()
 	if err != nil {
@@ -30,16 +34,18 @@ func CopyToDeviceAsync[T any](s *stream.Stream, dst *Buffer[T], src []T) error {
 	if s.Context().Device() != ctx.Device() {
 		return wrongStream(op, s, dst.String(), ctx.String())
 	}
-	r := ctx.API().MemcpyHtoDAsync(dst.ptr, unsafe.Pointer(unsafe.SliceData(src)), dst.bytes(), s.Handle())
+	n := uintptr(len(src)) * dst.elemSize()
+	r := ctx.API().MemcpyHtoDAsync(dst.ptr, unsafe.Pointer(unsafe.SliceData(src)), n, s.Handle())
 	runtime.KeepAlive(src)
 	if r != nil {
-		return fmt.Errorf("%s: %d bytes to %s on stream %#x: cuMemcpyHtoDAsync: %w", op, dst.bytes(), dst, s.Handle(), r)
+		return fmt.Errorf("%s: %d bytes to %s on stream %#x: cuMemcpyHtoDAsync: %w", op, n, dst, s.Handle(), r)
 	}
 	return nil
 }
 
 // CopyToHostAsync queues a copy of src into dst on s (cuMemcpyDtoHAsync).
-// len(dst) must equal src.Len(), and s must be on src's device. dst must not
+// src must fit (src.Len() <= len(dst); it fills the first src.Len()
+// elements), and s must be on src's device. dst must not
 // be read before s has reached the copy (into ordinary Go memory the driver
 // completes the copy before returning; into pinned memory it does not).
 func CopyToHostAsync[T any](s *stream.Stream, dst []T, src *Buffer[T]) error {
@@ -47,8 +53,8 @@ func CopyToHostAsync[T any](s *stream.Stream, dst []T, src *Buffer[T]) error {
 	if err := src.usable(op, "src"); err != nil {
 		return err
 	}
-	if len(dst) != src.n {
-		return lengthError(op, len(dst), src.n)
+	if src.n > len(dst) {
+		return fitError(op, len(dst), src.n)
 	}
 	b, err := s.Use()
 	if err != nil {
@@ -67,8 +73,9 @@ func CopyToHostAsync[T any](s *stream.Stream, dst []T, src *Buffer[T]) error {
 	return nil
 }
 
-// CopyDtoDAsync queues a copy of src into dst on s. dst.Len() must equal
-// src.Len() and the two must not overlap. Buffers of the same context are
+// CopyDtoDAsync queues a copy of src into dst on s. src must fit (src.Len()
+// <= dst.Len(); it fills the first src.Len() elements of dst) and the two
+// must not overlap. Buffers of the same context are
 // copied with cuMemcpyDtoDAsync; buffers of different contexts or devices
 // with cuMemcpyPeerAsync. s must be on the device of dst or of src.
 func CopyDtoDAsync[T any](s *stream.Stream, dst, src *Buffer[T]) error {
@@ -85,7 +92,7 @@ func CopyDtoDAsync[T any](s *stream.Stream, dst, src *Buffer[T]) error {
 	if dev := s.Context().Device(); dev != dctx.Device() && dev != sctx.Device() {
 		return wrongStream(op, s, dst.String(), dctx.String())
 	}
-	n := dst.bytes()
+	n := src.bytes()
 	if dctx.Handle() == sctx.Handle() {
 		if r := dctx.API().MemcpyDtoDAsync(dst.ptr, src.ptr, n, s.Handle()); r != nil {
 			return fmt.Errorf("%s: %d bytes from %s to %s on stream %#x: cuMemcpyDtoDAsync: %w", op, n, src, dst, s.Handle(), r)

@@ -12,14 +12,17 @@
 //   - OpenIPC maps memory exported by another process: Free closes the
 //     mapping (cuIpcCloseMemHandle) and never frees the exporter's memory.
 //   - Slice and Bytes return views of a buffer: they never free anything and
-//     stop working (ErrClosed) once the buffer they view is freed.
+//     stop working (ErrClosed) once the buffer they view is freed. A view
+//     that could not be made (bounds out of range) carries its error: Err
+//     returns it and every use of the view fails with it.
 //
 // A second Free is a no-op that returns nil; every other use of a freed
 // buffer returns an error wrapping ErrClosed, and Ptr returns 0.
 //
-// Copies are checked before the driver is called: both sides must hold the
-// same number of elements (a shorter or longer destination is an error, never
-// a silent partial copy), buffers must be live and must not overlap. A copy
+// Copies are checked before the driver is called: the source must fit in the
+// destination (a source of n elements fills the first n elements of the
+// destination; a source longer than the destination is an error, never a
+// truncated copy), buffers must be live and must not overlap. A copy
 // that fails a check writes nothing. Element types match at compile time;
 // copies between different types go through explicit Bytes views. Buffers of
 // one context are copied with cuMemcpyDtoD(Async); buffers of different

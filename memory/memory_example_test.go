@@ -39,12 +39,12 @@ func Example() {
 	s.Synchronize()
 	fmt.Println(out)
 
-	// Copies check lengths first and copy nothing on a mismatch.
-	err = memory.CopyToDevice(b, []float32{1, 2, 3})
+	// Copies check sizes first and copy nothing when the source does not fit.
+	err = memory.CopyToDevice(b, []float32{1, 2, 3, 4, 5})
 	fmt.Println(errors.Is(err, driver.ErrInvalidValue), err)
 	// Output:
 	// [1 2 9 9]
-	// true memory.CopyToDevice: dst holds 4 elements, src 3: lengths must be equal: CUDA_ERROR_INVALID_VALUE: invalid argument
+	// true memory.CopyToDevice: src holds 5 elements, dst only 4: the copy does not fit: CUDA_ERROR_INVALID_VALUE: invalid argument
 }
 
 // otherTensor stands for another library's tensor: it owns device memory

@@ -195,7 +195,7 @@ func TestFailedCopyWritesNothing(t *testing.T) {
 	defer b.Free()
 	// Fresh fake memory is poisoned (0xA5): a refused copy leaves it so.
 	assert.ErrorIs(t, memory.CopyToDevice(b, make([]uint8, 17)), driver.ErrInvalidValue)
-	assert.ErrorIs(t, memory.CopyToDeviceAsync(s, b, make([]uint8, 15)), driver.ErrInvalidValue)
+	assert.ErrorIs(t, memory.CopyToDeviceAsync(s, b, make([]uint8, 18)), driver.ErrInvalidValue)
 	require.NoError(t, s.Synchronize())
 	got := read(t, b)
 	for i, v := range got {
@@ -223,8 +223,8 @@ func TestErrorsName(t *testing.T) {
 	b, err := memory.Alloc[int16](ctx, 4)
 	require.NoError(t, err)
 	defer b.Free()
-	err = memory.CopyToDeviceAsync(s, b, make([]int16, 3))
-	assert.EqualError(t, err, "memory.CopyToDeviceAsync: dst holds 4 elements, src 3: lengths must be equal: "+
+	err = memory.CopyToDeviceAsync(s, b, make([]int16, 5))
+	assert.EqualError(t, err, "memory.CopyToDeviceAsync: src holds 5 elements, dst only 4: the copy does not fit: "+
 		driver.ErrInvalidValue.Error())
 	var closed *memory.Buffer[int16]
 	assert.True(t, errors.Is(memory.CopyToHost(make([]int16, 4), closed), driver.ErrInvalidValue))

@@ -116,27 +116,41 @@ func testMemCopyChecks(t *testing.T, drv *driver.Driver) {
 	require.NoError(t, memory.CopyToDevice(d4, pattern[:4]))
 	sentinel := func(n int) []int32 { return memFilled(n, int32(-7)) }
 
-	checkLen := func(err error, what string) {
+	checkFit := func(err error, what string) {
 		t.Helper()
 		assert.ErrorIs(t, err, driver.ErrInvalidValue, what)
-		assert.ErrorContains(t, err, "lengths must be equal", what)
+		assert.ErrorContains(t, err, "does not fit", what)
 	}
-	// A shorter or longer other side is an error: nothing is copied.
-	for _, n := range []int{7, 9, 0} {
-		checkLen(memory.CopyToDevice(d8, sentinel(n)), "CopyToDevice")
-		checkLen(memory.CopyToDeviceAsync(s, d8, sentinel(n)), "CopyToDeviceAsync")
-		h := sentinel(n)
-		checkLen(memory.CopyToHost(h, d8), "CopyToHost")
-		checkLen(memory.CopyToHostAsync(s, h, d8), "CopyToHostAsync")
-		assert.Equal(t, sentinel(n), h, "the host side is untouched")
-	}
-	checkLen(memory.CopyDtoD(d8, d4), "CopyDtoD shorter src")
-	checkLen(memory.CopyDtoD(d4, d8), "CopyDtoD longer src")
-	checkLen(memory.CopyDtoDAsync(s, d8, d4), "CopyDtoDAsync shorter src")
-	checkLen(memory.CopyDtoDAsync(s, d4, d8), "CopyDtoDAsync longer src")
+	// A source longer than its destination does not fit: nothing is copied.
+	checkFit(memory.CopyToDevice(d8, sentinel(9)), "CopyToDevice")
+	checkFit(memory.CopyToDeviceAsync(s, d8, sentinel(9)), "CopyToDeviceAsync")
+	h7 := sentinel(7)
+	checkFit(memory.CopyToHost(h7, d8), "CopyToHost")
+	checkFit(memory.CopyToHostAsync(s, h7, d8), "CopyToHostAsync")
+	assert.Equal(t, sentinel(7), h7, "the host side is untouched")
+	checkFit(memory.CopyDtoD(d4, d8), "CopyDtoD longer src")
+	checkFit(memory.CopyDtoDAsync(s, d4, d8), "CopyDtoDAsync longer src")
 	require.NoError(t, s.Synchronize())
 	assert.Equal(t, pattern, memRead(t, d8))
 	assert.Equal(t, pattern[:4], memRead(t, d4))
+
+	// A source that fits fills the front of the destination; the rest of
+	// it is untouched. An empty host slice copies nothing.
+	require.NoError(t, memory.CopyToDevice(d8, []int32{-1, -2}))
+	require.NoError(t, memory.CopyToDevice(d8, nil))
+	require.NoError(t, memory.CopyToDeviceAsync(s, d8, []int32{-3}))
+	require.NoError(t, s.Synchronize())
+	assert.Equal(t, []int32{-3, -2, 3, 4, 5, 6, 7, 8}, memRead(t, d8))
+	h10 := sentinel(10)
+	require.NoError(t, memory.CopyToHost(h10, d4))
+	assert.Equal(t, []int32{1, 2, 3, 4, -7, -7, -7, -7, -7, -7}, h10)
+	require.NoError(t, memory.CopyDtoD(d8, d4))
+	assert.Equal(t, []int32{1, 2, 3, 4, 5, 6, 7, 8}, memRead(t, d8))
+	require.NoError(t, memory.CopyToDevice(d8, []int32{9, 9, 9, 9, 9, 9, 9, 9}))
+	require.NoError(t, memory.CopyDtoDAsync(s, d8, d4))
+	require.NoError(t, s.Synchronize())
+	assert.Equal(t, []int32{1, 2, 3, 4, 9, 9, 9, 9}, memRead(t, d8))
+	require.NoError(t, memory.CopyToDevice(d8, pattern))
 
 	// Overlapping views of one buffer are refused; disjoint ones copy.
 	lo := d8.Slice(0, 4)
