@@ -1,0 +1,67 @@
+package module_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/memory"
+	"github.com/nocgo/cuda/module"
+	"github.com/nocgo/cuda/stream"
+)
+
+// baselineSource is the C baseline's kernels (../shared/bench/baseline.c),
+// so that these launches compare one for one with its launch_empty and
+// launch_2args numbers: one block of 32 threads on a non-blocking stream,
+// submission time per launch.
+const baselineSource = `extern "C" __global__ void empty() {}
+extern "C" __global__ void add1(float* x, int n) { int i = blockIdx.x*blockDim.x+threadIdx.x; if (i<n) x[i]+=1.0f; }
+`
+
+// BenchmarkLaunchBaseline launches the C baseline's kernels on the real
+// driver: empty (no arguments), add1 through Launch (arguments checked and
+// laid out per call) and add1 through the prepared LaunchArgs.
+func BenchmarkLaunchBaseline(b *testing.B) {
+	drv, err := driver.Load()
+	if err != nil {
+		b.Skip(err)
+	}
+	dev, err := drv.Device(0)
+	require.NoError(b, err)
+	ctx, err := dev.PrimaryContext()
+	require.NoError(b, err)
+	defer ctx.Release()
+	s, err := stream.New(ctx, stream.WithFlags(stream.NonBlocking))
+	require.NoError(b, err)
+	defer s.Close()
+	m, err := module.Compile(ctx, baselineSource, module.Options{Name: "baseline.cu"})
+	require.NoError(b, err)
+	defer m.Unload()
+	empty, err := m.Function("empty")
+	require.NoError(b, err)
+	add1, err := m.Function("add1")
+	require.NoError(b, err)
+	x, err := memory.Alloc[float32](ctx, 1<<20)
+	require.NoError(b, err)
+	defer x.Free()
+	n := int32(1 << 20)
+	cfg := module.Config{Grid: module.Dim(1), Block: module.Dim(32)}
+
+	submit := func(b *testing.B, launch func() error) {
+		require.NoError(b, s.Synchronize())
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := launch(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StopTimer()
+		require.NoError(b, s.Synchronize())
+	}
+	b.Run("empty", func(b *testing.B) { submit(b, func() error { return empty.Launch(s, cfg) }) })
+	b.Run("add1", func(b *testing.B) { submit(b, func() error { return add1.Launch(s, cfg, x, n) }) })
+	args := add1.Args(x, n)
+	require.NoError(b, args.Err())
+	b.Run("add1-prepared", func(b *testing.B) { submit(b, func() error { return add1.LaunchArgs(s, cfg, args) }) })
+}
