@@ -54,6 +54,9 @@ type Context struct {
 // it. The primary context is shared with the CUDA runtime and other libraries
 // in the process.
 func (d *Device) PrimaryContext() (*Context, error) {
+	if d == nil {
+		return nil, errNilDevice
+	}
 	h, r := d.drv.api.DevicePrimaryCtxRetain(d.handle)
 	if r != nil {
 		return nil, d.err("cuDevicePrimaryCtxRetain", r)
@@ -65,6 +68,9 @@ func (d *Device) PrimaryContext() (*Context, error) {
 // flags, CU_CTX_* values). The caller owns it: Release destroys it. The
 // calling thread's current context is left as it was.
 func (d *Device) NewContext(flags uint32) (*Context, error) {
+	if d == nil {
+		return nil, errNilDevice
+	}
 	api := d.drv.api
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -111,15 +117,33 @@ func WrapContext(drv *Driver, handle uintptr) (*Context, error) {
 	return &Context{drv: drv, dev: dev, h: handle, kind: Wrapped}, nil
 }
 
-// Handle returns the raw CUcontext. It stays valid while the context is alive;
-// for a wrapped context that is up to its owner.
-func (c *Context) Handle() uintptr { return c.h }
+// errNilContext is what every method of a nil *Context returns.
+var errNilContext = fmt.Errorf("driver: nil context: %w", ErrInvalidValue)
+
+// Handle returns the raw CUcontext (0 for a nil Context). It stays valid
+// while the context is alive; for a wrapped context that is up to its owner.
+func (c *Context) Handle() uintptr {
+	if c == nil {
+		return 0
+	}
+	return c.h
+}
 
 // Device returns the context's device.
-func (c *Context) Device() *Device { return c.dev }
+func (c *Context) Device() *Device {
+	if c == nil {
+		return nil
+	}
+	return c.dev
+}
 
 // Driver returns the context's driver.
-func (c *Context) Driver() *Driver { return c.drv }
+func (c *Context) Driver() *Driver {
+	if c == nil {
+		return nil
+	}
+	return c.drv
+}
 
 // API returns the raw backend of the context's driver.
 func (c *Context) API() API { return c.drv.api }
@@ -127,8 +151,8 @@ func (c *Context) API() API { return c.drv.api }
 // Kind says whether the context is the primary context, owned or wrapped.
 func (c *Context) Kind() ContextKind { return c.kind }
 
-// Closed reports whether Release has been called.
-func (c *Context) Closed() bool { return c.closed.Load() }
+// Closed reports whether Release has been called (true for a nil Context).
+func (c *Context) Closed() bool { return c == nil || c.closed.Load() }
 
 // Synchronize blocks until all work in the context is done (cuCtxSynchronize).
 func (c *Context) Synchronize() error {
@@ -148,6 +172,9 @@ func (c *Context) Synchronize() error {
 // (cuCtxDestroy), a wrapped one only detached. Objects made in the context
 // should be closed first. A second Release is a no-op that returns nil.
 func (c *Context) Release() error {
+	if c == nil {
+		return errNilContext
+	}
 	if !c.closed.CompareAndSwap(false, true) {
 		return nil
 	}
@@ -166,6 +193,9 @@ func (c *Context) Release() error {
 
 // String describes the context, for errors and logs.
 func (c *Context) String() string {
+	if c == nil {
+		return "nil context"
+	}
 	return fmt.Sprintf("%s context %#x on device %d", c.kind, c.h, c.dev.ordinal)
 }
 
@@ -188,6 +218,9 @@ type Binding struct {
 // already current, and a push and pop otherwise. It returns ErrClosed after
 // Release.
 func (c *Context) Bind() (Binding, error) {
+	if c == nil {
+		return Binding{}, errNilContext
+	}
 	if c.closed.Load() {
 		return Binding{}, fmt.Errorf("driver: %s: %w", c, ErrClosed)
 	}

@@ -24,6 +24,9 @@ func (d *Device) Handle() int { return d.handle }
 
 // Name returns the device's marketing name, such as "NVIDIA H200".
 func (d *Device) Name() (string, error) {
+	if d == nil {
+		return "", errNilDevice
+	}
 	s, r := d.drv.api.DeviceGetName(d.handle)
 	if r != nil {
 		return "", d.err("cuDeviceGetName", r)
@@ -33,6 +36,9 @@ func (d *Device) Name() (string, error) {
 
 // ComputeCapability returns the device's compute capability (9, 0 on an H200).
 func (d *Device) ComputeCapability() (major, minor int, err error) {
+	if d == nil {
+		return 0, 0, errNilDevice
+	}
 	if major, err = d.Attribute(AttrComputeCapabilityMajor); err != nil {
 		return 0, 0, err
 	}
@@ -44,6 +50,9 @@ func (d *Device) ComputeCapability() (major, minor int, err error) {
 
 // TotalMemory returns the device's global memory in bytes.
 func (d *Device) TotalMemory() (uint64, error) {
+	if d == nil {
+		return 0, errNilDevice
+	}
 	n, r := d.drv.api.DeviceTotalMem(d.handle)
 	if r != nil {
 		return 0, d.err("cuDeviceTotalMem", r)
@@ -53,6 +62,9 @@ func (d *Device) TotalMemory() (uint64, error) {
 
 // Attribute returns one device attribute.
 func (d *Device) Attribute(a DeviceAttribute) (int, error) {
+	if d == nil {
+		return 0, errNilDevice
+	}
 	v, r := d.drv.api.DeviceGetAttribute(a, d.handle)
 	if r != nil {
 		return 0, d.err(fmt.Sprintf("cuDeviceGetAttribute(%d)", a), r)
@@ -63,6 +75,9 @@ func (d *Device) Attribute(a DeviceAttribute) (int, error) {
 // UUID returns the device's UUID in the form nvidia-smi prints
 // ("GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx").
 func (d *Device) UUID() (string, error) {
+	if d == nil {
+		return "", errNilDevice
+	}
 	u, r := d.drv.api.DeviceGetUuid(d.handle)
 	if r != nil {
 		return "", d.err("cuDeviceGetUuid", r)
@@ -72,6 +87,9 @@ func (d *Device) UUID() (string, error) {
 
 // PCIBusID returns the device's PCI bus id ("0000:19:00.0").
 func (d *Device) PCIBusID() (string, error) {
+	if d == nil {
+		return "", errNilDevice
+	}
 	s, r := d.drv.api.DeviceGetPCIBusId(d.handle)
 	if r != nil {
 		return "", d.err("cuDeviceGetPCIBusId", r)
@@ -82,6 +100,9 @@ func (d *Device) PCIBusID() (string, error) {
 // CanAccessPeer reports whether this device can read and write peer's memory
 // directly.
 func (d *Device) CanAccessPeer(peer *Device) (bool, error) {
+	if d == nil {
+		return false, errNilDevice
+	}
 	if peer == nil {
 		return false, fmt.Errorf("driver: device %d: CanAccessPeer: nil peer: %w", d.ordinal, ErrInvalidValue)
 	}
@@ -91,6 +112,9 @@ func (d *Device) CanAccessPeer(peer *Device) (bool, error) {
 	}
 	return ok, nil
 }
+
+// errNilDevice is what every method of a nil *Device returns.
+var errNilDevice = fmt.Errorf("driver: nil device: %w", ErrInvalidValue)
 
 func (d *Device) err(op string, r error) error {
 	return fmt.Errorf("driver: device %d: %s: %w", d.ordinal, op, r)

@@ -36,12 +36,18 @@ func New(api API) (*Driver, error) {
 	return &Driver{api: api, devices: map[int]*Device{}}, nil
 }
 
+// errNilDriver is what every method of a nil *Driver returns.
+var errNilDriver = fmt.Errorf("driver: nil driver: %w", ErrInvalidValue)
+
 // API returns the raw backend, for calls the typed layer does not wrap.
 func (d *Driver) API() API { return d.api }
 
 // Version returns the driver's CUDA version as 1000*major + 10*minor
 // (13000 for CUDA 13.0).
 func (d *Driver) Version() (int, error) {
+	if d == nil {
+		return 0, errNilDriver
+	}
 	v, r := d.api.DriverGetVersion()
 	if r != nil {
 		return 0, fmt.Errorf("driver: cuDriverGetVersion: %w", r)
@@ -51,6 +57,9 @@ func (d *Driver) Version() (int, error) {
 
 // DeviceCount returns the number of CUDA devices visible to the process.
 func (d *Driver) DeviceCount() (int, error) {
+	if d == nil {
+		return 0, errNilDriver
+	}
 	n, r := d.api.DeviceGetCount()
 	if r != nil {
 		return 0, fmt.Errorf("driver: cuDeviceGetCount: %w", r)
@@ -61,6 +70,9 @@ func (d *Driver) DeviceCount() (int, error) {
 // Device returns device ordinal i. The same *Device is returned for the same
 // ordinal.
 func (d *Driver) Device(i int) (*Device, error) {
+	if d == nil {
+		return nil, errNilDriver
+	}
 	h, r := d.api.DeviceGet(i)
 	if r != nil {
 		return nil, fmt.Errorf("driver: device %d: cuDeviceGet: %w", i, r)
@@ -96,6 +108,9 @@ func (d *Driver) deviceByHandle(h int) (*Device, error) {
 // NVRTC returns the backend's run-time compiler, opening libnvrtc on first use
 // for the real driver.
 func (d *Driver) NVRTC() (NVRTC, error) {
+	if d == nil {
+		return nil, errNilDriver
+	}
 	p, ok := d.api.(NVRTCProvider)
 	if !ok {
 		return nil, errors.New("driver: this backend has no run-time compiler (NVRTC)")
@@ -106,6 +121,9 @@ func (d *Driver) NVRTC() (NVRTC, error) {
 // LibraryPaths returns the shared libraries the backend has opened, or nil
 // for a backend that opened none (the fake).
 func (d *Driver) LibraryPaths() []string {
+	if d == nil {
+		return nil
+	}
 	if p, ok := d.api.(LibraryPaths); ok {
 		return p.LibraryPaths()
 	}

@@ -1,0 +1,43 @@
+package driver_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/nocgo/cuda/driver"
+)
+
+// Nil objects answer with errors, never a panic.
+func TestNilObjects(t *testing.T) {
+	var drv *driver.Driver
+	_, err := drv.Version()
+	assert.ErrorIs(t, err, driver.ErrInvalidValue)
+	_, err = drv.DeviceCount()
+	assert.ErrorIs(t, err, driver.ErrInvalidValue)
+	_, err = drv.Device(0)
+	assert.ErrorIs(t, err, driver.ErrInvalidValue)
+	_, err = drv.NVRTC()
+	assert.ErrorIs(t, err, driver.ErrInvalidValue)
+	assert.Nil(t, drv.LibraryPaths())
+
+	var dev *driver.Device
+	_, err = dev.Name()
+	assert.ErrorIs(t, err, driver.ErrInvalidValue)
+	_, _, err = dev.ComputeCapability()
+	assert.ErrorIs(t, err, driver.ErrInvalidValue)
+	_, err = dev.PrimaryContext()
+	assert.ErrorIs(t, err, driver.ErrInvalidValue)
+	_, err = dev.NewContext(0)
+	assert.ErrorIs(t, err, driver.ErrInvalidValue)
+
+	var ctx *driver.Context
+	_, err = ctx.Bind()
+	assert.ErrorIs(t, err, driver.ErrInvalidValue)
+	assert.ErrorIs(t, ctx.Synchronize(), driver.ErrInvalidValue)
+	assert.ErrorIs(t, ctx.Release(), driver.ErrInvalidValue)
+	assert.Zero(t, ctx.Handle())
+	assert.True(t, ctx.Closed())
+	assert.Equal(t, "nil context", ctx.String())
+	driver.Binding{}.Unbind() // a zero Binding unbinds nothing
+}
