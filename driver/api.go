@@ -167,6 +167,7 @@ const (
 	NVRTCErrorNameExprNotValid = 10
 )
 
+// Error returns "nvrtcCompileProgram: NVRTC_ERROR_COMPILATION" and the like.
 func (e *NVRTCError) Error() string { return e.Op + ": " + e.Name }
 
 // IPCHandle is an interprocess handle (CUipcMemHandle / CUipcEventHandle):

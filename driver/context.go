@@ -24,6 +24,7 @@ const (
 	Wrapped
 )
 
+// String returns "primary", "owned" or "wrapped".
 func (k ContextKind) String() string {
 	switch k {
 	case Primary:
