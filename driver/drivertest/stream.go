@@ -32,6 +32,7 @@ func testStreams(t *testing.T, drv *driver.Driver) {
 	t.Run("query", func(t *testing.T) { testStreamQuery(t, drv) })
 	t.Run("wait-stream", func(t *testing.T) { testStreamWaitStream(t, drv) })
 	t.Run("order", func(t *testing.T) { testStreamOrder(t, drv) })
+	t.Run("kernel-order", func(t *testing.T) { testStreamKernelOrder(t, drv) })
 	t.Run("cross-device-wait", func(t *testing.T) { testStreamCrossDevice(t, drv) })
 	t.Run("goroutines", func(t *testing.T) { testStreamGoroutines(t, drv) })
 	t.Run("callback", func(t *testing.T) { testStreamCallback(t, drv) })
