@@ -10,14 +10,17 @@ import "sync"
 // during the call, so it must be heap memory that does not move; a local
 // variable whose address reaches purego.SyscallN escapes to the heap
 // anyway, one allocation per call. Pooled scratch costs none.
-type outs struct{ v [2]uint64 }
+// outs is scratch for out-parameters: 64 bytes, more than any attribute
+// value the driver writes (the largest, CU_POINTER_ATTRIBUTE_P2P_TOKENS, is
+// 16 bytes).
+type outs struct{ v [8]uint64 }
 
 var outPool = sync.Pool{New: func() any { return new(outs) }}
 
 // getOuts returns zeroed scratch; give it back with putOuts.
 func getOuts() *outs {
 	o := outPool.Get().(*outs)
-	o.v = [2]uint64{}
+	o.v = [8]uint64{}
 	return o
 }
 

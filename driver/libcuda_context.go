@@ -10,6 +10,9 @@ import (
 
 // DevicePrimaryCtxRetain is cuDevicePrimaryCtxRetain(CUcontext*, CUdevice).
 func (l *libcuda) DevicePrimaryCtxRetain(dev int) (uintptr, error) {
+	if !cInt(dev) {
+		return 0, ErrInvalidDevice
+	}
 	p, err := l.fn(symDevicePrimaryCtxRetain)
 	if err != nil {
 		return 0, err
@@ -21,6 +24,9 @@ func (l *libcuda) DevicePrimaryCtxRetain(dev int) (uintptr, error) {
 
 // DevicePrimaryCtxRelease is cuDevicePrimaryCtxRelease_v2(CUdevice).
 func (l *libcuda) DevicePrimaryCtxRelease(dev int) error {
+	if !cInt(dev) {
+		return ErrInvalidDevice
+	}
 	p, err := l.fn(symDevicePrimaryCtxRelease)
 	if err != nil {
 		return err
@@ -32,6 +38,9 @@ func (l *libcuda) DevicePrimaryCtxRelease(dev int) error {
 // DevicePrimaryCtxGetState is cuDevicePrimaryCtxGetState(CUdevice,
 // unsigned int *flags, int *active).
 func (l *libcuda) DevicePrimaryCtxGetState(dev int) (uint32, bool, error) {
+	if !cInt(dev) {
+		return 0, false, ErrInvalidDevice
+	}
 	p, err := l.fn(symDevicePrimaryCtxGetState)
 	if err != nil {
 		return 0, false, err
@@ -47,6 +56,9 @@ func (l *libcuda) DevicePrimaryCtxGetState(dev int) (uint32, bool, error) {
 // CtxCreate is cuCtxCreate_v2(CUcontext*, unsigned int flags, CUdevice); it
 // pushes the new context on the calling thread, as the driver does.
 func (l *libcuda) CtxCreate(flags uint32, dev int) (uintptr, error) {
+	if !cInt(dev) {
+		return 0, ErrInvalidDevice
+	}
 	p, err := l.fn(symCtxCreate)
 	if err != nil {
 		return 0, err

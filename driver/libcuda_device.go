@@ -57,6 +57,9 @@ func (l *libcuda) DeviceGet(ordinal int) (int, error) {
 
 // DeviceGetName is cuDeviceGetName(char*, int len, CUdevice).
 func (l *libcuda) DeviceGetName(dev int) (string, error) {
+	if !cInt(dev) {
+		return "", ErrInvalidDevice
+	}
 	p, err := l.fn(symDeviceGetName)
 	if err != nil {
 		return "", err
@@ -71,6 +74,9 @@ func (l *libcuda) DeviceGetName(dev int) (string, error) {
 
 // DeviceGetAttribute is cuDeviceGetAttribute(int*, CUdevice_attribute, CUdevice).
 func (l *libcuda) DeviceGetAttribute(attr DeviceAttribute, dev int) (int, error) {
+	if !cInt(dev) {
+		return 0, ErrInvalidDevice
+	}
 	p, err := l.fn(symDeviceGetAttribute)
 	if err != nil {
 		return 0, err
@@ -82,6 +88,9 @@ func (l *libcuda) DeviceGetAttribute(attr DeviceAttribute, dev int) (int, error)
 
 // DeviceTotalMem is cuDeviceTotalMem_v2(size_t*, CUdevice).
 func (l *libcuda) DeviceTotalMem(dev int) (uint64, error) {
+	if !cInt(dev) {
+		return 0, ErrInvalidDevice
+	}
 	p, err := l.fn(symDeviceTotalMem)
 	if err != nil {
 		return 0, err
@@ -93,6 +102,9 @@ func (l *libcuda) DeviceTotalMem(dev int) (uint64, error) {
 
 // DeviceGetUuid is cuDeviceGetUuid_v2(CUuuid*, CUdevice).
 func (l *libcuda) DeviceGetUuid(dev int) ([16]byte, error) {
+	if !cInt(dev) {
+		return [16]byte{}, ErrInvalidDevice
+	}
 	var u [16]byte
 	p, err := l.fn(symDeviceGetUuid)
 	if err != nil {
@@ -104,6 +116,9 @@ func (l *libcuda) DeviceGetUuid(dev int) ([16]byte, error) {
 
 // DeviceGetPCIBusId is cuDeviceGetPCIBusId(char*, int len, CUdevice).
 func (l *libcuda) DeviceGetPCIBusId(dev int) (string, error) {
+	if !cInt(dev) {
+		return "", ErrInvalidDevice
+	}
 	p, err := l.fn(symDeviceGetPCIBusId)
 	if err != nil {
 		return "", err
@@ -118,6 +133,9 @@ func (l *libcuda) DeviceGetPCIBusId(dev int) (string, error) {
 
 // DeviceCanAccessPeer is cuDeviceCanAccessPeer(int*, CUdevice, CUdevice).
 func (l *libcuda) DeviceCanAccessPeer(dev, peer int) (bool, error) {
+	if !cInt(dev) || !cInt(peer) {
+		return false, ErrInvalidDevice
+	}
 	p, err := l.fn(symDeviceCanAccessPeer)
 	if err != nil {
 		return false, err

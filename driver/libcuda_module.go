@@ -4,6 +4,8 @@ package driver
 
 import (
 	"bytes"
+	"debug/elf"
+	"encoding/binary"
 	"unsafe"
 
 	"github.com/nocgo/cuda/internal/cstr"
@@ -17,18 +19,52 @@ var (
 )
 
 // moduleImage returns image ready for cuModuleLoadData: a CUBIN or fatbin
-// as is, and PTX text NUL-terminated (a copy with a NUL appended when the
-// text lacks one; the driver reads text up to the NUL).
-func moduleImage(image []byte) []byte {
-	if bytes.HasPrefix(image, elfMagic) || bytes.HasPrefix(image, fatbinMagic) {
-		return image
+// as is, once its headers are checked to lie inside the slice (the driver
+// takes no length and would read past a truncated image), and PTX text
+// NUL-terminated (a copy with a NUL appended when the text lacks one; the
+// driver reads text up to the NUL).
+func moduleImage(image []byte) ([]byte, error) {
+	switch {
+	case bytes.HasPrefix(image, elfMagic):
+		return image, checkELF(image)
+	case bytes.HasPrefix(image, fatbinMagic):
+		// fatbin header: magic u32, version u16, header size u16, body size u64.
+		if len(image) < 16 {
+			return nil, ErrInvalidImage
+		}
+		hdr := uint64(binary.LittleEndian.Uint16(image[6:]))
+		body := binary.LittleEndian.Uint64(image[8:])
+		if hdr > uint64(len(image)) || body > uint64(len(image))-hdr {
+			return nil, ErrInvalidImage
+		}
+		return image, nil
 	}
 	if image[len(image)-1] == 0 {
-		return image
+		return image, nil
 	}
 	img := make([]byte, len(image)+1)
 	copy(img, image)
-	return img
+	return img, nil
+}
+
+// checkELF checks that a CUBIN's header tables and sections lie inside it.
+func checkELF(image []byte) error {
+	f, err := elf.NewFile(bytes.NewReader(image))
+	if err != nil {
+		return ErrInvalidImage
+	}
+	n := uint64(len(image))
+	for _, s := range f.Sections {
+		if s.Type != elf.SHT_NOBITS && (s.Offset > n || s.Size > n-s.Offset) {
+			return ErrInvalidImage
+		}
+	}
+	for _, p := range f.Progs {
+		if p.Off > n || p.Filesz > n-p.Off {
+			return ErrInvalidImage
+		}
+	}
+	return nil
 }
 
 // ModuleLoadData is cuModuleLoadData(CUmodule*, const void *image), in the
@@ -41,7 +77,10 @@ func (l *libcuda) ModuleLoadData(image []byte) (uintptr, error) {
 	if err != nil {
 		return 0, err
 	}
-	img := moduleImage(image)
+	img, err := moduleImage(image)
+	if err != nil {
+		return 0, err
+	}
 	var m uintptr
 	r := dl.Call2(p, uintptr(unsafe.Pointer(&m)), uintptr(unsafe.Pointer(&img[0])))
 	return m, check(r)

@@ -3,6 +3,7 @@
 package driver
 
 import (
+	"encoding/binary"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -374,20 +375,40 @@ func TestLaunchHostFuncRefusedIsUnregistered(t *testing.T) {
 
 func TestModuleImage(t *testing.T) {
 	ptx := []byte(".version 8.0\n.target sm_90\n")
-	img := moduleImage(ptx)
+	img, err := moduleImage(ptx)
+	require.NoError(t, err)
 	assert.Equal(t, append(append([]byte{}, ptx...), 0), img)
 	assert.Equal(t, ".version 8.0\n.target sm_90\n", string(ptx), "the caller's slice is not changed")
 
 	terminated := []byte(".version 8.0\x00")
-	assert.Same(t, &terminated[0], &moduleImage(terminated)[0], "NUL-terminated text is passed as is")
+	img, err = moduleImage(terminated)
+	require.NoError(t, err)
+	assert.Same(t, &terminated[0], &img[0], "NUL-terminated text is passed as is")
 
-	cubin := []byte("\x7fELF\x02\x01\x01rest")
-	assert.Same(t, &cubin[0], &moduleImage(cubin)[0])
-	fatbin := []byte{0x50, 0xed, 0x55, 0xba, 1, 0, 0x10, 0}
-	assert.Same(t, &fatbin[0], &moduleImage(fatbin)[0])
+	// A CUBIN is passed as is once its tables are inside the slice: the
+	// driver takes no length and would read past a truncated image.
+	cubin := minimalELF(0)
+	img, err = moduleImage(cubin)
+	require.NoError(t, err)
+	assert.Same(t, &cubin[0], &img[0])
+	_, err = moduleImage(minimalELF(1 << 20))
+	assert.ErrorIs(t, err, ErrInvalidImage, "section table past the end")
+	_, err = moduleImage(cubin[:20])
+	assert.ErrorIs(t, err, ErrInvalidImage, "truncated header")
+	_, err = moduleImage([]byte("\x7fELF\x02\x01\x01rest"))
+	assert.ErrorIs(t, err, ErrInvalidImage)
+
+	fatbin := append([]byte{0x50, 0xed, 0x55, 0xba, 1, 0, 16, 0, 4, 0, 0, 0, 0, 0, 0, 0}, 1, 2, 3, 4)
+	img, err = moduleImage(fatbin)
+	require.NoError(t, err)
+	assert.Same(t, &fatbin[0], &img[0])
+	_, err = moduleImage(fatbin[:18])
+	assert.ErrorIs(t, err, ErrInvalidImage, "fatbin body past the end")
+	_, err = moduleImage(fatbin[:8])
+	assert.ErrorIs(t, err, ErrInvalidImage, "truncated fatbin header")
 
 	l := testLibcuda(t, 13000, nil)
-	_, err := l.ModuleLoadData(nil)
+	_, err = l.ModuleLoadData(nil)
 	assert.ErrorIs(t, err, ErrInvalidValue)
 	_, err = l.ModuleGetFunction(1, "bad\x00name")
 	assert.ErrorIs(t, err, ErrInvalidValue)
@@ -404,4 +425,37 @@ func TestIntArgumentsOutOfRange(t *testing.T) {
 	assert.ErrorIs(t, l.FuncSetAttribute(1, FuncMaxDynamicSharedSize, 1<<35), ErrInvalidValue)
 	_, _, err = l.OccupancyMaxPotentialBlockSize(1, 0, -1<<40)
 	assert.ErrorIs(t, err, ErrInvalidValue)
+}
+
+// minimalELF is an ELF64 header for a CUDA image with no sections, whose
+// section table is said to start at shoff (0: none).
+func minimalELF(shoff uint64) []byte {
+	h := make([]byte, 64)
+	copy(h, []byte{0x7f, 'E', 'L', 'F', 2, 1, 1, 0x33})
+	binary.LittleEndian.PutUint16(h[16:], 2)   // ET_EXEC
+	binary.LittleEndian.PutUint16(h[18:], 190) // EM_CUDA
+	binary.LittleEndian.PutUint32(h[20:], 1)
+	binary.LittleEndian.PutUint64(h[40:], shoff)
+	binary.LittleEndian.PutUint16(h[52:], 64) // e_ehsize
+	binary.LittleEndian.PutUint16(h[54:], 56) // e_phentsize
+	binary.LittleEndian.PutUint16(h[58:], 64) // e_shentsize
+	if shoff != 0 {
+		binary.LittleEndian.PutUint16(h[60:], 3) // e_shnum
+	}
+	return h
+}
+
+// A device ordinal that does not fit a C int never reaches the driver
+// (it would be truncated to another device).
+func TestDeviceOrdinalRange(t *testing.T) {
+	l := testLibcuda(t, 13000, nil)
+	const big = 1 << 32
+	_, err := l.DeviceGetAttribute(AttrWarpSize, big)
+	assert.ErrorIs(t, err, ErrInvalidDevice)
+	_, err = l.DevicePrimaryCtxRetain(big)
+	assert.ErrorIs(t, err, ErrInvalidDevice)
+	_, err = l.DeviceCanAccessPeer(0, big)
+	assert.ErrorIs(t, err, ErrInvalidDevice)
+	_, err = l.CtxCreate(0, -big)
+	assert.ErrorIs(t, err, ErrInvalidDevice)
 }

@@ -11,5 +11,12 @@ func Load() (*Driver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("driver.Load: %w", err)
 	}
-	return New(api)
+	drv, err := New(api)
+	if err != nil {
+		if p, ok := api.(LibraryPaths); ok {
+			return nil, fmt.Errorf("driver.Load: %v: %w", p.LibraryPaths(), err)
+		}
+		return nil, err
+	}
+	return drv, nil
 }

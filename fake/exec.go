@@ -19,15 +19,22 @@ import (
 const maxPending = 1024
 
 type execLock struct {
-	mu    sync.Mutex
-	owner atomic.Int64 // the OS thread running items, 0 when none
+	mu       sync.Mutex
+	owner    atomic.Int64 // the OS thread running items, 0 when none
+	callback atomic.Int64 // the OS thread running a host callback, 0 when none
+}
+
+// inside reports whether the calling thread runs items or a host callback.
+func (l *execLock) inside() bool {
+	tid := gettid()
+	return l.owner.Load() == tid || l.callback.Load() == tid
 }
 
 // lockExec takes the execution lock. Called from a host callback or kernel
 // body (the thread that holds it) it returns ErrNotPermitted, as the driver
 // may for CUDA calls from a host function, instead of deadlocking.
 func (b *Backend) lockExec() error {
-	if o := b.exec.owner.Load(); o != 0 && o == gettid() {
+	if b.exec.inside() {
 		return driver.ErrNotPermitted
 	}
 	b.exec.mu.Lock()
@@ -39,7 +46,7 @@ func (b *Backend) lockExec() error {
 // tryLockExec is lockExec that gives up when another goroutine is running
 // items (ok false, err nil).
 func (b *Backend) tryLockExec() (ok bool, err error) {
-	if o := b.exec.owner.Load(); o != 0 && o == gettid() {
+	if b.exec.inside() {
 		return false, driver.ErrNotPermitted
 	}
 	if !b.exec.mu.TryLock() {

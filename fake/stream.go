@@ -1,6 +1,11 @@
 package fake
 
 import (
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/debug"
+
 	"github.com/nocgo/cuda/driver"
 )
 
@@ -257,5 +262,27 @@ func (b *Backend) LaunchHostFunc(h uintptr, fn func()) error {
 	if fn == nil {
 		return driver.ErrInvalidValue
 	}
-	return b.enqueue(h, &item{run: func() error { fn(); return nil }}, nil)
+	return b.enqueue(h, &item{run: func() error { b.runCallback(fn); return nil }}, nil)
+}
+
+// runCallback runs a host function as the driver does, on a thread of its
+// own: a panic or runtime.Goexit in fn ends only that thread's work (a
+// panic is reported on stderr, as the real backend's trampoline does), and a
+// CUDA call from fn gets ErrNotPermitted.
+func (b *Backend) runCallback(fn func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		b.exec.callback.Store(gettid())
+		defer b.exec.callback.Store(0)
+		defer func() {
+			if r := recover(); r != nil {
+				fmt.Fprintf(os.Stderr, "nocgo/cuda/fake: host callback panicked: %v\n%s", r, debug.Stack())
+			}
+		}()
+		fn()
+	}()
+	<-done
 }

@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"runtime"
 	"testing"
 	"unsafe"
 
@@ -201,14 +202,20 @@ func TestHostFuncMayNotCallTheDriver(t *testing.T) {
 	assert.ErrorIs(t, inner, driver.ErrNotPermitted)
 }
 
-func TestHostFuncPanicFailsTheStream(t *testing.T) {
+// A panic or runtime.Goexit in a host function ends only that function, as
+// with the real backend's trampoline: the stream and later work go on.
+func TestHostFuncPanicIsContained(t *testing.T) {
 	b := bound(t)
 	s, err := b.StreamCreateWithPriority(0, 0)
 	require.NoError(t, err)
 	defer b.StreamDestroy(s)
+	var after bool
 	require.NoError(t, b.LaunchHostFunc(s, func() { panic("boom") }))
-	assert.ErrorIs(t, b.StreamSynchronize(s), driver.ErrLaunchFailed)
-	assert.ErrorIs(t, b.StreamQuery(s), driver.ErrLaunchFailed, "the error is sticky")
+	require.NoError(t, b.LaunchHostFunc(s, func() { runtime.Goexit() }))
+	require.NoError(t, b.LaunchHostFunc(s, func() { after = true }))
+	assert.NoError(t, b.StreamSynchronize(s))
+	assert.True(t, after)
+	assert.NoError(t, b.StreamQuery(s))
 }
 
 func TestFullQueueRunsOldestWork(t *testing.T) {

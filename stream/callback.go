@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"errors"
 	"fmt"
 	"runtime/debug"
 
@@ -12,8 +13,10 @@ import (
 // waits for it to return. fn must not call into CUDA (the driver forbids it)
 // and should return quickly: it holds up the stream.
 //
-// A panic in fn does not crash the program: it is recovered, and the
-// recovered value and stack are returned as a *CallbackPanicError by the
+// A panic in fn does not crash the program, nor does runtime.Goexit (which
+// t.FailNow and testify's require call): it is recovered, and the
+// recovered value (for Goexit, an error saying so) and stack are returned
+// as a *CallbackPanicError by the
 // stream's next Synchronize (on this Stream value; only the first panic
 // since the previous Synchronize is kept, later ones are counted). A panic
 // in a callback still pending when the Stream is closed is lost.
@@ -35,15 +38,24 @@ func (s *Stream) Callback(fn func()) error {
 	return nil
 }
 
-// run calls fn and turns a panic into the stream's pending error.
+// run calls fn and turns a panic, or a runtime.Goexit (t.FailNow,
+// testify's require), into the stream's pending error.
 func (s *Stream) run(fn func()) {
+	returned := false
 	defer func() {
 		if v := recover(); v != nil {
 			s.notePanic(v, debug.Stack())
+		} else if !returned {
+			s.notePanic(errGoexit, debug.Stack())
 		}
 	}()
 	fn()
+	returned = true
 }
+
+// errGoexit is the Value of a CallbackPanicError whose callback called
+// runtime.Goexit instead of returning.
+var errGoexit = errors.New("the callback called runtime.Goexit (t.FailNow, require...) instead of returning")
 
 func (s *Stream) notePanic(v any, stack []byte) {
 	s.mu.Lock()

@@ -37,6 +37,7 @@ func testStreams(t *testing.T, drv *driver.Driver) {
 	t.Run("goroutines", func(t *testing.T) { testStreamGoroutines(t, drv) })
 	t.Run("callback", func(t *testing.T) { testStreamCallback(t, drv) })
 	t.Run("callback-panic", func(t *testing.T) { testStreamCallbackPanic(t, drv) })
+	t.Run("callback-goexit", func(t *testing.T) { testStreamCallbackGoexit(t, drv) })
 	t.Run("nil", func(t *testing.T) { testStreamNil(t, drv) })
 }
 

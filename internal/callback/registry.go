@@ -23,7 +23,10 @@ var registry = struct {
 
 // Register stores fn and returns its id (never 0), to be passed as userData.
 // The entry is removed when Dispatch runs it, or by Unregister when the
-// launch that would have run it failed. A nil fn is stored as a no-op.
+// launch that would have run it failed. A nil fn is stored as a no-op. A
+// function the driver never runs (its stream's context destroyed, or failed
+// with a sticky error, while it was queued) stays registered, with what it
+// references, for the life of the process.
 func Register(fn func()) uintptr {
 	if fn == nil {
 		fn = func() {}
@@ -55,9 +58,10 @@ func Pending() int {
 }
 
 // Dispatch removes the function stored under id and runs it. It reports
-// whether there was one. A panic in the function is recovered and reported
-// on stderr: it runs on a driver thread, where an escaping panic would take
-// down the process from inside C. Each id runs at most once.
+// whether there was one. A panic or runtime.Goexit in the function is
+// contained and reported on stderr: Dispatch runs on a driver thread, where
+// either would take down the process from inside C. Each id runs at most
+// once.
 func Dispatch(id uintptr) bool {
 	registry.mu.Lock()
 	fn, ok := registry.fns[id]
@@ -71,11 +75,24 @@ func Dispatch(id uintptr) bool {
 	return true
 }
 
+// run calls fn on a goroutine of its own and waits for it, so that neither
+// a panic nor runtime.Goexit (t.FailNow, testify's require) in fn reaches
+// the driver's thread: Goexit on a thread the Go runtime did not create is
+// fatal to the process.
 func run(id uintptr, fn func()) {
-	defer func() {
-		if r := recover(); r != nil {
-			fmt.Fprintf(os.Stderr, "nocgo/cuda: host callback %d panicked: %v\n%s", id, r, debug.Stack())
-		}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		returned := false
+		defer func() {
+			if r := recover(); r != nil {
+				fmt.Fprintf(os.Stderr, "nocgo/cuda: host callback %d panicked: %v\n%s", id, r, debug.Stack())
+			} else if !returned {
+				fmt.Fprintf(os.Stderr, "nocgo/cuda: host callback %d called runtime.Goexit (t.FailNow?)\n", id)
+			}
+		}()
+		fn()
+		returned = true
 	}()
-	fn()
+	<-done
 }

@@ -11,7 +11,9 @@ import (
 // are pinned (runtime.Pinner) until Free: C may read them during the call
 // without the garbage collector freeing or moving anything.
 //
-// The caller owns the Array and must call Free once the C call has returned.
+// The caller owns the Array and must call Free once the C call has returned
+// (defer a.Free()): the runtime treats an Array that becomes unreachable
+// still pinned as a leak and panics.
 type Array struct {
 	ptrs   []*byte
 	pinner runtime.Pinner
