@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"sync"
 	"sync/atomic"
 )
 
@@ -47,7 +48,11 @@ type Context struct {
 	dev    *Device
 	h      uintptr
 	kind   ContextKind
-	closed atomic.Bool
+	closed atomic.Bool // Release was called: this reference is closed
+
+	mu    sync.Mutex
+	holds int  // live Holds: objects made in the context and not yet closed
+	ended bool // the context reference was ended in the driver (released or destroyed)
 }
 
 // PrimaryContext retains the device's primary context (cuDevicePrimaryCtxRetain)
@@ -55,7 +60,7 @@ type Context struct {
 // it. The primary context is shared with the CUDA runtime and other libraries
 // in the process.
 func (d *Device) PrimaryContext() (*Context, error) {
-	if d == nil {
+	if d == nil || d.drv == nil {
 		return nil, errNilDevice
 	}
 	h, r := d.drv.api.DevicePrimaryCtxRetain(d.handle)
@@ -69,7 +74,7 @@ func (d *Device) PrimaryContext() (*Context, error) {
 // flags, CU_CTX_* values). The caller owns it: Release destroys it. The
 // calling thread's current context is left as it was.
 func (d *Device) NewContext(flags uint32) (*Context, error) {
-	if d == nil {
+	if d == nil || d.drv == nil {
 		return nil, errNilDevice
 	}
 	api := d.drv.api
@@ -91,7 +96,7 @@ func (d *Device) NewContext(flags uint32) (*Context, error) {
 // another library). The handle must be live; Release only detaches and never
 // destroys it.
 func WrapContext(drv *Driver, handle uintptr) (*Context, error) {
-	if drv == nil {
+	if drv == nil || drv.api == nil {
 		return nil, fmt.Errorf("driver.WrapContext: nil driver: %w", ErrInvalidValue)
 	}
 	if handle == 0 {
@@ -170,15 +175,37 @@ func (c *Context) Synchronize() error {
 
 // Release ends this reference to the context: a primary context reference is
 // released (cuDevicePrimaryCtxRelease), an owned context destroyed
-// (cuCtxDestroy), a wrapped one only detached. Objects made in the context
-// should be closed first. A second Release is a no-op that returns nil.
+// (cuCtxDestroy), a wrapped one only detached. After Release the Context
+// itself answers ErrClosed; objects made in it that own driver resources
+// (streams, events, buffers, modules) hold the context (see Hold), and the
+// release or destruction waits until the last of them is closed, so that
+// closing them never touches a dead context. A second Release is a no-op
+// that returns nil.
 func (c *Context) Release() error {
-	if c == nil {
+	if c == nil || c.drv == nil {
 		return errNilContext
 	}
 	if !c.closed.CompareAndSwap(false, true) {
 		return nil
 	}
+	c.mu.Lock()
+	last := c.holds == 0
+	c.mu.Unlock()
+	if last {
+		return c.end()
+	}
+	return nil
+}
+
+// end releases or destroys the context in the driver, once.
+func (c *Context) end() error {
+	c.mu.Lock()
+	if c.ended {
+		c.mu.Unlock()
+		return nil
+	}
+	c.ended = true
+	c.mu.Unlock()
 	switch c.kind {
 	case Primary:
 		if r := c.drv.api.DevicePrimaryCtxRelease(c.dev.handle); r != nil {
@@ -192,9 +219,64 @@ func (c *Context) Release() error {
 	return nil
 }
 
+// Hold keeps a context alive for one object made in it that owns a driver
+// resource (a stream, an event, device or pinned memory, a module), from its
+// creation until its Close. The object binds through its Hold, which works
+// after the Context itself was released, until the Hold is released. Hold
+// returns ErrClosed after Release.
+type Hold struct {
+	c        *Context
+	released atomic.Bool
+}
+
+// Hold takes a Hold on c. Packages that build objects on a Context take one
+// when the object is made and release it when the object is closed.
+func (c *Context) Hold() (*Hold, error) {
+	if c == nil || c.drv == nil {
+		return nil, errNilContext
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed.Load() {
+		return nil, fmt.Errorf("driver: %s: %w", c, ErrClosed)
+	}
+	c.holds++
+	return &Hold{c: c}, nil
+}
+
+// Bind is Context.Bind for the object that holds the context: it works until
+// the Hold is released, whether or not the Context was released.
+func (h *Hold) Bind() (Binding, error) {
+	if h == nil {
+		return Binding{}, errNilContext
+	}
+	if h.released.Load() {
+		return Binding{}, fmt.Errorf("driver: %s: %w", h.c, ErrClosed)
+	}
+	return h.c.bind()
+}
+
+// Release ends the Hold. When it was the last one and the Context was
+// released, the context is released or destroyed now, and the error of that
+// is returned. A second Release is a no-op.
+func (h *Hold) Release() error {
+	if h == nil || !h.released.CompareAndSwap(false, true) {
+		return nil
+	}
+	c := h.c
+	c.mu.Lock()
+	c.holds--
+	last := c.holds == 0 && c.closed.Load()
+	c.mu.Unlock()
+	if last {
+		return c.end()
+	}
+	return nil
+}
+
 // String describes the context, for errors and logs.
 func (c *Context) String() string {
-	if c == nil {
+	if c == nil || c.dev == nil {
 		return "nil context"
 	}
 	return fmt.Sprintf("%s context %#x on device %d", c.kind, c.h, c.dev.ordinal)
@@ -219,12 +301,16 @@ type Binding struct {
 // already current, and a push and pop otherwise. It returns ErrClosed after
 // Release.
 func (c *Context) Bind() (Binding, error) {
-	if c == nil {
+	if c == nil || c.drv == nil {
 		return Binding{}, errNilContext
 	}
 	if c.closed.Load() {
 		return Binding{}, fmt.Errorf("driver: %s: %w", c, ErrClosed)
 	}
+	return c.bind()
+}
+
+func (c *Context) bind() (Binding, error) {
 	api := c.drv.api
 	runtime.LockOSThread()
 	cur, r := api.CtxGetCurrent()

@@ -24,7 +24,7 @@ func (d *Device) Handle() int { return d.handle }
 
 // Name returns the device's marketing name, such as "NVIDIA H200".
 func (d *Device) Name() (string, error) {
-	if d == nil {
+	if d == nil || d.drv == nil {
 		return "", errNilDevice
 	}
 	s, r := d.drv.api.DeviceGetName(d.handle)
@@ -36,7 +36,7 @@ func (d *Device) Name() (string, error) {
 
 // ComputeCapability returns the device's compute capability (9, 0 on an H200).
 func (d *Device) ComputeCapability() (major, minor int, err error) {
-	if d == nil {
+	if d == nil || d.drv == nil {
 		return 0, 0, errNilDevice
 	}
 	if major, err = d.Attribute(AttrComputeCapabilityMajor); err != nil {
@@ -50,7 +50,7 @@ func (d *Device) ComputeCapability() (major, minor int, err error) {
 
 // TotalMemory returns the device's global memory in bytes.
 func (d *Device) TotalMemory() (uint64, error) {
-	if d == nil {
+	if d == nil || d.drv == nil {
 		return 0, errNilDevice
 	}
 	n, r := d.drv.api.DeviceTotalMem(d.handle)
@@ -62,7 +62,7 @@ func (d *Device) TotalMemory() (uint64, error) {
 
 // Attribute returns one device attribute.
 func (d *Device) Attribute(a DeviceAttribute) (int, error) {
-	if d == nil {
+	if d == nil || d.drv == nil {
 		return 0, errNilDevice
 	}
 	v, r := d.drv.api.DeviceGetAttribute(a, d.handle)
@@ -75,7 +75,7 @@ func (d *Device) Attribute(a DeviceAttribute) (int, error) {
 // UUID returns the device's UUID in the form nvidia-smi prints
 // ("GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx").
 func (d *Device) UUID() (string, error) {
-	if d == nil {
+	if d == nil || d.drv == nil {
 		return "", errNilDevice
 	}
 	u, r := d.drv.api.DeviceGetUuid(d.handle)
@@ -87,7 +87,7 @@ func (d *Device) UUID() (string, error) {
 
 // PCIBusID returns the device's PCI bus id ("0000:19:00.0").
 func (d *Device) PCIBusID() (string, error) {
-	if d == nil {
+	if d == nil || d.drv == nil {
 		return "", errNilDevice
 	}
 	s, r := d.drv.api.DeviceGetPCIBusId(d.handle)
@@ -100,7 +100,7 @@ func (d *Device) PCIBusID() (string, error) {
 // CanAccessPeer reports whether this device can read and write peer's memory
 // directly.
 func (d *Device) CanAccessPeer(peer *Device) (bool, error) {
-	if d == nil {
+	if d == nil || d.drv == nil {
 		return false, errNilDevice
 	}
 	if peer == nil {

@@ -45,7 +45,7 @@ func (d *Driver) API() API { return d.api }
 // Version returns the driver's CUDA version as 1000*major + 10*minor
 // (13000 for CUDA 13.0).
 func (d *Driver) Version() (int, error) {
-	if d == nil {
+	if d == nil || d.api == nil {
 		return 0, errNilDriver
 	}
 	v, r := d.api.DriverGetVersion()
@@ -57,7 +57,7 @@ func (d *Driver) Version() (int, error) {
 
 // DeviceCount returns the number of CUDA devices visible to the process.
 func (d *Driver) DeviceCount() (int, error) {
-	if d == nil {
+	if d == nil || d.api == nil {
 		return 0, errNilDriver
 	}
 	n, r := d.api.DeviceGetCount()
@@ -70,7 +70,7 @@ func (d *Driver) DeviceCount() (int, error) {
 // Device returns device ordinal i. The same *Device is returned for the same
 // ordinal.
 func (d *Driver) Device(i int) (*Device, error) {
-	if d == nil {
+	if d == nil || d.api == nil {
 		return nil, errNilDriver
 	}
 	h, r := d.api.DeviceGet(i)
@@ -108,7 +108,7 @@ func (d *Driver) deviceByHandle(h int) (*Device, error) {
 // NVRTC returns the backend's run-time compiler, opening libnvrtc on first use
 // for the real driver.
 func (d *Driver) NVRTC() (NVRTC, error) {
-	if d == nil {
+	if d == nil || d.api == nil {
 		return nil, errNilDriver
 	}
 	p, ok := d.api.(NVRTCProvider)
@@ -121,7 +121,7 @@ func (d *Driver) NVRTC() (NVRTC, error) {
 // LibraryPaths returns the shared libraries the backend has opened, or nil
 // for a backend that opened none (the fake).
 func (d *Driver) LibraryPaths() []string {
-	if d == nil {
+	if d == nil || d.api == nil {
 		return nil
 	}
 	if p, ok := d.api.(LibraryPaths); ok {

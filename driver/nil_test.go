@@ -41,3 +41,21 @@ func TestNilObjects(t *testing.T) {
 	assert.Equal(t, "nil context", ctx.String())
 	driver.Binding{}.Unbind() // a zero Binding unbinds nothing
 }
+
+// Zero values (not made by this package) answer with errors too.
+func TestZeroObjects(t *testing.T) {
+	_, err := (&driver.Driver{}).DeviceCount()
+	assert.ErrorIs(t, err, driver.ErrInvalidValue)
+	_, err = (&driver.Device{}).Name()
+	assert.ErrorIs(t, err, driver.ErrInvalidValue)
+	_, err = (&driver.Device{}).PrimaryContext()
+	assert.ErrorIs(t, err, driver.ErrInvalidValue)
+	var c driver.Context
+	assert.ErrorIs(t, c.Synchronize(), driver.ErrInvalidValue)
+	assert.ErrorIs(t, c.Release(), driver.ErrInvalidValue)
+	_, err = c.Hold()
+	assert.ErrorIs(t, err, driver.ErrInvalidValue)
+	assert.Equal(t, "nil context", c.String())
+	_, err = driver.WrapContext(&driver.Driver{}, 1)
+	assert.ErrorIs(t, err, driver.ErrInvalidValue)
+}

@@ -251,6 +251,36 @@ func testContexts(t *testing.T, drv *driver.Driver) {
 		assert.Error(t, err)
 	})
 
+	t.Run("release waits for holds", func(t *testing.T) {
+		// Objects made in a context hold it: releasing the Context first
+		// ends it only when the last of them is closed.
+		owned, err := dev.NewContext(0)
+		require.NoError(t, err)
+		h1, err := owned.Hold()
+		require.NoError(t, err)
+		h2, err := owned.Hold()
+		require.NoError(t, err)
+		require.NoError(t, owned.Release())
+		_, err = owned.Bind()
+		assert.ErrorIs(t, err, driver.ErrClosed, "the Context itself is closed")
+		_, err = owned.Hold()
+		assert.ErrorIs(t, err, driver.ErrClosed, "no new objects in a released context")
+		_, err = api.CtxGetApiVersion(owned.Handle())
+		assert.NoError(t, err, "still alive while held")
+		b, err := h1.Bind()
+		require.NoError(t, err, "a holder still binds")
+		b.Unbind()
+		require.NoError(t, h1.Release())
+		require.NoError(t, h1.Release(), "a second Release is a no-op")
+		_, err = h1.Bind()
+		assert.ErrorIs(t, err, driver.ErrClosed)
+		_, err = api.CtxGetApiVersion(owned.Handle())
+		assert.NoError(t, err, "alive while one Hold is left")
+		require.NoError(t, h2.Release())
+		_, err = api.CtxGetApiVersion(owned.Handle())
+		assert.ErrorIs(t, err, driver.ErrInvalidContext, "destroyed with the last Hold")
+	})
+
 	t.Run("current-context rules", func(t *testing.T) {
 		// What the driver needs a current context for (DESIGN principle 3).
 		ctx := primary(t, drv, 0)
