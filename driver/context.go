@@ -151,11 +151,22 @@ func (c *Context) Driver() *Driver {
 	return c.drv
 }
 
-// API returns the raw backend of the context's driver.
-func (c *Context) API() API { return c.drv.api }
+// API returns the raw backend of the context's driver (nil for a nil
+// Context).
+func (c *Context) API() API {
+	if c == nil || c.drv == nil {
+		return nil
+	}
+	return c.drv.api
+}
 
 // Kind says whether the context is the primary context, owned or wrapped.
-func (c *Context) Kind() ContextKind { return c.kind }
+func (c *Context) Kind() ContextKind {
+	if c == nil {
+		return Wrapped
+	}
+	return c.kind
+}
 
 // Closed reports whether Release has been called (true for a nil Context).
 func (c *Context) Closed() bool { return c == nil || c.closed.Load() }
@@ -287,7 +298,8 @@ func (c *Context) errf(op string, r error) error {
 }
 
 // Binding is a context made current on a locked OS thread by Bind. Unbind
-// undoes exactly what Bind did.
+// undoes exactly what Bind did; call it exactly once, on the goroutine that
+// called Bind (a second Unbind would pop a context someone else pushed).
 type Binding struct {
 	api    API
 	pushed bool

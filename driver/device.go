@@ -14,13 +14,29 @@ type Device struct {
 }
 
 // Driver returns the driver the device belongs to.
-func (d *Device) Driver() *Driver { return d.drv }
+func (d *Device) Driver() *Driver {
+	if d == nil {
+		return nil
+	}
+	return d.drv
+}
 
-// Ordinal returns the device's index, as passed to Driver.Device.
-func (d *Device) Ordinal() int { return d.ordinal }
+// Ordinal returns the device's index, as passed to Driver.Device (-1 for a
+// nil Device).
+func (d *Device) Ordinal() int {
+	if d == nil {
+		return -1
+	}
+	return d.ordinal
+}
 
-// Handle returns the raw CUdevice.
-func (d *Device) Handle() int { return d.handle }
+// Handle returns the raw CUdevice (-1 for a nil Device).
+func (d *Device) Handle() int {
+	if d == nil {
+		return -1
+	}
+	return d.handle
+}
 
 // Name returns the device's marketing name, such as "NVIDIA H200".
 func (d *Device) Name() (string, error) {

@@ -40,7 +40,12 @@ func New(api API) (*Driver, error) {
 var errNilDriver = fmt.Errorf("driver: nil driver: %w", ErrInvalidValue)
 
 // API returns the raw backend, for calls the typed layer does not wrap.
-func (d *Driver) API() API { return d.api }
+func (d *Driver) API() API {
+	if d == nil {
+		return nil
+	}
+	return d.api
+}
 
 // Version returns the driver's CUDA version as 1000*major + 10*minor
 // (13000 for CUDA 13.0).
