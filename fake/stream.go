@@ -270,6 +270,17 @@ func (b *Backend) LaunchHostFunc(h uintptr, fn func()) error {
 // panic is reported on stderr, as the real backend's trampoline does), and a
 // CUDA call from fn gets ErrNotPermitted.
 func (b *Backend) runCallback(fn func()) {
+	// The goroutine running items has its OS thread locked (lockExec); let
+	// it go while it waits, so the callback's goroutine can run at once on
+	// this thread's P instead of waking another thread, and lock it again
+	// after. Until then no thread owns the execution lock's items: the
+	// callback's own thread is marked in exec.callback.
+	b.exec.owner.Store(0)
+	runtime.UnlockOSThread()
+	defer func() {
+		runtime.LockOSThread()
+		b.exec.owner.Store(gettid())
+	}()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

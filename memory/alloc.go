@@ -11,7 +11,9 @@ import (
 // ctx made current for the call). The caller owns the buffer: Free releases
 // the memory. T must be a fixed-size type without pointers (see the package
 // documentation); n must be positive and n elements must fit in an int. The
-// memory is not initialised.
+// memory is not initialised. The buffer holds ctx (driver.Hold) until Free:
+// it keeps working after ctx.Release, which then ends the context only when
+// the buffer is freed.
 func Alloc[T any](ctx *driver.Context, n int) (*Buffer[T], error) {
 	e := elemOf[T]()
 	op := "memory.Alloc[" + e.name + "]"
@@ -22,16 +24,22 @@ func Alloc[T any](ctx *driver.Context, n int) (*Buffer[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := ctx.Bind()
+	h, err := ctx.Hold()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
-	defer b.Unbind()
-	ptr, r := ctx.API().MemAlloc(size)
-	if r != nil {
-		return nil, fmt.Errorf("%s: n=%d (%d bytes) in %s: cuMemAlloc: %w", op, n, size, ctx, r)
+	var ptr uintptr
+	err = withHold(h, func() error {
+		var r error
+		if ptr, r = ctx.API().MemAlloc(size); r != nil {
+			return fmt.Errorf("n=%d (%d bytes) in %s: cuMemAlloc: %w", n, size, ctx, r)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, dropHold(h, fmt.Errorf("%s: %w", op, err))
 	}
-	return newBuffer[T](&allocation{ctx: ctx, kind: kindAlloc, base: ptr, size: size}, ptr, n), nil
+	return newBuffer[T](&allocation{ctx: ctx, hold: h, kind: kindAlloc, base: ptr, size: size}, ptr, n), nil
 }
 
 // AllocAsync allocates device memory for n elements of T in stream order on
@@ -39,7 +47,9 @@ func Alloc[T any](ctx *driver.Context, n int) (*Buffer[T], error) {
 // be used by work queued on s after this call, or by other streams once they
 // wait for s. The buffer belongs to s's context and the caller owns it:
 // FreeAsync frees it in stream order on a stream of the caller's choice, and
-// Free frees it in stream order on s (see Free).
+// Free frees it in stream order on s (see Free). The buffer holds s's context
+// (driver.Hold) until it is freed, so s's *driver.Context must still be open
+// here (ErrClosed otherwise), but may be released before Free.
 func AllocAsync[T any](s *stream.Stream, n int) (*Buffer[T], error) {
 	e := elemOf[T]()
 	op := "memory.AllocAsync[" + e.name + "]"
@@ -50,15 +60,32 @@ func AllocAsync[T any](s *stream.Stream, n int) (*Buffer[T], error) {
 	if err != nil {
 		return nil, err
 	}
+	ptr, h, err := allocAsync(s, size, op, n)
+	if err != nil {
+		return nil, err
+	}
+	return newBuffer[T](&allocation{ctx: s.Context(), hold: h, kind: kindAsync, base: ptr, size: size, s: s}, ptr, n), nil
+}
+
+// allocAsync checks s (stream.Use, which binds the context of the special
+// streams only), takes the Hold of the buffer to be, queues cuMemAllocAsync
+// and unbinds; when the allocation fails it releases the Hold, after
+// unbinding.
+func allocAsync(s *stream.Stream, size uintptr, op string, n int) (uintptr, *driver.Hold, error) {
 	b, err := s.Use()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
+		return 0, nil, fmt.Errorf("%s: %w", op, err)
 	}
-	defer b.Unbind()
 	ctx := s.Context()
-	ptr, r := ctx.API().MemAllocAsync(size, s.Handle())
-	if r != nil {
-		return nil, fmt.Errorf("%s: n=%d (%d bytes) on stream %#x of %s: cuMemAllocAsync: %w", op, n, size, s.Handle(), ctx, r)
+	h, err := ctx.Hold()
+	if err != nil {
+		b.Unbind()
+		return 0, nil, fmt.Errorf("%s: stream %#x: %w", op, s.Handle(), err)
 	}
-	return newBuffer[T](&allocation{ctx: ctx, kind: kindAsync, base: ptr, size: size, s: s}, ptr, n), nil
+	ptr, r := ctx.API().MemAllocAsync(size, s.Handle())
+	b.Unbind()
+	if r != nil {
+		return 0, nil, dropHold(h, fmt.Errorf("%s: n=%d (%d bytes) on stream %#x of %s: cuMemAllocAsync: %w", op, n, size, s.Handle(), ctx, r))
+	}
+	return ptr, h, nil
 }

@@ -39,6 +39,7 @@ func (k kind) String() string {
 // its views.
 type allocation struct {
 	ctx   *driver.Context
+	hold  *driver.Hold // keeps ctx alive until Free (nil for borrowed memory)
 	kind  kind
 	base  uintptr
 	size  uintptr
@@ -57,6 +58,12 @@ type allocation struct {
 // never free anything. After Free, every operation returns an error wrapping
 // ErrClosed, Ptr returns 0, and so do the views of the freed memory.
 //
+// Alloc, AllocAsync and OpenIPC buffers hold their context (driver.Hold)
+// until Free: they, and their views, keep working after the
+// *driver.Context is released, and the context ends only once the last of
+// them is freed. A borrowed buffer holds nothing: once the Context it was
+// borrowed in is released, it is closed like a freed buffer.
+//
 // A *Buffer passes straight to a kernel launch: the launch reads Ptr, the
 // device address of the first element, and checks Context. Methods are safe
 // for concurrent use, but using a buffer concurrently with its Free is a
@@ -74,10 +81,10 @@ func newBuffer[T any](a *allocation, ptr uintptr, n int) *Buffer[T] {
 	return &Buffer[T]{a: a, ptr: ptr, n: n}
 }
 
-// live reports whether b can be used: made by this package and neither b nor
-// the memory it views has been freed.
+// live reports whether b can be used: made by this package, neither b nor
+// the memory it views has been freed, and borrowed memory's Context is open.
 func (b *Buffer[T]) live() bool {
-	return b != nil && b.a != nil && b.err == nil && !b.a.freed.Load() && !b.closed.Load()
+	return b != nil && b.a != nil && b.err == nil && !b.a.freed.Load() && !b.closed.Load() && !b.a.orphaned()
 }
 
 // usable returns nil when b can be used, and otherwise the error op reports
@@ -92,6 +99,9 @@ func (b *Buffer[T]) usable(op, role string) error {
 	if b.a.freed.Load() || b.closed.Load() {
 		return fmt.Errorf("%s: %s: %s: %w", op, role, b, ErrClosed)
 	}
+	if b.a.orphaned() {
+		return fmt.Errorf("%s: %s: %s: the context it was borrowed in was released: %w", op, role, b, ErrClosed)
+	}
 	return nil
 }
 
@@ -105,8 +115,9 @@ func (b *Buffer[T]) elemSize() uintptr {
 func (b *Buffer[T]) bytes() uintptr { return uintptr(b.n) * b.elemSize() }
 
 // Ptr returns the device address of the buffer's first element (a
-// CUdeviceptr), or 0 once the buffer, or the memory it views, is freed. It is
-// what a kernel launch passes for the buffer.
+// CUdeviceptr), or 0 once the buffer, or the memory it views, is freed (or,
+// for borrowed memory, once the Context it was borrowed in is released). It
+// is what a kernel launch passes for the buffer.
 func (b *Buffer[T]) Ptr() uintptr {
 	if !b.live() {
 		return 0
@@ -165,7 +176,10 @@ func (b *Buffer[T]) String() string {
 		what = "view of " + what
 	}
 	state := ""
-	if !b.live() {
+	switch {
+	case b.a.orphaned() && !b.a.freed.Load() && !b.closed.Load():
+		state = "orphaned "
+	case !b.live():
 		state = "freed "
 	}
 	return fmt.Sprintf("%s%s buffer %#x (%d x %d bytes)", state, what, b.ptr, b.n, unsafe.Sizeof(z))

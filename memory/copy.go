@@ -25,7 +25,7 @@ func CopyToDevice[T any](dst *Buffer[T], src []T) error {
 		return nil
 	}
 	ctx := dst.a.ctx
-	b, err := ctx.Bind()
+	b, err := dst.a.bind()
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
@@ -57,7 +57,7 @@ func CopyToHost[T any](dst []T, src *Buffer[T]) error {
 		return fitError(op, len(dst), src.n)
 	}
 	ctx := src.a.ctx
-	b, err := ctx.Bind()
+	b, err := src.a.bind()
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
@@ -72,8 +72,11 @@ func CopyToHost[T any](dst []T, src *Buffer[T]) error {
 
 // CopyDtoD copies src into dst, device to device. src must fit (src.Len() <=
 // dst.Len(); it fills the first src.Len() elements of dst), and the two must
-// not overlap. Buffers of the same context are
-// copied with cuMemcpyDtoD (dst's context current) and the call waits for the
+// not overlap: an overlap is refused (ErrInvalidValue) when both are over the
+// same allocation (a buffer and its views), and not detected between
+// different buffers, such as two Borrows of one memory. Buffers of the same
+// context are copied with cuMemcpyDtoD (dst's context current, through its
+// Hold for memory this package allocated) and the call waits for the
 // legacy stream; buffers of different contexts or devices with cuMemcpyPeer,
 // and the call waits for dst's context (cuCtxSynchronize). It returns once the
 // copy is complete.
@@ -83,7 +86,7 @@ func CopyDtoD[T any](dst, src *Buffer[T]) error {
 		return err
 	}
 	ctx := dst.a.ctx
-	b, err := ctx.Bind()
+	b, err := dst.a.bind()
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}

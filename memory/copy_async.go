@@ -45,9 +45,11 @@ func CopyToDeviceAsync[T any](s *stream.Stream, dst *Buffer[T], src []T) error {
 
 // CopyToHostAsync queues a copy of src into dst on s (cuMemcpyDtoHAsync).
 // src must fit (src.Len() <= len(dst); it fills the first src.Len()
-// elements), and s must be on src's device. dst must not
-// be read before s has reached the copy (into ordinary Go memory the driver
-// completes the copy before returning; into pinned memory it does not).
+// elements), and s must be on src's device. Whatever dst is (ordinary Go
+// memory or a HostBuffer's Slice), it must not be read until s has reached
+// the copy (Stream.Synchronize, an event): CUDA may complete a copy into
+// pageable memory before returning but does not promise to, and the fake
+// driver writes dst only when the stream runs the copy.
 func CopyToHostAsync[T any](s *stream.Stream, dst []T, src *Buffer[T]) error {
 	const op = "memory.CopyToHostAsync"
 	if err := src.usable(op, "src"); err != nil {
@@ -75,7 +77,9 @@ func CopyToHostAsync[T any](s *stream.Stream, dst []T, src *Buffer[T]) error {
 
 // CopyDtoDAsync queues a copy of src into dst on s. src must fit (src.Len()
 // <= dst.Len(); it fills the first src.Len() elements of dst) and the two
-// must not overlap. Buffers of the same context are
+// must not overlap (refused when both are over the same allocation, not
+// detected between different buffers: see CopyDtoD). Buffers of the same
+// context are
 // copied with cuMemcpyDtoDAsync; buffers of different contexts or devices
 // with cuMemcpyPeerAsync. s must be on the device of dst or of src.
 func CopyDtoDAsync[T any](s *stream.Stream, dst, src *Buffer[T]) error {

@@ -19,21 +19,43 @@
 // A second Free is a no-op that returns nil; every other use of a freed
 // buffer returns an error wrapping ErrClosed, and Ptr returns 0.
 //
+// # Buffers and their context
+//
+// Alloc, AllocAsync and OpenIPC buffers, and HostBuffers, hold their context
+// (driver.Hold) from their creation until their Free: everything done for
+// them that needs a current context binds through that Hold, so they keep
+// working (copies, Fill, Free) after the *driver.Context they were made in is
+// released, and the context itself is destroyed (or its primary reference
+// released) only when the last of them is freed. Freeing memory therefore
+// never touches a dead context. Creating one needs an open Context (ErrClosed
+// after its Release). Borrowed buffers hold nothing: once the Context they
+// were borrowed in is released they are closed (ErrClosed, Ptr 0) and Free
+// only detaches them.
+//
+// # Checks
+//
 // Copies are checked before the driver is called: the source must fit in the
 // destination (a source of n elements fills the first n elements of the
 // destination; a source longer than the destination is an error, never a
-// truncated copy), buffers must be live and must not overlap. A copy
-// that fails a check writes nothing. Element types match at compile time;
-// copies between different types go through explicit Bytes views. Buffers of
-// one context are copied with cuMemcpyDtoD(Async); buffers of different
-// contexts or devices with the peer copies (cuMemcpyPeer(Async)).
+// truncated copy), and both buffers must be live. A device-to-device copy
+// between two buffers over the same allocation (a buffer and its views, or
+// two views of it) is refused when the bytes copied overlap. Overlap between
+// different allocations is not detected: two Borrows of the same memory, or
+// a Borrow of memory that an Alloc buffer also covers, are separate buffers
+// to this package, and a copy between overlapping ranges of them is passed
+// to the driver, whose result is undefined. A copy that fails a check writes
+// nothing. Element types match at compile time; copies between different
+// types go through explicit Bytes views. Buffers of one context are copied
+// with cuMemcpyDtoD(Async); buffers of different contexts or devices with the
+// peer copies (cuMemcpyPeer(Async)).
 //
 // # Synchronous copies
 //
 // CopyToDevice, CopyToHost and CopyDtoD make the context of the device buffer
-// current for the call and return once the copy is complete (CopyToDevice and
-// CopyDtoD also wait for the legacy default stream, since the driver may
-// return from cuMemcpyHtoD/DtoD before the data has landed). Like the driver's
+// (of dst for CopyDtoD) current for the call and return once the copy is
+// complete (CopyToDevice and CopyDtoD also wait for the legacy default
+// stream, since the driver may return from cuMemcpyHtoD/DtoD before the data
+// has landed). Like the driver's
 // synchronous copies they are ordered after the work queued on the legacy
 // stream and on blocking streams, not after work on non-blocking streams. A
 // stream-ordered buffer must have been reached by its allocation stream
@@ -59,8 +81,11 @@
 //   - From pageable Go memory to the device, the driver first stages the data
 //     and returns once it is staged: the slice may be reused as soon as the
 //     call returns.
-//   - From the device to pageable Go memory, the driver returns only once the
-//     copy is complete (the call is in effect synchronous).
+//   - From the device to pageable Go memory, CUDA says only that the copy
+//     may be synchronous, not that it is: whatever the memory, dst must not
+//     be read until the stream has reached the copy (Stream.Synchronize, an
+//     event). The fake driver writes dst only when its stream runs the copy,
+//     so code that reads early fails there too.
 //
 // The Go slice is kept alive for the duration of the call (Go never moves
 // heap memory, but it may free it once unreachable); pinned memory is not Go
@@ -76,8 +101,9 @@
 //
 // Every function works from any goroutine. Allocation, Free and synchronous
 // copies make the buffer's context current on the calling OS thread for the
-// call only (driver.Context.Bind); asynchronous copies and Fill on an ordinary
-// stream bind nothing, allocate nothing and use no reflection.
+// call only (through the buffer's driver.Hold, or driver.Context.Bind for
+// borrowed memory); asynchronous copies and Fill on an ordinary stream bind
+// nothing, allocate nothing and use no reflection.
 package memory
 
 import "github.com/nocgo/cuda/driver"

@@ -16,7 +16,8 @@ import (
 //   - AllocAsync: the memory is freed in stream order on its allocation
 //     stream (cuMemFreeAsync), after the work already queued there; work on
 //     other streams that uses it must be ordered before (events). If that
-//     stream has been closed, Free waits for all work of the buffer's context
+//     stream has been closed (or is a special stream whose Context was
+//     released), Free waits for all work of the buffer's context
 //     (cuCtxSynchronize) and frees the memory with cuMemFree, which accepts
 //     pool memory. Use FreeAsync to free on another stream.
 //   - Borrow: nothing is freed; the owner passed to Borrow is let go.
@@ -24,14 +25,17 @@ import (
 //     process's memory stays.
 //   - a view (Slice, Bytes): only the view is detached.
 //
-// The buffer's context is made current for the driver call while it is
-// open; a buffer that outlives its *driver.Context reference (Release came
-// first) is freed without binding, and the driver decides.
+// The buffer's context is made current for the driver call through the
+// buffer's Hold (see Alloc), even when the *driver.Context was released
+// before; once the memory is freed (or the mapping closed) the Hold is
+// released, which ends the context if it was released and this was the last
+// object holding it (that error is returned too, the buffer being freed all
+// the same).
 //
 // After Free the buffer and all views of the memory return errors wrapping
 // ErrClosed and Ptr returns 0. A second Free (or Free after FreeAsync) is a
 // no-op returning nil. When the driver call fails, the error is returned and
-// the buffer stays usable, so Free can be retried.
+// the buffer stays usable, holding its context, so Free can be retried.
 func (b *Buffer[T]) Free() error {
 	if b == nil || b.a == nil {
 		return nil
@@ -47,65 +51,53 @@ func (b *Buffer[T]) Free() error {
 		return nil
 	}
 	const op = "memory.Buffer.Free"
-	api := a.ctx.API()
-	switch a.kind {
-	case kindBorrowed:
+	desc := b.String()
+	if a.kind == kindBorrowed {
 		a.freed.Store(true)
 		a.owner = nil
 		return nil
+	}
+	if err := withHold(a.hold, func() error { return a.free() }); err != nil {
+		return fmt.Errorf("%s: %s: %w", op, desc, err)
+	}
+	return releaseHold(a.hold, op, desc)
+}
+
+// free releases the memory of an owned or IPC-mapped allocation with its
+// context current. a.mu is held.
+func (a *allocation) free() error {
+	api := a.ctx.API()
+	switch a.kind {
 	case kindAsync:
 		sb, err := a.s.Use()
 		if err == nil {
 			defer sb.Unbind()
-			return a.release(func() error { return api.MemFreeAsync(a.base, a.s.Handle()) }, op, b, "cuMemFreeAsync")
+			return a.release(func() error { return api.MemFreeAsync(a.base, a.s.Handle()) }, "cuMemFreeAsync")
 		}
 		if !errors.Is(err, driver.ErrClosed) {
-			return fmt.Errorf("%s: %s: allocation stream: %w", op, b, err)
+			return fmt.Errorf("allocation stream: %w", err)
 		}
-		// The allocation stream is gone: wait for the context's work, then
-		// free synchronously (cuMemFree accepts pool memory and does not
+		// The allocation stream is gone (or, for a special stream, its
+		// Context was released): wait for the context's work, then free
+		// synchronously (cuMemFree accepts pool memory and does not
 		// synchronize by itself).
-		cb, bound := bindOpen(a.ctx)
-		defer cb.Unbind()
-		if bound {
-			if r := api.CtxSynchronize(); r != nil {
-				return fmt.Errorf("%s: %s: allocation stream closed: cuCtxSynchronize: %w", op, b, r)
-			}
+		if r := api.CtxSynchronize(); r != nil {
+			return fmt.Errorf("allocation stream closed: cuCtxSynchronize: %w", r)
 		}
-		return a.release(func() error { return api.MemFree(a.base) }, op, b, "cuMemFree")
+		return a.release(func() error { return api.MemFree(a.base) }, "cuMemFree")
 	case kindIPC:
-		cb, _ := bindOpen(a.ctx)
-		defer cb.Unbind()
-		return a.release(func() error { return api.IpcCloseMemHandle(a.base) }, op, b, "cuIpcCloseMemHandle")
+		return a.release(func() error { return api.IpcCloseMemHandle(a.base) }, "cuIpcCloseMemHandle")
 	}
-	cb, _ := bindOpen(a.ctx)
-	defer cb.Unbind()
-	return a.release(func() error { return api.MemFree(a.base) }, op, b, "cuMemFree")
-}
-
-// bindOpen binds ctx for a release call while ctx is open; after its
-// Release (or if binding fails) it binds nothing and the call goes to the
-// driver as it is, so that memory outliving its context reference can still
-// be released. bound reports which.
-func bindOpen(ctx *driver.Context) (b driver.Binding, bound bool) {
-	if ctx.Closed() {
-		return driver.Binding{}, false
-	}
-	b, err := ctx.Bind()
-	if err != nil {
-		return driver.Binding{}, false
-	}
-	return b, true
+	return a.release(func() error { return api.MemFree(a.base) }, "cuMemFree")
 }
 
 // release marks a freed (so that concurrent users see ErrClosed from now
 // on), calls free, and undoes the mark if free fails. a.mu is held.
-func (a *allocation) release(free func() error, op string, b fmt.Stringer, call string) error {
-	desc := b.String()
+func (a *allocation) release(free func() error, call string) error {
 	a.freed.Store(true)
 	if r := free(); r != nil {
 		a.freed.Store(false)
-		return fmt.Errorf("%s: %s: %s: %w", op, desc, call, r)
+		return fmt.Errorf("%s: %w", call, r)
 	}
 	a.owner = nil
 	return nil
@@ -135,13 +127,23 @@ func (b *Buffer[T]) FreeAsync(s *stream.Stream) error {
 	if a.kind != kindAsync {
 		return fmt.Errorf("%s: %s: not a stream-ordered allocation (AllocAsync); use Free: %w", op, b, driver.ErrInvalidValue)
 	}
-	sb, err := s.Use()
-	if err != nil {
-		return fmt.Errorf("%s: %s: %w", op, b, err)
+	if s == nil || s.Context() == nil {
+		return fmt.Errorf("%s: %s: nil or zero stream: %w", op, b, driver.ErrInvalidValue)
 	}
-	defer sb.Unbind()
 	if s.Context().Device() != a.ctx.Device() {
 		return fmt.Errorf("%s: %s of %s on stream %#x of %s: another device: %w", op, b, a.ctx, s.Handle(), s.Context(), ErrWrongContext)
 	}
-	return a.release(func() error { return a.ctx.API().MemFreeAsync(a.base, s.Handle()) }, op, b, "cuMemFreeAsync")
+	desc := b.String()
+	err := withHold(a.hold, func() error {
+		sb, err := s.Use()
+		if err != nil {
+			return err
+		}
+		defer sb.Unbind()
+		return a.release(func() error { return a.ctx.API().MemFreeAsync(a.base, s.Handle()) }, "cuMemFreeAsync")
+	})
+	if err != nil {
+		return fmt.Errorf("%s: %s: %w", op, desc, err)
+	}
+	return releaseHold(a.hold, op, desc)
 }

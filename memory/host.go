@@ -21,6 +21,7 @@ import (
 // queued on a stream still uses it.
 type HostBuffer[T any] struct {
 	ctx   *driver.Context
+	hold  *driver.Hold // keeps ctx alive until Free
 	p     unsafe.Pointer
 	n     int
 	mu    sync.Mutex
@@ -30,7 +31,9 @@ type HostBuffer[T any] struct {
 // AllocHost allocates pinned host memory for n elements of T with ctx current
 // (cuMemHostAlloc with CU_MEMHOSTALLOC_PORTABLE, so that every context sees
 // it as pinned). The memory is not initialised. T must be a fixed-size type
-// without pointers; n must be positive.
+// without pointers; n must be positive. The buffer holds ctx (driver.Hold)
+// until Free: it keeps working after ctx.Release, which then ends the
+// context only when the buffer is freed.
 func AllocHost[T any](ctx *driver.Context, n int) (*HostBuffer[T], error) {
 	e := elemOf[T]()
 	op := "memory.AllocHost[" + e.name + "]"
@@ -41,19 +44,25 @@ func AllocHost[T any](ctx *driver.Context, n int) (*HostBuffer[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := ctx.Bind()
+	h, err := ctx.Hold()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
-	defer b.Unbind()
-	p, r := ctx.API().MemHostAlloc(size, driver.MemHostAllocPortable)
-	if r != nil {
-		return nil, fmt.Errorf("%s: n=%d (%d bytes) in %s: cuMemHostAlloc: %w", op, n, size, ctx, r)
+	var p unsafe.Pointer
+	err = withHold(h, func() error {
+		var r error
+		if p, r = ctx.API().MemHostAlloc(size, driver.MemHostAllocPortable); r != nil {
+			return fmt.Errorf("n=%d (%d bytes) in %s: cuMemHostAlloc: %w", n, size, ctx, r)
+		}
+		if p == nil {
+			return fmt.Errorf("cuMemHostAlloc returned NULL: %w", driver.ErrOutOfMemory)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, dropHold(h, fmt.Errorf("%s: %w", op, err))
 	}
-	if p == nil {
-		return nil, fmt.Errorf("%s: cuMemHostAlloc returned NULL: %w", op, driver.ErrOutOfMemory)
-	}
-	return &HostBuffer[T]{ctx: ctx, p: p, n: n}, nil
+	return &HostBuffer[T]{ctx: ctx, hold: h, p: p, n: n}, nil
 }
 
 // Slice returns the pinned memory as a Go slice of Len elements, or nil after
@@ -90,11 +99,14 @@ func (h *HostBuffer[T]) Context() *driver.Context {
 	return h.ctx
 }
 
-// Free releases the pinned memory (cuMemFreeHost, with its context current
-// while that is open).
-// No copy may still be using it: synchronize the streams first. A second Free
-// is a no-op returning nil; when the driver call fails the buffer stays
-// usable and Free can be retried.
+// Free releases the pinned memory (cuMemFreeHost, with its context made
+// current through the buffer's Hold, even when the *driver.Context was
+// released before), then releases the Hold, which ends the context if it was
+// released and this was the last object holding it (that error is returned
+// too; the memory is freed all the same). No copy may still be using the
+// memory: synchronize the streams first. A second Free is a no-op returning
+// nil; when the driver call fails the buffer stays usable, holding its
+// context, and Free can be retried.
 func (h *HostBuffer[T]) Free() error {
 	if h == nil || h.p == nil {
 		return nil
@@ -105,12 +117,17 @@ func (h *HostBuffer[T]) Free() error {
 		return nil
 	}
 	const op = "memory.HostBuffer.Free"
-	b, _ := bindOpen(h.ctx)
-	defer b.Unbind()
-	h.freed.Store(true)
-	if r := h.ctx.API().MemFreeHost(h.p); r != nil {
-		h.freed.Store(false)
-		return fmt.Errorf("%s: %d bytes at %p: cuMemFreeHost: %w", op, h.Size(), h.p, r)
+	err := withHold(h.hold, func() error {
+		h.freed.Store(true)
+		if r := h.ctx.API().MemFreeHost(h.p); r != nil {
+			h.freed.Store(false)
+			return fmt.Errorf("cuMemFreeHost: %w", r)
+		}
+		return nil
+	})
+	what := fmt.Sprintf("%d bytes at %p", h.Size(), h.p)
+	if err != nil {
+		return fmt.Errorf("%s: %s: %w", op, what, err)
 	}
-	return nil
+	return releaseHold(h.hold, op, what)
 }

@@ -24,13 +24,12 @@ func (b *Buffer[T]) IPCHandle() (driver.IPCHandle, error) {
 	if b.a.kind != kindAlloc {
 		return driver.IPCHandle{}, fmt.Errorf("%s: %s: only memory from memory.Alloc (cuMemAlloc) can be exported: %w", op, b, driver.ErrInvalidValue)
 	}
-	ctx := b.a.ctx
-	bd, err := ctx.Bind()
+	bd, err := b.a.bind()
 	if err != nil {
 		return driver.IPCHandle{}, fmt.Errorf("%s: %w", op, err)
 	}
 	defer bd.Unbind()
-	h, r := ctx.API().IpcGetMemHandle(b.ptr)
+	h, r := b.a.ctx.API().IpcGetMemHandle(b.ptr)
 	if r != nil {
 		return driver.IPCHandle{}, fmt.Errorf("%s: %s: cuIpcGetMemHandle: %w", op, b, r)
 	}
@@ -43,7 +42,9 @@ func (b *Buffer[T]) IPCHandle() (driver.IPCHandle, error) {
 // owned: its Free closes the mapping (cuIpcCloseMemHandle) and never frees the
 // exporter's memory, which must stay allocated until then. n elements must
 // fit in the exported allocation (checked with cuMemGetAddressRange). A
-// process cannot open its own handles.
+// process cannot open its own handles. The buffer holds ctx (driver.Hold)
+// until Free, like an Alloc buffer: the mapping keeps working after
+// ctx.Release and is closed in a live context.
 func OpenIPC[T any](ctx *driver.Context, h driver.IPCHandle, n int) (*Buffer[T], error) {
 	e := elemOf[T]()
 	op := "memory.OpenIPC[" + e.name + "]"
@@ -57,26 +58,40 @@ func OpenIPC[T any](ctx *driver.Context, h driver.IPCHandle, n int) (*Buffer[T],
 	if h == (driver.IPCHandle{}) {
 		return nil, fmt.Errorf("%s: the zero handle: %w", op, driver.ErrInvalidValue)
 	}
-	b, err := ctx.Bind()
+	hold, err := ctx.Hold()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
-	defer b.Unbind()
+	var ptr uintptr
+	err = withHold(hold, func() error {
+		var err error
+		ptr, err = openIPC(ctx, h, size, n)
+		return err
+	})
+	if err != nil {
+		return nil, dropHold(hold, fmt.Errorf("%s: %w", op, err))
+	}
+	a := &allocation{ctx: ctx, hold: hold, kind: kindIPC, base: ptr, size: size}
+	return newBuffer[T](a, ptr, n), nil
+}
+
+// openIPC maps h (the context is current) and checks that size bytes fit in
+// the exported allocation; on failure nothing stays mapped.
+func openIPC(ctx *driver.Context, h driver.IPCHandle, size uintptr, n int) (uintptr, error) {
 	api := ctx.API()
 	ptr, r := api.IpcOpenMemHandle(h, driver.IpcMemLazyEnablePeerAccess)
 	if r != nil {
-		return nil, fmt.Errorf("%s: in %s: cuIpcOpenMemHandle: %w", op, ctx, r)
+		return 0, fmt.Errorf("in %s: cuIpcOpenMemHandle: %w", ctx, r)
 	}
 	base, asize, r := api.MemGetAddressRange(ptr)
 	if r != nil {
 		api.IpcCloseMemHandle(ptr)
-		return nil, fmt.Errorf("%s: mapped at %#x: cuMemGetAddressRange: %w", op, ptr, r)
+		return 0, fmt.Errorf("mapped at %#x: cuMemGetAddressRange: %w", ptr, r)
 	}
 	if ptr+size > base+asize {
 		api.IpcCloseMemHandle(ptr)
-		return nil, fmt.Errorf("%s: n=%d (%d bytes) do not fit in the exported allocation of %d bytes: %w",
-			op, n, size, base+asize-ptr, driver.ErrInvalidValue)
+		return 0, fmt.Errorf("n=%d (%d bytes) do not fit in the exported allocation of %d bytes: %w",
+			n, size, base+asize-ptr, driver.ErrInvalidValue)
 	}
-	a := &allocation{ctx: ctx, kind: kindIPC, base: ptr, size: size}
-	return newBuffer[T](a, ptr, n), nil
+	return ptr, nil
 }

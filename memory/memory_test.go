@@ -247,8 +247,9 @@ func TestFreeAfterContextRelease(t *testing.T) {
 	h, err := memory.AllocHost[float32](ref, 16)
 	require.NoError(t, err)
 	require.NoError(t, ref.Release())
-	// The context lives on (setup holds a reference): the memory is freed
-	// without binding the released *driver.Context.
+	// The buffers hold ref's context reference: they are freed through their
+	// Hold, the last Free releasing the reference (setup holds another).
+	require.NoError(t, memory.CopyToDevice(b, iota32(16, 0)))
 	require.NoError(t, b.Free())
 	require.NoError(t, h.Free())
 	assert.Zero(t, b.Ptr())

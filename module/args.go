@@ -198,6 +198,10 @@ type devicePointer interface{ Ptr() uintptr }
 // contextual is a handle that knows its context.
 type contextual interface{ Context() *driver.Context }
 
+// fallible is a handle that may carry the error of its making, such as a
+// *memory.Buffer view from an out-of-range Slice.
+type fallible interface{ Err() error }
+
 // put checks *v against parameter i and stores it in the block at base. It
 // writes nothing when the check fails. It reads v through a pointer whose
 // escape is hidden from the compiler (see hide), so that callers box scalars
@@ -251,6 +255,11 @@ func (f *Function) put(i int, arg *any, base unsafe.Pointer) error {
 	case devicePointer:
 		if isNilPointer(v) {
 			return f.argErr(i, fmt.Sprintf("is a nil %s", typeName(v)))
+		}
+		if e, ok := (*v).(fallible); ok {
+			if err := e.Err(); err != nil {
+				return fmt.Errorf("%w: %w", f.argErr(i, fmt.Sprintf("is a broken %s: %v", typeName(v), err)), err)
+			}
 		}
 		ptr := x.Ptr()
 		if ptr == 0 {
@@ -321,9 +330,10 @@ func isNilPointer(v *any) bool { return *v != nil && dataOf(v) == nil }
 
 // hide returns p, hiding from escape analysis that the value it points to
 // flows anywhere. The launch paths only read the interface: they copy its
-// bytes and call Ptr and Context on device pointers, whose implementations
-// must not retain their receiver. Without it, calling those methods would
-// make every argument escape, and callers would allocate each boxed scalar.
+// bytes and call Ptr, Err and Context on device pointers, whose
+// implementations must not retain their receiver. Without it, calling those
+// methods would make every argument escape, and callers would allocate each
+// boxed scalar.
 func hide(p *any) *any {
 	x := uintptr(unsafe.Pointer(p))
 	return *(**any)(unsafe.Pointer(&x))

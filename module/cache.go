@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 )
 
@@ -23,7 +24,8 @@ const (
 // and false when the cache is disabled: NOCGO_CUDA_CACHE=off disables it,
 // NOCGO_CUDA_CACHE_DIR moves it, and the default is
 // $XDG_CACHE_HOME/nocgo-cuda, else ~/.cache/nocgo-cuda (the platform's user
-// cache directory elsewhere).
+// cache directory elsewhere). A relative XDG_CACHE_HOME is ignored, as the
+// XDG Base Directory specification says.
 //
 // Each entry is one file named by its key, holding the compiled image, the
 // PTX, NVRTC's log and the lowered names, with a SHA-256 checksum. Entries
@@ -40,11 +42,33 @@ func CacheDir() (string, bool) {
 	if d := os.Getenv(CacheDirEnv); d != "" {
 		return d, true
 	}
-	d, err := os.UserCacheDir()
+	d, err := userCacheDir()
 	if err != nil {
 		return "", false
 	}
 	return filepath.Join(d, "nocgo-cuda"), true
+}
+
+// userCacheDir is os.UserCacheDir, except that a relative XDG_CACHE_HOME,
+// which os.UserCacheDir answers with an error, is ignored: "If an
+// implementation encounters a relative path in any of these variables it
+// should consider the path invalid and ignore it" (XDG Base Directory
+// specification), and the default, ~/.cache, applies.
+func userCacheDir() (string, error) {
+	d, err := os.UserCacheDir()
+	if err == nil {
+		return d, nil
+	}
+	switch runtime.GOOS {
+	case "windows", "darwin", "ios", "plan9":
+		return "", err // XDG_CACHE_HOME is not consulted there
+	}
+	if x := os.Getenv("XDG_CACHE_HOME"); x != "" && !filepath.IsAbs(x) {
+		if home := os.Getenv("HOME"); home != "" {
+			return filepath.Join(home, ".cache"), nil
+		}
+	}
+	return "", err
 }
 
 // cache is the cache directory of one compile; the zero value is disabled.
@@ -66,7 +90,8 @@ func openCache(o Options) cache {
 
 // cacheKey hashes everything a compile's output depends on. Each part is
 // length-prefixed so that no two different inputs serialise alike.
-func cacheKey(src, name string, o Options, arch, nvrtcVersion string) string {
+// nvrtc is the compiler's identity (see nvrtcIdentity).
+func cacheKey(src, name string, o Options, arch, nvrtc string) string {
 	h := sha256.New()
 	count := func(n int) {
 		var b [8]byte
@@ -78,7 +103,7 @@ func cacheKey(src, name string, o Options, arch, nvrtcVersion string) string {
 		h.Write([]byte(s))
 	}
 	put("nocgo-cuda module " + Version)
-	put("nvrtc " + nvrtcVersion)
+	put("nvrtc " + nvrtc)
 	put(arch)
 	put(name)
 	put(src)

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/nocgo/cuda/driver"
 )
 
 func TestCacheKey(t *testing.T) {
@@ -64,6 +66,16 @@ func TestCacheKey(t *testing.T) {
 		}
 		seen[k] = name
 	}
+	// The compiler's identity is its implementation and its version: the
+	// fake and libnvrtc report the same version.
+	type nvA struct{ driver.NVRTC }
+	type nvB struct{ driver.NVRTC }
+	idA, idB := nvrtcIdentity(nvA{}, 13, 0), nvrtcIdentity(nvB{}, 13, 0)
+	assert.NotEqual(t, idA, idB)
+	assert.NotEqual(t, idA, nvrtcIdentity(nvA{}, 13, 1))
+	assert.Equal(t, idA, nvrtcIdentity(nvA{}, 13, 0))
+	assert.NotEqual(t, key(base, "src", "sm_90", idA), key(base, "src", "sm_90", idB))
+
 	// Boundaries between fields are unambiguous.
 	a := cacheKey("ab", "c", Options{}, "sm_90", "13.0")
 	b := cacheKey("a", "bc", Options{}, "sm_90", "13.0")
@@ -181,6 +193,21 @@ func TestCacheDirEnv(t *testing.T) {
 	assert.True(t, ok)
 	assert.Equal(t, "/home/gopher/.cache/nocgo-cuda", d)
 	assert.Equal(t, cache{}, openCache(Options{NoCache: true, CacheDir: "/x"}), "NoCache wins")
+
+	// A relative XDG_CACHE_HOME is invalid and ignored (XDG Base Directory
+	// specification): the default under $HOME applies, the cache stays on.
+	for _, rel := range []string{"relative/cache", "./cache", "cache"} {
+		t.Setenv("XDG_CACHE_HOME", rel)
+		d, ok = CacheDir()
+		assert.True(t, ok, rel)
+		assert.Equal(t, "/home/gopher/.cache/nocgo-cuda", d, rel)
+		assert.Equal(t, cache{"/home/gopher/.cache/nocgo-cuda"}, openCache(Options{}), rel)
+	}
+	// With no $HOME either there is nowhere to cache.
+	t.Setenv("HOME", "")
+	_, ok = CacheDir()
+	assert.False(t, ok)
+	assert.Equal(t, cache{}, openCache(Options{}))
 }
 
 func TestOptionFlags(t *testing.T) {

@@ -59,8 +59,9 @@ type compiled struct {
 //
 // Results are cached on disk (see CacheDir): the key hashes the source, the
 // in-memory headers, the normalised options, the architecture, NVRTC's
-// version and this library's Version, and the entry keeps the log and the
-// lowered names. A hit skips NVRTC entirely; Module.Cached reports it.
+// implementation (libnvrtc or another backend's compiler, such as the fake's)
+// and version, and this library's Version, and the entry keeps the log and
+// the lowered names. A hit skips NVRTC entirely; Module.Cached reports it.
 //
 // A source NVRTC rejects gives a *CompileError with the full log; warnings
 // of a successful compile are in Module.Log.
@@ -93,8 +94,7 @@ func Compile(ctx *driver.Context, src string, opts Options) (*Module, error) {
 	}
 
 	cache := openCache(opts)
-	nvrtcVersion := fmt.Sprintf("%d.%d", major, minor)
-	key := cacheKey(src, name, opts, arch, nvrtcVersion)
+	key := cacheKey(src, name, opts, arch, nvrtcIdentity(nv, major, minor))
 	if c, ok := cache.get(key); ok {
 		m, err := loadCompiled(ctx, c, name)
 		if err == nil {
@@ -113,6 +113,16 @@ func Compile(ctx *driver.Context, src string, opts Options) (*Module, error) {
 	}
 	cache.put(key, c)
 	return loadCompiled(ctx, c, name)
+}
+
+// nvrtcIdentity names the compiler for the cache key: its implementation
+// (the Go type behind driver.NVRTC: libnvrtc, the fake, a test double) and
+// its version. Two compilers that report the same version but are different
+// implementations must not share entries: the fake's output (kernels whose
+// bodies are empty) would otherwise be loaded, and run as no-ops, by the
+// real driver of a machine sharing the cache directory.
+func nvrtcIdentity(nv driver.NVRTC, major, minor int) string {
+	return fmt.Sprintf("%T %d.%d", nv, major, minor)
 }
 
 // unknownArch reports a compile refused for its --gpu-architecture.

@@ -18,6 +18,9 @@
 //
 // Ownership: a Module is owned by whoever loaded or compiled it; Unload
 // destroys it (idempotent) and every Function of it then returns ErrClosed.
+// A Module holds its context (driver.Context.Hold) until Unload: it keeps
+// working after the Context is released, and the context ends only after
+// the Module is unloaded.
 // Arguments are copied at launch: a Launch keeps no reference to them.
 //
 // # Kernel arguments
@@ -28,8 +31,11 @@
 //     *memory.Buffer[T] (8 bytes). If it also has a method
 //     Context() *driver.Context, the memory must be of the module's context
 //     or device (ErrWrongContext otherwise), and Ptr() == 0 (a freed buffer)
-//     is refused: pass uintptr(0) for a NULL pointer. The Ptr and Context
-//     methods must not keep a reference to their receiver.
+//     is refused: pass uintptr(0) for a NULL pointer. If it has a method
+//     Err() error that returns an error (a *memory.Buffer view from an
+//     out-of-range Slice), the launch is refused with that error, wrapped
+//     with ErrArgs. The Ptr, Err and Context methods must not keep a
+//     reference to their receiver.
 //   - bool, int8, uint8 (1 byte); int16, uint16 (2); int32, uint32, float32
 //     (4); int64, uint64, int, uint, uintptr, float64, complex64 (8);
 //     complex128 (16); and named types of these: the value. A Go int is 8

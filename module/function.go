@@ -25,6 +25,13 @@ type Function struct {
 
 	spare atomic.Pointer[block] // a launch block kept for the next Launch
 
+	k *kernel // the state shared with other Functions of the same CUfunction
+}
+
+// kernel is what the Functions of one CUfunction share, whatever name they
+// were looked up by: the driver keeps the function's attributes per
+// CUfunction, so what is known of them is kept per CUfunction too.
+type kernel struct {
 	smemMu  sync.Mutex
 	maxDyn  atomic.Int64 // the MaxDynamicSharedSize the function is known to allow
 	smemSet bool         // maxDyn was read or set
@@ -45,8 +52,8 @@ type Param struct {
 // without raising the function's MaxDynamicSharedSize attribute.
 const defaultDynamicShared = 48 << 10
 
-func newFunction(m *Module, h uintptr, name, entry string) *Function {
-	f := &Function{m: m, h: h, name: name, entry: entry}
+func newFunction(m *Module, k *kernel, h uintptr, name, entry string) *Function {
+	f := &Function{m: m, k: k, h: h, name: name, entry: entry}
 	f.readLayout()
 	return f
 }
@@ -160,9 +167,9 @@ func (f *Function) Attribute(a driver.FunctionAttribute) (int, error) {
 	if err := f.check(); err != nil {
 		return 0, err
 	}
-	b, err := f.m.ctx.Bind()
+	b, err := f.m.bind()
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("module: %s: %w", f, err)
 	}
 	defer b.Unbind()
 	v, err := f.m.ctx.API().FuncGetAttribute(a, f.h)
@@ -211,22 +218,22 @@ func (f *Function) SetMaxDynamicSharedMemory(bytes int) error {
 	if bytes < 0 {
 		return fmt.Errorf("module: %s: SetMaxDynamicSharedMemory(%d): negative size: %w", f, bytes, driver.ErrInvalidValue)
 	}
-	f.smemMu.Lock()
-	defer f.smemMu.Unlock()
+	f.k.smemMu.Lock()
+	defer f.k.smemMu.Unlock()
 	return f.setMaxDynLocked(bytes)
 }
 
 func (f *Function) setMaxDynLocked(bytes int) error {
-	b, err := f.m.ctx.Bind()
+	b, err := f.m.bind()
 	if err != nil {
-		return err
+		return fmt.Errorf("module: %s: %w", f, err)
 	}
 	defer b.Unbind()
 	if err := f.m.ctx.API().FuncSetAttribute(f.h, driver.FuncMaxDynamicSharedSize, bytes); err != nil {
 		return fmt.Errorf("module: %s: cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, %d): %w", f, bytes, err)
 	}
-	f.maxDyn.Store(int64(bytes))
-	f.smemSet = true
+	f.k.maxDyn.Store(int64(bytes))
+	f.k.smemSet = true
 	return nil
 }
 
@@ -234,9 +241,9 @@ func (f *Function) setMaxDynLocked(bytes int) error {
 // if a launch asks for more than it allows. It is off the hot path: launches
 // of 48 KiB or less, or within what was set before, do not call it.
 func (f *Function) ensureShared(bytes int) error {
-	f.smemMu.Lock()
-	defer f.smemMu.Unlock()
-	if f.smemSet && int64(bytes) <= f.maxDyn.Load() {
+	f.k.smemMu.Lock()
+	defer f.k.smemMu.Unlock()
+	if f.k.smemSet && int64(bytes) <= f.k.maxDyn.Load() {
 		return nil
 	}
 	return f.setMaxDynLocked(bytes)
@@ -253,9 +260,9 @@ func (f *Function) MaxPotentialBlockSize(dynamicSmem, limit int) (minGrid, block
 	if dynamicSmem < 0 || limit < 0 {
 		return 0, 0, fmt.Errorf("module: %s: MaxPotentialBlockSize(%d, %d): negative argument: %w", f, dynamicSmem, limit, driver.ErrInvalidValue)
 	}
-	b, err := f.m.ctx.Bind()
+	b, err := f.m.bind()
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, fmt.Errorf("module: %s: %w", f, err)
 	}
 	defer b.Unbind()
 	minGrid, block, err = f.m.ctx.API().OccupancyMaxPotentialBlockSize(f.h, uintptr(dynamicSmem), limit)

@@ -85,7 +85,7 @@ func (f *Function) launch(s *stream.Stream, cfg *Config, params unsafe.Pointer) 
 	if sc := s.Context(); sc.Handle() != f.m.ctx.Handle() {
 		return fmt.Errorf("module: launch %s: %s belongs to %s, the module to %s: %w", f, s, sc, f.m.ctx, ErrWrongContext)
 	}
-	if cfg.SharedMem > defaultDynamicShared && int64(cfg.SharedMem) > f.maxDyn.Load() {
+	if cfg.SharedMem > defaultDynamicShared && int64(cfg.SharedMem) > f.k.maxDyn.Load() {
 		if err := f.ensureShared(cfg.SharedMem); err != nil {
 			return fmt.Errorf("module: launch %s: %w", f, err)
 		}

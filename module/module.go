@@ -3,6 +3,7 @@ package module
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -54,11 +55,15 @@ func DetectKind(image []byte) ImageKind {
 
 // Module is device code loaded into a context (a CUmodule). It is owned by
 // whoever loaded or compiled it: Unload destroys it, after which it and its
-// Functions return errors wrapping ErrClosed. Unload it before releasing its
-// context. A Module is safe for concurrent use, but Unload must not race
-// launches of its functions.
+// Functions return errors wrapping ErrClosed. A Module holds its context
+// (driver.Context.Hold) from its load until its Unload: it and its Functions
+// keep working after the Context is released, and the context is released
+// or destroyed only once the Module is unloaded (and every other object made
+// in it closed). A Module is safe for concurrent use, but Unload must not
+// race launches of its functions.
 type Module struct {
 	ctx     *driver.Context
+	hold    *driver.Hold // the module's hold on ctx, released by Unload
 	h       uintptr
 	kind    ImageKind
 	arch    string
@@ -72,8 +77,9 @@ type Module struct {
 	cached  bool
 	closed  atomic.Bool
 
-	mu    sync.Mutex
-	funcs map[string]*Function
+	mu      sync.Mutex           // guards funcs and kernels; serialises Unload
+	funcs   map[string]*Function // by the name asked for
+	kernels map[uintptr]*kernel  // what Functions of one CUfunction share
 }
 
 // Load loads a module image into ctx (cuModuleLoadData): PTX text (with or
@@ -108,7 +114,8 @@ func LoadFile(ctx *driver.Context, path string) (*Module, error) {
 }
 
 // load loads image of kind into ctx; ptxText, if any, is its PTX, parsed for
-// the kernels' signatures.
+// the kernels' signatures. The Module takes a Hold on ctx first, and gives it
+// back if the load fails.
 func load(ctx *driver.Context, image []byte, kind ImageKind, ptxText []byte) (*Module, error) {
 	if ctx == nil {
 		return nil, fmt.Errorf("nil context: %w", driver.ErrInvalidValue)
@@ -116,7 +123,7 @@ func load(ctx *driver.Context, image []byte, kind ImageKind, ptxText []byte) (*M
 	if len(bytes.TrimRight(image, "\x00")) == 0 {
 		return nil, fmt.Errorf("empty %s image: %w", kind, driver.ErrInvalidValue)
 	}
-	m := &Module{ctx: ctx, kind: kind, funcs: map[string]*Function{}}
+	m := &Module{ctx: ctx, kind: kind, funcs: map[string]*Function{}, kernels: map[uintptr]*kernel{}}
 	if len(ptxText) > 0 {
 		m.hasPTX = true
 		m.ptx = bytes.Clone(bytes.TrimRight(ptxText, "\x00"))
@@ -126,17 +133,40 @@ func load(ctx *driver.Context, image []byte, kind ImageKind, ptxText []byte) (*M
 		// cuModuleLoadData reads PTX up to its NUL.
 		image = append(image[:len(image):len(image)], 0)
 	}
-	b, err := ctx.Bind()
+	hold, err := ctx.Hold()
 	if err != nil {
 		return nil, err
 	}
-	defer b.Unbind()
-	h, err := ctx.API().ModuleLoadData(image)
+	b, err := hold.Bind()
 	if err != nil {
-		return nil, fmt.Errorf("%s image (%d bytes): cuModuleLoadData: %w", kind, len(image), err)
+		return nil, withRelease(err, hold)
 	}
-	m.h = h
+	h, err := ctx.API().ModuleLoadData(image)
+	// Unbind before releasing the Hold: its release may end the context,
+	// which must not be current then.
+	b.Unbind()
+	if err != nil {
+		return nil, withRelease(fmt.Errorf("%s image (%d bytes): cuModuleLoadData: %w", kind, len(image), err), hold)
+	}
+	m.h, m.hold = h, hold
 	return m, nil
+}
+
+// withRelease releases hold and joins its error, if any, to err.
+func withRelease(err error, hold *driver.Hold) error {
+	if rerr := hold.Release(); rerr != nil {
+		return errors.Join(err, rerr)
+	}
+	return err
+}
+
+// bind makes the module's context current through its Hold, which works
+// after the Context was released, until Unload.
+func (m *Module) bind() (driver.Binding, error) {
+	if m.hold == nil {
+		return driver.Binding{}, fmt.Errorf("module: not a loaded module: %w", driver.ErrInvalidValue)
+	}
+	return m.hold.Bind()
 }
 
 // Context returns the context the module is loaded in.
@@ -223,7 +253,11 @@ func (m *Module) Function(name string) (*Function, error) {
 	if entry == "" || strings.IndexByte(entry, 0) >= 0 {
 		return nil, fmt.Errorf("module: function %q: bad name: %w", name, driver.ErrInvalidValue)
 	}
-	b, err := m.ctx.Bind()
+	if m.closed.Load() {
+		// Unloaded while this call waited for the lock.
+		return nil, fmt.Errorf("module: function %q: module %#x: %w", name, m.h, ErrClosed)
+	}
+	b, err := m.bind()
 	if err != nil {
 		return nil, fmt.Errorf("module: function %q: %w", name, err)
 	}
@@ -232,7 +266,16 @@ func (m *Module) Function(name string) (*Function, error) {
 	if err != nil {
 		return nil, fmt.Errorf("module: function %q: cuModuleGetFunction: %w%s", name, err, m.available())
 	}
-	f := newFunction(m, h, name, entry)
+	// Another name of the same kernel (an extern "C" name and its name
+	// expression, a name expression and its lowered name) gives another
+	// *Function of the same CUfunction: they share what the driver keeps per
+	// function.
+	k := m.kernels[h]
+	if k == nil {
+		k = &kernel{}
+		m.kernels[h] = k
+	}
+	f := newFunction(m, k, h, name, entry)
 	m.funcs[name] = f
 	return f, nil
 }
@@ -250,19 +293,35 @@ func (m *Module) available() string {
 	return " (the module has: " + strings.Join(names, ", ") + ")"
 }
 
-// Unload destroys the module (cuModuleUnload). Its Functions return errors
-// wrapping ErrClosed afterwards. A second Unload is a no-op that returns nil.
+// Unload destroys the module (cuModuleUnload), then releases the module's
+// hold on its context: when the Context was released and nothing else holds
+// it, the context is released or destroyed now, and an error of that is
+// returned too. Its Functions return errors wrapping ErrClosed afterwards.
+// If cuModuleUnload fails, the module stays loaded and usable, and Unload
+// may be called again. A second Unload after a successful one is a no-op
+// that returns nil.
 func (m *Module) Unload() error {
-	if m == nil || !m.closed.CompareAndSwap(false, true) {
+	if m == nil {
 		return nil
 	}
-	b, err := m.ctx.Bind()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed.Load() {
+		return nil
+	}
+	b, err := m.bind()
 	if err != nil {
 		return fmt.Errorf("module: unload %#x: %w", m.h, err)
 	}
-	defer b.Unbind()
-	if err := m.ctx.API().ModuleUnload(m.h); err != nil {
+	err = m.ctx.API().ModuleUnload(m.h)
+	// Unbind before releasing the Hold, which may end the context.
+	b.Unbind()
+	if err != nil {
 		return fmt.Errorf("module: unload %#x: cuModuleUnload: %w", m.h, err)
+	}
+	m.closed.Store(true)
+	if err := m.hold.Release(); err != nil {
+		return fmt.Errorf("module: unload %#x: %w", m.h, err)
 	}
 	return nil
 }

@@ -92,6 +92,9 @@ type CallbackPanicError struct {
 
 // Error describes the panic; the stack is in the Stack field.
 func (e *CallbackPanicError) Error() string {
+	if e == nil {
+		return "stream: nil CallbackPanicError"
+	}
 	msg := fmt.Sprintf("stream %#x: host callback panicked: %v", e.Stream, e.Value)
 	if e.More > 0 {
 		msg += fmt.Sprintf(" (and %d more callbacks panicked)", e.More)
@@ -102,6 +105,9 @@ func (e *CallbackPanicError) Error() string {
 // Unwrap returns the panic value when it is an error, so errors.Is and
 // errors.As see through a callback that panicked with an error.
 func (e *CallbackPanicError) Unwrap() error {
+	if e == nil {
+		return nil
+	}
 	err, _ := e.Value.(error)
 	return err
 }

@@ -19,6 +19,10 @@ import (
 // NewEvent, which know their flags and whether Event.Record has run (an
 // owned event recorded only through raw driver calls counts as never
 // recorded). For wrapped and IPC-opened events the driver decides.
+//
+// The call binds start's context: through its Hold for an owned or
+// IPC-opened start (it works after the Context's Release), through the
+// Context for a wrapped one (ErrClosed after the Context's Release).
 func Elapsed(start, end *Event) (time.Duration, error) {
 	if err := start.check(); err != nil {
 		return 0, fmt.Errorf("stream.Elapsed: start: %w", err)
@@ -32,8 +36,12 @@ func Elapsed(start, end *Event) (time.Duration, error) {
 	if err := timingErr("end", end); err != nil {
 		return 0, err
 	}
-	defer bindIfOpen(start.ctx).Unbind()
+	b, err := start.bind()
+	if err != nil {
+		return 0, fmt.Errorf("stream.Elapsed: start: %w", err)
+	}
 	ms, r := start.ctx.API().EventElapsedTime(start.h, end.h)
+	b.Unbind()
 	if r != nil {
 		return 0, fmt.Errorf("stream.Elapsed(%s, %s): cuEventElapsedTime: %w", start, end, r)
 	}

@@ -58,13 +58,16 @@ const (
 // Event is a CUDA event (CUevent) in a context. An event made by NewEvent is
 // owned and destroyed by Close; one made by WrapEvent is foreign and Close
 // only detaches; one opened with OpenIPCEvent is released by Close
-// (cuEventDestroy), while the exporting process keeps its own.
+// (cuEventDestroy), while the exporting process keeps its own. Owned and
+// IPC-opened events hold their context until Close (driver.Context.Hold), so
+// they keep working after the Context's Release; wrapped events hold nothing.
 //
 // An Event is safe for concurrent use, except that Close must not run while
 // other calls on the same Event are still in progress (calls made after
 // Close return ErrClosed). The zero Event is not usable.
 type Event struct {
 	ctx        *driver.Context
+	hold       *driver.Hold // owned and IPC-opened events: keeps ctx alive until Close
 	h          uintptr
 	kind       eventKind
 	flags      EventFlag // as created; only meaningful when flagsKnown
@@ -76,7 +79,8 @@ type Event struct {
 // NewEvent creates an event in ctx (cuEventCreate) with the or of flags
 // (none: a default event with timing). The caller owns it: Close destroys
 // it. Interprocess without DisableTiming is rejected, as the driver requires
-// both; unknown flags are rejected too.
+// both; unknown flags are rejected too. The event holds ctx
+// (driver.Context.Hold) until Close, so it keeps working after ctx.Release.
 func NewEvent(ctx *driver.Context, flags ...EventFlag) (*Event, error) {
 	if ctx == nil {
 		return nil, fmt.Errorf("stream.NewEvent: nil context: %w", driver.ErrInvalidValue)
@@ -91,16 +95,30 @@ func NewEvent(ctx *driver.Context, flags ...EventFlag) (*Event, error) {
 	if f&Interprocess != 0 && f&DisableTiming == 0 {
 		return nil, fmt.Errorf("stream.NewEvent: flags %s: Interprocess needs DisableTiming too (pass stream.Interprocess, stream.DisableTiming): %w", f, driver.ErrInvalidValue)
 	}
-	b, err := ctx.Bind()
+	hold, err := ctx.Hold()
 	if err != nil {
 		return nil, fmt.Errorf("stream.NewEvent: %w", err)
+	}
+	h, err := createEvent(ctx, hold, f)
+	if err != nil {
+		return nil, dropHold(hold, err)
+	}
+	return &Event{ctx: ctx, hold: hold, h: h, kind: ownedEvent, flags: f, flagsKnown: true}, nil
+}
+
+// createEvent creates an event with ctx bound through hold, and unbinds
+// before returning, so that a failure may release the Hold.
+func createEvent(ctx *driver.Context, hold *driver.Hold, f EventFlag) (uintptr, error) {
+	b, err := hold.Bind()
+	if err != nil {
+		return 0, fmt.Errorf("stream.NewEvent: %w", err)
 	}
 	defer b.Unbind()
 	h, r := ctx.API().EventCreate(uint32(f))
 	if r != nil {
-		return nil, fmt.Errorf("stream.NewEvent: %s: cuEventCreate(%s): %w", ctx, f, r)
+		return 0, fmt.Errorf("stream.NewEvent: %s: cuEventCreate(%s): %w", ctx, f, r)
 	}
-	return &Event{ctx: ctx, h: h, kind: ownedEvent, flags: f, flagsKnown: true}, nil
+	return h, nil
 }
 
 // WrapEvent wraps an event created elsewhere (another library, the CUDA
@@ -133,19 +151,47 @@ func WrapEvent(ctx *driver.Context, handle uintptr) (*Event, error) {
 	return &Event{ctx: ctx, h: handle, kind: wrappedEvent}, nil
 }
 
-// Handle returns the raw CUevent.
-func (e *Event) Handle() uintptr { return e.h }
+// Handle returns the raw CUevent (0 for a nil Event).
+func (e *Event) Handle() uintptr {
+	if e == nil {
+		return 0
+	}
+	return e.h
+}
 
-// Context returns the event's context.
-func (e *Event) Context() *driver.Context { return e.ctx }
+// Context returns the event's context (nil for a nil Event). For an owned or
+// IPC-opened event it may already be released (see driver.Context.Closed):
+// the event holds the context in the driver until Close.
+func (e *Event) Context() *driver.Context {
+	if e == nil {
+		return nil
+	}
+	return e.ctx
+}
 
-// Owned reports whether Close destroys the event (NewEvent). Events opened
-// with OpenIPCEvent are not owned, but Close releases this process's handle.
-func (e *Event) Owned() bool { return e.kind == ownedEvent }
+// Owned reports whether Close destroys the event (NewEvent); false for a nil
+// or zero Event. Events opened with OpenIPCEvent are not owned, but Close
+// releases this process's handle.
+func (e *Event) Owned() bool { return e != nil && e.ctx != nil && e.kind == ownedEvent }
 
 // Flags returns the flags the event was created with, and false for a
-// wrapped event, whose flags the driver cannot report.
-func (e *Event) Flags() (EventFlag, bool) { return e.flags, e.flagsKnown }
+// wrapped event, whose flags the driver cannot report, and for a nil Event.
+func (e *Event) Flags() (EventFlag, bool) {
+	if e == nil {
+		return 0, false
+	}
+	return e.flags, e.flagsKnown
+}
+
+// bind makes the event's context current for a call that needs it: through
+// the event's Hold for an owned or IPC-opened event (which works after the
+// Context's Release, until Close), through the Context for a wrapped one.
+func (e *Event) bind() (driver.Binding, error) {
+	if e.hold != nil {
+		return e.hold.Bind()
+	}
+	return e.ctx.Bind()
+}
 
 // check reports a nil, zero or closed event.
 func (e *Event) check() error {
@@ -219,9 +265,13 @@ func (e *Event) Query() (bool, error) {
 
 // Close ends this Event: an owned event is destroyed (cuEventDestroy; a
 // pending record still completes), an event opened with OpenIPCEvent is
-// released (cuEventDestroy on this process's handle) and a wrapped one only
+// released (cuEventDestroy on this process's handle), and both then let go
+// of their context, which ends here if the Context was released and nothing
+// else holds it (that error is returned too). A wrapped event is only
 // detached. Afterwards every operation returns an error wrapping ErrClosed;
-// a second Close is a no-op that returns nil.
+// a second Close is a no-op that returns nil. If the driver fails to destroy
+// the event, the error is returned and the Event stays open, so that Close
+// can be retried.
 func (e *Event) Close() error {
 	if e == nil || e.ctx == nil {
 		return errNilEvent
@@ -232,7 +282,11 @@ func (e *Event) Close() error {
 	if e.kind == wrappedEvent {
 		return nil
 	}
-	return destroy(e.ctx, func(api driver.API) error { return api.EventDestroy(e.h) }, e, "cuEventDestroy")
+	if err := destroy(e.hold, e.ctx.API(), e.h, driver.API.EventDestroy, e, "cuEventDestroy"); err != nil {
+		e.closed.Store(false)
+		return err
+	}
+	return releaseHold(e.hold, e)
 }
 
 // String describes the event, for errors and logs.

@@ -10,12 +10,21 @@ import (
 	"github.com/nocgo/cuda/fake"
 )
 
-// counting wraps a backend and counts the streams and events alive, and the
-// calls that create streams, to see what the stream package creates and
-// destroys.
+// counting wraps a backend and counts the streams and events alive, the
+// calls that create streams and the primary context references released, to
+// see what the stream package creates and destroys, and when the context
+// ends.
 type counting struct {
 	driver.API
-	streams, events, creates atomic.Int64
+	streams, events, creates, primaryReleases atomic.Int64
+}
+
+func (c *counting) DevicePrimaryCtxRelease(dev int) error {
+	err := c.API.DevicePrimaryCtxRelease(dev)
+	if err == nil {
+		c.primaryReleases.Add(1)
+	}
+	return err
 }
 
 func (c *counting) StreamCreateWithPriority(flags uint32, prio int) (uintptr, error) {

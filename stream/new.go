@@ -51,7 +51,9 @@ func WithPriority(p int) Option {
 }
 
 // New creates a stream in ctx (cuStreamCreateWithPriority). The caller owns
-// it: Close destroys it.
+// it: Close destroys it. The stream holds ctx (driver.Context.Hold) until
+// Close, so it keeps working after ctx.Release, which then ends the context
+// only when the stream (and every other object holding it) is closed.
 func New(ctx *driver.Context, opts ...Option) (*Stream, error) {
 	if ctx == nil {
 		return nil, fmt.Errorf("stream.New: nil context: %w", driver.ErrInvalidValue)
@@ -65,27 +67,42 @@ func New(ctx *driver.Context, opts ...Option) (*Stream, error) {
 	if o.flags != Blocking && o.flags != NonBlocking {
 		return nil, fmt.Errorf("stream.New: flags %#x: want stream.Blocking or stream.NonBlocking: %w", uint32(o.flags), driver.ErrInvalidValue)
 	}
-	b, err := ctx.Bind()
+	hold, err := ctx.Hold()
 	if err != nil {
 		return nil, fmt.Errorf("stream.New: %w", err)
+	}
+	h, err := createStream(ctx, hold, o)
+	if err != nil {
+		return nil, dropHold(hold, err)
+	}
+	return &Stream{ctx: ctx, hold: hold, h: h, kind: owned}, nil
+}
+
+// createStream checks the priority and creates the stream with ctx bound
+// through hold; it unbinds before returning, so that a failure may release
+// the Hold.
+func createStream(ctx *driver.Context, hold *driver.Hold, o options) (uintptr, error) {
+	b, err := hold.Bind()
+	if err != nil {
+		return 0, fmt.Errorf("stream.New: %w", err)
 	}
 	defer b.Unbind()
 	api := ctx.API()
 	if o.hasPriority {
 		least, greatest, r := api.CtxGetStreamPriorityRange()
 		if r != nil {
-			return nil, fmt.Errorf("stream.New: %s: cuCtxGetStreamPriorityRange: %w", ctx, r)
+			return 0, fmt.Errorf("stream.New: %s: cuCtxGetStreamPriorityRange: %w", ctx, r)
 		}
 		if o.priority < greatest || o.priority > least {
-			return nil, fmt.Errorf("stream.New: priority %d is out of the range of %s: %d (greatest) to %d (least): %w",
+			return 0, fmt.Errorf("stream.New: priority %d is out of the range of %s: %d (greatest) to %d (least): %w",
 				o.priority, ctx, greatest, least, driver.ErrInvalidValue)
 		}
 	}
 	h, r := api.StreamCreateWithPriority(uint32(o.flags), o.priority)
 	if r != nil {
-		return nil, fmt.Errorf("stream.New: %s: cuStreamCreateWithPriority(%s, %d): %w", ctx, o.flags, o.priority, r)
+		return 0, fmt.Errorf("stream.New: %s: cuStreamCreateWithPriority(%s, %d): %w", ctx, o.flags, o.priority, r)
 	}
-	return &Stream{ctx: ctx, h: h, kind: owned}, nil
+	return h, nil
 }
 
 // PriorityRange returns the stream priorities ctx allows

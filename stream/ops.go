@@ -73,7 +73,9 @@ func (s *Stream) Wait(ev *Event) error {
 // queued on o so far is done. It records an internal event on o, makes s
 // wait on it and destroys it (the driver keeps it until the wait is
 // satisfied), so nothing leaks. o may belong to another context, even of
-// another device.
+// another device. The internal event is made in o's context, bound through
+// o's Hold when o is owned (so it works after the Context's Release), and
+// through o's Context otherwise.
 func (s *Stream) WaitStream(o *Stream) error {
 	if err := s.check(); err != nil {
 		return err
@@ -81,15 +83,29 @@ func (s *Stream) WaitStream(o *Stream) error {
 	if err := o.check(); err != nil {
 		return fmt.Errorf("stream: %s: WaitStream: %w", s, err)
 	}
-	ev, err := NewEvent(o.ctx, DisableTiming)
+	b, err := o.bind()
 	if err != nil {
 		return fmt.Errorf("stream: %s: WaitStream(%s): %w", s, o, err)
 	}
-	defer ev.Close()
-	if err := ev.Record(o); err != nil {
-		return fmt.Errorf("stream: %s: WaitStream: %w", s, err)
+	defer b.Unbind()
+	api := o.ctx.API()
+	ev, r := api.EventCreate(uint32(DisableTiming))
+	if r != nil {
+		return fmt.Errorf("stream: %s: WaitStream(%s): cuEventCreate: %w", s, o, r)
 	}
-	return s.Wait(ev)
+	defer api.EventDestroy(ev)
+	if r := api.EventRecord(ev, o.h); r != nil {
+		return fmt.Errorf("stream: %s: WaitStream: cuEventRecord(%s): %w", s, o, r)
+	}
+	sb, err := s.Use()
+	if err != nil {
+		return err
+	}
+	defer sb.Unbind()
+	if r := s.ctx.API().StreamWaitEvent(s.h, ev, 0); r != nil {
+		return fmt.Errorf("stream: %s: WaitStream(%s): cuStreamWaitEvent: %w", s, o, r)
+	}
+	return nil
 }
 
 // check reports a nil, zero or closed stream, binding nothing.

@@ -15,6 +15,15 @@
 // A second Close is a no-op that returns nil; any other use after Close
 // returns an error wrapping ErrClosed.
 //
+// Objects that own a driver resource (owned streams and events, IPC-opened
+// events) hold their context (driver.Context.Hold) from creation until
+// Close, and bind it only through that Hold: they keep working, and Close
+// still releases them, after the *driver.Context they were made with was
+// released; the context itself ends when the last of them is closed.
+// Wrapped events and streams and the special streams own nothing and hold
+// nothing: what binds on them returns ErrClosed once the Context is
+// released.
+//
 // Stream-scoped calls on a real stream handle (Query, Synchronize, Wait,
 // event Record) bind nothing and allocate nothing; only the special streams,
 // which the driver resolves through the calling thread's current context,
@@ -51,6 +60,8 @@ const (
 // Stream is a CUDA stream (CUstream) in a context. An owned stream (New) is
 // destroyed by Close; a wrapped stream (Wrap) and the special streams
 // (Default, Legacy, PerThread) are never destroyed: Close only detaches.
+// An owned stream holds its context (driver.Context.Hold) until Close, so it
+// keeps working after the Context's Release; the others hold nothing.
 //
 // A Stream is safe for concurrent use, except that Close must not run while
 // other calls on the same Stream are still in progress (calls made after
@@ -58,6 +69,7 @@ const (
 // it returns an error.
 type Stream struct {
 	ctx    *driver.Context
+	hold   *driver.Hold // owned streams only: keeps ctx alive until Close
 	h      uintptr
 	kind   kind
 	closed atomic.Bool
@@ -69,14 +81,28 @@ type Stream struct {
 	panicErr *CallbackPanicError
 }
 
-// Handle returns the raw CUstream (0x0, 0x1 or 0x2 for the special streams).
-func (s *Stream) Handle() uintptr { return s.h }
+// Handle returns the raw CUstream (0x0, 0x1 or 0x2 for the special streams,
+// and 0 for a nil Stream).
+func (s *Stream) Handle() uintptr {
+	if s == nil {
+		return 0
+	}
+	return s.h
+}
 
-// Context returns the stream's context.
-func (s *Stream) Context() *driver.Context { return s.ctx }
+// Context returns the stream's context (nil for a nil Stream). For an owned
+// stream it may already be released (see driver.Context.Closed): the stream
+// holds the context in the driver until Close.
+func (s *Stream) Context() *driver.Context {
+	if s == nil {
+		return nil
+	}
+	return s.ctx
+}
 
-// Owned reports whether Close destroys the stream.
-func (s *Stream) Owned() bool { return s.kind == owned }
+// Owned reports whether Close destroys the stream (false for a nil or zero
+// Stream).
+func (s *Stream) Owned() bool { return s != nil && s.ctx != nil && s.kind == owned }
 
 // Use prepares a call that enqueues work on the stream: it returns an error
 // wrapping ErrClosed after Close (or an error for a nil stream), and, for the
@@ -121,10 +147,13 @@ func (s *Stream) Equal(o *Stream) bool {
 }
 
 // Close ends this Stream. An owned stream is destroyed (cuStreamDestroy;
-// work already queued on it still completes); a wrapped or special stream is
-// only detached, and stays alive for its owner. Afterwards every operation
+// work already queued on it still completes) and then lets go of its
+// context, which ends here if the Context was released and nothing else
+// holds it (that error is returned too). A wrapped or special stream is only
+// detached, and stays alive for its owner. Afterwards every operation
 // returns an error wrapping ErrClosed; a second Close is a no-op that
-// returns nil.
+// returns nil. If the driver fails to destroy the stream, the error is
+// returned and the Stream stays open, so that Close can be retried.
 func (s *Stream) Close() error {
 	if s == nil || s.ctx == nil {
 		return errNilStream
@@ -135,18 +164,56 @@ func (s *Stream) Close() error {
 	if s.kind != owned {
 		return nil
 	}
-	return destroy(s.ctx, func(api driver.API) error { return api.StreamDestroy(s.h) }, s, "cuStreamDestroy")
+	if err := destroy(s.hold, s.ctx.API(), s.h, driver.API.StreamDestroy, s, "cuStreamDestroy"); err != nil {
+		s.closed.Store(false)
+		return err
+	}
+	return releaseHold(s.hold, s)
 }
 
-// destroy runs a destroy call with ctx bound while ctx is still open (the
-// handle's context stays alive as long as it is), and unbound otherwise, so
-// that an object outliving its *driver.Context reference is still released.
-func destroy(ctx *driver.Context, call func(driver.API) error, what fmt.Stringer, op string) error {
-	defer bindIfOpen(ctx).Unbind()
-	if r := call(ctx.API()); r != nil {
+// destroy calls the driver's destroy entry point for handle h with the
+// object's context bound through its Hold, which keeps the context alive
+// until releaseHold. It unbinds before returning, so that the Hold may then
+// end the context.
+func destroy(hold *driver.Hold, api driver.API, h uintptr, call func(driver.API, uintptr) error, what fmt.Stringer, op string) error {
+	b, err := hold.Bind()
+	if err != nil {
+		return fmt.Errorf("stream: %s: %s: %w", what, op, err)
+	}
+	r := call(api, h)
+	b.Unbind()
+	if r != nil {
 		return fmt.Errorf("stream: %s: %s: %w", what, op, r)
 	}
 	return nil
+}
+
+// releaseHold lets go of a closed object's context; when that ends the
+// context (cuCtxDestroy, cuDevicePrimaryCtxRelease) its error is returned.
+func releaseHold(hold *driver.Hold, what fmt.Stringer) error {
+	if err := hold.Release(); err != nil {
+		return fmt.Errorf("stream: %s: releasing its context: %w", what, err)
+	}
+	return nil
+}
+
+// dropHold releases the Hold taken for an object whose creation failed, and
+// adds the error of that, if any, to err.
+func dropHold(hold *driver.Hold, err error) error {
+	if r := hold.Release(); r != nil {
+		return errors.Join(err, r)
+	}
+	return err
+}
+
+// bind makes the stream's context current for a call that needs it: through
+// the stream's Hold for an owned stream (which works after the Context's
+// Release, until Close), through the Context otherwise.
+func (s *Stream) bind() (driver.Binding, error) {
+	if s.hold != nil {
+		return s.hold.Bind()
+	}
+	return s.ctx.Bind()
 }
 
 // String describes the stream, for errors and logs, such as
@@ -177,19 +244,4 @@ func (s *Stream) String() string {
 // errf wraps a driver error with the stream and the entry point.
 func (s *Stream) errf(op string, r error) error {
 	return fmt.Errorf("stream: %s: %s: %w", s, op, r)
-}
-
-// bindIfOpen binds ctx for a call that names its objects (so works on any
-// thread) but is not on a hot path, so as not to depend on whether the
-// driver reads the current context there. A released ctx, or a failed bind,
-// binds nothing: the call is made anyway and the driver decides.
-func bindIfOpen(ctx *driver.Context) driver.Binding {
-	if ctx.Closed() {
-		return driver.Binding{}
-	}
-	b, err := ctx.Bind()
-	if err != nil {
-		return driver.Binding{}
-	}
-	return b
 }

@@ -140,7 +140,10 @@ func TestUseBindsOnlySpecial(t *testing.T) {
 }
 
 // TestCloseAfterContextRelease: a stream and an event that outlive their
-// *driver.Context reference are still destroyed by Close.
+// *driver.Context reference keep working through their Hold, are still
+// destroyed by Close, and the reference is released in the driver only with
+// the last Close (the brief's change: before Holds, Release released it at
+// once and Close called the driver unbound).
 func TestCloseAfterContextRelease(t *testing.T) {
 	ctx, c := countingContext(t)
 	dev := ctx.Device()
@@ -151,16 +154,115 @@ func TestCloseAfterContextRelease(t *testing.T) {
 	ev, err := stream.NewEvent(ref)
 	require.NoError(t, err)
 	require.NoError(t, ref.Release())
+	assert.Zero(t, c.primaryReleases.Load(), "the reference is released only when its objects are closed")
+
+	// The objects work after the Release.
+	require.NoError(t, ev.Record(s))
+	require.NoError(t, s.Synchronize())
+	start, err := stream.NewEvent(ctx)
+	require.NoError(t, err)
+	defer start.Close()
+	require.NoError(t, start.Record(s))
+	require.NoError(t, start.Synchronize())
+	_, err = stream.Elapsed(ev, start)
+	require.NoError(t, err, "Elapsed binds through the event's Hold")
+
 	require.NoError(t, s.Close())
+	assert.Zero(t, c.primaryReleases.Load(), "the event still holds the reference")
 	require.NoError(t, ev.Close())
+	assert.Equal(t, int64(1), c.primaryReleases.Load(), "the last Close releases the reference")
 	assert.Zero(t, c.streams.Load())
-	assert.Zero(t, c.events.Load())
+	assert.Equal(t, int64(1), c.events.Load(), "only start is left")
 	// New objects cannot be made in the released reference.
 	_, err = stream.New(ref)
 	assert.ErrorIs(t, err, stream.ErrClosed)
 	_, err = stream.NewEvent(ref)
 	assert.ErrorIs(t, err, stream.ErrClosed)
 	assert.ErrorIs(t, stream.Default(ref).Synchronize(), stream.ErrClosed)
+	assert.NoError(t, ref.Release(), "a second Release is a no-op")
+}
+
+// ownedContext creates a context of its own on device 0 of a new fake
+// driver with opts; the test releases it.
+func ownedContext(t *testing.T, opts ...fake.Option) *driver.Context {
+	t.Helper()
+	dev, err := fake.New(opts...).Device(0)
+	require.NoError(t, err)
+	ctx, err := dev.NewContext(0)
+	require.NoError(t, err)
+	t.Cleanup(func() { ctx.Release() })
+	return ctx
+}
+
+// destroyed reports whether the context with handle h is gone in the driver.
+func destroyed(t *testing.T, ctx *driver.Context, h uintptr) bool {
+	t.Helper()
+	_, err := ctx.API().CtxGetApiVersion(h)
+	if err == nil {
+		return false
+	}
+	require.ErrorIs(t, err, driver.ErrInvalidContext)
+	return true
+}
+
+// TestFailedCreateReleasesHold: when the driver fails to create a stream or
+// event, or New rejects its priority, the Hold taken for it is released:
+// the context's Release then destroys it at once.
+func TestFailedCreateReleasesHold(t *testing.T) {
+	ctx := ownedContext(t,
+		fake.FailNth("cuStreamCreateWithPriority", 1, driver.ErrOutOfMemory),
+		fake.FailNth("cuEventCreate", 1, driver.ErrOutOfMemory),
+		fake.FailNth("cuCtxGetStreamPriorityRange", 1, driver.ErrUnknown),
+	)
+	_, err := stream.New(ctx)
+	require.ErrorIs(t, err, driver.ErrOutOfMemory)
+	_, err = stream.New(ctx, stream.WithPriority(0))
+	require.ErrorIs(t, err, driver.ErrUnknown)
+	_, err = stream.New(ctx, stream.WithPriority(-100))
+	require.ErrorIs(t, err, driver.ErrInvalidValue)
+	_, err = stream.NewEvent(ctx)
+	require.ErrorIs(t, err, driver.ErrOutOfMemory)
+	_, err = stream.OpenIPCEvent(ctx, driver.IPCHandle{1}) // not a handle the fake made
+	require.ErrorIs(t, err, driver.ErrInvalidValue)
+	h := ctx.Handle()
+	require.NoError(t, ctx.Release())
+	assert.True(t, destroyed(t, ctx, h), "no Hold was left behind by the failures")
+}
+
+// TestFailedDestroyKeepsHold: when the driver fails to destroy a stream or
+// an event, Close returns the error and the object stays open and holding
+// its context; a second Close retries, and the last one ends the context.
+func TestFailedDestroyKeepsHold(t *testing.T) {
+	ctx := ownedContext(t,
+		fake.FailNth("cuStreamDestroy", 1, driver.ErrUnknown),
+		fake.FailNth("cuEventDestroy", 1, driver.ErrUnknown),
+	)
+	h := ctx.Handle()
+	s, err := stream.New(ctx)
+	require.NoError(t, err)
+	ev, err := stream.NewEvent(ctx)
+	require.NoError(t, err)
+	require.NoError(t, ctx.Release())
+
+	err = s.Close()
+	require.ErrorIs(t, err, driver.ErrUnknown)
+	assert.Contains(t, err.Error(), "cuStreamDestroy")
+	assert.NotContains(t, s.String(), "closed", "the stream stays open")
+	require.NoError(t, s.Synchronize(), "and usable")
+	err = ev.Close()
+	require.ErrorIs(t, err, driver.ErrUnknown)
+	assert.Contains(t, err.Error(), "cuEventDestroy")
+	require.NoError(t, ev.Record(s))
+	require.NoError(t, ev.Synchronize())
+	assert.False(t, destroyed(t, ctx, h), "the failed Closes keep their Holds")
+
+	require.NoError(t, s.Close(), "the retry destroys it")
+	assert.False(t, destroyed(t, ctx, h), "the event still holds the context")
+	require.NoError(t, ev.Close())
+	assert.True(t, destroyed(t, ctx, h), "the last Close destroys the owned context")
+	require.NoError(t, ev.Close())
+	_, err = ev.Query()
+	assert.ErrorIs(t, err, stream.ErrClosed)
 }
 
 func TestDriverFailures(t *testing.T) {

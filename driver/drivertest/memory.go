@@ -16,7 +16,8 @@ import (
 
 // testMemory checks package memory over the backend: owned, stream-ordered
 // and borrowed buffers, views, copies and fills, pinned host memory and IPC
-// export. Each case also checks that a failed check changes nothing.
+// export, and buffers outliving their Context reference. Each case also
+// checks that a failed check changes nothing.
 func testMemory(t *testing.T, drv *driver.Driver) {
 	t.Run("alloc", func(t *testing.T) { testMemAlloc(t, drv) })
 	t.Run("alloc-errors", func(t *testing.T) { testMemAllocErrors(t, drv) })
@@ -35,6 +36,7 @@ func testMemory(t *testing.T, drv *driver.Driver) {
 	t.Run("borrow-pool", func(t *testing.T) { testMemBorrowPool(t, drv) })
 	t.Run("ipc-export", func(t *testing.T) { testMemIPCExport(t, drv) })
 	t.Run("two-devices", func(t *testing.T) { testMemTwoDevices(t, drv) })
+	t.Run("hold", func(t *testing.T) { testMemHold(t, drv) })
 }
 
 // memSetup retains device 0's primary context and creates a non-blocking

@@ -144,8 +144,8 @@ func Kernels(t testing.TB, ctx *driver.Context) *module.Module {
 }
 
 // testModules checks package module on drv: run-time compilation and its
-// cache, module loading, kernel lookup, checked and prepared launches,
-// function attributes and occupancy.
+// cache, module loading, kernel lookup, modules outliving their Context,
+// checked and prepared launches, function attributes and occupancy.
 func testModules(t *testing.T, drv *driver.Driver) {
 	t.Run("compile", func(t *testing.T) { testModuleCompile(t, drv) })
 	t.Run("compile-error", func(t *testing.T) { testModuleCompileError(t, drv) })
@@ -157,6 +157,7 @@ func testModules(t *testing.T, drv *driver.Driver) {
 	t.Run("load-cubin", func(t *testing.T) { testModuleLoadCUBIN(t, drv) })
 	t.Run("load-bad", func(t *testing.T) { testModuleLoadBad(t, drv) })
 	t.Run("unload", func(t *testing.T) { testModuleUnload(t, drv) })
+	t.Run("hold", func(t *testing.T) { testModuleHold(t, drv) })
 	t.Run("launch", func(t *testing.T) { testModuleLaunch(t, drv) })
 	t.Run("spin", func(t *testing.T) { testModuleSpin(t, drv) })
 	t.Run("launch-special-streams", func(t *testing.T) { testModuleLaunchSpecial(t, drv) })

@@ -202,6 +202,20 @@ func testModuleArgChecks(t *testing.T, drv *driver.Driver) {
 	}
 	err = f.Launch(s, cfg, out, freed, int32(n))
 	assert.ErrorIs(t, err, driver.ErrClosed, "a freed buffer is a closed object")
+
+	// A broken view (an out-of-range Slice) carries the error of its
+	// making: the launch reports that, not a freed buffer.
+	broken := in.Slice(0, 2*n)
+	require.Error(t, broken.Err())
+	for _, err := range []error{f.Launch(s, cfg, out, broken, int32(n)), f.Args(out, broken, int32(n)).Err()} {
+		assert.ErrorIs(t, err, module.ErrArgs)
+		assert.ErrorIs(t, err, driver.ErrInvalidValue, "the Slice's own error")
+		assert.NotErrorIs(t, err, driver.ErrClosed, "not reported as a freed buffer")
+		if assert.Error(t, err) {
+			assert.Contains(t, err.Error(), "argument 1 is a broken")
+			assert.Contains(t, err.Error(), broken.Err().Error())
+		}
+	}
 	require.NoError(t, s.Synchronize())
 	assert.Equal(t, memFilled(n, float32(-7)), memRead(t, out), "nothing was launched")
 
@@ -412,6 +426,30 @@ func testModuleDynamicShared(t *testing.T, drv *driver.Driver) {
 	v, err = f.Attribute(driver.FuncMaxDynamicSharedSize)
 	require.NoError(t, err)
 	assert.Equal(t, 64<<10, v, "a smaller launch does not lower the limit")
+
+	// Two names of one kernel (a name expression and its lowered name) give
+	// two Functions of one CUfunction, whose attribute the driver keeps
+	// once: what one sets, the other knows, so a launch through the other
+	// does not lower the limit behind the first one's back.
+	k := Kernels(t, ctx)
+	byExpr, err := k.Function(KernelFillFloat)
+	require.NoError(t, err)
+	lowered, ok := k.LoweredName(KernelFillFloat)
+	require.True(t, ok)
+	byLowered, err := k.Function(lowered)
+	require.NoError(t, err)
+	require.NotSame(t, byExpr, byLowered)
+	require.Equal(t, byExpr.Handle(), byLowered.Handle(), "one CUfunction")
+	require.NoError(t, byExpr.SetMaxDynamicSharedMemory(100000))
+	fillCfg := module.Config{Grid: module.Cover(n, 256), Block: module.Dim(256), SharedMem: 64 << 10}
+	require.NoError(t, byLowered.Launch(s, fillCfg, out, float32(5), int32(n)))
+	v, err = byExpr.Attribute(driver.FuncMaxDynamicSharedSize)
+	require.NoError(t, err)
+	assert.Equal(t, 100000, v, "the other name's 64 KiB launch kept the limit set through the first")
+	fillCfg.SharedMem = 90000
+	require.NoError(t, byExpr.Launch(s, fillCfg, out, float32(6), int32(n)), "within the limit set")
+	require.NoError(t, s.Synchronize())
+	assert.Equal(t, memFilled(n, float32(6)), memRead(t, out))
 }
 
 func testModuleOccupancy(t *testing.T, drv *driver.Driver) {

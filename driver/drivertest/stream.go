@@ -20,6 +20,7 @@ func testStreams(t *testing.T, drv *driver.Driver) {
 	t.Run("new", func(t *testing.T) { testStreamNew(t, drv) })
 	t.Run("priority", func(t *testing.T) { testStreamPriority(t, drv) })
 	t.Run("close", func(t *testing.T) { testStreamClose(t, drv) })
+	t.Run("hold", func(t *testing.T) { testStreamHold(t, drv) })
 	t.Run("wrap", func(t *testing.T) { testStreamWrap(t, drv) })
 	t.Run("wrap-null", func(t *testing.T) { testStreamWrapNull(t, drv) })
 	t.Run("wrap-special", func(t *testing.T) { testStreamWrapSpecial(t, drv) })

@@ -1,0 +1,169 @@
+package drivertest
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/fake"
+	"github.com/nocgo/cuda/memory"
+	"github.com/nocgo/cuda/stream"
+)
+
+// testMemHold: device memory (Alloc, AllocAsync) and pinned host memory
+// (AllocHost) hold their context. Releasing the *driver.Context first leaves
+// the buffers and their views working (synchronous copies bind through the
+// buffer's Hold), freeing them still succeeds, and the context ends in the
+// driver with the last Free, not before: an owned context is destroyed then,
+// a primary context reference released then. A borrowed buffer holds
+// nothing: it is closed once its Context is released.
+func testMemHold(t *testing.T, drv *driver.Driver) {
+	t.Run("owned-context", func(t *testing.T) {
+		dev, err := drv.Device(0)
+		require.NoError(t, err)
+		ctx, err := dev.NewContext(0)
+		require.NoError(t, err)
+		t.Cleanup(func() { ctx.Release() }) // a no-op once the case released it
+		h := ctx.Handle()
+		checkMemOutliveContext(t, ctx, func(t *testing.T) {
+			_, err := ctx.API().CtxGetApiVersion(h)
+			assert.ErrorIs(t, err, driver.ErrInvalidContext, "the owned context is destroyed with the last Free")
+		})
+	})
+	t.Run("primary-context", func(t *testing.T) {
+		dev, err := drv.Device(0)
+		require.NoError(t, err)
+		api := drv.API()
+		_, before, err := api.DevicePrimaryCtxGetState(dev.Handle())
+		require.NoError(t, err)
+		ctx, err := dev.PrimaryContext()
+		require.NoError(t, err)
+		t.Cleanup(func() { ctx.Release() })
+		h := ctx.Handle()
+		checkMemOutliveContext(t, ctx, func(t *testing.T) {
+			if before {
+				// Someone else in the process holds the primary context: it
+				// stays active, and only this reference was released.
+				t.Log("the primary context was active before the case: its end cannot be seen here")
+				return
+			}
+			_, active, err := api.DevicePrimaryCtxGetState(dev.Handle())
+			require.NoError(t, err)
+			assert.False(t, active, "the last reference to the primary context is released with the last Free")
+			_, err = api.CtxGetApiVersion(h)
+			assert.ErrorIs(t, err, driver.ErrInvalidContext, "the primary context ended with the last Free")
+		})
+	})
+}
+
+// checkMemOutliveContext allocates buffers of every owned kind in ctx (and
+// borrows one), releases ctx, checks that the owned buffers and their views
+// still copy and fill while the borrowed one answers ErrClosed, frees them one
+// by one while checking that the context is still alive, and after the last
+// Free calls ended to check that the context is gone.
+func checkMemOutliveContext(t *testing.T, ctx *driver.Context, ended func(t *testing.T)) {
+	api := ctx.API()
+	h := ctx.Handle()
+	alive := func(msg string) {
+		t.Helper()
+		_, err := api.CtxGetApiVersion(h)
+		require.NoError(t, err, "the context is alive %s", msg)
+	}
+	const n = 1024
+
+	s, err := stream.New(ctx, stream.WithFlags(stream.NonBlocking))
+	require.NoError(t, err)
+	dev, err := memory.Alloc[float32](ctx, n)
+	require.NoError(t, err)
+	async, err := memory.AllocAsync[float32](s, n)
+	require.NoError(t, err)
+	host, err := memory.AllocHost[float32](ctx, n)
+	require.NoError(t, err)
+	borrowed, err := memory.Borrow[float32](ctx, dev.Ptr(), n, nil)
+	require.NoError(t, err)
+	view := dev.Slice(n/2, n)
+	require.NoError(t, view.Err())
+	require.NoError(t, s.Synchronize(), "the allocation stream reached the stream-ordered allocation")
+	t.Cleanup(func() { // on failure; each Free or Close is a no-op after the first
+		s.Synchronize()
+		async.Free()
+		s.Close()
+		dev.Free()
+		host.Free()
+	})
+
+	require.NoError(t, ctx.Release())
+	assert.True(t, ctx.Closed())
+	alive("after the Context's Release, while buffers hold it")
+
+	// Nothing new is allocated in the released Context, and the borrowed
+	// buffer, which holds nothing, is closed.
+	_, err = memory.Alloc[float32](ctx, 1)
+	assert.ErrorIs(t, err, memory.ErrClosed)
+	_, err = memory.AllocHost[float32](ctx, 1)
+	assert.ErrorIs(t, err, memory.ErrClosed)
+	_, err = memory.AllocAsync[float32](s, 1)
+	assert.ErrorIs(t, err, memory.ErrClosed, "the stream lives on, but its Context is released")
+	_, err = memory.Borrow[float32](ctx, dev.Ptr(), n, nil)
+	assert.ErrorIs(t, err, memory.ErrClosed)
+	out := make([]float32, n)
+	assert.ErrorIs(t, memory.CopyToHost(out, borrowed), memory.ErrClosed)
+	assert.ErrorIs(t, memory.CopyToDevice(borrowed, out), memory.ErrClosed)
+	assert.ErrorIs(t, memory.CopyToHostAsync(s, out, borrowed), memory.ErrClosed)
+	assert.Zero(t, borrowed.Ptr())
+	require.NoError(t, borrowed.Free(), "Free only detaches a borrowed buffer")
+
+	// The owned buffers and views work: synchronous copies (which bind
+	// through the buffer's Hold), asynchronous ones and Fill.
+	require.NoError(t, memory.CopyToDevice(dev, memIota(n, 1)))
+	memSame(t, memIota(n/2, 1+n/2), memRead(t, view), "a view of held memory")
+	require.NoError(t, memory.CopyDtoD(view, dev.Slice(0, n/2)))
+	memSame(t, memIota(n/2, 1), memRead(t, view))
+	pinned := host.Slice()
+	require.Len(t, pinned, n)
+	copy(pinned, memIota(n, 100))
+	require.NoError(t, memory.CopyToDeviceAsync(s, async, pinned))
+	require.NoError(t, memory.Fill(s, async.Slice(0, 8), float32(-1)))
+	require.NoError(t, memory.CopyToHostAsync(s, out, async))
+	require.NoError(t, s.Synchronize())
+	want := memIota(n, 100)
+	copy(want, memFilled(8, float32(-1)))
+	memSame(t, want, out, "pinned memory to stream-ordered memory and back")
+	require.NoError(t, memory.CopyDtoD(dev, async), "a synchronous copy from stream-ordered memory")
+	memSame(t, want, memRead(t, dev))
+	require.NoError(t, memory.CopyToDeviceAsync(s, dev, memIota(n, 7)))
+	require.NoError(t, memory.CopyToHostAsync(s, pinned, dev))
+	require.NoError(t, s.Synchronize())
+	memSame(t, memIota(n, 7), pinned, "device memory to pinned memory")
+
+	// Freeing succeeds, and the context lives until the last Free.
+	require.NoError(t, async.Free(), "freed in stream order on its stream")
+	require.NoError(t, async.Free(), "a second Free is a no-op")
+	require.NoError(t, s.Synchronize())
+	require.NoError(t, s.Close())
+	alive("while buffers still hold it")
+	require.NoError(t, dev.Free())
+	require.NoError(t, dev.Free(), "a second Free is a no-op")
+	assert.Zero(t, view.Ptr(), "a view of freed memory")
+	assert.ErrorIs(t, memory.CopyToHost(out[:n/2], view), memory.ErrClosed)
+	alive("while the pinned buffer still holds it")
+	if b := fake.Of(ctx.Driver()); b != nil {
+		var left []string
+		for _, l := range b.Leaks() {
+			if strings.Contains(l, "memory") {
+				left = append(left, l)
+			}
+		}
+		if assert.Len(t, left, 1, "only the pinned buffer is left: %v", left) {
+			assert.Contains(t, left[0], "pinned")
+		}
+	}
+	require.NoError(t, host.Free())
+	require.NoError(t, host.Free(), "a second Free is a no-op")
+	assert.Nil(t, host.Slice())
+	ended(t)
+	assert.NoError(t, ctx.Release(), "a second Release is a no-op")
+}

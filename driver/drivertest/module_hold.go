@@ -1,0 +1,129 @@
+package drivertest
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/memory"
+	"github.com/nocgo/cuda/module"
+	"github.com/nocgo/cuda/stream"
+)
+
+// testModuleHold checks that a module holds its context: released first,
+// the Context refuses new objects, but the module, its Functions and the
+// other objects made in the context keep working; the context ends only
+// when the last of them, the module, is unloaded.
+func testModuleHold(t *testing.T, drv *driver.Driver) {
+	api := drv.API()
+	dev, err := drv.Device(0)
+	require.NoError(t, err)
+
+	t.Run("owned", func(t *testing.T) {
+		ctx, err := dev.NewContext(0)
+		require.NoError(t, err)
+		t.Cleanup(func() { ctx.Release() })
+		h := ctx.Handle()
+		alive := func() error {
+			_, err := api.CtxGetApiVersion(h)
+			return err
+		}
+		modOutlives(t, ctx, alive)
+		assert.ErrorIs(t, alive(), driver.ErrInvalidContext, "destroyed by the module's Unload, the last holder")
+	})
+
+	t.Run("primary", func(t *testing.T) {
+		// Whether this test holds the only reference to the primary
+		// context: only then does its last Release end it.
+		_, before, err := api.DevicePrimaryCtxGetState(dev.Handle())
+		require.NoError(t, err)
+		ctx, err := dev.PrimaryContext()
+		require.NoError(t, err)
+		t.Cleanup(func() { ctx.Release() })
+		h := ctx.Handle()
+		alive := func() error {
+			_, active, err := api.DevicePrimaryCtxGetState(dev.Handle())
+			if err != nil {
+				return err
+			}
+			if !active {
+				return driver.ErrInvalidContext
+			}
+			_, err = api.CtxGetApiVersion(h)
+			return err
+		}
+		modOutlives(t, ctx, alive)
+		if before {
+			t.Log("the primary context has other references: its end is not observable here")
+			return
+		}
+		assert.ErrorIs(t, alive(), driver.ErrInvalidContext, "released by the module's Unload, the last holder")
+	})
+}
+
+// modOutlives makes a stream, a buffer and a module in ctx, releases ctx,
+// checks that they all still work, closes the stream and the buffer, checks
+// with alive that the module alone keeps the context, and unloads it.
+func modOutlives(t *testing.T, ctx *driver.Context, alive func() error) {
+	t.Helper()
+	const n = 1000
+	s, err := stream.New(ctx)
+	require.NoError(t, err)
+	t.Cleanup(func() { s.Close() })
+	p, err := memory.Alloc[float32](ctx, n)
+	require.NoError(t, err)
+	t.Cleanup(func() { p.Free() })
+	m, err := module.Compile(ctx, KernelSource, module.Options{
+		Name:            "drivertest_kernels.cu",
+		NameExpressions: []string{KernelFillFloat},
+		NoCache:         true,
+	})
+	require.NoError(t, err)
+	t.Cleanup(func() { m.Unload() })
+	add1, err := m.Function(KernelAdd1)
+	require.NoError(t, err)
+
+	require.NoError(t, ctx.Release())
+	require.NoError(t, alive(), "the objects hold the context")
+	_, err = module.Compile(ctx, KernelSource, module.Options{NoCache: true})
+	assert.ErrorIs(t, err, driver.ErrClosed, "no new module in a released Context")
+	_, err = module.Load(ctx, m.Image())
+	assert.ErrorIs(t, err, driver.ErrClosed, "no new module in a released Context")
+
+	// The module works on: new lookups, attributes, launches.
+	fill, err := m.Function(KernelFillFloat)
+	require.NoError(t, err, "a lookup after the Context's Release")
+	_, err = fill.Attributes()
+	require.NoError(t, err)
+	_, block, err := fill.MaxPotentialBlockSize(0, 0)
+	require.NoError(t, err)
+	assert.Positive(t, block)
+	cfg := module.Config{Grid: module.Cover(n, 256), Block: module.Dim(256)}
+	require.NoError(t, fill.Launch(s, cfg, p, float32(2), int32(n)))
+	args := add1.Args(p, int32(n))
+	require.NoError(t, args.Err())
+	require.NoError(t, add1.LaunchArgs(s, cfg, args))
+	// Over 48 KiB of dynamic shared memory: the launch sets the function's
+	// attribute, through the module's hold.
+	cfg.SharedMem = 64 << 10
+	require.NoError(t, add1.Launch(s, cfg, p, int32(n)))
+	require.NoError(t, s.Synchronize())
+	got := make([]float32, n)
+	require.NoError(t, memory.CopyToHost(got, p))
+	assert.Equal(t, memFilled(n, float32(4)), got, "a fill and two adds ran after the Context's Release")
+
+	require.NoError(t, s.Close())
+	require.NoError(t, p.Free())
+	require.NoError(t, alive(), "the module still holds the context")
+	_, err = add1.Attributes()
+	require.NoError(t, err, "the module works with nothing else left in its context")
+
+	require.NoError(t, m.Unload())
+	require.NoError(t, m.Unload(), "a second Unload is a no-op")
+	_, err = m.Function(KernelAdd1)
+	assert.ErrorIs(t, err, driver.ErrClosed)
+	_, err = add1.Attributes()
+	assert.ErrorIs(t, err, driver.ErrClosed)
+}
