@@ -21,42 +21,7 @@ import (
 // a primary context reference released then. A borrowed buffer holds
 // nothing: it is closed once its Context is released.
 func testMemHold(t *testing.T, drv *driver.Driver) {
-	t.Run("owned-context", func(t *testing.T) {
-		dev, err := drv.Device(0)
-		require.NoError(t, err)
-		ctx, err := dev.NewContext(0)
-		require.NoError(t, err)
-		t.Cleanup(func() { ctx.Release() }) // a no-op once the case released it
-		h := ctx.Handle()
-		checkMemOutliveContext(t, ctx, func(t *testing.T) {
-			_, err := ctx.API().CtxGetApiVersion(h)
-			assert.ErrorIs(t, err, driver.ErrInvalidContext, "the owned context is destroyed with the last Free")
-		})
-	})
-	t.Run("primary-context", func(t *testing.T) {
-		dev, err := drv.Device(0)
-		require.NoError(t, err)
-		api := drv.API()
-		_, before, err := api.DevicePrimaryCtxGetState(dev.Handle())
-		require.NoError(t, err)
-		ctx, err := dev.PrimaryContext()
-		require.NoError(t, err)
-		t.Cleanup(func() { ctx.Release() })
-		h := ctx.Handle()
-		checkMemOutliveContext(t, ctx, func(t *testing.T) {
-			if before {
-				// Someone else in the process holds the primary context: it
-				// stays active, and only this reference was released.
-				t.Log("the primary context was active before the case: its end cannot be seen here")
-				return
-			}
-			_, active, err := api.DevicePrimaryCtxGetState(dev.Handle())
-			require.NoError(t, err)
-			assert.False(t, active, "the last reference to the primary context is released with the last Free")
-			_, err = api.CtxGetApiVersion(h)
-			assert.ErrorIs(t, err, driver.ErrInvalidContext, "the primary context ended with the last Free")
-		})
-	})
+	holdCases(t, drv, "Free", checkMemOutliveContext)
 }
 
 // checkMemOutliveContext allocates buffers of every owned kind in ctx (and
