@@ -94,7 +94,7 @@ func (d *Device) UUID() (string, error) {
 	if d == nil || d.drv == nil {
 		return "", errNilDevice
 	}
-	u, r := d.drv.api.DeviceGetUuid(d.handle)
+	u, r := d.drv.api.DeviceGetUUID(d.handle)
 	if r != nil {
 		return "", d.err("cuDeviceGetUuid", r)
 	}
@@ -106,7 +106,7 @@ func (d *Device) PCIBusID() (string, error) {
 	if d == nil || d.drv == nil {
 		return "", errNilDevice
 	}
-	s, r := d.drv.api.DeviceGetPCIBusId(d.handle)
+	s, r := d.drv.api.DeviceGetPCIBusID(d.handle)
 	if r != nil {
 		return "", d.err("cuDeviceGetPCIBusId", r)
 	}

@@ -1,32 +1,35 @@
-// Package driver holds the CUDA driver API seam (API, NVRTC), its result
-// codes, and the typed core objects above it: Driver, Device and Context.
+// Package driver is where a program starts: the Driver (the real libcuda,
+// opened by Load, or the in-process fake of package fake), its Devices, and
+// the Contexts that every other object is made in. Errors of the driver are
+// Result values with CUDA's names, matched with errors.Is.
 //
-// A Driver is built by Load (the real libcuda, found by package loader) or by
-// New over any backend, such as the in-process fake of package fake. The
-// packages stream, memory and module build on the Context type defined here.
+// Every object made in a Context holds it until the object's Close; see
+// Context for this lifetime rule, which every package of the module follows.
+// The packages stream, memory and module build on the Context defined here;
+// the seam between these objects and a driver implementation is package
+// driver/backend, which users never need.
 package driver
 
 import (
 	"errors"
 	"fmt"
 	"sync"
-)
 
-// ErrClosed is returned by every operation on an object after its Close,
-// Release, Free or Unload. The packages above re-export it.
-var ErrClosed = errors.New("cuda: object is closed")
+	"github.com/nocgo/cuda/driver/backend"
+)
 
 // Driver is a backend made ready for use: cuInit has been called on it. It is
 // safe for concurrent use and holds no resources of its own to release.
 type Driver struct {
-	api API
+	api backend.API
 
 	mu      sync.Mutex
 	devices map[int]*Device
 }
 
-// New initialises the backend (cuInit(0)) and returns a Driver over it.
-func New(api API) (*Driver, error) {
+// New initialises a backend (cuInit(0)) and returns a Driver over it. Load
+// and fake.New call it; a program needs it only for a backend of its own.
+func New(api backend.API) (*Driver, error) {
 	if api == nil {
 		return nil, errors.New("driver.New: nil API")
 	}
@@ -38,14 +41,6 @@ func New(api API) (*Driver, error) {
 
 // errNilDriver is what every method of a nil *Driver returns.
 var errNilDriver = fmt.Errorf("driver: nil driver: %w", ErrInvalidValue)
-
-// API returns the raw backend, for calls the typed layer does not wrap.
-func (d *Driver) API() API {
-	if d == nil {
-		return nil
-	}
-	return d.api
-}
 
 // Version returns the driver's CUDA version as 1000*major + 10*minor
 // (13000 for CUDA 13.0).
@@ -110,17 +105,22 @@ func (d *Driver) deviceByHandle(h int) (*Device, error) {
 	return nil, fmt.Errorf("driver: no device has handle %d: %w", h, ErrInvalidDevice)
 }
 
-// NVRTC returns the backend's run-time compiler, opening libnvrtc on first use
-// for the real driver.
-func (d *Driver) NVRTC() (NVRTC, error) {
+// NVRTCVersion returns the version of the run-time compiler (libnvrtc) the
+// driver compiles kernels with (package module), opening it on first use for
+// the real driver.
+func (d *Driver) NVRTCVersion() (major, minor int, err error) {
 	if d == nil || d.api == nil {
-		return nil, errNilDriver
+		return 0, 0, errNilDriver
 	}
-	p, ok := d.api.(NVRTCProvider)
+	p, ok := d.api.(backend.NVRTCProvider)
 	if !ok {
-		return nil, errors.New("driver: this backend has no run-time compiler (NVRTC)")
+		return 0, 0, errors.New("driver: this backend has no run-time compiler (NVRTC)")
 	}
-	return p.NVRTC()
+	nv, err := p.NVRTC()
+	if err != nil {
+		return 0, 0, fmt.Errorf("driver: %w", err)
+	}
+	return nv.Version()
 }
 
 // LibraryPaths returns the shared libraries the backend has opened, or nil
@@ -129,7 +129,7 @@ func (d *Driver) LibraryPaths() []string {
 	if d == nil || d.api == nil {
 		return nil
 	}
-	if p, ok := d.api.(LibraryPaths); ok {
+	if p, ok := d.api.(backend.LibraryPaths); ok {
 		return p.LibraryPaths()
 	}
 	return nil

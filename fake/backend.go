@@ -2,15 +2,18 @@ package fake
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"weak"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 )
 
-// Backend is the in-process fake CUDA driver: it implements driver.API and
-// driver.NVRTCProvider with Go memory and Go kernel bodies. It is safe for
+// Backend is the in-process fake CUDA driver: it implements backend.API and
+// backend.NVRTCProvider with Go memory and Go kernel bodies. It is safe for
 // concurrent use. A Backend holds no operating-system resources; Leaks lists
 // the CUDA objects still alive in it.
 type Backend struct {
@@ -48,12 +51,19 @@ type faultCounter struct {
 // option asks for it (FailNth("cuInit", 1, ...)) or there are no devices
 // (Devices(0) alone): use NewBackend and driver.New to test those.
 func New(opts ...Option) *driver.Driver {
-	drv, err := driver.New(NewBackend(opts...))
+	b := NewBackend(opts...)
+	drv, err := driver.New(b)
 	if err != nil {
 		panic(fmt.Sprintf("fake.New: %v", err))
 	}
+	key := weak.Make(drv)
+	backends.Store(key, b)
+	runtime.AddCleanup(drv, func(k weak.Pointer[driver.Driver]) { backends.Delete(k) }, key)
 	return drv
 }
+
+// backends maps each live Driver made by New to its Backend, for Of.
+var backends sync.Map // weak.Pointer[driver.Driver] -> *Backend
 
 // NewBackend returns a new, uninitialised fake backend (call Init, or pass
 // it to driver.New). Each Backend stands for one process: objects of one are
@@ -93,14 +103,15 @@ func NewBackend(opts ...Option) *Backend {
 	return b
 }
 
-// Of returns the fake Backend under drv, or nil when drv does not run on the
-// fake.
+// Of returns the fake Backend under a Driver made by New, or nil for any
+// other Driver.
 func Of(drv *driver.Driver) *Backend {
 	if drv == nil {
 		return nil
 	}
-	b, _ := drv.API().(*Backend)
-	return b
+	b, _ := backends.Load(weak.Make(drv))
+	p, _ := b.(*Backend)
+	return p
 }
 
 // RegisterKernel registers (or replaces) the Go body of a kernel after the
@@ -152,10 +163,10 @@ func (b *Backend) fault(op string) error {
 	n := fc.calls.Add(1)
 	for _, r := range fc.rules {
 		if r.n == n {
-			if r.code == driver.Success {
+			if r.code == backend.Success {
 				return nil
 			}
-			return driver.Check(uintptr(r.code))
+			return backend.Check(uintptr(r.code))
 		}
 	}
 	return nil
@@ -208,5 +219,5 @@ func (b *Backend) DriverGetVersion() (int, error) {
 	return b.version, nil
 }
 
-var _ driver.API = (*Backend)(nil)
-var _ driver.NVRTCProvider = (*Backend)(nil)
+var _ backend.API = (*Backend)(nil)
+var _ backend.NVRTCProvider = (*Backend)(nil)

@@ -369,8 +369,8 @@ func (b *Backend) CtxSynchronize() error {
 	return b.drainContext(c)
 }
 
-// CtxGetApiVersion is cuCtxGetApiVersion; 0 names the current context.
-func (b *Backend) CtxGetApiVersion(h uintptr) (uint32, error) {
+// CtxGetAPIVersion is cuCtxGetApiVersion; 0 names the current context.
+func (b *Backend) CtxGetAPIVersion(h uintptr) (uint32, error) {
 	if err := b.enter("cuCtxGetApiVersion"); err != nil {
 		return 0, err
 	}
@@ -430,7 +430,7 @@ func (b *Backend) CtxEnablePeerAccess(peer uintptr, flags uint32) error {
 		return driver.ErrInvalidDevice
 	}
 	if c.peers[p] {
-		return driver.ErrPeerAccessAlreadyEnable
+		return driver.ErrPeerAccessAlreadyEnabled
 	}
 	c.peers[p] = true
 	return nil

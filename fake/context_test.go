@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/loader"
 )
 
@@ -51,11 +52,11 @@ func TestDevices(t *testing.T) {
 	mem, err := b.DeviceTotalMem(2)
 	require.NoError(t, err)
 	assert.Equal(t, uint64(1<<20), mem)
-	u0, _ := b.DeviceGetUuid(0)
-	u1, _ := b.DeviceGetUuid(1)
+	u0, _ := b.DeviceGetUUID(0)
+	u1, _ := b.DeviceGetUUID(1)
 	assert.NotEqual(t, u0, u1)
-	bus0, _ := b.DeviceGetPCIBusId(0)
-	bus1, _ := b.DeviceGetPCIBusId(1)
+	bus0, _ := b.DeviceGetPCIBusID(0)
+	bus1, _ := b.DeviceGetPCIBusID(1)
 	assert.NotEqual(t, bus0, bus1)
 	assert.Regexp(t, `^0000:[0-9a-f]{2}:00\.0$`, bus0)
 	_, err = b.DeviceGet(3)
@@ -149,7 +150,7 @@ func TestContextCalls(t *testing.T) {
 	_, active, err := b.DevicePrimaryCtxGetState(0)
 	require.NoError(t, err)
 	assert.True(t, active)
-	v, err := b.CtxGetApiVersion(prim)
+	v, err := b.CtxGetAPIVersion(prim)
 	require.NoError(t, err, "works with no context current")
 	assert.Equal(t, uint32(3020), v)
 
@@ -175,7 +176,7 @@ func TestContextCalls(t *testing.T) {
 	require.NoError(t, b.DevicePrimaryCtxRelease(0))
 	assert.ErrorIs(t, b.StreamQuery(s), driver.ErrContextIsDestroyed, "its streams went with it")
 	assert.ErrorIs(t, b.DevicePrimaryCtxRelease(0), driver.ErrInvalidContext)
-	_, err = b.CtxGetApiVersion(prim)
+	_, err = b.CtxGetAPIVersion(prim)
 	assert.ErrorIs(t, err, driver.ErrInvalidContext)
 
 	// A destroyed context current on the thread.
@@ -186,7 +187,7 @@ func TestContextCalls(t *testing.T) {
 	assert.ErrorIs(t, err, driver.ErrContextIsDestroyed)
 	_, err = b.CtxPopCurrent()
 	require.NoError(t, err)
-	_, err = b.CtxGetApiVersion(own)
+	_, err = b.CtxGetAPIVersion(own)
 	assert.ErrorIs(t, err, driver.ErrInvalidContext)
 	assert.ErrorIs(t, b.CtxDestroy(own), driver.ErrInvalidContext)
 	assert.Empty(t, b.Leaks())
@@ -216,7 +217,7 @@ func TestPrinciple3(t *testing.T) {
 	assert.NoError(t, b.MemsetD8Async(p, 1, 64, s))
 	assert.NoError(t, b.LaunchKernel(f, [3]uint32{1, 1, 1}, [3]uint32{1, 1, 1}, 0, s, args(ptr(&x))))
 	assert.NoError(t, b.StreamSynchronize(s))
-	_, err = b.PointerGetAttribute(driver.PointerAttrContext, p)
+	_, err = b.PointerGetAttribute(backend.PointerAttrContext, p)
 	assert.NoError(t, err)
 	assert.ErrorIs(t, b.MemsetD8(p, 1, 64), driver.ErrInvalidContext)
 	assert.ErrorIs(t, b.LaunchKernel(f, [3]uint32{1, 1, 1}, [3]uint32{1, 1, 1}, 0, 0, args(ptr(&x))), driver.ErrInvalidContext)
@@ -229,7 +230,7 @@ func TestPrinciple3(t *testing.T) {
 	assert.ErrorIs(t, b.LaunchKernel(f, [3]uint32{1, 1, 1}, [3]uint32{1, 1, 1}, 0, 0, args(ptr(&x))), driver.ErrInvalidHandle)
 	q, err := b.MemAlloc(64)
 	require.NoError(t, err)
-	owner, err := b.PointerGetAttribute(driver.PointerAttrContext, q)
+	owner, err := b.PointerGetAttribute(backend.PointerAttrContext, q)
 	require.NoError(t, err)
 	assert.Equal(t, uint64(bctx), owner, "allocates in the current context B")
 	require.NoError(t, b.MemFree(q))

@@ -146,8 +146,8 @@ func (b *Backend) DeviceTotalMem(dev int) (uint64, error) {
 	return d.total, nil
 }
 
-// DeviceGetUuid is cuDeviceGetUuid; every fake device has its own.
-func (b *Backend) DeviceGetUuid(dev int) ([16]byte, error) {
+// DeviceGetUUID is cuDeviceGetUuid; every fake device has its own.
+func (b *Backend) DeviceGetUUID(dev int) ([16]byte, error) {
 	if err := b.enter("cuDeviceGetUuid"); err != nil {
 		return [16]byte{}, err
 	}
@@ -158,8 +158,8 @@ func (b *Backend) DeviceGetUuid(dev int) ([16]byte, error) {
 	return d.uuid, nil
 }
 
-// DeviceGetPCIBusId is cuDeviceGetPCIBusId ("0000:18:00.0").
-func (b *Backend) DeviceGetPCIBusId(dev int) (string, error) {
+// DeviceGetPCIBusID is cuDeviceGetPCIBusId ("0000:18:00.0").
+func (b *Backend) DeviceGetPCIBusID(dev int) (string, error) {
 	if err := b.enter("cuDeviceGetPCIBusId"); err != nil {
 		return "", err
 	}

@@ -1,5 +1,5 @@
-// Package fake is an in-process CUDA driver: a backend of driver.API (and of
-// the NVRTC seam, driver.NVRTCProvider) that needs no GPU, so that the
+// Package fake is an in-process CUDA driver: a backend of backend.API (and of
+// the NVRTC seam, backend.NVRTCProvider) that needs no GPU, so that the
 // whole library, and programs built on it, run and compute real results in
 // CI.
 //

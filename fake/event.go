@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 )
 
 type event struct {
@@ -33,7 +34,7 @@ func (st *evState) snapshot() (b *Backend, s *stream, seq uint64, pending bool) 
 	return st.b, st.s, st.seq, st.b != nil && !st.done
 }
 
-const eventFlags = driver.EventBlockingSync | driver.EventDisableTiming | driver.EventInterprocess
+const eventFlags = backend.EventBlockingSync | backend.EventDisableTiming | backend.EventInterprocess
 
 // EventCreate is cuEventCreate in the current context. An interprocess
 // event must also disable timing.
@@ -44,7 +45,7 @@ func (b *Backend) EventCreate(flags uint32) (uintptr, error) {
 	if flags&^eventFlags != 0 {
 		return 0, driver.ErrInvalidValue
 	}
-	if flags&driver.EventInterprocess != 0 && flags&driver.EventDisableTiming == 0 {
+	if flags&backend.EventInterprocess != 0 && flags&backend.EventDisableTiming == 0 {
 		return 0, driver.ErrInvalidValue
 	}
 	tid := gettid()
@@ -193,7 +194,7 @@ func (b *Backend) EventElapsedTime(start, end uintptr) (float32, error) {
 		x.st.mu.Lock()
 		recorded, done, t := x.st.b != nil, x.st.done, x.st.t
 		x.st.mu.Unlock()
-		if x.flags&driver.EventDisableTiming != 0 || !recorded {
+		if x.flags&backend.EventDisableTiming != 0 || !recorded {
 			return 0, driver.ErrInvalidHandle
 		}
 		ready = ready && done

@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/fake"
 )
 
@@ -58,7 +59,7 @@ func Example() {
 
 	a, n := float32(2), int32(len(xs))
 	params := []unsafe.Pointer{unsafe.Pointer(&a), unsafe.Pointer(&x), unsafe.Pointer(&y), unsafe.Pointer(&n)}
-	err := api.LaunchKernel(fn, [3]uint32{1, 1, 1}, [3]uint32{32, 1, 1}, 0, driver.StreamNull, unsafe.Pointer(&params[0]))
+	err := api.LaunchKernel(fn, [3]uint32{1, 1, 1}, [3]uint32{32, 1, 1}, 0, backend.StreamNull, unsafe.Pointer(&params[0]))
 	fmt.Println("launch:", err)
 	api.MemcpyDtoH(unsafe.Pointer(&ys[0]), y, 16) // waits for the launch
 	fmt.Println(ys)
@@ -85,7 +86,7 @@ func ExampleLoad() {
 	p, _ := api.MemAlloc(8) // two int32
 	defer api.MemFree(p)
 	params := []unsafe.Pointer{unsafe.Pointer(&p)}
-	api.LaunchKernel(fn, [3]uint32{1, 1, 1}, [3]uint32{3, 1, 1}, 0, driver.StreamNull, unsafe.Pointer(&params[0]))
+	api.LaunchKernel(fn, [3]uint32{1, 1, 1}, [3]uint32{3, 1, 1}, 0, backend.StreamNull, unsafe.Pointer(&params[0]))
 	fmt.Println(api.CtxSynchronize())
 	// Output:
 	// CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 )
 
 // The fake's device is its queue runner: work enqueued on streams runs only
@@ -119,12 +120,12 @@ func (b *Backend) runHead(s *stream) {
 	switch s.kind {
 	case nullStream:
 		for _, t := range s.ctx.streams {
-			if t.flags&driver.StreamNonBlocking == 0 && len(t.q) > 0 && t.q[0].seq < it.seq {
+			if t.flags&backend.StreamNonBlocking == 0 && len(t.q) > 0 && t.q[0].seq < it.seq {
 				deps = append(deps, t)
 			}
 		}
 	case userStream:
-		if s.flags&driver.StreamNonBlocking == 0 {
+		if s.flags&backend.StreamNonBlocking == 0 {
 			if n := s.ctx.null; len(n.q) > 0 && n.q[0].seq < it.seq {
 				deps = append(deps, n)
 			}

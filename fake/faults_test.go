@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 )
 
 func TestFailNthChangesNothing(t *testing.T) {
@@ -16,7 +17,7 @@ func TestFailNthChangesNothing(t *testing.T) {
 		FailNth("cuMemAlloc_v2", 2, driver.ErrOutOfMemory),
 		FailNth("cuStreamCreateWithPriority", 1, driver.ErrInvalidValue),
 		FailNth("cuMemcpyDtoH", 1, driver.ErrUnknown),
-		FailNth("nvrtcCompileProgram", 1, driver.Result(driver.NVRTCErrorCompilation)),
+		FailNth("nvrtcCompileProgram", 1, driver.Result(backend.NVRTCErrorCompilation)),
 	)
 	p, err := b.MemAlloc(16)
 	require.NoError(t, err, "the first call passes")
@@ -45,7 +46,7 @@ func TestFailNthChangesNothing(t *testing.T) {
 	nv, _ := b.NVRTC()
 	prog, err := nv.CreateProgram("", "empty.cu", nil, nil)
 	require.NoError(t, err)
-	assert.Equal(t, driver.NVRTCErrorCompilation, compileCode(nv.Compile(prog, nil)))
+	assert.Equal(t, backend.NVRTCErrorCompilation, compileCode(nv.Compile(prog, nil)))
 	require.NoError(t, nv.Compile(prog, nil))
 	require.NoError(t, nv.DestroyProgram(prog))
 

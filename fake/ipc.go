@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 )
 
 // IPC between fake backends: each Backend stands for one process, and this
@@ -86,9 +87,9 @@ func (b *Backend) unexportEventLocked(e *event) {
 	e.ipcID = 0
 }
 
-// IpcGetMemHandle is cuIpcGetMemHandle: ptr must be the base of a
+// IPCGetMemHandle is cuIpcGetMemHandle: ptr must be the base of a
 // cuMemAlloc allocation (not stream-ordered memory).
-func (b *Backend) IpcGetMemHandle(ptr uintptr) (driver.IPCHandle, error) {
+func (b *Backend) IPCGetMemHandle(ptr uintptr) (driver.IPCHandle, error) {
 	if err := b.enter("cuIpcGetMemHandle"); err != nil {
 		return driver.IPCHandle{}, err
 	}
@@ -106,14 +107,14 @@ func (b *Backend) IpcGetMemHandle(ptr uintptr) (driver.IPCHandle, error) {
 	return makeIPCHandle(ipcMemMagic, a.ipcID), nil
 }
 
-// IpcOpenMemHandle is cuIpcOpenMemHandle: in another Backend it maps the
+// IPCOpenMemHandle is cuIpcOpenMemHandle: in another Backend it maps the
 // exported storage at a new address of the current context's device; the
-// mapping is closed with IpcCloseMemHandle, never freed.
-func (b *Backend) IpcOpenMemHandle(h driver.IPCHandle, flags uint32) (uintptr, error) {
+// mapping is closed with IPCCloseMemHandle, never freed.
+func (b *Backend) IPCOpenMemHandle(h driver.IPCHandle, flags uint32) (uintptr, error) {
 	if err := b.enter("cuIpcOpenMemHandle"); err != nil {
 		return 0, err
 	}
-	if flags&^driver.IpcMemLazyEnablePeerAccess != 0 {
+	if flags&^backend.IPCMemLazyEnablePeerAccess != 0 {
 		return 0, driver.ErrInvalidValue
 	}
 	id, ok := parseIPCHandle(ipcMemMagic, h)
@@ -143,9 +144,9 @@ func (b *Backend) IpcOpenMemHandle(h driver.IPCHandle, flags uint32) (uintptr, e
 	return base, nil
 }
 
-// IpcCloseMemHandle is cuIpcCloseMemHandle: ptr must be a mapping made by
-// IpcOpenMemHandle.
-func (b *Backend) IpcCloseMemHandle(ptr uintptr) error {
+// IPCCloseMemHandle is cuIpcCloseMemHandle: ptr must be a mapping made by
+// IPCOpenMemHandle.
+func (b *Backend) IPCCloseMemHandle(ptr uintptr) error {
 	if err := b.enter("cuIpcCloseMemHandle"); err != nil {
 		return err
 	}
@@ -169,9 +170,9 @@ func (b *Backend) IpcCloseMemHandle(ptr uintptr) error {
 	return nil
 }
 
-// IpcGetEventHandle is cuIpcGetEventHandle: the event needs
+// IPCGetEventHandle is cuIpcGetEventHandle: the event needs
 // CU_EVENT_INTERPROCESS.
-func (b *Backend) IpcGetEventHandle(ev uintptr) (driver.IPCHandle, error) {
+func (b *Backend) IPCGetEventHandle(ev uintptr) (driver.IPCHandle, error) {
 	if err := b.enter("cuIpcGetEventHandle"); err != nil {
 		return driver.IPCHandle{}, err
 	}
@@ -185,7 +186,7 @@ func (b *Backend) IpcGetEventHandle(ev uintptr) (driver.IPCHandle, error) {
 	if e == nil {
 		return driver.IPCHandle{}, driver.ErrInvalidHandle
 	}
-	if e.flags&driver.EventInterprocess == 0 {
+	if e.flags&backend.EventInterprocess == 0 {
 		return driver.IPCHandle{}, driver.ErrInvalidHandle
 	}
 	if e.ipcID == 0 {
@@ -194,11 +195,11 @@ func (b *Backend) IpcGetEventHandle(ev uintptr) (driver.IPCHandle, error) {
 	return makeIPCHandle(ipcEventMagic, e.ipcID), nil
 }
 
-// IpcOpenEventHandle is cuIpcOpenEventHandle: in another Backend it returns
+// IPCOpenEventHandle is cuIpcOpenEventHandle: in another Backend it returns
 // an event of the current context that shares the exported one's state:
 // records, queries, synchronizes and waits in either backend see each
 // other's records.
-func (b *Backend) IpcOpenEventHandle(h driver.IPCHandle) (uintptr, error) {
+func (b *Backend) IPCOpenEventHandle(h driver.IPCHandle) (uintptr, error) {
 	if err := b.enter("cuIpcOpenEventHandle"); err != nil {
 		return 0, err
 	}
@@ -222,7 +223,7 @@ func (b *Backend) IpcOpenEventHandle(h driver.IPCHandle) (uintptr, error) {
 	if x.b == b {
 		return 0, errIPCSameProcess
 	}
-	e := &event{h: newHandle(), ctx: c, flags: driver.EventDisableTiming | driver.EventInterprocess, st: x.st}
+	e := &event{h: newHandle(), ctx: c, flags: backend.EventDisableTiming | backend.EventInterprocess, st: x.st}
 	b.events[e.h] = e
 	return e.h, nil
 }

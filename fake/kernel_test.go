@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 )
 
 type affine struct {
@@ -148,13 +149,13 @@ func TestLaunchChecks(t *testing.T) {
 	} {
 		assert.ErrorIs(t, b.LaunchKernel(f, c.grid, c.block, c.shared, 0, c.params), driver.ErrInvalidValue, name)
 	}
-	require.NoError(t, b.FuncSetAttribute(f, driver.FuncMaxDynamicSharedSize, 100000))
+	require.NoError(t, b.FuncSetAttribute(f, backend.FuncMaxDynamicSharedSize, 100000))
 	assert.NoError(t, b.LaunchKernel(f, one, one, 64<<10, 0, params))
-	assert.ErrorIs(t, b.FuncSetAttribute(f, driver.FuncMaxDynamicSharedSize, 300000), driver.ErrInvalidValue)
-	v, err := b.FuncGetAttribute(driver.FuncMaxDynamicSharedSize, f)
+	assert.ErrorIs(t, b.FuncSetAttribute(f, backend.FuncMaxDynamicSharedSize, 300000), driver.ErrInvalidValue)
+	v, err := b.FuncGetAttribute(backend.FuncMaxDynamicSharedSize, f)
 	require.NoError(t, err)
 	assert.Equal(t, 100000, v)
-	v, err = b.FuncGetAttribute(driver.FuncMaxThreadsPerBlock, f)
+	v, err = b.FuncGetAttribute(backend.FuncMaxThreadsPerBlock, f)
 	require.NoError(t, err)
 	assert.Equal(t, 1024, v)
 	require.NoError(t, b.CtxSynchronize())

@@ -11,7 +11,7 @@ import (
 // streams, events, modules, device allocations (with size and device),
 // pinned host memory, IPC mappings not closed, and NVRTC programs. Memory
 // mapped from another backend's IPC handle is never counted as this
-// backend's to free; the mapping is listed until IpcCloseMemHandle.
+// backend's to free; the mapping is listed until IPCCloseMemHandle.
 // A test that closes everything it made expects an empty list.
 func (b *Backend) Leaks() []string {
 	b.mu.RLock()

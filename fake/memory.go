@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 )
 
 type allocKind int
@@ -272,7 +273,7 @@ func mempoolHandle(d *device) uint64 { return 0x9900 + uint64(d.ordinal)*0x40 }
 
 // PointerGetAttribute is cuPointerGetAttribute for device, pinned host and
 // IPC-mapped memory; unknown pointers are ErrInvalidValue.
-func (b *Backend) PointerGetAttribute(attr driver.PointerAttribute, p uintptr) (uint64, error) {
+func (b *Backend) PointerGetAttribute(attr backend.PointerAttribute, p uintptr) (uint64, error) {
 	if err := b.enter("cuPointerGetAttribute"); err != nil {
 		return 0, err
 	}
@@ -284,39 +285,39 @@ func (b *Backend) PointerGetAttribute(attr driver.PointerAttribute, p uintptr) (
 	}
 	host := a.kind == hostMem
 	switch attr {
-	case driver.PointerAttrContext:
+	case backend.PointerAttrContext:
 		if a.async {
 			return 0, nil
 		}
 		return uint64(a.ctx.h), nil
-	case driver.PointerAttrMemoryType:
+	case backend.PointerAttrMemoryType:
 		if host {
-			return uint64(driver.MemoryTypeHost), nil
+			return uint64(backend.MemoryTypeHost), nil
 		}
-		return uint64(driver.MemoryTypeDevice), nil
-	case driver.PointerAttrDevicePointer:
+		return uint64(backend.MemoryTypeDevice), nil
+	case backend.PointerAttrDevicePointer:
 		return uint64(p), nil
-	case driver.PointerAttrHostPointer:
+	case backend.PointerAttrHostPointer:
 		if !host {
 			return 0, driver.ErrInvalidValue
 		}
 		return uint64(p), nil
 	case 6: // CU_POINTER_ATTRIBUTE_SYNC_MEMOPS
 		return 0, nil
-	case driver.PointerAttrBufferID:
+	case backend.PointerAttrBufferID:
 		return a.id, nil
-	case driver.PointerAttrIsManaged:
+	case backend.PointerAttrIsManaged:
 		return 0, nil
-	case driver.PointerAttrDeviceOrdinal:
+	case backend.PointerAttrDeviceOrdinal:
 		return uint64(a.ctx.dev.ordinal), nil
 	case 10: // CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE
 		if a.kind == deviceMem && !a.async {
 			return 1, nil
 		}
 		return 0, nil
-	case driver.PointerAttrRangeStart:
+	case backend.PointerAttrRangeStart:
 		return uint64(a.base), nil
-	case driver.PointerAttrRangeSize:
+	case backend.PointerAttrRangeSize:
 		return uint64(a.size), nil
 	case 13: // CU_POINTER_ATTRIBUTE_MAPPED
 		return 1, nil
@@ -324,7 +325,7 @@ func (b *Backend) PointerGetAttribute(attr driver.PointerAttribute, p uintptr) (
 		return 0, nil
 	case 16: // CU_POINTER_ATTRIBUTE_ACCESS_FLAGS: read-write
 		return 3, nil
-	case driver.PointerAttrMempool:
+	case backend.PointerAttrMempool:
 		if a.async {
 			return mempoolHandle(a.dev), nil
 		}
@@ -571,7 +572,7 @@ func (b *Backend) MemHostAlloc(size uintptr, flags uint32) (unsafe.Pointer, erro
 	if err := b.enter("cuMemHostAlloc"); err != nil {
 		return nil, err
 	}
-	if size == 0 || flags&^(driver.MemHostAllocPortable|driver.MemHostAllocDeviceMap|driver.MemHostAllocWriteCombined) != 0 {
+	if size == 0 || flags&^(backend.MemHostAllocPortable|backend.MemHostAllocDeviceMap|backend.MemHostAllocWriteCombined) != 0 {
 		return nil, driver.ErrInvalidValue
 	}
 	data := make([]byte, size)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 )
 
 type module struct {
@@ -225,7 +226,7 @@ func (b *Backend) FuncGetParamInfo(h uintptr, index int) (uintptr, uintptr, erro
 // FuncGetAttribute is cuFuncGetAttribute. The fake's kernels all report
 // 1024 threads per block, 32 registers, no static shared, constant or local
 // memory, and PTX and binary version 90.
-func (b *Backend) FuncGetAttribute(attr driver.FunctionAttribute, h uintptr) (int, error) {
+func (b *Backend) FuncGetAttribute(attr backend.FunctionAttribute, h uintptr) (int, error) {
 	if err := b.enter("cuFuncGetAttribute"); err != nil {
 		return 0, err
 	}
@@ -236,19 +237,19 @@ func (b *Backend) FuncGetAttribute(attr driver.FunctionAttribute, h uintptr) (in
 		return 0, err
 	}
 	switch attr {
-	case driver.FuncMaxThreadsPerBlock:
+	case backend.FuncMaxThreadsPerBlock:
 		return 1024, nil
-	case driver.FuncSharedSizeBytes, driver.FuncConstSizeBytes, driver.FuncLocalSizeBytes:
+	case backend.FuncSharedSizeBytes, backend.FuncConstSizeBytes, backend.FuncLocalSizeBytes:
 		return 0, nil
-	case driver.FuncNumRegs:
+	case backend.FuncNumRegs:
 		return 32, nil
-	case driver.FuncPTXVersion, driver.FuncBinaryVersion:
+	case backend.FuncPTXVersion, backend.FuncBinaryVersion:
 		return 90, nil
 	case 7: // CU_FUNC_ATTRIBUTE_CACHE_MODE_CA
 		return 0, nil
-	case driver.FuncMaxDynamicSharedSize:
+	case backend.FuncMaxDynamicSharedSize:
 		return f.maxDyn, nil
-	case driver.FuncPreferredSharedCarveout:
+	case backend.FuncPreferredSharedCarveout:
 		return f.carveout, nil
 	case 10, 11, 12, 13, 14, 15: // cluster attributes
 		return 0, nil
@@ -259,7 +260,7 @@ func (b *Backend) FuncGetAttribute(attr driver.FunctionAttribute, h uintptr) (in
 // FuncSetAttribute is cuFuncSetAttribute: the maximum dynamic shared
 // memory (up to the device's opt-in limit) and the preferred carveout can be
 // set.
-func (b *Backend) FuncSetAttribute(h uintptr, attr driver.FunctionAttribute, value int) error {
+func (b *Backend) FuncSetAttribute(h uintptr, attr backend.FunctionAttribute, value int) error {
 	if err := b.enter("cuFuncSetAttribute"); err != nil {
 		return err
 	}
@@ -270,13 +271,13 @@ func (b *Backend) FuncSetAttribute(h uintptr, attr driver.FunctionAttribute, val
 		return err
 	}
 	switch attr {
-	case driver.FuncMaxDynamicSharedSize:
+	case backend.FuncMaxDynamicSharedSize:
 		if value < 0 || value > f.mod.ctx.dev.attrs[driver.AttrMaxSharedMemoryPerBlockOptin] {
 			return driver.ErrInvalidValue
 		}
 		f.maxDyn = value
 		return nil
-	case driver.FuncPreferredSharedCarveout:
+	case backend.FuncPreferredSharedCarveout:
 		if value < -1 || value > 100 {
 			return driver.ErrInvalidValue
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 )
 
 // The fake NVRTC "compiles" CUDA C++ by finding its kernels: every
@@ -18,7 +19,7 @@ import (
 // the bodies' parameters, so that ModuleLoadData on the fake can load it.
 
 // NVRTC returns the fake run-time compiler of this backend.
-func (b *Backend) NVRTC() (driver.NVRTC, error) { return nvrtc{b}, nil }
+func (b *Backend) NVRTC() (backend.NVRTC, error) { return nvrtc{b}, nil }
 
 type nvrtc struct{ b *Backend }
 
@@ -50,7 +51,7 @@ func nvrtcErr(code int, op string) error {
 	if name == "" {
 		name = fmt.Sprintf("NVRTC_ERROR_%d", code)
 	}
-	return &driver.NVRTCError{Code: code, Name: name, Op: op}
+	return &backend.NVRTCError{Code: code, Name: name, Op: op}
 }
 
 // enter applies FailNth to an NVRTC entry point (the rule's code is taken as

@@ -5,10 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nocgo/cuda/driver/backend"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/nocgo/cuda/driver"
 )
 
 // compile runs the fake NVRTC and returns the PTX, the log and the error.
@@ -34,7 +33,7 @@ func compile(t *testing.T, b *Backend, src string, exprs []string, opts ...strin
 }
 
 func compileCode(err error) int {
-	var ne *driver.NVRTCError
+	var ne *backend.NVRTCError
 	if errors.As(err, &ne) {
 		return ne.Code
 	}
@@ -74,11 +73,11 @@ func TestNVRTCEmitsLoadablePTX(t *testing.T) {
 func TestNVRTCErrors(t *testing.T) {
 	b := bound(t, kernels()...)
 	_, log, err := compile(t, b, "// a kernel\n\nextern \"C\" __global__ void foo(int* p) {}\n", nil)
-	assert.Equal(t, driver.NVRTCErrorCompilation, compileCode(err))
+	assert.Equal(t, backend.NVRTCErrorCompilation, compileCode(err))
 	assert.Equal(t, "prog.cu(3): error: fake NVRTC: kernel \"foo\" has no Go body; register one with fake.Kernel\n\n1 error detected in the compilation of \"prog.cu\".\n", log)
 
 	_, log, err = compile(t, b, "#ifndef N\n#error N must be defined\n#endif\n", nil)
-	assert.Equal(t, driver.NVRTCErrorCompilation, compileCode(err))
+	assert.Equal(t, backend.NVRTCErrorCompilation, compileCode(err))
 	assert.Contains(t, log, "prog.cu(2): error: #error directive: N must be defined")
 	_, _, err = compile(t, b, "#ifndef N\n#error N must be defined\n#endif\n", nil, "-DN=3")
 	assert.NoError(t, err, "-D satisfies the #ifndef")
@@ -86,15 +85,15 @@ func TestNVRTCErrors(t *testing.T) {
 	assert.NoError(t, err)
 
 	_, log, err = compile(t, b, "extern \"C\" __global__ void segment_scale(float* o, const float* i, int n) {\n  if (n) {\n}\n", nil)
-	assert.Equal(t, driver.NVRTCErrorCompilation, compileCode(err))
+	assert.Equal(t, backend.NVRTCErrorCompilation, compileCode(err))
 	assert.Contains(t, log, `prog.cu(3): error: expected a "}"`)
 
 	_, log, err = compile(t, b, "extern \"C\" __global__ void segment_scale(float* o, int n) {}\n", nil)
-	assert.Equal(t, driver.NVRTCErrorCompilation, compileCode(err))
+	assert.Equal(t, backend.NVRTCErrorCompilation, compileCode(err))
 	assert.Contains(t, log, "takes 2 parameters but its Go body takes 3")
 
 	_, log, err = compile(t, b, scaleSrc, nil, "-arch=sm_35")
-	assert.Equal(t, driver.NVRTCErrorInvalidOption, compileCode(err))
+	assert.Equal(t, backend.NVRTCErrorInvalidOption, compileCode(err))
 	assert.Contains(t, log, "--gpu-architecture")
 }
 
@@ -111,7 +110,7 @@ func TestNVRTCNameExpressions(t *testing.T) {
 	require.NoError(t, b.ModuleUnload(m))
 
 	_, log, err = compile(t, b, src, []string{"scale<double>"})
-	assert.Equal(t, driver.NVRTCErrorCompilation, compileCode(err))
+	assert.Equal(t, backend.NVRTCErrorCompilation, compileCode(err))
 	assert.Contains(t, log, `kernel "scale<double>" has no Go body`)
 
 	nv, _ := b.NVRTC()
@@ -125,7 +124,7 @@ func TestNVRTCNameExpressions(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "_Z5scaleI5floatE", low)
 	_, err = nv.LoweredName(p, "scale<int>")
-	assert.Equal(t, driver.NVRTCErrorNameExprNotValid, compileCode(err))
+	assert.Equal(t, backend.NVRTCErrorNameExprNotValid, compileCode(err))
 	assert.Equal(t, 8, compileCode(nv.AddNameExpression(p, "scale<int>")))
 	require.NoError(t, nv.DestroyProgram(p))
 	assert.Equal(t, 4, compileCode(nv.DestroyProgram(p)))
@@ -141,10 +140,10 @@ func TestNVRTCIncludesAndOptions(t *testing.T) {
 	require.NoError(t, nv.Compile(p, []string{"--use_fast_math", "-maxrregcount", "32", "--ftz=true"}))
 
 	_, log, err := compile(t, b, "#include \"absent.h\"\n"+scaleSrc, nil)
-	assert.Equal(t, driver.NVRTCErrorCompilation, compileCode(err))
+	assert.Equal(t, backend.NVRTCErrorCompilation, compileCode(err))
 	assert.Contains(t, log, `prog.cu(1): catastrophic error: cannot open source file "absent.h"`)
 
 	_, log, err = compile(t, b, scaleSrc, nil, "--no-such-option")
-	assert.Equal(t, driver.NVRTCErrorInvalidOption, compileCode(err))
+	assert.Equal(t, backend.NVRTCErrorInvalidOption, compileCode(err))
 	assert.Contains(t, log, "--no-such-option")
 }

@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 )
 
 type streamKind int
@@ -31,12 +32,12 @@ type stream struct {
 // streamLocked resolves a stream handle; 0, 1 and 2 resolve through the
 // calling thread's current context.
 func (b *Backend) streamLocked(h uintptr, tid int64) (*stream, error) {
-	if h <= driver.StreamPerThread {
+	if h <= backend.StreamPerThread {
 		c, err := b.currentLocked(tid)
 		if err != nil {
 			return nil, err
 		}
-		if h == driver.StreamPerThread {
+		if h == backend.StreamPerThread {
 			return c.perThread, nil
 		}
 		return c.null, nil
@@ -50,7 +51,7 @@ func (b *Backend) streamLocked(h uintptr, tid int64) (*stream, error) {
 
 // tidFor returns the caller's thread id when h needs it (a special stream).
 func tidFor(h uintptr) int64 {
-	if h <= driver.StreamPerThread {
+	if h <= backend.StreamPerThread {
 		return gettid()
 	}
 	return 0
@@ -89,7 +90,7 @@ func (b *Backend) StreamCreateWithPriority(flags uint32, priority int) (uintptr,
 	if err := b.enter("cuStreamCreateWithPriority"); err != nil {
 		return 0, err
 	}
-	if flags&^driver.StreamNonBlocking != 0 {
+	if flags&^backend.StreamNonBlocking != 0 {
 		return 0, driver.ErrInvalidValue
 	}
 	priority = min(max(priority, greatestPriority), leastPriority)
@@ -112,7 +113,7 @@ func (b *Backend) StreamDestroy(h uintptr) error {
 	if err := b.enter("cuStreamDestroy"); err != nil {
 		return err
 	}
-	if h <= driver.StreamPerThread {
+	if h <= backend.StreamPerThread {
 		return driver.ErrInvalidHandle
 	}
 	s, err := b.lookupStream(h)

@@ -9,11 +9,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 )
 
 func TestQueueIsLazyAndOrdered(t *testing.T) {
 	b := bound(t)
-	s, err := b.StreamCreateWithPriority(driver.StreamNonBlocking, 0)
+	s, err := b.StreamCreateWithPriority(backend.StreamNonBlocking, 0)
 	require.NoError(t, err)
 	defer b.StreamDestroy(s)
 	var order []int
@@ -47,10 +48,10 @@ func TestAsyncCopyRunsWhenForced(t *testing.T) {
 
 func TestLegacyStreamSynchronisesWithBlockingStreams(t *testing.T) {
 	b := bound(t)
-	blocking, err := b.StreamCreateWithPriority(driver.StreamDefault, 0)
+	blocking, err := b.StreamCreateWithPriority(backend.StreamDefault, 0)
 	require.NoError(t, err)
 	defer b.StreamDestroy(blocking)
-	nonBlocking, err := b.StreamCreateWithPriority(driver.StreamNonBlocking, 0)
+	nonBlocking, err := b.StreamCreateWithPriority(backend.StreamNonBlocking, 0)
 	require.NoError(t, err)
 	defer b.StreamDestroy(nonBlocking)
 
@@ -58,10 +59,10 @@ func TestLegacyStreamSynchronisesWithBlockingStreams(t *testing.T) {
 	note := func(s string) func() { return func() { order = append(order, s) } }
 	require.NoError(t, b.LaunchHostFunc(blocking, note("blocking-1")))
 	require.NoError(t, b.LaunchHostFunc(nonBlocking, note("nonblocking-1")))
-	require.NoError(t, b.LaunchHostFunc(driver.StreamLegacy, note("legacy")))
+	require.NoError(t, b.LaunchHostFunc(backend.StreamLegacy, note("legacy")))
 	require.NoError(t, b.LaunchHostFunc(blocking, note("blocking-2")))
 
-	require.NoError(t, b.StreamSynchronize(driver.StreamLegacy))
+	require.NoError(t, b.StreamSynchronize(backend.StreamLegacy))
 	assert.Equal(t, []string{"blocking-1", "legacy"}, order,
 		"the legacy item waits for earlier blocking work only")
 	require.NoError(t, b.StreamSynchronize(blocking))
@@ -69,7 +70,7 @@ func TestLegacyStreamSynchronisesWithBlockingStreams(t *testing.T) {
 
 	// A blocking stream's item waits for earlier legacy items.
 	order = nil
-	require.NoError(t, b.LaunchHostFunc(driver.StreamNull, note("null")))
+	require.NoError(t, b.LaunchHostFunc(backend.StreamNull, note("null")))
 	require.NoError(t, b.LaunchHostFunc(blocking, note("blocking-3")))
 	require.NoError(t, b.StreamSynchronize(blocking))
 	assert.Equal(t, []string{"null", "blocking-3"}, order)
@@ -77,8 +78,8 @@ func TestLegacyStreamSynchronisesWithBlockingStreams(t *testing.T) {
 	// The per-thread stream does not synchronise with the others.
 	order = nil
 	require.NoError(t, b.LaunchHostFunc(blocking, note("blocking-4")))
-	require.NoError(t, b.LaunchHostFunc(driver.StreamPerThread, note("per-thread")))
-	require.NoError(t, b.StreamSynchronize(driver.StreamPerThread))
+	require.NoError(t, b.LaunchHostFunc(backend.StreamPerThread, note("per-thread")))
+	require.NoError(t, b.StreamSynchronize(backend.StreamPerThread))
 	assert.Equal(t, []string{"per-thread"}, order)
 	require.NoError(t, b.CtxSynchronize())
 	assert.Equal(t, []string{"per-thread", "nonblocking-1", "blocking-4"}, order)
@@ -86,10 +87,10 @@ func TestLegacyStreamSynchronisesWithBlockingStreams(t *testing.T) {
 
 func TestStreamWaitEventRunsTheOtherStreamFirst(t *testing.T) {
 	b := bound(t)
-	s1, err := b.StreamCreateWithPriority(driver.StreamNonBlocking, 0)
+	s1, err := b.StreamCreateWithPriority(backend.StreamNonBlocking, 0)
 	require.NoError(t, err)
 	defer b.StreamDestroy(s1)
-	s2, err := b.StreamCreateWithPriority(driver.StreamNonBlocking, 0)
+	s2, err := b.StreamCreateWithPriority(backend.StreamNonBlocking, 0)
 	require.NoError(t, err)
 	defer b.StreamDestroy(s2)
 	ev, err := b.EventCreate(0)
@@ -130,9 +131,9 @@ func TestEventsTimingAndErrors(t *testing.T) {
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, ms, float32(0))
 
-	_, err = b.EventCreate(driver.EventInterprocess)
+	_, err = b.EventCreate(backend.EventInterprocess)
 	assert.ErrorIs(t, err, driver.ErrInvalidValue, "interprocess needs disable-timing")
-	noTiming, err := b.EventCreate(driver.EventDisableTiming)
+	noTiming, err := b.EventCreate(backend.EventDisableTiming)
 	require.NoError(t, err)
 	require.NoError(t, b.EventRecord(noTiming, 0))
 	require.NoError(t, b.EventSynchronize(noTiming))
@@ -152,7 +153,7 @@ func TestStreamPropertiesAndPriorities(t *testing.T) {
 	least, greatest, err := b.CtxGetStreamPriorityRange()
 	require.NoError(t, err)
 	assert.Equal(t, []int{0, -5}, []int{least, greatest})
-	hi, err := b.StreamCreateWithPriority(driver.StreamNonBlocking, -100)
+	hi, err := b.StreamCreateWithPriority(backend.StreamNonBlocking, -100)
 	require.NoError(t, err)
 	lo, err := b.StreamCreateWithPriority(0, 7)
 	require.NoError(t, err)
@@ -164,7 +165,7 @@ func TestStreamPropertiesAndPriorities(t *testing.T) {
 	assert.Equal(t, 0, p, "clamped to the least priority")
 	f, err := b.StreamGetFlags(hi)
 	require.NoError(t, err)
-	assert.Equal(t, driver.StreamNonBlocking, f)
+	assert.Equal(t, backend.StreamNonBlocking, f)
 	cur, err := b.CtxGetCurrent()
 	require.NoError(t, err)
 	for _, h := range []uintptr{hi, 0, 1, 2} {
@@ -263,7 +264,7 @@ func TestConcurrentStreams(t *testing.T) {
 				return
 			}
 			var seen []int
-			ev, _ := b.EventCreate(driver.EventDisableTiming)
+			ev, _ := b.EventCreate(backend.EventDisableTiming)
 			p, _ := b.MemAlloc(64)
 			for i := 0; i < items; i++ {
 				b.LaunchHostFunc(s, func() { seen = append(seen, i) })

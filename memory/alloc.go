@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/core"
 	"github.com/nocgo/cuda/stream"
 )
 
@@ -17,21 +19,22 @@ import (
 func Alloc[T any](ctx *driver.Context, n int) (*Buffer[T], error) {
 	e := elemOf[T]()
 	op := "memory.Alloc[" + e.name + "]"
-	if ctx == nil {
-		return nil, fmt.Errorf("%s: nil context: %w", op, driver.ErrInvalidValue)
+	c, err := contextOf(op, ctx)
+	if err != nil {
+		return nil, err
 	}
 	size, err := e.sizeOf(op, n)
 	if err != nil {
 		return nil, err
 	}
-	h, err := ctx.Hold()
+	h, err := c.Hold()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	var ptr uintptr
-	err = withHold(h, func() error {
+	err = withHold(h, func(api backend.API) error {
 		var r error
-		if ptr, r = ctx.API().MemAlloc(size); r != nil {
+		if ptr, r = api.MemAlloc(size); r != nil {
 			return fmt.Errorf("n=%d (%d bytes) in %s: cuMemAlloc: %w", n, size, ctx, r)
 		}
 		return nil
@@ -53,36 +56,37 @@ func Alloc[T any](ctx *driver.Context, n int) (*Buffer[T], error) {
 func AllocAsync[T any](s *stream.Stream, n int) (*Buffer[T], error) {
 	e := elemOf[T]()
 	op := "memory.AllocAsync[" + e.name + "]"
-	if s == nil {
-		return nil, fmt.Errorf("%s: nil stream: %w", op, driver.ErrInvalidValue)
+	q, err := queueOf(op, s)
+	if err != nil {
+		return nil, err
 	}
 	size, err := e.sizeOf(op, n)
 	if err != nil {
 		return nil, err
 	}
-	ptr, h, err := allocAsync(s, size, op, n)
+	ptr, h, err := allocAsync(s, q, size, op, n)
 	if err != nil {
 		return nil, err
 	}
 	return newBuffer[T](&allocation{ctx: s.Context(), hold: h, kind: kindAsync, base: ptr, size: size, s: s}, ptr, n), nil
 }
 
-// allocAsync checks s (stream.Use, which binds the context of the special
+// allocAsync checks s (Queue.Use, which binds the context of the special
 // streams only), takes the Hold of the buffer to be, queues cuMemAllocAsync
 // and unbinds; when the allocation fails it releases the Hold, after
 // unbinding.
-func allocAsync(s *stream.Stream, size uintptr, op string, n int) (uintptr, *driver.Hold, error) {
-	b, err := s.Use()
+func allocAsync(s *stream.Stream, q *core.Queue, size uintptr, op string, n int) (uintptr, *core.Hold, error) {
+	b, err := q.Use()
 	if err != nil {
 		return 0, nil, fmt.Errorf("%s: %w", op, err)
 	}
 	ctx := s.Context()
-	h, err := ctx.Hold()
+	h, err := q.Hold.Context().Hold()
 	if err != nil {
 		b.Unbind()
 		return 0, nil, fmt.Errorf("%s: stream %#x: %w", op, s.Handle(), err)
 	}
-	ptr, r := ctx.API().MemAllocAsync(size, s.Handle())
+	ptr, r := h.Context().API.MemAllocAsync(size, s.Handle())
 	b.Unbind()
 	if r != nil {
 		return 0, nil, dropHold(h, fmt.Errorf("%s: n=%d (%d bytes) on stream %#x of %s: cuMemAllocAsync: %w", op, n, size, s.Handle(), ctx, r))

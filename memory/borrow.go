@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/core"
 )
 
 // Borrow wraps n elements of T at device address ptr, memory allocated by
@@ -48,48 +50,59 @@ func Borrow[T any](ctx *driver.Context, ptr uintptr, n int, owner any) (*Buffer[
 	if ptr+size < ptr {
 		return nil, fmt.Errorf("%s: %d bytes from here overflow the address space: %w", op, size, driver.ErrInvalidValue)
 	}
-	if ctx.Closed() {
-		return nil, fmt.Errorf("%s: %s: %w", op, ctx, ErrClosed)
+	c, err := contextOf(op, ctx)
+	if err != nil {
+		return nil, err
 	}
-	api := ctx.API()
-	mt, r := api.PointerGetAttribute(driver.PointerAttrMemoryType, ptr)
-	if r != nil {
-		return nil, fmt.Errorf("%s: not memory the driver knows: cuPointerGetAttribute(MEMORY_TYPE): %w", op, r)
-	}
-	switch driver.MemoryType(mt) {
-	case driver.MemoryTypeDevice, driver.MemoryTypeUnified:
-	case driver.MemoryTypeHost:
-		return nil, fmt.Errorf("%s: host memory, not device memory (MEMORY_TYPE %d): %w", op, mt, driver.ErrInvalidValue)
-	default:
-		return nil, fmt.Errorf("%s: memory type %d, not device memory: %w", op, mt, driver.ErrInvalidValue)
-	}
-	ord, r := api.PointerGetAttribute(driver.PointerAttrDeviceOrdinal, ptr)
-	if r != nil {
-		return nil, fmt.Errorf("%s: cuPointerGetAttribute(DEVICE_ORDINAL): %w", op, r)
-	}
-	if want := ctx.Device().Ordinal(); int(ord) != want {
-		return nil, fmt.Errorf("%s: memory of device %d, but %s is on device %d: %w", op, ord, ctx, want, ErrWrongContext)
-	}
-	owning, r := api.PointerGetAttribute(driver.PointerAttrContext, ptr)
-	if r != nil {
-		return nil, fmt.Errorf("%s: cuPointerGetAttribute(CONTEXT): %w", op, r)
-	}
-	if owning != 0 && uintptr(owning) != ctx.Handle() {
-		return nil, fmt.Errorf("%s: memory of context %#x, not of %s: %w", op, owning, ctx, ErrWrongContext)
-	}
-	b, err := ctx.Bind()
+	hold, err := c.Hold()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
-	defer b.Unbind()
-	base, asize, r := api.MemGetAddressRange(ptr)
-	if r != nil {
-		return nil, fmt.Errorf("%s: cuMemGetAddressRange: %w", op, r)
+	if err := borrowCheck(op, ctx, hold, ptr, size, n); err != nil {
+		return nil, dropHold(hold, err)
 	}
-	if ptr < base || ptr+size > base+asize {
-		return nil, fmt.Errorf("%s: %d bytes (n=%d) from here do not fit in its allocation [%#x, %#x) of %d bytes: %w",
-			op, size, n, base, base+asize, asize, driver.ErrInvalidValue)
-	}
-	a := &allocation{ctx: ctx, kind: kindBorrowed, base: ptr, size: size, owner: owner}
+	a := &allocation{ctx: ctx, hold: hold, kind: kindBorrowed, base: ptr, size: size, owner: owner}
 	return newBuffer[T](a, ptr, n), nil
+}
+
+// borrowCheck checks that [ptr, ptr+size) is device memory of ctx's device
+// and context, inside one allocation.
+func borrowCheck(op string, ctx *driver.Context, hold *core.Hold, ptr, size uintptr, n int) error {
+	api := hold.Context().API
+	mt, r := api.PointerGetAttribute(backend.PointerAttrMemoryType, ptr)
+	if r != nil {
+		return fmt.Errorf("%s: not memory the driver knows: cuPointerGetAttribute(MEMORY_TYPE): %w", op, r)
+	}
+	switch backend.MemoryType(mt) {
+	case backend.MemoryTypeDevice, backend.MemoryTypeUnified:
+	case backend.MemoryTypeHost:
+		return fmt.Errorf("%s: host memory, not device memory (MEMORY_TYPE %d): %w", op, mt, driver.ErrInvalidValue)
+	default:
+		return fmt.Errorf("%s: memory type %d, not device memory: %w", op, mt, driver.ErrInvalidValue)
+	}
+	ord, r := api.PointerGetAttribute(backend.PointerAttrDeviceOrdinal, ptr)
+	if r != nil {
+		return fmt.Errorf("%s: cuPointerGetAttribute(DEVICE_ORDINAL): %w", op, r)
+	}
+	if want := ctx.Device().Ordinal(); int(ord) != want {
+		return fmt.Errorf("%s: memory of device %d, but %s is on device %d: %w", op, ord, ctx, want, ErrWrongContext)
+	}
+	owning, r := api.PointerGetAttribute(backend.PointerAttrContext, ptr)
+	if r != nil {
+		return fmt.Errorf("%s: cuPointerGetAttribute(CONTEXT): %w", op, r)
+	}
+	if owning != 0 && uintptr(owning) != ctx.Handle() {
+		return fmt.Errorf("%s: memory of context %#x, not of %s: %w", op, owning, ctx, ErrWrongContext)
+	}
+	return withHold(hold, func(api backend.API) error {
+		base, asize, r := api.MemGetAddressRange(ptr)
+		if r != nil {
+			return fmt.Errorf("%s: cuMemGetAddressRange: %w", op, r)
+		}
+		if ptr < base || ptr+size > base+asize {
+			return fmt.Errorf("%s: %d bytes (n=%d) from here do not fit in its allocation [%#x, %#x) of %d bytes: %w",
+				op, size, n, base, base+asize, asize, driver.ErrInvalidValue)
+		}
+		return nil
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/internal/core"
 	"github.com/nocgo/cuda/stream"
 )
 
@@ -39,7 +40,7 @@ func (k kind) String() string {
 // its views.
 type allocation struct {
 	ctx   *driver.Context
-	hold  *driver.Hold // keeps ctx alive until Free (nil for borrowed memory)
+	hold  *core.Hold // keeps ctx alive until Free
 	kind  kind
 	base  uintptr
 	size  uintptr
@@ -84,7 +85,7 @@ func newBuffer[T any](a *allocation, ptr uintptr, n int) *Buffer[T] {
 // live reports whether b can be used: made by this package, neither b nor
 // the memory it views has been freed, and borrowed memory's Context is open.
 func (b *Buffer[T]) live() bool {
-	return b != nil && b.a != nil && b.err == nil && !b.a.freed.Load() && !b.closed.Load() && !b.a.orphaned()
+	return b != nil && b.a != nil && b.err == nil && !b.a.freed.Load() && !b.closed.Load()
 }
 
 // usable returns nil when b can be used, and otherwise the error op reports
@@ -98,9 +99,6 @@ func (b *Buffer[T]) usable(op, role string) error {
 	}
 	if b.a.freed.Load() || b.closed.Load() {
 		return fmt.Errorf("%s: %s: %s: %w", op, role, b, ErrClosed)
-	}
-	if b.a.orphaned() {
-		return fmt.Errorf("%s: %s: %s: the context it was borrowed in was released: %w", op, role, b, ErrClosed)
 	}
 	return nil
 }
@@ -177,8 +175,6 @@ func (b *Buffer[T]) String() string {
 	}
 	state := ""
 	switch {
-	case b.a.orphaned() && !b.a.freed.Load() && !b.closed.Load():
-		state = "orphaned "
 	case !b.live():
 		state = "freed "
 	}

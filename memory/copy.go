@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 )
 
 // CopyToDevice copies src into dst (cuMemcpyHtoD, dst's context current).
@@ -25,12 +26,12 @@ func CopyToDevice[T any](dst *Buffer[T], src []T) error {
 		return nil
 	}
 	ctx := dst.a.ctx
-	b, err := dst.a.bind()
+	b, err := dst.a.hold.Bind()
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	defer b.Unbind()
-	api := ctx.API()
+	api := apiOf(ctx)
 	n := uintptr(len(src)) * dst.elemSize()
 	r := api.MemcpyHtoD(dst.ptr, unsafe.Pointer(unsafe.SliceData(src)), n)
 	runtime.KeepAlive(src)
@@ -39,7 +40,7 @@ func CopyToDevice[T any](dst *Buffer[T], src []T) error {
 	}
 	// cuMemcpyHtoD from pageable memory may return once the data is staged;
 	// wait for the legacy stream so the copy is complete on return.
-	if r := api.StreamSynchronize(driver.StreamLegacy); r != nil {
+	if r := api.StreamSynchronize(backend.StreamLegacy); r != nil {
 		return fmt.Errorf("%s: %s: cuStreamSynchronize(CU_STREAM_LEGACY): %w", op, ctx, r)
 	}
 	return nil
@@ -57,12 +58,12 @@ func CopyToHost[T any](dst []T, src *Buffer[T]) error {
 		return fitError(op, len(dst), src.n)
 	}
 	ctx := src.a.ctx
-	b, err := src.a.bind()
+	b, err := src.a.hold.Bind()
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	defer b.Unbind()
-	r := ctx.API().MemcpyDtoH(unsafe.Pointer(unsafe.SliceData(dst)), src.ptr, src.bytes())
+	r := apiOf(ctx).MemcpyDtoH(unsafe.Pointer(unsafe.SliceData(dst)), src.ptr, src.bytes())
 	runtime.KeepAlive(dst)
 	if r != nil {
 		return fmt.Errorf("%s: %d bytes from %s: cuMemcpyDtoH: %w", op, src.bytes(), src, r)
@@ -86,18 +87,18 @@ func CopyDtoD[T any](dst, src *Buffer[T]) error {
 		return err
 	}
 	ctx := dst.a.ctx
-	b, err := dst.a.bind()
+	b, err := dst.a.hold.Bind()
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	defer b.Unbind()
-	api := ctx.API()
+	api := apiOf(ctx)
 	n := src.bytes()
 	if src.a.ctx.Handle() == ctx.Handle() {
 		if r := api.MemcpyDtoD(dst.ptr, src.ptr, n); r != nil {
 			return fmt.Errorf("%s: %d bytes from %s to %s: cuMemcpyDtoD: %w", op, n, src, dst, r)
 		}
-		if r := api.StreamSynchronize(driver.StreamLegacy); r != nil {
+		if r := api.StreamSynchronize(backend.StreamLegacy); r != nil {
 			return fmt.Errorf("%s: %s: cuStreamSynchronize(CU_STREAM_LEGACY): %w", op, ctx, r)
 		}
 		return nil

@@ -25,7 +25,7 @@ func CopyToDeviceAsync[T any](s *stream.Stream, dst *Buffer[T], src []T) error {
 	if len(src) == 0 {
 		return nil
 	}
-	b, err := s.Use()
+	b, err := use(s)
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
@@ -35,7 +35,7 @@ func CopyToDeviceAsync[T any](s *stream.Stream, dst *Buffer[T], src []T) error {
 		return wrongStream(op, s, dst.String(), ctx.String())
 	}
 	n := uintptr(len(src)) * dst.elemSize()
-	r := ctx.API().MemcpyHtoDAsync(dst.ptr, unsafe.Pointer(unsafe.SliceData(src)), n, s.Handle())
+	r := apiOf(ctx).MemcpyHtoDAsync(dst.ptr, unsafe.Pointer(unsafe.SliceData(src)), n, s.Handle())
 	runtime.KeepAlive(src)
 	if r != nil {
 		return fmt.Errorf("%s: %d bytes to %s on stream %#x: cuMemcpyHtoDAsync: %w", op, n, dst, s.Handle(), r)
@@ -58,7 +58,7 @@ func CopyToHostAsync[T any](s *stream.Stream, dst []T, src *Buffer[T]) error {
 	if src.n > len(dst) {
 		return fitError(op, len(dst), src.n)
 	}
-	b, err := s.Use()
+	b, err := use(s)
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
@@ -67,7 +67,7 @@ func CopyToHostAsync[T any](s *stream.Stream, dst []T, src *Buffer[T]) error {
 	if s.Context().Device() != ctx.Device() {
 		return wrongStream(op, s, src.String(), ctx.String())
 	}
-	r := ctx.API().MemcpyDtoHAsync(unsafe.Pointer(unsafe.SliceData(dst)), src.ptr, src.bytes(), s.Handle())
+	r := apiOf(ctx).MemcpyDtoHAsync(unsafe.Pointer(unsafe.SliceData(dst)), src.ptr, src.bytes(), s.Handle())
 	runtime.KeepAlive(dst)
 	if r != nil {
 		return fmt.Errorf("%s: %d bytes from %s on stream %#x: cuMemcpyDtoHAsync: %w", op, src.bytes(), src, s.Handle(), r)
@@ -87,7 +87,7 @@ func CopyDtoDAsync[T any](s *stream.Stream, dst, src *Buffer[T]) error {
 	if err := checkDtoD(op, dst, src); err != nil {
 		return err
 	}
-	b, err := s.Use()
+	b, err := use(s)
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
@@ -98,12 +98,12 @@ func CopyDtoDAsync[T any](s *stream.Stream, dst, src *Buffer[T]) error {
 	}
 	n := src.bytes()
 	if dctx.Handle() == sctx.Handle() {
-		if r := dctx.API().MemcpyDtoDAsync(dst.ptr, src.ptr, n, s.Handle()); r != nil {
+		if r := apiOf(dctx).MemcpyDtoDAsync(dst.ptr, src.ptr, n, s.Handle()); r != nil {
 			return fmt.Errorf("%s: %d bytes from %s to %s on stream %#x: cuMemcpyDtoDAsync: %w", op, n, src, dst, s.Handle(), r)
 		}
 		return nil
 	}
-	if r := dctx.API().MemcpyPeerAsync(dst.ptr, dctx.Handle(), src.ptr, sctx.Handle(), n, s.Handle()); r != nil {
+	if r := apiOf(dctx).MemcpyPeerAsync(dst.ptr, dctx.Handle(), src.ptr, sctx.Handle(), n, s.Handle()); r != nil {
 		return fmt.Errorf("%s: %d bytes from %s of %s to %s of %s on stream %#x: cuMemcpyPeerAsync: %w",
 			op, n, src, sctx, dst, dctx, s.Handle(), r)
 	}

@@ -45,7 +45,7 @@ func Fill[T any](s *stream.Stream, b *Buffer[T], value T) error {
 		return fmt.Errorf("%s: %s: elements of %d bytes: Fill sets elements of 1, 2, 4 (or 8 with equal halves) bytes: %w",
 			op, b, size, driver.ErrInvalidValue)
 	}
-	sb, err := s.Use()
+	sb, err := use(s)
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
@@ -55,7 +55,7 @@ func Fill[T any](s *stream.Stream, b *Buffer[T], value T) error {
 		return fmt.Errorf("%s: stream %#x of %s cannot set %s of %s: a memset runs in its stream's context: %w",
 			op, s.Handle(), s.Context(), b, ctx, ErrWrongContext)
 	}
-	api := ctx.API()
+	api := apiOf(ctx)
 	var r error
 	switch width {
 	case 1:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/stream"
 )
 
@@ -25,12 +26,9 @@ import (
 //     process's memory stays.
 //   - a view (Slice, Bytes): only the view is detached.
 //
-// The buffer's context is made current for the driver call through the
-// buffer's Hold (see Alloc), even when the *driver.Context was released
-// before; once the memory is freed (or the mapping closed) the Hold is
-// released, which ends the context if it was released and this was the last
-// object holding it (that error is returned too, the buffer being freed all
-// the same).
+// Free then lets go of the buffer's context (see driver.Context for the
+// lifetime rule; an error in ending it is returned too, the buffer being
+// freed all the same).
 //
 // After Free the buffer and all views of the memory return errors wrapping
 // ErrClosed and Ptr returns 0. A second Free (or Free after FreeAsync) is a
@@ -55,9 +53,9 @@ func (b *Buffer[T]) Free() error {
 	if a.kind == kindBorrowed {
 		a.freed.Store(true)
 		a.owner = nil
-		return nil
+		return releaseHold(a.hold, op, desc)
 	}
-	if err := withHold(a.hold, func() error { return a.free() }); err != nil {
+	if err := withHold(a.hold, a.free); err != nil {
 		return fmt.Errorf("%s: %s: %w", op, desc, err)
 	}
 	return releaseHold(a.hold, op, desc)
@@ -65,11 +63,10 @@ func (b *Buffer[T]) Free() error {
 
 // free releases the memory of an owned or IPC-mapped allocation with its
 // context current. a.mu is held.
-func (a *allocation) free() error {
-	api := a.ctx.API()
+func (a *allocation) free(api backend.API) error {
 	switch a.kind {
 	case kindAsync:
-		sb, err := a.s.Use()
+		sb, err := use(a.s)
 		if err == nil {
 			defer sb.Unbind()
 			return a.release(func() error { return api.MemFreeAsync(a.base, a.s.Handle()) }, "cuMemFreeAsync")
@@ -86,7 +83,7 @@ func (a *allocation) free() error {
 		}
 		return a.release(func() error { return api.MemFree(a.base) }, "cuMemFree")
 	case kindIPC:
-		return a.release(func() error { return api.IpcCloseMemHandle(a.base) }, "cuIpcCloseMemHandle")
+		return a.release(func() error { return api.IPCCloseMemHandle(a.base) }, "cuIpcCloseMemHandle")
 	}
 	return a.release(func() error { return api.MemFree(a.base) }, "cuMemFree")
 }
@@ -134,13 +131,13 @@ func (b *Buffer[T]) FreeAsync(s *stream.Stream) error {
 		return fmt.Errorf("%s: %s of %s on stream %#x of %s: another device: %w", op, b, a.ctx, s.Handle(), s.Context(), ErrWrongContext)
 	}
 	desc := b.String()
-	err := withHold(a.hold, func() error {
-		sb, err := s.Use()
+	err := withHold(a.hold, func(api backend.API) error {
+		sb, err := use(s)
 		if err != nil {
 			return err
 		}
 		defer sb.Unbind()
-		return a.release(func() error { return a.ctx.API().MemFreeAsync(a.base, s.Handle()) }, "cuMemFreeAsync")
+		return a.release(func() error { return api.MemFreeAsync(a.base, s.Handle()) }, "cuMemFreeAsync")
 	})
 	if err != nil {
 		return fmt.Errorf("%s: %s: %w", op, desc, err)

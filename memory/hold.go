@@ -5,65 +5,80 @@ import (
 	"fmt"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/core"
+	"github.com/nocgo/cuda/stream"
 )
 
-// Memory this package allocates or maps (Alloc, AllocAsync, OpenIPC,
-// AllocHost) holds its context with a driver.Hold from before the driver
-// call that makes it until after the one that frees it: every call made for
-// it binds through the Hold, so it keeps working after the user released the
-// *driver.Context, and freeing it never touches a dead context. Borrowed
-// memory holds nothing and binds through its Context.
+// Every buffer (and pinned host buffer) holds its context from its making
+// until Free (see driver.Context for the lifetime rule); calls made for it
+// bind through that hold, so they keep working after the user released the
+// *driver.Context, and freeing never touches a dead context.
 
-// bind makes the allocation's context current for a call that needs it:
-// through the Hold for memory this package allocated or mapped, which works
-// after the *driver.Context was released, and through the Context for
-// borrowed memory, which then fails with ErrClosed. The caller must Unbind
-// the result.
-func (a *allocation) bind() (driver.Binding, error) {
-	if a.hold != nil {
-		return a.hold.Bind()
+// contextOf returns the core state of ctx, or op's error for a nil or zero
+// Context.
+func contextOf(op string, ctx *driver.Context) (*core.Context, error) {
+	c := core.ContextOf(ctx)
+	if c == nil {
+		return nil, fmt.Errorf("%s: nil context: %w", op, driver.ErrInvalidValue)
 	}
-	return a.ctx.Bind()
+	return c, nil
 }
 
-// orphaned reports whether the memory is borrowed and the Context it was
-// borrowed in has been released: such a buffer is closed, since nothing keeps
-// that context alive for it.
-func (a *allocation) orphaned() bool {
-	return a.kind == kindBorrowed && a.ctx.Closed()
+// queueOf returns the core state of s, or op's error for a nil or zero
+// Stream.
+func queueOf(op string, s *stream.Stream) (*core.Queue, error) {
+	q := core.QueueOf(s)
+	if q == nil {
+		return nil, fmt.Errorf("%s: nil or zero stream: %w", op, driver.ErrInvalidValue)
+	}
+	return q, nil
 }
 
-// withHold runs call with h's context current, and unbinds before returning,
-// so that the caller may release h afterwards: a context that ends with its
-// last Hold must never be popped after it was destroyed.
-func withHold(h *driver.Hold, call func() error) error {
+// withHold runs call with h's context current, and unbinds before
+// returning, so that the caller may release h afterwards: a context that
+// ends with its last hold must never be popped after it was destroyed.
+func withHold(h *core.Hold, call func(api backend.API) error) error {
 	b, err := h.Bind()
 	if err != nil {
 		return err
 	}
-	defer b.Unbind()
-	return call()
+	err = call(b.API())
+	if uerr := b.Unbind(); uerr != nil && err == nil {
+		err = uerr
+	}
+	return err
 }
 
-// dropHold releases the Hold taken for an object whose creation failed with
-// err, and returns err, joined with the Hold's own error if it has one (the
-// release ends the context when the user released it meanwhile).
-func dropHold(h *driver.Hold, err error) error {
-	if r := h.Release(); r != nil {
+// dropHold lets go of the hold taken for an object whose creation failed
+// with err, and returns err, joined with the hold's own error if it has one
+// (letting go ends the context when the user released it meanwhile).
+func dropHold(h *core.Hold, err error) error {
+	if r := h.Close(nil); r != nil {
 		return errors.Join(err, r)
 	}
 	return err
 }
 
-// releaseHold releases h once the memory it kept is freed; its error (from
+// releaseHold lets go of h once the memory it kept is freed; its error (from
 // ending a released context) is reported by op about what, which is freed
 // all the same.
-func releaseHold(h *driver.Hold, op, what string) error {
-	if h == nil {
-		return nil
-	}
-	if r := h.Release(); r != nil {
+func releaseHold(h *core.Hold, op, what string) error {
+	if r := h.Close(nil); r != nil {
 		return fmt.Errorf("%s: %s: freed, but ending its context failed: %w", op, what, r)
 	}
 	return nil
+}
+
+// apiOf returns the backend of ctx, a Context that a live buffer or stream
+// holds.
+func apiOf(ctx *driver.Context) backend.API { return core.ContextOf(ctx).API }
+
+// use prepares a call that enqueues work on s (see core.Queue.Use).
+func use(s *stream.Stream) (core.Binding, error) {
+	q := core.QueueOf(s)
+	if q == nil {
+		return core.Binding{}, fmt.Errorf("nil or zero stream: %w", driver.ErrInvalidValue)
+	}
+	return q.Use()
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/fake"
 	"github.com/nocgo/cuda/memory"
 	"github.com/nocgo/cuda/stream"
@@ -31,9 +32,9 @@ func ownedCtx(t *testing.T, opts ...fake.Option) (*driver.Driver, *driver.Contex
 
 // ctxAlive reports whether the context with handle h still exists in the
 // driver.
-func ctxAlive(t *testing.T, api driver.API, h uintptr) bool {
+func ctxAlive(t *testing.T, api backend.API, h uintptr) bool {
 	t.Helper()
-	_, err := api.CtxGetApiVersion(h)
+	_, err := api.CtxGetAPIVersion(h)
 	if err != nil {
 		require.ErrorIs(t, err, driver.ErrInvalidContext)
 		return false

@@ -7,6 +7,8 @@ import (
 	"unsafe"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/core"
 )
 
 // HostBuffer is page-locked (pinned) host memory holding Len elements of T,
@@ -21,7 +23,7 @@ import (
 // queued on a stream still uses it.
 type HostBuffer[T any] struct {
 	ctx   *driver.Context
-	hold  *driver.Hold // keeps ctx alive until Free
+	hold  *core.Hold // keeps ctx alive until Free
 	p     unsafe.Pointer
 	n     int
 	mu    sync.Mutex
@@ -44,14 +46,18 @@ func AllocHost[T any](ctx *driver.Context, n int) (*HostBuffer[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	h, err := ctx.Hold()
+	c, err := contextOf(op, ctx)
+	if err != nil {
+		return nil, err
+	}
+	h, err := c.Hold()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	var p unsafe.Pointer
-	err = withHold(h, func() error {
+	err = withHold(h, func(api backend.API) error {
 		var r error
-		if p, r = ctx.API().MemHostAlloc(size, driver.MemHostAllocPortable); r != nil {
+		if p, r = api.MemHostAlloc(size, backend.MemHostAllocPortable); r != nil {
 			return fmt.Errorf("n=%d (%d bytes) in %s: cuMemHostAlloc: %w", n, size, ctx, r)
 		}
 		if p == nil {
@@ -117,9 +123,9 @@ func (h *HostBuffer[T]) Free() error {
 		return nil
 	}
 	const op = "memory.HostBuffer.Free"
-	err := withHold(h.hold, func() error {
+	err := withHold(h.hold, func(api backend.API) error {
 		h.freed.Store(true)
-		if r := h.ctx.API().MemFreeHost(h.p); r != nil {
+		if r := api.MemFreeHost(h.p); r != nil {
 			h.freed.Store(false)
 			return fmt.Errorf("cuMemFreeHost: %w", r)
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/memory"
 	"github.com/nocgo/cuda/stream"
 )
@@ -16,7 +17,7 @@ import (
 // allocations measured around them are this package's alone. Methods it does
 // not define panic (the embedded API is nil): the hot paths must not call
 // them.
-type stubAPI struct{ driver.API }
+type stubAPI struct{ backend.API }
 
 const stubCtx, stubStream = 0xc000, 0x5000
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 )
 
 // IPCHandle exports the buffer's memory to other processes
@@ -24,16 +25,15 @@ func (b *Buffer[T]) IPCHandle() (driver.IPCHandle, error) {
 	if b.a.kind != kindAlloc {
 		return driver.IPCHandle{}, fmt.Errorf("%s: %s: only memory from memory.Alloc (cuMemAlloc) can be exported: %w", op, b, driver.ErrInvalidValue)
 	}
-	bd, err := b.a.bind()
-	if err != nil {
-		return driver.IPCHandle{}, fmt.Errorf("%s: %w", op, err)
-	}
-	defer bd.Unbind()
-	h, r := b.a.ctx.API().IpcGetMemHandle(b.ptr)
-	if r != nil {
-		return driver.IPCHandle{}, fmt.Errorf("%s: %s: cuIpcGetMemHandle: %w", op, b, r)
-	}
-	return h, nil
+	var h driver.IPCHandle
+	err := withHold(b.a.hold, func(api backend.API) error {
+		var r error
+		if h, r = api.IPCGetMemHandle(b.ptr); r != nil {
+			return fmt.Errorf("%s: %s: cuIpcGetMemHandle: %w", op, b, r)
+		}
+		return nil
+	})
+	return h, err
 }
 
 // OpenIPC maps memory that another process exported with IPCHandle
@@ -48,8 +48,9 @@ func (b *Buffer[T]) IPCHandle() (driver.IPCHandle, error) {
 func OpenIPC[T any](ctx *driver.Context, h driver.IPCHandle, n int) (*Buffer[T], error) {
 	e := elemOf[T]()
 	op := "memory.OpenIPC[" + e.name + "]"
-	if ctx == nil {
-		return nil, fmt.Errorf("%s: nil context: %w", op, driver.ErrInvalidValue)
+	c, err := contextOf(op, ctx)
+	if err != nil {
+		return nil, err
 	}
 	size, err := e.sizeOf(op, n)
 	if err != nil {
@@ -58,14 +59,14 @@ func OpenIPC[T any](ctx *driver.Context, h driver.IPCHandle, n int) (*Buffer[T],
 	if h == (driver.IPCHandle{}) {
 		return nil, fmt.Errorf("%s: the zero handle: %w", op, driver.ErrInvalidValue)
 	}
-	hold, err := ctx.Hold()
+	hold, err := c.Hold()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	var ptr uintptr
-	err = withHold(hold, func() error {
+	err = withHold(hold, func(api backend.API) error {
 		var err error
-		ptr, err = openIPC(ctx, h, size, n)
+		ptr, err = openIPC(api, ctx, h, size, n)
 		return err
 	})
 	if err != nil {
@@ -77,19 +78,18 @@ func OpenIPC[T any](ctx *driver.Context, h driver.IPCHandle, n int) (*Buffer[T],
 
 // openIPC maps h (the context is current) and checks that size bytes fit in
 // the exported allocation; on failure nothing stays mapped.
-func openIPC(ctx *driver.Context, h driver.IPCHandle, size uintptr, n int) (uintptr, error) {
-	api := ctx.API()
-	ptr, r := api.IpcOpenMemHandle(h, driver.IpcMemLazyEnablePeerAccess)
+func openIPC(api backend.API, ctx *driver.Context, h driver.IPCHandle, size uintptr, n int) (uintptr, error) {
+	ptr, r := api.IPCOpenMemHandle(h, backend.IPCMemLazyEnablePeerAccess)
 	if r != nil {
 		return 0, fmt.Errorf("in %s: cuIpcOpenMemHandle: %w", ctx, r)
 	}
 	base, asize, r := api.MemGetAddressRange(ptr)
 	if r != nil {
-		api.IpcCloseMemHandle(ptr)
+		api.IPCCloseMemHandle(ptr)
 		return 0, fmt.Errorf("mapped at %#x: cuMemGetAddressRange: %w", ptr, r)
 	}
 	if ptr+size > base+asize {
-		api.IpcCloseMemHandle(ptr)
+		api.IPCCloseMemHandle(ptr)
 		return 0, fmt.Errorf("n=%d (%d bytes) do not fit in the exported allocation of %d bytes: %w",
 			n, size, base+asize-ptr, driver.ErrInvalidValue)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/driver/drivertest"
 	"github.com/nocgo/cuda/memory"
 )
@@ -121,7 +122,7 @@ func TestIPCFake(t *testing.T) {
 	require.NoError(t, memory.CopyToDevice(part, iota32(10, 100)))
 	require.NoError(t, b.Free())
 	assert.Zero(t, part.Ptr())
-	_, err = ctxB.API().PointerGetAttribute(driver.PointerAttrMemoryType, mapped)
+	_, err = ctxB.API().PointerGetAttribute(backend.PointerAttrMemoryType, mapped)
 	assert.ErrorIs(t, err, driver.ErrInvalidValue, "Free closed the mapping")
 
 	got := read(t, a)

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/fake"
 	"github.com/nocgo/cuda/internal/segscale"
 	"github.com/nocgo/cuda/module"
@@ -16,12 +17,12 @@ import (
 // otherNVRTC is the fake's compiler under another identity: to the cache it
 // is what libnvrtc is beside the fake, another implementation reporting the
 // same version.
-type otherNVRTC struct{ driver.NVRTC }
+type otherNVRTC struct{ backend.NVRTC }
 
 // otherCompiler is a fake backend whose run-time compiler is otherNVRTC.
 type otherCompiler struct{ *fake.Backend }
 
-func (o otherCompiler) NVRTC() (driver.NVRTC, error) {
+func (o otherCompiler) NVRTC() (backend.NVRTC, error) {
 	nv, err := o.Backend.NVRTC()
 	if err != nil {
 		return nil, err

@@ -8,10 +8,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/nocgo/cuda/driver/backend"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/nocgo/cuda/driver"
 )
 
 func TestCacheKey(t *testing.T) {
@@ -68,8 +67,8 @@ func TestCacheKey(t *testing.T) {
 	}
 	// The compiler's identity is its implementation and its version: the
 	// fake and libnvrtc report the same version.
-	type nvA struct{ driver.NVRTC }
-	type nvB struct{ driver.NVRTC }
+	type nvA struct{ backend.NVRTC }
+	type nvB struct{ backend.NVRTC }
 	idA, idB := nvrtcIdentity(nvA{}, 13, 0), nvrtcIdentity(nvB{}, 13, 0)
 	assert.NotEqual(t, idA, idB)
 	assert.NotEqual(t, idA, nvrtcIdentity(nvA{}, 13, 1))

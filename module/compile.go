@@ -6,11 +6,13 @@ import (
 	"strings"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/core"
 )
 
 // CompileError is a failed compile: NVRTC refused the source or the
 // options. Log is NVRTC's complete log (every error and warning, with line
-// numbers in Name). It wraps the *driver.NVRTCError NVRTC returned.
+// numbers in Name). It wraps the *backend.NVRTCError NVRTC returned.
 type CompileError struct {
 	Name    string   // the source's name (Options.Name or the default)
 	Arch    string   // the architecture compiled for
@@ -45,7 +47,7 @@ type compiled struct {
 	Lowered map[string]string `json:"lowered,omitempty"`
 }
 
-// Compile compiles CUDA C++ source with NVRTC (drv.NVRTC() of ctx's driver)
+// Compile compiles CUDA C++ source with NVRTC (the run-time compiler of ctx's driver)
 // and loads the result into ctx. The caller owns the Module: Unload it.
 //
 // The target is Options.Arch, or the device's own architecture (sm_90 on an
@@ -66,7 +68,8 @@ type compiled struct {
 // A source NVRTC rejects gives a *CompileError with the full log; warnings
 // of a successful compile are in Module.Log.
 func Compile(ctx *driver.Context, src string, opts Options) (*Module, error) {
-	if ctx == nil {
+	cc := core.ContextOf(ctx)
+	if cc == nil {
 		return nil, fmt.Errorf("module.Compile: nil context: %w", driver.ErrInvalidValue)
 	}
 	if ctx.Closed() {
@@ -76,7 +79,7 @@ func Compile(ctx *driver.Context, src string, opts Options) (*Module, error) {
 	if err := opts.check(); err != nil {
 		return nil, fmt.Errorf("module.Compile: %s: %v: %w", name, err, driver.ErrInvalidValue)
 	}
-	nv, err := ctx.Driver().NVRTC()
+	nv, err := compilerOf(cc.API)
 	if err != nil {
 		return nil, fmt.Errorf("module.Compile: %s: %w", name, err)
 	}
@@ -116,20 +119,20 @@ func Compile(ctx *driver.Context, src string, opts Options) (*Module, error) {
 }
 
 // nvrtcIdentity names the compiler for the cache key: its implementation
-// (the Go type behind driver.NVRTC: libnvrtc, the fake, a test double) and
+// (the Go type behind backend.NVRTC: libnvrtc, the fake, a test double) and
 // its version. Two compilers that report the same version but are different
 // implementations must not share entries: the fake's output (kernels whose
 // bodies are empty) would otherwise be loaded, and run as no-ops, by the
 // real driver of a machine sharing the cache directory.
-func nvrtcIdentity(nv driver.NVRTC, major, minor int) string {
+func nvrtcIdentity(nv backend.NVRTC, major, minor int) string {
 	return fmt.Sprintf("%T %d.%d", nv, major, minor)
 }
 
 // unknownArch reports a compile refused for its --gpu-architecture.
 func unknownArch(err error) bool {
 	var ce *CompileError
-	var nv *driver.NVRTCError
-	return errors.As(err, &ce) && errors.As(err, &nv) && nv.Code == driver.NVRTCErrorInvalidOption &&
+	var nv *backend.NVRTCError
+	return errors.As(err, &ce) && errors.As(err, &nv) && nv.Code == backend.NVRTCErrorInvalidOption &&
 		strings.Contains(ce.Log, "gpu-architecture")
 }
 
@@ -140,7 +143,7 @@ var virtualArchs = []int{121, 120, 110, 103, 101, 100, 90, 89, 87, 86, 80, 75, 7
 // the toolkit): PTX for the newest virtual architecture NVRTC accepts, not
 // newer than the device, which the driver compiles for the device at load.
 // It returns first if no architecture works.
-func compileOlder(nv driver.NVRTC, src, name string, opts Options, arch string, first error) (*compiled, error) {
+func compileOlder(nv backend.NVRTC, src, name string, opts Options, arch string, first error) (*compiled, error) {
 	var dev int
 	if _, err := fmt.Sscanf(strings.TrimPrefix(arch, "sm_"), "%d", &dev); err != nil {
 		return nil, first
@@ -161,7 +164,7 @@ func compileOlder(nv driver.NVRTC, src, name string, opts Options, arch string, 
 }
 
 // compile runs NVRTC once.
-func compile(nv driver.NVRTC, src, name string, opts Options, arch string) (*compiled, error) {
+func compile(nv backend.NVRTC, src, name string, opts Options, arch string) (*compiled, error) {
 	contents, includes := opts.headers()
 	prog, err := nv.CreateProgram(src, name, contents, includes)
 	if err != nil {
@@ -219,4 +222,13 @@ func loadCompiled(ctx *driver.Context, c *compiled, name string) (*Module, error
 	}
 	m.arch, m.log, m.lowered, m.image = c.Arch, c.Log, c.Lowered, c.Image
 	return m, nil
+}
+
+// compilerOf returns the run-time compiler of a backend.
+func compilerOf(api backend.API) (backend.NVRTC, error) {
+	p, ok := api.(backend.NVRTCProvider)
+	if !ok {
+		return nil, errors.New("this backend has no run-time compiler (NVRTC)")
+	}
+	return p.NVRTC()
 }

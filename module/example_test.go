@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/fake"
 	"github.com/nocgo/cuda/internal/segscale"
 	"github.com/nocgo/cuda/memory"
@@ -111,7 +112,7 @@ func foreignAlloc(ctx *driver.Context, n int) (in, out, s uintptr) {
 	if out, err = api.MemAlloc(uintptr(n) * 4); err != nil {
 		log.Fatal(err)
 	}
-	if s, err = api.StreamCreateWithPriority(driver.StreamNonBlocking, 0); err != nil {
+	if s, err = api.StreamCreateWithPriority(backend.StreamNonBlocking, 0); err != nil {
 		log.Fatal(err)
 	}
 	return in, out, s

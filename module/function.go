@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 )
 
 // Function is a kernel of a Module (a CUfunction). It belongs to its module:
@@ -61,7 +62,7 @@ func newFunction(m *Module, k *kernel, h uintptr, name, entry string) *Function 
 // readLayout finds the kernel's parameter layout: from the driver
 // (cuFuncGetParamInfo, CUDA 12.4+) or else from the module's PTX.
 func (f *Function) readLayout() {
-	api := f.m.ctx.API()
+	api := f.m.api()
 	var ps []param
 	for i := 0; ; i++ {
 		off, size, err := api.FuncGetParamInfo(f.h, i)
@@ -143,7 +144,7 @@ func (f *Function) check() error {
 	if f == nil || f.m == nil {
 		return fmt.Errorf("module: nil function: %w", driver.ErrInvalidValue)
 	}
-	if f.m.closed.Load() {
+	if f.m.closed() {
 		return fmt.Errorf("module: %s: module %#x is unloaded: %w", f, f.m.h, ErrClosed)
 	}
 	return nil
@@ -163,16 +164,16 @@ type Attributes struct {
 }
 
 // Attribute returns one function attribute (cuFuncGetAttribute).
-func (f *Function) Attribute(a driver.FunctionAttribute) (int, error) {
+func (f *Function) Attribute(a backend.FunctionAttribute) (int, error) {
 	if err := f.check(); err != nil {
 		return 0, err
 	}
-	b, err := f.m.bind()
+	b, err := f.m.hold.Bind()
 	if err != nil {
 		return 0, fmt.Errorf("module: %s: %w", f, err)
 	}
 	defer b.Unbind()
-	v, err := f.m.ctx.API().FuncGetAttribute(a, f.h)
+	v, err := f.m.api().FuncGetAttribute(a, f.h)
 	if err != nil {
 		return 0, fmt.Errorf("module: %s: cuFuncGetAttribute(%d): %w", f, a, err)
 	}
@@ -183,17 +184,17 @@ func (f *Function) Attribute(a driver.FunctionAttribute) (int, error) {
 func (f *Function) Attributes() (Attributes, error) {
 	var at Attributes
 	for _, x := range []struct {
-		a driver.FunctionAttribute
+		a backend.FunctionAttribute
 		v *int
 	}{
-		{driver.FuncMaxThreadsPerBlock, &at.MaxThreadsPerBlock},
-		{driver.FuncSharedSizeBytes, &at.SharedSizeBytes},
-		{driver.FuncConstSizeBytes, &at.ConstSizeBytes},
-		{driver.FuncLocalSizeBytes, &at.LocalSizeBytes},
-		{driver.FuncNumRegs, &at.NumRegs},
-		{driver.FuncPTXVersion, &at.PTXVersion},
-		{driver.FuncBinaryVersion, &at.BinaryVersion},
-		{driver.FuncMaxDynamicSharedSize, &at.MaxDynamicSharedSize},
+		{backend.FuncMaxThreadsPerBlock, &at.MaxThreadsPerBlock},
+		{backend.FuncSharedSizeBytes, &at.SharedSizeBytes},
+		{backend.FuncConstSizeBytes, &at.ConstSizeBytes},
+		{backend.FuncLocalSizeBytes, &at.LocalSizeBytes},
+		{backend.FuncNumRegs, &at.NumRegs},
+		{backend.FuncPTXVersion, &at.PTXVersion},
+		{backend.FuncBinaryVersion, &at.BinaryVersion},
+		{backend.FuncMaxDynamicSharedSize, &at.MaxDynamicSharedSize},
 	} {
 		v, err := f.Attribute(x.a)
 		if err != nil {
@@ -224,12 +225,12 @@ func (f *Function) SetMaxDynamicSharedMemory(bytes int) error {
 }
 
 func (f *Function) setMaxDynLocked(bytes int) error {
-	b, err := f.m.bind()
+	b, err := f.m.hold.Bind()
 	if err != nil {
 		return fmt.Errorf("module: %s: %w", f, err)
 	}
 	defer b.Unbind()
-	if err := f.m.ctx.API().FuncSetAttribute(f.h, driver.FuncMaxDynamicSharedSize, bytes); err != nil {
+	if err := f.m.api().FuncSetAttribute(f.h, backend.FuncMaxDynamicSharedSize, bytes); err != nil {
 		return fmt.Errorf("module: %s: cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, %d): %w", f, bytes, err)
 	}
 	f.k.maxDyn.Store(int64(bytes))
@@ -260,12 +261,12 @@ func (f *Function) MaxPotentialBlockSize(dynamicSmem, limit int) (minGrid, block
 	if dynamicSmem < 0 || limit < 0 {
 		return 0, 0, fmt.Errorf("module: %s: MaxPotentialBlockSize(%d, %d): negative argument: %w", f, dynamicSmem, limit, driver.ErrInvalidValue)
 	}
-	b, err := f.m.bind()
+	b, err := f.m.hold.Bind()
 	if err != nil {
 		return 0, 0, fmt.Errorf("module: %s: %w", f, err)
 	}
 	defer b.Unbind()
-	minGrid, block, err = f.m.ctx.API().OccupancyMaxPotentialBlockSize(f.h, uintptr(dynamicSmem), limit)
+	minGrid, block, err = f.m.api().OccupancyMaxPotentialBlockSize(f.h, uintptr(dynamicSmem), limit)
 	if err != nil {
 		return 0, 0, fmt.Errorf("module: %s: cuOccupancyMaxPotentialBlockSize: %w", f, err)
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"unsafe"
 
+	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/internal/core"
 	"github.com/nocgo/cuda/stream"
 )
 
@@ -77,7 +79,11 @@ func (f *Function) argsForOther(args *Args) error {
 // launch makes the call: the stream's checks and binding, the shared
 // memory attribute, cuLaunchKernel.
 func (f *Function) launch(s *stream.Stream, cfg *Config, params unsafe.Pointer) error {
-	b, err := s.Use()
+	q := core.QueueOf(s)
+	if q == nil {
+		return fmt.Errorf("module: launch %s: nil or zero stream: %w", f, driver.ErrInvalidValue)
+	}
+	b, err := q.Use()
 	if err != nil {
 		return fmt.Errorf("module: launch %s: %w", f, err)
 	}
@@ -91,7 +97,7 @@ func (f *Function) launch(s *stream.Stream, cfg *Config, params unsafe.Pointer) 
 		}
 	}
 	g, bl := cfg.Grid, cfg.Block
-	err = f.m.ctx.API().LaunchKernel(f.h,
+	err = f.m.api().LaunchKernel(f.h,
 		[3]uint32{uint32(g.X), uint32(g.Y), uint32(g.Z)},
 		[3]uint32{uint32(bl.X), uint32(bl.Y), uint32(bl.Z)},
 		uint32(cfg.SharedMem), s.Handle(), params)

@@ -9,9 +9,10 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/core"
 	"github.com/nocgo/cuda/internal/ptx"
 )
 
@@ -54,16 +55,13 @@ func DetectKind(image []byte) ImageKind {
 }
 
 // Module is device code loaded into a context (a CUmodule). It is owned by
-// whoever loaded or compiled it: Unload destroys it, after which it and its
+// whoever loaded or compiled it: Close unloads it, after which it and its
 // Functions return errors wrapping ErrClosed. A Module holds its context
-// (driver.Context.Hold) from its load until its Unload: it and its Functions
-// keep working after the Context is released, and the context is released
-// or destroyed only once the Module is unloaded (and every other object made
-// in it closed). A Module is safe for concurrent use, but Unload must not
-// race launches of its functions.
+// from its load until its Close (see driver.Context). A Module is safe for
+// concurrent use, but Close must not race launches of its functions.
 type Module struct {
 	ctx     *driver.Context
-	hold    *driver.Hold // the module's hold on ctx, released by Unload
+	hold    *core.Hold // the module's hold on ctx, let go by Close
 	h       uintptr
 	kind    ImageKind
 	arch    string
@@ -75,7 +73,6 @@ type Module struct {
 	ptx     []byte // the PTX text, when known
 	image   []byte // the compiled image, for compiled modules
 	cached  bool
-	closed  atomic.Bool
 
 	mu      sync.Mutex           // guards funcs and kernels; serialises Unload
 	funcs   map[string]*Function // by the name asked for
@@ -117,7 +114,8 @@ func LoadFile(ctx *driver.Context, path string) (*Module, error) {
 // the kernels' signatures. The Module takes a Hold on ctx first, and gives it
 // back if the load fails.
 func load(ctx *driver.Context, image []byte, kind ImageKind, ptxText []byte) (*Module, error) {
-	if ctx == nil {
+	c := core.ContextOf(ctx)
+	if c == nil {
 		return nil, fmt.Errorf("nil context: %w", driver.ErrInvalidValue)
 	}
 	if len(bytes.TrimRight(image, "\x00")) == 0 {
@@ -133,48 +131,59 @@ func load(ctx *driver.Context, image []byte, kind ImageKind, ptxText []byte) (*M
 		// cuModuleLoadData reads PTX up to its NUL.
 		image = append(image[:len(image):len(image)], 0)
 	}
-	hold, err := ctx.Hold()
+	hold, err := c.Hold()
 	if err != nil {
 		return nil, err
 	}
-	b, err := hold.Bind()
+	var h uintptr
+	err = withHold(hold, func(api backend.API) error {
+		var r error
+		if h, r = api.ModuleLoadData(image); r != nil {
+			return fmt.Errorf("%s image (%d bytes): cuModuleLoadData: %w", kind, len(image), r)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, withRelease(err, hold)
-	}
-	h, err := ctx.API().ModuleLoadData(image)
-	// Unbind before releasing the Hold: its release may end the context,
-	// which must not be current then.
-	b.Unbind()
-	if err != nil {
-		return nil, withRelease(fmt.Errorf("%s image (%d bytes): cuModuleLoadData: %w", kind, len(image), err), hold)
 	}
 	m.h, m.hold = h, hold
 	return m, nil
 }
 
-// withRelease releases hold and joins its error, if any, to err.
-func withRelease(err error, hold *driver.Hold) error {
-	if rerr := hold.Release(); rerr != nil {
+// withRelease lets go of hold and joins its error, if any, to err.
+func withRelease(err error, hold *core.Hold) error {
+	if rerr := hold.Close(nil); rerr != nil {
 		return errors.Join(err, rerr)
 	}
 	return err
 }
 
-// bind makes the module's context current through its Hold, which works
-// after the Context was released, until Unload.
-func (m *Module) bind() (driver.Binding, error) {
-	if m.hold == nil {
-		return driver.Binding{}, fmt.Errorf("module: not a loaded module: %w", driver.ErrInvalidValue)
+// withHold runs call with the context of hold current, and unbinds before
+// returning, so that the caller may then let go of hold.
+func withHold(hold *core.Hold, call func(api backend.API) error) error {
+	b, err := hold.Bind()
+	if err != nil {
+		return err
 	}
-	return m.hold.Bind()
+	err = call(b.API())
+	if uerr := b.Unbind(); uerr != nil && err == nil {
+		err = uerr
+	}
+	return err
 }
+
+// api is the backend of the module's context.
+func (m *Module) api() backend.API { return m.hold.Context().API }
+
+// closed reports whether the module was closed.
+func (m *Module) closed() bool { return m.hold == nil || m.hold.Closed() }
 
 // Context returns the context the module is loaded in.
 func (m *Module) Context() *driver.Context { return m.ctx }
 
-// Handle returns the raw CUmodule (0 after Unload).
+// Handle returns the raw CUmodule (0 after Close).
 func (m *Module) Handle() uintptr {
-	if m.closed.Load() {
+	if m.closed() {
 		return 0
 	}
 	return m.h
@@ -238,7 +247,7 @@ func (m *Module) Function(name string) (*Function, error) {
 	if m == nil {
 		return nil, errNilModule
 	}
-	if m.closed.Load() {
+	if m.closed() {
 		return nil, fmt.Errorf("module: function %q: module %#x: %w", name, m.h, ErrClosed)
 	}
 	m.mu.Lock()
@@ -253,18 +262,20 @@ func (m *Module) Function(name string) (*Function, error) {
 	if entry == "" || strings.IndexByte(entry, 0) >= 0 {
 		return nil, fmt.Errorf("module: function %q: bad name: %w", name, driver.ErrInvalidValue)
 	}
-	if m.closed.Load() {
-		// Unloaded while this call waited for the lock.
+	if m.closed() {
+		// Closed while this call waited for the lock.
 		return nil, fmt.Errorf("module: function %q: module %#x: %w", name, m.h, ErrClosed)
 	}
-	b, err := m.bind()
+	var h uintptr
+	err := withHold(m.hold, func(api backend.API) error {
+		var r error
+		if h, r = api.ModuleGetFunction(m.h, entry); r != nil {
+			return fmt.Errorf("module: function %q: cuModuleGetFunction: %w%s", name, r, m.available())
+		}
+		return nil
+	})
 	if err != nil {
-		return nil, fmt.Errorf("module: function %q: %w", name, err)
-	}
-	defer b.Unbind()
-	h, err := m.ctx.API().ModuleGetFunction(m.h, entry)
-	if err != nil {
-		return nil, fmt.Errorf("module: function %q: cuModuleGetFunction: %w%s", name, err, m.available())
+		return nil, err
 	}
 	// Another name of the same kernel (an extern "C" name and its name
 	// expression, a name expression and its lowered name) gives another
@@ -293,35 +304,25 @@ func (m *Module) available() string {
 	return " (the module has: " + strings.Join(names, ", ") + ")"
 }
 
-// Unload destroys the module (cuModuleUnload), then releases the module's
-// hold on its context: when the Context was released and nothing else holds
-// it, the context is released or destroyed now, and an error of that is
-// returned too. Its Functions return errors wrapping ErrClosed afterwards.
-// If cuModuleUnload fails, the module stays loaded and usable, and Unload
-// may be called again. A second Unload after a successful one is a no-op
-// that returns nil.
-func (m *Module) Unload() error {
-	if m == nil {
+// Close unloads the module (cuModuleUnload) and lets go of its context
+// (see driver.Context; an error in ending the context is returned too). Its
+// Functions return errors wrapping ErrClosed afterwards. If cuModuleUnload
+// fails, the module stays loaded and usable, and Close may be called again.
+// A second Close after a successful one is a no-op that returns nil.
+func (m *Module) Close() error {
+	if m == nil || m.hold == nil {
 		return nil
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.closed.Load() {
+	err := m.hold.Close(func(api backend.API) error {
+		if r := api.ModuleUnload(m.h); r != nil {
+			return fmt.Errorf("cuModuleUnload: %w", r)
+		}
 		return nil
-	}
-	b, err := m.bind()
+	})
 	if err != nil {
-		return fmt.Errorf("module: unload %#x: %w", m.h, err)
-	}
-	err = m.ctx.API().ModuleUnload(m.h)
-	// Unbind before releasing the Hold, which may end the context.
-	b.Unbind()
-	if err != nil {
-		return fmt.Errorf("module: unload %#x: cuModuleUnload: %w", m.h, err)
-	}
-	m.closed.Store(true)
-	if err := m.hold.Release(); err != nil {
-		return fmt.Errorf("module: unload %#x: %w", m.h, err)
+		return fmt.Errorf("module: close %#x: %w", m.h, err)
 	}
 	return nil
 }

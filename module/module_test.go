@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/driver/drivertest"
 	"github.com/nocgo/cuda/fake"
 	"github.com/nocgo/cuda/internal/segscale"
@@ -272,10 +273,10 @@ func TestCompileFailures(t *testing.T) {
 	// NVRTC failing outside the compile itself.
 	for _, op := range []string{"nvrtcCreateProgram", "nvrtcAddNameExpression", "nvrtcGetProgramLog", "nvrtcGetLoweredName"} {
 		t.Run(op, func(t *testing.T) {
-			drv := fakeDriver(fake.FailNth(op, 1, driver.Result(driver.NVRTCErrorInvalidInput)))
+			drv := fakeDriver(fake.FailNth(op, 1, driver.Result(backend.NVRTCErrorInvalidInput)))
 			ctx, _ := setup(t, drv)
 			_, err := module.Compile(ctx, drivertest.KernelSource, module.Options{NoCache: true, NameExpressions: []string{drivertest.KernelFillFloat}})
-			var nv *driver.NVRTCError
+			var nv *backend.NVRTCError
 			require.ErrorAs(t, err, &nv)
 			assert.Equal(t, op, nv.Op)
 			var ce *module.CompileError

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/driver/drivertest"
 	"github.com/nocgo/cuda/fake"
 	"github.com/nocgo/cuda/stream"
@@ -15,7 +16,7 @@ import (
 // instant is a backend whose hot-path calls return at once without
 // allocating, so that allocations measured through it are this package's.
 type instant struct {
-	driver.API
+	backend.API
 	queryResult error
 }
 
@@ -46,7 +47,7 @@ func hotPathAllocs(t *testing.T, ctx *driver.Context) {
 // TestHotPathsAllocateNothing: Query (done and not ready), Record and Wait
 // allocate nothing in this package.
 func TestHotPathsAllocateNothing(t *testing.T) {
-	for _, res := range []error{nil, driver.Check(uintptr(driver.ErrNotReady))} {
+	for _, res := range []error{nil, backend.Check(uintptr(driver.ErrNotReady))} {
 		api := &instant{API: fake.NewBackend(fake.Devices(1)), queryResult: res}
 		drv, err := driver.New(api)
 		require.NoError(t, err)

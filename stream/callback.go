@@ -27,12 +27,12 @@ func (s *Stream) Callback(fn func()) error {
 		}
 		return fmt.Errorf("stream: %s: Callback: nil func: %w", s, driver.ErrInvalidValue)
 	}
-	b, err := s.Use()
+	b, err := s.q.Use()
 	if err != nil {
 		return err
 	}
 	defer b.Unbind()
-	if r := s.ctx.API().LaunchHostFunc(s.h, func() { s.run(fn) }); r != nil {
+	if r := s.api().LaunchHostFunc(s.q.Handle, func() { s.run(fn) }); r != nil {
 		return s.errf("cuLaunchHostFunc", r)
 	}
 	return nil
@@ -64,7 +64,7 @@ func (s *Stream) notePanic(v any, stack []byte) {
 		s.panicErr.More++
 		return
 	}
-	s.panicErr = &CallbackPanicError{Stream: s.h, Value: v, Stack: stack}
+	s.panicErr = &CallbackPanicError{Stream: s.q.Handle, Value: v, Stack: stack}
 	s.panicked.Store(true)
 }
 

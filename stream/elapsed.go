@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 )
 
 // Elapsed returns the time between two recorded events
@@ -20,9 +21,7 @@ import (
 // owned event recorded only through raw driver calls counts as never
 // recorded). For wrapped and IPC-opened events the driver decides.
 //
-// The call binds start's context: through its Hold for an owned or
-// IPC-opened start (it works after the Context's Release), through the
-// Context for a wrapped one (ErrClosed after the Context's Release).
+// The call binds start's context.
 func Elapsed(start, end *Event) (time.Duration, error) {
 	if err := start.check(); err != nil {
 		return 0, fmt.Errorf("stream.Elapsed: start: %w", err)
@@ -36,14 +35,16 @@ func Elapsed(start, end *Event) (time.Duration, error) {
 	if err := timingErr("end", end); err != nil {
 		return 0, err
 	}
-	b, err := start.bind()
+	var ms float32
+	err := withBound(start.hold, func(api backend.API) error {
+		var r error
+		if ms, r = api.EventElapsedTime(start.h, end.h); r != nil {
+			return fmt.Errorf("stream.Elapsed(%s, %s): cuEventElapsedTime: %w", start, end, r)
+		}
+		return nil
+	})
 	if err != nil {
-		return 0, fmt.Errorf("stream.Elapsed: start: %w", err)
-	}
-	ms, r := start.ctx.API().EventElapsedTime(start.h, end.h)
-	b.Unbind()
-	if r != nil {
-		return 0, fmt.Errorf("stream.Elapsed(%s, %s): cuEventElapsedTime: %w", start, end, r)
+		return 0, err
 	}
 	return time.Duration(float64(ms) * float64(time.Millisecond)), nil
 }

@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/core"
 )
 
 // EventFlag is an event creation flag (CU_EVENT_*); flags are or-ed.
@@ -14,15 +16,15 @@ type EventFlag uint32
 const (
 	// BlockingSync makes Event.Synchronize block the thread instead of
 	// spinning (CU_EVENT_BLOCKING_SYNC).
-	BlockingSync EventFlag = EventFlag(driver.EventBlockingSync)
+	BlockingSync EventFlag = EventFlag(backend.EventBlockingSync)
 	// DisableTiming makes the event cheaper; Elapsed cannot use it
 	// (CU_EVENT_DISABLE_TIMING).
-	DisableTiming EventFlag = EventFlag(driver.EventDisableTiming)
+	DisableTiming EventFlag = EventFlag(backend.EventDisableTiming)
 	// Interprocess lets another process open the event (see
 	// Event.IPCHandle and OpenIPCEvent) (CU_EVENT_INTERPROCESS). The driver
 	// requires DisableTiming with it; NewEvent does not add it for you but
 	// rejects Interprocess without DisableTiming.
-	Interprocess EventFlag = EventFlag(driver.EventInterprocess)
+	Interprocess EventFlag = EventFlag(backend.EventInterprocess)
 )
 
 const allEventFlags = BlockingSync | DisableTiming | Interprocess
@@ -58,67 +60,60 @@ const (
 // Event is a CUDA event (CUevent) in a context. An event made by NewEvent is
 // owned and destroyed by Close; one made by WrapEvent is foreign and Close
 // only detaches; one opened with OpenIPCEvent is released by Close
-// (cuEventDestroy), while the exporting process keeps its own. Owned and
-// IPC-opened events hold their context until Close (driver.Context.Hold), so
-// they keep working after the Context's Release; wrapped events hold nothing.
+// (cuEventDestroy), while the exporting process keeps its own. Every Event
+// holds its context until Close (see driver.Context).
 //
 // An Event is safe for concurrent use, except that Close must not run while
 // other calls on the same Event are still in progress (calls made after
 // Close return ErrClosed). The zero Event is not usable.
 type Event struct {
 	ctx        *driver.Context
-	hold       *driver.Hold // owned and IPC-opened events: keeps ctx alive until Close
+	hold       *core.Hold // keeps ctx alive until Close
 	h          uintptr
 	kind       eventKind
 	flags      EventFlag // as created; only meaningful when flagsKnown
 	flagsKnown bool
-	closed     atomic.Bool
 	recorded   atomic.Bool // Record has succeeded at least once
 }
 
-// NewEvent creates an event in ctx (cuEventCreate) with the or of flags
-// (none: a default event with timing). The caller owns it: Close destroys
-// it. Interprocess without DisableTiming is rejected, as the driver requires
-// both; unknown flags are rejected too. The event holds ctx
-// (driver.Context.Hold) until Close, so it keeps working after ctx.Release.
-func NewEvent(ctx *driver.Context, flags ...EventFlag) (*Event, error) {
-	if ctx == nil {
-		return nil, fmt.Errorf("stream.NewEvent: nil context: %w", driver.ErrInvalidValue)
+// EventOptions configure a new event. The zero value is a default event,
+// with timing.
+type EventOptions struct {
+	// Flags is the or of DisableTiming, BlockingSync and Interprocess.
+	Flags EventFlag
+}
+
+// NewEvent creates an event in ctx (cuEventCreate) with opts. The caller owns
+// it: Close destroys it. Interprocess without DisableTiming is rejected, as
+// the driver requires both; unknown flags are rejected too.
+func NewEvent(ctx *driver.Context, opts EventOptions) (*Event, error) {
+	c, err := contextOf("stream.NewEvent", ctx)
+	if err != nil {
+		return nil, err
 	}
-	var f EventFlag
-	for _, x := range flags {
-		f |= x
-	}
+	f := opts.Flags
 	if f&^allEventFlags != 0 {
 		return nil, fmt.Errorf("stream.NewEvent: unknown flags %#x: %w", uint32(f&^allEventFlags), driver.ErrInvalidValue)
 	}
 	if f&Interprocess != 0 && f&DisableTiming == 0 {
-		return nil, fmt.Errorf("stream.NewEvent: flags %s: Interprocess needs DisableTiming too (pass stream.Interprocess, stream.DisableTiming): %w", f, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("stream.NewEvent: flags %s: Interprocess needs DisableTiming too (Flags: stream.Interprocess | stream.DisableTiming): %w", f, driver.ErrInvalidValue)
 	}
-	hold, err := ctx.Hold()
+	hold, err := c.Hold()
 	if err != nil {
 		return nil, fmt.Errorf("stream.NewEvent: %w", err)
 	}
-	h, err := createEvent(ctx, hold, f)
+	var h uintptr
+	err = withBound(hold, func(api backend.API) error {
+		var r error
+		if h, r = api.EventCreate(uint32(f)); r != nil {
+			return fmt.Errorf("stream.NewEvent: %s: cuEventCreate(%s): %w", ctx, f, r)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, dropHold(hold, err)
 	}
 	return &Event{ctx: ctx, hold: hold, h: h, kind: ownedEvent, flags: f, flagsKnown: true}, nil
-}
-
-// createEvent creates an event with ctx bound through hold, and unbinds
-// before returning, so that a failure may release the Hold.
-func createEvent(ctx *driver.Context, hold *driver.Hold, f EventFlag) (uintptr, error) {
-	b, err := hold.Bind()
-	if err != nil {
-		return 0, fmt.Errorf("stream.NewEvent: %w", err)
-	}
-	defer b.Unbind()
-	h, r := ctx.API().EventCreate(uint32(f))
-	if r != nil {
-		return 0, fmt.Errorf("stream.NewEvent: %s: cuEventCreate(%s): %w", ctx, f, r)
-	}
-	return h, nil
 }
 
 // WrapEvent wraps an event created elsewhere (another library, the CUDA
@@ -134,21 +129,27 @@ func createEvent(ctx *driver.Context, hold *driver.Hold, f EventFlag) (uintptr, 
 // pass live events.) The event's flags are unknown to this package, so
 // Elapsed and IPCHandle leave their checks to the driver.
 func WrapEvent(ctx *driver.Context, handle uintptr) (*Event, error) {
-	if ctx == nil {
-		return nil, fmt.Errorf("stream.WrapEvent: handle %#x: nil context: %w", handle, driver.ErrInvalidValue)
+	c, err := contextOf(fmt.Sprintf("stream.WrapEvent: handle %#x", handle), ctx)
+	if err != nil {
+		return nil, err
 	}
 	if handle == 0 {
 		return nil, fmt.Errorf("stream.WrapEvent: handle 0x0: %w", ErrNullHandle)
 	}
-	b, err := ctx.Bind()
+	hold, err := c.Hold()
 	if err != nil {
 		return nil, fmt.Errorf("stream.WrapEvent: handle %#x: %w", handle, err)
 	}
-	defer b.Unbind()
-	if r := ctx.API().EventQuery(handle); r != nil && !isNotReady(r) {
-		return nil, fmt.Errorf("stream.WrapEvent: handle %#x: %s: cuEventQuery: %w", handle, ctx, r)
+	err = withBound(hold, func(api backend.API) error {
+		if r := api.EventQuery(handle); r != nil && !isNotReady(r) {
+			return fmt.Errorf("stream.WrapEvent: handle %#x: %s: cuEventQuery: %w", handle, ctx, r)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, dropHold(hold, err)
 	}
-	return &Event{ctx: ctx, h: handle, kind: wrappedEvent}, nil
+	return &Event{ctx: ctx, hold: hold, h: handle, kind: wrappedEvent}, nil
 }
 
 // Handle returns the raw CUevent (0 for a nil Event).
@@ -183,22 +184,15 @@ func (e *Event) Flags() (EventFlag, bool) {
 	return e.flags, e.flagsKnown
 }
 
-// bind makes the event's context current for a call that needs it: through
-// the event's Hold for an owned or IPC-opened event (which works after the
-// Context's Release, until Close), through the Context for a wrapped one.
-func (e *Event) bind() (driver.Binding, error) {
-	if e.hold != nil {
-		return e.hold.Bind()
-	}
-	return e.ctx.Bind()
-}
+// api is the backend of the event's context.
+func (e *Event) api() backend.API { return e.hold.Context().API }
 
 // check reports a nil, zero or closed event.
 func (e *Event) check() error {
 	if e == nil || e.ctx == nil {
 		return errNilEvent
 	}
-	if e.closed.Load() {
+	if e.hold.Closed() {
 		return fmt.Errorf("event %#x: %w", e.h, ErrClosed)
 	}
 	return nil
@@ -218,15 +212,15 @@ func (e *Event) Record(s *Stream) error {
 	if err := s.check(); err != nil {
 		return fmt.Errorf("stream: %s: Record: %w", e, err)
 	}
-	if s.ctx != e.ctx && s.ctx.Handle() != e.ctx.Handle() {
+	if s.ctx.Handle() != e.ctx.Handle() {
 		return fmt.Errorf("stream: %s: Record on %s: %w", e, s, ErrWrongContext)
 	}
-	b, err := s.Use()
+	b, err := s.q.Use()
 	if err != nil {
 		return err
 	}
 	defer b.Unbind()
-	if r := e.ctx.API().EventRecord(e.h, s.h); r != nil {
+	if r := e.api().EventRecord(e.h, s.q.Handle); r != nil {
 		return fmt.Errorf("stream: %s: cuEventRecord(%s): %w", e, s, r)
 	}
 	if !e.recorded.Load() {
@@ -241,7 +235,7 @@ func (e *Event) Synchronize() error {
 	if err := e.check(); err != nil {
 		return err
 	}
-	if r := e.ctx.API().EventSynchronize(e.h); r != nil {
+	if r := e.api().EventSynchronize(e.h); r != nil {
 		return fmt.Errorf("stream: %s: cuEventSynchronize: %w", e, r)
 	}
 	return nil
@@ -253,7 +247,7 @@ func (e *Event) Query() (bool, error) {
 	if err := e.check(); err != nil {
 		return false, err
 	}
-	r := e.ctx.API().EventQuery(e.h)
+	r := e.api().EventQuery(e.h)
 	if r == nil {
 		return true, nil
 	}
@@ -263,30 +257,31 @@ func (e *Event) Query() (bool, error) {
 	return false, fmt.Errorf("stream: %s: cuEventQuery: %w", e, r)
 }
 
-// Close ends this Event: an owned event is destroyed (cuEventDestroy; a
-// pending record still completes), an event opened with OpenIPCEvent is
-// released (cuEventDestroy on this process's handle), and both then let go
-// of their context, which ends here if the Context was released and nothing
-// else holds it (that error is returned too). A wrapped event is only
-// detached. Afterwards every operation returns an error wrapping ErrClosed;
-// a second Close is a no-op that returns nil. If the driver fails to destroy
-// the event, the error is returned and the Event stays open, so that Close
-// can be retried.
+// Close ends this Event and lets go of its context (see driver.Context):
+// an owned event is destroyed (cuEventDestroy; a pending record still
+// completes), an event opened with OpenIPCEvent is released (cuEventDestroy
+// on this process's handle), and a wrapped event is only detached.
+// Afterwards every operation returns an error wrapping ErrClosed; a second
+// Close is a no-op that returns nil. If the driver fails to destroy the
+// event, the error is returned and the Event stays open, so that Close can
+// be retried.
 func (e *Event) Close() error {
 	if e == nil || e.ctx == nil {
 		return errNilEvent
 	}
-	if !e.closed.CompareAndSwap(false, true) {
-		return nil
+	var destroy func(backend.API) error
+	if e.kind != wrappedEvent {
+		destroy = func(api backend.API) error {
+			if r := api.EventDestroy(e.h); r != nil {
+				return fmt.Errorf("stream: %s: cuEventDestroy: %w", e, r)
+			}
+			return nil
+		}
 	}
-	if e.kind == wrappedEvent {
-		return nil
+	if err := e.hold.Close(destroy); err != nil {
+		return fmt.Errorf("stream: Close: %w", err)
 	}
-	if err := destroy(e.hold, e.ctx.API(), e.h, driver.API.EventDestroy, e, "cuEventDestroy"); err != nil {
-		e.closed.Store(false)
-		return err
-	}
-	return releaseHold(e.hold, e)
+	return nil
 }
 
 // String describes the event, for errors and logs.
@@ -303,7 +298,7 @@ func (e *Event) String() string {
 	default:
 		what = fmt.Sprintf("IPC-opened event %#x", e.h)
 	}
-	if e.closed.Load() {
+	if e.hold.Closed() {
 		what = "closed " + what
 	}
 	return what + " (" + e.ctx.String() + ")"

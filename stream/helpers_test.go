@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/fake"
 )
 
@@ -15,7 +16,7 @@ import (
 // see what the stream package creates and destroys, and when the context
 // ends.
 type counting struct {
-	driver.API
+	backend.API
 	streams, events, creates, primaryReleases atomic.Int64
 }
 
@@ -87,7 +88,7 @@ func primary(t testing.TB, drv *driver.Driver) *driver.Context {
 }
 
 // bound runs fn with ctx current on a locked OS thread.
-func bound(t testing.TB, ctx *driver.Context, fn func(api driver.API)) {
+func bound(t testing.TB, ctx *driver.Context, fn func(api backend.API)) {
 	t.Helper()
 	b, err := ctx.Bind()
 	require.NoError(t, err)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 )
 
 // IPCHandle returns the interprocess handle of an event created with
@@ -12,9 +13,7 @@ import (
 // way you like. An event created without Interprocess is an error
 // wrapping driver.ErrInvalidHandle, as the driver returns; for an owned
 // event it is caught before calling the driver. The driver needs the event's
-// context current: it is bound through the event's Hold for an owned or
-// IPC-opened event (this works after the Context's Release), through the
-// Context for a wrapped one (ErrClosed after the Context's Release).
+// context current: it is bound for the call.
 func (e *Event) IPCHandle() (driver.IPCHandle, error) {
 	if err := e.check(); err != nil {
 		return driver.IPCHandle{}, err
@@ -22,16 +21,15 @@ func (e *Event) IPCHandle() (driver.IPCHandle, error) {
 	if e.flagsKnown && e.flags&Interprocess == 0 {
 		return driver.IPCHandle{}, fmt.Errorf("stream: %s: IPCHandle: the event was not created with stream.Interprocess: %w", e, driver.ErrInvalidHandle)
 	}
-	b, err := e.bind()
-	if err != nil {
-		return driver.IPCHandle{}, fmt.Errorf("stream: %s: IPCHandle: %w", e, err)
-	}
-	h, r := e.ctx.API().IpcGetEventHandle(e.h)
-	b.Unbind()
-	if r != nil {
-		return driver.IPCHandle{}, fmt.Errorf("stream: %s: cuIpcGetEventHandle: %w", e, r)
-	}
-	return h, nil
+	var h driver.IPCHandle
+	err := withBound(e.hold, func(api backend.API) error {
+		var r error
+		if h, r = api.IPCGetEventHandle(e.h); r != nil {
+			return fmt.Errorf("stream: %s: cuIpcGetEventHandle: %w", e, r)
+		}
+		return nil
+	})
+	return h, err
 }
 
 // OpenIPCEvent opens an event exported by another process with
@@ -42,37 +40,29 @@ func (e *Event) IPCHandle() (driver.IPCHandle, error) {
 // either process (the driver shares its state). Opening a handle in the
 // process that exported it fails with an error wrapping
 // driver.ErrInvalidContext, as the driver returns. The opened event holds
-// ctx (driver.Context.Hold) until Close, so it keeps working after
-// ctx.Release.
+// ctx until Close (see driver.Context).
 func OpenIPCEvent(ctx *driver.Context, h driver.IPCHandle) (*Event, error) {
-	if ctx == nil {
-		return nil, fmt.Errorf("stream.OpenIPCEvent: nil context: %w", driver.ErrInvalidValue)
+	c, err := contextOf("stream.OpenIPCEvent", ctx)
+	if err != nil {
+		return nil, err
 	}
 	if h == (driver.IPCHandle{}) {
 		return nil, fmt.Errorf("stream.OpenIPCEvent: all-zero IPC handle: %w", driver.ErrInvalidValue)
 	}
-	hold, err := ctx.Hold()
+	hold, err := c.Hold()
 	if err != nil {
 		return nil, fmt.Errorf("stream.OpenIPCEvent: %w", err)
 	}
-	ev, err := openIPCEvent(ctx, hold, h)
+	var ev uintptr
+	err = withBound(hold, func(api backend.API) error {
+		var r error
+		if ev, r = api.IPCOpenEventHandle(h); r != nil {
+			return fmt.Errorf("stream.OpenIPCEvent: %s: cuIpcOpenEventHandle: %w", ctx, r)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, dropHold(hold, err)
 	}
 	return &Event{ctx: ctx, hold: hold, h: ev, kind: openedEvent, flags: Interprocess | DisableTiming, flagsKnown: true}, nil
-}
-
-// openIPCEvent opens the handle with ctx bound through hold, and unbinds
-// before returning, so that a failure may release the Hold.
-func openIPCEvent(ctx *driver.Context, hold *driver.Hold, h driver.IPCHandle) (uintptr, error) {
-	b, err := hold.Bind()
-	if err != nil {
-		return 0, fmt.Errorf("stream.OpenIPCEvent: %w", err)
-	}
-	defer b.Unbind()
-	ev, r := ctx.API().IpcOpenEventHandle(h)
-	if r != nil {
-		return 0, fmt.Errorf("stream.OpenIPCEvent: %s: cuIpcOpenEventHandle: %w", ctx, r)
-	}
-	return ev, nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 )
 
 // Synchronize blocks until all work queued on the stream is done
@@ -11,12 +12,12 @@ import (
 // since the last Synchronize, the work is still waited for and the panic is
 // returned as a *CallbackPanicError.
 func (s *Stream) Synchronize() error {
-	b, err := s.Use()
+	b, err := s.q.Use()
 	if err != nil {
 		return err
 	}
 	defer b.Unbind()
-	if r := s.ctx.API().StreamSynchronize(s.h); r != nil {
+	if r := s.api().StreamSynchronize(s.q.Handle); r != nil {
 		return s.errf("cuStreamSynchronize", r)
 	}
 	if s.panicked.Load() {
@@ -29,12 +30,12 @@ func (s *Stream) Synchronize() error {
 // (cuStreamQuery). Work still pending is (false, nil), not an error. It
 // allocates nothing and, on a stream that is not special, binds nothing.
 func (s *Stream) Query() (bool, error) {
-	b, err := s.Use()
+	b, err := s.q.Use()
 	if err != nil {
 		return false, err
 	}
 	defer b.Unbind()
-	r := s.ctx.API().StreamQuery(s.h)
+	r := s.api().StreamQuery(s.q.Handle)
 	if r == nil {
 		return true, nil
 	}
@@ -55,7 +56,7 @@ func isNotReady(r error) bool {
 // belong to another context, even of another device: the driver allows
 // cross-device waits. Both s and ev must be open. It allocates nothing.
 func (s *Stream) Wait(ev *Event) error {
-	b, err := s.Use()
+	b, err := s.q.Use()
 	if err != nil {
 		return err
 	}
@@ -63,7 +64,7 @@ func (s *Stream) Wait(ev *Event) error {
 	if err := ev.check(); err != nil {
 		return fmt.Errorf("stream: %s: Wait: %w", s, err)
 	}
-	if r := s.ctx.API().StreamWaitEvent(s.h, ev.h, 0); r != nil {
+	if r := s.api().StreamWaitEvent(s.q.Handle, ev.h, 0); r != nil {
 		return fmt.Errorf("stream: %s: cuStreamWaitEvent(%s): %w", s, ev, r)
 	}
 	return nil
@@ -73,9 +74,7 @@ func (s *Stream) Wait(ev *Event) error {
 // queued on o so far is done. It records an internal event on o, makes s
 // wait on it and destroys it (the driver keeps it until the wait is
 // satisfied), so nothing leaks. o may belong to another context, even of
-// another device. The internal event is made in o's context, bound through
-// o's Hold when o is owned (so it works after the Context's Release), and
-// through o's Context otherwise.
+// another device.
 func (s *Stream) WaitStream(o *Stream) error {
 	if err := s.check(); err != nil {
 		return err
@@ -83,29 +82,28 @@ func (s *Stream) WaitStream(o *Stream) error {
 	if err := o.check(); err != nil {
 		return fmt.Errorf("stream: %s: WaitStream: %w", s, err)
 	}
-	b, err := o.bind()
-	if err != nil {
-		return fmt.Errorf("stream: %s: WaitStream(%s): %w", s, o, err)
-	}
-	defer b.Unbind()
-	api := o.ctx.API()
-	ev, r := api.EventCreate(uint32(DisableTiming))
-	if r != nil {
-		return fmt.Errorf("stream: %s: WaitStream(%s): cuEventCreate: %w", s, o, r)
-	}
-	defer api.EventDestroy(ev)
-	if r := api.EventRecord(ev, o.h); r != nil {
-		return fmt.Errorf("stream: %s: WaitStream: cuEventRecord(%s): %w", s, o, r)
-	}
-	sb, err := s.Use()
+	sb, err := s.q.Use()
 	if err != nil {
 		return err
 	}
 	defer sb.Unbind()
-	if r := s.ctx.API().StreamWaitEvent(s.h, ev, 0); r != nil {
-		return fmt.Errorf("stream: %s: WaitStream(%s): cuStreamWaitEvent: %w", s, o, r)
-	}
-	return nil
+	// The internal event is made in o's context, bound through o's hold.
+	err = withBound(o.q.Hold, func(api backend.API) error {
+		ev, r := api.EventCreate(uint32(DisableTiming))
+		if r != nil {
+			return fmt.Errorf("stream: %s: WaitStream(%s): cuEventCreate: %w", s, o, r)
+		}
+		if r = api.EventRecord(ev, o.q.Handle); r != nil {
+			r = fmt.Errorf("stream: %s: WaitStream: cuEventRecord(%s): %w", s, o, r)
+		} else if r = s.api().StreamWaitEvent(s.q.Handle, ev, 0); r != nil {
+			r = fmt.Errorf("stream: %s: WaitStream(%s): cuStreamWaitEvent: %w", s, o, r)
+		}
+		if d := api.EventDestroy(ev); d != nil && r == nil {
+			r = fmt.Errorf("stream: %s: WaitStream(%s): cuEventDestroy: %w", s, o, d)
+		}
+		return r
+	})
+	return err
 }
 
 // check reports a nil, zero or closed stream, binding nothing.
@@ -113,7 +111,7 @@ func (s *Stream) check() error {
 	if s == nil || s.ctx == nil {
 		return errNilStream
 	}
-	if s.closed.Load() {
+	if s.q.Hold.Closed() {
 		return s.closedErr()
 	}
 	return nil
@@ -122,12 +120,12 @@ func (s *Stream) check() error {
 // Flags returns the stream's creation flags as the driver reports them
 // (cuStreamGetFlags): for a wrapped stream, what its creator chose.
 func (s *Stream) Flags() (Flag, error) {
-	b, err := s.Use()
+	b, err := s.q.Use()
 	if err != nil {
 		return 0, err
 	}
 	defer b.Unbind()
-	f, r := s.ctx.API().StreamGetFlags(s.h)
+	f, r := s.api().StreamGetFlags(s.q.Handle)
 	if r != nil {
 		return 0, s.errf("cuStreamGetFlags", r)
 	}
@@ -137,12 +135,12 @@ func (s *Stream) Flags() (Flag, error) {
 // Priority returns the stream's priority as the driver reports it
 // (cuStreamGetPriority): for a wrapped stream, what its creator chose.
 func (s *Stream) Priority() (int, error) {
-	b, err := s.Use()
+	b, err := s.q.Use()
 	if err != nil {
 		return 0, err
 	}
 	defer b.Unbind()
-	p, r := s.ctx.API().StreamGetPriority(s.h)
+	p, r := s.api().StreamGetPriority(s.q.Handle)
 	if r != nil {
 		return 0, s.errf("cuStreamGetPriority", r)
 	}

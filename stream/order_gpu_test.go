@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/driver/drivertest"
 	"github.com/nocgo/cuda/stream"
 )
@@ -35,7 +35,7 @@ func TestOrderGPU(t *testing.T) {
 	t.Run("foreign", func(t *testing.T) {
 		bind, err := ctx.Bind()
 		require.NoError(t, err)
-		h, r := drv.API().StreamCreateWithPriority(driver.StreamNonBlocking, 0)
+		h, r := drv.API().StreamCreateWithPriority(backend.StreamNonBlocking, 0)
 		bind.Unbind()
 		require.NoError(t, r)
 		defer func() { require.NoError(t, drv.API().StreamDestroy(h)) }()

@@ -1,29 +1,47 @@
 package stream
 
-import "github.com/nocgo/cuda/driver"
+import (
+	"fmt"
+
+	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
+)
 
 // Default returns the NULL stream (handle 0x0) of ctx: the context's default
 // stream, whose behaviour (legacy or per-thread) depends on how the code
 // that issues work was compiled; for driver API calls it is the legacy
-// stream. It is never destroyed: Close only detaches this Stream value.
+// stream. It is never destroyed: Close only detaches this Stream value
+// and lets go of its context.
 // Every operation on it binds ctx, since the driver resolves the handle
 // through the current context.
-func Default(ctx *driver.Context) *Stream { return specialStream(ctx, driver.StreamNull) }
+func Default(ctx *driver.Context) (*Stream, error) { return specialStream(ctx, backend.StreamNull) }
 
 // Legacy returns the legacy default stream (CU_STREAM_LEGACY, 0x1) of ctx,
 // which synchronizes with every blocking stream of the context. It is never
-// destroyed: Close only detaches this Stream value. Every operation on it
+// destroyed: Close only detaches this Stream value
+// and lets go of its context. Every operation on it
 // binds ctx.
-func Legacy(ctx *driver.Context) *Stream { return specialStream(ctx, driver.StreamLegacy) }
+func Legacy(ctx *driver.Context) (*Stream, error) { return specialStream(ctx, backend.StreamLegacy) }
 
 // PerThread returns the per-thread default stream (CU_STREAM_PER_THREAD,
 // 0x2) of ctx. The driver keeps one such stream per OS thread, and Go moves
 // goroutines between threads: work queued from different calls may land on
 // different per-thread streams, so order it with events (or use New). It is
-// never destroyed: Close only detaches this Stream value. Every operation on
+// never destroyed: Close only detaches this Stream value
+// and lets go of its context. Every operation on
 // it binds ctx.
-func PerThread(ctx *driver.Context) *Stream { return specialStream(ctx, driver.StreamPerThread) }
+func PerThread(ctx *driver.Context) (*Stream, error) {
+	return specialStream(ctx, backend.StreamPerThread)
+}
 
-func specialStream(ctx *driver.Context, h uintptr) *Stream {
-	return &Stream{ctx: ctx, h: h, kind: special}
+func specialStream(ctx *driver.Context, h uintptr) (*Stream, error) {
+	c, err := contextOf("stream: special stream", ctx)
+	if err != nil {
+		return nil, err
+	}
+	hold, err := c.Hold()
+	if err != nil {
+		return nil, fmt.Errorf("stream: special stream %#x: %w", h, err)
+	}
+	return newStream(ctx, hold, h, special), nil
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/fake"
 	"github.com/nocgo/cuda/stream"
 )
@@ -55,7 +56,7 @@ func ExampleWrap() {
 
 	// Another library created this stream (here with raw driver calls).
 	b, _ := ctx.Bind()
-	h, _ := ctx.API().StreamCreateWithPriority(driver.StreamNonBlocking, 0)
+	h, _ := ctx.API().StreamCreateWithPriority(backend.StreamNonBlocking, 0)
 	b.Unbind()
 	defer ctx.API().StreamDestroy(h) // the owner destroys it
 

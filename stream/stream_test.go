@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/fake"
 	"github.com/nocgo/cuda/stream"
 )
@@ -27,7 +28,7 @@ func TestWrapInvalidHandle(t *testing.T) {
 	// A destroyed stream (undefined behaviour on a real driver; the fake
 	// tells).
 	var h uintptr
-	bound(t, ctx, func(api driver.API) {
+	bound(t, ctx, func(api backend.API) {
 		var r error
 		h, r = api.StreamCreateWithPriority(0, 0)
 		require.NoError(t, r)
@@ -197,7 +198,7 @@ func ownedContext(t *testing.T, opts ...fake.Option) *driver.Context {
 // destroyed reports whether the context with handle h is gone in the driver.
 func destroyed(t *testing.T, ctx *driver.Context, h uintptr) bool {
 	t.Helper()
-	_, err := ctx.API().CtxGetApiVersion(h)
+	_, err := ctx.API().CtxGetAPIVersion(h)
 	if err == nil {
 		return false
 	}

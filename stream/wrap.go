@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 )
 
 // Wrap wraps a stream created elsewhere (another library, the CUDA runtime
@@ -27,28 +28,30 @@ import (
 // of one handle are Equal. Nothing about the stream's creation can be set
 // here: Flags and Priority read what its creator chose.
 func Wrap(ctx *driver.Context, handle uintptr) (*Stream, error) {
-	if ctx == nil {
-		return nil, fmt.Errorf("stream.Wrap: handle %#x: nil context: %w", handle, driver.ErrInvalidValue)
-	}
-	if ctx.Closed() {
-		return nil, fmt.Errorf("stream.Wrap: handle %#x: %s: %w", handle, ctx, ErrClosed)
+	c, err := contextOf(fmt.Sprintf("stream.Wrap: handle %#x", handle), ctx)
+	if err != nil {
+		return nil, err
 	}
 	switch handle {
-	case driver.StreamNull:
+	case backend.StreamNull:
 		return nil, fmt.Errorf("stream.Wrap: handle 0x0: %w", ErrNullHandle)
-	case driver.StreamLegacy:
-		return Legacy(ctx), nil
-	case driver.StreamPerThread:
-		return PerThread(ctx), nil
+	case backend.StreamLegacy:
+		return Legacy(ctx)
+	case backend.StreamPerThread:
+		return PerThread(ctx)
 	}
-	owner, r := ctx.API().StreamGetCtx(handle)
+	owner, r := c.API.StreamGetCtx(handle)
 	if r != nil {
 		return nil, fmt.Errorf("stream.Wrap: handle %#x: cuStreamGetCtx: %w", handle, r)
 	}
 	if owner != ctx.Handle() {
 		return nil, fmt.Errorf("stream.Wrap: handle %#x belongs to %s, not to %s: %w", handle, describeContext(ctx.Driver(), owner), ctx, ErrWrongContext)
 	}
-	return &Stream{ctx: ctx, h: handle, kind: wrapped}, nil
+	hold, err := c.Hold()
+	if err != nil {
+		return nil, fmt.Errorf("stream.Wrap: handle %#x: %w", handle, err)
+	}
+	return newStream(ctx, hold, handle, wrapped), nil
 }
 
 // describeContext names a foreign context handle and, when the driver can

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/memory"
 	"github.com/nocgo/cuda/module"
 	"github.com/nocgo/cuda/stream"
@@ -188,7 +189,7 @@ func newForeign(ctx *driver.Context, n int) (*foreign, error) {
 		api.MemFree(f.in)
 		return nil, fmt.Errorf("raw cuMemAlloc: %w", err)
 	}
-	if f.stream, err = api.StreamCreateWithPriority(driver.StreamNonBlocking, 0); err != nil {
+	if f.stream, err = api.StreamCreateWithPriority(backend.StreamNonBlocking, 0); err != nil {
 		api.MemFree(f.in)
 		api.MemFree(f.out)
 		return nil, fmt.Errorf("raw cuStreamCreate: %w", err)

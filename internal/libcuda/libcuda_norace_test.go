@@ -1,5 +1,5 @@
 //go:build !race
 
-package driver_test
+package libcuda
 
 const raceEnabled = false

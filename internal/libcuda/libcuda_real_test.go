@@ -1,4 +1,4 @@
-package driver_test
+package libcuda_test
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/nocgo/cuda/driver/backend"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -21,7 +23,7 @@ import (
 
 // realSetup loads the real driver (skipping without one), retains device
 // 0's primary context and creates a non-blocking stream in it.
-func realSetup(t *testing.T) (*driver.Driver, *driver.Context, driver.API, uintptr) {
+func realSetup(t *testing.T) (*driver.Driver, *driver.Context, backend.API, uintptr) {
 	t.Helper()
 	drv := drivertest.Real(t)
 	dev, err := drv.Device(0)
@@ -32,7 +34,7 @@ func realSetup(t *testing.T) (*driver.Driver, *driver.Context, driver.API, uintp
 	api := drv.API()
 	b, err := ctx.Bind()
 	require.NoError(t, err)
-	s, err := api.StreamCreateWithPriority(driver.StreamNonBlocking, 0)
+	s, err := api.StreamCreateWithPriority(backend.StreamNonBlocking, 0)
 	b.Unbind()
 	require.NoError(t, err)
 	t.Cleanup(func() { api.StreamDestroy(s) })
@@ -64,7 +66,7 @@ func TestRealLibcudaBackend(t *testing.T) {
 		bus, err := dev.PCIBusID()
 		require.NoError(t, err)
 		assert.Regexp(t, `^[0-9a-fA-F]+:[0-9a-fA-F]+:[0-9a-fA-F]+\.[0-9a-fA-F]$`, bus)
-		uuid, err := api.DeviceGetUuid(dev.Handle())
+		uuid, err := api.DeviceGetUUID(dev.Handle())
 		require.NoError(t, err)
 		assert.NotEqual(t, [16]byte{}, uuid)
 		major, _, err := dev.ComputeCapability()
@@ -79,7 +81,7 @@ func TestRealLibcudaBackend(t *testing.T) {
 		require.NoError(t, err)
 		assert.True(t, active)
 		assert.Zero(t, flags&^0xff)
-		api2, err := api.CtxGetApiVersion(ctx.Handle())
+		api2, err := api.CtxGetAPIVersion(ctx.Handle())
 		require.NoError(t, err)
 		assert.GreaterOrEqual(t, api2, uint32(3020))
 
@@ -108,7 +110,7 @@ func TestRealLibcudaBackend(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, own, popped)
 		assert.NoError(t, api.CtxDestroy(own))
-		_, err = api.CtxGetApiVersion(own)
+		_, err = api.CtxGetAPIVersion(own)
 		assert.ErrorIs(t, err, driver.ErrInvalidContext)
 	})
 
@@ -118,7 +120,7 @@ func TestRealLibcudaBackend(t *testing.T) {
 		assert.Equal(t, ctx.Handle(), c)
 		f, err := api.StreamGetFlags(s)
 		require.NoError(t, err)
-		assert.Equal(t, driver.StreamNonBlocking, f)
+		assert.Equal(t, backend.StreamNonBlocking, f)
 		p, err := api.StreamGetPriority(s)
 		require.NoError(t, err)
 		assert.Zero(t, p)
@@ -157,9 +159,9 @@ func TestRealLibcudaBackend(t *testing.T) {
 	t.Run("events", func(t *testing.T) {
 		b, err := ctx.Bind()
 		require.NoError(t, err)
-		start, err1 := api.EventCreate(driver.EventDefault)
-		end, err2 := api.EventCreate(driver.EventDefault)
-		ipc, err3 := api.EventCreate(driver.EventInterprocess | driver.EventDisableTiming)
+		start, err1 := api.EventCreate(backend.EventDefault)
+		end, err2 := api.EventCreate(backend.EventDefault)
+		ipc, err3 := api.EventCreate(backend.EventInterprocess | backend.EventDisableTiming)
 		b.Unbind()
 		require.NoError(t, errors.Join(err1, err2, err3))
 		defer api.EventDestroy(start)
@@ -176,16 +178,16 @@ func TestRealLibcudaBackend(t *testing.T) {
 		assert.GreaterOrEqual(t, ms, float32(1), "the 2 ms host function ran between the events")
 
 		require.NoError(t, api.StreamWaitEvent(s, end, 0))
-		_, err = api.IpcGetEventHandle(ipc)
+		_, err = api.IPCGetEventHandle(ipc)
 		assert.ErrorIs(t, err, driver.ErrInvalidContext, "measured: cuIpcGetEventHandle needs a current context")
 		b, err = ctx.Bind()
 		require.NoError(t, err)
-		h, err := api.IpcGetEventHandle(ipc)
+		h, err := api.IPCGetEventHandle(ipc)
 		b.Unbind()
 		require.NoError(t, err)
 		assert.NotEqual(t, driver.IPCHandle{}, h)
 		// Opening in the process that made it is refused (measured: 201).
-		_, err = api.IpcOpenEventHandle(h)
+		_, err = api.IPCOpenEventHandle(h)
 		assert.ErrorIs(t, err, driver.ErrInvalidContext)
 	})
 
@@ -229,16 +231,16 @@ func TestRealLibcudaBackend(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, p, base)
 		assert.Equal(t, uintptr(1000), size)
-		owner, err := api.PointerGetAttribute(driver.PointerAttrContext, p)
+		owner, err := api.PointerGetAttribute(backend.PointerAttrContext, p)
 		require.NoError(t, err)
 		assert.Equal(t, uint64(ctx.Handle()), owner)
-		mt, err := api.PointerGetAttribute(driver.PointerAttrMemoryType, p)
+		mt, err := api.PointerGetAttribute(backend.PointerAttrMemoryType, p)
 		require.NoError(t, err)
-		assert.Equal(t, uint64(driver.MemoryTypeDevice), mt)
-		ord, err := api.PointerGetAttribute(driver.PointerAttrDeviceOrdinal, p)
+		assert.Equal(t, uint64(backend.MemoryTypeDevice), mt)
+		ord, err := api.PointerGetAttribute(backend.PointerAttrDeviceOrdinal, p)
 		require.NoError(t, err)
 		assert.Equal(t, uint64(ctx.Device().Ordinal()), ord)
-		rs, err := api.PointerGetAttribute(driver.PointerAttrRangeSize, p+8)
+		rs, err := api.PointerGetAttribute(backend.PointerAttrRangeSize, p+8)
 		require.NoError(t, err)
 		assert.Equal(t, uint64(1000), rs)
 
@@ -247,16 +249,16 @@ func TestRealLibcudaBackend(t *testing.T) {
 		assert.Positive(t, free)
 		assert.LessOrEqual(t, free, total)
 
-		pinned, err := api.MemHostAlloc(4096, driver.MemHostAllocPortable)
+		pinned, err := api.MemHostAlloc(4096, backend.MemHostAllocPortable)
 		require.NoError(t, err)
 		require.NotNil(t, pinned)
 		require.NoError(t, api.MemcpyHtoDAsync(p, unsafe.Pointer(&host[0]), 1000, s))
 		require.NoError(t, api.MemcpyDtoHAsync(pinned, p, 1000, s))
 		require.NoError(t, api.StreamSynchronize(s))
 		assert.Equal(t, host, unsafe.Slice((*byte)(pinned), 1000))
-		mt, err = api.PointerGetAttribute(driver.PointerAttrMemoryType, uintptr(pinned))
+		mt, err = api.PointerGetAttribute(backend.PointerAttrMemoryType, uintptr(pinned))
 		require.NoError(t, err)
-		assert.Equal(t, uint64(driver.MemoryTypeHost), mt)
+		assert.Equal(t, uint64(backend.MemoryTypeHost), mt)
 		require.NoError(t, api.MemFreeHost(pinned))
 
 		a, err := api.MemAllocAsync(1000, s)
@@ -265,12 +267,12 @@ func TestRealLibcudaBackend(t *testing.T) {
 		require.NoError(t, api.MemFreeAsync(a, s))
 		require.NoError(t, api.StreamSynchronize(s))
 
-		h, err := api.IpcGetMemHandle(p)
+		h, err := api.IPCGetMemHandle(p)
 		require.NoError(t, err)
 		assert.NotEqual(t, driver.IPCHandle{}, h)
 		// Opening in the process that made it is refused (measured: 201);
 		// the handle travels by value, so a wrong ABI would show here.
-		_, err = api.IpcOpenMemHandle(h, driver.IpcMemLazyEnablePeerAccess)
+		_, err = api.IPCOpenMemHandle(h, backend.IPCMemLazyEnablePeerAccess)
 		assert.ErrorIs(t, err, driver.ErrInvalidContext)
 
 		assert.ErrorIs(t, api.MemsetD32(p+2, 0, 1), driver.ErrInvalidValue, "misaligned")
@@ -286,7 +288,7 @@ extern "C" __global__ void scale(float *out, const float *in, unsigned n) {
 template <typename T> __global__ void fill(T *x, T v) { x[threadIdx.x] = v; }
 `
 
-func compileReal(t *testing.T, nv driver.NVRTC, src string, exprs []string, opts ...string) (uintptr, error) {
+func compileReal(t *testing.T, nv backend.NVRTC, src string, exprs []string, opts ...string) (uintptr, error) {
 	t.Helper()
 	prog, err := nv.CreateProgram(src, "real_test.cu", []string{"#define SCALE 3.0f\n"}, []string{"scale.h"})
 	require.NoError(t, err)
@@ -305,13 +307,13 @@ func TestRealNVRTCAndLaunch(t *testing.T) {
 	}
 	nv2, err := drv.NVRTC()
 	require.NoError(t, err)
-	assert.Same(t, nv, nv2, "NVRTC opens once")
+	assert.Same(t, nv, nv2, "backend.NVRTC opens once")
 	assert.Len(t, drv.LibraryPaths(), 2)
 
 	major, minor, err := nv.Version()
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, major, 11)
-	t.Logf("NVRTC %d.%d from %s", major, minor, drv.LibraryPaths()[1])
+	t.Logf("backend.NVRTC %d.%d from %s", major, minor, drv.LibraryPaths()[1])
 
 	ccMajor, ccMinor, err := ctx.Device().ComputeCapability()
 	require.NoError(t, err)
@@ -360,10 +362,10 @@ func TestRealNVRTCAndLaunch(t *testing.T) {
 	}
 	_, _, err = api.FuncGetParamInfo(fn, 3)
 	assert.ErrorIs(t, err, driver.ErrInvalidValue)
-	maxThreads, err := api.FuncGetAttribute(driver.FuncMaxThreadsPerBlock, fn)
+	maxThreads, err := api.FuncGetAttribute(backend.FuncMaxThreadsPerBlock, fn)
 	require.NoError(t, err)
 	assert.Positive(t, maxThreads)
-	carveout, err := api.FuncGetAttribute(driver.FuncPreferredSharedCarveout, fn)
+	carveout, err := api.FuncGetAttribute(backend.FuncPreferredSharedCarveout, fn)
 	require.NoError(t, err)
 	assert.Equal(t, -1, carveout, "a negative C int comes back negative")
 	_, _, err = api.OccupancyMaxPotentialBlockSize(fn, 0, 0)
@@ -375,7 +377,7 @@ func TestRealNVRTCAndLaunch(t *testing.T) {
 	require.NoError(t, err)
 	assert.Positive(t, minGrid)
 	assert.Positive(t, block)
-	require.NoError(t, api.FuncSetAttribute(fn, driver.FuncMaxDynamicSharedSize, 16384))
+	require.NoError(t, api.FuncSetAttribute(fn, backend.FuncMaxDynamicSharedSize, 16384))
 
 	host := make([]float32, n)
 	for i := range host {
@@ -421,9 +423,9 @@ func TestRealNVRTCVirtualArchAndErrors(t *testing.T) {
 	prog, err := compileReal(t, nv, realKernels, nil, fmt.Sprintf("--gpu-architecture=compute_%d%d", ccMajor, ccMinor))
 	require.NoError(t, err)
 	_, err = nv.CUBIN(prog)
-	var nerr *driver.NVRTCError
+	var nerr *backend.NVRTCError
 	require.ErrorAs(t, err, &nerr, "no CUBIN for a virtual architecture")
-	assert.Equal(t, driver.NVRTCErrorInvalidInput, nerr.Code)
+	assert.Equal(t, backend.NVRTCErrorInvalidInput, nerr.Code)
 	ptx, err := nv.PTX(prog)
 	require.NoError(t, err)
 	require.NotEmpty(t, ptx)
@@ -444,7 +446,7 @@ func TestRealNVRTCVirtualArchAndErrors(t *testing.T) {
 
 	bad, err := compileReal(t, nv, "__global__ void k() { undeclared(); }", nil)
 	require.ErrorAs(t, err, &nerr)
-	assert.Equal(t, driver.NVRTCErrorCompilation, nerr.Code)
+	assert.Equal(t, backend.NVRTCErrorCompilation, nerr.Code)
 	assert.Equal(t, "NVRTC_ERROR_COMPILATION", nerr.Name)
 	assert.Equal(t, "nvrtcCompileProgram", nerr.Op)
 	log, err := nv.ProgramLog(bad)
@@ -453,7 +455,7 @@ func TestRealNVRTCVirtualArchAndErrors(t *testing.T) {
 
 	_, err = compileReal(t, nv, realKernels, nil, "--no-such-option")
 	require.ErrorAs(t, err, &nerr)
-	assert.Equal(t, driver.NVRTCErrorInvalidOption, nerr.Code)
+	assert.Equal(t, backend.NVRTCErrorInvalidOption, nerr.Code)
 
 	prog2, err := compileReal(t, nv, realKernels, nil)
 	require.NoError(t, err)
@@ -468,7 +470,7 @@ func TestRealHotPathsDoNotAllocate(t *testing.T) {
 	_, ctx, api, s := realSetup(t)
 	b, err := ctx.Bind()
 	require.NoError(t, err)
-	ev, err := api.EventCreate(driver.EventDisableTiming)
+	ev, err := api.EventCreate(backend.EventDisableTiming)
 	require.NoError(t, err)
 	p, err := api.MemAlloc(256)
 	require.NoError(t, err)

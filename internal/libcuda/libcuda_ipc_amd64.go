@@ -1,10 +1,12 @@
 //go:build linux
 
-package driver
+package libcuda
 
 import (
 	"encoding/binary"
 	"unsafe"
+
+	"github.com/nocgo/cuda/driver/backend"
 
 	"github.com/nocgo/cuda/internal/dl"
 )
@@ -16,7 +18,7 @@ import (
 // the following integer argument (flags) still takes the next free register
 // (rsi). dl.Call14 (purego.SyscallN) places arguments 7 and on in the stack area in
 // order, so the handle goes there, after four unused register slots.
-func callIPCOpen(fn uintptr, out unsafe.Pointer, h *IPCHandle, flags uint32, withFlags bool) uintptr {
+func callIPCOpen(fn uintptr, out unsafe.Pointer, h *backend.IPCHandle, flags uint32, withFlags bool) uintptr {
 	var w [8]uintptr
 	for i := range w {
 		w[i] = uintptr(binary.LittleEndian.Uint64(h[8*i:]))

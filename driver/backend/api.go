@@ -1,4 +1,27 @@
-package driver
+// Package backend is the seam between nocgo/cuda's objects and a CUDA driver
+// implementation, as database/sql/driver is for database/sql. Two backends
+// implement it: the real driver (libcuda, opened by driver.Load) and the
+// in-process fake (package fake). Users of the library never need this
+// package: they hold *driver.Driver, *driver.Context, streams, buffers and
+// modules. Implementers, and the conformance suite (package
+// driver/drivertest), do.
+//
+// The seam is raw and handle-level: one method per driver entry point,
+// handles as uintptr (CUdevice as int), the CUresult as a Result error, out
+// parameters as return values. Calls that work on "the current context" read
+// the calling OS thread's current context, exactly as the driver does; the
+// packages above bind before calling them.
+//
+// # Growth
+//
+// API is the core: the entry points every backend must have. It does not
+// change once released. New capabilities (graphs, memory pools, collectives)
+// arrive as optional interfaces beside it, as database/sql/driver grew
+// Pinger, ConnBeginTx and SessionResetter: a backend implements them when it
+// can, and the packages above check with a type assertion and report a clear
+// error when it cannot. NVRTCProvider, LibraryPaths and LeakReporter are the
+// first of them.
+package backend
 
 import "unsafe"
 
@@ -19,8 +42,8 @@ import "unsafe"
 //
 // Like the driver, calls that work on "the current context" (allocation,
 // creation of streams, events and modules, synchronous copies) read the
-// calling OS thread's current context; callers bind first (see Context.Bind).
-// Methods must be safe for concurrent use.
+// calling OS thread's current context; callers make their context current
+// first. Methods must be safe for concurrent use.
 type API interface {
 	// Init is cuInit.
 	Init(flags uint32) error
@@ -33,8 +56,8 @@ type API interface {
 	DeviceGetName(dev int) (string, error)
 	DeviceGetAttribute(attr DeviceAttribute, dev int) (int, error)
 	DeviceTotalMem(dev int) (uint64, error)
-	DeviceGetUuid(dev int) ([16]byte, error)
-	DeviceGetPCIBusId(dev int) (string, error)
+	DeviceGetUUID(dev int) ([16]byte, error)
+	DeviceGetPCIBusID(dev int) (string, error)
 	DeviceCanAccessPeer(dev, peer int) (bool, error)
 
 	// Contexts.
@@ -51,9 +74,9 @@ type API interface {
 	// CtxGetDevice is cuCtxGetDevice: the device of the current context.
 	CtxGetDevice() (int, error)
 	CtxSynchronize() error
-	// CtxGetApiVersion is cuCtxGetApiVersion; it names its context, so it also
+	// CtxGetAPIVersion is cuCtxGetApiVersion; it names its context, so it also
 	// serves to check that a context handle is alive.
-	CtxGetApiVersion(ctx uintptr) (uint32, error)
+	CtxGetAPIVersion(ctx uintptr) (uint32, error)
 	// CtxGetStreamPriorityRange is cuCtxGetStreamPriorityRange (current context).
 	CtxGetStreamPriorityRange() (least, greatest int, r error)
 	CtxEnablePeerAccess(peer uintptr, flags uint32) error
@@ -80,8 +103,8 @@ type API interface {
 	EventQuery(ev uintptr) error
 	// EventElapsedTime is cuEventElapsedTime, in milliseconds.
 	EventElapsedTime(start, end uintptr) (float32, error)
-	IpcGetEventHandle(ev uintptr) (IPCHandle, error)
-	IpcOpenEventHandle(h IPCHandle) (uintptr, error)
+	IPCGetEventHandle(ev uintptr) (IPCHandle, error)
+	IPCOpenEventHandle(h IPCHandle) (uintptr, error)
 
 	// Device memory.
 	MemAlloc(size uintptr) (uintptr, error)
@@ -111,9 +134,9 @@ type API interface {
 	// MemHostAlloc is cuMemHostAlloc: page-locked host memory of the current context.
 	MemHostAlloc(size uintptr, flags uint32) (unsafe.Pointer, error)
 	MemFreeHost(p unsafe.Pointer) error
-	IpcGetMemHandle(ptr uintptr) (IPCHandle, error)
-	IpcOpenMemHandle(h IPCHandle, flags uint32) (uintptr, error)
-	IpcCloseMemHandle(ptr uintptr) error
+	IPCGetMemHandle(ptr uintptr) (IPCHandle, error)
+	IPCOpenMemHandle(h IPCHandle, flags uint32) (uintptr, error)
+	IPCCloseMemHandle(ptr uintptr) error
 
 	// Modules and launches.
 	// ModuleLoadData is cuModuleLoadData: image is PTX (NUL-terminated text),
@@ -274,7 +297,7 @@ const (
 	MemHostAllocDeviceMap     uint32 = 0x2 // CU_MEMHOSTALLOC_DEVICEMAP
 	MemHostAllocWriteCombined uint32 = 0x4 // CU_MEMHOSTALLOC_WRITECOMBINED
 
-	IpcMemLazyEnablePeerAccess uint32 = 0x1 // CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS
+	IPCMemLazyEnablePeerAccess uint32 = 0x1 // CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS
 )
 
 // The special stream handles.
@@ -295,4 +318,13 @@ type NVRTCProvider interface {
 // paths of the libraries opened so far (libcuda, and libnvrtc once opened).
 type LibraryPaths interface {
 	LibraryPaths() []string
+}
+
+// LeakReporter is implemented by backends that track the driver objects
+// they hand out (the fake): Leaks describes each one still alive (a context
+// reference, a stream, an event, an allocation, a module), one line each,
+// and is empty when everything made has been destroyed. The conformance
+// suite checks it after each case.
+type LeakReporter interface {
+	Leaks() []string
 }

@@ -1,9 +1,11 @@
 //go:build linux && (amd64 || arm64)
 
-package driver
+package libcuda
 
 import (
 	"unsafe"
+
+	"github.com/nocgo/cuda/driver/backend"
 
 	"github.com/nocgo/cuda/internal/dl"
 )
@@ -71,9 +73,9 @@ func (l *libcuda) EventElapsedTime(start, end uintptr) (float32, error) {
 	return ms, check(r)
 }
 
-// IpcGetEventHandle is cuIpcGetEventHandle(CUipcEventHandle*, CUevent).
-func (l *libcuda) IpcGetEventHandle(ev uintptr) (IPCHandle, error) {
-	var h IPCHandle
+// IPCGetEventHandle is cuIpcGetEventHandle(CUipcEventHandle*, CUevent).
+func (l *libcuda) IPCGetEventHandle(ev uintptr) (backend.IPCHandle, error) {
+	var h backend.IPCHandle
 	p, err := l.fn(symIpcGetEventHandle)
 	if err != nil {
 		return h, err
@@ -82,9 +84,9 @@ func (l *libcuda) IpcGetEventHandle(ev uintptr) (IPCHandle, error) {
 	return h, check(r)
 }
 
-// IpcOpenEventHandle is cuIpcOpenEventHandle(CUevent*, CUipcEventHandle),
+// IPCOpenEventHandle is cuIpcOpenEventHandle(CUevent*, CUipcEventHandle),
 // the 64-byte handle passed by value (see callIPCOpen).
-func (l *libcuda) IpcOpenEventHandle(h IPCHandle) (uintptr, error) {
+func (l *libcuda) IPCOpenEventHandle(h backend.IPCHandle) (uintptr, error) {
 	p, err := l.fn(symIpcOpenEventHandle)
 	if err != nil {
 		return 0, err

@@ -1,9 +1,11 @@
 //go:build linux && (amd64 || arm64)
 
-package driver
+package libcuda
 
 import (
 	"unsafe"
+
+	"github.com/nocgo/cuda/driver/backend"
 
 	"github.com/nocgo/cuda/internal/callback"
 	"github.com/nocgo/cuda/internal/dl"
@@ -13,7 +15,7 @@ import (
 // unsigned int flags, int priority).
 func (l *libcuda) StreamCreateWithPriority(flags uint32, priority int) (uintptr, error) {
 	if !cInt(priority) {
-		return 0, ErrInvalidValue
+		return 0, backend.ErrInvalidValue
 	}
 	p, err := l.fn(symStreamCreateWithPriority)
 	if err != nil {
@@ -108,7 +110,7 @@ func (l *libcuda) StreamGetPriority(s uintptr) (int, error) {
 // the driver refuses the launch, fn is unregistered and never runs.
 func (l *libcuda) LaunchHostFunc(s uintptr, fn func()) error {
 	if fn == nil {
-		return ErrInvalidValue
+		return backend.ErrInvalidValue
 	}
 	p, err := l.fn(symLaunchHostFunc)
 	if err != nil {

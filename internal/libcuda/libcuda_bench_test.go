@@ -1,15 +1,16 @@
-package driver_test
+package libcuda_test
 
 import (
 	"runtime"
 	"testing"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 )
 
 // benchSetup loads the real driver, skipping when there is none, and
 // returns device 0's primary context and an idle stream in it.
-func benchSetup(b *testing.B) (driver.API, *driver.Context, uintptr) {
+func benchSetup(b *testing.B) (backend.API, *driver.Context, uintptr) {
 	b.Helper()
 	drv, err := driver.Load()
 	if err != nil {
@@ -29,7 +30,7 @@ func benchSetup(b *testing.B) (driver.API, *driver.Context, uintptr) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s, err := api.StreamCreateWithPriority(driver.StreamNonBlocking, 0)
+	s, err := api.StreamCreateWithPriority(backend.StreamNonBlocking, 0)
 	bind.Unbind()
 	if err != nil {
 		b.Fatal(err)
@@ -84,7 +85,7 @@ func BenchmarkRealEventRecord(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ev, err := api.EventCreate(driver.EventDisableTiming)
+	ev, err := api.EventCreate(backend.EventDisableTiming)
 	bind.Unbind()
 	if err != nil {
 		b.Fatal(err)

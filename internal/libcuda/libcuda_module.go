@@ -1,12 +1,14 @@
 //go:build linux && (amd64 || arm64)
 
-package driver
+package libcuda
 
 import (
 	"bytes"
 	"debug/elf"
 	"encoding/binary"
 	"unsafe"
+
+	"github.com/nocgo/cuda/driver/backend"
 
 	"github.com/nocgo/cuda/internal/cstr"
 	"github.com/nocgo/cuda/internal/dl"
@@ -30,12 +32,12 @@ func moduleImage(image []byte) ([]byte, error) {
 	case bytes.HasPrefix(image, fatbinMagic):
 		// fatbin header: magic u32, version u16, header size u16, body size u64.
 		if len(image) < 16 {
-			return nil, ErrInvalidImage
+			return nil, backend.ErrInvalidImage
 		}
 		hdr := uint64(binary.LittleEndian.Uint16(image[6:]))
 		body := binary.LittleEndian.Uint64(image[8:])
 		if hdr > uint64(len(image)) || body > uint64(len(image))-hdr {
-			return nil, ErrInvalidImage
+			return nil, backend.ErrInvalidImage
 		}
 		return image, nil
 	}
@@ -51,17 +53,17 @@ func moduleImage(image []byte) ([]byte, error) {
 func checkELF(image []byte) error {
 	f, err := elf.NewFile(bytes.NewReader(image))
 	if err != nil {
-		return ErrInvalidImage
+		return backend.ErrInvalidImage
 	}
 	n := uint64(len(image))
 	for _, s := range f.Sections {
 		if s.Type != elf.SHT_NOBITS && (s.Offset > n || s.Size > n-s.Offset) {
-			return ErrInvalidImage
+			return backend.ErrInvalidImage
 		}
 	}
 	for _, p := range f.Progs {
 		if p.Off > n || p.Filesz > n-p.Off {
-			return ErrInvalidImage
+			return backend.ErrInvalidImage
 		}
 	}
 	return nil
@@ -71,7 +73,7 @@ func checkELF(image []byte) error {
 // current context. An empty image is ErrInvalidValue.
 func (l *libcuda) ModuleLoadData(image []byte) (uintptr, error) {
 	if len(image) == 0 {
-		return 0, ErrInvalidValue
+		return 0, backend.ErrInvalidValue
 	}
 	p, err := l.fn(symModuleLoadData)
 	if err != nil {
@@ -101,7 +103,7 @@ func (l *libcuda) ModuleUnload(m uintptr) error {
 func (l *libcuda) ModuleGetFunction(m uintptr, name string) (uintptr, error) {
 	cname, err := cstr.Bytes(name)
 	if err != nil {
-		return 0, ErrInvalidValue
+		return 0, backend.ErrInvalidValue
 	}
 	p, err := l.fn(symModuleGetFunction)
 	if err != nil {
@@ -116,7 +118,7 @@ func (l *libcuda) ModuleGetFunction(m uintptr, name string) (uintptr, error) {
 // size_t *offset, size_t *size) (CUDA 12.4+).
 func (l *libcuda) FuncGetParamInfo(f uintptr, index int) (uintptr, uintptr, error) {
 	if index < 0 {
-		return 0, 0, ErrInvalidValue
+		return 0, 0, backend.ErrInvalidValue
 	}
 	p, err := l.fn(symFuncGetParamInfo)
 	if err != nil {
@@ -129,7 +131,7 @@ func (l *libcuda) FuncGetParamInfo(f uintptr, index int) (uintptr, uintptr, erro
 
 // FuncGetAttribute is cuFuncGetAttribute(int*, CUfunction_attribute,
 // CUfunction).
-func (l *libcuda) FuncGetAttribute(attr FunctionAttribute, f uintptr) (int, error) {
+func (l *libcuda) FuncGetAttribute(attr backend.FunctionAttribute, f uintptr) (int, error) {
 	p, err := l.fn(symFuncGetAttribute)
 	if err != nil {
 		return 0, err
@@ -141,9 +143,9 @@ func (l *libcuda) FuncGetAttribute(attr FunctionAttribute, f uintptr) (int, erro
 
 // FuncSetAttribute is cuFuncSetAttribute(CUfunction, CUfunction_attribute,
 // int value).
-func (l *libcuda) FuncSetAttribute(f uintptr, attr FunctionAttribute, value int) error {
+func (l *libcuda) FuncSetAttribute(f uintptr, attr backend.FunctionAttribute, value int) error {
 	if !cInt(value) {
-		return ErrInvalidValue
+		return backend.ErrInvalidValue
 	}
 	p, err := l.fn(symFuncSetAttribute)
 	if err != nil {
@@ -174,7 +176,7 @@ func (l *libcuda) LaunchKernel(f uintptr, grid, block [3]uint32, sharedMem uint3
 // size_t dynamicSMemSize, int blockSizeLimit).
 func (l *libcuda) OccupancyMaxPotentialBlockSize(f uintptr, dynamicSharedMem uintptr, blockSizeLimit int) (int, int, error) {
 	if !cInt(blockSizeLimit) {
-		return 0, 0, ErrInvalidValue
+		return 0, 0, backend.ErrInvalidValue
 	}
 	p, err := l.fn(symOccupancyMaxPotentialBlockSize)
 	if err != nil {

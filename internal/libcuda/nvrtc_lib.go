@@ -1,11 +1,13 @@
 //go:build linux && (amd64 || arm64)
 
-package driver
+package libcuda
 
 import (
 	"bytes"
 	"strconv"
 	"unsafe"
+
+	"github.com/nocgo/cuda/driver/backend"
 
 	"github.com/nocgo/cuda/internal/cstr"
 	"github.com/nocgo/cuda/internal/dl"
@@ -92,7 +94,7 @@ func (n *libnvrtc) check(op string, r uintptr) error {
 	if code == 0 {
 		return nil
 	}
-	return &NVRTCError{Code: code, Name: n.errorName(code), Op: op}
+	return &backend.NVRTCError{Code: code, Name: n.errorName(code), Op: op}
 }
 
 // errorName is nvrtcGetErrorString(code).
@@ -115,7 +117,7 @@ func (n *libnvrtc) errorName(code int) string {
 // (a string with a NUL byte, unpaired headers), with NVRTC's own name for
 // code.
 func (n *libnvrtc) fail(op string, code int) error {
-	return &NVRTCError{Code: code, Name: n.errorName(code), Op: op}
+	return &backend.NVRTCError{Code: code, Name: n.errorName(code), Op: op}
 }
 
 // Version is nvrtcVersion(int *major, int *minor).
@@ -136,7 +138,7 @@ func (n *libnvrtc) Version() (int, int, error) {
 func (n *libnvrtc) CreateProgram(src, name string, headers, includeNames []string) (uintptr, error) {
 	const op = "nvrtcCreateProgram"
 	if len(headers) != len(includeNames) {
-		return 0, n.fail(op, NVRTCErrorInvalidInput)
+		return 0, n.fail(op, backend.NVRTCErrorInvalidInput)
 	}
 	p, err := n.fn(nvCreateProgram)
 	if err != nil {
@@ -145,16 +147,16 @@ func (n *libnvrtc) CreateProgram(src, name string, headers, includeNames []strin
 	csrc, err1 := cstr.Bytes(src)
 	cname, err2 := cstr.Bytes(name)
 	if err1 != nil || err2 != nil {
-		return 0, n.fail(op, NVRTCErrorInvalidInput)
+		return 0, n.fail(op, backend.NVRTCErrorInvalidInput)
 	}
 	hs, err := cstr.NewArray(headers)
 	if err != nil {
-		return 0, n.fail(op, NVRTCErrorInvalidInput)
+		return 0, n.fail(op, backend.NVRTCErrorInvalidInput)
 	}
 	defer hs.Free()
 	ins, err := cstr.NewArray(includeNames)
 	if err != nil {
-		return 0, n.fail(op, NVRTCErrorInvalidInput)
+		return 0, n.fail(op, backend.NVRTCErrorInvalidInput)
 	}
 	defer ins.Free()
 	var prog uintptr
@@ -175,7 +177,7 @@ func (n *libnvrtc) AddNameExpression(prog uintptr, expr string) error {
 	}
 	cexpr, err := cstr.Bytes(expr)
 	if err != nil {
-		return n.fail(op, NVRTCErrorInvalidInput)
+		return n.fail(op, backend.NVRTCErrorInvalidInput)
 	}
 	r := dl.Call2(p, prog, uintptr(unsafe.Pointer(&cexpr[0])))
 	return n.check(op, r)
@@ -191,7 +193,7 @@ func (n *libnvrtc) Compile(prog uintptr, options []string) error {
 	}
 	opts, err := cstr.NewArray(options)
 	if err != nil {
-		return n.fail(op, NVRTCErrorInvalidOption)
+		return n.fail(op, backend.NVRTCErrorInvalidOption)
 	}
 	defer opts.Free()
 	r := dl.Call3(p, prog, uintptr(opts.Len()), uintptr(opts.Ptr()))
@@ -253,7 +255,7 @@ func (n *libnvrtc) CUBIN(prog uintptr) ([]byte, error) {
 		return nil, err
 	}
 	if len(b) == 0 {
-		return nil, n.fail("nvrtcGetCUBIN", NVRTCErrorInvalidInput)
+		return nil, n.fail("nvrtcGetCUBIN", backend.NVRTCErrorInvalidInput)
 	}
 	return b, nil
 }
@@ -268,7 +270,7 @@ func (n *libnvrtc) LoweredName(prog uintptr, expr string) (string, error) {
 	}
 	cexpr, err := cstr.Bytes(expr)
 	if err != nil {
-		return "", n.fail(op, NVRTCErrorNameExprNotValid)
+		return "", n.fail(op, backend.NVRTCErrorNameExprNotValid)
 	}
 	var lowered unsafe.Pointer
 	r := dl.Call3(p, prog, uintptr(unsafe.Pointer(&cexpr[0])), uintptr(unsafe.Pointer(&lowered)))

@@ -1,9 +1,11 @@
 //go:build linux && (amd64 || arm64)
 
-package driver
+package libcuda
 
 import (
 	"unsafe"
+
+	"github.com/nocgo/cuda/driver/backend"
 
 	"github.com/nocgo/cuda/internal/dl"
 )
@@ -79,7 +81,7 @@ func (l *libcuda) MemGetAddressRange(ptr uintptr) (uintptr, uintptr, error) {
 // CUpointer_attribute, CUdeviceptr). The value is written into zeroed 8-byte
 // storage, so 4-byte attributes (memory type, flags) read back
 // zero-extended; the device ordinal, a C int, is sign-extended.
-func (l *libcuda) PointerGetAttribute(attr PointerAttribute, ptr uintptr) (uint64, error) {
+func (l *libcuda) PointerGetAttribute(attr backend.PointerAttribute, ptr uintptr) (uint64, error) {
 	p, err := l.fn(symPointerGetAttribute)
 	if err != nil {
 		return 0, err
@@ -87,7 +89,7 @@ func (l *libcuda) PointerGetAttribute(attr PointerAttribute, ptr uintptr) (uint6
 	o := getOuts()
 	r := dl.Call3(p, uintptr(unsafe.Pointer(&o.v[0])), uintptr(attr), ptr)
 	v := o.v[0]
-	if attr == PointerAttrDeviceOrdinal {
+	if attr == backend.PointerAttrDeviceOrdinal {
 		v = uint64(int64(*(*int32)(unsafe.Pointer(&o.v[0]))))
 	}
 	putOuts(o)
@@ -267,9 +269,9 @@ func (l *libcuda) MemFreeHost(ptr unsafe.Pointer) error {
 	return check(r)
 }
 
-// IpcGetMemHandle is cuIpcGetMemHandle(CUipcMemHandle*, CUdeviceptr).
-func (l *libcuda) IpcGetMemHandle(ptr uintptr) (IPCHandle, error) {
-	var h IPCHandle
+// IPCGetMemHandle is cuIpcGetMemHandle(CUipcMemHandle*, CUdeviceptr).
+func (l *libcuda) IPCGetMemHandle(ptr uintptr) (backend.IPCHandle, error) {
+	var h backend.IPCHandle
 	p, err := l.fn(symIpcGetMemHandle)
 	if err != nil {
 		return h, err
@@ -278,9 +280,9 @@ func (l *libcuda) IpcGetMemHandle(ptr uintptr) (IPCHandle, error) {
 	return h, check(r)
 }
 
-// IpcOpenMemHandle is cuIpcOpenMemHandle_v2(CUdeviceptr*, CUipcMemHandle,
+// IPCOpenMemHandle is cuIpcOpenMemHandle_v2(CUdeviceptr*, CUipcMemHandle,
 // unsigned int flags), the 64-byte handle passed by value (see callIPCOpen).
-func (l *libcuda) IpcOpenMemHandle(h IPCHandle, flags uint32) (uintptr, error) {
+func (l *libcuda) IPCOpenMemHandle(h backend.IPCHandle, flags uint32) (uintptr, error) {
 	p, err := l.fn(symIpcOpenMemHandle)
 	if err != nil {
 		return 0, err
@@ -290,8 +292,8 @@ func (l *libcuda) IpcOpenMemHandle(h IPCHandle, flags uint32) (uintptr, error) {
 	return d, check(r)
 }
 
-// IpcCloseMemHandle is cuIpcCloseMemHandle(CUdeviceptr).
-func (l *libcuda) IpcCloseMemHandle(ptr uintptr) error {
+// IPCCloseMemHandle is cuIpcCloseMemHandle(CUdeviceptr).
+func (l *libcuda) IPCCloseMemHandle(ptr uintptr) error {
 	p, err := l.fn(symIpcCloseMemHandle)
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package driver_test
+package libcuda_test
 
 import (
 	"runtime"
@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 )
 
 // TestRealElapsedAroundHostFunc times two events around host functions and
@@ -18,8 +19,8 @@ func TestRealElapsedAroundHostFunc(t *testing.T) {
 	_, ctx, api, s := realSetup(t)
 	b, err := ctx.Bind()
 	require.NoError(t, err)
-	start, err1 := api.EventCreate(driver.EventDefault)
-	end, err2 := api.EventCreate(driver.EventDefault)
+	start, err1 := api.EventCreate(backend.EventDefault)
+	end, err2 := api.EventCreate(backend.EventDefault)
 	b.Unbind()
 	require.NoError(t, err1)
 	require.NoError(t, err2)

@@ -1,9 +1,11 @@
 //go:build linux && (amd64 || arm64)
 
-package driver
+package libcuda
 
 import (
 	"testing"
+
+	"github.com/nocgo/cuda/driver/backend"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -43,7 +45,7 @@ func TestNVRTCErrorNames(t *testing.T) {
 	assert.NoError(t, n.check("nvrtcCompileProgram", 0))
 	assert.NoError(t, n.check("nvrtcCompileProgram", 1<<32))
 	err := n.check("nvrtcCompileProgram", 1<<32|2)
-	var nerr *NVRTCError
+	var nerr *backend.NVRTCError
 	require.ErrorAs(t, err, &nerr)
 	assert.Equal(t, 2, nerr.Code)
 	assert.Equal(t, "No such file or directory", nerr.Name) // strerror(ENOENT)
@@ -52,8 +54,8 @@ func TestNVRTCErrorNames(t *testing.T) {
 
 func TestNVRTCErrorNameWithoutGetErrorString(t *testing.T) {
 	n := testNVRTC(t, nil)
-	err := n.check("nvrtcGetPTX", NVRTCErrorCompilation)
-	var nerr *NVRTCError
+	err := n.check("nvrtcGetPTX", backend.NVRTCErrorCompilation)
+	var nerr *backend.NVRTCError
 	require.ErrorAs(t, err, &nerr)
 	assert.Equal(t, "NVRTC_ERROR_6", nerr.Name)
 }
@@ -76,27 +78,27 @@ func TestNVRTCInputChecks(t *testing.T) {
 	n := testNVRTC(t, map[nvsym]string{
 		nvCreateProgram: "labs", nvCompileProgram: "labs", nvAddNameExpression: "labs", nvGetLoweredName: "labs",
 	})
-	var nerr *NVRTCError
+	var nerr *backend.NVRTCError
 	_, err := n.CreateProgram("src", "a.cu", []string{"#define X 1"}, nil)
 	require.ErrorAs(t, err, &nerr)
-	assert.Equal(t, NVRTCErrorInvalidInput, nerr.Code)
+	assert.Equal(t, backend.NVRTCErrorInvalidInput, nerr.Code)
 	assert.Equal(t, "nvrtcCreateProgram", nerr.Op)
 	_, err = n.CreateProgram("a\x00b", "a.cu", nil, nil)
 	require.ErrorAs(t, err, &nerr)
-	assert.Equal(t, NVRTCErrorInvalidInput, nerr.Code)
+	assert.Equal(t, backend.NVRTCErrorInvalidInput, nerr.Code)
 	_, err = n.CreateProgram("src", "a.cu", []string{"x\x00"}, []string{"x.h"})
 	require.ErrorAs(t, err, &nerr)
-	assert.Equal(t, NVRTCErrorInvalidInput, nerr.Code)
+	assert.Equal(t, backend.NVRTCErrorInvalidInput, nerr.Code)
 
 	err = n.Compile(0, []string{"-arch=sm_90", "bad\x00"})
 	require.ErrorAs(t, err, &nerr)
-	assert.Equal(t, NVRTCErrorInvalidOption, nerr.Code)
+	assert.Equal(t, backend.NVRTCErrorInvalidOption, nerr.Code)
 	err = n.AddNameExpression(0, "k\x00")
 	require.ErrorAs(t, err, &nerr)
-	assert.Equal(t, NVRTCErrorInvalidInput, nerr.Code)
+	assert.Equal(t, backend.NVRTCErrorInvalidInput, nerr.Code)
 	_, err = n.LoweredName(0, "k\x00")
 	require.ErrorAs(t, err, &nerr)
-	assert.Equal(t, NVRTCErrorNameExprNotValid, nerr.Code)
+	assert.Equal(t, backend.NVRTCErrorNameExprNotValid, nerr.Code)
 
 	// The entry points are called with the program handle first: labs(0)
 	// is success.

@@ -1,6 +1,6 @@
 //go:build linux && (amd64 || arm64)
 
-package driver
+package libcuda
 
 import (
 	"encoding/binary"
@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 
 	"github.com/ebitengine/purego"
 	"github.com/stretchr/testify/assert"
@@ -119,7 +122,7 @@ func TestDlsymFallbackUsesVersionedNames(t *testing.T) {
 	assert.Equal(t, []string{"cuMemAlloc_v2"}, tries(err))
 	_, err = l.CtxCreate(0, 0)
 	assert.Equal(t, []string{"cuCtxCreate_v2"}, tries(err))
-	_, err = l.DeviceGetUuid(0)
+	_, err = l.DeviceGetUUID(0)
 	assert.Equal(t, []string{"cuDeviceGetUuid_v2", "cuDeviceGetUuid"}, tries(err))
 	assert.Equal(t, []string{"cuStreamQuery"}, tries(l.StreamQuery(0)))
 	assert.Equal(t, []string{"cuMemsetD8_v2"}, tries(l.MemsetD8(0, 0, 0)))
@@ -198,7 +201,7 @@ func (f *fakeGetProc) lookup(symbol unsafe.Pointer, pfn *uintptr, ver int32, sta
 	if status != nil {
 		*status = f.status
 	}
-	return uintptr(ErrNotFound)
+	return uintptr(backend.ErrNotFound)
 }
 
 // installFake builds the backend over libc with a fake cuGetProcAddress.
@@ -238,7 +241,7 @@ func TestGetProcAddressRequests(t *testing.T) {
 	l, f := installFake(t, true, 13000, map[string]string{"cuStreamQuery": "labs", "cuCtxCreate": "labs", "cuStreamGetCtx": "labs"})
 
 	require.NoError(t, l.StreamQuery(0))
-	assert.ErrorIs(t, l.StreamQuery(600), ErrNotReady)
+	assert.ErrorIs(t, l.StreamQuery(600), backend.ErrNotReady)
 	_, err := l.CtxCreate(0, 0) // labs(&ctx) is not 0: some error, but resolved
 	assert.Error(t, err)
 	l.StreamGetCtx(0)
@@ -272,19 +275,19 @@ func TestGetProcAddressRequests(t *testing.T) {
 
 func TestGetProcAddressV1(t *testing.T) {
 	l, f := installFake(t, false, 12020, map[string]string{"cuEventQuery": "labs"})
-	assert.ErrorIs(t, l.EventQuery(600), ErrNotReady)
+	assert.ErrorIs(t, l.EventQuery(600), backend.ErrNotReady)
 	assert.Equal(t, int32(12020), f.requests["cuEventQuery"])
 	err := l.EventSynchronize(1)
 	var serr *loader.SymbolError
 	require.ErrorAs(t, err, &serr)
-	assert.ErrorIs(t, err, ErrNotFound, "cuGetProcAddress's own result is kept")
+	assert.ErrorIs(t, err, backend.ErrNotFound, "cuGetProcAddress's own result is kept")
 }
 
 // A CUresult is 32 bits; whatever the callee leaves in the upper half of
 // the return register is not part of it.
 func TestResultIsTheLow32Bits(t *testing.T) {
 	l := testLibcuda(t, 13000, map[sym]string{symStreamQuery: "labs"})
-	assert.ErrorIs(t, l.StreamQuery(1<<32|600), ErrNotReady)
+	assert.ErrorIs(t, l.StreamQuery(1<<32|600), backend.ErrNotReady)
 	assert.NoError(t, l.StreamQuery(1<<32))
 }
 
@@ -330,11 +333,11 @@ func TestHotPathsDoNotAllocate(t *testing.T) {
 	grid, block := [3]uint32{1, 1, 1}, [3]uint32{256, 1, 1}
 	calls := map[string]func() error{
 		"StreamQuery":       func() error { return l.StreamQuery(0) },
-		"StreamQuery busy":  func() error { return ignore(l.StreamQuery(600), ErrNotReady) },
+		"StreamQuery busy":  func() error { return ignore(l.StreamQuery(600), backend.ErrNotReady) },
 		"StreamSynchronize": func() error { return l.StreamSynchronize(0) },
 		"StreamWaitEvent":   func() error { return l.StreamWaitEvent(0, 7, 0) },
 		"EventRecord":       func() error { return l.EventRecord(0, 9) },
-		"EventQuery":        func() error { return ignore(l.EventQuery(600), ErrNotReady) },
+		"EventQuery":        func() error { return ignore(l.EventQuery(600), backend.ErrNotReady) },
 		"LaunchKernel":      func() error { return l.LaunchKernel(0, grid, block, 0, 5, params) },
 		"MemcpyHtoDAsync":   func() error { return l.MemcpyHtoDAsync(0, unsafe.Pointer(&host[0]), 64, 5) },
 		"MemcpyDtoHAsync":   func() error { return l.MemcpyDtoHAsync(unsafe.Pointer(&host[0]), 0, 64, 5) },
@@ -366,11 +369,11 @@ func TestLaunchHostFuncRefusedIsUnregistered(t *testing.T) {
 	base := callback.Pending()
 	ran := false
 	err := l.LaunchHostFunc(400, func() { ran = true })
-	assert.ErrorIs(t, err, ErrInvalidHandle)
+	assert.ErrorIs(t, err, backend.ErrInvalidHandle)
 	assert.Equal(t, base, callback.Pending(), "a refused launch leaves nothing registered")
 	assert.False(t, ran)
 
-	assert.ErrorIs(t, l.LaunchHostFunc(0, nil), ErrInvalidValue)
+	assert.ErrorIs(t, l.LaunchHostFunc(0, nil), backend.ErrInvalidValue)
 }
 
 func TestModuleImage(t *testing.T) {
@@ -392,39 +395,39 @@ func TestModuleImage(t *testing.T) {
 	require.NoError(t, err)
 	assert.Same(t, &cubin[0], &img[0])
 	_, err = moduleImage(minimalELF(1 << 20))
-	assert.ErrorIs(t, err, ErrInvalidImage, "section table past the end")
+	assert.ErrorIs(t, err, backend.ErrInvalidImage, "section table past the end")
 	_, err = moduleImage(cubin[:20])
-	assert.ErrorIs(t, err, ErrInvalidImage, "truncated header")
+	assert.ErrorIs(t, err, backend.ErrInvalidImage, "truncated header")
 	_, err = moduleImage([]byte("\x7fELF\x02\x01\x01rest"))
-	assert.ErrorIs(t, err, ErrInvalidImage)
+	assert.ErrorIs(t, err, backend.ErrInvalidImage)
 
 	fatbin := append([]byte{0x50, 0xed, 0x55, 0xba, 1, 0, 16, 0, 4, 0, 0, 0, 0, 0, 0, 0}, 1, 2, 3, 4)
 	img, err = moduleImage(fatbin)
 	require.NoError(t, err)
 	assert.Same(t, &fatbin[0], &img[0])
 	_, err = moduleImage(fatbin[:18])
-	assert.ErrorIs(t, err, ErrInvalidImage, "fatbin body past the end")
+	assert.ErrorIs(t, err, backend.ErrInvalidImage, "fatbin body past the end")
 	_, err = moduleImage(fatbin[:8])
-	assert.ErrorIs(t, err, ErrInvalidImage, "truncated fatbin header")
+	assert.ErrorIs(t, err, backend.ErrInvalidImage, "truncated fatbin header")
 
 	l := testLibcuda(t, 13000, nil)
 	_, err = l.ModuleLoadData(nil)
-	assert.ErrorIs(t, err, ErrInvalidValue)
+	assert.ErrorIs(t, err, backend.ErrInvalidValue)
 	_, err = l.ModuleGetFunction(1, "bad\x00name")
-	assert.ErrorIs(t, err, ErrInvalidValue)
+	assert.ErrorIs(t, err, backend.ErrInvalidValue)
 }
 
 func TestIntArgumentsOutOfRange(t *testing.T) {
 	l := testLibcuda(t, 13000, nil)
 	_, err := l.DeviceGet(1 << 40)
-	assert.ErrorIs(t, err, ErrInvalidDevice)
+	assert.ErrorIs(t, err, backend.ErrInvalidDevice)
 	_, err = l.StreamCreateWithPriority(0, 1<<33)
-	assert.ErrorIs(t, err, ErrInvalidValue)
+	assert.ErrorIs(t, err, backend.ErrInvalidValue)
 	_, _, err = l.FuncGetParamInfo(1, -1)
-	assert.ErrorIs(t, err, ErrInvalidValue)
-	assert.ErrorIs(t, l.FuncSetAttribute(1, FuncMaxDynamicSharedSize, 1<<35), ErrInvalidValue)
+	assert.ErrorIs(t, err, backend.ErrInvalidValue)
+	assert.ErrorIs(t, l.FuncSetAttribute(1, backend.FuncMaxDynamicSharedSize, 1<<35), backend.ErrInvalidValue)
 	_, _, err = l.OccupancyMaxPotentialBlockSize(1, 0, -1<<40)
-	assert.ErrorIs(t, err, ErrInvalidValue)
+	assert.ErrorIs(t, err, backend.ErrInvalidValue)
 }
 
 // minimalELF is an ELF64 header for a CUDA image with no sections, whose
@@ -450,12 +453,12 @@ func minimalELF(shoff uint64) []byte {
 func TestDeviceOrdinalRange(t *testing.T) {
 	l := testLibcuda(t, 13000, nil)
 	const big = 1 << 32
-	_, err := l.DeviceGetAttribute(AttrWarpSize, big)
-	assert.ErrorIs(t, err, ErrInvalidDevice)
+	_, err := l.DeviceGetAttribute(driver.AttrWarpSize, big)
+	assert.ErrorIs(t, err, backend.ErrInvalidDevice)
 	_, err = l.DevicePrimaryCtxRetain(big)
-	assert.ErrorIs(t, err, ErrInvalidDevice)
+	assert.ErrorIs(t, err, backend.ErrInvalidDevice)
 	_, err = l.DeviceCanAccessPeer(0, big)
-	assert.ErrorIs(t, err, ErrInvalidDevice)
+	assert.ErrorIs(t, err, backend.ErrInvalidDevice)
 	_, err = l.CtxCreate(0, -big)
-	assert.ErrorIs(t, err, ErrInvalidDevice)
+	assert.ErrorIs(t, err, backend.ErrInvalidDevice)
 }

@@ -1,6 +1,6 @@
 //go:build linux && (amd64 || arm64)
 
-package driver
+package libcuda
 
 import (
 	"errors"
@@ -9,12 +9,14 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/nocgo/cuda/driver/backend"
+
 	"github.com/nocgo/cuda/internal/cstr"
 	"github.com/nocgo/cuda/internal/dl"
 	"github.com/nocgo/cuda/loader"
 )
 
-// libcuda is the real backend: driver.API over libcuda, called through
+// libcuda is the real backend: backend.API over libcuda, called through
 // internal/dl's CallN (purego.SyscallN without its per-call allocation).
 // Entry points resolve lazily through a loader.Table, so a driver that
 // lacks a newer one still serves every other call; the missing one returns
@@ -36,16 +38,15 @@ type libcuda struct {
 	nvrtc     atomic.Pointer[libnvrtc]
 }
 
-// openLibcuda opens libcuda through package loader, resolves
-// cuGetProcAddress and cuDriverGetVersion, installs the driver's error
-// descriptions (SetDescriber) and returns the backend. Other entry points
+// Open opens libcuda through package loader, resolves cuGetProcAddress and
+// cuDriverGetVersion, and returns the backend. Other entry points
 // resolve on first use. A missing library is a *loader.LibraryError, a
 // library without cuDriverGetVersion a *loader.SymbolError.
 //
 // Each call searches again (so a changed NOCGO_CUDA_LIBCUDA takes effect)
 // and builds a fresh symbol table; the library itself is loaded once per
 // process by the system loader.
-func openLibcuda() (API, error) {
+func Open() (backend.API, error) {
 	lib, err := loader.Open(loader.CUDA)
 	if err != nil {
 		return nil, err
@@ -66,11 +67,10 @@ func openLibcuda() (API, error) {
 	}
 	var v int32
 	if r := dl.Call1(gv, uintptr(unsafe.Pointer(&v))); uint32(r) != 0 {
-		return nil, fmt.Errorf("%s: cuDriverGetVersion: %w", lib.Path(), Check(uintptr(uint32(r))))
+		return nil, fmt.Errorf("%s: cuDriverGetVersion: %w", lib.Path(), backend.Check(uintptr(uint32(r))))
 	}
 	l.version = int(v)
 	l.syms = loader.NewTable(int(numSyms), func(i int) (uintptr, error) { return l.resolve(sym(i)) })
-	SetDescriber(l.describe)
 	return l, nil
 }
 
@@ -135,7 +135,7 @@ func (l *libcuda) resolve(s sym) (uintptr, error) {
 	case uint32(r) == 0:
 		serr.Err = fmt.Errorf("cuGetProcAddress(%q, %d): returned a NULL address", info.name, ver)
 	default:
-		serr.Err = fmt.Errorf("cuGetProcAddress(%q, %d): %w", info.name, ver, Check(uintptr(uint32(r))))
+		serr.Err = fmt.Errorf("cuGetProcAddress(%q, %d): %w", info.name, ver, backend.Check(uintptr(uint32(r))))
 	}
 	return 0, serr
 }
@@ -146,30 +146,7 @@ func (l *libcuda) fn(s sym) (uintptr, error) { return l.syms.Get(int(s)) }
 // check turns a CUresult returned in a 64-bit register into an error. A
 // CUresult is a 32-bit enum: the upper half of the register is not part of
 // the value and is dropped.
-func check(r uintptr) error { return Check(uintptr(uint32(r))) }
-
-// describe is the Describer installed by openLibcuda: cuGetErrorName and
-// cuGetErrorString.
-func (l *libcuda) describe(r Result) (name, text string, ok bool) {
-	fn, err := l.fn(symGetErrorName)
-	if err != nil {
-		return "", "", false
-	}
-	var p unsafe.Pointer
-	if rc := dl.Call2(fn, uintptr(r), uintptr(unsafe.Pointer(&p))); uint32(rc) != 0 || p == nil {
-		return "", "", false
-	}
-	name = cstr.GoString(p)
-	fs, err := l.fn(symGetErrorString)
-	if err != nil {
-		return name, "", true
-	}
-	var q unsafe.Pointer
-	if rc := dl.Call2(fs, uintptr(r), uintptr(unsafe.Pointer(&q))); uint32(rc) != 0 || q == nil {
-		return name, "", true
-	}
-	return name, cstr.GoString(q), true
-}
+func check(r uintptr) error { return backend.Check(uintptr(uint32(r))) }
 
 // LibraryPaths returns the path of libcuda, and of libnvrtc once NVRTC has
 // opened it.
@@ -184,7 +161,7 @@ func (l *libcuda) LibraryPaths() []string {
 // NVRTC opens libnvrtc (through package loader) on the first call and
 // returns the run-time compiler; later calls return the same compiler, or
 // the same error.
-func (l *libcuda) NVRTC() (NVRTC, error) {
+func (l *libcuda) NVRTC() (backend.NVRTC, error) {
 	if n := l.nvrtc.Load(); n != nil {
 		return n, nil
 	}
@@ -204,8 +181,8 @@ func (l *libcuda) NVRTC() (NVRTC, error) {
 }
 
 var (
-	_ API           = (*libcuda)(nil)
-	_ NVRTCProvider = (*libcuda)(nil)
-	_ LibraryPaths  = (*libcuda)(nil)
-	_ NVRTC         = (*libnvrtc)(nil)
+	_ backend.API           = (*libcuda)(nil)
+	_ backend.NVRTCProvider = (*libcuda)(nil)
+	_ backend.LibraryPaths  = (*libcuda)(nil)
+	_ backend.NVRTC         = (*libnvrtc)(nil)
 )

@@ -1,9 +1,11 @@
 //go:build linux && (amd64 || arm64)
 
-package driver
+package libcuda
 
 import (
 	"unsafe"
+
+	"github.com/nocgo/cuda/driver/backend"
 
 	"github.com/nocgo/cuda/internal/cstr"
 	"github.com/nocgo/cuda/internal/dl"
@@ -44,7 +46,7 @@ func (l *libcuda) DeviceGetCount() (int, error) {
 // DeviceGet is cuDeviceGet(CUdevice*, int ordinal).
 func (l *libcuda) DeviceGet(ordinal int) (int, error) {
 	if !cInt(ordinal) {
-		return 0, ErrInvalidDevice
+		return 0, backend.ErrInvalidDevice
 	}
 	p, err := l.fn(symDeviceGet)
 	if err != nil {
@@ -58,7 +60,7 @@ func (l *libcuda) DeviceGet(ordinal int) (int, error) {
 // DeviceGetName is cuDeviceGetName(char*, int len, CUdevice).
 func (l *libcuda) DeviceGetName(dev int) (string, error) {
 	if !cInt(dev) {
-		return "", ErrInvalidDevice
+		return "", backend.ErrInvalidDevice
 	}
 	p, err := l.fn(symDeviceGetName)
 	if err != nil {
@@ -73,9 +75,9 @@ func (l *libcuda) DeviceGetName(dev int) (string, error) {
 }
 
 // DeviceGetAttribute is cuDeviceGetAttribute(int*, CUdevice_attribute, CUdevice).
-func (l *libcuda) DeviceGetAttribute(attr DeviceAttribute, dev int) (int, error) {
+func (l *libcuda) DeviceGetAttribute(attr backend.DeviceAttribute, dev int) (int, error) {
 	if !cInt(dev) {
-		return 0, ErrInvalidDevice
+		return 0, backend.ErrInvalidDevice
 	}
 	p, err := l.fn(symDeviceGetAttribute)
 	if err != nil {
@@ -89,7 +91,7 @@ func (l *libcuda) DeviceGetAttribute(attr DeviceAttribute, dev int) (int, error)
 // DeviceTotalMem is cuDeviceTotalMem_v2(size_t*, CUdevice).
 func (l *libcuda) DeviceTotalMem(dev int) (uint64, error) {
 	if !cInt(dev) {
-		return 0, ErrInvalidDevice
+		return 0, backend.ErrInvalidDevice
 	}
 	p, err := l.fn(symDeviceTotalMem)
 	if err != nil {
@@ -100,10 +102,10 @@ func (l *libcuda) DeviceTotalMem(dev int) (uint64, error) {
 	return n, check(r)
 }
 
-// DeviceGetUuid is cuDeviceGetUuid_v2(CUuuid*, CUdevice).
-func (l *libcuda) DeviceGetUuid(dev int) ([16]byte, error) {
+// DeviceGetUUID is cuDeviceGetUuid_v2(CUuuid*, CUdevice).
+func (l *libcuda) DeviceGetUUID(dev int) ([16]byte, error) {
 	if !cInt(dev) {
-		return [16]byte{}, ErrInvalidDevice
+		return [16]byte{}, backend.ErrInvalidDevice
 	}
 	var u [16]byte
 	p, err := l.fn(symDeviceGetUuid)
@@ -114,10 +116,10 @@ func (l *libcuda) DeviceGetUuid(dev int) ([16]byte, error) {
 	return u, check(r)
 }
 
-// DeviceGetPCIBusId is cuDeviceGetPCIBusId(char*, int len, CUdevice).
-func (l *libcuda) DeviceGetPCIBusId(dev int) (string, error) {
+// DeviceGetPCIBusID is cuDeviceGetPCIBusId(char*, int len, CUdevice).
+func (l *libcuda) DeviceGetPCIBusID(dev int) (string, error) {
 	if !cInt(dev) {
-		return "", ErrInvalidDevice
+		return "", backend.ErrInvalidDevice
 	}
 	p, err := l.fn(symDeviceGetPCIBusId)
 	if err != nil {
@@ -134,7 +136,7 @@ func (l *libcuda) DeviceGetPCIBusId(dev int) (string, error) {
 // DeviceCanAccessPeer is cuDeviceCanAccessPeer(int*, CUdevice, CUdevice).
 func (l *libcuda) DeviceCanAccessPeer(dev, peer int) (bool, error) {
 	if !cInt(dev) || !cInt(peer) {
-		return false, ErrInvalidDevice
+		return false, backend.ErrInvalidDevice
 	}
 	p, err := l.fn(symDeviceCanAccessPeer)
 	if err != nil {

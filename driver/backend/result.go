@@ -1,9 +1,6 @@
-package driver
+package backend
 
-import (
-	"fmt"
-	"sync/atomic"
-)
+import "fmt"
 
 // Result is a CUresult, the status code every driver API call returns. The
 // zero value is success; every other value is an error whose text is the CUDA
@@ -43,7 +40,7 @@ const (
 	ErrNotReady                Result = 600
 	ErrIllegalAddress          Result = 700
 	ErrLaunchOutOfResources    Result = 701
-	ErrPeerAccessAlreadyEnable Result = 704
+	ErrPeerAccessAlreadyEnabled Result = 704
 	ErrPeerAccessNotEnabled    Result = 705
 	ErrPrimaryContextActive    Result = 708
 	ErrContextIsDestroyed      Result = 709
@@ -55,8 +52,9 @@ const (
 
 type resultText struct{ name, text string }
 
-// results is the static table used when the driver's own cuGetErrorName /
-// cuGetErrorString are not available (no driver loaded, the fake backend).
+// results names every CUresult of cuda.h 13.0, with the text cuGetErrorString
+// gives for it, so that errors read the same on every backend and before any
+// driver is loaded.
 var results = map[Result]resultText{
 	0:   {"CUDA_SUCCESS", "no error"},
 	1:   {"CUDA_ERROR_INVALID_VALUE", "invalid argument"},
@@ -112,23 +110,6 @@ var results = map[Result]resultText{
 	999: {"CUDA_ERROR_UNKNOWN", "unknown error"},
 }
 
-// Describer looks up a result's name and description in a loaded driver
-// (cuGetErrorName / cuGetErrorString). ok is false when the driver does not
-// know the code.
-type Describer func(r Result) (name, text string, ok bool)
-
-var describer atomic.Pointer[Describer]
-
-// SetDescriber installs the driver's own error descriptions; Load calls it.
-// A nil d goes back to the static table.
-func SetDescriber(d Describer) {
-	if d == nil {
-		describer.Store(nil)
-		return
-	}
-	describer.Store(&d)
-}
-
 // Name returns the CUDA name of r, such as "CUDA_ERROR_INVALID_VALUE".
 func (r Result) Name() string {
 	n, _ := r.describe()
@@ -142,11 +123,6 @@ func (r Result) Error() string {
 }
 
 func (r Result) describe() (string, string) {
-	if d := describer.Load(); d != nil {
-		if n, t, ok := (*d)(r); ok {
-			return n, t
-		}
-	}
 	if e, ok := results[r]; ok {
 		return e.name, e.text
 	}

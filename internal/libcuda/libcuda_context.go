@@ -1,9 +1,11 @@
 //go:build linux && (amd64 || arm64)
 
-package driver
+package libcuda
 
 import (
 	"unsafe"
+
+	"github.com/nocgo/cuda/driver/backend"
 
 	"github.com/nocgo/cuda/internal/dl"
 )
@@ -11,7 +13,7 @@ import (
 // DevicePrimaryCtxRetain is cuDevicePrimaryCtxRetain(CUcontext*, CUdevice).
 func (l *libcuda) DevicePrimaryCtxRetain(dev int) (uintptr, error) {
 	if !cInt(dev) {
-		return 0, ErrInvalidDevice
+		return 0, backend.ErrInvalidDevice
 	}
 	p, err := l.fn(symDevicePrimaryCtxRetain)
 	if err != nil {
@@ -25,7 +27,7 @@ func (l *libcuda) DevicePrimaryCtxRetain(dev int) (uintptr, error) {
 // DevicePrimaryCtxRelease is cuDevicePrimaryCtxRelease_v2(CUdevice).
 func (l *libcuda) DevicePrimaryCtxRelease(dev int) error {
 	if !cInt(dev) {
-		return ErrInvalidDevice
+		return backend.ErrInvalidDevice
 	}
 	p, err := l.fn(symDevicePrimaryCtxRelease)
 	if err != nil {
@@ -39,7 +41,7 @@ func (l *libcuda) DevicePrimaryCtxRelease(dev int) error {
 // unsigned int *flags, int *active).
 func (l *libcuda) DevicePrimaryCtxGetState(dev int) (uint32, bool, error) {
 	if !cInt(dev) {
-		return 0, false, ErrInvalidDevice
+		return 0, false, backend.ErrInvalidDevice
 	}
 	p, err := l.fn(symDevicePrimaryCtxGetState)
 	if err != nil {
@@ -57,7 +59,7 @@ func (l *libcuda) DevicePrimaryCtxGetState(dev int) (uint32, bool, error) {
 // pushes the new context on the calling thread, as the driver does.
 func (l *libcuda) CtxCreate(flags uint32, dev int) (uintptr, error) {
 	if !cInt(dev) {
-		return 0, ErrInvalidDevice
+		return 0, backend.ErrInvalidDevice
 	}
 	p, err := l.fn(symCtxCreate)
 	if err != nil {
@@ -147,8 +149,8 @@ func (l *libcuda) CtxSynchronize() error {
 	return check(r)
 }
 
-// CtxGetApiVersion is cuCtxGetApiVersion(CUcontext, unsigned int*).
-func (l *libcuda) CtxGetApiVersion(ctx uintptr) (uint32, error) {
+// CtxGetAPIVersion is cuCtxGetApiVersion(CUcontext, unsigned int*).
+func (l *libcuda) CtxGetAPIVersion(ctx uintptr) (uint32, error) {
 	p, err := l.fn(symCtxGetApiVersion)
 	if err != nil {
 		return 0, err

@@ -1,5 +1,5 @@
 //go:build !race
 
-package driver
+package libcuda_test
 
 const raceEnabled = false

@@ -1,6 +1,6 @@
 //go:build linux && (amd64 || arm64)
 
-package driver
+package libcuda
 
 // sym indexes the libcuda entry points the real backend calls; each is
 // resolved on first use (see libcuda.resolve).

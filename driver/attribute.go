@@ -1,0 +1,45 @@
+package driver
+
+import "github.com/nocgo/cuda/driver/backend"
+
+// DeviceAttribute is a CUdevice_attribute, read with Device.Attribute. Any
+// CUdevice_attribute value can be passed as DeviceAttribute(n).
+type DeviceAttribute = backend.DeviceAttribute
+
+// Device attributes the library names.
+const (
+	AttrMaxThreadsPerBlock            = backend.AttrMaxThreadsPerBlock
+	AttrMaxBlockDimX                  = backend.AttrMaxBlockDimX
+	AttrMaxBlockDimY                  = backend.AttrMaxBlockDimY
+	AttrMaxBlockDimZ                  = backend.AttrMaxBlockDimZ
+	AttrMaxGridDimX                   = backend.AttrMaxGridDimX
+	AttrMaxGridDimY                   = backend.AttrMaxGridDimY
+	AttrMaxGridDimZ                   = backend.AttrMaxGridDimZ
+	AttrMaxSharedMemoryPerBlock       = backend.AttrMaxSharedMemoryPerBlock
+	AttrTotalConstantMemory           = backend.AttrTotalConstantMemory
+	AttrWarpSize                      = backend.AttrWarpSize
+	AttrMaxRegistersPerBlock          = backend.AttrMaxRegistersPerBlock
+	AttrClockRate                     = backend.AttrClockRate
+	AttrMultiprocessorCount           = backend.AttrMultiprocessorCount
+	AttrIntegrated                    = backend.AttrIntegrated
+	AttrCanMapHostMemory              = backend.AttrCanMapHostMemory
+	AttrComputeMode                   = backend.AttrComputeMode
+	AttrConcurrentKernels             = backend.AttrConcurrentKernels
+	AttrECCEnabled                    = backend.AttrECCEnabled
+	AttrPCIBusID                      = backend.AttrPCIBusID
+	AttrPCIDeviceID                   = backend.AttrPCIDeviceID
+	AttrMemoryClockRate               = backend.AttrMemoryClockRate
+	AttrGlobalMemoryBusWidth          = backend.AttrGlobalMemoryBusWidth
+	AttrL2CacheSize                   = backend.AttrL2CacheSize
+	AttrMaxThreadsPerMultiprocessor   = backend.AttrMaxThreadsPerMultiprocessor
+	AttrAsyncEngineCount              = backend.AttrAsyncEngineCount
+	AttrUnifiedAddressing             = backend.AttrUnifiedAddressing
+	AttrPCIDomainID                   = backend.AttrPCIDomainID
+	AttrComputeCapabilityMajor        = backend.AttrComputeCapabilityMajor
+	AttrComputeCapabilityMinor        = backend.AttrComputeCapabilityMinor
+	AttrManagedMemory                 = backend.AttrManagedMemory
+	AttrMaxSharedMemoryPerMultiproc   = backend.AttrMaxSharedMemoryPerMultiproc
+	AttrMaxRegistersPerMultiprocessor = backend.AttrMaxRegistersPerMultiprocessor
+	AttrMaxSharedMemoryPerBlockOptin  = backend.AttrMaxSharedMemoryPerBlockOptin
+	AttrMemoryPoolsSupported          = backend.AttrMemoryPoolsSupported
+)

@@ -1,0 +1,65 @@
+package driver
+
+import (
+	"errors"
+
+	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/core"
+)
+
+// ErrClosed is returned by every operation on an object after its Close.
+// The packages above re-export it.
+var ErrClosed = core.ErrClosed
+
+// ErrWrongContext reports a handle or pointer that belongs to another context
+// than the one it was used with. The packages above re-export it.
+var ErrWrongContext = errors.New("cuda: wrong context")
+
+// Result is a CUresult, the status code every driver API call returns. The
+// zero value is success; every other value is an error whose text is the
+// CUDA name and description ("CUDA_ERROR_INVALID_VALUE: invalid argument"),
+// and which matches the constants below with errors.Is:
+//
+//	if errors.Is(err, driver.ErrNotReady) { ... }
+type Result = backend.Result
+
+// The CUresult codes the library names. Any other code is still a Result
+// and prints its CUDA name.
+const (
+	ErrInvalidValue             = backend.ErrInvalidValue
+	ErrOutOfMemory              = backend.ErrOutOfMemory
+	ErrNotInitialized           = backend.ErrNotInitialized
+	ErrDeinitialized            = backend.ErrDeinitialized
+	ErrStubLibrary              = backend.ErrStubLibrary
+	ErrDeviceUnavailable        = backend.ErrDeviceUnavailable
+	ErrNoDevice                 = backend.ErrNoDevice
+	ErrInvalidDevice            = backend.ErrInvalidDevice
+	ErrInvalidImage             = backend.ErrInvalidImage
+	ErrInvalidContext           = backend.ErrInvalidContext
+	ErrContextAlreadyCurrent    = backend.ErrContextAlreadyCurrent
+	ErrNoBinaryForGPU           = backend.ErrNoBinaryForGPU
+	ErrPeerAccessUnsupported    = backend.ErrPeerAccessUnsupported
+	ErrInvalidPTX               = backend.ErrInvalidPTX
+	ErrUnsupportedPTXVersion    = backend.ErrUnsupportedPTXVersion
+	ErrInvalidSource            = backend.ErrInvalidSource
+	ErrFileNotFound             = backend.ErrFileNotFound
+	ErrInvalidHandle            = backend.ErrInvalidHandle
+	ErrIllegalState             = backend.ErrIllegalState
+	ErrNotFound                 = backend.ErrNotFound
+	ErrNotReady                 = backend.ErrNotReady
+	ErrIllegalAddress           = backend.ErrIllegalAddress
+	ErrLaunchOutOfResources     = backend.ErrLaunchOutOfResources
+	ErrPeerAccessAlreadyEnabled = backend.ErrPeerAccessAlreadyEnabled
+	ErrPeerAccessNotEnabled     = backend.ErrPeerAccessNotEnabled
+	ErrPrimaryContextActive     = backend.ErrPrimaryContextActive
+	ErrContextIsDestroyed       = backend.ErrContextIsDestroyed
+	ErrLaunchFailed             = backend.ErrLaunchFailed
+	ErrNotPermitted             = backend.ErrNotPermitted
+	ErrNotSupported             = backend.ErrNotSupported
+	ErrUnknown                  = backend.ErrUnknown
+)
+
+// IPCHandle is an interprocess handle (CUipcMemHandle / CUipcEventHandle):
+// 64 opaque bytes that another process opens (see memory.OpenIPC and
+// stream.OpenIPCEvent).
+type IPCHandle = backend.IPCHandle

@@ -1,0 +1,77 @@
+package core
+
+import (
+	"fmt"
+	"runtime"
+
+	"github.com/nocgo/cuda/driver/backend"
+)
+
+// Binding is a context made current on a locked OS thread by Bind. Unbind
+// undoes exactly what Bind did.
+type Binding struct {
+	c      *Context
+	pushed bool
+}
+
+// Bind locks the calling goroutine to its OS thread and makes c current
+// there if it is not already, by pushing it on the thread's context stack;
+// Unbind pops what was pushed and unlocks the thread, so that other code
+// sharing the thread finds its context as it left it. It costs one
+// cuCtxGetCurrent when c is already current, and a push and pop otherwise.
+// The binding holds the context for its duration: a Release racing it ends
+// the context only after Unbind. It fails with ErrClosed once the user's
+// reference was released.
+func (c *Context) Bind() (Binding, error) { return c.bind(true) }
+
+func (c *Context) bind(fresh bool) (Binding, error) {
+	if err := c.acquire(fresh); err != nil {
+		return Binding{}, err
+	}
+	runtime.LockOSThread()
+	cur, err := c.API.CtxGetCurrent()
+	if err == nil && cur == c.Handle {
+		return Binding{c: c}, nil
+	}
+	if err == nil {
+		err = c.API.CtxPushCurrent(c.Handle)
+		if err == nil {
+			return Binding{c: c, pushed: true}, nil
+		}
+		err = fmt.Errorf("%s: cuCtxPushCurrent: %w", c.Desc, err)
+	} else {
+		err = fmt.Errorf("%s: cuCtxGetCurrent: %w", c.Desc, err)
+	}
+	runtime.UnlockOSThread()
+	if derr := c.drop(); derr != nil {
+		err = fmt.Errorf("%w (and ending the context: %v)", err, derr)
+	}
+	return Binding{}, err
+}
+
+// API returns the backend of the bound context.
+func (b Binding) API() backend.API { return b.c.API }
+
+// Unbind pops the context Bind pushed, if any, unlocks the OS thread and
+// lets go of the context. A pop that fails leaves the thread locked (the
+// context is still current there, and another goroutine must not inherit
+// it) and is returned. Calling it on a zero Binding does nothing. Call it
+// exactly once, on the goroutine that called Bind.
+func (b Binding) Unbind() error {
+	if b.c == nil {
+		return nil
+	}
+	var err error
+	if b.pushed {
+		if _, perr := b.c.API.CtxPopCurrent(); perr != nil {
+			err = fmt.Errorf("%s: cuCtxPopCurrent: %w", b.c.Desc, perr)
+		}
+	}
+	if err == nil {
+		runtime.UnlockOSThread()
+	}
+	if derr := b.c.drop(); derr != nil && err == nil {
+		err = derr
+	}
+	return err
+}

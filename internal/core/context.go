@@ -1,0 +1,182 @@
+// Package core is the one lifetime rule that every public package shares,
+// written once: a context reference, the objects that hold it, and binding
+// it to the calling OS thread. It is internal so that users never see it:
+// they hold *driver.Context, streams, buffers and modules, which keep their
+// core state in unexported fields.
+//
+// The rule: every object made in a context (a stream, an event, a buffer, a
+// module; owned, wrapped and borrowed alike) holds the context from its
+// creation until its Close. Releasing the Context ends the user's reference
+// at once (the Context answers ErrClosed), and ends the context in the
+// driver (cuDevicePrimaryCtxRelease, cuCtxDestroy) when the last object
+// holding it is closed; so closing an object never touches a dead context. A
+// teardown that the driver refuses stays pending and is tried again by the
+// next Release or Close.
+package core
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/nocgo/cuda/driver/backend"
+)
+
+// ErrClosed is returned by every operation on an object after its Close,
+// Release, Free or Unload. Package driver exports it.
+var ErrClosed = errors.New("cuda: object is closed")
+
+// Context is the state of one reference to a CUDA context.
+type Context struct {
+	API     backend.API
+	Handle  uintptr
+	Ordinal int    // the device's ordinal
+	Desc    string // "primary context 0x5a0 on device 0", for errors
+
+	end func() error // ends the reference in the driver; nil for wrapped contexts
+
+	mu       sync.Mutex
+	released bool // the user's reference was released
+	holds    int  // objects and bindings in progress that hold the context
+	ended    bool // end succeeded: the context is gone for this reference
+}
+
+// NewContext returns the state of a context reference whose end in the
+// driver is end (nil when there is nothing to end, as for a wrapped
+// context).
+func NewContext(api backend.API, handle uintptr, ordinal int, desc string, end func() error) *Context {
+	return &Context{API: api, Handle: handle, Ordinal: ordinal, Desc: desc, end: end}
+}
+
+// String returns the description given to NewContext.
+func (c *Context) String() string { return c.Desc }
+
+// Released reports whether the user's reference was released.
+func (c *Context) Released() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.released
+}
+
+// Release ends the user's reference: from now on Hold fails with ErrClosed,
+// and the context ends in the driver once nothing holds it (now, if nothing
+// does). If ending fails, the error is returned and the next Release tries
+// again; a Release after the end is a no-op.
+func (c *Context) Release() error {
+	c.mu.Lock()
+	c.released = true
+	return c.endIfUnheldLocked()
+}
+
+// endIfUnheldLocked ends the context when it is released and unheld; it is
+// called with c.mu held and unlocks it.
+func (c *Context) endIfUnheldLocked() error {
+	if !c.released || c.holds > 0 || c.ended {
+		c.mu.Unlock()
+		return nil
+	}
+	// Keep the lock while ending, so that no bind can start on a context that
+	// is being ended, and a failed end can be retried.
+	defer c.mu.Unlock()
+	if c.end != nil {
+		if err := c.end(); err != nil {
+			return fmt.Errorf("%s: %w", c.Desc, err)
+		}
+	}
+	c.ended = true
+	return nil
+}
+
+// Hold is an object's hold on its context, from the object's creation until
+// its Close.
+type Hold struct {
+	c      *Context
+	mu     sync.Mutex  // serialises Close
+	closed atomic.Bool // read without the lock on every use
+}
+
+// Hold takes a hold for a new object. It fails with ErrClosed once the
+// user's reference was released: objects are made only in open contexts.
+func (c *Context) Hold() (*Hold, error) {
+	if err := c.acquire(true); err != nil {
+		return nil, err
+	}
+	return &Hold{c: c}, nil
+}
+
+// acquire counts one more holder. fresh holders (new objects, the user's own
+// calls) need the user's reference open; holders that exist while another
+// hold keeps the context (a call on an object) only need it not ended.
+func (c *Context) acquire(fresh bool) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ended || (fresh && c.released) {
+		return fmt.Errorf("%s: %w", c.Desc, ErrClosed)
+	}
+	c.holds++
+	return nil
+}
+
+// drop counts one holder less, ending the context if it was the last holder
+// of a released context.
+func (c *Context) drop() error {
+	c.mu.Lock()
+	c.holds--
+	return c.endIfUnheldLocked()
+}
+
+// Context returns the context held.
+func (h *Hold) Context() *Context { return h.c }
+
+// Closed reports whether Close succeeded.
+func (h *Hold) Closed() bool { return h.closed.Load() }
+
+// Check returns nil while the object is open, and an error wrapping
+// ErrClosed that names what after its Close.
+func (h *Hold) Check(what fmt.Stringer) error {
+	if h.Closed() {
+		return fmt.Errorf("%s: %w", what, ErrClosed)
+	}
+	return nil
+}
+
+// Bind makes the context current on the calling OS thread for one call on
+// the object (see Context.Bind). It works after the user released the
+// Context, until the object's Close.
+func (h *Hold) Bind() (Binding, error) {
+	if h.closed.Load() {
+		return Binding{}, fmt.Errorf("%s: %w", h.c.Desc, ErrClosed)
+	}
+	return h.c.bind(false)
+}
+
+// Close closes the object: destroy (nil for an object that owns nothing in
+// the driver, such as a wrapped stream) runs with the context bound, and on
+// success the hold is let go, which ends a released context when it was the
+// last holder. A destroy that fails leaves the object open, so that Close
+// can be retried; a Close after a successful one is a no-op that returns
+// nil. The object is closed even when ending the context then fails: that
+// error is returned, and the context's next Release tries again.
+func (h *Hold) Close(destroy func(api backend.API) error) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed.Load() {
+		return nil
+	}
+	if destroy != nil {
+		b, err := h.c.bind(false)
+		if err != nil {
+			return err
+		}
+		err = destroy(h.c.API)
+		if uerr := b.Unbind(); err == nil {
+			err = uerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	h.closed.Store(true)
+	return h.c.drop()
+}
