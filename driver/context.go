@@ -16,16 +16,16 @@ func init() {
 	}
 }
 
-// ContextKind says who owns a Context and what Release does.
+// ContextKind says who owns a Context and what Close does.
 type ContextKind int
 
 const (
 	// Primary is the device's primary context, shared with the CUDA runtime
-	// API and every other user in the process; Release drops one reference.
+	// API and every other user in the process; Close drops one reference.
 	Primary ContextKind = iota
-	// Owned is a context created by NewContext; Release destroys it.
+	// Owned is a context created by NewContext; Close destroys it.
 	Owned
-	// Wrapped is a foreign context; Release only detaches.
+	// Wrapped is a foreign context; Close only detaches.
 	Wrapped
 )
 
@@ -46,10 +46,10 @@ func (k ContextKind) String() string {
 //
 // Every object made in a context (streams, events, buffers, modules; owned,
 // wrapped and borrowed alike) holds it from its creation until its Close.
-// Release ends this reference at once for the Context itself, which then
+// Close ends this reference at once for the Context itself, which then
 // answers ErrClosed, but the context lives on in the driver until the last
 // object made in it is closed; only then is it released or destroyed. So
-// objects keep working after Release, and closing them never touches a dead
+// objects keep working after Close, and closing them never touches a dead
 // context. This is the library's one lifetime rule; the other packages refer
 // to it.
 //
@@ -68,7 +68,7 @@ func newContext(dev *Device, h uintptr, kind ContextKind, end func() error) *Con
 }
 
 // PrimaryContext retains the device's primary context (cuDevicePrimaryCtxRetain)
-// and returns a reference to it. Each call takes one reference; Release drops
+// and returns a reference to it. Each call takes one reference; Close drops
 // it. The primary context is shared with the CUDA runtime and other libraries
 // in the process.
 func (d *Device) PrimaryContext() (*Context, error) {
@@ -90,7 +90,7 @@ func (d *Device) PrimaryContext() (*Context, error) {
 }
 
 // NewContext creates a context of its own on the device (cuCtxCreate with
-// flags, CU_CTX_* values). The caller owns it: Release destroys it. The
+// flags, CU_CTX_* values). The caller owns it: Close destroys it. The
 // calling thread's current context is left as it was.
 func (d *Device) NewContext(flags ContextFlags) (*Context, error) {
 	if d == nil || d.drv == nil {
@@ -129,7 +129,7 @@ const (
 )
 
 // WrapContext wraps a context created by someone else (the CUDA runtime,
-// another library). The handle must be live; Release only detaches and never
+// another library). The handle must be live; Close only detaches and never
 // destroys it.
 func WrapContext(drv *Driver, handle uintptr) (*Context, error) {
 	if drv == nil || drv.api == nil {
@@ -197,7 +197,7 @@ func (c *Context) Kind() ContextKind {
 	return c.kind
 }
 
-// Closed reports whether Release has been called (true for a nil Context).
+// Closed reports whether Close has been called (true for a nil Context).
 func (c *Context) Closed() bool { return c == nil || c.c == nil || c.c.Released() }
 
 // Synchronize blocks until all work in the context is done (cuCtxSynchronize).
@@ -219,18 +219,18 @@ func (c *Context) Synchronize() error {
 	return nil
 }
 
-// Release ends this reference to the context (see Context for when the
+// Close ends this reference to the context (see Context for when the
 // context ends in the driver): a primary context reference is released
 // (cuDevicePrimaryCtxRelease), an owned context destroyed (cuCtxDestroy), a
 // wrapped one only detached. If the driver refuses, the error is returned
-// and Release can be called again; once it succeeded, Release is a no-op
+// and Close can be called again; once it succeeded, Close is a no-op
 // that returns nil.
-func (c *Context) Release() error {
+func (c *Context) Close() error {
 	if c == nil || c.c == nil {
 		return errNilContext
 	}
 	if err := c.c.Release(); err != nil {
-		return fmt.Errorf("driver: Release: %w", err)
+		return fmt.Errorf("driver: Close: %w", err)
 	}
 	return nil
 }

@@ -35,7 +35,7 @@ func TestNilObjects(t *testing.T) {
 	_, err = ctx.Bind()
 	assert.ErrorIs(t, err, driver.ErrInvalidValue)
 	assert.ErrorIs(t, ctx.Synchronize(), driver.ErrInvalidValue)
-	assert.ErrorIs(t, ctx.Release(), driver.ErrInvalidValue)
+	assert.ErrorIs(t, ctx.Close(), driver.ErrInvalidValue)
 	assert.Zero(t, ctx.Handle())
 	assert.True(t, ctx.Closed())
 	assert.Equal(t, "nil context", ctx.String())
@@ -52,7 +52,7 @@ func TestZeroObjects(t *testing.T) {
 	assert.ErrorIs(t, err, driver.ErrInvalidValue)
 	var c driver.Context
 	assert.ErrorIs(t, c.Synchronize(), driver.ErrInvalidValue)
-	assert.ErrorIs(t, c.Release(), driver.ErrInvalidValue)
+	assert.ErrorIs(t, c.Close(), driver.ErrInvalidValue)
 	_, err = c.Hold()
 	assert.ErrorIs(t, err, driver.ErrInvalidValue)
 	assert.Equal(t, "nil context", c.String())

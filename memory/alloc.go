@@ -10,11 +10,11 @@ import (
 )
 
 // Alloc allocates device memory for n elements of T in ctx (cuMemAlloc, with
-// ctx made current for the call). The caller owns the buffer: Free releases
+// ctx made current for the call). The caller owns the buffer: Close releases
 // the memory. T must be a fixed-size type without pointers (see the package
 // documentation); n must be positive and n elements must fit in an int. The
-// memory is not initialised. The buffer holds ctx (driver.Hold) until Free:
-// it keeps working after ctx.Release, which then ends the context only when
+// memory is not initialised. The buffer holds ctx until Close:
+// it keeps working after ctx.Close, which then ends the context only when
 // the buffer is freed.
 func Alloc[T any](ctx *driver.Context, n int) (*Buffer[T], error) {
 	e := elemOf[T]()
@@ -50,9 +50,9 @@ func Alloc[T any](ctx *driver.Context, n int) (*Buffer[T], error) {
 // be used by work queued on s after this call, or by other streams once they
 // wait for s. The buffer belongs to s's context and the caller owns it:
 // FreeAsync frees it in stream order on a stream of the caller's choice, and
-// Free frees it in stream order on s (see Free). The buffer holds s's context
-// (driver.Hold) until it is freed, so s's *driver.Context must still be open
-// here (ErrClosed otherwise), but may be released before Free.
+// Close frees it in stream order on s (see Close). The buffer holds s's context
+// until it is freed, so s's *driver.Context must still be open
+// here (ErrClosed otherwise), but may be released before Close.
 func AllocAsync[T any](s *stream.Stream, n int) (*Buffer[T], error) {
 	e := elemOf[T]()
 	op := "memory.AllocAsync[" + e.name + "]"

@@ -29,7 +29,7 @@ func benchEnv(b *testing.B, drv *driver.Driver) (*driver.Context, *stream.Stream
 	}
 	b.Cleanup(func() {
 		s.Close()
-		ctx.Release()
+		ctx.Close()
 	})
 	return ctx, s
 }
@@ -56,7 +56,7 @@ func mustAlloc[T any](b *testing.B, ctx *driver.Context, n int) *memory.Buffer[T
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { buf.Free() })
+	b.Cleanup(func() { buf.Close() })
 	return buf
 }
 
@@ -66,7 +66,7 @@ func mustHost[T any](b *testing.B, ctx *driver.Context, n int) *memory.HostBuffe
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { h.Free() })
+	b.Cleanup(func() { h.Close() })
 	return h
 }
 

@@ -10,12 +10,12 @@ import (
 
 // Borrow wraps n elements of T at device address ptr, memory allocated by
 // someone else (another library's tensor, a runtime-API cudaMalloc, a pool
-// allocation), without copying it. The buffer is not owned: Free never frees
+// allocation), without copying it. The buffer is not owned: Close never frees
 // the memory, it only detaches the buffer and lets go of owner. owner (any
-// value, may be nil) is kept reachable until Free, so that whatever keeps the
+// value, may be nil) is kept reachable until Close, so that whatever keeps the
 // foreign memory alive (a tensor object, a finalizer's target) is not
 // collected while the buffer is in use; the caller must still keep the
-// memory itself alive until Free.
+// memory itself alive until Close.
 //
 // Borrow checks the pointer with the driver before wrapping it, and says
 // which check failed:

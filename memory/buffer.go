@@ -11,7 +11,7 @@ import (
 	"github.com/nocgo/cuda/stream"
 )
 
-// kind says where an allocation came from, and so what Free does with it.
+// kind says where an allocation came from, and so what Close does with it.
 type kind uint8
 
 const (
@@ -54,20 +54,19 @@ type allocation struct {
 // Buffer is device memory holding Len elements of type T in one context.
 //
 // Who owns the memory depends on how the buffer was made (see Owned): Alloc
-// and AllocAsync buffers are owned and Free releases them; Borrow and OpenIPC
-// buffers are not, and Free never frees the memory; views (Slice, Bytes)
-// never free anything. After Free, every operation returns an error wrapping
+// and AllocAsync buffers are owned and Close releases them; Borrow and OpenIPC
+// buffers are not, and Close never frees the memory; views (Slice, Bytes)
+// never free anything. After Close, every operation returns an error wrapping
 // ErrClosed, Ptr returns 0, and so do the views of the freed memory.
 //
-// Alloc, AllocAsync and OpenIPC buffers hold their context (driver.Hold)
-// until Free: they, and their views, keep working after the
+// Alloc, AllocAsync and OpenIPC buffers hold their context // until Close: they, and their views, keep working after the
 // *driver.Context is released, and the context ends only once the last of
 // them is freed. A borrowed buffer holds nothing: once the Context it was
 // borrowed in is released, it is closed like a freed buffer.
 //
 // A *Buffer passes straight to a kernel launch: the launch reads Ptr, the
 // device address of the first element, and checks Context. Methods are safe
-// for concurrent use, but using a buffer concurrently with its Free is a
+// for concurrent use, but using a buffer concurrently with its Close is a
 // race the caller must avoid, as is freeing memory the device still uses.
 type Buffer[T any] struct {
 	a      *allocation
@@ -148,7 +147,7 @@ func (b *Buffer[T]) Context() *driver.Context {
 	return b.a.ctx
 }
 
-// Owned reports whether Free releases the memory: true for buffers from
+// Owned reports whether Close releases the memory: true for buffers from
 // Alloc and AllocAsync, false for borrowed memory, IPC mappings and views.
 func (b *Buffer[T]) Owned() bool {
 	return b != nil && b.a != nil && !b.view && (b.a.kind == kindAlloc || b.a.kind == kindAsync)
@@ -183,7 +182,7 @@ func (b *Buffer[T]) String() string {
 
 // Slice returns a view of elements [i, j) of b: a Buffer over the same
 // memory that never frees it. The view becomes unusable (ErrClosed) when the
-// memory it views is freed, or by its own Free, which only detaches it. The
+// memory it views is freed, or by its own Close, which only detaches it. The
 // range must be non-empty and inside b; otherwise (or when b is unusable)
 // the view carries the error: Err returns it, every operation on the view
 // returns it, and its Ptr and Len are 0.

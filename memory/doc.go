@@ -6,30 +6,30 @@
 // inside, and not of size zero). Who owns the memory is explicit:
 //
 //   - Alloc (cuMemAlloc) and AllocAsync (cuMemAllocAsync, stream-ordered)
-//     return owned buffers: Free releases the memory.
+//     return owned buffers: Close releases the memory.
 //   - Borrow wraps device memory allocated by someone else (another library,
-//     the CUDA runtime): Free only detaches and never frees it.
-//   - OpenIPC maps memory exported by another process: Free closes the
+//     the CUDA runtime): Close only detaches and never frees it.
+//   - OpenIPC maps memory exported by another process: Close closes the
 //     mapping (cuIpcCloseMemHandle) and never frees the exporter's memory.
 //   - Slice and Bytes return views of a buffer: they never free anything and
 //     stop working (ErrClosed) once the buffer they view is freed. A view
 //     that could not be made (bounds out of range) carries its error: Err
 //     returns it and every use of the view fails with it.
 //
-// A second Free is a no-op that returns nil; every other use of a freed
+// A second Close is a no-op that returns nil; every other use of a freed
 // buffer returns an error wrapping ErrClosed, and Ptr returns 0.
 //
 // # Buffers and their context
 //
 // Alloc, AllocAsync and OpenIPC buffers, and HostBuffers, hold their context
-// (driver.Hold) from their creation until their Free: everything done for
+// from their creation until their Close: everything done for
 // them that needs a current context binds through that Hold, so they keep
-// working (copies, Fill, Free) after the *driver.Context they were made in is
+// working (copies, Fill, Close) after the *driver.Context they were made in is
 // released, and the context itself is destroyed (or its primary reference
 // released) only when the last of them is freed. Freeing memory therefore
 // never touches a dead context. Creating one needs an open Context (ErrClosed
-// after its Release). Borrowed buffers hold nothing: once the Context they
-// were borrowed in is released they are closed (ErrClosed, Ptr 0) and Free
+// after its Close). Borrowed buffers hold nothing: once the Context they
+// were borrowed in is released they are closed (ErrClosed, Ptr 0) and Close
 // only detaches them.
 //
 // # Checks
@@ -89,7 +89,7 @@
 //
 // The Go slice is kept alive for the duration of the call (Go never moves
 // heap memory, but it may free it once unreachable); pinned memory is not Go
-// memory and lives until HostBuffer.Free.
+// memory and lives until HostBuffer.Close.
 //
 // # Pinned memory, other processes, threads
 //
@@ -99,7 +99,7 @@
 // Buffer.IPCHandle exports an Alloc buffer to another process, which maps it
 // with OpenIPC.
 //
-// Every function works from any goroutine. Allocation, Free and synchronous
+// Every function works from any goroutine. Allocation, Close and synchronous
 // copies make the buffer's context current on the calling OS thread for the
 // call only (through the buffer's driver.Hold, or driver.Context.Bind for
 // borrowed memory); asynchronous copies and Fill on an ordinary stream bind

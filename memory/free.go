@@ -9,16 +9,16 @@ import (
 	"github.com/nocgo/cuda/stream"
 )
 
-// Free ends the buffer. What happens to the memory depends on the buffer:
+// Close ends the buffer. What happens to the memory depends on the buffer:
 //
 //   - Alloc: the memory is freed (cuMemFree). The driver may or may not wait
 //     for work still using the memory: make sure none is queued (synchronize)
-//     before Free.
+//     before Close.
 //   - AllocAsync: the memory is freed in stream order on its allocation
 //     stream (cuMemFreeAsync), after the work already queued there; work on
 //     other streams that uses it must be ordered before (events). If that
 //     stream has been closed (or is a special stream whose Context was
-//     released), Free waits for all work of the buffer's context
+//     released), Close waits for all work of the buffer's context
 //     (cuCtxSynchronize) and frees the memory with cuMemFree, which accepts
 //     pool memory. Use FreeAsync to free on another stream.
 //   - Borrow: nothing is freed; the owner passed to Borrow is let go.
@@ -26,15 +26,15 @@ import (
 //     process's memory stays.
 //   - a view (Slice, Bytes): only the view is detached.
 //
-// Free then lets go of the buffer's context (see driver.Context for the
+// Close then lets go of the buffer's context (see driver.Context for the
 // lifetime rule; an error in ending it is returned too, the buffer being
 // freed all the same).
 //
-// After Free the buffer and all views of the memory return errors wrapping
-// ErrClosed and Ptr returns 0. A second Free (or Free after FreeAsync) is a
+// After Close the buffer and all views of the memory return errors wrapping
+// ErrClosed and Ptr returns 0. A second Close (or Close after FreeAsync) is a
 // no-op returning nil. When the driver call fails, the error is returned and
-// the buffer stays usable, holding its context, so Free can be retried.
-func (b *Buffer[T]) Free() error {
+// the buffer stays usable, holding its context, so Close can be retried.
+func (b *Buffer[T]) Close() error {
 	if b == nil || b.a == nil {
 		return nil
 	}
@@ -105,8 +105,8 @@ func (a *allocation) release(free func() error, call string) error {
 // on s before this call is done, so work on s may use the buffer up to here,
 // and work on other streams must be ordered before it (events). s must be on
 // the buffer's device. After FreeAsync the buffer and its views return
-// ErrClosed; a second FreeAsync or Free is a no-op returning nil. It is an
-// error on buffers that are not stream-ordered (use Free) and on views.
+// ErrClosed; a second FreeAsync or Close is a no-op returning nil. It is an
+// error on buffers that are not stream-ordered (use Close) and on views.
 func (b *Buffer[T]) FreeAsync(s *stream.Stream) error {
 	if b == nil || b.a == nil {
 		return nil

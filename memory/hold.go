@@ -11,7 +11,7 @@ import (
 )
 
 // Every buffer (and pinned host buffer) holds its context from its making
-// until Free (see driver.Context for the lifetime rule); calls made for it
+// until Close (see driver.Context for the lifetime rule); calls made for it
 // bind through that hold, so they keep working after the user released the
 // *driver.Context, and freeing never touches a dead context.
 

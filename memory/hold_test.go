@@ -24,7 +24,7 @@ func ownedCtx(t *testing.T, opts ...fake.Option) (*driver.Driver, *driver.Contex
 	ctx, err := dev.NewContext(0)
 	require.NoError(t, err)
 	t.Cleanup(func() {
-		ctx.Release()
+		ctx.Close()
 		assert.Empty(t, fake.Of(drv).Leaks(), "objects left alive at the end of the test")
 	})
 	return drv, ctx
@@ -51,9 +51,9 @@ func TestFreeFailureAfterReleaseKeepsTheContext(t *testing.T) {
 	require.NoError(t, err)
 	hb, err := memory.AllocHost[int32](ctx, 8)
 	require.NoError(t, err)
-	require.NoError(t, ctx.Release())
+	require.NoError(t, ctx.Close())
 
-	err = b.Free()
+	err = b.Close()
 	assert.ErrorIs(t, err, driver.ErrUnknown)
 	assert.ErrorContains(t, err, "cuMemFree")
 	assert.NotZero(t, b.Ptr(), "a failed Free changes nothing")
@@ -61,14 +61,14 @@ func TestFreeFailureAfterReleaseKeepsTheContext(t *testing.T) {
 	require.NoError(t, memory.CopyToDevice(b, []int32{1, 2, 3, 4, 5, 6, 7, 8}), "and still binds it")
 	assert.Equal(t, []int32{1, 2, 3, 4, 5, 6, 7, 8}, read(t, b))
 
-	err = hb.Free()
+	err = hb.Close()
 	assert.ErrorIs(t, err, driver.ErrUnknown)
 	assert.ErrorContains(t, err, "cuMemFreeHost")
 	require.Len(t, hb.Slice(), 8, "a failed Free changes nothing")
 
-	require.NoError(t, b.Free(), "Free can be retried")
+	require.NoError(t, b.Close(), "Free can be retried")
 	assert.True(t, ctxAlive(t, api, h), "the pinned buffer still holds the context")
-	require.NoError(t, hb.Free(), "Free can be retried")
+	require.NoError(t, hb.Close(), "Free can be retried")
 	assert.False(t, ctxAlive(t, api, h), "destroyed with the last Free")
 }
 
@@ -80,7 +80,7 @@ func TestFailedAllocationsReleaseTheirHold(t *testing.T) {
 	_, exporter, _ := setup(t)
 	exported, err := memory.Alloc[float32](exporter, 16)
 	require.NoError(t, err)
-	defer exported.Free()
+	defer exported.Close()
 	ipc, err := exported.IPCHandle()
 	require.NoError(t, err)
 
@@ -98,7 +98,7 @@ func TestFailedAllocationsReleaseTheirHold(t *testing.T) {
 
 	h := ctx.Handle()
 	assert.True(t, ctxAlive(t, drv.API(), h))
-	require.NoError(t, ctx.Release())
+	require.NoError(t, ctx.Close())
 	assert.False(t, ctxAlive(t, drv.API(), h), "no failed allocation kept a Hold: Release destroys the context at once")
 }
 
@@ -108,7 +108,7 @@ func TestOpenIPCHoldsTheContext(t *testing.T) {
 	api, h := drv.API(), ctx.Handle()
 	a, err := memory.Alloc[float32](exporter, 64)
 	require.NoError(t, err)
-	defer a.Free()
+	defer a.Close()
 	require.NoError(t, memory.CopyToDevice(a, iota32(64, 1)))
 	ipc, err := a.IPCHandle()
 	require.NoError(t, err)
@@ -117,14 +117,14 @@ func TestOpenIPCHoldsTheContext(t *testing.T) {
 	require.NoError(t, err)
 	v := b.Slice(0, 8)
 	require.NoError(t, v.Err())
-	require.NoError(t, ctx.Release())
+	require.NoError(t, ctx.Close())
 	assert.True(t, ctxAlive(t, api, h), "the mapping holds the context")
 	assert.Equal(t, iota32(8, 1), read(t, v), "a view binds through the mapping's Hold")
-	err = b.Free()
+	err = b.Close()
 	assert.ErrorIs(t, err, driver.ErrUnknown)
 	assert.ErrorContains(t, err, "cuIpcCloseMemHandle")
 	assert.True(t, ctxAlive(t, api, h), "a failed close keeps the Hold")
-	require.NoError(t, b.Free())
+	require.NoError(t, b.Close())
 	assert.Zero(t, v.Ptr())
 	assert.False(t, ctxAlive(t, api, h), "destroyed once the mapping is closed")
 }
@@ -133,7 +133,7 @@ func TestBorrowedBufferClosesWithItsContext(t *testing.T) {
 	drv, ctx, s := setup(t)
 	owned, err := memory.Alloc[float32](ctx, 16)
 	require.NoError(t, err)
-	defer owned.Free()
+	defer owned.Close()
 	dev, err := drv.Device(0)
 	require.NoError(t, err)
 	ref, err := dev.PrimaryContext() // a second reference, released below
@@ -142,7 +142,7 @@ func TestBorrowedBufferClosesWithItsContext(t *testing.T) {
 	require.NoError(t, err)
 	v := b.Slice(0, 4)
 	require.NoError(t, v.Err())
-	require.NoError(t, ref.Release())
+	require.NoError(t, ref.Close())
 
 	// The context is alive (setup holds it), but the borrowed buffer holds
 	// nothing: its Context is released, so it is closed.
@@ -162,7 +162,7 @@ func TestBorrowedBufferClosesWithItsContext(t *testing.T) {
 		assert.ErrorIs(t, err, memory.ErrClosed)
 		assert.ErrorContains(t, err, "released")
 	}
-	require.NoError(t, b.Free(), "Free only detaches")
+	require.NoError(t, b.Close(), "Free only detaches")
 	assert.Regexp(t, `^freed borrowed buffer`, b.String())
 	require.NoError(t, memory.CopyToDevice(owned, iota32(16, 0)), "the owned buffer is not affected")
 }
@@ -172,12 +172,12 @@ func TestLastFreeReportsTheContextEnd(t *testing.T) {
 	api, h := drv.API(), ctx.Handle()
 	b, err := memory.Alloc[float32](ctx, 16)
 	require.NoError(t, err)
-	require.NoError(t, ctx.Release())
-	err = b.Free()
+	require.NoError(t, ctx.Close())
+	err = b.Close()
 	assert.ErrorIs(t, err, driver.ErrUnknown, "the last Hold's error: cuCtxDestroy failed")
 	assert.ErrorContains(t, err, "ending its context")
 	assert.Zero(t, b.Ptr(), "the memory was freed all the same")
-	require.NoError(t, b.Free(), "a second Free is a no-op")
+	require.NoError(t, b.Close(), "a second Free is a no-op")
 	// The driver kept the context: destroy it, as the test's owner.
 	require.True(t, ctxAlive(t, api, h))
 	require.NoError(t, api.CtxDestroy(h))
@@ -191,7 +191,7 @@ func TestStreamOrderedFreeAfterReleaseOnASpecialStream(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, memory.Fill(s, b, int32(5)))
 	require.NoError(t, ctx.Synchronize())
-	require.NoError(t, ctx.Release())
+	require.NoError(t, ctx.Close())
 	// The NULL stream binds the released Context, so it cannot be used any
 	// more; the buffer can, through its Hold.
 	assert.ErrorIs(t, s.Synchronize(), stream.ErrClosed)
@@ -201,9 +201,9 @@ func TestStreamOrderedFreeAfterReleaseOnASpecialStream(t *testing.T) {
 	}
 	assert.Equal(t, want, read(t, b))
 	assert.True(t, ctxAlive(t, api, h))
-	// Free cannot queue on the NULL stream of a released Context: it
+	// Close cannot queue on the NULL stream of a released Context: it
 	// synchronizes the (held) context and frees at once.
-	require.NoError(t, b.Free())
+	require.NoError(t, b.Close())
 	assert.Zero(t, b.Ptr())
 	assert.False(t, ctxAlive(t, api, h), "destroyed with the Free")
 }

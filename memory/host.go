@@ -14,10 +14,10 @@ import (
 // HostBuffer is page-locked (pinned) host memory holding Len elements of T,
 // allocated by the driver (cuMemHostAlloc) and seen from Go as a slice. Copies
 // to and from pinned memory run at the link's full rate and are truly
-// asynchronous (see CopyToDeviceAsync). The caller owns it: Free releases it.
+// asynchronous (see CopyToDeviceAsync). The caller owns it: Close releases it.
 //
 // The memory is not Go memory: the garbage collector neither moves nor frees
-// it, and it lives until Free. After Free, Slice returns nil and any slice
+// it, and it lives until Close. After Close, Slice returns nil and any slice
 // obtained before must no longer be used (reading or writing it is a use
 // after free that may crash the program); nor may it be freed while a copy
 // queued on a stream still uses it.
@@ -33,8 +33,7 @@ type HostBuffer[T any] struct {
 // AllocHost allocates pinned host memory for n elements of T with ctx current
 // (cuMemHostAlloc with CU_MEMHOSTALLOC_PORTABLE, so that every context sees
 // it as pinned). The memory is not initialised. T must be a fixed-size type
-// without pointers; n must be positive. The buffer holds ctx (driver.Hold)
-// until Free: it keeps working after ctx.Release, which then ends the
+// without pointers; n must be positive. The buffer holds ctx // until Close: it keeps working after ctx.Close, which then ends the
 // context only when the buffer is freed.
 func AllocHost[T any](ctx *driver.Context, n int) (*HostBuffer[T], error) {
 	e := elemOf[T]()
@@ -72,7 +71,7 @@ func AllocHost[T any](ctx *driver.Context, n int) (*HostBuffer[T], error) {
 }
 
 // Slice returns the pinned memory as a Go slice of Len elements, or nil after
-// Free. It allocates nothing. The slice must not be used after Free.
+// Close. It allocates nothing. The slice must not be used after Close.
 func (h *HostBuffer[T]) Slice() []T {
 	if h == nil || h.p == nil || h.freed.Load() {
 		return nil
@@ -105,15 +104,15 @@ func (h *HostBuffer[T]) Context() *driver.Context {
 	return h.ctx
 }
 
-// Free releases the pinned memory (cuMemFreeHost, with its context made
+// Close releases the pinned memory (cuMemFreeHost, with its context made
 // current through the buffer's Hold, even when the *driver.Context was
 // released before), then releases the Hold, which ends the context if it was
 // released and this was the last object holding it (that error is returned
 // too; the memory is freed all the same). No copy may still be using the
-// memory: synchronize the streams first. A second Free is a no-op returning
+// memory: synchronize the streams first. A second Close is a no-op returning
 // nil; when the driver call fails the buffer stays usable, holding its
-// context, and Free can be retried.
-func (h *HostBuffer[T]) Free() error {
+// context, and Close can be retried.
+func (h *HostBuffer[T]) Close() error {
 	if h == nil || h.p == nil {
 		return nil
 	}

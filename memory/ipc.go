@@ -39,12 +39,11 @@ func (b *Buffer[T]) IPCHandle() (driver.IPCHandle, error) {
 // OpenIPC maps memory that another process exported with IPCHandle
 // (cuIpcOpenMemHandle with CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS, ctx current)
 // and returns it as a buffer of n elements of T in ctx. The buffer is not
-// owned: its Free closes the mapping (cuIpcCloseMemHandle) and never frees the
+// owned: its Close closes the mapping (cuIpcCloseMemHandle) and never frees the
 // exporter's memory, which must stay allocated until then. n elements must
 // fit in the exported allocation (checked with cuMemGetAddressRange). A
-// process cannot open its own handles. The buffer holds ctx (driver.Hold)
-// until Free, like an Alloc buffer: the mapping keeps working after
-// ctx.Release and is closed in a live context.
+// process cannot open its own handles. The buffer holds ctx // until Close, like an Alloc buffer: the mapping keeps working after
+// ctx.Close and is closed in a live context.
 func OpenIPC[T any](ctx *driver.Context, h driver.IPCHandle, n int) (*Buffer[T], error) {
 	e := elemOf[T]()
 	op := "memory.OpenIPC[" + e.name + "]"

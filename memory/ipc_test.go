@@ -34,7 +34,7 @@ func TestIPCTwoProcesses(t *testing.T) {
 	const n = 1 << 20
 	b, err := memory.Alloc[float32](ctx, n)
 	require.NoError(t, err)
-	defer func() { require.NoError(t, b.Free()) }()
+	defer func() { require.NoError(t, b.Close()) }()
 	require.NoError(t, memory.CopyToDevice(b, iota32(n, 1)))
 	h, err := b.IPCHandle()
 	require.NoError(t, err)
@@ -88,9 +88,9 @@ func TestIPCChild(t *testing.T) {
 	assert.False(t, b.Owned())
 	assert.Equal(t, iota32(n, float32(want)), read(t, b))
 	require.NoError(t, memory.CopyToDevice(b, iota32(n, float32(write))))
-	require.NoError(t, b.Free(), "closes the mapping")
+	require.NoError(t, b.Close(), "closes the mapping")
 	assert.Zero(t, b.Ptr())
-	require.NoError(t, b.Free())
+	require.NoError(t, b.Close())
 }
 
 // TestIPCFake does the same between two fake backends, each standing for
@@ -120,7 +120,7 @@ func TestIPCFake(t *testing.T) {
 	err = part.Err()
 	require.NoError(t, err)
 	require.NoError(t, memory.CopyToDevice(part, iota32(10, 100)))
-	require.NoError(t, b.Free())
+	require.NoError(t, b.Close())
 	assert.Zero(t, part.Ptr())
 	_, err = ctxB.API().PointerGetAttribute(backend.PointerAttrMemoryType, mapped)
 	assert.ErrorIs(t, err, driver.ErrInvalidValue, "Free closed the mapping")
@@ -128,7 +128,7 @@ func TestIPCFake(t *testing.T) {
 	got := read(t, a)
 	assert.Equal(t, iota32(10, 100), got[:10])
 	assert.Equal(t, iota32(n-10, 11), got[10:])
-	require.NoError(t, a.Free(), "the exporter's memory was never freed by the opener")
+	require.NoError(t, a.Close(), "the exporter's memory was never freed by the opener")
 
 	var zero driver.IPCHandle
 	_, err = memory.OpenIPC[float32](ctxB, zero, 1)

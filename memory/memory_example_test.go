@@ -18,7 +18,7 @@ func Example() {
 	drv := fake.New()
 	dev, _ := drv.Device(0)
 	ctx, _ := dev.PrimaryContext()
-	defer ctx.Release()
+	defer ctx.Close()
 	s, _ := stream.New(ctx)
 	defer s.Close()
 
@@ -27,7 +27,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	defer b.Free()
+	defer b.Close()
 	if err := memory.CopyToDevice(b, []float32{1, 2, 3, 4}); err != nil {
 		fmt.Println(err)
 		return
@@ -83,13 +83,13 @@ func ExampleBorrow() {
 	drv := fake.New()
 	dev, _ := drv.Device(0)
 	ctx, _ := dev.PrimaryContext()
-	defer ctx.Release()
+	defer ctx.Close()
 	s, _ := stream.New(ctx)
 	defer s.Close()
 
 	tensor := newOtherTensor(ctx, []float32{1, 2, 3, 4})
 
-	// The tensor is kept reachable as the owner until Free.
+	// The tensor is kept reachable as the owner until Close.
 	b, err := memory.Borrow[float32](ctx, tensor.ptr, tensor.n, tensor)
 	if err != nil {
 		fmt.Println(err)
@@ -98,7 +98,7 @@ func ExampleBorrow() {
 	fmt.Println("owned:", b.Owned())
 	memory.Fill(s, b, 0.5) // written in place
 	s.Synchronize()
-	b.Free() // detaches; the memory is the tensor's
+	b.Close() // detaches; the memory is the tensor's
 	fmt.Println("the tensor sees:", tensor.values())
 	fmt.Println("its owner frees it:", tensor.free())
 
@@ -118,7 +118,7 @@ func ExampleAllocAsync() {
 	drv := fake.New()
 	dev, _ := drv.Device(0)
 	ctx, _ := dev.PrimaryContext()
-	defer ctx.Release()
+	defer ctx.Close()
 	s, _ := stream.New(ctx, stream.WithFlags(stream.NonBlocking))
 	defer s.Close()
 
@@ -141,14 +141,14 @@ func ExampleAllocHost() {
 	drv := fake.New()
 	dev, _ := drv.Device(0)
 	ctx, _ := dev.PrimaryContext()
-	defer ctx.Release()
+	defer ctx.Close()
 	s, _ := stream.New(ctx)
 	defer s.Close()
 
 	h, _ := memory.AllocHost[uint16](ctx, 4)
-	defer h.Free()
+	defer h.Close()
 	d, _ := memory.Alloc[uint16](ctx, 4)
-	defer d.Free()
+	defer d.Close()
 
 	copy(h.Slice(), []uint16{10, 20, 30, 40})
 	memory.CopyToDeviceAsync(s, d, h.Slice())
@@ -166,12 +166,12 @@ func ExampleBuffer_Bytes() {
 	drv := fake.New()
 	dev, _ := drv.Device(0)
 	ctx, _ := dev.PrimaryContext()
-	defer ctx.Release()
+	defer ctx.Close()
 
 	f, _ := memory.Alloc[float32](ctx, 2)
-	defer f.Free()
+	defer f.Close()
 	u, _ := memory.Alloc[uint32](ctx, 2)
-	defer u.Free()
+	defer u.Close()
 	memory.CopyToDevice(f, []float32{1, -2})
 	fb := f.Bytes()
 	ub := u.Bytes()

@@ -32,7 +32,7 @@ func setup(t *testing.T, opts ...fake.Option) (*driver.Driver, *driver.Context, 
 	t.Cleanup(func() {
 		require.NoError(t, s.Close())
 		assertNoLeaks(t, drv)
-		require.NoError(t, ctx.Release())
+		require.NoError(t, ctx.Close())
 		assert.Empty(t, fake.Of(drv).Leaks())
 	})
 	return drv, ctx, s
@@ -57,7 +57,7 @@ func TestBorrowKeepsOwnerReachable(t *testing.T) {
 	_, ctx, _ := setup(t)
 	raw, err := memory.Alloc[float32](ctx, 64)
 	require.NoError(t, err)
-	defer raw.Free()
+	defer raw.Close()
 
 	collected := make(chan struct{})
 	var b *memory.Buffer[float32]
@@ -76,7 +76,7 @@ func TestBorrowKeepsOwnerReachable(t *testing.T) {
 		t.Fatal("the owner was collected while the buffer was in use")
 	case <-time.After(20 * time.Millisecond):
 	}
-	require.NoError(t, b.Free())
+	require.NoError(t, b.Close())
 	deadline := time.Now().Add(5 * time.Second)
 	done := false
 	for !done && time.Now().Before(deadline) {
@@ -100,14 +100,14 @@ func TestFreeFailureLeavesBufferUsable(t *testing.T) {
 	v := b.Slice(0, 4)
 	err = v.Err()
 	require.NoError(t, err)
-	err = b.Free()
+	err = b.Close()
 	assert.ErrorIs(t, err, driver.ErrUnknown)
 	assert.ErrorContains(t, err, "cuMemFree")
 	assert.NotZero(t, b.Ptr(), "a failed Free changes nothing")
 	assert.NotZero(t, v.Ptr())
 	require.NoError(t, memory.CopyToDevice(b, []int32{1, 2, 3, 4, 5, 6, 7, 8}))
 	assert.Equal(t, []int32{1, 2, 3, 4}, read(t, v))
-	require.NoError(t, b.Free(), "Free can be retried")
+	require.NoError(t, b.Close(), "Free can be retried")
 	assert.Zero(t, v.Ptr())
 }
 
@@ -124,7 +124,7 @@ func TestDriverErrorsAreWrapped(t *testing.T) {
 	assert.ErrorContains(t, err, "memory.Alloc[float32]: n=16 (64 bytes)")
 	b, err := memory.Alloc[float32](ctx, 16)
 	require.NoError(t, err)
-	defer b.Free()
+	defer b.Close()
 	err = memory.CopyToDeviceAsync(s, b, iota32(16, 0))
 	assert.ErrorIs(t, err, driver.ErrIllegalAddress)
 	assert.ErrorContains(t, err, "cuMemcpyHtoDAsync")
@@ -143,10 +143,10 @@ func TestHostFreeFailureLeavesBufferUsable(t *testing.T) {
 	_, ctx, _ := setup(t, fake.FailNth("cuMemFreeHost", 1, driver.ErrUnknown))
 	h, err := memory.AllocHost[uint16](ctx, 4)
 	require.NoError(t, err)
-	assert.ErrorIs(t, h.Free(), driver.ErrUnknown)
+	assert.ErrorIs(t, h.Close(), driver.ErrUnknown)
 	require.Len(t, h.Slice(), 4)
 	h.Slice()[3] = 7
-	require.NoError(t, h.Free())
+	require.NoError(t, h.Close())
 	assert.Nil(t, h.Slice())
 }
 
@@ -161,7 +161,7 @@ func TestConcurrentFreeFreesOnce(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				errs[i] = b.Free()
+				errs[i] = b.Close()
 			}()
 		}
 		wg.Wait()
@@ -181,7 +181,7 @@ func TestStreamOrderedFreeUsesAllocationStream(t *testing.T) {
 	require.NoError(t, memory.CopyToHostAsync(s, out, b))
 	// Freed in stream order: the copy queued before it still reads valid
 	// memory.
-	require.NoError(t, b.Free())
+	require.NoError(t, b.Close())
 	require.NoError(t, s.Synchronize())
 	for i, v := range out {
 		require.Equal(t, float32(0.5), v, "element %d", i)
@@ -192,7 +192,7 @@ func TestFailedCopyWritesNothing(t *testing.T) {
 	_, ctx, s := setup(t)
 	b, err := memory.Alloc[uint8](ctx, 16)
 	require.NoError(t, err)
-	defer b.Free()
+	defer b.Close()
 	// Fresh fake memory is poisoned (0xA5): a refused copy leaves it so.
 	assert.ErrorIs(t, memory.CopyToDevice(b, make([]uint8, 17)), driver.ErrInvalidValue)
 	assert.ErrorIs(t, memory.CopyToDeviceAsync(s, b, make([]uint8, 18)), driver.ErrInvalidValue)
@@ -212,7 +212,7 @@ func TestBufferString(t *testing.T) {
 	require.NoError(t, err)
 	assert.Regexp(t, `^owned buffer 0x[0-9a-f]+ \(3 x 8 bytes\)$`, b.String())
 	assert.Regexp(t, `^view of owned buffer 0x[0-9a-f]+ \(1 x 8 bytes\)$`, v.String())
-	require.NoError(t, b.Free())
+	require.NoError(t, b.Close())
 	assert.Regexp(t, `^freed owned buffer`, b.String())
 	var nb *memory.Buffer[int8]
 	assert.Equal(t, "nil buffer", nb.String())
@@ -222,7 +222,7 @@ func TestErrorsName(t *testing.T) {
 	_, ctx, s := setup(t)
 	b, err := memory.Alloc[int16](ctx, 4)
 	require.NoError(t, err)
-	defer b.Free()
+	defer b.Close()
 	err = memory.CopyToDeviceAsync(s, b, make([]int16, 5))
 	assert.EqualError(t, err, "memory.CopyToDeviceAsync: src holds 5 elements, dst only 4: the copy does not fit: "+
 		driver.ErrInvalidValue.Error())
@@ -246,12 +246,12 @@ func TestFreeAfterContextRelease(t *testing.T) {
 	require.NoError(t, err)
 	h, err := memory.AllocHost[float32](ref, 16)
 	require.NoError(t, err)
-	require.NoError(t, ref.Release())
+	require.NoError(t, ref.Close())
 	// The buffers hold ref's context reference: they are freed through their
-	// Hold, the last Free releasing the reference (setup holds another).
+	// Hold, the last Close releasing the reference (setup holds another).
 	require.NoError(t, memory.CopyToDevice(b, iota32(16, 0)))
-	require.NoError(t, b.Free())
-	require.NoError(t, h.Free())
+	require.NoError(t, b.Close())
+	require.NoError(t, h.Close())
 	assert.Zero(t, b.Ptr())
 	assert.Nil(t, h.Slice())
 }

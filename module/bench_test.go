@@ -125,7 +125,7 @@ func BenchmarkCompileCold(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			m.Unload()
+			m.Close()
 		}
 	})
 }
@@ -140,7 +140,7 @@ func BenchmarkCompileWarm(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		m.Unload()
+		m.Close()
 		b.ReportAllocs()
 		for b.Loop() {
 			m, err := module.Compile(ctx, segscale.Source, opts)
@@ -150,7 +150,7 @@ func BenchmarkCompileWarm(b *testing.B) {
 			if !m.Cached() {
 				b.Fatal("not a cache hit")
 			}
-			m.Unload()
+			m.Close()
 		}
 	})
 }

@@ -67,7 +67,7 @@ func TestCacheProcesses(t *testing.T) {
 	ctx, s := setup(t, fakeDriver())
 	m, err := module.Compile(ctx, segscale.Source, module.Options{CacheDir: dir})
 	require.NoError(t, err)
-	m.Unload()
+	m.Close()
 	m = compileSegscale(t, ctx, module.Options{CacheDir: dir})
 	assert.True(t, m.Cached())
 	f, err := m.Function(segscale.Name)
@@ -88,7 +88,7 @@ func cacheChild(t *testing.T, dir string) {
 		f, err := m.Function(segscale.Name)
 		require.NoError(t, err)
 		runSegscale(t, ctx, s, f, 33)
-		require.NoError(t, m.Unload())
+		require.NoError(t, m.Close())
 		if i%5 == 4 {
 			// Corrupt the entry (not atomically, as a crash or a bad disk
 			// might): the other processes must shrug it off.

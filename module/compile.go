@@ -48,7 +48,7 @@ type compiled struct {
 }
 
 // Compile compiles CUDA C++ source with NVRTC (the run-time compiler of ctx's driver)
-// and loads the result into ctx. The caller owns the Module: Unload it.
+// and loads the result into ctx. The caller owns the Module: Close it.
 //
 // The target is Options.Arch, or the device's own architecture (sm_90 on an
 // H200), which gives a CUBIN: native code that needs no JIT and loads on a

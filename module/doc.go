@@ -6,7 +6,7 @@
 //
 //	m, err := module.Compile(ctx, src, module.Options{Name: "scale.cu"})
 //	if err != nil { return err }   // a *module.CompileError carries NVRTC's log
-//	defer m.Unload()
+//	defer m.Close()
 //	f, err := m.Function("scale")
 //	err = f.Launch(s, module.Config{Grid: module.Cover(n, 256), Block: module.Dim(256)},
 //		out, in, int32(n))
@@ -16,9 +16,9 @@
 // run of a program loads the compiled code in about a millisecond instead of
 // compiling again (see Options and CacheDir).
 //
-// Ownership: a Module is owned by whoever loaded or compiled it; Unload
+// Ownership: a Module is owned by whoever loaded or compiled it; Close
 // destroys it (idempotent) and every Function of it then returns ErrClosed.
-// A Module holds its context (driver.Context.Hold) until Unload: it keeps
+// A Module holds its context (driver.Context) until Close: it keeps
 // working after the Context is released, and the context ends only after
 // the Module is unloaded.
 // Arguments are copied at launch: a Launch keeps no reference to them.
@@ -76,7 +76,7 @@ import (
 const Version = "0.1.0"
 
 // ErrClosed is returned by every operation on a Module, or a Function of
-// it, after Unload.
+// it, after Close.
 var ErrClosed = driver.ErrClosed
 
 // ErrWrongContext is returned for a stream or a device pointer of another

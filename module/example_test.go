@@ -28,7 +28,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer ctx.Release()
+	defer ctx.Close()
 
 	// The foreign library's memory and stream, made by raw driver calls.
 	const n = 8
@@ -40,12 +40,12 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer in.Free()
+	defer in.Close()
 	out, err := memory.Borrow[float32](ctx, rawOut, n, nil)
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer out.Free()
+	defer out.Close()
 	s, err := stream.Wrap(ctx, rawStream)
 	if err != nil {
 		log.Fatal(err)
@@ -64,7 +64,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err) // a *module.CompileError prints NVRTC's log
 	}
-	defer m.Unload()
+	defer m.Close()
 	fmt.Printf("compiled %s for %s (%s)\n", segscale.Name, m.Arch(), m.Kind())
 	f, err := m.Function(segscale.Name)
 	if err != nil {
@@ -136,22 +136,22 @@ func ExampleFunction_Args() {
 	drv := fake.New(fake.Devices(1), segscale.FakeKernel())
 	dev, _ := drv.Device(0)
 	ctx, _ := dev.PrimaryContext()
-	defer ctx.Release()
+	defer ctx.Close()
 	s, _ := stream.New(ctx)
 	defer s.Close()
 
 	const n = 1000
 	in, _ := memory.Alloc[float32](ctx, n)
-	defer in.Free()
+	defer in.Close()
 	out, _ := memory.Alloc[float32](ctx, n)
-	defer out.Free()
+	defer out.Close()
 	memory.CopyToDevice(in, segscale.Input(n))
 
 	m, err := module.Compile(ctx, segscale.Source, module.Options{NoCache: true})
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer m.Unload()
+	defer m.Close()
 	f, _ := m.Function(segscale.Name)
 	args := f.Args(out, in, int32(n)) // checked once, laid out and pinned
 	if err := args.Err(); err != nil {

@@ -81,7 +81,7 @@ type Module struct {
 
 // Load loads a module image into ctx (cuModuleLoadData): PTX text (with or
 // without a trailing NUL), a CUBIN or a fatbin, recognised by its first
-// bytes. The caller owns the Module: Unload it. For PTX, the kernels'
+// bytes. The caller owns the Module: Close it. For PTX, the kernels'
 // signatures are read from the text, so launches are checked even on
 // drivers without cuFuncGetParamInfo; the PTX text is kept (see PTX).
 func Load(ctx *driver.Context, image []byte) (*Module, error) {

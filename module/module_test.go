@@ -35,7 +35,7 @@ func setup(t testing.TB, drv *driver.Driver) (*driver.Context, *stream.Stream) {
 	require.NoError(t, err)
 	ctx, err := dev.PrimaryContext()
 	require.NoError(t, err)
-	t.Cleanup(func() { ctx.Release() })
+	t.Cleanup(func() { ctx.Close() })
 	s, err := stream.New(ctx)
 	require.NoError(t, err)
 	t.Cleanup(func() { s.Close() })
@@ -46,7 +46,7 @@ func alloc(t testing.TB, ctx *driver.Context, n int) *memory.Buffer[float32] {
 	t.Helper()
 	b, err := memory.Alloc[float32](ctx, n)
 	require.NoError(t, err)
-	t.Cleanup(func() { b.Free() })
+	t.Cleanup(func() { b.Close() })
 	return b
 }
 
@@ -54,7 +54,7 @@ func compileSegscale(t testing.TB, ctx *driver.Context, opts module.Options) *mo
 	t.Helper()
 	m, err := module.Compile(ctx, segscale.Source, opts)
 	require.NoError(t, err)
-	t.Cleanup(func() { m.Unload() })
+	t.Cleanup(func() { m.Close() })
 	return m
 }
 
@@ -113,7 +113,7 @@ func TestPTXFallback(t *testing.T) {
 	// Loaded from PTX: checked too.
 	pm, err := module.Load(ctx, m.PTX())
 	require.NoError(t, err)
-	defer pm.Unload()
+	defer pm.Close()
 	pf, err := pm.Function(segscale.Name)
 	require.NoError(t, err)
 	runSegscale(t, ctx, s, pf, 64)
@@ -121,7 +121,7 @@ func TestPTXFallback(t *testing.T) {
 	// A CUBIN alone: no layout, and launches say so instead of guessing.
 	cm, err := module.Load(ctx, m.Image())
 	require.NoError(t, err)
-	defer cm.Unload()
+	defer cm.Close()
 	cf, err := cm.Function(segscale.Name)
 	require.NoError(t, err)
 	_, err = cf.Params()
@@ -228,7 +228,7 @@ func TestLaunchLargeParameterBlock(t *testing.T) {
 	ctx, s := setup(t, drv)
 	m, err := module.Compile(ctx, "struct V { float v[1200]; };\nextern \"C\" __global__ void big(float* out, V v)\n{\n    int i = threadIdx.x + blockIdx.x * blockDim.x;\n    if (i < 1200) out[i] = v.v[i];\n}\n", module.Options{NoCache: true})
 	require.NoError(t, err)
-	defer m.Unload()
+	defer m.Close()
 	f, err := m.Function("big")
 	require.NoError(t, err)
 	var v [1200]float32
@@ -296,7 +296,7 @@ func TestCompileFailures(t *testing.T) {
 		require.NoError(t, err)
 		ctx, err := dev.PrimaryContext()
 		require.NoError(t, err)
-		require.NoError(t, ctx.Release())
+		require.NoError(t, ctx.Close())
 		_, err = module.Compile(ctx, segscale.Source, module.Options{NoCache: true})
 		assert.ErrorIs(t, err, driver.ErrClosed)
 		_, err = module.Load(ctx, []byte(".version 8.0\n"))
@@ -352,7 +352,7 @@ func TestDetectKind(t *testing.T) {
 
 func TestNilReceivers(t *testing.T) {
 	var m *module.Module
-	assert.NoError(t, m.Unload())
+	assert.NoError(t, m.Close())
 	_, err := m.Function("x")
 	assert.ErrorIs(t, err, driver.ErrInvalidValue)
 	var f *module.Function

@@ -19,12 +19,12 @@ func ownedContext(t *testing.T, drv *driver.Driver) *driver.Context {
 	require.NoError(t, err)
 	ctx, err := dev.NewContext(0)
 	require.NoError(t, err)
-	t.Cleanup(func() { ctx.Release() })
+	t.Cleanup(func() { ctx.Close() })
 	return ctx
 }
 
 // TestUnloadRetry: when cuModuleUnload fails, the module stays loaded,
-// usable and holding its context, and a second Unload finishes the job.
+// usable and holding its context, and a second Close finishes the job.
 func TestUnloadRetry(t *testing.T) {
 	b := fake.NewBackend(fakeOptions(fake.FailNth("cuModuleUnload", 1, driver.ErrUnknown))...)
 	drv, err := driver.New(b)
@@ -36,9 +36,9 @@ func TestUnloadRetry(t *testing.T) {
 	f, err := m.Function(segscale.Name)
 	require.NoError(t, err)
 	mh := m.Handle()
-	require.NoError(t, ctx.Release(), "the module holds the context from here")
+	require.NoError(t, ctx.Close(), "the module holds the context from here")
 
-	err = m.Unload()
+	err = m.Close()
 	require.ErrorIs(t, err, driver.ErrUnknown)
 	assert.Contains(t, err.Error(), "cuModuleUnload")
 	assert.Equal(t, mh, m.Handle(), "still loaded")
@@ -49,13 +49,13 @@ func TestUnloadRetry(t *testing.T) {
 	_, err = drv.API().CtxGetAPIVersion(h)
 	require.NoError(t, err, "the failed Unload kept its hold on the context")
 
-	require.NoError(t, m.Unload(), "the retry unloads the module")
+	require.NoError(t, m.Close(), "the retry unloads the module")
 	assert.Zero(t, m.Handle())
 	_, err = f.Attributes()
 	assert.ErrorIs(t, err, driver.ErrClosed)
 	_, err = drv.API().CtxGetAPIVersion(h)
 	assert.ErrorIs(t, err, driver.ErrInvalidContext, "the last holder gone, the released context is destroyed")
-	require.NoError(t, m.Unload(), "a third Unload is a no-op")
+	require.NoError(t, m.Close(), "a third Unload is a no-op")
 	assert.Empty(t, b.Leaks(), "nothing leaked")
 }
 
@@ -72,13 +72,13 @@ func TestLoadFailureReleasesHold(t *testing.T) {
 	require.ErrorIs(t, err, driver.ErrOutOfMemory)
 	_, err = module.Compile(ctx, segscale.Source, module.Options{NoCache: true})
 	require.ErrorIs(t, err, driver.ErrOutOfMemory)
-	require.NoError(t, ctx.Release())
+	require.NoError(t, ctx.Close())
 	_, err = drv.API().CtxGetAPIVersion(h)
 	assert.ErrorIs(t, err, driver.ErrInvalidContext, "no failed load kept the context alive")
 }
 
 // TestModuleUnloadEndsContext: a module is the last holder of a released
-// context; Unload returns the error of ending the context, joined.
+// context; Close returns the error of ending the context, joined.
 func TestModuleUnloadEndsContext(t *testing.T) {
 	b := fake.NewBackend(fakeOptions(fake.FailNth("cuCtxDestroy", 1, driver.ErrUnknown))...)
 	drv, err := driver.New(b)
@@ -86,12 +86,12 @@ func TestModuleUnloadEndsContext(t *testing.T) {
 	ctx := ownedContext(t, drv)
 	m, err := module.Compile(ctx, segscale.Source, module.Options{NoCache: true})
 	require.NoError(t, err)
-	require.NoError(t, ctx.Release())
-	err = m.Unload()
+	require.NoError(t, ctx.Close())
+	err = m.Close()
 	assert.ErrorIs(t, err, driver.ErrUnknown, "cuCtxDestroy's error")
 	if assert.Error(t, err) {
 		assert.Contains(t, err.Error(), "cuCtxDestroy")
 	}
 	assert.Zero(t, m.Handle(), "the module itself is unloaded")
-	require.NoError(t, m.Unload(), "and a second Unload is a no-op")
+	require.NoError(t, m.Close(), "and a second Unload is a no-op")
 }

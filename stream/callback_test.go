@@ -21,7 +21,7 @@ func manyCallbacks(t *testing.T, drv *driver.Driver, n, batch int) time.Duration
 	require.NoError(t, err)
 	ctx, err := dev.PrimaryContext()
 	require.NoError(t, err)
-	defer ctx.Release()
+	defer ctx.Close()
 	s, err := stream.New(ctx)
 	require.NoError(t, err)
 	defer s.Close()

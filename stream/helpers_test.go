@@ -83,7 +83,7 @@ func primary(t testing.TB, drv *driver.Driver) *driver.Context {
 	require.NoError(t, err)
 	ctx, err := dev.PrimaryContext()
 	require.NoError(t, err)
-	t.Cleanup(func() { ctx.Release() })
+	t.Cleanup(func() { ctx.Close() })
 	return ctx
 }
 

@@ -28,7 +28,7 @@ func exampleContext() *driver.Context {
 
 func ExampleNew() {
 	ctx := exampleContext()
-	defer ctx.Release()
+	defer ctx.Close()
 
 	least, greatest, err := stream.PriorityRange(ctx)
 	if err != nil {
@@ -52,7 +52,7 @@ func ExampleNew() {
 
 func ExampleWrap() {
 	ctx := exampleContext()
-	defer ctx.Release()
+	defer ctx.Close()
 
 	// Another library created this stream (here with raw driver calls).
 	b, _ := ctx.Bind()
@@ -84,7 +84,7 @@ func ExampleWrap() {
 
 func ExampleDefault() {
 	ctx := exampleContext()
-	defer ctx.Release()
+	defer ctx.Close()
 	for _, s := range []*stream.Stream{stream.Default(ctx), stream.Legacy(ctx), stream.PerThread(ctx)} {
 		// Each call binds ctx: the driver resolves these through the
 		// current context.
@@ -100,7 +100,7 @@ func ExampleDefault() {
 
 func ExampleNewEvent() {
 	ctx := exampleContext()
-	defer ctx.Release()
+	defer ctx.Close()
 	s, _ := stream.New(ctx)
 	defer s.Close()
 
@@ -128,7 +128,7 @@ func ExampleNewEvent() {
 
 func ExampleStream_WaitStream() {
 	ctx := exampleContext()
-	defer ctx.Release()
+	defer ctx.Close()
 	producer, _ := stream.New(ctx, stream.WithFlags(stream.NonBlocking))
 	defer producer.Close()
 	consumer, _ := stream.New(ctx, stream.WithFlags(stream.NonBlocking))
@@ -145,7 +145,7 @@ func ExampleStream_WaitStream() {
 
 func ExampleStream_Callback() {
 	ctx := exampleContext()
-	defer ctx.Release()
+	defer ctx.Close()
 	s, _ := stream.New(ctx)
 	defer s.Close()
 

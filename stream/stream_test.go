@@ -143,7 +143,7 @@ func TestUseBindsOnlySpecial(t *testing.T) {
 // TestCloseAfterContextRelease: a stream and an event that outlive their
 // *driver.Context reference keep working through their Hold, are still
 // destroyed by Close, and the reference is released in the driver only with
-// the last Close (the brief's change: before Holds, Release released it at
+// the last Close (the brief's change: before Holds, Close released it at
 // once and Close called the driver unbound).
 func TestCloseAfterContextRelease(t *testing.T) {
 	ctx, c := countingContext(t)
@@ -154,10 +154,10 @@ func TestCloseAfterContextRelease(t *testing.T) {
 	require.NoError(t, err)
 	ev, err := stream.NewEvent(ref)
 	require.NoError(t, err)
-	require.NoError(t, ref.Release())
+	require.NoError(t, ref.Close())
 	assert.Zero(t, c.primaryReleases.Load(), "the reference is released only when its objects are closed")
 
-	// The objects work after the Release.
+	// The objects work after the Close.
 	require.NoError(t, ev.Record(s))
 	require.NoError(t, s.Synchronize())
 	start, err := stream.NewEvent(ctx)
@@ -180,7 +180,7 @@ func TestCloseAfterContextRelease(t *testing.T) {
 	_, err = stream.NewEvent(ref)
 	assert.ErrorIs(t, err, stream.ErrClosed)
 	assert.ErrorIs(t, stream.Default(ref).Synchronize(), stream.ErrClosed)
-	assert.NoError(t, ref.Release(), "a second Release is a no-op")
+	assert.NoError(t, ref.Close(), "a second Release is a no-op")
 }
 
 // ownedContext creates a context of its own on device 0 of a new fake
@@ -191,7 +191,7 @@ func ownedContext(t *testing.T, opts ...fake.Option) *driver.Context {
 	require.NoError(t, err)
 	ctx, err := dev.NewContext(0)
 	require.NoError(t, err)
-	t.Cleanup(func() { ctx.Release() })
+	t.Cleanup(func() { ctx.Close() })
 	return ctx
 }
 
@@ -208,7 +208,7 @@ func destroyed(t *testing.T, ctx *driver.Context, h uintptr) bool {
 
 // TestFailedCreateReleasesHold: when the driver fails to create a stream or
 // event, or New rejects its priority, the Hold taken for it is released:
-// the context's Release then destroys it at once.
+// the context's Close then destroys it at once.
 func TestFailedCreateReleasesHold(t *testing.T) {
 	ctx := ownedContext(t,
 		fake.FailNth("cuStreamCreateWithPriority", 1, driver.ErrOutOfMemory),
@@ -226,7 +226,7 @@ func TestFailedCreateReleasesHold(t *testing.T) {
 	_, err = stream.OpenIPCEvent(ctx, driver.IPCHandle{1}) // not a handle the fake made
 	require.ErrorIs(t, err, driver.ErrInvalidValue)
 	h := ctx.Handle()
-	require.NoError(t, ctx.Release())
+	require.NoError(t, ctx.Close())
 	assert.True(t, destroyed(t, ctx, h), "no Hold was left behind by the failures")
 }
 
@@ -243,7 +243,7 @@ func TestFailedDestroyKeepsHold(t *testing.T) {
 	require.NoError(t, err)
 	ev, err := stream.NewEvent(ctx)
 	require.NoError(t, err)
-	require.NoError(t, ctx.Release())
+	require.NoError(t, ctx.Close())
 
 	err = s.Close()
 	require.ErrorIs(t, err, driver.ErrUnknown)

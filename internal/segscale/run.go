@@ -7,6 +7,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/core"
 	"github.com/nocgo/cuda/memory"
 	"github.com/nocgo/cuda/module"
 	"github.com/nocgo/cuda/stream"
@@ -71,7 +72,7 @@ func Run(drv *driver.Driver, n int, opts module.Options) (Result, error) {
 	if err != nil {
 		return res, fmt.Errorf("segscale: %w", err)
 	}
-	defer ctx.Release()
+	defer ctx.Close()
 
 	// 1. The foreign side: raw allocations and a raw stream.
 	raw, err := newForeign(ctx, n)
@@ -85,12 +86,12 @@ func Run(drv *driver.Driver, n int, opts module.Options) (Result, error) {
 	if err != nil {
 		return res, fmt.Errorf("segscale: %w", err)
 	}
-	defer in.Free()
+	defer in.Close()
 	out, err := memory.Borrow[float32](ctx, raw.out, n, raw)
 	if err != nil {
 		return res, fmt.Errorf("segscale: %w", err)
 	}
-	defer out.Free()
+	defer out.Close()
 	s, err := stream.Wrap(ctx, raw.stream)
 	if err != nil {
 		return res, fmt.Errorf("segscale: %w", err)
@@ -112,7 +113,7 @@ func Run(drv *driver.Driver, n int, opts module.Options) (Result, error) {
 	if err != nil {
 		return res, fmt.Errorf("segscale: %w", err)
 	}
-	defer m.Unload()
+	defer m.Close()
 	res.Compile = time.Since(t0)
 	res.Arch, res.Kind, res.Cached = m.Arch(), m.Kind(), m.Cached()
 	f, err := m.Function(Name)
@@ -175,12 +176,12 @@ type foreign struct {
 
 func newForeign(ctx *driver.Context, n int) (*foreign, error) {
 	f := &foreign{ctx: ctx}
-	b, err := ctx.Bind()
+	b, err := core.ContextOf(ctx).Bind()
 	if err != nil {
 		return nil, err
 	}
 	defer b.Unbind()
-	api := ctx.API()
+	api := core.ContextOf(ctx).API
 	size := uintptr(n) * 4
 	if f.in, err = api.MemAlloc(size); err != nil {
 		return nil, fmt.Errorf("raw cuMemAlloc: %w", err)
@@ -199,12 +200,12 @@ func newForeign(ctx *driver.Context, n int) (*foreign, error) {
 
 // release frees what newForeign made, as its owner would.
 func (f *foreign) release() {
-	b, err := f.ctx.Bind()
+	b, err := core.ContextOf(f.ctx).Bind()
 	if err != nil {
 		return
 	}
 	defer b.Unbind()
-	api := f.ctx.API()
+	api := core.ContextOf(f.ctx).API
 	api.StreamSynchronize(f.stream)
 	api.StreamDestroy(f.stream)
 	api.MemFree(f.in)
