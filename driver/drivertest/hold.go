@@ -3,9 +3,6 @@ package drivertest
 import (
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/nocgo/cuda/driver"
 )
 
@@ -18,23 +15,23 @@ import (
 // the objects ("Close", "Free"), for the messages.
 func holdCases(t *testing.T, drv *driver.Driver, last string, check func(t *testing.T, ctx *driver.Context, ended func(t *testing.T))) {
 	dev, err := drv.Device(0)
-	require.NoError(t, err)
+	must(t, err)
 	api := drv.API()
 	t.Run("owned-context", func(t *testing.T) {
 		ctx, err := dev.NewContext(0)
-		require.NoError(t, err)
+		must(t, err)
 		t.Cleanup(func() { ctx.Release() }) // a no-op once the case released it
 		h := ctx.Handle()
 		check(t, ctx, func(t *testing.T) {
 			_, err := api.CtxGetApiVersion(h)
-			assert.ErrorIs(t, err, driver.ErrInvalidContext, "the owned context is destroyed with the last %s", last)
+			errorIs(t, err, driver.ErrInvalidContext, "the owned context is destroyed with the last %s", last)
 		})
 	})
 	t.Run("primary-context", func(t *testing.T) {
 		_, before, err := api.DevicePrimaryCtxGetState(dev.Handle())
-		require.NoError(t, err)
+		must(t, err)
 		ctx, err := dev.PrimaryContext()
-		require.NoError(t, err)
+		must(t, err)
 		t.Cleanup(func() { ctx.Release() })
 		h := ctx.Handle()
 		check(t, ctx, func(t *testing.T) {
@@ -45,10 +42,10 @@ func holdCases(t *testing.T, drv *driver.Driver, last string, check func(t *test
 				return
 			}
 			_, active, err := api.DevicePrimaryCtxGetState(dev.Handle())
-			require.NoError(t, err)
-			assert.False(t, active, "the last reference to the primary context is released with the last %s", last)
+			must(t, err)
+			isFalse(t, active, "the last reference to the primary context is released with the last %s", last)
 			_, err = api.CtxGetApiVersion(h)
-			assert.ErrorIs(t, err, driver.ErrInvalidContext, "the primary context ended with the last %s", last)
+			errorIs(t, err, driver.ErrInvalidContext, "the primary context ended with the last %s", last)
 		})
 	})
 }

@@ -1,12 +1,8 @@
 package drivertest
 
 import (
-	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/fake"
@@ -44,18 +40,18 @@ func testMemory(t *testing.T, drv *driver.Driver) {
 func memSetup(t *testing.T, drv *driver.Driver) (*driver.Context, *stream.Stream) {
 	t.Helper()
 	dev, err := drv.Device(0)
-	require.NoError(t, err)
+	must(t, err)
 	ctx, err := dev.PrimaryContext()
-	require.NoError(t, err)
+	must(t, err)
 	s, err := stream.New(ctx, stream.WithFlags(stream.NonBlocking))
 	if err != nil {
 		ctx.Release()
-		require.NoError(t, err)
+		must(t, err)
 	}
 	t.Cleanup(func() {
-		require.NoError(t, s.Close())
+		must(t, s.Close())
 		memNoLeaks(t, drv)
-		require.NoError(t, ctx.Release())
+		must(t, ctx.Release())
 	})
 	return ctx, s
 }
@@ -75,15 +71,15 @@ func memNoLeaks(t *testing.T, drv *driver.Driver) {
 			leaks = append(leaks, l)
 		}
 	}
-	assert.Empty(t, leaks, "memory left allocated at the end of the case")
+	isEmpty(t, leaks, "memory left allocated at the end of the case")
 }
 
 // memAlloc allocates a buffer freed when the test ends.
 func memAlloc[T any](t *testing.T, ctx *driver.Context, n int) *memory.Buffer[T] {
 	t.Helper()
 	b, err := memory.Alloc[T](ctx, n)
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, b.Free()) })
+	must(t, err)
+	t.Cleanup(func() { must(t, b.Free()) })
 	return b
 }
 
@@ -91,7 +87,7 @@ func memAlloc[T any](t *testing.T, ctx *driver.Context, n int) *memory.Buffer[T]
 func memRead[T any](t *testing.T, b *memory.Buffer[T]) []T {
 	t.Helper()
 	out := make([]T, b.Len())
-	require.NoError(t, memory.CopyToHost(out, b))
+	must(t, memory.CopyToHost(out, b))
 	return out
 }
 
@@ -118,11 +114,13 @@ func memFilled[T any](n int, v T) []T {
 func memSame[T comparable](t *testing.T, want, got []T, msgAndArgs ...any) bool {
 	t.Helper()
 	if len(want) != len(got) {
-		return assert.Fail(t, fmt.Sprintf("length %d, want %d", len(got), len(want)), msgAndArgs...)
+		fail(t, false, msgAndArgs, "length %d, want %d", len(got), len(want))
+		return false
 	}
 	for i := range want {
 		if want[i] != got[i] {
-			return assert.Fail(t, fmt.Sprintf("element %d is %v, want %v", i, got[i], want[i]), msgAndArgs...)
+			fail(t, false, msgAndArgs, "element %d is %v, want %v", i, got[i], want[i])
+			return false
 		}
 	}
 	return true

@@ -1,12 +1,10 @@
 package drivertest
 
 import (
+	"fmt"
 	"runtime"
 	"sync"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/memory"
@@ -19,8 +17,8 @@ func testMemCopySync(t *testing.T, drv *driver.Driver) {
 	a := memAlloc[float32](t, ctx, n)
 	b := memAlloc[float32](t, ctx, n)
 	src := memIota(n, 0.5)
-	require.NoError(t, memory.CopyToDevice(a, src))
-	require.NoError(t, memory.CopyDtoD(b, a))
+	must(t, memory.CopyToDevice(a, src))
+	must(t, memory.CopyDtoD(b, a))
 	src[0] = -1 // the copies are complete: changing src changes nothing
 	got := memRead(t, b)
 	memSame(t, memIota(n, 0.5), got)
@@ -29,19 +27,19 @@ func testMemCopySync(t *testing.T, drv *driver.Driver) {
 	// thread, and leave that context current.
 	dev := ctx.Device()
 	other, err := dev.NewContext(0)
-	require.NoError(t, err)
-	defer func() { require.NoError(t, other.Release()) }()
+	must(t, err)
+	defer func() { must(t, other.Release()) }()
 	api := drv.API()
 	runtime.LockOSThread()
-	require.NoError(t, api.CtxPushCurrent(other.Handle()))
+	must(t, api.CtxPushCurrent(other.Handle()))
 	err = memory.CopyToDevice(a, memIota(n, 3))
 	cur, cerr := api.CtxGetCurrent()
 	_, perr := api.CtxPopCurrent()
 	runtime.UnlockOSThread()
-	require.NoError(t, err)
-	require.NoError(t, cerr)
-	require.NoError(t, perr)
-	assert.Equal(t, other.Handle(), cur, "the caller's context is current again")
+	must(t, err)
+	must(t, cerr)
+	must(t, perr)
+	equal(t, cur, other.Handle(), "the caller's context is current again")
 	memSame(t, memIota(n, 3), memRead(t, a))
 
 	var wg sync.WaitGroup
@@ -66,13 +64,13 @@ func testMemCopySync(t *testing.T, drv *driver.Driver) {
 				return
 			}
 			if out[1023] != float32(g*1000+1023) {
-				errs[g] = assert.AnError
+				errs[g] = fmt.Errorf("element 1023 is %v, want %v", out[1023], float32(g*1000+1023))
 			}
 		}()
 	}
 	wg.Wait()
 	for g, err := range errs {
-		assert.NoError(t, err, "goroutine %d", g)
+		noError(t, err, "goroutine %d", g)
 	}
 }
 
@@ -82,28 +80,28 @@ func testMemCopyAsync(t *testing.T, drv *driver.Driver) {
 	a := memAlloc[float32](t, ctx, n)
 	b := memAlloc[float32](t, ctx, n)
 	src := memIota(n, 1)
-	require.NoError(t, memory.CopyToDeviceAsync(s, a, src))
-	require.NoError(t, memory.CopyDtoDAsync(s, b, a))
-	require.NoError(t, memory.Fill(s, a, float32(0)))
+	must(t, memory.CopyToDeviceAsync(s, a, src))
+	must(t, memory.CopyDtoDAsync(s, b, a))
+	must(t, memory.Fill(s, a, float32(0)))
 	out := make([]float32, n)
-	require.NoError(t, memory.CopyToHostAsync(s, out, b))
-	require.NoError(t, s.Synchronize())
+	must(t, memory.CopyToHostAsync(s, out, b))
+	must(t, s.Synchronize())
 	memSame(t, memIota(n, 1), out, "stream order: the fill of a came after the copy out of a")
 	memSame(t, make([]float32, n), memRead(t, a))
 
 	// From pinned memory, both ways.
 	h, err := memory.AllocHost[float32](ctx, n)
-	require.NoError(t, err)
-	defer func() { require.NoError(t, h.Free()) }()
+	must(t, err)
+	defer func() { must(t, h.Free()) }()
 	copy(h.Slice(), memIota(n, 7))
-	require.NoError(t, memory.CopyToDeviceAsync(s, b, h.Slice()))
-	require.NoError(t, memory.CopyDtoDAsync(s, a, b))
+	must(t, memory.CopyToDeviceAsync(s, b, h.Slice()))
+	must(t, memory.CopyDtoDAsync(s, a, b))
 	// Pinned memory is read when the stream runs the copy: only touch it
 	// once the stream is done.
-	require.NoError(t, s.Synchronize())
+	must(t, s.Synchronize())
 	clear(h.Slice())
-	require.NoError(t, memory.CopyToHostAsync(s, h.Slice(), a))
-	require.NoError(t, s.Synchronize())
+	must(t, memory.CopyToHostAsync(s, h.Slice(), a))
+	must(t, s.Synchronize())
 	memSame(t, memIota(n, 7), h.Slice())
 }
 
@@ -112,14 +110,14 @@ func testMemCopyChecks(t *testing.T, drv *driver.Driver) {
 	d8 := memAlloc[int32](t, ctx, 8)
 	d4 := memAlloc[int32](t, ctx, 4)
 	pattern := []int32{1, 2, 3, 4, 5, 6, 7, 8}
-	require.NoError(t, memory.CopyToDevice(d8, pattern))
-	require.NoError(t, memory.CopyToDevice(d4, pattern[:4]))
+	must(t, memory.CopyToDevice(d8, pattern))
+	must(t, memory.CopyToDevice(d4, pattern[:4]))
 	sentinel := func(n int) []int32 { return memFilled(n, int32(-7)) }
 
 	checkFit := func(err error, what string) {
 		t.Helper()
-		assert.ErrorIs(t, err, driver.ErrInvalidValue, what)
-		assert.ErrorContains(t, err, "does not fit", what)
+		errorIs(t, err, driver.ErrInvalidValue, what)
+		errorContains(t, err, "does not fit", what)
 	}
 	// A source longer than its destination does not fit: nothing is copied.
 	checkFit(memory.CopyToDevice(d8, sentinel(9)), "CopyToDevice")
@@ -127,103 +125,103 @@ func testMemCopyChecks(t *testing.T, drv *driver.Driver) {
 	h7 := sentinel(7)
 	checkFit(memory.CopyToHost(h7, d8), "CopyToHost")
 	checkFit(memory.CopyToHostAsync(s, h7, d8), "CopyToHostAsync")
-	assert.Equal(t, sentinel(7), h7, "the host side is untouched")
+	equal(t, h7, sentinel(7), "the host side is untouched")
 	checkFit(memory.CopyDtoD(d4, d8), "CopyDtoD longer src")
 	checkFit(memory.CopyDtoDAsync(s, d4, d8), "CopyDtoDAsync longer src")
-	require.NoError(t, s.Synchronize())
-	assert.Equal(t, pattern, memRead(t, d8))
-	assert.Equal(t, pattern[:4], memRead(t, d4))
+	must(t, s.Synchronize())
+	equal(t, memRead(t, d8), pattern)
+	equal(t, memRead(t, d4), pattern[:4])
 
 	// A source that fits fills the front of the destination; the rest of
 	// it is untouched. An empty host slice copies nothing.
-	require.NoError(t, memory.CopyToDevice(d8, []int32{-1, -2}))
-	require.NoError(t, memory.CopyToDevice(d8, nil))
-	require.NoError(t, memory.CopyToDeviceAsync(s, d8, []int32{-3}))
-	require.NoError(t, s.Synchronize())
-	assert.Equal(t, []int32{-3, -2, 3, 4, 5, 6, 7, 8}, memRead(t, d8))
+	must(t, memory.CopyToDevice(d8, []int32{-1, -2}))
+	must(t, memory.CopyToDevice(d8, nil))
+	must(t, memory.CopyToDeviceAsync(s, d8, []int32{-3}))
+	must(t, s.Synchronize())
+	equal(t, memRead(t, d8), []int32{-3, -2, 3, 4, 5, 6, 7, 8})
 	h10 := sentinel(10)
-	require.NoError(t, memory.CopyToHost(h10, d4))
-	assert.Equal(t, []int32{1, 2, 3, 4, -7, -7, -7, -7, -7, -7}, h10)
-	require.NoError(t, memory.CopyDtoD(d8, d4))
-	assert.Equal(t, []int32{1, 2, 3, 4, 5, 6, 7, 8}, memRead(t, d8))
-	require.NoError(t, memory.CopyToDevice(d8, []int32{9, 9, 9, 9, 9, 9, 9, 9}))
-	require.NoError(t, memory.CopyDtoDAsync(s, d8, d4))
-	require.NoError(t, s.Synchronize())
-	assert.Equal(t, []int32{1, 2, 3, 4, 9, 9, 9, 9}, memRead(t, d8))
-	require.NoError(t, memory.CopyToDevice(d8, pattern))
+	must(t, memory.CopyToHost(h10, d4))
+	equal(t, h10, []int32{1, 2, 3, 4, -7, -7, -7, -7, -7, -7})
+	must(t, memory.CopyDtoD(d8, d4))
+	equal(t, memRead(t, d8), []int32{1, 2, 3, 4, 5, 6, 7, 8})
+	must(t, memory.CopyToDevice(d8, []int32{9, 9, 9, 9, 9, 9, 9, 9}))
+	must(t, memory.CopyDtoDAsync(s, d8, d4))
+	must(t, s.Synchronize())
+	equal(t, memRead(t, d8), []int32{1, 2, 3, 4, 9, 9, 9, 9})
+	must(t, memory.CopyToDevice(d8, pattern))
 
 	// Overlapping views of one buffer are refused; disjoint ones copy.
 	lo := d8.Slice(0, 4)
 	err := lo.Err()
-	require.NoError(t, err)
+	must(t, err)
 	mid := d8.Slice(2, 6)
 	err = mid.Err()
-	require.NoError(t, err)
+	must(t, err)
 	hi := d8.Slice(4, 8)
 	err = hi.Err()
-	require.NoError(t, err)
-	assert.ErrorContains(t, memory.CopyDtoD(mid, lo), "overlap")
-	assert.ErrorIs(t, memory.CopyDtoDAsync(s, lo, mid), driver.ErrInvalidValue)
-	assert.ErrorIs(t, memory.CopyDtoD(lo, lo), driver.ErrInvalidValue)
-	require.NoError(t, s.Synchronize())
-	assert.Equal(t, pattern, memRead(t, d8))
-	require.NoError(t, memory.CopyDtoD(hi, lo))
-	assert.Equal(t, []int32{1, 2, 3, 4, 1, 2, 3, 4}, memRead(t, d8))
+	must(t, err)
+	errorContains(t, memory.CopyDtoD(mid, lo), "overlap")
+	errorIs(t, memory.CopyDtoDAsync(s, lo, mid), driver.ErrInvalidValue)
+	errorIs(t, memory.CopyDtoD(lo, lo), driver.ErrInvalidValue)
+	must(t, s.Synchronize())
+	equal(t, memRead(t, d8), pattern)
+	must(t, memory.CopyDtoD(hi, lo))
+	equal(t, memRead(t, d8), []int32{1, 2, 3, 4, 1, 2, 3, 4})
 
 	// A closed or nil stream queues nothing.
 	closed, err := stream.New(ctx)
-	require.NoError(t, err)
-	require.NoError(t, closed.Close())
-	assert.ErrorIs(t, memory.CopyToDeviceAsync(closed, d4, sentinel(4)), driver.ErrClosed)
-	assert.ErrorIs(t, memory.CopyDtoDAsync(closed, lo, d4), driver.ErrClosed)
-	assert.ErrorIs(t, memory.Fill(closed, d4, 0), driver.ErrClosed)
-	assert.ErrorIs(t, memory.CopyToDeviceAsync(nil, d4, sentinel(4)), driver.ErrInvalidValue)
-	assert.ErrorIs(t, memory.Fill(nil, d4, 0), driver.ErrInvalidValue)
+	must(t, err)
+	must(t, closed.Close())
+	errorIs(t, memory.CopyToDeviceAsync(closed, d4, sentinel(4)), driver.ErrClosed)
+	errorIs(t, memory.CopyDtoDAsync(closed, lo, d4), driver.ErrClosed)
+	errorIs(t, memory.Fill(closed, d4, 0), driver.ErrClosed)
+	errorIs(t, memory.CopyToDeviceAsync(nil, d4, sentinel(4)), driver.ErrInvalidValue)
+	errorIs(t, memory.Fill(nil, d4, 0), driver.ErrInvalidValue)
 	h := sentinel(4)
-	assert.ErrorIs(t, memory.CopyToHostAsync(closed, h, d4), driver.ErrClosed)
-	assert.Equal(t, sentinel(4), h)
-	assert.Equal(t, pattern[:4], memRead(t, d4))
+	errorIs(t, memory.CopyToHostAsync(closed, h, d4), driver.ErrClosed)
+	equal(t, h, sentinel(4))
+	equal(t, memRead(t, d4), pattern[:4])
 }
 
 func testMemCopyContexts(t *testing.T, drv *driver.Driver) {
 	ctx, s := memSetup(t, drv)
 	other, err := ctx.Device().NewContext(0)
-	require.NoError(t, err)
-	defer func() { require.NoError(t, other.Release()) }()
+	must(t, err)
+	defer func() { must(t, other.Release()) }()
 	const n = 4096
 	a := memAlloc[float32](t, ctx, n)
 	b, err := memory.Alloc[float32](other, n)
-	require.NoError(t, err)
-	defer func() { require.NoError(t, b.Free()) }()
-	assert.Same(t, other, b.Context())
+	must(t, err)
+	defer func() { must(t, b.Free()) }()
+	isSame(t, b.Context(), other)
 
 	// Between contexts: peer copies, synchronous and on a stream of either.
-	require.NoError(t, memory.CopyToDevice(a, memIota(n, 1)))
-	require.NoError(t, memory.CopyDtoD(b, a))
+	must(t, memory.CopyToDevice(a, memIota(n, 1)))
+	must(t, memory.CopyDtoD(b, a))
 	memSame(t, memIota(n, 1), memRead(t, b))
-	require.NoError(t, memory.Fill(s, a, float32(0)))
-	require.NoError(t, memory.CopyDtoDAsync(s, a, b))
+	must(t, memory.Fill(s, a, float32(0)))
+	must(t, memory.CopyDtoDAsync(s, a, b))
 	out := make([]float32, n)
-	require.NoError(t, memory.CopyToHostAsync(s, out, a))
-	require.NoError(t, s.Synchronize())
+	must(t, memory.CopyToHostAsync(s, out, a))
+	must(t, s.Synchronize())
 	memSame(t, memIota(n, 1), out)
 
 	// A stream of another context of the same device reaches the buffer.
-	require.NoError(t, memory.CopyToDeviceAsync(s, b, memIota(n, 9)))
-	require.NoError(t, memory.CopyToHostAsync(s, out, b))
-	require.NoError(t, s.Synchronize())
+	must(t, memory.CopyToDeviceAsync(s, b, memIota(n, 9)))
+	must(t, memory.CopyToHostAsync(s, out, b))
+	must(t, s.Synchronize())
 	memSame(t, memIota(n, 9), out)
 
 	// A memset runs in its stream's context: another context's memory is
 	// refused, and left as it was.
-	assert.ErrorIs(t, memory.Fill(s, b, float32(3)), memory.ErrWrongContext)
-	require.NoError(t, s.Synchronize())
+	errorIs(t, memory.Fill(s, b, float32(3)), memory.ErrWrongContext)
+	must(t, s.Synchronize())
 	memSame(t, memIota(n, 9), memRead(t, b))
 	s2, err := stream.New(other)
-	require.NoError(t, err)
-	defer func() { require.NoError(t, s2.Close()) }()
-	require.NoError(t, memory.Fill(s2, b, float32(3)))
-	require.NoError(t, s2.Synchronize())
+	must(t, err)
+	defer func() { must(t, s2.Close()) }()
+	must(t, memory.Fill(s2, b, float32(3)))
+	must(t, s2.Synchronize())
 	memSame(t, memFilled(n, float32(3)), memRead(t, b))
 }
 
@@ -244,14 +242,14 @@ func testMemSpecialStreams(t *testing.T, drv *driver.Driver) {
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
 			before, err := api.CtxGetCurrent()
-			require.NoError(t, err)
-			require.NoError(t, memory.Fill(sp.s, a, uint16(0xbeef)))
-			require.NoError(t, memory.CopyDtoDAsync(sp.s, b, a))
-			require.NoError(t, memory.CopyToHostAsync(sp.s, out, b))
-			require.NoError(t, sp.s.Synchronize())
+			must(t, err)
+			must(t, memory.Fill(sp.s, a, uint16(0xbeef)))
+			must(t, memory.CopyDtoDAsync(sp.s, b, a))
+			must(t, memory.CopyToHostAsync(sp.s, out, b))
+			must(t, sp.s.Synchronize())
 			after, err := api.CtxGetCurrent()
-			require.NoError(t, err)
-			assert.Equal(t, before, after)
+			must(t, err)
+			equal(t, after, before)
 			memSame(t, memFilled(n, uint16(0xbeef)), out)
 		})
 	}
@@ -261,20 +259,20 @@ func testMemFill(t *testing.T, drv *driver.Driver) {
 	ctx, s := memSetup(t, drv)
 	const n = 333
 	u8 := memAlloc[uint8](t, ctx, n)
-	require.NoError(t, memory.Fill(s, u8, 0xab))
+	must(t, memory.Fill(s, u8, 0xab))
 	i16 := memAlloc[int16](t, ctx, n)
-	require.NoError(t, memory.Fill(s, i16, -2))
+	must(t, memory.Fill(s, i16, -2))
 	f32 := memAlloc[float32](t, ctx, n)
-	require.NoError(t, memory.Fill(s, f32, 1.25))
+	must(t, memory.Fill(s, f32, 1.25))
 	pair := memAlloc[[2]uint16](t, ctx, n)
-	require.NoError(t, memory.Fill(s, pair, [2]uint16{1, 2}))
+	must(t, memory.Fill(s, pair, [2]uint16{1, 2}))
 	f64 := memAlloc[float64](t, ctx, n)
-	require.NoError(t, memory.Fill(s, f64, 0))
+	must(t, memory.Fill(s, f64, 0))
 	c64 := memAlloc[complex64](t, ctx, n)
-	require.NoError(t, memory.Fill(s, c64, complex(1.5, 1.5)))
+	must(t, memory.Fill(s, c64, complex(1.5, 1.5)))
 	u64 := memAlloc[uint64](t, ctx, n)
-	require.NoError(t, memory.Fill(s, u64, 0x0000_0007_0000_0007))
-	require.NoError(t, s.Synchronize())
+	must(t, memory.Fill(s, u64, 0x0000_0007_0000_0007))
+	must(t, s.Synchronize())
 	memSame(t, memFilled(n, uint8(0xab)), memRead(t, u8))
 	memSame(t, memFilled(n, int16(-2)), memRead(t, i16))
 	memSame(t, memFilled(n, float32(1.25)), memRead(t, f32))
@@ -285,22 +283,22 @@ func testMemFill(t *testing.T, drv *driver.Driver) {
 
 	// Values that no memset can write are refused and write nothing.
 	err := memory.Fill(s, f64, 1.0)
-	assert.ErrorIs(t, err, driver.ErrInvalidValue)
-	assert.ErrorContains(t, err, "equal halves")
+	errorIs(t, err, driver.ErrInvalidValue)
+	errorContains(t, err, "equal halves")
 	type rgb [3]uint8
 	c := memAlloc[rgb](t, ctx, n)
-	assert.ErrorIs(t, memory.Fill(s, c, rgb{1, 2, 3}), driver.ErrInvalidValue)
+	errorIs(t, memory.Fill(s, c, rgb{1, 2, 3}), driver.ErrInvalidValue)
 	type wide [4]float32
 	w := memAlloc[wide](t, ctx, 2)
-	assert.ErrorIs(t, memory.Fill(s, w, wide{}), driver.ErrInvalidValue)
-	require.NoError(t, s.Synchronize())
+	errorIs(t, memory.Fill(s, w, wide{}), driver.ErrInvalidValue)
+	must(t, s.Synchronize())
 	memSame(t, memFilled(n, float64(0)), memRead(t, f64))
 
 	// A byte pattern over any buffer through its Bytes view.
 	bv := f32.Bytes()
 	err = bv.Err()
-	require.NoError(t, err)
-	require.NoError(t, memory.Fill(s, bv, 0))
-	require.NoError(t, s.Synchronize())
+	must(t, err)
+	must(t, memory.Fill(s, bv, 0))
+	must(t, s.Synchronize())
 	memSame(t, make([]float32, n), memRead(t, f32))
 }

@@ -4,9 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/fake"
 	"github.com/nocgo/cuda/memory"
@@ -35,23 +32,23 @@ func checkMemOutliveContext(t *testing.T, ctx *driver.Context, ended func(t *tes
 	alive := func(msg string) {
 		t.Helper()
 		_, err := api.CtxGetApiVersion(h)
-		require.NoError(t, err, "the context is alive %s", msg)
+		must(t, err, "the context is alive %s", msg)
 	}
 	const n = 1024
 
 	s, err := stream.New(ctx, stream.WithFlags(stream.NonBlocking))
-	require.NoError(t, err)
+	must(t, err)
 	dev, err := memory.Alloc[float32](ctx, n)
-	require.NoError(t, err)
+	must(t, err)
 	async, err := memory.AllocAsync[float32](s, n)
-	require.NoError(t, err)
+	must(t, err)
 	host, err := memory.AllocHost[float32](ctx, n)
-	require.NoError(t, err)
+	must(t, err)
 	borrowed, err := memory.Borrow[float32](ctx, dev.Ptr(), n, nil)
-	require.NoError(t, err)
+	must(t, err)
 	view := dev.Slice(n/2, n)
-	require.NoError(t, view.Err())
-	require.NoError(t, s.Synchronize(), "the allocation stream reached the stream-ordered allocation")
+	must(t, view.Err())
+	must(t, s.Synchronize(), "the allocation stream reached the stream-ordered allocation")
 	t.Cleanup(func() { // on failure; each Free or Close is a no-op after the first
 		s.Synchronize()
 		async.Free()
@@ -60,60 +57,60 @@ func checkMemOutliveContext(t *testing.T, ctx *driver.Context, ended func(t *tes
 		host.Free()
 	})
 
-	require.NoError(t, ctx.Release())
-	assert.True(t, ctx.Closed())
+	must(t, ctx.Release())
+	isTrue(t, ctx.Closed())
 	alive("after the Context's Release, while buffers hold it")
 
 	// Nothing new is allocated in the released Context, and the borrowed
 	// buffer, which holds nothing, is closed.
 	_, err = memory.Alloc[float32](ctx, 1)
-	assert.ErrorIs(t, err, memory.ErrClosed)
+	errorIs(t, err, memory.ErrClosed)
 	_, err = memory.AllocHost[float32](ctx, 1)
-	assert.ErrorIs(t, err, memory.ErrClosed)
+	errorIs(t, err, memory.ErrClosed)
 	_, err = memory.AllocAsync[float32](s, 1)
-	assert.ErrorIs(t, err, memory.ErrClosed, "the stream lives on, but its Context is released")
+	errorIs(t, err, memory.ErrClosed, "the stream lives on, but its Context is released")
 	_, err = memory.Borrow[float32](ctx, dev.Ptr(), n, nil)
-	assert.ErrorIs(t, err, memory.ErrClosed)
+	errorIs(t, err, memory.ErrClosed)
 	out := make([]float32, n)
-	assert.ErrorIs(t, memory.CopyToHost(out, borrowed), memory.ErrClosed)
-	assert.ErrorIs(t, memory.CopyToDevice(borrowed, out), memory.ErrClosed)
-	assert.ErrorIs(t, memory.CopyToHostAsync(s, out, borrowed), memory.ErrClosed)
-	assert.Zero(t, borrowed.Ptr())
-	require.NoError(t, borrowed.Free(), "Free only detaches a borrowed buffer")
+	errorIs(t, memory.CopyToHost(out, borrowed), memory.ErrClosed)
+	errorIs(t, memory.CopyToDevice(borrowed, out), memory.ErrClosed)
+	errorIs(t, memory.CopyToHostAsync(s, out, borrowed), memory.ErrClosed)
+	isZero(t, borrowed.Ptr())
+	must(t, borrowed.Free(), "Free only detaches a borrowed buffer")
 
 	// The owned buffers and views work: synchronous copies (which bind
 	// through the buffer's Hold), asynchronous ones and Fill.
-	require.NoError(t, memory.CopyToDevice(dev, memIota(n, 1)))
+	must(t, memory.CopyToDevice(dev, memIota(n, 1)))
 	memSame(t, memIota(n/2, 1+n/2), memRead(t, view), "a view of held memory")
-	require.NoError(t, memory.CopyDtoD(view, dev.Slice(0, n/2)))
+	must(t, memory.CopyDtoD(view, dev.Slice(0, n/2)))
 	memSame(t, memIota(n/2, 1), memRead(t, view))
 	pinned := host.Slice()
-	require.Len(t, pinned, n)
+	mustLen(t, pinned, n)
 	copy(pinned, memIota(n, 100))
-	require.NoError(t, memory.CopyToDeviceAsync(s, async, pinned))
-	require.NoError(t, memory.Fill(s, async.Slice(0, 8), float32(-1)))
-	require.NoError(t, memory.CopyToHostAsync(s, out, async))
-	require.NoError(t, s.Synchronize())
+	must(t, memory.CopyToDeviceAsync(s, async, pinned))
+	must(t, memory.Fill(s, async.Slice(0, 8), float32(-1)))
+	must(t, memory.CopyToHostAsync(s, out, async))
+	must(t, s.Synchronize())
 	want := memIota(n, 100)
 	copy(want, memFilled(8, float32(-1)))
 	memSame(t, want, out, "pinned memory to stream-ordered memory and back")
-	require.NoError(t, memory.CopyDtoD(dev, async), "a synchronous copy from stream-ordered memory")
+	must(t, memory.CopyDtoD(dev, async), "a synchronous copy from stream-ordered memory")
 	memSame(t, want, memRead(t, dev))
-	require.NoError(t, memory.CopyToDeviceAsync(s, dev, memIota(n, 7)))
-	require.NoError(t, memory.CopyToHostAsync(s, pinned, dev))
-	require.NoError(t, s.Synchronize())
+	must(t, memory.CopyToDeviceAsync(s, dev, memIota(n, 7)))
+	must(t, memory.CopyToHostAsync(s, pinned, dev))
+	must(t, s.Synchronize())
 	memSame(t, memIota(n, 7), pinned, "device memory to pinned memory")
 
 	// Freeing succeeds, and the context lives until the last Free.
-	require.NoError(t, async.Free(), "freed in stream order on its stream")
-	require.NoError(t, async.Free(), "a second Free is a no-op")
-	require.NoError(t, s.Synchronize())
-	require.NoError(t, s.Close())
+	must(t, async.Free(), "freed in stream order on its stream")
+	must(t, async.Free(), "a second Free is a no-op")
+	must(t, s.Synchronize())
+	must(t, s.Close())
 	alive("while buffers still hold it")
-	require.NoError(t, dev.Free())
-	require.NoError(t, dev.Free(), "a second Free is a no-op")
-	assert.Zero(t, view.Ptr(), "a view of freed memory")
-	assert.ErrorIs(t, memory.CopyToHost(out[:n/2], view), memory.ErrClosed)
+	must(t, dev.Free())
+	must(t, dev.Free(), "a second Free is a no-op")
+	isZero(t, view.Ptr(), "a view of freed memory")
+	errorIs(t, memory.CopyToHost(out[:n/2], view), memory.ErrClosed)
 	alive("while the pinned buffer still holds it")
 	if b := fake.Of(ctx.Driver()); b != nil {
 		var left []string
@@ -122,13 +119,13 @@ func checkMemOutliveContext(t *testing.T, ctx *driver.Context, ended func(t *tes
 				left = append(left, l)
 			}
 		}
-		if assert.Len(t, left, 1, "only the pinned buffer is left: %v", left) {
-			assert.Contains(t, left[0], "pinned")
+		if hasLen(t, left, 1, "only the pinned buffer is left: %v", left) {
+			contains(t, left[0], "pinned")
 		}
 	}
-	require.NoError(t, host.Free())
-	require.NoError(t, host.Free(), "a second Free is a no-op")
-	assert.Nil(t, host.Slice())
+	must(t, host.Free())
+	must(t, host.Free(), "a second Free is a no-op")
+	isNil(t, host.Slice())
 	ended(t)
-	assert.NoError(t, ctx.Release(), "a second Release is a no-op")
+	noError(t, ctx.Release(), "a second Release is a no-op")
 }

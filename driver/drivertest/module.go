@@ -4,8 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/fake"
 	"github.com/nocgo/cuda/internal/segscale"
@@ -138,7 +136,7 @@ func Kernels(t testing.TB, ctx *driver.Context) *module.Module {
 		NameExpressions: []string{KernelFillFloat},
 		NoCache:         true,
 	})
-	require.NoError(t, err)
+	must(t, err)
 	t.Cleanup(func() { m.Unload() })
 	return m
 }

@@ -3,11 +3,9 @@ package drivertest
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/internal/segscale"
@@ -21,12 +19,12 @@ import (
 func modSetup(t *testing.T, drv *driver.Driver) (*driver.Context, *stream.Stream) {
 	t.Helper()
 	dev, err := drv.Device(0)
-	require.NoError(t, err)
+	must(t, err)
 	ctx, err := dev.PrimaryContext()
-	require.NoError(t, err)
+	must(t, err)
 	t.Cleanup(func() { ctx.Release() })
 	s, err := stream.New(ctx)
-	require.NoError(t, err)
+	must(t, err)
 	t.Cleanup(func() { s.Close() })
 	return ctx, s
 }
@@ -36,7 +34,7 @@ func modSetup(t *testing.T, drv *driver.Driver) (*driver.Context, *stream.Stream
 func modArch(t *testing.T, ctx *driver.Context) string {
 	t.Helper()
 	major, minor, err := ctx.Device().ComputeCapability()
-	require.NoError(t, err)
+	must(t, err)
 	return fmt.Sprintf("%d%d", major, minor)
 }
 
@@ -48,7 +46,7 @@ func modSegscale(t *testing.T, ctx *driver.Context, opts module.Options) *module
 	}
 	opts.NoCache = opts.NoCache || opts.CacheDir == ""
 	m, err := module.Compile(ctx, segscale.Source, opts)
-	require.NoError(t, err)
+	must(t, err)
 	t.Cleanup(func() { m.Unload() })
 	return m
 }
@@ -60,49 +58,51 @@ func modRunSegscale(t *testing.T, ctx *driver.Context, s *stream.Stream, f *modu
 	host := segscale.Input(n)
 	in := memAlloc[float32](t, ctx, n)
 	out := memAlloc[float32](t, ctx, n)
-	require.NoError(t, memory.CopyToDevice(in, host))
+	must(t, memory.CopyToDevice(in, host))
 	cfg := module.Config{Grid: module.Cover(n, 128), Block: module.Dim(128)}
-	require.NoError(t, f.Launch(s, cfg, out, in, int32(n)))
-	require.NoError(t, s.Synchronize())
+	must(t, f.Launch(s, cfg, out, in, int32(n)))
+	must(t, s.Synchronize())
 	want := make([]float32, n)
 	segscale.Reference(want, host)
-	require.NoError(t, segscale.Compare(memRead(t, out), want))
+	must(t, segscale.Compare(memRead(t, out), want))
 }
 
 func testModuleCompile(t *testing.T, drv *driver.Driver) {
 	ctx, s := modSetup(t, drv)
 	arch := modArch(t, ctx)
 	m := modSegscale(t, ctx, module.Options{})
-	assert.Equal(t, "sm_"+arch, m.Arch(), "the default target is the device's own architecture")
-	assert.Equal(t, module.CUBIN, m.Kind(), "a real architecture gives a CUBIN")
-	assert.Equal(t, module.CUBIN, module.DetectKind(m.Image()))
-	assert.False(t, m.Cached())
-	assert.Same(t, ctx, m.Context())
-	assert.NotZero(t, m.Handle())
+	equal(t, m.Arch(), "sm_"+arch, "the default target is the device's own architecture")
+	equal(t, m.Kind(), module.CUBIN, "a real architecture gives a CUBIN")
+	equal(t, module.DetectKind(m.Image()), module.CUBIN)
+	isFalse(t, m.Cached())
+	isSame(t, m.Context(), ctx)
+	notZero(t, m.Handle())
 	if m.PTX() != nil {
-		assert.Contains(t, string(m.PTX()), ".entry segment_scale")
-		assert.Equal(t, []string{segscale.Name}, m.Kernels())
+		contains(t, string(m.PTX()), ".entry segment_scale")
+		equal(t, m.Kernels(), []string{segscale.Name})
 	}
 	f, err := m.Function(segscale.Name)
-	require.NoError(t, err)
-	assert.Equal(t, segscale.Name, f.Name())
-	assert.Equal(t, segscale.Name, f.LoweredName())
+	must(t, err)
+	equal(t, f.Name(), segscale.Name)
+	equal(t, f.LoweredName(), segscale.Name)
 	again, err := m.Function(segscale.Name)
-	require.NoError(t, err)
-	assert.Same(t, f, again, "a function is looked up once")
+	must(t, err)
+	isSame(t, again, f, "a function is looked up once")
 	params, err := f.Params()
-	require.NoError(t, err)
-	assert.Equal(t, []module.Param{{Offset: 0, Size: 8}, {Offset: 8, Size: 8}, {Offset: 16, Size: 4}}, params)
+	must(t, err)
+	equal(t, params, []module.Param{{Offset: 0, Size: 8}, {Offset: 8, Size: 8}, {Offset: 16, Size: 4}})
 	modRunSegscale(t, ctx, s, f, 1000)
 
 	// A virtual architecture gives PTX, which the driver compiles at load.
 	p := modSegscale(t, ctx, module.Options{Arch: "compute_" + arch})
-	assert.Equal(t, module.PTX, p.Kind())
-	assert.Equal(t, "compute_"+arch, p.Arch())
-	require.NotNil(t, p.PTX())
-	assert.Contains(t, string(p.PTX()), ".entry segment_scale")
+	equal(t, p.Kind(), module.PTX)
+	equal(t, p.Arch(), "compute_"+arch)
+	if p.PTX() == nil {
+		t.Fatal("a module compiled for a virtual architecture has no PTX")
+	}
+	contains(t, string(p.PTX()), ".entry segment_scale")
 	pf, err := p.Function(segscale.Name)
-	require.NoError(t, err)
+	must(t, err)
 	modRunSegscale(t, ctx, s, pf, 777)
 }
 
@@ -111,34 +111,36 @@ func testModuleCompileError(t *testing.T, drv *driver.Driver) {
 	src := "extern \"C\" __global__ void broken(float* p)\n{\n    p[0] = undefined_thing;\n}\n"
 	opts := module.Options{Name: "broken.cu", NoCache: true, Defines: map[string]string{"X": "1"}}
 	m, err := module.Compile(ctx, src, opts)
-	require.Error(t, err)
-	assert.Nil(t, m)
+	mustErr(t, err)
+	isNil(t, m)
 	var ce *module.CompileError
-	require.ErrorAs(t, err, &ce)
-	assert.Equal(t, "broken.cu", ce.Name)
-	assert.Equal(t, "sm_"+modArch(t, ctx), ce.Arch)
-	assert.Equal(t, opts.Defines, ce.Options.Defines)
-	assert.Contains(t, ce.Flags, "-DX=1")
-	assert.Contains(t, ce.Log, "broken.cu", "the log names the source")
-	assert.Contains(t, ce.Log, "error")
-	assert.Contains(t, err.Error(), strings.TrimSpace(ce.Log), "the error text carries the whole log")
+	mustAs(t, err, &ce)
+	equal(t, ce.Name, "broken.cu")
+	equal(t, ce.Arch, "sm_"+modArch(t, ctx))
+	equal(t, ce.Options.Defines, opts.Defines)
+	if !slices.Contains(ce.Flags, "-DX=1") {
+		t.Errorf("the flags %q do not contain %q", ce.Flags, "-DX=1")
+	}
+	contains(t, ce.Log, "broken.cu", "the log names the source")
+	contains(t, ce.Log, "error")
+	contains(t, err.Error(), strings.TrimSpace(ce.Log), "the error text carries the whole log")
 	var nv *driver.NVRTCError
-	require.ErrorAs(t, err, &nv)
-	assert.Equal(t, driver.NVRTCErrorCompilation, nv.Code)
+	mustAs(t, err, &nv)
+	equal(t, nv.Code, driver.NVRTCErrorCompilation)
 
 	// A bad option is a compile error too, with NVRTC's code for it.
 	_, err = module.Compile(ctx, segscale.Source, module.Options{NoCache: true, Flags: []string{"--no-such-option"}})
-	require.ErrorAs(t, err, &ce)
-	require.ErrorAs(t, err, &nv)
-	assert.Equal(t, driver.NVRTCErrorInvalidOption, nv.Code)
+	mustAs(t, err, &ce)
+	mustAs(t, err, &nv)
+	equal(t, nv.Code, driver.NVRTCErrorInvalidOption)
 
 	// Options refused before NVRTC.
 	_, err = module.Compile(ctx, segscale.Source, module.Options{Arch: "hopper"})
-	assert.ErrorIs(t, err, driver.ErrInvalidValue)
+	errorIs(t, err, driver.ErrInvalidValue)
 	_, err = module.Compile(ctx, segscale.Source, module.Options{Defines: map[string]string{"A B": ""}})
-	assert.ErrorIs(t, err, driver.ErrInvalidValue)
+	errorIs(t, err, driver.ErrInvalidValue)
 	_, err = module.Compile(nil, segscale.Source, module.Options{})
-	assert.ErrorIs(t, err, driver.ErrInvalidValue)
+	errorIs(t, err, driver.ErrInvalidValue)
 }
 
 func testModuleCompileWarnings(t *testing.T, drv *driver.Driver) {
@@ -148,23 +150,23 @@ func testModuleCompileWarnings(t *testing.T, drv *driver.Driver) {
 	src := "#warning \"segment_scale warns\"\n" + segscale.Source
 	opts := module.Options{Name: "warns.cu", CacheDir: t.TempDir()}
 	m, err := module.Compile(ctx, src, opts)
-	require.NoError(t, err)
+	must(t, err)
 	t.Cleanup(func() { m.Unload() })
-	assert.Contains(t, m.Log(), "warning")
-	assert.Contains(t, m.Log(), "segment_scale warns")
-	assert.Contains(t, m.Log(), "warns.cu")
+	contains(t, m.Log(), "warning")
+	contains(t, m.Log(), "segment_scale warns")
+	contains(t, m.Log(), "warns.cu")
 	f, err := m.Function(segscale.Name)
-	require.NoError(t, err)
+	must(t, err)
 	modRunSegscale(t, ctx, s, f, 64)
 
 	warm, err := module.Compile(ctx, src, opts)
-	require.NoError(t, err)
+	must(t, err)
 	t.Cleanup(func() { warm.Unload() })
-	assert.True(t, warm.Cached())
-	assert.Equal(t, m.Log(), warm.Log(), "the cache keeps the log")
+	isTrue(t, warm.Cached())
+	equal(t, warm.Log(), m.Log(), "the cache keeps the log")
 
 	clean := modSegscale(t, ctx, module.Options{})
-	assert.Empty(t, clean.Log(), "no warnings, no log")
+	isEmpty(t, clean.Log(), "no warnings, no log")
 }
 
 func testModuleCompileOptions(t *testing.T, drv *driver.Driver) {
@@ -192,68 +194,70 @@ extern "C" __global__ void segment_scale(float* out, const float* in, int n)
 		Flags:    []string{"--use_fast_math"},
 		NoCache:  true,
 	})
-	require.NoError(t, err)
+	must(t, err)
 	t.Cleanup(func() { m.Unload() })
 	f, err := m.Function(segscale.Name)
-	require.NoError(t, err)
+	must(t, err)
 	modRunSegscale(t, ctx, s, f, 513)
 
 	// A missing header is a compile error naming it.
 	_, err = module.Compile(ctx, "#include \"absent.h\"\n"+segscale.Source, module.Options{NoCache: true})
 	var ce *module.CompileError
-	require.ErrorAs(t, err, &ce)
-	assert.Contains(t, ce.Log, "absent.h")
+	mustAs(t, err, &ce)
+	contains(t, ce.Log, "absent.h")
 }
 
 func testModuleNameExpressions(t *testing.T, drv *driver.Driver) {
 	ctx, s := modSetup(t, drv)
 	m := Kernels(t, ctx)
 	lowered, ok := m.LoweredName(KernelFillFloat)
-	require.True(t, ok)
-	assert.NotEmpty(t, lowered)
+	mustTrue(t, ok)
+	if lowered == "" {
+		t.Errorf("the lowered name of %s is empty", KernelFillFloat)
+	}
 	_, ok = m.LoweredName("fill<double>")
-	assert.False(t, ok, "only the expressions given are resolved")
+	isFalse(t, ok, "only the expressions given are resolved")
 
 	f, err := m.Function(KernelFillFloat)
-	require.NoError(t, err)
-	assert.Equal(t, lowered, f.LoweredName())
+	must(t, err)
+	equal(t, f.LoweredName(), lowered)
 	byLowered, err := m.Function(lowered)
-	require.NoError(t, err)
-	assert.Equal(t, f.Handle(), byLowered.Handle(), "the lowered name finds the same kernel")
+	must(t, err)
+	equal(t, byLowered.Handle(), f.Handle(), "the lowered name finds the same kernel")
 
 	const n = 300
 	p := memAlloc[float32](t, ctx, n)
-	require.NoError(t, f.Launch(s, module.Config{Grid: module.Cover(n, 64), Block: module.Dim(64)}, p, float32(7.5), int32(n)))
-	require.NoError(t, s.Synchronize())
-	assert.Equal(t, memFilled(n, float32(7.5)), memRead(t, p))
+	must(t, f.Launch(s, module.Config{Grid: module.Cover(n, 64), Block: module.Dim(64)}, p, float32(7.5), int32(n)))
+	must(t, s.Synchronize())
+	equal(t, memRead(t, p), memFilled(n, float32(7.5)))
 }
 
 func testModuleMissingFunction(t *testing.T, drv *driver.Driver) {
 	ctx, _ := modSetup(t, drv)
 	m := modSegscale(t, ctx, module.Options{})
 	f, err := m.Function("no_such_kernel")
-	assert.Nil(t, f)
-	require.ErrorIs(t, err, driver.ErrNotFound)
-	assert.Contains(t, err.Error(), "no_such_kernel")
+	isNil(t, f)
+	mustIs(t, err, driver.ErrNotFound)
+	contains(t, err.Error(), "no_such_kernel")
 	if m.PTX() != nil {
-		assert.Contains(t, err.Error(), "the module has: segment_scale", "the error lists the kernels the module has")
+		contains(t, err.Error(), "the module has: segment_scale", "the error lists the kernels the module has")
 	} else {
-		assert.Contains(t, err.Error(), "unknown")
+		contains(t, err.Error(), "unknown")
 	}
 	_, err = m.Function("")
-	assert.ErrorIs(t, err, driver.ErrInvalidValue)
+	errorIs(t, err, driver.ErrInvalidValue)
 }
 
 func testModuleSegmentScale(t *testing.T, drv *driver.Driver) {
 	// The whole PyTorch-style workflow: raw memory and stream, borrowed and
 	// wrapped, compiled at run time, checked against the Go reference.
 	res, err := segscale.Run(drv, 4099, module.Options{NoCache: true})
-	require.NoError(t, err)
-	assert.Equal(t, 4099, res.N)
-	assert.Equal(t, module.CUBIN, res.Kind)
-	assert.Contains(t, res.String(), "match the Go reference")
+	must(t, err)
+	equal(t, res.N, 4099)
+	equal(t, res.Kind, module.CUBIN)
+	contains(t, res.String(), "match the Go reference")
 
 	_, err = segscale.Run(drv, 0, module.Options{})
-	assert.ErrorIs(t, err, driver.ErrInvalidValue)
-	assert.False(t, errors.Is(err, driver.ErrNotFound))
+	errorIs(t, err, driver.ErrInvalidValue)
+	isFalse(t, errors.Is(err, driver.ErrNotFound))
 }

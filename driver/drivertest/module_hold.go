@@ -3,9 +3,6 @@ package drivertest
 import (
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/memory"
 	"github.com/nocgo/cuda/module"
@@ -19,11 +16,11 @@ import (
 func testModuleHold(t *testing.T, drv *driver.Driver) {
 	api := drv.API()
 	dev, err := drv.Device(0)
-	require.NoError(t, err)
+	must(t, err)
 
 	t.Run("owned", func(t *testing.T) {
 		ctx, err := dev.NewContext(0)
-		require.NoError(t, err)
+		must(t, err)
 		t.Cleanup(func() { ctx.Release() })
 		h := ctx.Handle()
 		alive := func() error {
@@ -31,16 +28,16 @@ func testModuleHold(t *testing.T, drv *driver.Driver) {
 			return err
 		}
 		modOutlives(t, ctx, alive)
-		assert.ErrorIs(t, alive(), driver.ErrInvalidContext, "destroyed by the module's Unload, the last holder")
+		errorIs(t, alive(), driver.ErrInvalidContext, "destroyed by the module's Unload, the last holder")
 	})
 
 	t.Run("primary", func(t *testing.T) {
 		// Whether this test holds the only reference to the primary
 		// context: only then does its last Release end it.
 		_, before, err := api.DevicePrimaryCtxGetState(dev.Handle())
-		require.NoError(t, err)
+		must(t, err)
 		ctx, err := dev.PrimaryContext()
-		require.NoError(t, err)
+		must(t, err)
 		t.Cleanup(func() { ctx.Release() })
 		h := ctx.Handle()
 		alive := func() error {
@@ -59,7 +56,7 @@ func testModuleHold(t *testing.T, drv *driver.Driver) {
 			t.Log("the primary context has other references: its end is not observable here")
 			return
 		}
-		assert.ErrorIs(t, alive(), driver.ErrInvalidContext, "released by the module's Unload, the last holder")
+		errorIs(t, alive(), driver.ErrInvalidContext, "released by the module's Unload, the last holder")
 	})
 }
 
@@ -70,60 +67,60 @@ func modOutlives(t *testing.T, ctx *driver.Context, alive func() error) {
 	t.Helper()
 	const n = 1000
 	s, err := stream.New(ctx)
-	require.NoError(t, err)
+	must(t, err)
 	t.Cleanup(func() { s.Close() })
 	p, err := memory.Alloc[float32](ctx, n)
-	require.NoError(t, err)
+	must(t, err)
 	t.Cleanup(func() { p.Free() })
 	m, err := module.Compile(ctx, KernelSource, module.Options{
 		Name:            "drivertest_kernels.cu",
 		NameExpressions: []string{KernelFillFloat},
 		NoCache:         true,
 	})
-	require.NoError(t, err)
+	must(t, err)
 	t.Cleanup(func() { m.Unload() })
 	add1, err := m.Function(KernelAdd1)
-	require.NoError(t, err)
+	must(t, err)
 
-	require.NoError(t, ctx.Release())
-	require.NoError(t, alive(), "the objects hold the context")
+	must(t, ctx.Release())
+	must(t, alive(), "the objects hold the context")
 	_, err = module.Compile(ctx, KernelSource, module.Options{NoCache: true})
-	assert.ErrorIs(t, err, driver.ErrClosed, "no new module in a released Context")
+	errorIs(t, err, driver.ErrClosed, "no new module in a released Context")
 	_, err = module.Load(ctx, m.Image())
-	assert.ErrorIs(t, err, driver.ErrClosed, "no new module in a released Context")
+	errorIs(t, err, driver.ErrClosed, "no new module in a released Context")
 
 	// The module works on: new lookups, attributes, launches.
 	fill, err := m.Function(KernelFillFloat)
-	require.NoError(t, err, "a lookup after the Context's Release")
+	must(t, err, "a lookup after the Context's Release")
 	_, err = fill.Attributes()
-	require.NoError(t, err)
+	must(t, err)
 	_, block, err := fill.MaxPotentialBlockSize(0, 0)
-	require.NoError(t, err)
-	assert.Positive(t, block)
+	must(t, err)
+	compare(t, block, ">", 0)
 	cfg := module.Config{Grid: module.Cover(n, 256), Block: module.Dim(256)}
-	require.NoError(t, fill.Launch(s, cfg, p, float32(2), int32(n)))
+	must(t, fill.Launch(s, cfg, p, float32(2), int32(n)))
 	args := add1.Args(p, int32(n))
-	require.NoError(t, args.Err())
-	require.NoError(t, add1.LaunchArgs(s, cfg, args))
+	must(t, args.Err())
+	must(t, add1.LaunchArgs(s, cfg, args))
 	// Over 48 KiB of dynamic shared memory: the launch sets the function's
 	// attribute, through the module's hold.
 	cfg.SharedMem = 64 << 10
-	require.NoError(t, add1.Launch(s, cfg, p, int32(n)))
-	require.NoError(t, s.Synchronize())
+	must(t, add1.Launch(s, cfg, p, int32(n)))
+	must(t, s.Synchronize())
 	got := make([]float32, n)
-	require.NoError(t, memory.CopyToHost(got, p))
-	assert.Equal(t, memFilled(n, float32(4)), got, "a fill and two adds ran after the Context's Release")
+	must(t, memory.CopyToHost(got, p))
+	equal(t, got, memFilled(n, float32(4)), "a fill and two adds ran after the Context's Release")
 
-	require.NoError(t, s.Close())
-	require.NoError(t, p.Free())
-	require.NoError(t, alive(), "the module still holds the context")
+	must(t, s.Close())
+	must(t, p.Free())
+	must(t, alive(), "the module still holds the context")
 	_, err = add1.Attributes()
-	require.NoError(t, err, "the module works with nothing else left in its context")
+	must(t, err, "the module works with nothing else left in its context")
 
-	require.NoError(t, m.Unload())
-	require.NoError(t, m.Unload(), "a second Unload is a no-op")
+	must(t, m.Unload())
+	must(t, m.Unload(), "a second Unload is a no-op")
 	_, err = m.Function(KernelAdd1)
-	assert.ErrorIs(t, err, driver.ErrClosed)
+	errorIs(t, err, driver.ErrClosed)
 	_, err = add1.Attributes()
-	assert.ErrorIs(t, err, driver.ErrClosed)
+	errorIs(t, err, driver.ErrClosed)
 }

@@ -6,9 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/internal/segscale"
 	"github.com/nocgo/cuda/module"
@@ -18,7 +15,7 @@ func testModuleLoadPTX(t *testing.T, drv *driver.Driver) {
 	ctx, s := modSetup(t, drv)
 	src := modSegscale(t, ctx, module.Options{Arch: "compute_" + modArch(t, ctx)})
 	ptx := src.Image()
-	require.Equal(t, module.PTX, module.DetectKind(ptx))
+	mustEqual(t, module.DetectKind(ptx), module.PTX)
 
 	// Without its trailing NUL, as PTX files usually are.
 	text := []byte(string(ptx))
@@ -26,25 +23,25 @@ func testModuleLoadPTX(t *testing.T, drv *driver.Driver) {
 		text = text[:len(text)-1]
 	}
 	m, err := module.Load(ctx, text)
-	require.NoError(t, err)
+	must(t, err)
 	t.Cleanup(func() { m.Unload() })
-	assert.Equal(t, module.PTX, m.Kind())
-	assert.Equal(t, "", m.Arch())
-	assert.Nil(t, m.Image(), "Load keeps no image")
-	assert.Equal(t, string(text), string(m.PTX()))
-	assert.Equal(t, []string{segscale.Name}, m.Kernels())
+	equal(t, m.Kind(), module.PTX)
+	equal(t, m.Arch(), "")
+	isNil(t, m.Image(), "Load keeps no image")
+	equal(t, string(m.PTX()), string(text))
+	equal(t, m.Kernels(), []string{segscale.Name})
 	f, err := m.Function(segscale.Name)
-	require.NoError(t, err)
+	must(t, err)
 	modRunSegscale(t, ctx, s, f, 1024)
 
 	// From a file.
 	path := filepath.Join(t.TempDir(), "segment_scale.ptx")
-	require.NoError(t, os.WriteFile(path, text, 0o644))
+	must(t, os.WriteFile(path, text, 0o644))
 	fm, err := module.LoadFile(ctx, path)
-	require.NoError(t, err)
+	must(t, err)
 	t.Cleanup(func() { fm.Unload() })
 	ff, err := fm.Function(segscale.Name)
-	require.NoError(t, err)
+	must(t, err)
 	modRunSegscale(t, ctx, s, ff, 100)
 }
 
@@ -52,28 +49,28 @@ func testModuleLoadCUBIN(t *testing.T, drv *driver.Driver) {
 	ctx, s := modSetup(t, drv)
 	src := modSegscale(t, ctx, module.Options{})
 	cubin := src.Image()
-	require.Equal(t, module.CUBIN, module.DetectKind(cubin))
+	mustEqual(t, module.DetectKind(cubin), module.CUBIN)
 
 	path := filepath.Join(t.TempDir(), "segment_scale.cubin")
-	require.NoError(t, os.WriteFile(path, cubin, 0o644))
+	must(t, os.WriteFile(path, cubin, 0o644))
 	m, err := module.LoadFile(ctx, path)
-	require.NoError(t, err)
+	must(t, err)
 	t.Cleanup(func() { m.Unload() })
-	assert.Equal(t, module.CUBIN, m.Kind())
-	assert.Nil(t, m.PTX(), "a CUBIN carries no PTX")
-	assert.Nil(t, m.Kernels())
+	equal(t, m.Kind(), module.CUBIN)
+	isNil(t, m.PTX(), "a CUBIN carries no PTX")
+	isNil(t, m.Kernels())
 	f, err := m.Function(segscale.Name)
-	require.NoError(t, err)
+	must(t, err)
 	// The driver gives the parameter layout (cuFuncGetParamInfo), so the
 	// launch is checked even without PTX.
 	params, err := f.Params()
-	require.NoError(t, err)
-	assert.Len(t, params, 3)
+	must(t, err)
+	hasLen(t, params, 3)
 	modRunSegscale(t, ctx, s, f, 2048)
 
 	_, err = m.Function("nope")
-	require.ErrorIs(t, err, driver.ErrNotFound)
-	assert.Contains(t, err.Error(), "loaded without PTX", "the kernel names of a bare CUBIN are unknown")
+	mustIs(t, err, driver.ErrNotFound)
+	contains(t, err.Error(), "loaded without PTX", "the kernel names of a bare CUBIN are unknown")
 }
 
 func testModuleLoadBad(t *testing.T, drv *driver.Driver) {
@@ -83,48 +80,48 @@ func testModuleLoadBad(t *testing.T, drv *driver.Driver) {
 		"garbage-cubin": []byte("\x7fELF garbage"),
 	} {
 		m, err := module.Load(ctx, image)
-		assert.Nil(t, m, name)
-		assert.ErrorIs(t, err, driver.ErrInvalidImage, name)
+		isNil(t, m, name)
+		errorIs(t, err, driver.ErrInvalidImage, name)
 	}
 	for _, image := range [][]byte{nil, {}, {0, 0}} {
 		_, err := module.Load(ctx, image)
-		assert.ErrorIs(t, err, driver.ErrInvalidValue, "empty image %q", image)
+		errorIs(t, err, driver.ErrInvalidValue, "empty image %q", image)
 	}
 	_, err := module.Load(nil, []byte(".version 8.0\n"))
-	assert.ErrorIs(t, err, driver.ErrInvalidValue)
+	errorIs(t, err, driver.ErrInvalidValue)
 
 	_, err = module.LoadFile(ctx, filepath.Join(t.TempDir(), "absent.ptx"))
-	assert.ErrorIs(t, err, fs.ErrNotExist)
-	assert.Contains(t, err.Error(), "absent.ptx")
+	errorIs(t, err, fs.ErrNotExist)
+	contains(t, err.Error(), "absent.ptx")
 }
 
 func testModuleUnload(t *testing.T, drv *driver.Driver) {
 	ctx, s := modSetup(t, drv)
 	m, err := module.Compile(ctx, segscale.Source, module.Options{NoCache: true})
-	require.NoError(t, err)
+	must(t, err)
 	f, err := m.Function(segscale.Name)
-	require.NoError(t, err)
+	must(t, err)
 	out := memAlloc[float32](t, ctx, 16)
 	in := memAlloc[float32](t, ctx, 16)
 	args := f.Args(out, in, int32(16))
 	err = args.Err()
-	require.NoError(t, err)
-	assert.NotZero(t, m.Handle())
+	must(t, err)
+	notZero(t, m.Handle())
 
-	require.NoError(t, m.Unload())
-	require.NoError(t, m.Unload(), "a second Unload is a no-op")
-	assert.Zero(t, m.Handle())
+	must(t, m.Unload())
+	must(t, m.Unload(), "a second Unload is a no-op")
+	isZero(t, m.Handle())
 	cfg := module.Config{Grid: module.Dim(1), Block: module.Dim(16)}
-	assert.ErrorIs(t, f.Launch(s, cfg, out, in, int32(16)), driver.ErrClosed)
-	assert.ErrorIs(t, f.LaunchArgs(s, cfg, args), driver.ErrClosed)
+	errorIs(t, f.Launch(s, cfg, out, in, int32(16)), driver.ErrClosed)
+	errorIs(t, f.LaunchArgs(s, cfg, args), driver.ErrClosed)
 	err = f.Args(out, in, int32(16)).Err()
-	assert.ErrorIs(t, err, driver.ErrClosed)
+	errorIs(t, err, driver.ErrClosed)
 	_, err = f.Attributes()
-	assert.ErrorIs(t, err, driver.ErrClosed)
+	errorIs(t, err, driver.ErrClosed)
 	_, _, err = f.MaxPotentialBlockSize(0, 0)
-	assert.ErrorIs(t, err, driver.ErrClosed)
-	assert.ErrorIs(t, f.SetMaxDynamicSharedMemory(1024), driver.ErrClosed)
+	errorIs(t, err, driver.ErrClosed)
+	errorIs(t, f.SetMaxDynamicSharedMemory(1024), driver.ErrClosed)
 	_, err = m.Function(segscale.Name)
-	assert.ErrorIs(t, err, driver.ErrClosed)
-	require.NoError(t, s.Synchronize())
+	errorIs(t, err, driver.ErrClosed)
+	must(t, s.Synchronize())
 }

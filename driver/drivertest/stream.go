@@ -7,9 +7,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/stream"
 )
@@ -46,145 +43,147 @@ func testStreamNew(t *testing.T, drv *driver.Driver) {
 	ctx := streamContext(t, drv, 0)
 
 	s := newStream(t, ctx)
-	assert.True(t, s.Owned())
-	assert.NotZero(t, s.Handle(), "an owned stream is never the NULL stream")
-	assert.Same(t, ctx, s.Context())
+	isTrue(t, s.Owned())
+	notZero(t, s.Handle(), "an owned stream is never the NULL stream")
+	isSame(t, s.Context(), ctx)
 	f, err := s.Flags()
-	require.NoError(t, err)
-	assert.Equal(t, stream.Blocking, f)
+	must(t, err)
+	equal(t, f, stream.Blocking)
 	owner, err := ctx.API().StreamGetCtx(s.Handle())
-	require.NoError(t, err)
-	assert.Equal(t, ctx.Handle(), owner, "the stream is created in its context")
+	must(t, err)
+	equal(t, owner, ctx.Handle(), "the stream is created in its context")
 
 	nb := newStream(t, ctx, stream.WithFlags(stream.NonBlocking))
 	f, err = nb.Flags()
-	require.NoError(t, err)
-	assert.Equal(t, stream.NonBlocking, f)
-	assert.NotEqual(t, s.Handle(), nb.Handle())
-	assert.False(t, s.Equal(nb))
-	assert.True(t, s.Equal(s))
-	assert.Contains(t, s.String(), fmt.Sprintf("%#x", s.Handle()))
+	must(t, err)
+	equal(t, f, stream.NonBlocking)
+	notEqual(t, nb.Handle(), s.Handle())
+	isFalse(t, s.Equal(nb))
+	isTrue(t, s.Equal(s))
+	contains(t, s.String(), fmt.Sprintf("%#x", s.Handle()))
 
 	_, err = stream.New(ctx, stream.WithFlags(stream.Flag(0x8)))
-	require.ErrorIs(t, err, driver.ErrInvalidValue)
-	assert.Contains(t, err.Error(), "0x8")
+	mustIs(t, err, driver.ErrInvalidValue)
+	contains(t, err.Error(), "0x8")
 
 	_, err = stream.New(nil)
-	require.ErrorIs(t, err, driver.ErrInvalidValue)
+	mustIs(t, err, driver.ErrInvalidValue)
 }
 
 func testStreamPriority(t *testing.T, drv *driver.Driver) {
 	ctx := streamContext(t, drv, 0)
 	least, greatest, err := stream.PriorityRange(ctx)
-	require.NoError(t, err)
-	require.LessOrEqual(t, greatest, least, "greater priorities are smaller numbers")
+	must(t, err)
+	if greatest > least {
+		t.Fatalf("greater priorities are smaller numbers: got greatest %d, least %d", greatest, least)
+	}
 
 	for _, p := range []int{least, greatest} {
 		s := newStream(t, ctx, stream.WithPriority(p))
 		got, err := s.Priority()
-		require.NoError(t, err)
-		assert.Equal(t, p, got)
+		must(t, err)
+		equal(t, got, p)
 	}
 	def := newStream(t, ctx)
 	got, err := def.Priority()
-	require.NoError(t, err)
-	assert.Equal(t, 0, got, "the default priority")
+	must(t, err)
+	equal(t, got, 0, "the default priority")
 
 	for _, p := range []int{greatest - 1, least + 1} {
 		s, err := stream.New(ctx, stream.WithPriority(p))
-		require.Error(t, err, "priority %d", p)
-		assert.Nil(t, s)
-		assert.ErrorIs(t, err, driver.ErrInvalidValue)
-		assert.Contains(t, err.Error(), fmt.Sprintf("priority %d", p))
-		assert.Contains(t, err.Error(), fmt.Sprintf("%d (greatest)", greatest))
-		assert.Contains(t, err.Error(), fmt.Sprintf("%d (least)", least))
+		mustErr(t, err, "priority %d", p)
+		isNil(t, s)
+		errorIs(t, err, driver.ErrInvalidValue)
+		contains(t, err.Error(), fmt.Sprintf("priority %d", p))
+		contains(t, err.Error(), fmt.Sprintf("%d (greatest)", greatest))
+		contains(t, err.Error(), fmt.Sprintf("%d (least)", least))
 	}
 }
 
 func testStreamClose(t *testing.T, drv *driver.Driver) {
 	ctx := streamContext(t, drv, 0)
 	s, err := stream.New(ctx)
-	require.NoError(t, err)
+	must(t, err)
 	ev := newEvent(t, ctx)
-	require.NoError(t, s.Close())
-	require.NoError(t, s.Close(), "a second Close is a no-op")
+	must(t, s.Close())
+	must(t, s.Close(), "a second Close is a no-op")
 
 	_, err = s.Query()
-	assert.ErrorIs(t, err, stream.ErrClosed)
-	assert.ErrorIs(t, s.Synchronize(), stream.ErrClosed)
-	assert.ErrorIs(t, s.Wait(ev), stream.ErrClosed)
-	assert.ErrorIs(t, s.Callback(func() {}), stream.ErrClosed)
-	assert.ErrorIs(t, ev.Record(s), stream.ErrClosed)
+	errorIs(t, err, stream.ErrClosed)
+	errorIs(t, s.Synchronize(), stream.ErrClosed)
+	errorIs(t, s.Wait(ev), stream.ErrClosed)
+	errorIs(t, s.Callback(func() {}), stream.ErrClosed)
+	errorIs(t, ev.Record(s), stream.ErrClosed)
 	_, err = s.Flags()
-	assert.ErrorIs(t, err, stream.ErrClosed)
+	errorIs(t, err, stream.ErrClosed)
 	_, err = s.Priority()
-	assert.ErrorIs(t, err, stream.ErrClosed)
+	errorIs(t, err, stream.ErrClosed)
 	_, err = s.Use()
-	assert.ErrorIs(t, err, stream.ErrClosed)
+	errorIs(t, err, stream.ErrClosed)
 	other := newStream(t, ctx)
-	assert.ErrorIs(t, other.WaitStream(s), stream.ErrClosed)
-	assert.ErrorIs(t, s.WaitStream(other), stream.ErrClosed)
-	assert.Contains(t, s.String(), "closed")
+	errorIs(t, other.WaitStream(s), stream.ErrClosed)
+	errorIs(t, s.WaitStream(other), stream.ErrClosed)
+	contains(t, s.String(), "closed")
 }
 
 func testStreamWrap(t *testing.T, drv *driver.Driver) {
 	ctx := streamContext(t, drv, 0)
 	_, greatest, err := stream.PriorityRange(ctx)
-	require.NoError(t, err)
+	must(t, err)
 	h := rawStream(t, ctx, driver.StreamNonBlocking, greatest)
 
 	s, err := stream.Wrap(ctx, h)
-	require.NoError(t, err)
-	assert.Equal(t, h, s.Handle(), "the handle round-trips exactly")
-	assert.False(t, s.Owned())
-	assert.Same(t, ctx, s.Context())
-	assert.Contains(t, s.String(), "wrapped")
+	must(t, err)
+	equal(t, s.Handle(), h, "the handle round-trips exactly")
+	isFalse(t, s.Owned())
+	isSame(t, s.Context(), ctx)
+	contains(t, s.String(), "wrapped")
 
 	s2, err := stream.Wrap(ctx, h)
-	require.NoError(t, err)
-	assert.True(t, s.Equal(s2), "two wraps of one handle are Equal")
-	assert.True(t, s2.Equal(s))
+	must(t, err)
+	isTrue(t, s.Equal(s2), "two wraps of one handle are Equal")
+	isTrue(t, s2.Equal(s))
 
 	// Flags and Priority are the creator's, read from the driver.
 	f, err := s.Flags()
-	require.NoError(t, err)
-	assert.Equal(t, stream.NonBlocking, f)
+	must(t, err)
+	equal(t, f, stream.NonBlocking)
 	p, err := s.Priority()
-	require.NoError(t, err)
-	assert.Equal(t, greatest, p)
+	must(t, err)
+	equal(t, p, greatest)
 
 	// Close only detaches: the stream stays alive for its owner.
-	require.NoError(t, s.Close())
-	require.NoError(t, s.Close())
-	assert.NoError(t, ctx.API().StreamQuery(h), "the foreign stream is still alive")
-	assert.NoError(t, ctx.API().StreamSynchronize(h))
+	must(t, s.Close())
+	must(t, s.Close())
+	noError(t, ctx.API().StreamQuery(h), "the foreign stream is still alive")
+	noError(t, ctx.API().StreamSynchronize(h))
 	_, err = s.Query()
-	assert.ErrorIs(t, err, stream.ErrClosed)
-	assert.ErrorIs(t, s.Synchronize(), stream.ErrClosed)
+	errorIs(t, err, stream.ErrClosed)
+	errorIs(t, s.Synchronize(), stream.ErrClosed)
 	// The other wrap is unaffected.
 	done, err := s2.Query()
-	require.NoError(t, err)
-	assert.True(t, done)
-	require.NoError(t, s2.Close())
+	must(t, err)
+	isTrue(t, done)
+	must(t, s2.Close())
 
 	// Wrapping the stream of a closed context is refused.
 	ctx2 := streamContext(t, drv, 0)
-	require.NoError(t, ctx2.Release())
+	must(t, ctx2.Release())
 	_, err = stream.Wrap(ctx2, h)
-	assert.ErrorIs(t, err, stream.ErrClosed)
+	errorIs(t, err, stream.ErrClosed)
 	_, err = stream.Wrap(nil, h)
-	assert.ErrorIs(t, err, driver.ErrInvalidValue)
+	errorIs(t, err, driver.ErrInvalidValue)
 }
 
 func testStreamWrapNull(t *testing.T, drv *driver.Driver) {
 	ctx := streamContext(t, drv, 0)
 	s, err := stream.Wrap(ctx, 0)
-	require.ErrorIs(t, err, stream.ErrNullHandle)
-	assert.Nil(t, s, "Wrap(0) never makes a stream")
-	assert.Contains(t, err.Error(), "stream.Wrap: handle 0x0")
-	assert.Contains(t, err.Error(), "stream.Default")
-	assert.Contains(t, err.Error(), "stream.Legacy")
-	assert.Contains(t, err.Error(), "stream.PerThread")
+	mustIs(t, err, stream.ErrNullHandle)
+	isNil(t, s, "Wrap(0) never makes a stream")
+	contains(t, err.Error(), "stream.Wrap: handle 0x0")
+	contains(t, err.Error(), "stream.Default")
+	contains(t, err.Error(), "stream.Legacy")
+	contains(t, err.Error(), "stream.PerThread")
 }
 
 func testStreamWrapSpecial(t *testing.T, drv *driver.Driver) {
@@ -194,15 +193,15 @@ func testStreamWrapSpecial(t *testing.T, drv *driver.Driver) {
 		want *stream.Stream
 	}{{driver.StreamLegacy, stream.Legacy(ctx)}, {driver.StreamPerThread, stream.PerThread(ctx)}} {
 		s, err := stream.Wrap(ctx, c.h)
-		require.NoError(t, err, "handle %#x", c.h)
-		assert.Equal(t, c.h, s.Handle())
-		assert.True(t, s.Equal(c.want), "Wrap(%#x) is %s", c.h, c.want)
-		assert.False(t, s.Equal(stream.Default(ctx)))
-		assert.False(t, s.Owned())
-		require.NoError(t, s.Synchronize())
-		require.NoError(t, s.Close())
+		must(t, err, "handle %#x", c.h)
+		equal(t, s.Handle(), c.h)
+		isTrue(t, s.Equal(c.want), "Wrap(%#x) is %s", c.h, c.want)
+		isFalse(t, s.Equal(stream.Default(ctx)))
+		isFalse(t, s.Owned())
+		must(t, s.Synchronize())
+		must(t, s.Close())
 		// Close never destroys a special stream.
-		require.NoError(t, c.want.Synchronize())
+		must(t, c.want.Synchronize())
 	}
 }
 
@@ -212,22 +211,22 @@ func testStreamWrapWrongContext(t *testing.T, drv *driver.Driver) {
 	h := rawStream(t, own, driver.StreamDefault, 0)
 
 	s, err := stream.Wrap(primary, h)
-	require.ErrorIs(t, err, stream.ErrWrongContext)
-	assert.Nil(t, s)
-	assert.Contains(t, err.Error(), fmt.Sprintf("%#x", h))
-	assert.Contains(t, err.Error(), fmt.Sprintf("%#x", primary.Handle()), "names the context asked for")
-	assert.Contains(t, err.Error(), fmt.Sprintf("%#x", own.Handle()), "names the stream's own context")
+	mustIs(t, err, stream.ErrWrongContext)
+	isNil(t, s)
+	contains(t, err.Error(), fmt.Sprintf("%#x", h))
+	contains(t, err.Error(), fmt.Sprintf("%#x", primary.Handle()), "names the context asked for")
+	contains(t, err.Error(), fmt.Sprintf("%#x", own.Handle()), "names the stream's own context")
 
 	// In its own context it wraps.
 	s, err = stream.Wrap(own, h)
-	require.NoError(t, err)
-	require.NoError(t, s.Synchronize())
-	require.NoError(t, s.Close())
+	must(t, err)
+	must(t, s.Synchronize())
+	must(t, s.Close())
 }
 
 func testStreamWrapOtherDevice(t *testing.T, drv *driver.Driver) {
 	n, err := drv.DeviceCount()
-	require.NoError(t, err)
+	must(t, err)
 	if n < 2 {
 		t.Skip("needs two devices")
 	}
@@ -235,9 +234,9 @@ func testStreamWrapOtherDevice(t *testing.T, drv *driver.Driver) {
 	ctx1 := streamContext(t, drv, 1)
 	h := rawStream(t, ctx1, driver.StreamDefault, 0)
 	_, err = stream.Wrap(ctx0, h)
-	require.ErrorIs(t, err, stream.ErrWrongContext, "a stream of another device is caught at Wrap")
-	assert.Contains(t, err.Error(), "device 1")
-	assert.Contains(t, err.Error(), "device 0")
+	mustIs(t, err, stream.ErrWrongContext, "a stream of another device is caught at Wrap")
+	contains(t, err.Error(), "device 1")
+	contains(t, err.Error(), "device 0")
 }
 
 // testStreamWrappedWorks runs every operation on a wrapped stream.
@@ -245,46 +244,46 @@ func testStreamWrappedWorks(t *testing.T, drv *driver.Driver) {
 	ctx := streamContext(t, drv, 0)
 	h := rawStream(t, ctx, driver.StreamNonBlocking, 0)
 	s, err := stream.Wrap(ctx, h)
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, s.Close()) })
+	must(t, err)
+	t.Cleanup(func() { must(t, s.Close()) })
 	ours := newStream(t, ctx)
 	p := rawAlloc(t, ctx, 4096)
 
 	memsetU32(t, s, p, 7, 1024)
 	ev := newEvent(t, ctx)
-	require.NoError(t, ev.Record(s), "event Record on a wrapped stream")
-	require.NoError(t, ours.Wait(ev))
-	assert.Equal(t, uint32(7), readU32(t, ours, p+4092), "copies on a wrapped stream, then ordered by Wait")
+	must(t, ev.Record(s), "event Record on a wrapped stream")
+	must(t, ours.Wait(ev))
+	equal(t, readU32(t, ours, p+4092), uint32(7), "copies on a wrapped stream, then ordered by Wait")
 
 	memsetU32(t, s, p, 8, 1024)
-	require.NoError(t, ours.WaitStream(s))
-	assert.Equal(t, uint32(8), readU32(t, ours, p))
+	must(t, ours.WaitStream(s))
+	equal(t, readU32(t, ours, p), uint32(8))
 
 	memsetU32(t, ours, p, 9, 1024)
-	require.NoError(t, s.WaitStream(ours))
-	assert.Equal(t, uint32(9), readU32(t, s, p+8), "a wrapped stream waits on ours")
+	must(t, s.WaitStream(ours))
+	equal(t, readU32(t, s, p+8), uint32(9), "a wrapped stream waits on ours")
 
 	ran := make(chan struct{}, 1)
-	require.NoError(t, s.Callback(func() { ran <- struct{}{} }))
-	require.NoError(t, s.Synchronize())
+	must(t, s.Callback(func() { ran <- struct{}{} }))
+	must(t, s.Synchronize())
 	select {
 	case <-ran:
 	default:
 		t.Fatal("the callback on the wrapped stream did not run before Synchronize returned")
 	}
 	done, err := s.Query()
-	require.NoError(t, err)
-	assert.True(t, done)
-	require.NoError(t, ev.Synchronize())
+	must(t, err)
+	isTrue(t, done)
+	must(t, ev.Synchronize())
 }
 
 func testStreamSpecial(t *testing.T, drv *driver.Driver) {
 	ctx := streamContext(t, drv, 0)
 	p := rawAlloc(t, ctx, 64)
 	for i, s := range []*stream.Stream{stream.Default(ctx), stream.Legacy(ctx), stream.PerThread(ctx)} {
-		assert.Equal(t, uintptr(i), s.Handle())
-		assert.False(t, s.Owned())
-		assert.Same(t, ctx, s.Context())
+		equal(t, s.Handle(), uintptr(i))
+		isFalse(t, s.Owned())
+		isSame(t, s.Context(), ctx)
 
 		// Every operation binds the context itself: run each on a fresh
 		// goroutine, where no context is current unless the call makes it so.
@@ -318,7 +317,7 @@ func testStreamSpecial(t *testing.T, drv *driver.Driver) {
 		wg.Wait()
 		close(errs)
 		for err := range errs {
-			require.NoError(t, err, "%s", s)
+			must(t, err, "%s", s)
 		}
 		// The per-thread stream is per OS thread: keep the memset, the copy
 		// and the Synchronize on one.
@@ -326,14 +325,14 @@ func testStreamSpecial(t *testing.T, drv *driver.Driver) {
 		memsetU32(t, s, p, uint32(100+i), 16)
 		got := readU32(t, s, p+60)
 		runtime.UnlockOSThread()
-		assert.Equal(t, uint32(100+i), got, "%s", s)
+		equal(t, got, uint32(100+i), "%s", s)
 
 		// Close only detaches: the special stream lives on.
-		require.NoError(t, s.Close())
-		require.NoError(t, s.Close())
-		assert.ErrorIs(t, s.Synchronize(), stream.ErrClosed)
+		must(t, s.Close())
+		must(t, s.Close())
+		errorIs(t, s.Synchronize(), stream.ErrClosed)
 		again := specialOf(ctx, uintptr(i))
-		require.NoError(t, again.Synchronize(), "%s after another value's Close", again)
+		must(t, again.Synchronize(), "%s after another value's Close", again)
 	}
 }
 
@@ -347,15 +346,15 @@ func testStreamSpecialOtherCurrent(t *testing.T, drv *driver.Driver) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	b, err := own.Bind()
-	require.NoError(t, err)
+	must(t, err)
 	defer b.Unbind()
 	for i := uintptr(0); i < 3; i++ {
 		s := specialOf(primary, i)
 		memsetU32(t, s, p, uint32(7+i), 1)
-		assert.Equal(t, uint32(7+i), readU32(t, s, p), "%s", s)
+		equal(t, readU32(t, s, p), uint32(7+i), "%s", s)
 		cur, err := own.API().CtxGetCurrent()
-		require.NoError(t, err)
-		assert.Equal(t, own.Handle(), cur, "after work on %s, the thread's context is as it was", s)
+		must(t, err)
+		equal(t, cur, own.Handle(), "after work on %s, the thread's context is as it was", s)
 	}
 }
 
@@ -376,41 +375,41 @@ func testStreamSpecialEqual(t *testing.T, drv *driver.Driver) {
 	owned := newStream(t, ctx)
 	for i := uintptr(0); i < 3; i++ {
 		s := specialOf(ctx, i)
-		assert.True(t, s.Equal(s))
-		assert.True(t, s.Equal(specialOf(ctx, i)), "%s is Equal to itself", s)
-		assert.True(t, s.Equal(specialOf(same, i)), "same handle, same context")
-		assert.False(t, s.Equal(specialOf(own, i)), "%s of another context", s)
-		assert.False(t, s.Equal(owned))
-		assert.False(t, s.Equal(nil))
+		isTrue(t, s.Equal(s))
+		isTrue(t, s.Equal(specialOf(ctx, i)), "%s is Equal to itself", s)
+		isTrue(t, s.Equal(specialOf(same, i)), "same handle, same context")
+		isFalse(t, s.Equal(specialOf(own, i)), "%s of another context", s)
+		isFalse(t, s.Equal(owned))
+		isFalse(t, s.Equal(nil))
 		for j := uintptr(0); j < 3; j++ {
 			if j != i {
-				assert.False(t, s.Equal(specialOf(ctx, j)), "%s vs %s", s, specialOf(ctx, j))
+				isFalse(t, s.Equal(specialOf(ctx, j)), "%s vs %s", s, specialOf(ctx, j))
 			}
 		}
 	}
-	assert.Contains(t, stream.Default(ctx).String(), "NULL")
-	assert.Contains(t, stream.Legacy(ctx).String(), "legacy")
-	assert.Contains(t, stream.PerThread(ctx).String(), "per-thread")
+	contains(t, stream.Default(ctx).String(), "NULL")
+	contains(t, stream.Legacy(ctx).String(), "legacy")
+	contains(t, stream.PerThread(ctx).String(), "per-thread")
 }
 
 func testStreamQuery(t *testing.T, drv *driver.Driver) {
 	ctx := streamContext(t, drv, 0)
 	s := newStream(t, ctx)
 	done, err := s.Query()
-	require.NoError(t, err)
-	assert.True(t, done, "an idle stream is done")
+	must(t, err)
+	isTrue(t, done, "an idle stream is done")
 
 	release := gate(t, s)
 	p := rawAlloc(t, ctx, 4096)
 	memsetU32(t, s, p, 1, 1024)
 	done, err = s.Query()
-	require.NoError(t, err, "pending work is not an error")
-	assert.False(t, done, "work is pending behind the gate")
+	must(t, err, "pending work is not an error")
+	isFalse(t, done, "work is pending behind the gate")
 	release()
-	require.NoError(t, s.Synchronize())
+	must(t, s.Synchronize())
 	done, err = s.Query()
-	require.NoError(t, err)
-	assert.True(t, done)
+	must(t, err)
+	isTrue(t, done)
 }
 
 func testStreamWaitStream(t *testing.T, drv *driver.Driver) {
@@ -419,31 +418,31 @@ func testStreamWaitStream(t *testing.T, drv *driver.Driver) {
 	b := newStream(t, ctx, stream.WithFlags(stream.NonBlocking))
 	p := rawAlloc(t, ctx, 4)
 	memsetU32(t, b, p, 0, 1)
-	require.NoError(t, b.Synchronize())
+	must(t, b.Synchronize())
 
 	release := gate(t, a)
 	memsetU32(t, a, p, 42, 1)
-	require.NoError(t, b.WaitStream(a))
+	must(t, b.WaitStream(a))
 	// A device-to-device copy: a copy to pageable host memory would block
 	// the host until it is done, here until the gate opens.
 	q := rawAlloc(t, ctx, 4)
 	bind, err := b.Use()
-	require.NoError(t, err)
-	require.NoError(t, ctx.API().MemcpyDtoDAsync(q, p, 4, b.Handle()))
+	must(t, err)
+	must(t, ctx.API().MemcpyDtoDAsync(q, p, 4, b.Handle()))
 	bind.Unbind()
 	done, err := b.Query()
-	require.NoError(t, err)
-	assert.False(t, done, "b waits for a, which is held up")
+	must(t, err)
+	isFalse(t, done, "b waits for a, which is held up")
 	release()
-	require.NoError(t, b.Synchronize())
-	assert.Equal(t, uint32(42), readU32(t, b, q), "b's copy ran after a's memset")
+	must(t, b.Synchronize())
+	equal(t, readU32(t, b, q), uint32(42), "b's copy ran after a's memset")
 
 	// Many WaitStream calls leave nothing behind that the stream's Close or
 	// the context would trip on.
 	for i := 0; i < 1000; i++ {
-		require.NoError(t, b.WaitStream(a))
+		must(t, b.WaitStream(a))
 	}
-	require.NoError(t, b.Synchronize())
+	must(t, b.Synchronize())
 }
 
 // testStreamOrder: A does a slow copy then sets a flag to the round number;
@@ -458,8 +457,8 @@ func testStreamOrder(t *testing.T, drv *driver.Driver) {
 	// A foreign stream, made by raw driver calls as another library would.
 	h := rawStream(t, ctx, driver.StreamNonBlocking, 0)
 	fa, err := stream.Wrap(ctx, h)
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, fa.Close()) })
+	must(t, err)
+	t.Cleanup(func() { must(t, fa.Close()) })
 	CheckStreamOrder(t, fa, b, 8<<20, 10)
 }
 
@@ -477,38 +476,38 @@ func CheckStreamOrder(t testing.TB, a, b *stream.Stream, size uintptr, rounds in
 	dst := rawAlloc(t, ctx, size)
 	flag := rawAlloc(t, ctx, 4)
 	ev, err := stream.NewEvent(ctx, stream.DisableTiming)
-	require.NoError(t, err)
-	defer func() { require.NoError(t, ev.Close()) }()
+	must(t, err)
+	defer func() { must(t, ev.Close()) }()
 
 	ba, err := a.Use()
-	require.NoError(t, err)
-	require.NoError(t, api.MemsetD32Async(src, 0x5a5a5a5a, size/4, a.Handle()))
-	require.NoError(t, api.MemsetD32Async(flag, 0xffffffff, 1, a.Handle()))
+	must(t, err)
+	must(t, api.MemsetD32Async(src, 0x5a5a5a5a, size/4, a.Handle()))
+	must(t, api.MemsetD32Async(flag, 0xffffffff, 1, a.Handle()))
 	ba.Unbind()
-	require.NoError(t, a.Synchronize())
+	must(t, a.Synchronize())
 
 	var host uint32
 	for r := 1; r <= rounds; r++ {
 		ba, err := a.Use()
-		require.NoError(t, err)
-		require.NoError(t, api.MemcpyDtoDAsync(dst, src, size, a.Handle()))
-		require.NoError(t, api.MemsetD32Async(flag, uint32(r), 1, a.Handle()))
+		must(t, err)
+		must(t, api.MemcpyDtoDAsync(dst, src, size, a.Handle()))
+		must(t, api.MemsetD32Async(flag, uint32(r), 1, a.Handle()))
 		ba.Unbind()
-		require.NoError(t, ev.Record(a))
-		require.NoError(t, b.Wait(ev))
+		must(t, ev.Record(a))
+		must(t, b.Wait(ev))
 		bb, err := b.Use()
-		require.NoError(t, err)
-		require.NoError(t, api.MemcpyDtoHAsync(ptrU32(&host), flag, 4, b.Handle()))
+		must(t, err)
+		must(t, api.MemcpyDtoHAsync(ptrU32(&host), flag, 4, b.Handle()))
 		bb.Unbind()
-		require.NoError(t, b.Synchronize())
-		require.Equal(t, uint32(r), host, "round %d: b read the flag before a set it", r)
+		must(t, b.Synchronize())
+		mustEqual(t, host, uint32(r), "round %d: b read the flag before a set it", r)
 	}
-	require.NoError(t, a.Synchronize())
+	must(t, a.Synchronize())
 }
 
 func testStreamCrossDevice(t *testing.T, drv *driver.Driver) {
 	n, err := drv.DeviceCount()
-	require.NoError(t, err)
+	must(t, err)
 	if n < 2 {
 		t.Skip("needs two devices")
 	}
@@ -519,21 +518,21 @@ func testStreamCrossDevice(t *testing.T, drv *driver.Driver) {
 	ev1 := newEvent(t, ctx1)
 
 	release := gate(t, s1)
-	require.NoError(t, ev1.Record(s1))
-	require.NoError(t, s0.Wait(ev1), "waits across devices are allowed")
-	require.NoError(t, s0.WaitStream(s1))
+	must(t, ev1.Record(s1))
+	must(t, s0.Wait(ev1), "waits across devices are allowed")
+	must(t, s0.WaitStream(s1))
 	done, err := s0.Query()
-	require.NoError(t, err)
-	assert.False(t, done, "s0 waits for device 1's held-up stream")
+	must(t, err)
+	isFalse(t, done, "s0 waits for device 1's held-up stream")
 	release()
-	require.NoError(t, s0.Synchronize())
+	must(t, s0.Synchronize())
 	done, err = ev1.Query()
-	require.NoError(t, err)
-	assert.True(t, done)
+	must(t, err)
+	isTrue(t, done)
 
 	// Recording device 1's event on device 0's stream is refused before the driver.
 	err = ev1.Record(s0)
-	require.ErrorIs(t, err, stream.ErrWrongContext)
+	mustIs(t, err, stream.ErrWrongContext)
 }
 
 func testStreamGoroutines(t *testing.T, drv *driver.Driver) {
@@ -571,7 +570,7 @@ func testStreamGoroutines(t *testing.T, drv *driver.Driver) {
 	wg.Wait()
 	close(errs)
 	for err := range errs {
-		require.NoError(t, err)
+		must(t, err)
 	}
 }
 
@@ -582,18 +581,18 @@ func testStreamCallback(t *testing.T, drv *driver.Driver) {
 	var mu sync.Mutex
 	var order []int
 	for i := 0; i < n; i++ {
-		require.NoError(t, s.Callback(func() {
+		must(t, s.Callback(func() {
 			mu.Lock()
 			order = append(order, i)
 			mu.Unlock()
 		}))
 	}
-	require.NoError(t, s.Synchronize())
+	must(t, s.Synchronize())
 	mu.Lock()
 	defer mu.Unlock()
-	require.Len(t, order, n, "every callback ran before Synchronize returned")
+	mustLen(t, order, n, "every callback ran before Synchronize returned")
 	for i, v := range order {
-		require.Equal(t, i, v, "callbacks run in stream order")
+		mustEqual(t, v, i, "callbacks run in stream order")
 	}
 
 	// A callback runs after the work queued before it.
@@ -602,19 +601,19 @@ func testStreamCallback(t *testing.T, drv *driver.Driver) {
 	release := gate(t, s)
 	memsetU32(t, s, p, 5, 1)
 	ran := make(chan struct{})
-	require.NoError(t, s.Callback(func() { close(ran) }))
+	must(t, s.Callback(func() { close(ran) }))
 	select {
 	case <-ran:
 		t.Fatal("the callback ran before the work queued before it")
 	default:
 	}
 	release()
-	require.NoError(t, s.Synchronize())
+	must(t, s.Synchronize())
 	<-ran
-	assert.Equal(t, uint32(5), readU32(t, s, p))
+	equal(t, readU32(t, s, p), uint32(5))
 
 	err := s.Callback(nil)
-	assert.ErrorIs(t, err, driver.ErrInvalidValue)
+	errorIs(t, err, driver.ErrInvalidValue)
 }
 
 func testStreamCallbackPanic(t *testing.T, drv *driver.Driver) {
@@ -622,47 +621,47 @@ func testStreamCallbackPanic(t *testing.T, drv *driver.Driver) {
 	s := newStream(t, ctx)
 	after := make(chan struct{})
 	sentinel := errors.New("sentinel")
-	require.NoError(t, s.Callback(func() { panic("boom") }))
-	require.NoError(t, s.Callback(func() { panic(sentinel) }))
-	require.NoError(t, s.Callback(func() { close(after) }))
+	must(t, s.Callback(func() { panic("boom") }))
+	must(t, s.Callback(func() { panic(sentinel) }))
+	must(t, s.Callback(func() { close(after) }))
 
 	err := s.Synchronize()
 	var pe *stream.CallbackPanicError
-	require.ErrorAs(t, err, &pe)
-	assert.Equal(t, "boom", pe.Value, "the first panic is kept")
-	assert.Equal(t, 1, pe.More, "the later one is counted")
-	assert.Equal(t, s.Handle(), pe.Stream)
-	assert.Contains(t, string(pe.Stack), "panic", "the stack of the callback")
-	assert.Contains(t, err.Error(), "boom")
+	mustAs(t, err, &pe)
+	equal(t, pe.Value, "boom", "the first panic is kept")
+	equal(t, pe.More, 1, "the later one is counted")
+	equal(t, pe.Stream, s.Handle())
+	contains(t, string(pe.Stack), "panic", "the stack of the callback")
+	contains(t, err.Error(), "boom")
 	<-after // the stream went on after the panics
 
-	require.NoError(t, s.Synchronize(), "reported once")
+	must(t, s.Synchronize(), "reported once")
 
-	require.NoError(t, s.Callback(func() { panic(sentinel) }))
+	must(t, s.Callback(func() { panic(sentinel) }))
 	err = s.Synchronize()
-	assert.ErrorIs(t, err, sentinel, "a panic with an error unwraps to it")
+	errorIs(t, err, sentinel, "a panic with an error unwraps to it")
 	done, err := s.Query()
-	require.NoError(t, err)
-	assert.True(t, done)
+	must(t, err)
+	isTrue(t, done)
 }
 
 func testStreamNil(t *testing.T, drv *driver.Driver) {
 	var s *stream.Stream
 	_, err := s.Query()
-	assert.ErrorIs(t, err, driver.ErrInvalidValue)
-	assert.ErrorIs(t, s.Synchronize(), driver.ErrInvalidValue)
-	assert.ErrorIs(t, s.Close(), driver.ErrInvalidValue)
+	errorIs(t, err, driver.ErrInvalidValue)
+	errorIs(t, s.Synchronize(), driver.ErrInvalidValue)
+	errorIs(t, s.Close(), driver.ErrInvalidValue)
 	_, err = s.Use()
-	assert.ErrorIs(t, err, driver.ErrInvalidValue)
+	errorIs(t, err, driver.ErrInvalidValue)
 	zero := &stream.Stream{}
 	_, err = zero.Query()
-	assert.ErrorIs(t, err, driver.ErrInvalidValue)
-	assert.ErrorIs(t, zero.Callback(func() {}), driver.ErrInvalidValue)
-	assert.ErrorIs(t, stream.Default(nil).Synchronize(), driver.ErrInvalidValue)
+	errorIs(t, err, driver.ErrInvalidValue)
+	errorIs(t, zero.Callback(func() {}), driver.ErrInvalidValue)
+	errorIs(t, stream.Default(nil).Synchronize(), driver.ErrInvalidValue)
 	ctx := streamContext(t, drv, 0)
 	ok := newStream(t, ctx)
-	assert.ErrorIs(t, ok.Wait(nil), driver.ErrInvalidValue)
-	assert.ErrorIs(t, ok.WaitStream(nil), driver.ErrInvalidValue)
-	assert.False(t, ok.Equal(nil))
-	assert.Equal(t, "nil stream", s.String())
+	errorIs(t, ok.Wait(nil), driver.ErrInvalidValue)
+	errorIs(t, ok.WaitStream(nil), driver.ErrInvalidValue)
+	isFalse(t, ok.Equal(nil))
+	equal(t, s.String(), "nil stream")
 }

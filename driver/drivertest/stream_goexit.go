@@ -5,9 +5,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/stream"
 )
@@ -20,12 +17,12 @@ func testStreamCallbackGoexit(t *testing.T, drv *driver.Driver) {
 	ctx := streamContext(t, drv, 0)
 	s := newStream(t, ctx)
 	var after atomic.Bool
-	require.NoError(t, s.Callback(func() { runtime.Goexit() }))
-	require.NoError(t, s.Callback(func() { after.Store(true) }))
+	must(t, s.Callback(func() { runtime.Goexit() }))
+	must(t, s.Callback(func() { after.Store(true) }))
 	err := s.Synchronize()
 	var pe *stream.CallbackPanicError
-	require.ErrorAs(t, err, &pe)
-	assert.Contains(t, pe.Error(), "Goexit")
-	assert.True(t, after.Load(), "the next callback ran")
-	assert.NoError(t, s.Synchronize(), "reported once")
+	mustAs(t, err, &pe)
+	contains(t, pe.Error(), "Goexit")
+	isTrue(t, after.Load(), "the next callback ran")
+	noError(t, s.Synchronize(), "reported once")
 }

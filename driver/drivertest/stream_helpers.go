@@ -6,8 +6,6 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/stream"
 )
@@ -17,10 +15,10 @@ import (
 func streamContext(t *testing.T, drv *driver.Driver, i int) *driver.Context {
 	t.Helper()
 	dev, err := drv.Device(i)
-	require.NoError(t, err)
+	must(t, err)
 	ctx, err := dev.PrimaryContext()
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, ctx.Release()) })
+	must(t, err)
+	t.Cleanup(func() { must(t, ctx.Release()) })
 	return ctx
 }
 
@@ -29,10 +27,10 @@ func streamContext(t *testing.T, drv *driver.Driver, i int) *driver.Context {
 func streamOwnContext(t *testing.T, drv *driver.Driver, i int) *driver.Context {
 	t.Helper()
 	dev, err := drv.Device(i)
-	require.NoError(t, err)
+	must(t, err)
 	ctx, err := dev.NewContext(0)
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, ctx.Release()) })
+	must(t, err)
+	t.Cleanup(func() { must(t, ctx.Release()) })
 	return ctx
 }
 
@@ -42,11 +40,11 @@ func streamOwnContext(t *testing.T, drv *driver.Driver, i int) *driver.Context {
 func rawStream(t *testing.T, ctx *driver.Context, flags uint32, priority int) uintptr {
 	t.Helper()
 	b, err := ctx.Bind()
-	require.NoError(t, err)
+	must(t, err)
 	h, r := ctx.API().StreamCreateWithPriority(flags, priority)
 	b.Unbind()
-	require.NoError(t, r)
-	t.Cleanup(func() { require.NoError(t, ctx.API().StreamDestroy(h)) })
+	must(t, r)
+	t.Cleanup(func() { must(t, ctx.API().StreamDestroy(h)) })
 	return h
 }
 
@@ -55,11 +53,11 @@ func rawStream(t *testing.T, ctx *driver.Context, flags uint32, priority int) ui
 func rawEvent(t *testing.T, ctx *driver.Context, flags uint32) uintptr {
 	t.Helper()
 	b, err := ctx.Bind()
-	require.NoError(t, err)
+	must(t, err)
 	h, r := ctx.API().EventCreate(flags)
 	b.Unbind()
-	require.NoError(t, r)
-	t.Cleanup(func() { require.NoError(t, ctx.API().EventDestroy(h)) })
+	must(t, r)
+	t.Cleanup(func() { must(t, ctx.API().EventDestroy(h)) })
 	return h
 }
 
@@ -68,15 +66,15 @@ func rawEvent(t *testing.T, ctx *driver.Context, flags uint32) uintptr {
 func rawAlloc(t testing.TB, ctx *driver.Context, n uintptr) uintptr {
 	t.Helper()
 	b, err := ctx.Bind()
-	require.NoError(t, err)
+	must(t, err)
 	p, r := ctx.API().MemAlloc(n)
 	b.Unbind()
-	require.NoError(t, r)
+	must(t, r)
 	t.Cleanup(func() {
 		b, err := ctx.Bind()
-		require.NoError(t, err)
+		must(t, err)
 		defer b.Unbind()
-		require.NoError(t, ctx.API().MemFree(p))
+		must(t, ctx.API().MemFree(p))
 	})
 	return p
 }
@@ -85,8 +83,8 @@ func rawAlloc(t testing.TB, ctx *driver.Context, n uintptr) uintptr {
 func newStream(t *testing.T, ctx *driver.Context, opts ...stream.Option) *stream.Stream {
 	t.Helper()
 	s, err := stream.New(ctx, opts...)
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, s.Close()) })
+	must(t, err)
+	t.Cleanup(func() { must(t, s.Close()) })
 	return s
 }
 
@@ -94,8 +92,8 @@ func newStream(t *testing.T, ctx *driver.Context, opts ...stream.Option) *stream
 func newEvent(t *testing.T, ctx *driver.Context, flags ...stream.EventFlag) *stream.Event {
 	t.Helper()
 	ev, err := stream.NewEvent(ctx, flags...)
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, ev.Close()) })
+	must(t, err)
+	t.Cleanup(func() { must(t, ev.Close()) })
 	return ev
 }
 
@@ -105,11 +103,11 @@ func readU32(t *testing.T, s *stream.Stream, p uintptr) uint32 {
 	t.Helper()
 	var v uint32
 	b, err := s.Use()
-	require.NoError(t, err)
+	must(t, err)
 	r := s.Context().API().MemcpyDtoHAsync(unsafe.Pointer(&v), p, 4, s.Handle())
 	b.Unbind()
-	require.NoError(t, r)
-	require.NoError(t, s.Synchronize())
+	must(t, r)
+	must(t, s.Synchronize())
 	return v
 }
 
@@ -117,9 +115,9 @@ func readU32(t *testing.T, s *stream.Stream, p uintptr) uint32 {
 func memsetU32(t *testing.T, s *stream.Stream, p uintptr, v uint32, n uintptr) {
 	t.Helper()
 	b, err := s.Use()
-	require.NoError(t, err)
+	must(t, err)
 	defer b.Unbind()
-	require.NoError(t, s.Context().API().MemsetD32Async(p, v, n, s.Handle()))
+	must(t, s.Context().API().MemsetD32Async(p, v, n, s.Handle()))
 }
 
 // gate holds up s: work queued on s after it does not run until release is
@@ -135,13 +133,13 @@ func memsetU32(t *testing.T, s *stream.Stream, p uintptr, v uint32, n uintptr) {
 func gate(t *testing.T, s *stream.Stream) (release func()) {
 	t.Helper()
 	if !runsAlone(t, s.Context()) {
-		require.NoError(t, s.Callback(func() {}))
+		must(t, s.Callback(func() {}))
 		return func() {}
 	}
 	ch := make(chan struct{})
 	var once sync.Once
 	release = func() { once.Do(func() { close(ch) }) }
-	require.NoError(t, s.Callback(func() {
+	must(t, s.Callback(func() {
 		select {
 		case <-ch:
 		case <-time.After(time.Minute): // never hang a driver thread for good
@@ -161,17 +159,17 @@ func runsAlone(t *testing.T, ctx *driver.Context) bool {
 		return v.(bool)
 	}
 	s, err := stream.New(ctx)
-	require.NoError(t, err)
-	defer func() { require.NoError(t, s.Close()) }()
+	must(t, err)
+	defer func() { must(t, s.Close()) }()
 	ran := make(chan struct{})
-	require.NoError(t, s.Callback(func() { close(ran) }))
+	must(t, s.Callback(func() { close(ran) }))
 	alone := false
 	select {
 	case <-ran:
 		alone = true
 	case <-time.After(time.Second):
 	}
-	require.NoError(t, s.Synchronize())
+	must(t, s.Synchronize())
 	runsAloneCache.Store(ctx.Driver(), alone)
 	return alone
 }

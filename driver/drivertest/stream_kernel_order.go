@@ -4,9 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/module"
 	"github.com/nocgo/cuda/stream"
@@ -21,18 +18,18 @@ func testStreamKernelOrder(t *testing.T, drv *driver.Driver) {
 	const rounds = 20
 	ctx := streamContext(t, drv, 0)
 	spin, err := Kernels(t, ctx).Function(KernelSpin)
-	require.NoError(t, err)
+	must(t, err)
 	a := newStream(t, ctx, stream.WithFlags(stream.NonBlocking))
 	b := newStream(t, ctx, stream.WithFlags(stream.NonBlocking))
-	assert.Equal(t, rounds, kernelOrderRounds(t, spin, a, b, rounds, true), "rounds where b read a's flag")
+	equal(t, kernelOrderRounds(t, spin, a, b, rounds, true), rounds, "rounds where b read a's flag")
 
 	foreign, err := stream.Wrap(ctx, rawStream(t, ctx, driver.StreamNonBlocking, 0))
-	require.NoError(t, err)
-	defer func() { require.NoError(t, foreign.Close()) }()
-	assert.Equal(t, rounds, kernelOrderRounds(t, spin, foreign, b, rounds, true), "rounds where b read the foreign stream's flag")
+	must(t, err)
+	defer func() { must(t, foreign.Close()) }()
+	equal(t, kernelOrderRounds(t, spin, foreign, b, rounds, true), rounds, "rounds where b read the foreign stream's flag")
 
 	right := kernelOrderRounds(t, spin, a, b, 5, false)
-	assert.Less(t, right, 5, "without the wait b must read a stale flag at least once")
+	compare(t, right, "<", 5, "without the wait b must read a stale flag at least once")
 }
 
 // kernelOrderRounds runs the rounds and returns how many read the right flag.
@@ -42,20 +39,20 @@ func kernelOrderRounds(t *testing.T, spin *module.Function, a, b *stream.Stream,
 	flag := rawAlloc(t, ctx, 4)
 	ev := newEvent(t, ctx, stream.DisableTiming)
 	memsetU32(t, a, flag, 0, 1)
-	require.NoError(t, a.Synchronize())
+	must(t, a.Synchronize())
 	cfg := module.Config{Grid: module.Dim(1), Block: module.Dim(1)}
 	right := 0
 	for r := 1; r <= rounds; r++ {
-		require.NoError(t, spin.Launch(a, cfg, uint64(300*time.Microsecond)))
+		must(t, spin.Launch(a, cfg, uint64(300*time.Microsecond)))
 		memsetU32(t, a, flag, uint32(r), 1)
-		require.NoError(t, ev.Record(a))
+		must(t, ev.Record(a))
 		if wait {
-			require.NoError(t, b.Wait(ev))
+			must(t, b.Wait(ev))
 		}
 		if readU32(t, b, flag) == uint32(r) {
 			right++
 		}
-		require.NoError(t, a.Synchronize())
+		must(t, a.Synchronize())
 	}
 	return right
 }
