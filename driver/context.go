@@ -89,17 +89,24 @@ func (d *Device) PrimaryContext() (*Context, error) {
 	}), nil
 }
 
-// NewContext creates a context of its own on the device (cuCtxCreate with
-// flags, CU_CTX_* values). The caller owns it: Close destroys it. The
-// calling thread's current context is left as it was.
-func (d *Device) NewContext(flags ContextFlags) (*Context, error) {
+// ContextOptions configure a new context. The zero value is the driver's
+// default: automatic scheduling.
+type ContextOptions struct {
+	// Flags is the or of the CU_CTX_* flags below.
+	Flags ContextFlags
+}
+
+// NewContext creates a context of its own on the device (cuCtxCreate). The
+// caller owns it: Close destroys it. The calling thread's current context
+// is left as it was.
+func (d *Device) NewContext(opts ContextOptions) (*Context, error) {
 	if d == nil || d.drv == nil {
 		return nil, errNilDevice
 	}
 	api := d.drv.api
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	h, r := api.CtxCreate(uint32(flags), d.handle)
+	h, r := api.CtxCreate(uint32(opts.Flags), d.handle)
 	if r != nil {
 		return nil, d.err("cuCtxCreate", r)
 	}

@@ -26,10 +26,10 @@ func (i *instant) StreamWaitEvent(uintptr, uintptr, uint32) error { return nil }
 func (i *instant) EventQuery(uintptr) error                       { return i.queryResult }
 
 func hotPathAllocs(t *testing.T, ctx *driver.Context) {
-	s, err := stream.New(ctx)
+	s, err := stream.New(ctx, stream.Options{})
 	require.NoError(t, err)
 	defer s.Close()
-	ev, err := stream.NewEvent(ctx, stream.DisableTiming)
+	ev, err := stream.NewEvent(ctx, stream.EventOptions{Flags: stream.DisableTiming})
 	require.NoError(t, err)
 	defer ev.Close()
 	for name, fn := range map[string]func(){

@@ -27,14 +27,14 @@ func backends(b *testing.B, bench func(b *testing.B, ctx *driver.Context)) {
 }
 
 func benchStream(b *testing.B, ctx *driver.Context) *stream.Stream {
-	s, err := stream.New(ctx, stream.WithFlags(stream.NonBlocking))
+	s, err := stream.New(ctx, stream.Options{Flags: stream.NonBlocking})
 	require.NoError(b, err)
 	b.Cleanup(func() { s.Close() })
 	return s
 }
 
 func benchEvent(b *testing.B, ctx *driver.Context) *stream.Event {
-	ev, err := stream.NewEvent(ctx, stream.DisableTiming)
+	ev, err := stream.NewEvent(ctx, stream.EventOptions{Flags: stream.DisableTiming})
 	require.NoError(b, err)
 	b.Cleanup(func() { ev.Close() })
 	return ev

@@ -27,7 +27,7 @@ func (s *Stream) Callback(fn func()) error {
 		}
 		return fmt.Errorf("stream: %s: Callback: nil func: %w", s, driver.ErrInvalidValue)
 	}
-	b, err := s.q.Use()
+	b, err := s.use()
 	if err != nil {
 		return err
 	}

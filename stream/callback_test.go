@@ -22,7 +22,7 @@ func manyCallbacks(t *testing.T, drv *driver.Driver, n, batch int) time.Duration
 	ctx, err := dev.PrimaryContext()
 	require.NoError(t, err)
 	defer ctx.Close()
-	s, err := stream.New(ctx)
+	s, err := stream.New(ctx, stream.Options{})
 	require.NoError(t, err)
 	defer s.Close()
 
@@ -67,7 +67,7 @@ func TestManyCallbacksGPU(t *testing.T) {
 func TestCallbackPanicGPU(t *testing.T) {
 	drv := drivertest.Real(t)
 	ctx := drivertest.Primary(t, drv)
-	s, err := stream.New(ctx)
+	s, err := stream.New(ctx, stream.Options{})
 	require.NoError(t, err)
 	defer s.Close()
 

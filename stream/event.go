@@ -215,7 +215,7 @@ func (e *Event) Record(s *Stream) error {
 	if s.ctx.Handle() != e.ctx.Handle() {
 		return fmt.Errorf("stream: %s: Record on %s: %w", e, s, ErrWrongContext)
 	}
-	b, err := s.q.Use()
+	b, err := s.use()
 	if err != nil {
 		return err
 	}

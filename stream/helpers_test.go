@@ -1,6 +1,8 @@
 package stream_test
 
 import (
+	"runtime"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -8,6 +10,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/driver/drivertest"
 	"github.com/nocgo/cuda/fake"
 )
 
@@ -72,9 +75,33 @@ func fakeContext(t testing.TB, opts ...fake.Option) *driver.Context {
 func countingContext(t testing.TB) (*driver.Context, *counting) {
 	t.Helper()
 	c := &counting{API: fake.NewBackend(fake.Devices(1))}
-	drv, err := driver.New(c)
+	return primary(t, newDriver(t, c)), c
+}
+
+// raws remembers the backend under each Driver a test built with newDriver,
+// for raw calls.
+var raws sync.Map // *driver.Driver -> backend.API
+
+// newDriver builds a Driver over api and remembers api for rawAPI.
+func newDriver(t testing.TB, api backend.API) *driver.Driver {
+	t.Helper()
+	drv, err := driver.New(api)
 	require.NoError(t, err)
-	return primary(t, drv), c
+	raws.Store(drv, api)
+	return drv
+}
+
+// rawAPI returns a backend for raw calls on ctx's driver: the one given to
+// newDriver, the fake Backend of fake.New, or else the real driver's.
+func rawAPI(t testing.TB, ctx *driver.Context) backend.API {
+	t.Helper()
+	if api, ok := raws.Load(ctx.Driver()); ok {
+		return api.(backend.API)
+	}
+	if b := fake.Of(ctx.Driver()); b != nil {
+		return b
+	}
+	return drivertest.RealBackend(t)
 }
 
 func primary(t testing.TB, drv *driver.Driver) *driver.Context {
@@ -87,11 +114,16 @@ func primary(t testing.TB, drv *driver.Driver) *driver.Context {
 	return ctx
 }
 
-// bound runs fn with ctx current on a locked OS thread.
+// bound runs fn with ctx current on a locked OS thread, with raw calls.
 func bound(t testing.TB, ctx *driver.Context, fn func(api backend.API)) {
 	t.Helper()
-	b, err := ctx.Bind()
-	require.NoError(t, err)
-	defer b.Unbind()
-	fn(ctx.API())
+	api := rawAPI(t, ctx)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	require.NoError(t, api.CtxPushCurrent(ctx.Handle()))
+	defer func() {
+		_, err := api.CtxPopCurrent()
+		require.NoError(t, err)
+	}()
+	fn(api)
 }

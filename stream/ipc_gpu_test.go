@@ -34,10 +34,10 @@ const ipcEnv = "NOCGO_STREAM_TEST_IPC_EVENT"
 func TestIPCEventGPU(t *testing.T) {
 	drv := drivertest.Real(t)
 	ctx := drivertest.Primary(t, drv)
-	s, err := stream.New(ctx)
+	s, err := stream.New(ctx, stream.Options{})
 	require.NoError(t, err)
 	defer s.Close()
-	ev, err := stream.NewEvent(ctx, stream.Interprocess, stream.DisableTiming)
+	ev, err := stream.NewEvent(ctx, stream.EventOptions{Flags: stream.Interprocess | stream.DisableTiming})
 	require.NoError(t, err)
 	defer ev.Close()
 
@@ -164,7 +164,7 @@ func TestIPCEventHelper(t *testing.T) {
 	require.False(t, done, "the other process's stream is held up")
 	fmt.Println("IPC: opened, not ready")
 
-	s, err := stream.New(ctx)
+	s, err := stream.New(ctx, stream.Options{})
 	require.NoError(t, err)
 	defer s.Close()
 	require.NoError(t, s.Wait(ev))

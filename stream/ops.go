@@ -12,7 +12,7 @@ import (
 // since the last Synchronize, the work is still waited for and the panic is
 // returned as a *CallbackPanicError.
 func (s *Stream) Synchronize() error {
-	b, err := s.q.Use()
+	b, err := s.use()
 	if err != nil {
 		return err
 	}
@@ -30,7 +30,7 @@ func (s *Stream) Synchronize() error {
 // (cuStreamQuery). Work still pending is (false, nil), not an error. It
 // allocates nothing and, on a stream that is not special, binds nothing.
 func (s *Stream) Query() (bool, error) {
-	b, err := s.q.Use()
+	b, err := s.use()
 	if err != nil {
 		return false, err
 	}
@@ -56,7 +56,7 @@ func isNotReady(r error) bool {
 // belong to another context, even of another device: the driver allows
 // cross-device waits. Both s and ev must be open. It allocates nothing.
 func (s *Stream) Wait(ev *Event) error {
-	b, err := s.q.Use()
+	b, err := s.use()
 	if err != nil {
 		return err
 	}
@@ -82,7 +82,7 @@ func (s *Stream) WaitStream(o *Stream) error {
 	if err := o.check(); err != nil {
 		return fmt.Errorf("stream: %s: WaitStream: %w", s, err)
 	}
-	sb, err := s.q.Use()
+	sb, err := s.use()
 	if err != nil {
 		return err
 	}
@@ -120,7 +120,7 @@ func (s *Stream) check() error {
 // Flags returns the stream's creation flags as the driver reports them
 // (cuStreamGetFlags): for a wrapped stream, what its creator chose.
 func (s *Stream) Flags() (Flag, error) {
-	b, err := s.q.Use()
+	b, err := s.use()
 	if err != nil {
 		return 0, err
 	}
@@ -135,7 +135,7 @@ func (s *Stream) Flags() (Flag, error) {
 // Priority returns the stream's priority as the driver reports it
 // (cuStreamGetPriority): for a wrapped stream, what its creator chose.
 func (s *Stream) Priority() (int, error) {
-	b, err := s.q.Use()
+	b, err := s.use()
 	if err != nil {
 		return 0, err
 	}

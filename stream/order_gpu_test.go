@@ -22,23 +22,24 @@ func TestOrderGPU(t *testing.T) {
 	ctx := drivertest.Primary(t, drv)
 
 	const size, rounds = 256 << 20, 50
-	b, err := stream.New(ctx, stream.WithFlags(stream.NonBlocking))
+	b, err := stream.New(ctx, stream.Options{Flags: stream.NonBlocking})
 	require.NoError(t, err)
 	defer b.Close()
 
 	t.Run("owned", func(t *testing.T) {
-		a, err := stream.New(ctx, stream.WithFlags(stream.NonBlocking))
+		a, err := stream.New(ctx, stream.Options{Flags: stream.NonBlocking})
 		require.NoError(t, err)
 		defer a.Close()
 		drivertest.CheckStreamOrder(t, a, b, size, rounds)
 	})
 	t.Run("foreign", func(t *testing.T) {
-		bind, err := ctx.Bind()
-		require.NoError(t, err)
-		h, r := drv.API().StreamCreateWithPriority(backend.StreamNonBlocking, 0)
-		bind.Unbind()
-		require.NoError(t, r)
-		defer func() { require.NoError(t, drv.API().StreamDestroy(h)) }()
+		var h uintptr
+		bound(t, ctx, func(api backend.API) {
+			var r error
+			h, r = api.StreamCreateWithPriority(backend.StreamNonBlocking, 0)
+			require.NoError(t, r)
+		})
+		defer func() { require.NoError(t, rawAPI(t, ctx).StreamDestroy(h)) }()
 		a, err := stream.Wrap(ctx, h)
 		require.NoError(t, err)
 		defer a.Close()

@@ -189,3 +189,12 @@ func (s *Stream) String() string {
 func (s *Stream) errf(op string, r error) error {
 	return fmt.Errorf("stream: %s: %s: %w", s, op, r)
 }
+
+// use prepares a call that enqueues work on the stream (see core.Queue.Use),
+// with an error for a nil or zero Stream.
+func (s *Stream) use() (core.Binding, error) {
+	if s == nil || s.ctx == nil {
+		return core.Binding{}, errNilStream
+	}
+	return s.q.Use()
+}

@@ -34,7 +34,7 @@ func ExampleNew() {
 	if err != nil {
 		panic(err)
 	}
-	s, err := stream.New(ctx, stream.WithFlags(stream.NonBlocking), stream.WithPriority(greatest))
+	s, err := stream.New(ctx, stream.Options{Flags: stream.NonBlocking}, stream.Options{Priority: greatest})
 	if err != nil {
 		panic(err)
 	}
@@ -43,7 +43,7 @@ func ExampleNew() {
 	prio, _ := s.Priority()
 	fmt.Println(flags, prio, s.Owned())
 
-	_, err = stream.New(ctx, stream.WithPriority(least+1))
+	_, err = stream.New(ctx, stream.Options{Priority: least+1})
 	fmt.Println(errors.Is(err, driver.ErrInvalidValue))
 	// Output:
 	// NonBlocking -5 true
@@ -101,12 +101,12 @@ func ExampleDefault() {
 func ExampleNewEvent() {
 	ctx := exampleContext()
 	defer ctx.Close()
-	s, _ := stream.New(ctx)
+	s, _ := stream.New(ctx, stream.Options{})
 	defer s.Close()
 
-	start, _ := stream.NewEvent(ctx)
+	start, _ := stream.NewEvent(ctx, stream.EventOptions{})
 	defer start.Close()
-	end, _ := stream.NewEvent(ctx)
+	end, _ := stream.NewEvent(ctx, stream.EventOptions{})
 	defer end.Close()
 	start.Record(s)
 	s.Callback(func() { time.Sleep(time.Millisecond) })
@@ -118,7 +118,7 @@ func ExampleNewEvent() {
 	d, err := stream.Elapsed(start, end)
 	fmt.Println(d >= time.Millisecond, err)
 
-	_, err = stream.NewEvent(ctx, stream.Interprocess) // needs DisableTiming too
+	_, err = stream.NewEvent(ctx, stream.EventOptions{Flags: stream.Interprocess}) // needs DisableTiming too
 	fmt.Println(errors.Is(err, driver.ErrInvalidValue))
 	// Output:
 	// false <nil>
@@ -129,9 +129,9 @@ func ExampleNewEvent() {
 func ExampleStream_WaitStream() {
 	ctx := exampleContext()
 	defer ctx.Close()
-	producer, _ := stream.New(ctx, stream.WithFlags(stream.NonBlocking))
+	producer, _ := stream.New(ctx, stream.Options{Flags: stream.NonBlocking})
 	defer producer.Close()
-	consumer, _ := stream.New(ctx, stream.WithFlags(stream.NonBlocking))
+	consumer, _ := stream.New(ctx, stream.Options{Flags: stream.NonBlocking})
 	defer consumer.Close()
 
 	producer.Callback(func() { fmt.Println("produced") })
@@ -146,7 +146,7 @@ func ExampleStream_WaitStream() {
 func ExampleStream_Callback() {
 	ctx := exampleContext()
 	defer ctx.Close()
-	s, _ := stream.New(ctx)
+	s, _ := stream.New(ctx, stream.Options{})
 	defer s.Close()
 
 	s.Callback(func() { fmt.Println("first") })

@@ -2,6 +2,7 @@ package stream_test
 
 import (
 	"errors"
+	"runtime"
 	"sync"
 	"testing"
 
@@ -69,13 +70,16 @@ func TestWrapNeverCreates(t *testing.T) {
 
 func TestWaitStreamLeaksNothing(t *testing.T) {
 	ctx, c := countingContext(t)
-	a, err := stream.New(ctx)
+	a, err := stream.New(ctx, stream.Options{})
 	require.NoError(t, err)
-	b, err := stream.New(ctx)
+	b, err := stream.New(ctx, stream.Options{})
 	require.NoError(t, err)
+	legacy, err := stream.Legacy(ctx)
+	require.NoError(t, err)
+	defer legacy.Close()
 	for i := 0; i < 1000; i++ {
 		require.NoError(t, b.WaitStream(a))
-		require.NoError(t, a.WaitStream(stream.Legacy(ctx)))
+		require.NoError(t, a.WaitStream(legacy))
 	}
 	require.NoError(t, b.Synchronize())
 	assert.Zero(t, c.events.Load(), "every internal event is destroyed")
@@ -86,19 +90,21 @@ func TestWaitStreamLeaksNothing(t *testing.T) {
 
 func TestCloseDestroysOnlyOwned(t *testing.T) {
 	ctx, c := countingContext(t)
-	s, err := stream.New(ctx)
+	s, err := stream.New(ctx, stream.Options{})
 	require.NoError(t, err)
 	assert.Equal(t, int64(1), c.streams.Load())
 	w, err := stream.Wrap(ctx, s.Handle())
 	require.NoError(t, err)
 	require.NoError(t, w.Close())
 	assert.Equal(t, int64(1), c.streams.Load(), "closing a wrap does not destroy")
-	require.NoError(t, stream.Default(ctx).Close())
+	def, err := stream.Default(ctx)
+	require.NoError(t, err)
+	require.NoError(t, def.Close())
 	require.NoError(t, s.Close())
 	require.NoError(t, s.Close())
 	assert.Zero(t, c.streams.Load(), "destroyed exactly once")
 
-	ev, err := stream.NewEvent(ctx)
+	ev, err := stream.NewEvent(ctx, stream.EventOptions{})
 	require.NoError(t, err)
 	we, err := stream.WrapEvent(ctx, ev.Handle())
 	require.NoError(t, err)
@@ -109,32 +115,61 @@ func TestCloseDestroysOnlyOwned(t *testing.T) {
 	assert.Zero(t, c.events.Load())
 }
 
-// TestUseBindsOnlySpecial: Use makes the context current for the special
-// streams only.
+// currentAt is a backend that records the calling thread's current context
+// at each cuStreamQuery.
+type currentAt struct {
+	backend.API
+	mu  sync.Mutex
+	cur []uintptr
+}
+
+func (c *currentAt) StreamQuery(h uintptr) error {
+	cur, err := c.API.CtxGetCurrent()
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.cur = append(c.cur, cur)
+	c.mu.Unlock()
+	return c.API.StreamQuery(h)
+}
+
+func (c *currentAt) last() uintptr {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cur[len(c.cur)-1]
+}
+
+// TestUseBindsOnlySpecial: work enqueued on a special stream makes the
+// context current for the call (the driver resolves 0x0, 0x1 and 0x2 through
+// it), work on any other stream binds nothing; either way the calling
+// thread's context is left as it was.
 func TestUseBindsOnlySpecial(t *testing.T) {
-	ctx := fakeContext(t)
-	api := ctx.API()
-	owned, err := stream.New(ctx)
+	api := &currentAt{API: fake.NewBackend(fake.Devices(1))}
+	ctx := primary(t, newDriver(t, api))
+	owned, err := stream.New(ctx, stream.Options{})
 	require.NoError(t, err)
 	defer owned.Close()
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { // a goroutine of its own: nothing is current on its thread
 		defer wg.Done()
-		b, err := owned.Use()
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		_, err := owned.Query()
 		require.NoError(t, err)
-		cur, r := api.CtxGetCurrent()
-		b.Unbind()
-		require.NoError(t, r)
-		assert.Zero(t, cur, "an owned stream binds nothing")
+		assert.Zero(t, api.last(), "an owned stream binds nothing")
 
-		for _, s := range []*stream.Stream{stream.Default(ctx), stream.Legacy(ctx), stream.PerThread(ctx)} {
-			b, err := s.Use()
+		for _, mk := range []func(*driver.Context) (*stream.Stream, error){stream.Default, stream.Legacy, stream.PerThread} {
+			s, err := mk(ctx)
 			require.NoError(t, err)
+			_, err = s.Query()
+			require.NoError(t, err)
+			assert.Equal(t, ctx.Handle(), api.last(), "%s binds its context", s)
 			cur, r := api.CtxGetCurrent()
-			b.Unbind()
 			require.NoError(t, r)
-			assert.Equal(t, ctx.Handle(), cur, "%s binds its context", s)
+			assert.Zero(t, cur, "%s leaves the thread as it was", s)
+			require.NoError(t, s.Close())
 		}
 	}()
 	wg.Wait()
@@ -150,9 +185,9 @@ func TestCloseAfterContextRelease(t *testing.T) {
 	dev := ctx.Device()
 	ref, err := dev.PrimaryContext() // the primary context stays alive through ctx
 	require.NoError(t, err)
-	s, err := stream.New(ref)
+	s, err := stream.New(ref, stream.Options{})
 	require.NoError(t, err)
-	ev, err := stream.NewEvent(ref)
+	ev, err := stream.NewEvent(ref, stream.EventOptions{})
 	require.NoError(t, err)
 	require.NoError(t, ref.Close())
 	assert.Zero(t, c.primaryReleases.Load(), "the reference is released only when its objects are closed")
@@ -160,7 +195,7 @@ func TestCloseAfterContextRelease(t *testing.T) {
 	// The objects work after the Close.
 	require.NoError(t, ev.Record(s))
 	require.NoError(t, s.Synchronize())
-	start, err := stream.NewEvent(ctx)
+	start, err := stream.NewEvent(ctx, stream.EventOptions{})
 	require.NoError(t, err)
 	defer start.Close()
 	require.NoError(t, start.Record(s))
@@ -175,11 +210,12 @@ func TestCloseAfterContextRelease(t *testing.T) {
 	assert.Zero(t, c.streams.Load())
 	assert.Equal(t, int64(1), c.events.Load(), "only start is left")
 	// New objects cannot be made in the released reference.
-	_, err = stream.New(ref)
+	_, err = stream.New(ref, stream.Options{})
 	assert.ErrorIs(t, err, stream.ErrClosed)
-	_, err = stream.NewEvent(ref)
+	_, err = stream.NewEvent(ref, stream.EventOptions{})
 	assert.ErrorIs(t, err, stream.ErrClosed)
-	assert.ErrorIs(t, stream.Default(ref).Synchronize(), stream.ErrClosed)
+	_, err = stream.Default(ref)
+	assert.ErrorIs(t, err, stream.ErrClosed)
 	assert.NoError(t, ref.Close(), "a second Release is a no-op")
 }
 
@@ -189,7 +225,7 @@ func ownedContext(t *testing.T, opts ...fake.Option) *driver.Context {
 	t.Helper()
 	dev, err := fake.New(opts...).Device(0)
 	require.NoError(t, err)
-	ctx, err := dev.NewContext(0)
+	ctx, err := dev.NewContext(driver.ContextOptions{})
 	require.NoError(t, err)
 	t.Cleanup(func() { ctx.Close() })
 	return ctx
@@ -198,7 +234,7 @@ func ownedContext(t *testing.T, opts ...fake.Option) *driver.Context {
 // destroyed reports whether the context with handle h is gone in the driver.
 func destroyed(t *testing.T, ctx *driver.Context, h uintptr) bool {
 	t.Helper()
-	_, err := ctx.API().CtxGetAPIVersion(h)
+	_, err := rawAPI(t, ctx).CtxGetAPIVersion(h)
 	if err == nil {
 		return false
 	}
@@ -215,13 +251,13 @@ func TestFailedCreateReleasesHold(t *testing.T) {
 		fake.FailNth("cuEventCreate", 1, driver.ErrOutOfMemory),
 		fake.FailNth("cuCtxGetStreamPriorityRange", 1, driver.ErrUnknown),
 	)
-	_, err := stream.New(ctx)
+	_, err := stream.New(ctx, stream.Options{})
 	require.ErrorIs(t, err, driver.ErrOutOfMemory)
-	_, err = stream.New(ctx, stream.WithPriority(0))
+	_, err = stream.New(ctx, stream.Options{Priority: 0})
 	require.ErrorIs(t, err, driver.ErrUnknown)
-	_, err = stream.New(ctx, stream.WithPriority(-100))
+	_, err = stream.New(ctx, stream.Options{Priority: -100})
 	require.ErrorIs(t, err, driver.ErrInvalidValue)
-	_, err = stream.NewEvent(ctx)
+	_, err = stream.NewEvent(ctx, stream.EventOptions{})
 	require.ErrorIs(t, err, driver.ErrOutOfMemory)
 	_, err = stream.OpenIPCEvent(ctx, driver.IPCHandle{1}) // not a handle the fake made
 	require.ErrorIs(t, err, driver.ErrInvalidValue)
@@ -239,9 +275,9 @@ func TestFailedDestroyKeepsHold(t *testing.T) {
 		fake.FailNth("cuEventDestroy", 1, driver.ErrUnknown),
 	)
 	h := ctx.Handle()
-	s, err := stream.New(ctx)
+	s, err := stream.New(ctx, stream.Options{})
 	require.NoError(t, err)
-	ev, err := stream.NewEvent(ctx)
+	ev, err := stream.NewEvent(ctx, stream.EventOptions{})
 	require.NoError(t, err)
 	require.NoError(t, ctx.Close())
 
@@ -276,16 +312,16 @@ func TestDriverFailures(t *testing.T) {
 		fake.FailNth("cuLaunchHostFunc", 1, driver.ErrNotSupported),
 		fake.FailNth("cuEventElapsedTime", 1, driver.ErrUnknown),
 	)
-	_, err := stream.New(ctx)
+	_, err := stream.New(ctx, stream.Options{})
 	require.ErrorIs(t, err, driver.ErrOutOfMemory)
 	assert.Contains(t, err.Error(), "cuStreamCreateWithPriority")
-	s, err := stream.New(ctx)
+	s, err := stream.New(ctx, stream.Options{})
 	require.NoError(t, err, "the next one works")
 	defer s.Close()
 
-	_, err = stream.NewEvent(ctx)
+	_, err = stream.NewEvent(ctx, stream.EventOptions{})
 	require.ErrorIs(t, err, driver.ErrOutOfMemory)
-	ev, err := stream.NewEvent(ctx)
+	ev, err := stream.NewEvent(ctx, stream.EventOptions{})
 	require.NoError(t, err)
 	defer ev.Close()
 
@@ -301,7 +337,7 @@ func TestDriverFailures(t *testing.T) {
 	err = s.Callback(func() {})
 	require.ErrorIs(t, err, driver.ErrNotSupported)
 
-	end, err := stream.NewEvent(ctx)
+	end, err := stream.NewEvent(ctx, stream.EventOptions{})
 	require.NoError(t, err)
 	defer end.Close()
 	require.NoError(t, ev.Record(s))
@@ -337,10 +373,10 @@ func TestFlagStrings(t *testing.T) {
 func TestIPCEventFake(t *testing.T) {
 	exporter := fakeContext(t)
 	importer := fakeContext(t)
-	s, err := stream.New(exporter)
+	s, err := stream.New(exporter, stream.Options{})
 	require.NoError(t, err)
 	defer s.Close()
-	ev, err := stream.NewEvent(exporter, stream.Interprocess, stream.DisableTiming)
+	ev, err := stream.NewEvent(exporter, stream.EventOptions{Flags: stream.Interprocess | stream.DisableTiming})
 	require.NoError(t, err)
 	defer ev.Close()
 	require.NoError(t, s.Callback(func() {}))
@@ -362,7 +398,7 @@ func TestIPCEventFake(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, done, "the exporter's stream has work pending")
 
-	is, err := stream.New(importer)
+	is, err := stream.New(importer, stream.Options{})
 	require.NoError(t, err)
 	defer is.Close()
 	require.NoError(t, is.Wait(opened))
@@ -393,13 +429,13 @@ func TestIPCEventFake(t *testing.T) {
 // (run with -race).
 func TestConcurrentUse(t *testing.T) {
 	ctx := fakeContext(t)
-	s, err := stream.New(ctx)
+	s, err := stream.New(ctx, stream.Options{})
 	require.NoError(t, err)
 	defer s.Close()
-	ev, err := stream.NewEvent(ctx)
+	ev, err := stream.NewEvent(ctx, stream.EventOptions{})
 	require.NoError(t, err)
 	defer ev.Close()
-	o, err := stream.New(ctx)
+	o, err := stream.New(ctx, stream.Options{})
 	require.NoError(t, err)
 	defer o.Close()
 	var wg sync.WaitGroup

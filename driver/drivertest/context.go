@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/stream"
 )
 
 func testErrors(t *testing.T, drv *driver.Driver) {
@@ -22,9 +24,9 @@ func testErrors(t *testing.T, drv *driver.Driver) {
 
 	equal(t, driver.ErrNotReady.Error(), "CUDA_ERROR_NOT_READY: device not ready")
 	equal(t, driver.ErrInvalidValue.Name(), "CUDA_ERROR_INVALID_VALUE")
-	noError(t, driver.Check(0))
-	equal[error](t, driver.Check(600), driver.ErrNotReady)
-	equal[error](t, driver.Check(123456), driver.Result(123456))
+	noError(t, backend.Check(0))
+	equal[error](t, backend.Check(600), driver.ErrNotReady)
+	equal[error](t, backend.Check(123456), driver.Result(123456))
 	contains(t, driver.Result(123456).Error(), "123456")
 }
 
@@ -99,7 +101,7 @@ func testDevices(t *testing.T, drv *driver.Driver) {
 
 // current returns the calling OS thread's current context; the caller has
 // locked the thread.
-func current(t *testing.T, api driver.API) uintptr {
+func current(t *testing.T, api backend.API) uintptr {
 	t.Helper()
 	c, err := api.CtxGetCurrent()
 	must(t, err)
@@ -119,12 +121,12 @@ func primary(t testing.TB, drv *driver.Driver, ordinal int) *driver.Context {
 	must(t, err)
 	ctx, err := dev.PrimaryContext()
 	must(t, err)
-	t.Cleanup(func() { ctx.Release() })
+	t.Cleanup(func() { ctx.Close() })
 	return ctx
 }
 
 func testContexts(t *testing.T, drv *driver.Driver) {
-	api := drv.API()
+	api := raw(t, drv)
 	dev, err := drv.Device(0)
 	must(t, err)
 
@@ -143,30 +145,30 @@ func testContexts(t *testing.T, drv *driver.Driver) {
 		must(t, err)
 		equal(t, other, a.Handle())
 
-		must(t, a.Release())
-		must(t, a.Release(), "a second Release is a no-op")
-		must(t, b.Release())
+		must(t, a.Close())
+		must(t, a.Close(), "a second Release is a no-op")
+		must(t, b.Close())
 		// Our references are gone; the other user's keeps it alive.
-		_, err = api.CtxGetApiVersion(other)
+		_, err = api.CtxGetAPIVersion(other)
 		noError(t, err, "the other user's reference keeps the primary context alive")
 		must(t, api.DevicePrimaryCtxRelease(dev.Handle()))
 
 		errorIs(t, a.Synchronize(), driver.ErrClosed)
-		_, err = a.Bind()
+		_, err = bindCtx(a)
 		errorIs(t, err, driver.ErrClosed)
 	})
 
 	t.Run("bind leaves the thread as it found it", func(t *testing.T) {
 		ctx := primary(t, drv, 0)
-		owned, err := dev.NewContext(0)
+		owned, err := dev.NewContext(driver.ContextOptions{})
 		must(t, err)
-		defer owned.Release()
+		defer owned.Close()
 
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 		for _, before := range []uintptr{0, owned.Handle(), ctx.Handle()} {
 			must(t, api.CtxSetCurrent(before))
-			b, err := ctx.Bind()
+			b, err := bindCtx(ctx)
 			must(t, err)
 			equal(t, current(t, api), ctx.Handle(), "bound context is current")
 			b.Unbind()
@@ -186,9 +188,9 @@ func testContexts(t *testing.T, drv *driver.Driver) {
 
 	t.Run("any goroutine any thread", func(t *testing.T) {
 		ctx := primary(t, drv, 0)
-		owned, err := dev.NewContext(0)
+		owned, err := dev.NewContext(driver.ContextOptions{})
 		must(t, err)
-		defer owned.Release()
+		defer owned.Close()
 		var wg sync.WaitGroup
 		errs := make(chan error, 64)
 		for g := 0; g < 16; g++ {
@@ -230,7 +232,7 @@ func testContexts(t *testing.T, drv *driver.Driver) {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 		must(t, api.CtxSetCurrent(0))
-		owned, err := dev.NewContext(0)
+		owned, err := dev.NewContext(driver.ContextOptions{})
 		must(t, err)
 		equal(t, owned.Kind(), driver.Owned)
 		equal(t, current(t, api), uintptr(0), "NewContext leaves the thread's context as it was")
@@ -241,15 +243,15 @@ func testContexts(t *testing.T, drv *driver.Driver) {
 		equal(t, w.Handle(), owned.Handle())
 		isSame(t, w.Device(), dev)
 		must(t, w.Synchronize())
-		must(t, w.Release())
-		must(t, w.Release())
-		_, err = api.CtxGetApiVersion(owned.Handle())
+		must(t, w.Close())
+		must(t, w.Close())
+		_, err = api.CtxGetAPIVersion(owned.Handle())
 		noError(t, err, "releasing a wrapped context never destroys it")
 		errorIs(t, w.Synchronize(), driver.ErrClosed)
 
 		h := owned.Handle()
-		must(t, owned.Release())
-		_, err = api.CtxGetApiVersion(h)
+		must(t, owned.Close())
+		_, err = api.CtxGetAPIVersion(h)
 		errorIs(t, err, driver.ErrInvalidContext, "releasing an owned context destroys it")
 		_, err = driver.WrapContext(drv, h)
 		errorIs(t, err, driver.ErrInvalidContext, "a destroyed context cannot be wrapped")
@@ -262,31 +264,28 @@ func testContexts(t *testing.T, drv *driver.Driver) {
 	t.Run("release waits for holds", func(t *testing.T) {
 		// Objects made in a context hold it: releasing the Context first
 		// ends it only when the last of them is closed.
-		owned, err := dev.NewContext(0)
+		owned, err := dev.NewContext(driver.ContextOptions{})
 		must(t, err)
-		h1, err := owned.Hold()
+		h1, err := stream.New(owned, stream.Options{})
 		must(t, err)
-		h2, err := owned.Hold()
+		h2, err := stream.NewEvent(owned, stream.EventOptions{})
 		must(t, err)
-		must(t, owned.Release())
-		_, err = owned.Bind()
-		errorIs(t, err, driver.ErrClosed, "the Context itself is closed")
-		_, err = owned.Hold()
-		errorIs(t, err, driver.ErrClosed, "no new objects in a released context")
-		_, err = api.CtxGetApiVersion(owned.Handle())
+		must(t, owned.Close())
+		must(t, owned.Close(), "a second Close is a no-op")
+		_, err = stream.New(owned, stream.Options{})
+		errorIs(t, err, driver.ErrClosed, "no new objects in a closed context")
+		_, err = api.CtxGetAPIVersion(owned.Handle())
 		noError(t, err, "still alive while held")
-		b, err := h1.Bind()
-		must(t, err, "a holder still binds")
-		b.Unbind()
-		must(t, h1.Release())
-		must(t, h1.Release(), "a second Release is a no-op")
-		_, err = h1.Bind()
-		errorIs(t, err, driver.ErrClosed)
-		_, err = api.CtxGetApiVersion(owned.Handle())
-		noError(t, err, "alive while one Hold is left")
-		must(t, h2.Release())
-		_, err = api.CtxGetApiVersion(owned.Handle())
-		errorIs(t, err, driver.ErrInvalidContext, "destroyed with the last Hold")
+		must(t, h1.Synchronize(), "a holder still works")
+		must(t, h1.Close())
+		must(t, h1.Close(), "a second Close is a no-op")
+		errorIs(t, h1.Synchronize(), driver.ErrClosed)
+		_, err = api.CtxGetAPIVersion(owned.Handle())
+		noError(t, err, "alive while one object is left")
+		must(t, h2.Synchronize(), "the event still works")
+		must(t, h2.Close())
+		_, err = api.CtxGetAPIVersion(owned.Handle())
+		errorIs(t, err, driver.ErrInvalidContext, "destroyed with the last object")
 	})
 
 	t.Run("current-context rules", func(t *testing.T) {
@@ -302,11 +301,11 @@ func testContexts(t *testing.T, drv *driver.Driver) {
 		errorIs(t, err, driver.ErrInvalidContext)
 		_, err = api.CtxPopCurrent()
 		errorIs(t, err, driver.ErrInvalidContext, "popping an empty stack")
-		v, err := api.CtxGetApiVersion(ctx.Handle())
+		v, err := api.CtxGetAPIVersion(ctx.Handle())
 		noError(t, err, "cuCtxGetApiVersion names its context")
 		notZero(t, v)
 		least, greatest, err := func() (int, int, error) {
-			b, err := ctx.Bind()
+			b, err := bindCtx(ctx)
 			if err != nil {
 				return 0, 0, err
 			}
@@ -318,15 +317,15 @@ func testContexts(t *testing.T, drv *driver.Driver) {
 
 		// Measured on the H200: elapsed time needs no current context; an
 		// event's IPC handle and the occupancy calculator do.
-		b, err := ctx.Bind()
+		b, err := bindCtx(ctx)
 		must(t, err)
-		s, err := api.StreamCreateWithPriority(driver.StreamNonBlocking, 0)
+		s, err := api.StreamCreateWithPriority(backend.StreamNonBlocking, 0)
 		must(t, err)
-		e1, err := api.EventCreate(driver.EventDefault)
+		e1, err := api.EventCreate(backend.EventDefault)
 		must(t, err)
-		e2, err := api.EventCreate(driver.EventDefault)
+		e2, err := api.EventCreate(backend.EventDefault)
 		must(t, err)
-		ipc, err := api.EventCreate(driver.EventInterprocess | driver.EventDisableTiming)
+		ipc, err := api.EventCreate(backend.EventInterprocess | backend.EventDisableTiming)
 		must(t, err)
 		b.Unbind()
 		defer func() {
@@ -341,7 +340,7 @@ func testContexts(t *testing.T, drv *driver.Driver) {
 		ms, err := api.EventElapsedTime(e1, e2)
 		noError(t, err, "cuEventElapsedTime needs no current context")
 		compare(t, ms, ">=", float32(0))
-		_, err = api.IpcGetEventHandle(ipc)
+		_, err = api.IPCGetEventHandle(ipc)
 		errorIs(t, err, driver.ErrInvalidContext, "cuIpcGetEventHandle needs a current context")
 		f, err := Kernels(t, ctx).Function(KernelAdd1)
 		must(t, err)

@@ -1,37 +1,55 @@
 // Package drivertest is the conformance suite: behaviours every backend of
-// driver.API must show, checked the same way on the fake (in every test run)
-// and on the real driver (whenever it loads). When the fake and a GPU
+// driver/backend must show, checked the same way on the fake (in every test
+// run) and on the real driver (whenever it loads). When the fake and a GPU
 // disagree, the fake is fixed and a case is added here.
+//
+// The suite knows no implementation: it drives a backend.API through the
+// public packages (driver, stream, memory, module), makes "foreign" objects
+// with raw calls on the backend itself, and checks for leaks through the
+// optional backend.LeakReporter. It depends on the standard library's
+// testing package alone.
 package drivertest
 
 import (
 	"os"
+	"runtime"
+	"sync"
 	"testing"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/libcuda"
 )
 
 // RequireGPUEnv names the environment variable that, set to 1, makes Real fail
 // a test instead of skipping it when the real driver does not load.
 const RequireGPUEnv = "NOCGO_CUDA_REQUIRE_GPU"
 
-// Real loads the real driver for a test. When it does not load, the test is
-// skipped, or failed when NOCGO_CUDA_REQUIRE_GPU=1.
-func Real(t testing.TB) *driver.Driver {
+// RealBackend opens the real driver's backend (libcuda) for a test. When it
+// does not load, the test is skipped, or failed when
+// NOCGO_CUDA_REQUIRE_GPU=1.
+func RealBackend(t testing.TB) backend.API {
 	t.Helper()
-	drv, err := driver.Load()
+	api, err := libcuda.Open()
 	if err != nil {
 		if os.Getenv(RequireGPUEnv) == "1" {
 			t.Fatalf("%s=1 but the real driver does not load: %v", RequireGPUEnv, err)
 		}
 		t.Skipf("no CUDA driver: %v", err)
 	}
-	return drv
+	return api
 }
 
-// Run runs the whole suite against drv. The driver needs at least one device;
+// Real loads the real driver for a test, as RealBackend does.
+func Real(t testing.TB) *driver.Driver {
+	t.Helper()
+	return open(t, RealBackend(t))
+}
+
+// Run runs the whole suite against a backend. It needs at least one device;
 // cases that need two run only where there are two.
-func Run(t *testing.T, drv *driver.Driver) {
+func Run(t *testing.T, api backend.API) {
+	drv := open(t, api)
 	t.Run("errors", func(t *testing.T) { testErrors(t, drv) })
 	t.Run("devices", func(t *testing.T) { testDevices(t, drv) })
 	t.Run("contexts", func(t *testing.T) { testContexts(t, drv) })
@@ -39,4 +57,85 @@ func Run(t *testing.T, drv *driver.Driver) {
 	t.Run("events", func(t *testing.T) { testEvents(t, drv) })
 	t.Run("memory", func(t *testing.T) { testMemory(t, drv) })
 	t.Run("modules", func(t *testing.T) { testModules(t, drv) })
+}
+
+// backends remembers the backend under each Driver the suite opened, for
+// its raw calls.
+var backends sync.Map // *driver.Driver -> backend.API
+
+func open(t testing.TB, api backend.API) *driver.Driver {
+	t.Helper()
+	drv, err := driver.New(api)
+	if err != nil {
+		t.Fatalf("driver.New: %v", err)
+	}
+	backends.Store(drv, api)
+	return drv
+}
+
+// raw returns the backend under drv, for calls the public packages do not
+// make (foreign objects, checks of the driver's own state).
+func raw(t testing.TB, drv *driver.Driver) backend.API {
+	t.Helper()
+	api, ok := backends.Load(drv)
+	if !ok {
+		t.Fatalf("drivertest: %p is not a Driver the suite opened", drv)
+	}
+	return api.(backend.API)
+}
+
+// binding is a context made current with raw calls, for raw calls that need
+// one.
+type binding struct {
+	api    backend.API
+	pushed bool
+}
+
+// ctxAPI returns the backend under ctx's Driver, which the suite opened.
+func ctxAPI(ctx *driver.Context) backend.API {
+	api, _ := backends.Load(ctx.Driver())
+	return api.(backend.API)
+}
+
+// bindCtx locks the OS thread and pushes ctx unless it is current.
+func bindCtx(ctx *driver.Context) (binding, error) {
+	api := ctxAPI(ctx)
+	if ctx.Closed() {
+		return binding{}, driver.ErrClosed
+	}
+	runtime.LockOSThread()
+	cur, err := api.CtxGetCurrent()
+	if err != nil {
+		runtime.UnlockOSThread()
+		return binding{}, err
+	}
+	if cur == ctx.Handle() {
+		return binding{api: api}, nil
+	}
+	if err := api.CtxPushCurrent(ctx.Handle()); err != nil {
+		runtime.UnlockOSThread()
+		return binding{}, err
+	}
+	return binding{api: api, pushed: true}, nil
+}
+
+// Unbind undoes bindCtx.
+func (b binding) Unbind() {
+	if b.api == nil {
+		return
+	}
+	if b.pushed {
+		b.api.CtxPopCurrent()
+	}
+	runtime.UnlockOSThread()
+}
+
+// leaks returns what the backend reports still alive, and false when it
+// cannot tell (it is no backend.LeakReporter).
+func leaks(drv *driver.Driver) ([]string, bool) {
+	v, _ := backends.Load(drv)
+	if r, ok := v.(backend.LeakReporter); ok {
+		return r.Leaks(), true
+	}
+	return nil, false
 }

@@ -5,13 +5,14 @@ import (
 
 	"github.com/nocgo/cuda/driver/drivertest"
 	"github.com/nocgo/cuda/fake"
+	"github.com/nocgo/cuda/internal/suitekernels"
 )
 
 func TestFake(t *testing.T) {
-	opts := append([]fake.Option{fake.Devices(2)}, drivertest.FakeKernels()...)
-	drivertest.Run(t, fake.New(opts...))
+	opts := append([]fake.Option{fake.Devices(2)}, suitekernels.Options()...)
+	drivertest.Run(t, fake.NewBackend(opts...))
 }
 
 func TestReal(t *testing.T) {
-	drivertest.Run(t, drivertest.Real(t))
+	drivertest.Run(t, drivertest.RealBackend(t))
 }

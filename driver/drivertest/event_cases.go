@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/stream"
 )
 
@@ -40,7 +41,7 @@ func testEventNew(t *testing.T, drv *driver.Driver) {
 	isTrue(t, done, "an event never recorded is complete")
 	must(t, ev.Synchronize())
 
-	_, err = stream.NewEvent(nil)
+	_, err = stream.NewEvent(nil, stream.EventOptions{})
 	errorIs(t, err, driver.ErrInvalidValue)
 }
 
@@ -66,12 +67,12 @@ func testEventFlags(t *testing.T, drv *driver.Driver) {
 	}
 
 	// Interprocess needs DisableTiming: rejected, not silently added.
-	ev, err := stream.NewEvent(ctx, stream.Interprocess)
+	ev, err := stream.NewEvent(ctx, stream.EventOptions{Flags: stream.Interprocess})
 	mustIs(t, err, driver.ErrInvalidValue)
 	isNil(t, ev)
 	contains(t, err.Error(), "DisableTiming")
 
-	_, err = stream.NewEvent(ctx, stream.EventFlag(0x100))
+	_, err = stream.NewEvent(ctx, stream.EventOptions{Flags: stream.EventFlag(0x100)})
 	mustIs(t, err, driver.ErrInvalidValue)
 	contains(t, err.Error(), "0x100")
 }
@@ -192,7 +193,7 @@ func testEventElapsedErrors(t *testing.T, drv *driver.Driver) {
 func testEventClose(t *testing.T, drv *driver.Driver) {
 	ctx := streamContext(t, drv, 0)
 	s := newStream(t, ctx)
-	ev, err := stream.NewEvent(ctx)
+	ev, err := stream.NewEvent(ctx, stream.EventOptions{})
 	must(t, err)
 	must(t, ev.Record(s))
 	must(t, ev.Close())
@@ -224,7 +225,7 @@ func testEventWrap(t *testing.T, drv *driver.Driver) {
 	isNil(t, ev)
 	contains(t, err.Error(), "handle 0x0")
 
-	h := rawEvent(t, ctx, driver.EventDefault)
+	h := rawEvent(t, ctx, backend.EventDefault)
 	ev, err = stream.WrapEvent(ctx, h)
 	must(t, err)
 	equal(t, ev.Handle(), h, "the handle round-trips exactly")
@@ -258,13 +259,13 @@ func testEventWrap(t *testing.T, drv *driver.Driver) {
 	// Close only detaches: the owner's event lives on.
 	must(t, ev.Close())
 	must(t, ev.Close())
-	noError(t, ctx.API().EventQuery(h), "the foreign event is still alive")
+	noError(t, ctxAPI(ctx).EventQuery(h), "the foreign event is still alive")
 	errorIs(t, ev.Record(s), stream.ErrClosed)
 	_, err = ev.Query()
 	errorIs(t, err, stream.ErrClosed)
 
 	// A foreign event without timing: Elapsed leaves the check to the driver.
-	hu := rawEvent(t, ctx, driver.EventDisableTiming)
+	hu := rawEvent(t, ctx, backend.EventDisableTiming)
 	u, err := stream.WrapEvent(ctx, hu)
 	must(t, err)
 	must(t, u.Record(s))
@@ -285,7 +286,7 @@ func testEventIPCHandle(t *testing.T, drv *driver.Driver) {
 	_, err := plain.IPCHandle()
 	mustIs(t, err, driver.ErrInvalidHandle)
 	contains(t, err.Error(), "Interprocess")
-	foreign, err := stream.WrapEvent(ctx, rawEvent(t, ctx, driver.EventDisableTiming))
+	foreign, err := stream.WrapEvent(ctx, rawEvent(t, ctx, backend.EventDisableTiming))
 	must(t, err)
 	_, err = foreign.IPCHandle()
 	mustIs(t, err, driver.ErrInvalidHandle)

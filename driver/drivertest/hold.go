@@ -16,14 +16,14 @@ import (
 func holdCases(t *testing.T, drv *driver.Driver, last string, check func(t *testing.T, ctx *driver.Context, ended func(t *testing.T))) {
 	dev, err := drv.Device(0)
 	must(t, err)
-	api := drv.API()
+	api := raw(t, drv)
 	t.Run("owned-context", func(t *testing.T) {
-		ctx, err := dev.NewContext(0)
+		ctx, err := dev.NewContext(driver.ContextOptions{})
 		must(t, err)
-		t.Cleanup(func() { ctx.Release() }) // a no-op once the case released it
+		t.Cleanup(func() { ctx.Close() }) // a no-op once the case released it
 		h := ctx.Handle()
 		check(t, ctx, func(t *testing.T) {
-			_, err := api.CtxGetApiVersion(h)
+			_, err := api.CtxGetAPIVersion(h)
 			errorIs(t, err, driver.ErrInvalidContext, "the owned context is destroyed with the last %s", last)
 		})
 	})
@@ -32,7 +32,7 @@ func holdCases(t *testing.T, drv *driver.Driver, last string, check func(t *test
 		must(t, err)
 		ctx, err := dev.PrimaryContext()
 		must(t, err)
-		t.Cleanup(func() { ctx.Release() })
+		t.Cleanup(func() { ctx.Close() })
 		h := ctx.Handle()
 		check(t, ctx, func(t *testing.T) {
 			if before {
@@ -44,7 +44,7 @@ func holdCases(t *testing.T, drv *driver.Driver, last string, check func(t *test
 			_, active, err := api.DevicePrimaryCtxGetState(dev.Handle())
 			must(t, err)
 			isFalse(t, active, "the last reference to the primary context is released with the last %s", last)
-			_, err = api.CtxGetApiVersion(h)
+			_, err = api.CtxGetAPIVersion(h)
 			errorIs(t, err, driver.ErrInvalidContext, "the primary context ended with the last %s", last)
 		})
 	})

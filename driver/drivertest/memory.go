@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/nocgo/cuda/driver"
-	"github.com/nocgo/cuda/fake"
 	"github.com/nocgo/cuda/memory"
 	"github.com/nocgo/cuda/stream"
 )
@@ -43,15 +42,15 @@ func memSetup(t *testing.T, drv *driver.Driver) (*driver.Context, *stream.Stream
 	must(t, err)
 	ctx, err := dev.PrimaryContext()
 	must(t, err)
-	s, err := stream.New(ctx, stream.WithFlags(stream.NonBlocking))
+	s, err := stream.New(ctx, stream.Options{Flags: stream.NonBlocking})
 	if err != nil {
-		ctx.Release()
+		ctx.Close()
 		must(t, err)
 	}
 	t.Cleanup(func() {
 		must(t, s.Close())
 		memNoLeaks(t, drv)
-		must(t, ctx.Release())
+		must(t, ctx.Close())
 	})
 	return ctx, s
 }
@@ -61,17 +60,17 @@ func memSetup(t *testing.T, drv *driver.Driver) (*driver.Context, *stream.Stream
 // release, which frees the context's memory, as on the driver.)
 func memNoLeaks(t *testing.T, drv *driver.Driver) {
 	t.Helper()
-	b := fake.Of(drv)
-	if b == nil {
+	all, ok := leaks(drv)
+	if !ok {
 		return
 	}
-	var leaks []string
-	for _, l := range b.Leaks() {
+	var left []string
+	for _, l := range all {
 		if strings.Contains(l, "memory") {
-			leaks = append(leaks, l)
+			left = append(left, l)
 		}
 	}
-	isEmpty(t, leaks, "memory left allocated at the end of the case")
+	isEmpty(t, left, "memory left allocated at the end of the case")
 }
 
 // memAlloc allocates a buffer freed when the test ends.
@@ -79,7 +78,7 @@ func memAlloc[T any](t *testing.T, ctx *driver.Context, n int) *memory.Buffer[T]
 	t.Helper()
 	b, err := memory.Alloc[T](ctx, n)
 	must(t, err)
-	t.Cleanup(func() { must(t, b.Free()) })
+	t.Cleanup(func() { must(t, b.Close()) })
 	return b
 }
 

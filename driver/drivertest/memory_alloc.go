@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/memory"
 	"github.com/nocgo/cuda/stream"
 )
@@ -24,14 +25,14 @@ func testMemAlloc(t *testing.T, drv *driver.Driver) {
 
 	// The driver sees device memory of this context and device, at least
 	// as large as asked.
-	api := drv.API()
-	mt, err := api.PointerGetAttribute(driver.PointerAttrMemoryType, b.Ptr())
+	api := raw(t, drv)
+	mt, err := api.PointerGetAttribute(backend.PointerAttrMemoryType, b.Ptr())
 	must(t, err)
-	equal(t, mt, uint64(driver.MemoryTypeDevice))
-	owner, err := api.PointerGetAttribute(driver.PointerAttrContext, b.Ptr())
+	equal(t, mt, uint64(backend.MemoryTypeDevice))
+	owner, err := api.PointerGetAttribute(backend.PointerAttrContext, b.Ptr())
 	must(t, err)
 	equal(t, owner, uint64(ctx.Handle()))
-	bd, err := ctx.Bind()
+	bd, err := bindCtx(ctx)
 	must(t, err)
 	base, size, err := api.MemGetAddressRange(b.Ptr())
 	bd.Unbind()
@@ -50,7 +51,7 @@ func testMemAlloc(t *testing.T, drv *driver.Driver) {
 	must(t, memory.CopyToDevice(p, want))
 	equal(t, memRead(t, p), want)
 
-	must(t, b.Free())
+	must(t, b.Close())
 	isZero(t, b.Ptr())
 }
 
@@ -119,10 +120,10 @@ func testMemAllocErrors(t *testing.T, drv *driver.Driver) {
 	dev := ctx.Device()
 	c2, err := dev.PrimaryContext()
 	must(t, err)
-	must(t, c2.Release())
+	must(t, c2.Close())
 	_, err = memory.Alloc[float32](c2, 1)
 	errorIs(t, err, driver.ErrClosed)
-	s2, err := stream.New(ctx)
+	s2, err := stream.New(ctx, stream.Options{})
 	must(t, err)
 	must(t, s2.Close())
 	_, err = memory.AllocAsync[float32](s2, 1)
@@ -136,8 +137,8 @@ func testMemFree(t *testing.T, drv *driver.Driver) {
 	v := b.Slice(0, 8)
 	err = v.Err()
 	must(t, err)
-	must(t, b.Free())
-	must(t, b.Free(), "a second Free is a no-op")
+	must(t, b.Close())
+	must(t, b.Close(), "a second Free is a no-op")
 	isZero(t, b.Ptr())
 	isZero(t, v.Ptr(), "a view of freed memory has no pointer")
 	equal(t, b.Len(), 16)
@@ -155,7 +156,7 @@ func testMemFree(t *testing.T, drv *driver.Driver) {
 	errorIs(t, err, memory.ErrClosed)
 	_, err = b.IPCHandle()
 	errorIs(t, err, memory.ErrClosed)
-	must(t, v.Free(), "Free of a view of freed memory is a no-op")
+	must(t, v.Close(), "Free of a view of freed memory is a no-op")
 
 	other := memAlloc[int32](t, ctx, 16)
 	errorIs(t, memory.CopyDtoD(other, b), memory.ErrClosed)
@@ -170,7 +171,7 @@ func testMemFree(t *testing.T, drv *driver.Driver) {
 
 	// Nil and zero buffers are errors, never panics.
 	var nilBuf *memory.Buffer[int32]
-	noError(t, nilBuf.Free())
+	noError(t, nilBuf.Close())
 	isZero(t, nilBuf.Ptr())
 	errorIs(t, memory.CopyToDevice(nilBuf, host), driver.ErrInvalidValue)
 	errorIs(t, memory.CopyToDevice(&memory.Buffer[int32]{}, host), driver.ErrInvalidValue)
@@ -210,13 +211,13 @@ func testMemViews(t *testing.T, drv *driver.Driver) {
 		isZero(t, bad.Len())
 		errorIs(t, memory.CopyToDevice(bad, []float32{1}), driver.ErrInvalidValue)
 		errorIs(t, memory.Fill(s, bad, float32(1)), driver.ErrInvalidValue)
-		noError(t, bad.Free(), "freeing a bad view does nothing")
+		noError(t, bad.Close(), "freeing a bad view does nothing")
 	}
 	err = v.Slice(0, 4).Err()
 	errorIs(t, err, driver.ErrInvalidValue, "a view's bounds are its own")
 
 	// Freeing a view detaches it only.
-	must(t, v.Free())
+	must(t, v.Close())
 	isZero(t, v.Ptr())
 	errorIs(t, memory.CopyToDevice(v, []float32{1, 2, 3}), memory.ErrClosed)
 	notZero(t, b.Ptr())
@@ -254,18 +255,18 @@ func testMemAllocAsync(t *testing.T, drv *driver.Driver) {
 	memSame(t, memFilled(256, float32(2.5)), out)
 	isZero(t, b.Ptr())
 	must(t, b.FreeAsync(s), "second FreeAsync is a no-op")
-	must(t, b.Free(), "Free after FreeAsync is a no-op")
+	must(t, b.Close(), "Free after FreeAsync is a no-op")
 
 	// Free frees in stream order on the allocation stream.
 	c, err := memory.AllocAsync[int32](s, 64)
 	must(t, err)
 	must(t, memory.Fill(s, c, int32(-1)))
-	must(t, c.Free())
+	must(t, c.Close())
 	must(t, s.Synchronize())
 	errorIs(t, memory.Fill(s, c, int32(0)), memory.ErrClosed)
 
 	// Freed on another stream, after it waits for the allocation stream.
-	s2, err := stream.New(ctx, stream.WithFlags(stream.NonBlocking))
+	s2, err := stream.New(ctx, stream.Options{Flags: stream.NonBlocking})
 	must(t, err)
 	d, err := memory.AllocAsync[int32](s, 64)
 	must(t, err)
@@ -284,7 +285,7 @@ func testMemAllocAsync(t *testing.T, drv *driver.Driver) {
 	errorIs(t, e.FreeAsync(s2), memory.ErrClosed, "a closed stream cannot free")
 	notZero(t, e.Ptr(), "a refused FreeAsync changes nothing")
 	memSame(t, memFilled(64, int32(4)), memRead(t, e))
-	must(t, e.Free())
+	must(t, e.Close())
 	isZero(t, e.Ptr())
 
 	// Views and foreign buffers cannot be freed in stream order.
@@ -298,7 +299,7 @@ func testMemAllocAsync(t *testing.T, drv *driver.Driver) {
 	br, err := memory.Borrow[int32](ctx, f.Ptr(), 8, nil)
 	must(t, err)
 	errorIs(t, br.FreeAsync(s), driver.ErrInvalidValue)
-	must(t, br.Free())
+	must(t, br.Close())
 	must(t, f.FreeAsync(s))
 	must(t, s.Synchronize())
 }
@@ -315,9 +316,9 @@ func testMemHost(t *testing.T, drv *driver.Driver) {
 	copy(hs, memIota(100, 1))
 
 	// The driver knows it as host memory.
-	mt, err := drv.API().PointerGetAttribute(driver.PointerAttrMemoryType, memHostAddr(hs))
+	mt, err := raw(t, drv).PointerGetAttribute(backend.PointerAttrMemoryType, memHostAddr(hs))
 	must(t, err)
-	equal(t, mt, uint64(driver.MemoryTypeHost))
+	equal(t, mt, uint64(backend.MemoryTypeHost))
 
 	d := memAlloc[float32](t, ctx, 100)
 	must(t, memory.CopyToDeviceAsync(s, d, hs))
@@ -328,10 +329,10 @@ func testMemHost(t *testing.T, drv *driver.Driver) {
 	must(t, s.Synchronize())
 	memSame(t, memIota(100, 1), back.Slice())
 
-	must(t, h.Free())
+	must(t, h.Close())
 	isNil(t, h.Slice())
-	must(t, h.Free(), "a second Free is a no-op")
-	must(t, back.Free())
+	must(t, h.Close(), "a second Free is a no-op")
+	must(t, back.Close())
 }
 
 func testMemIPCExport(t *testing.T, drv *driver.Driver) {
@@ -358,7 +359,7 @@ func testMemIPCExport(t *testing.T, drv *driver.Driver) {
 	must(t, err)
 	_, err = br.IPCHandle()
 	errorIs(t, err, driver.ErrInvalidValue, "borrowed memory cannot be exported")
-	must(t, br.Free())
+	must(t, br.Close())
 
 	_, err = memory.OpenIPC[float32](ctx, driver.IPCHandle{}, 1)
 	errorIs(t, err, driver.ErrInvalidValue, "the zero handle")

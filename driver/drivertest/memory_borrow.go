@@ -13,32 +13,32 @@ import (
 // would (cuMemAlloc with ctx current).
 func memRawAlloc(t *testing.T, ctx *driver.Context, size uintptr) uintptr {
 	t.Helper()
-	b, err := ctx.Bind()
+	b, err := bindCtx(ctx)
 	must(t, err)
 	defer b.Unbind()
-	ptr, err := ctx.API().MemAlloc(size)
+	ptr, err := ctxAPI(ctx).MemAlloc(size)
 	must(t, err)
 	return ptr
 }
 
 // memRawFree frees raw memory the way the other library would.
 func memRawFree(ctx *driver.Context, ptr uintptr) error {
-	b, err := ctx.Bind()
+	b, err := bindCtx(ctx)
 	if err != nil {
 		return err
 	}
 	defer b.Unbind()
-	return ctx.API().MemFree(ptr)
+	return ctxAPI(ctx).MemFree(ptr)
 }
 
 // memRawRead reads n float32 at ptr with a raw cuMemcpyDtoH.
 func memRawRead(t *testing.T, ctx *driver.Context, ptr uintptr, n int) []float32 {
 	t.Helper()
-	b, err := ctx.Bind()
+	b, err := bindCtx(ctx)
 	must(t, err)
 	defer b.Unbind()
 	out := make([]float32, n)
-	must(t, ctx.API().MemcpyDtoH(unsafe.Pointer(unsafe.SliceData(out)), ptr, uintptr(4*n)))
+	must(t, ctxAPI(ctx).MemcpyDtoH(unsafe.Pointer(unsafe.SliceData(out)), ptr, uintptr(4*n)))
 	return out
 }
 
@@ -49,9 +49,9 @@ func testMemBorrow(t *testing.T, drv *driver.Driver) {
 
 	// "Another library" writes its tensor; we borrow it and see the data.
 	other := memIota(n, 1)
-	bd, err := ctx.Bind()
+	bd, err := bindCtx(ctx)
 	must(t, err)
-	err = ctx.API().MemcpyHtoD(ptr, unsafe.Pointer(unsafe.SliceData(other)), 4*n)
+	err = ctxAPI(ctx).MemcpyHtoD(ptr, unsafe.Pointer(unsafe.SliceData(other)), 4*n)
 	bd.Unbind()
 	must(t, err)
 
@@ -81,13 +81,13 @@ func testMemBorrow(t *testing.T, drv *driver.Driver) {
 	part, err := memory.Borrow[float32](ctx, ptr+4096, 1024, nil)
 	must(t, err)
 	memSame(t, memIota(1024, 1124), memRead(t, part))
-	must(t, part.Free())
+	must(t, part.Close())
 
 	// Free never frees the foreign memory: the owner frees it afterwards.
-	must(t, b.Free())
+	must(t, b.Close())
 	isZero(t, b.Ptr())
 	errorIs(t, memory.CopyToDevice(b, memIota(n, 0)), memory.ErrClosed)
-	must(t, b.Free())
+	must(t, b.Close())
 	equal(t, memRawRead(t, ctx, ptr, 1)[0], float32(100), "still valid for its owner")
 	must(t, memRawFree(ctx, ptr), "the owner's cuMemFree succeeds after our Free")
 }
@@ -117,7 +117,7 @@ func testMemBorrowChecks(t *testing.T, drv *driver.Driver) {
 	errorContains(t, err, "allocation")
 	b, err := memory.Borrow[byte](ctx, ptr+size/2, size/2, nil)
 	must(t, err, "up to the end exactly")
-	must(t, b.Free())
+	must(t, b.Close())
 
 	// Host memory is not device memory: pinned memory the driver knows,
 	// and Go memory it does not.
@@ -126,7 +126,7 @@ func testMemBorrowChecks(t *testing.T, drv *driver.Driver) {
 	_, err = memory.Borrow[float32](ctx, memHostAddr(h.Slice()), 16, nil)
 	errorIs(t, err, driver.ErrInvalidValue)
 	errorContains(t, err, "host memory")
-	must(t, h.Free())
+	must(t, h.Close())
 	goMem := make([]float32, 16)
 	_, err = memory.Borrow[float32](ctx, memHostAddr(goMem), 16, nil)
 	hasError(t, err)
@@ -139,22 +139,22 @@ func testMemBorrowChecks(t *testing.T, drv *driver.Driver) {
 	hasError(t, err)
 
 	// Memory of another context is ErrWrongContext.
-	other, err := ctx.Device().NewContext(0)
+	other, err := ctx.Device().NewContext(driver.ContextOptions{})
 	must(t, err)
-	defer func() { must(t, other.Release()) }()
+	defer func() { must(t, other.Close()) }()
 	theirs := memRawAlloc(t, other, 4096)
 	_, err = memory.Borrow[float32](ctx, theirs, 16, nil)
 	errorIs(t, err, memory.ErrWrongContext)
 	errorContains(t, err, "context")
 	ok, err := memory.Borrow[float32](other, theirs, 16, nil)
 	must(t, err, "borrowed in its own context")
-	must(t, ok.Free())
+	must(t, ok.Close())
 	must(t, memRawFree(other, theirs))
 
 	// A released context.
 	c2, err := ctx.Device().PrimaryContext()
 	must(t, err)
-	must(t, c2.Release())
+	must(t, c2.Close())
 	_, err = memory.Borrow[float32](c2, ptr, 16, nil)
 	errorIs(t, err, memory.ErrClosed)
 }
@@ -162,7 +162,7 @@ func testMemBorrowChecks(t *testing.T, drv *driver.Driver) {
 func testMemBorrowPool(t *testing.T, drv *driver.Driver) {
 	ctx, s := memSetup(t, drv)
 	const n = 1 << 16
-	api := drv.API()
+	api := raw(t, drv)
 	// Stream-ordered pool memory, allocated raw by "another library".
 	ptr, err := api.MemAllocAsync(4*n, s.Handle())
 	must(t, err)
@@ -173,7 +173,7 @@ func testMemBorrowPool(t *testing.T, drv *driver.Driver) {
 	must(t, memory.CopyToDeviceAsync(s, b, memIota(n, 2)))
 	must(t, s.Synchronize())
 	memSame(t, memIota(n, 2), memRawRead(t, ctx, ptr, n))
-	must(t, b.Free())
+	must(t, b.Close())
 	must(t, api.MemFreeAsync(ptr, s.Handle()), "still the owner's to free")
 	must(t, s.Synchronize())
 
@@ -183,8 +183,8 @@ func testMemBorrowPool(t *testing.T, drv *driver.Driver) {
 	must(t, s.Synchronize())
 	view, err := memory.Borrow[float32](ctx, own.Ptr(), n, own)
 	must(t, err)
-	must(t, view.Free())
-	must(t, own.Free())
+	must(t, view.Close())
+	must(t, own.Close())
 	must(t, s.Synchronize())
 }
 
@@ -199,8 +199,8 @@ func testMemTwoDevices(t *testing.T, drv *driver.Driver) {
 	must(t, err)
 	ctx1, err := dev1.PrimaryContext()
 	must(t, err)
-	defer func() { must(t, ctx1.Release()) }()
-	s1, err := stream.New(ctx1)
+	defer func() { must(t, ctx1.Close()) }()
+	s1, err := stream.New(ctx1, stream.Options{})
 	must(t, err)
 	defer func() { must(t, s1.Close()) }()
 
@@ -208,7 +208,7 @@ func testMemTwoDevices(t *testing.T, drv *driver.Driver) {
 	a := memAlloc[float32](t, ctx0, n)
 	b, err := memory.Alloc[float32](ctx1, n)
 	must(t, err)
-	defer func() { must(t, b.Free()) }()
+	defer func() { must(t, b.Close()) }()
 
 	must(t, memory.CopyToDevice(a, memIota(n, 1)))
 	must(t, memory.CopyDtoD(b, a))

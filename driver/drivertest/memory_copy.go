@@ -26,10 +26,10 @@ func testMemCopySync(t *testing.T, drv *driver.Driver) {
 	// Copies work from any goroutine, whatever context is current on its
 	// thread, and leave that context current.
 	dev := ctx.Device()
-	other, err := dev.NewContext(0)
+	other, err := dev.NewContext(driver.ContextOptions{})
 	must(t, err)
-	defer func() { must(t, other.Release()) }()
-	api := drv.API()
+	defer func() { must(t, other.Close()) }()
+	api := raw(t, drv)
 	runtime.LockOSThread()
 	must(t, api.CtxPushCurrent(other.Handle()))
 	err = memory.CopyToDevice(a, memIota(n, 3))
@@ -92,7 +92,7 @@ func testMemCopyAsync(t *testing.T, drv *driver.Driver) {
 	// From pinned memory, both ways.
 	h, err := memory.AllocHost[float32](ctx, n)
 	must(t, err)
-	defer func() { must(t, h.Free()) }()
+	defer func() { must(t, h.Close()) }()
 	copy(h.Slice(), memIota(n, 7))
 	must(t, memory.CopyToDeviceAsync(s, b, h.Slice()))
 	must(t, memory.CopyDtoDAsync(s, a, b))
@@ -169,7 +169,7 @@ func testMemCopyChecks(t *testing.T, drv *driver.Driver) {
 	equal(t, memRead(t, d8), []int32{1, 2, 3, 4, 1, 2, 3, 4})
 
 	// A closed or nil stream queues nothing.
-	closed, err := stream.New(ctx)
+	closed, err := stream.New(ctx, stream.Options{})
 	must(t, err)
 	must(t, closed.Close())
 	errorIs(t, memory.CopyToDeviceAsync(closed, d4, sentinel(4)), driver.ErrClosed)
@@ -185,14 +185,14 @@ func testMemCopyChecks(t *testing.T, drv *driver.Driver) {
 
 func testMemCopyContexts(t *testing.T, drv *driver.Driver) {
 	ctx, s := memSetup(t, drv)
-	other, err := ctx.Device().NewContext(0)
+	other, err := ctx.Device().NewContext(driver.ContextOptions{})
 	must(t, err)
-	defer func() { must(t, other.Release()) }()
+	defer func() { must(t, other.Close()) }()
 	const n = 4096
 	a := memAlloc[float32](t, ctx, n)
 	b, err := memory.Alloc[float32](other, n)
 	must(t, err)
-	defer func() { must(t, b.Free()) }()
+	defer func() { must(t, b.Close()) }()
 	isSame(t, b.Context(), other)
 
 	// Between contexts: peer copies, synchronous and on a stream of either.
@@ -217,7 +217,7 @@ func testMemCopyContexts(t *testing.T, drv *driver.Driver) {
 	errorIs(t, memory.Fill(s, b, float32(3)), memory.ErrWrongContext)
 	must(t, s.Synchronize())
 	memSame(t, memIota(n, 9), memRead(t, b))
-	s2, err := stream.New(other)
+	s2, err := stream.New(other, stream.Options{})
 	must(t, err)
 	defer func() { must(t, s2.Close()) }()
 	must(t, memory.Fill(s2, b, float32(3)))
@@ -228,11 +228,11 @@ func testMemCopyContexts(t *testing.T, drv *driver.Driver) {
 func testMemSpecialStreams(t *testing.T, drv *driver.Driver) {
 	ctx, _ := memSetup(t, drv)
 	const n = 1024
-	api := drv.API()
+	api := raw(t, drv)
 	for _, sp := range []struct {
 		name string
 		s    *stream.Stream
-	}{{"default", stream.Default(ctx)}, {"legacy", stream.Legacy(ctx)}, {"per-thread", stream.PerThread(ctx)}} {
+	}{{"default", special(t, stream.Default, ctx)}, {"legacy", special(t, stream.Legacy, ctx)}, {"per-thread", special(t, stream.PerThread, ctx)}} {
 		t.Run(sp.name, func(t *testing.T) {
 			a := memAlloc[uint16](t, ctx, n)
 			b := memAlloc[uint16](t, ctx, n)

@@ -2,11 +2,8 @@ package drivertest
 
 import (
 	"testing"
-	"time"
 
 	"github.com/nocgo/cuda/driver"
-	"github.com/nocgo/cuda/fake"
-	"github.com/nocgo/cuda/internal/segscale"
 	"github.com/nocgo/cuda/module"
 )
 
@@ -85,48 +82,6 @@ type affineArgs struct {
 	N    int32
 }
 
-// FakeKernels returns the Go bodies of every kernel the suite launches
-// (KernelSource and segment_scale), for a fake backend that runs the suite:
-//
-//	drv := fake.New(append([]fake.Option{fake.Devices(2)}, drivertest.FakeKernels()...)...)
-func FakeKernels() []fake.Option {
-	return []fake.Option{
-		segscale.FakeKernel(),
-		fake.Kernel(KernelAdd1, func(t fake.Thread, p fake.Ptr, n int32) {
-			if i := t.X(); i < int(n) {
-				fake.Store(t, p, i, fake.Load[float32](t, p, i)+1)
-			}
-		}),
-		fake.Kernel(KernelSpin, func(t fake.Thread, ns uint64) {
-			if t.X() == 0 && t.Y() == 0 && t.Z() == 0 {
-				time.Sleep(time.Duration(ns))
-			}
-		}),
-		fake.Kernel("mixed", func(t fake.Thread, out fake.Ptr, d float64, c int8, h int16, q int64, f float32, u uint8) {
-			if t.X() == 0 {
-				for i, v := range []float64{d, float64(c), float64(h), float64(q), float64(f), float64(u)} {
-					fake.Store(t, out, i, v)
-				}
-			}
-		}),
-		fake.Kernel("affine", func(t fake.Thread, p fake.Ptr, a affineArgs) {
-			if i := t.X(); i < int(a.N) {
-				fake.Store(t, p, i, fake.Load[float32](t, p, i)*a.A+a.B)
-			}
-		}),
-		fake.Kernel("smem_copy", func(t fake.Thread, out, in fake.Ptr, n int32) {
-			if i := t.X(); i < int(n) {
-				fake.Store(t, out, i, fake.Load[float32](t, in, i)*3)
-			}
-		}),
-		fake.Kernel(KernelFillFloat, func(t fake.Thread, p fake.Ptr, v float32, n int32) {
-			if i := t.X(); i < int(n) {
-				fake.Store(t, p, i, v)
-			}
-		}),
-	}
-}
-
 // Kernels compiles KernelSource in ctx (without the on-disk cache) and
 // unloads it when the test ends.
 func Kernels(t testing.TB, ctx *driver.Context) *module.Module {
@@ -137,7 +92,7 @@ func Kernels(t testing.TB, ctx *driver.Context) *module.Module {
 		NoCache:         true,
 	})
 	must(t, err)
-	t.Cleanup(func() { m.Unload() })
+	t.Cleanup(func() { m.Close() })
 	return m
 }
 

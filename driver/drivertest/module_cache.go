@@ -22,7 +22,7 @@ func modCached(t *testing.T, ctx *driver.Context, s *stream.Stream, dir string, 
 	opts.CacheDir = dir
 	m, err := module.Compile(ctx, segscale.Source, opts)
 	must(t, err)
-	t.Cleanup(func() { m.Unload() })
+	t.Cleanup(func() { m.Close() })
 	f, err := m.Function(segscale.Name)
 	must(t, err)
 	modRunSegscale(t, ctx, s, f, 300)
@@ -77,10 +77,10 @@ func testModuleCache(t *testing.T, drv *driver.Driver) {
 	kopts := module.Options{Name: "kernels.cu", NameExpressions: []string{KernelFillFloat}, CacheDir: dir}
 	k1, err := module.Compile(ctx, KernelSource, kopts)
 	must(t, err)
-	t.Cleanup(func() { k1.Unload() })
+	t.Cleanup(func() { k1.Close() })
 	k2, err := module.Compile(ctx, KernelSource, kopts)
 	must(t, err)
-	t.Cleanup(func() { k2.Unload() })
+	t.Cleanup(func() { k2.Close() })
 	isFalse(t, k1.Cached())
 	isTrue(t, k2.Cached())
 	l1, ok1 := k1.LoweredName(KernelFillFloat)
@@ -205,7 +205,7 @@ func testModuleCacheConcurrent(t *testing.T, drv *driver.Driver) {
 					return
 				}
 				if mods[w] != nil {
-					mods[w].Unload()
+					mods[w].Close()
 				}
 				mods[w] = m
 			}
@@ -217,7 +217,7 @@ func testModuleCacheConcurrent(t *testing.T, drv *driver.Driver) {
 	for w := range workers {
 		must(t, errs[w])
 		m := mods[w]
-		t.Cleanup(func() { m.Unload() })
+		t.Cleanup(func() { m.Close() })
 		f, err := m.Function(segscale.Name)
 		must(t, err)
 		modRunSegscale(t, ctx, s, f, 257)

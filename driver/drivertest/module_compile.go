@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/internal/segscale"
 	"github.com/nocgo/cuda/memory"
 	"github.com/nocgo/cuda/module"
@@ -22,8 +23,8 @@ func modSetup(t *testing.T, drv *driver.Driver) (*driver.Context, *stream.Stream
 	must(t, err)
 	ctx, err := dev.PrimaryContext()
 	must(t, err)
-	t.Cleanup(func() { ctx.Release() })
-	s, err := stream.New(ctx)
+	t.Cleanup(func() { ctx.Close() })
+	s, err := stream.New(ctx, stream.Options{})
 	must(t, err)
 	t.Cleanup(func() { s.Close() })
 	return ctx, s
@@ -47,7 +48,7 @@ func modSegscale(t *testing.T, ctx *driver.Context, opts module.Options) *module
 	opts.NoCache = opts.NoCache || opts.CacheDir == ""
 	m, err := module.Compile(ctx, segscale.Source, opts)
 	must(t, err)
-	t.Cleanup(func() { m.Unload() })
+	t.Cleanup(func() { m.Close() })
 	return m
 }
 
@@ -124,15 +125,15 @@ func testModuleCompileError(t *testing.T, drv *driver.Driver) {
 	contains(t, ce.Log, "broken.cu", "the log names the source")
 	contains(t, ce.Log, "error")
 	contains(t, err.Error(), strings.TrimSpace(ce.Log), "the error text carries the whole log")
-	var nv *driver.NVRTCError
+	var nv *backend.NVRTCError
 	mustAs(t, err, &nv)
-	equal(t, nv.Code, driver.NVRTCErrorCompilation)
+	equal(t, nv.Code, backend.NVRTCErrorCompilation)
 
 	// A bad option is a compile error too, with NVRTC's code for it.
 	_, err = module.Compile(ctx, segscale.Source, module.Options{NoCache: true, Flags: []string{"--no-such-option"}})
 	mustAs(t, err, &ce)
 	mustAs(t, err, &nv)
-	equal(t, nv.Code, driver.NVRTCErrorInvalidOption)
+	equal(t, nv.Code, backend.NVRTCErrorInvalidOption)
 
 	// Options refused before NVRTC.
 	_, err = module.Compile(ctx, segscale.Source, module.Options{Arch: "hopper"})
@@ -151,7 +152,7 @@ func testModuleCompileWarnings(t *testing.T, drv *driver.Driver) {
 	opts := module.Options{Name: "warns.cu", CacheDir: t.TempDir()}
 	m, err := module.Compile(ctx, src, opts)
 	must(t, err)
-	t.Cleanup(func() { m.Unload() })
+	t.Cleanup(func() { m.Close() })
 	contains(t, m.Log(), "warning")
 	contains(t, m.Log(), "segment_scale warns")
 	contains(t, m.Log(), "warns.cu")
@@ -161,7 +162,7 @@ func testModuleCompileWarnings(t *testing.T, drv *driver.Driver) {
 
 	warm, err := module.Compile(ctx, src, opts)
 	must(t, err)
-	t.Cleanup(func() { warm.Unload() })
+	t.Cleanup(func() { warm.Close() })
 	isTrue(t, warm.Cached())
 	equal(t, warm.Log(), m.Log(), "the cache keeps the log")
 
@@ -195,7 +196,7 @@ extern "C" __global__ void segment_scale(float* out, const float* in, int n)
 		NoCache:  true,
 	})
 	must(t, err)
-	t.Cleanup(func() { m.Unload() })
+	t.Cleanup(func() { m.Close() })
 	f, err := m.Function(segscale.Name)
 	must(t, err)
 	modRunSegscale(t, ctx, s, f, 513)

@@ -14,17 +14,17 @@ import (
 // other objects made in the context keep working; the context ends only
 // when the last of them, the module, is unloaded.
 func testModuleHold(t *testing.T, drv *driver.Driver) {
-	api := drv.API()
+	api := raw(t, drv)
 	dev, err := drv.Device(0)
 	must(t, err)
 
 	t.Run("owned", func(t *testing.T) {
-		ctx, err := dev.NewContext(0)
+		ctx, err := dev.NewContext(driver.ContextOptions{})
 		must(t, err)
-		t.Cleanup(func() { ctx.Release() })
+		t.Cleanup(func() { ctx.Close() })
 		h := ctx.Handle()
 		alive := func() error {
-			_, err := api.CtxGetApiVersion(h)
+			_, err := api.CtxGetAPIVersion(h)
 			return err
 		}
 		modOutlives(t, ctx, alive)
@@ -38,7 +38,7 @@ func testModuleHold(t *testing.T, drv *driver.Driver) {
 		must(t, err)
 		ctx, err := dev.PrimaryContext()
 		must(t, err)
-		t.Cleanup(func() { ctx.Release() })
+		t.Cleanup(func() { ctx.Close() })
 		h := ctx.Handle()
 		alive := func() error {
 			_, active, err := api.DevicePrimaryCtxGetState(dev.Handle())
@@ -48,7 +48,7 @@ func testModuleHold(t *testing.T, drv *driver.Driver) {
 			if !active {
 				return driver.ErrInvalidContext
 			}
-			_, err = api.CtxGetApiVersion(h)
+			_, err = api.CtxGetAPIVersion(h)
 			return err
 		}
 		modOutlives(t, ctx, alive)
@@ -66,23 +66,23 @@ func testModuleHold(t *testing.T, drv *driver.Driver) {
 func modOutlives(t *testing.T, ctx *driver.Context, alive func() error) {
 	t.Helper()
 	const n = 1000
-	s, err := stream.New(ctx)
+	s, err := stream.New(ctx, stream.Options{})
 	must(t, err)
 	t.Cleanup(func() { s.Close() })
 	p, err := memory.Alloc[float32](ctx, n)
 	must(t, err)
-	t.Cleanup(func() { p.Free() })
+	t.Cleanup(func() { p.Close() })
 	m, err := module.Compile(ctx, KernelSource, module.Options{
 		Name:            "drivertest_kernels.cu",
 		NameExpressions: []string{KernelFillFloat},
 		NoCache:         true,
 	})
 	must(t, err)
-	t.Cleanup(func() { m.Unload() })
+	t.Cleanup(func() { m.Close() })
 	add1, err := m.Function(KernelAdd1)
 	must(t, err)
 
-	must(t, ctx.Release())
+	must(t, ctx.Close())
 	must(t, alive(), "the objects hold the context")
 	_, err = module.Compile(ctx, KernelSource, module.Options{NoCache: true})
 	errorIs(t, err, driver.ErrClosed, "no new module in a released Context")
@@ -112,13 +112,13 @@ func modOutlives(t *testing.T, ctx *driver.Context, alive func() error) {
 	equal(t, got, memFilled(n, float32(4)), "a fill and two adds ran after the Context's Release")
 
 	must(t, s.Close())
-	must(t, p.Free())
+	must(t, p.Close())
 	must(t, alive(), "the module still holds the context")
 	_, err = add1.Attributes()
 	must(t, err, "the module works with nothing else left in its context")
 
-	must(t, m.Unload())
-	must(t, m.Unload(), "a second Unload is a no-op")
+	must(t, m.Close())
+	must(t, m.Close(), "a second Unload is a no-op")
 	_, err = m.Function(KernelAdd1)
 	errorIs(t, err, driver.ErrClosed)
 	_, err = add1.Attributes()

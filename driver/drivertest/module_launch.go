@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/internal/segscale"
 	"github.com/nocgo/cuda/memory"
 	"github.com/nocgo/cuda/module"
@@ -83,7 +84,7 @@ func testModuleLaunchSpecial(t *testing.T, drv *driver.Driver) {
 	cfg := module.Config{Grid: module.Dim(1), Block: module.Dim(n)}
 	// The special streams resolve through the current context: Launch binds
 	// it, whatever the calling thread had current.
-	for _, s := range []*stream.Stream{stream.Default(ctx), stream.Legacy(ctx), stream.PerThread(ctx)} {
+	for _, s := range []*stream.Stream{special(t, stream.Default, ctx), special(t, stream.Legacy, ctx), special(t, stream.PerThread, ctx)} {
 		must(t, f.Launch(s, cfg, p, int32(n)), "%v", s)
 		must(t, s.Synchronize())
 	}
@@ -169,7 +170,7 @@ func testModuleArgChecks(t *testing.T, drv *driver.Driver) {
 	must(t, memory.CopyToDevice(in, memIota(n, 1)))
 	must(t, memory.CopyToDevice(out, memFilled(n, float32(-7))))
 	freed := memAlloc[float32](t, ctx, n)
-	must(t, freed.Free())
+	must(t, freed.Close())
 	var nilBuf *memory.Buffer[float32]
 	cfg := module.Config{Grid: module.Dim(1), Block: module.Dim(n)}
 
@@ -258,7 +259,7 @@ func testModuleConfigChecks(t *testing.T, drv *driver.Driver) {
 	}
 
 	// A closed stream, a nil stream.
-	closed, err := stream.New(ctx)
+	closed, err := stream.New(ctx, stream.Options{})
 	must(t, err)
 	must(t, closed.Close())
 	cfg := module.Config{Grid: module.Dim(1), Block: module.Dim(n)}
@@ -279,15 +280,15 @@ func testModuleWrongContext(t *testing.T, drv *driver.Driver) {
 
 	// A stream of another context of the same device (the driver would
 	// answer CUDA_ERROR_INVALID_HANDLE).
-	other, err := ctx.Device().NewContext(0)
+	other, err := ctx.Device().NewContext(driver.ContextOptions{})
 	must(t, err)
-	t.Cleanup(func() { other.Release() })
-	so, err := stream.New(other)
+	t.Cleanup(func() { other.Close() })
+	so, err := stream.New(other, stream.Options{})
 	must(t, err)
 	t.Cleanup(func() { so.Close() })
 	err = f.Launch(so, cfg, p, int32(n))
 	errorIs(t, err, module.ErrWrongContext)
-	errorIs(t, f.Launch(stream.Default(other), cfg, p, int32(n)), module.ErrWrongContext)
+	errorIs(t, f.Launch(special(t, stream.Default, other), cfg, p, int32(n)), module.ErrWrongContext)
 
 	// Memory of another device.
 	if count, err := drv.DeviceCount(); err == nil && count > 1 {
@@ -295,7 +296,7 @@ func testModuleWrongContext(t *testing.T, drv *driver.Driver) {
 		must(t, err)
 		ctx1, err := dev1.PrimaryContext()
 		must(t, err)
-		t.Cleanup(func() { ctx1.Release() })
+		t.Cleanup(func() { ctx1.Close() })
 		q := memAlloc[float32](t, ctx1, n)
 		err = f.Launch(s, cfg, q, int32(n))
 		errorIs(t, err, module.ErrWrongContext)
@@ -380,22 +381,22 @@ func testModuleAttributes(t *testing.T, drv *driver.Driver) {
 	equal(t, at.BinaryVersion, arch)
 	equal(t, at.SharedSizeBytes, 0, "add1 has no static shared memory")
 	equal(t, at.MaxDynamicSharedSize, 48<<10, "48 KiB until raised")
-	regs, err := f.Attribute(driver.FuncNumRegs)
+	regs, err := f.Attribute(backend.FuncNumRegs)
 	must(t, err)
 	equal(t, regs, at.NumRegs)
 
 	must(t, f.SetMaxDynamicSharedMemory(100000))
-	v, err := f.Attribute(driver.FuncMaxDynamicSharedSize)
+	v, err := f.Attribute(backend.FuncMaxDynamicSharedSize)
 	must(t, err)
 	equal(t, v, 100000)
 	optin, err := ctx.Device().Attribute(driver.AttrMaxSharedMemoryPerBlockOptin)
 	must(t, err)
 	errorIs(t, f.SetMaxDynamicSharedMemory(optin+1), driver.ErrInvalidValue)
 	errorIs(t, f.SetMaxDynamicSharedMemory(-1), driver.ErrInvalidValue)
-	v, err = f.Attribute(driver.FuncMaxDynamicSharedSize)
+	v, err = f.Attribute(backend.FuncMaxDynamicSharedSize)
 	must(t, err)
 	equal(t, v, 100000, "a refused value changes nothing")
-	_, err = f.Attribute(driver.FunctionAttribute(9999))
+	_, err = f.Attribute(backend.FunctionAttribute(9999))
 	errorIs(t, err, driver.ErrInvalidValue)
 }
 
@@ -417,7 +418,7 @@ func testModuleDynamicShared(t *testing.T, drv *driver.Driver) {
 		want[i] *= 3
 	}
 	equal(t, memRead(t, out), want)
-	v, err := f.Attribute(driver.FuncMaxDynamicSharedSize)
+	v, err := f.Attribute(backend.FuncMaxDynamicSharedSize)
 	must(t, err)
 	equal(t, v, 64<<10)
 
@@ -425,7 +426,7 @@ func testModuleDynamicShared(t *testing.T, drv *driver.Driver) {
 	cfg.SharedMem = 32 << 10
 	must(t, f.Launch(s, cfg, out, in, int32(n)))
 	must(t, s.Synchronize())
-	v, err = f.Attribute(driver.FuncMaxDynamicSharedSize)
+	v, err = f.Attribute(backend.FuncMaxDynamicSharedSize)
 	must(t, err)
 	equal(t, v, 64<<10, "a smaller launch does not lower the limit")
 
@@ -447,7 +448,7 @@ func testModuleDynamicShared(t *testing.T, drv *driver.Driver) {
 	must(t, byExpr.SetMaxDynamicSharedMemory(100000))
 	fillCfg := module.Config{Grid: module.Cover(n, 256), Block: module.Dim(256), SharedMem: 64 << 10}
 	must(t, byLowered.Launch(s, fillCfg, out, float32(5), int32(n)))
-	v, err = byExpr.Attribute(driver.FuncMaxDynamicSharedSize)
+	v, err = byExpr.Attribute(backend.FuncMaxDynamicSharedSize)
 	must(t, err)
 	equal(t, v, 100000, "the other name's 64 KiB launch kept the limit set through the first")
 	fillCfg.SharedMem = 90000

@@ -24,7 +24,7 @@ func testModuleLoadPTX(t *testing.T, drv *driver.Driver) {
 	}
 	m, err := module.Load(ctx, text)
 	must(t, err)
-	t.Cleanup(func() { m.Unload() })
+	t.Cleanup(func() { m.Close() })
 	equal(t, m.Kind(), module.PTX)
 	equal(t, m.Arch(), "")
 	isNil(t, m.Image(), "Load keeps no image")
@@ -39,7 +39,7 @@ func testModuleLoadPTX(t *testing.T, drv *driver.Driver) {
 	must(t, os.WriteFile(path, text, 0o644))
 	fm, err := module.LoadFile(ctx, path)
 	must(t, err)
-	t.Cleanup(func() { fm.Unload() })
+	t.Cleanup(func() { fm.Close() })
 	ff, err := fm.Function(segscale.Name)
 	must(t, err)
 	modRunSegscale(t, ctx, s, ff, 100)
@@ -55,7 +55,7 @@ func testModuleLoadCUBIN(t *testing.T, drv *driver.Driver) {
 	must(t, os.WriteFile(path, cubin, 0o644))
 	m, err := module.LoadFile(ctx, path)
 	must(t, err)
-	t.Cleanup(func() { m.Unload() })
+	t.Cleanup(func() { m.Close() })
 	equal(t, m.Kind(), module.CUBIN)
 	isNil(t, m.PTX(), "a CUBIN carries no PTX")
 	isNil(t, m.Kernels())
@@ -108,8 +108,8 @@ func testModuleUnload(t *testing.T, drv *driver.Driver) {
 	must(t, err)
 	notZero(t, m.Handle())
 
-	must(t, m.Unload())
-	must(t, m.Unload(), "a second Unload is a no-op")
+	must(t, m.Close())
+	must(t, m.Close(), "a second Unload is a no-op")
 	isZero(t, m.Handle())
 	cfg := module.Config{Grid: module.Dim(1), Block: module.Dim(16)}
 	errorIs(t, f.Launch(s, cfg, out, in, int32(16)), driver.ErrClosed)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/stream"
 )
 
@@ -49,11 +50,11 @@ func testStreamNew(t *testing.T, drv *driver.Driver) {
 	f, err := s.Flags()
 	must(t, err)
 	equal(t, f, stream.Blocking)
-	owner, err := ctx.API().StreamGetCtx(s.Handle())
+	owner, err := ctxAPI(ctx).StreamGetCtx(s.Handle())
 	must(t, err)
 	equal(t, owner, ctx.Handle(), "the stream is created in its context")
 
-	nb := newStream(t, ctx, stream.WithFlags(stream.NonBlocking))
+	nb := newStream(t, ctx, stream.Options{Flags: stream.NonBlocking})
 	f, err = nb.Flags()
 	must(t, err)
 	equal(t, f, stream.NonBlocking)
@@ -62,11 +63,11 @@ func testStreamNew(t *testing.T, drv *driver.Driver) {
 	isTrue(t, s.Equal(s))
 	contains(t, s.String(), fmt.Sprintf("%#x", s.Handle()))
 
-	_, err = stream.New(ctx, stream.WithFlags(stream.Flag(0x8)))
+	_, err = stream.New(ctx, stream.Options{Flags: stream.Flag(0x8)})
 	mustIs(t, err, driver.ErrInvalidValue)
 	contains(t, err.Error(), "0x8")
 
-	_, err = stream.New(nil)
+	_, err = stream.New(nil, stream.Options{})
 	mustIs(t, err, driver.ErrInvalidValue)
 }
 
@@ -79,7 +80,7 @@ func testStreamPriority(t *testing.T, drv *driver.Driver) {
 	}
 
 	for _, p := range []int{least, greatest} {
-		s := newStream(t, ctx, stream.WithPriority(p))
+		s := newStream(t, ctx, stream.Options{Priority: p})
 		got, err := s.Priority()
 		must(t, err)
 		equal(t, got, p)
@@ -90,7 +91,7 @@ func testStreamPriority(t *testing.T, drv *driver.Driver) {
 	equal(t, got, 0, "the default priority")
 
 	for _, p := range []int{greatest - 1, least + 1} {
-		s, err := stream.New(ctx, stream.WithPriority(p))
+		s, err := stream.New(ctx, stream.Options{Priority: p})
 		mustErr(t, err, "priority %d", p)
 		isNil(t, s)
 		errorIs(t, err, driver.ErrInvalidValue)
@@ -102,7 +103,7 @@ func testStreamPriority(t *testing.T, drv *driver.Driver) {
 
 func testStreamClose(t *testing.T, drv *driver.Driver) {
 	ctx := streamContext(t, drv, 0)
-	s, err := stream.New(ctx)
+	s, err := stream.New(ctx, stream.Options{})
 	must(t, err)
 	ev := newEvent(t, ctx)
 	must(t, s.Close())
@@ -118,8 +119,6 @@ func testStreamClose(t *testing.T, drv *driver.Driver) {
 	errorIs(t, err, stream.ErrClosed)
 	_, err = s.Priority()
 	errorIs(t, err, stream.ErrClosed)
-	_, err = s.Use()
-	errorIs(t, err, stream.ErrClosed)
 	other := newStream(t, ctx)
 	errorIs(t, other.WaitStream(s), stream.ErrClosed)
 	errorIs(t, s.WaitStream(other), stream.ErrClosed)
@@ -130,7 +129,7 @@ func testStreamWrap(t *testing.T, drv *driver.Driver) {
 	ctx := streamContext(t, drv, 0)
 	_, greatest, err := stream.PriorityRange(ctx)
 	must(t, err)
-	h := rawStream(t, ctx, driver.StreamNonBlocking, greatest)
+	h := rawStream(t, ctx, backend.StreamNonBlocking, greatest)
 
 	s, err := stream.Wrap(ctx, h)
 	must(t, err)
@@ -155,8 +154,8 @@ func testStreamWrap(t *testing.T, drv *driver.Driver) {
 	// Close only detaches: the stream stays alive for its owner.
 	must(t, s.Close())
 	must(t, s.Close())
-	noError(t, ctx.API().StreamQuery(h), "the foreign stream is still alive")
-	noError(t, ctx.API().StreamSynchronize(h))
+	noError(t, ctxAPI(ctx).StreamQuery(h), "the foreign stream is still alive")
+	noError(t, ctxAPI(ctx).StreamSynchronize(h))
 	_, err = s.Query()
 	errorIs(t, err, stream.ErrClosed)
 	errorIs(t, s.Synchronize(), stream.ErrClosed)
@@ -168,7 +167,7 @@ func testStreamWrap(t *testing.T, drv *driver.Driver) {
 
 	// Wrapping the stream of a closed context is refused.
 	ctx2 := streamContext(t, drv, 0)
-	must(t, ctx2.Release())
+	must(t, ctx2.Close())
 	_, err = stream.Wrap(ctx2, h)
 	errorIs(t, err, stream.ErrClosed)
 	_, err = stream.Wrap(nil, h)
@@ -191,12 +190,12 @@ func testStreamWrapSpecial(t *testing.T, drv *driver.Driver) {
 	for _, c := range []struct {
 		h    uintptr
 		want *stream.Stream
-	}{{driver.StreamLegacy, stream.Legacy(ctx)}, {driver.StreamPerThread, stream.PerThread(ctx)}} {
+	}{{backend.StreamLegacy, special(t, stream.Legacy, ctx)}, {backend.StreamPerThread, special(t, stream.PerThread, ctx)}} {
 		s, err := stream.Wrap(ctx, c.h)
 		must(t, err, "handle %#x", c.h)
 		equal(t, s.Handle(), c.h)
 		isTrue(t, s.Equal(c.want), "Wrap(%#x) is %s", c.h, c.want)
-		isFalse(t, s.Equal(stream.Default(ctx)))
+		isFalse(t, s.Equal(special(t, stream.Default, ctx)))
 		isFalse(t, s.Owned())
 		must(t, s.Synchronize())
 		must(t, s.Close())
@@ -208,7 +207,7 @@ func testStreamWrapSpecial(t *testing.T, drv *driver.Driver) {
 func testStreamWrapWrongContext(t *testing.T, drv *driver.Driver) {
 	primary := streamContext(t, drv, 0)
 	own := streamOwnContext(t, drv, 0)
-	h := rawStream(t, own, driver.StreamDefault, 0)
+	h := rawStream(t, own, backend.StreamDefault, 0)
 
 	s, err := stream.Wrap(primary, h)
 	mustIs(t, err, stream.ErrWrongContext)
@@ -232,7 +231,7 @@ func testStreamWrapOtherDevice(t *testing.T, drv *driver.Driver) {
 	}
 	ctx0 := streamContext(t, drv, 0)
 	ctx1 := streamContext(t, drv, 1)
-	h := rawStream(t, ctx1, driver.StreamDefault, 0)
+	h := rawStream(t, ctx1, backend.StreamDefault, 0)
 	_, err = stream.Wrap(ctx0, h)
 	mustIs(t, err, stream.ErrWrongContext, "a stream of another device is caught at Wrap")
 	contains(t, err.Error(), "device 1")
@@ -242,7 +241,7 @@ func testStreamWrapOtherDevice(t *testing.T, drv *driver.Driver) {
 // testStreamWrappedWorks runs every operation on a wrapped stream.
 func testStreamWrappedWorks(t *testing.T, drv *driver.Driver) {
 	ctx := streamContext(t, drv, 0)
-	h := rawStream(t, ctx, driver.StreamNonBlocking, 0)
+	h := rawStream(t, ctx, backend.StreamNonBlocking, 0)
 	s, err := stream.Wrap(ctx, h)
 	must(t, err)
 	t.Cleanup(func() { must(t, s.Close()) })
@@ -280,7 +279,7 @@ func testStreamWrappedWorks(t *testing.T, drv *driver.Driver) {
 func testStreamSpecial(t *testing.T, drv *driver.Driver) {
 	ctx := streamContext(t, drv, 0)
 	p := rawAlloc(t, ctx, 64)
-	for i, s := range []*stream.Stream{stream.Default(ctx), stream.Legacy(ctx), stream.PerThread(ctx)} {
+	for i, s := range []*stream.Stream{special(t, stream.Default, ctx), special(t, stream.Legacy, ctx), special(t, stream.PerThread, ctx)} {
 		equal(t, s.Handle(), uintptr(i))
 		isFalse(t, s.Owned())
 		isSame(t, s.Context(), ctx)
@@ -294,7 +293,7 @@ func testStreamSpecial(t *testing.T, drv *driver.Driver) {
 			defer wg.Done()
 			runtime.LockOSThread() // one per-thread stream for the whole sequence
 			defer runtime.UnlockOSThread()
-			ev, err := stream.NewEvent(ctx)
+			ev, err := stream.NewEvent(ctx, stream.EventOptions{})
 			if err != nil {
 				errs <- err
 				return
@@ -331,7 +330,7 @@ func testStreamSpecial(t *testing.T, drv *driver.Driver) {
 		must(t, s.Close())
 		must(t, s.Close())
 		errorIs(t, s.Synchronize(), stream.ErrClosed)
-		again := specialOf(ctx, uintptr(i))
+		again := specialOf(t, ctx, uintptr(i))
 		must(t, again.Synchronize(), "%s after another value's Close", again)
 	}
 }
@@ -345,27 +344,27 @@ func testStreamSpecialOtherCurrent(t *testing.T, drv *driver.Driver) {
 	p := rawAlloc(t, primary, 4)
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	b, err := own.Bind()
+	b, err := bindCtx(own)
 	must(t, err)
 	defer b.Unbind()
 	for i := uintptr(0); i < 3; i++ {
-		s := specialOf(primary, i)
+		s := specialOf(t, primary, i)
 		memsetU32(t, s, p, uint32(7+i), 1)
 		equal(t, readU32(t, s, p), uint32(7+i), "%s", s)
-		cur, err := own.API().CtxGetCurrent()
+		cur, err := ctxAPI(own).CtxGetCurrent()
 		must(t, err)
 		equal(t, cur, own.Handle(), "after work on %s, the thread's context is as it was", s)
 	}
 }
 
-func specialOf(ctx *driver.Context, h uintptr) *stream.Stream {
+func specialOf(t testing.TB, ctx *driver.Context, h uintptr) *stream.Stream {
 	switch h {
-	case driver.StreamNull:
-		return stream.Default(ctx)
-	case driver.StreamLegacy:
-		return stream.Legacy(ctx)
+	case backend.StreamNull:
+		return special(t, stream.Default, ctx)
+	case backend.StreamLegacy:
+		return special(t, stream.Legacy, ctx)
 	}
-	return stream.PerThread(ctx)
+	return special(t, stream.PerThread, ctx)
 }
 
 func testStreamSpecialEqual(t *testing.T, drv *driver.Driver) {
@@ -374,22 +373,22 @@ func testStreamSpecialEqual(t *testing.T, drv *driver.Driver) {
 	own := streamOwnContext(t, drv, 0)
 	owned := newStream(t, ctx)
 	for i := uintptr(0); i < 3; i++ {
-		s := specialOf(ctx, i)
+		s := specialOf(t, ctx, i)
 		isTrue(t, s.Equal(s))
-		isTrue(t, s.Equal(specialOf(ctx, i)), "%s is Equal to itself", s)
-		isTrue(t, s.Equal(specialOf(same, i)), "same handle, same context")
-		isFalse(t, s.Equal(specialOf(own, i)), "%s of another context", s)
+		isTrue(t, s.Equal(specialOf(t, ctx, i)), "%s is Equal to itself", s)
+		isTrue(t, s.Equal(specialOf(t, same, i)), "same handle, same context")
+		isFalse(t, s.Equal(specialOf(t, own, i)), "%s of another context", s)
 		isFalse(t, s.Equal(owned))
 		isFalse(t, s.Equal(nil))
 		for j := uintptr(0); j < 3; j++ {
 			if j != i {
-				isFalse(t, s.Equal(specialOf(ctx, j)), "%s vs %s", s, specialOf(ctx, j))
+				isFalse(t, s.Equal(specialOf(t, ctx, j)), "%s vs %s", s, specialOf(t, ctx, j))
 			}
 		}
 	}
-	contains(t, stream.Default(ctx).String(), "NULL")
-	contains(t, stream.Legacy(ctx).String(), "legacy")
-	contains(t, stream.PerThread(ctx).String(), "per-thread")
+	contains(t, special(t, stream.Default, ctx).String(), "NULL")
+	contains(t, special(t, stream.Legacy, ctx).String(), "legacy")
+	contains(t, special(t, stream.PerThread, ctx).String(), "per-thread")
 }
 
 func testStreamQuery(t *testing.T, drv *driver.Driver) {
@@ -414,8 +413,8 @@ func testStreamQuery(t *testing.T, drv *driver.Driver) {
 
 func testStreamWaitStream(t *testing.T, drv *driver.Driver) {
 	ctx := streamContext(t, drv, 0)
-	a := newStream(t, ctx, stream.WithFlags(stream.NonBlocking))
-	b := newStream(t, ctx, stream.WithFlags(stream.NonBlocking))
+	a := newStream(t, ctx, stream.Options{Flags: stream.NonBlocking})
+	b := newStream(t, ctx, stream.Options{Flags: stream.NonBlocking})
 	p := rawAlloc(t, ctx, 4)
 	memsetU32(t, b, p, 0, 1)
 	must(t, b.Synchronize())
@@ -426,9 +425,9 @@ func testStreamWaitStream(t *testing.T, drv *driver.Driver) {
 	// A device-to-device copy: a copy to pageable host memory would block
 	// the host until it is done, here until the gate opens.
 	q := rawAlloc(t, ctx, 4)
-	bind, err := b.Use()
+	bind, err := use(b)
 	must(t, err)
-	must(t, ctx.API().MemcpyDtoDAsync(q, p, 4, b.Handle()))
+	must(t, ctxAPI(ctx).MemcpyDtoDAsync(q, p, 4, b.Handle()))
 	bind.Unbind()
 	done, err := b.Query()
 	must(t, err)
@@ -450,12 +449,12 @@ func testStreamWaitStream(t *testing.T, drv *driver.Driver) {
 // the wait B would read an earlier round's flag.
 func testStreamOrder(t *testing.T, drv *driver.Driver) {
 	ctx := streamContext(t, drv, 0)
-	a := newStream(t, ctx, stream.WithFlags(stream.NonBlocking))
-	b := newStream(t, ctx, stream.WithFlags(stream.NonBlocking))
+	a := newStream(t, ctx, stream.Options{Flags: stream.NonBlocking})
+	b := newStream(t, ctx, stream.Options{Flags: stream.NonBlocking})
 	CheckStreamOrder(t, a, b, 8<<20, 10)
 
 	// A foreign stream, made by raw driver calls as another library would.
-	h := rawStream(t, ctx, driver.StreamNonBlocking, 0)
+	h := rawStream(t, ctx, backend.StreamNonBlocking, 0)
 	fa, err := stream.Wrap(ctx, h)
 	must(t, err)
 	t.Cleanup(func() { must(t, fa.Close()) })
@@ -471,15 +470,15 @@ func testStreamOrder(t *testing.T, drv *driver.Driver) {
 func CheckStreamOrder(t testing.TB, a, b *stream.Stream, size uintptr, rounds int) {
 	t.Helper()
 	ctx := a.Context()
-	api := ctx.API()
+	api := ctxAPI(ctx)
 	src := rawAlloc(t, ctx, size)
 	dst := rawAlloc(t, ctx, size)
 	flag := rawAlloc(t, ctx, 4)
-	ev, err := stream.NewEvent(ctx, stream.DisableTiming)
+	ev, err := stream.NewEvent(ctx, stream.EventOptions{Flags: stream.DisableTiming})
 	must(t, err)
 	defer func() { must(t, ev.Close()) }()
 
-	ba, err := a.Use()
+	ba, err := use(a)
 	must(t, err)
 	must(t, api.MemsetD32Async(src, 0x5a5a5a5a, size/4, a.Handle()))
 	must(t, api.MemsetD32Async(flag, 0xffffffff, 1, a.Handle()))
@@ -488,14 +487,14 @@ func CheckStreamOrder(t testing.TB, a, b *stream.Stream, size uintptr, rounds in
 
 	var host uint32
 	for r := 1; r <= rounds; r++ {
-		ba, err := a.Use()
+		ba, err := use(a)
 		must(t, err)
 		must(t, api.MemcpyDtoDAsync(dst, src, size, a.Handle()))
 		must(t, api.MemsetD32Async(flag, uint32(r), 1, a.Handle()))
 		ba.Unbind()
 		must(t, ev.Record(a))
 		must(t, b.Wait(ev))
-		bb, err := b.Use()
+		bb, err := use(b)
 		must(t, err)
 		must(t, api.MemcpyDtoHAsync(ptrU32(&host), flag, 4, b.Handle()))
 		bb.Unbind()
@@ -544,7 +543,7 @@ func testStreamGoroutines(t *testing.T, drv *driver.Driver) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ev, err := stream.NewEvent(ctx, stream.DisableTiming)
+			ev, err := stream.NewEvent(ctx, stream.EventOptions{Flags: stream.DisableTiming})
 			if err != nil {
 				errs <- err
 				return
@@ -651,13 +650,12 @@ func testStreamNil(t *testing.T, drv *driver.Driver) {
 	errorIs(t, err, driver.ErrInvalidValue)
 	errorIs(t, s.Synchronize(), driver.ErrInvalidValue)
 	errorIs(t, s.Close(), driver.ErrInvalidValue)
-	_, err = s.Use()
-	errorIs(t, err, driver.ErrInvalidValue)
 	zero := &stream.Stream{}
 	_, err = zero.Query()
 	errorIs(t, err, driver.ErrInvalidValue)
 	errorIs(t, zero.Callback(func() {}), driver.ErrInvalidValue)
-	errorIs(t, stream.Default(nil).Synchronize(), driver.ErrInvalidValue)
+	_, err = stream.Default(nil)
+	errorIs(t, err, driver.ErrInvalidValue)
 	ctx := streamContext(t, drv, 0)
 	ok := newStream(t, ctx)
 	errorIs(t, ok.Wait(nil), driver.ErrInvalidValue)

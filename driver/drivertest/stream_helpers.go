@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/stream"
 )
 
@@ -18,7 +19,7 @@ func streamContext(t *testing.T, drv *driver.Driver, i int) *driver.Context {
 	must(t, err)
 	ctx, err := dev.PrimaryContext()
 	must(t, err)
-	t.Cleanup(func() { must(t, ctx.Release()) })
+	t.Cleanup(func() { must(t, ctx.Close()) })
 	return ctx
 }
 
@@ -28,9 +29,9 @@ func streamOwnContext(t *testing.T, drv *driver.Driver, i int) *driver.Context {
 	t.Helper()
 	dev, err := drv.Device(i)
 	must(t, err)
-	ctx, err := dev.NewContext(0)
+	ctx, err := dev.NewContext(driver.ContextOptions{})
 	must(t, err)
-	t.Cleanup(func() { must(t, ctx.Release()) })
+	t.Cleanup(func() { must(t, ctx.Close()) })
 	return ctx
 }
 
@@ -39,12 +40,12 @@ func streamOwnContext(t *testing.T, drv *driver.Driver, i int) *driver.Context {
 // (after the cleanups registered later, such as the wrappers' Close).
 func rawStream(t *testing.T, ctx *driver.Context, flags uint32, priority int) uintptr {
 	t.Helper()
-	b, err := ctx.Bind()
+	b, err := bindCtx(ctx)
 	must(t, err)
-	h, r := ctx.API().StreamCreateWithPriority(flags, priority)
+	h, r := ctxAPI(ctx).StreamCreateWithPriority(flags, priority)
 	b.Unbind()
 	must(t, r)
-	t.Cleanup(func() { must(t, ctx.API().StreamDestroy(h)) })
+	t.Cleanup(func() { must(t, ctxAPI(ctx).StreamDestroy(h)) })
 	return h
 }
 
@@ -52,12 +53,12 @@ func rawStream(t *testing.T, ctx *driver.Context, flags uint32, priority int) ui
 // of the test.
 func rawEvent(t *testing.T, ctx *driver.Context, flags uint32) uintptr {
 	t.Helper()
-	b, err := ctx.Bind()
+	b, err := bindCtx(ctx)
 	must(t, err)
-	h, r := ctx.API().EventCreate(flags)
+	h, r := ctxAPI(ctx).EventCreate(flags)
 	b.Unbind()
 	must(t, r)
-	t.Cleanup(func() { must(t, ctx.API().EventDestroy(h)) })
+	t.Cleanup(func() { must(t, ctxAPI(ctx).EventDestroy(h)) })
 	return h
 }
 
@@ -65,24 +66,28 @@ func rawEvent(t *testing.T, ctx *driver.Context, flags uint32) uintptr {
 // (the memory package is not used here), freed at the end of the test.
 func rawAlloc(t testing.TB, ctx *driver.Context, n uintptr) uintptr {
 	t.Helper()
-	b, err := ctx.Bind()
+	b, err := bindCtx(ctx)
 	must(t, err)
-	p, r := ctx.API().MemAlloc(n)
+	p, r := ctxAPI(ctx).MemAlloc(n)
 	b.Unbind()
 	must(t, r)
 	t.Cleanup(func() {
-		b, err := ctx.Bind()
+		b, err := bindCtx(ctx)
 		must(t, err)
 		defer b.Unbind()
-		must(t, ctx.API().MemFree(p))
+		must(t, ctxAPI(ctx).MemFree(p))
 	})
 	return p
 }
 
 // newStream creates an owned stream closed at the end of the test.
-func newStream(t *testing.T, ctx *driver.Context, opts ...stream.Option) *stream.Stream {
+func newStream(t *testing.T, ctx *driver.Context, opts ...stream.Options) *stream.Stream {
 	t.Helper()
-	s, err := stream.New(ctx, opts...)
+	var o stream.Options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	s, err := stream.New(ctx, o)
 	must(t, err)
 	t.Cleanup(func() { must(t, s.Close()) })
 	return s
@@ -91,7 +96,11 @@ func newStream(t *testing.T, ctx *driver.Context, opts ...stream.Option) *stream
 // newEvent creates an owned event closed at the end of the test.
 func newEvent(t *testing.T, ctx *driver.Context, flags ...stream.EventFlag) *stream.Event {
 	t.Helper()
-	ev, err := stream.NewEvent(ctx, flags...)
+	var f stream.EventFlag
+	for _, x := range flags {
+		f |= x
+	}
+	ev, err := stream.NewEvent(ctx, stream.EventOptions{Flags: f})
 	must(t, err)
 	t.Cleanup(func() { must(t, ev.Close()) })
 	return ev
@@ -102,9 +111,9 @@ func newEvent(t *testing.T, ctx *driver.Context, flags ...stream.EventFlag) *str
 func readU32(t *testing.T, s *stream.Stream, p uintptr) uint32 {
 	t.Helper()
 	var v uint32
-	b, err := s.Use()
+	b, err := use(s)
 	must(t, err)
-	r := s.Context().API().MemcpyDtoHAsync(unsafe.Pointer(&v), p, 4, s.Handle())
+	r := ctxAPI(s.Context()).MemcpyDtoHAsync(unsafe.Pointer(&v), p, 4, s.Handle())
 	b.Unbind()
 	must(t, r)
 	must(t, s.Synchronize())
@@ -114,10 +123,10 @@ func readU32(t *testing.T, s *stream.Stream, p uintptr) uint32 {
 // memsetU32 queues a memset of n uint32 at p to v on s.
 func memsetU32(t *testing.T, s *stream.Stream, p uintptr, v uint32, n uintptr) {
 	t.Helper()
-	b, err := s.Use()
+	b, err := use(s)
 	must(t, err)
 	defer b.Unbind()
-	must(t, s.Context().API().MemsetD32Async(p, v, n, s.Handle()))
+	must(t, ctxAPI(s.Context()).MemsetD32Async(p, v, n, s.Handle()))
 }
 
 // gate holds up s: work queued on s after it does not run until release is
@@ -158,7 +167,7 @@ func runsAlone(t *testing.T, ctx *driver.Context) bool {
 	if v, ok := runsAloneCache.Load(ctx.Driver()); ok {
 		return v.(bool)
 	}
-	s, err := stream.New(ctx)
+	s, err := stream.New(ctx, stream.Options{})
 	must(t, err)
 	defer func() { must(t, s.Close()) }()
 	ran := make(chan struct{})
@@ -178,3 +187,23 @@ var runsAloneCache sync.Map // *driver.Driver -> bool
 
 // ptrU32 is the host address of v, for raw copies.
 func ptrU32(v *uint32) unsafe.Pointer { return unsafe.Pointer(v) }
+
+// special returns one of the special streams of ctx (stream.Default,
+// stream.Legacy, stream.PerThread), closed at the end of the test.
+func special(t testing.TB, of func(*driver.Context) (*stream.Stream, error), ctx *driver.Context) *stream.Stream {
+	t.Helper()
+	s, err := of(ctx)
+	must(t, err)
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// use binds the stream's context for raw calls on a special stream, whose
+// handle the driver resolves through the current context; other streams
+// need no binding.
+func use(s *stream.Stream) (binding, error) {
+	if s.Handle() > backend.StreamPerThread {
+		return binding{}, nil
+	}
+	return bindCtx(s.Context())
+}

@@ -1,10 +1,12 @@
 package drivertest
 
 import (
+	"runtime"
 	"testing"
 	"time"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/stream"
 )
 
@@ -24,25 +26,25 @@ func testStreamHold(t *testing.T, drv *driver.Driver) {
 // checking that the context is still alive, and after the last Close calls
 // ended to check that the context is gone.
 func checkOutliveContext(t *testing.T, ctx *driver.Context, ended func(t *testing.T)) {
-	api := ctx.API()
+	api := ctxAPI(ctx)
 	h := ctx.Handle()
 	alive := func(msg string) {
 		t.Helper()
-		_, err := api.CtxGetApiVersion(h)
+		_, err := api.CtxGetAPIVersion(h)
 		must(t, err, "the context is alive %s", msg)
 	}
 
-	s, err := stream.New(ctx, stream.WithFlags(stream.NonBlocking))
+	s, err := stream.New(ctx, stream.Options{Flags: stream.NonBlocking})
 	must(t, err)
-	o, err := stream.New(ctx)
+	o, err := stream.New(ctx, stream.Options{})
 	must(t, err)
-	ev, err := stream.NewEvent(ctx, stream.DisableTiming)
+	ev, err := stream.NewEvent(ctx, stream.EventOptions{Flags: stream.DisableTiming})
 	must(t, err)
-	start, err := stream.NewEvent(ctx)
+	start, err := stream.NewEvent(ctx, stream.EventOptions{})
 	must(t, err)
-	end, err := stream.NewEvent(ctx)
+	end, err := stream.NewEvent(ctx, stream.EventOptions{})
 	must(t, err)
-	ipc, err := stream.NewEvent(ctx, stream.Interprocess, stream.DisableTiming)
+	ipc, err := stream.NewEvent(ctx, stream.EventOptions{Flags: stream.Interprocess | stream.DisableTiming})
 	must(t, err)
 	owned := []interface{ Close() error }{ev, start, end, ipc, o, s}
 	t.Cleanup(func() { // on failure; each Close is a no-op after the first
@@ -52,17 +54,14 @@ func checkOutliveContext(t *testing.T, ctx *driver.Context, ended func(t *testin
 	})
 
 	// What this test makes with raw calls (as another library would), it
-	// frees itself, under a Hold of its own so that it can still bind.
-	mine, err := ctx.Hold()
-	must(t, err)
-	t.Cleanup(func() { mine.Release() })
-	b, err := mine.Bind()
+	// frees itself, pushing the context with raw calls.
+	b, err := bindCtx(ctx)
 	must(t, err)
 	p, r := api.MemAlloc(4096)
 	must(t, r)
-	rs, r := api.StreamCreateWithPriority(driver.StreamNonBlocking, 0)
+	rs, r := api.StreamCreateWithPriority(backend.StreamNonBlocking, 0)
 	must(t, r)
-	re, r := api.EventCreate(driver.EventInterprocess | driver.EventDisableTiming)
+	re, r := api.EventCreate(backend.EventInterprocess | backend.EventDisableTiming)
 	must(t, r)
 	b.Unbind()
 	ws, err := stream.Wrap(ctx, rs)
@@ -70,23 +69,25 @@ func checkOutliveContext(t *testing.T, ctx *driver.Context, ended func(t *testin
 	we, err := stream.WrapEvent(ctx, re)
 	must(t, err)
 
-	must(t, ctx.Release())
+	must(t, ctx.Close())
 	isTrue(t, ctx.Closed())
 	alive("after the Context's Release, while objects hold it")
 
-	// Nothing new is made in the released Context, and what holds nothing
-	// answers ErrClosed where it binds.
-	_, err = stream.New(ctx)
+	// Nothing new is made in the closed Context; what was made holds it,
+	// wrapped objects included.
+	_, err = stream.New(ctx, stream.Options{})
 	errorIs(t, err, stream.ErrClosed)
-	_, err = stream.NewEvent(ctx)
+	_, err = stream.NewEvent(ctx, stream.EventOptions{})
 	errorIs(t, err, stream.ErrClosed)
 	_, err = stream.Wrap(ctx, s.Handle())
 	errorIs(t, err, stream.ErrClosed)
-	errorIs(t, stream.Default(ctx).Synchronize(), stream.ErrClosed)
-	errorIs(t, stream.Legacy(ctx).Synchronize(), stream.ErrClosed)
+	_, err = stream.Default(ctx)
+	errorIs(t, err, stream.ErrClosed)
+	_, err = stream.Legacy(ctx)
+	errorIs(t, err, stream.ErrClosed)
 	_, err = we.IPCHandle()
-	errorIs(t, err, stream.ErrClosed, "a wrapped event binds the Context")
-	errorIs(t, s.WaitStream(ws), stream.ErrClosed, "the internal event of WaitStream is made in the wrapped stream's Context")
+	must(t, err, "a wrapped event holds the context too")
+	must(t, s.WaitStream(ws), "the internal event of WaitStream is made in the wrapped stream's context")
 
 	// The owned objects work.
 	must(t, start.Record(s))
@@ -118,17 +119,17 @@ func checkOutliveContext(t *testing.T, ctx *driver.Context, ended func(t *testin
 	// The wrapped stream's own calls name it and bind nothing.
 	must(t, ws.Synchronize())
 
-	// The test's raw objects go first, then its Hold.
-	b, err = mine.Bind()
-	must(t, err)
+	// The test's raw objects go first.
+	runtime.LockOSThread()
+	must(t, api.CtxPushCurrent(h))
+	b = binding{api: api, pushed: true}
 	must(t, api.MemFree(p))
 	must(t, api.StreamDestroy(rs))
 	must(t, api.EventDestroy(re))
 	b.Unbind()
 	must(t, ws.Close())
 	must(t, we.Close())
-	must(t, mine.Release())
-	alive("after the test's own Hold is released")
+	alive("after the wrapped objects are closed")
 
 	// Closing the owned objects succeeds; the context lives until the last.
 	for i, x := range owned {
@@ -139,5 +140,5 @@ func checkOutliveContext(t *testing.T, ctx *driver.Context, ended func(t *testin
 		}
 	}
 	ended(t)
-	noError(t, ctx.Release(), "a second Release is a no-op")
+	noError(t, ctx.Close(), "a second Close is a no-op")
 }

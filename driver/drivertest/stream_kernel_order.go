@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/module"
 	"github.com/nocgo/cuda/stream"
 )
@@ -19,11 +20,11 @@ func testStreamKernelOrder(t *testing.T, drv *driver.Driver) {
 	ctx := streamContext(t, drv, 0)
 	spin, err := Kernels(t, ctx).Function(KernelSpin)
 	must(t, err)
-	a := newStream(t, ctx, stream.WithFlags(stream.NonBlocking))
-	b := newStream(t, ctx, stream.WithFlags(stream.NonBlocking))
+	a := newStream(t, ctx, stream.Options{Flags: stream.NonBlocking})
+	b := newStream(t, ctx, stream.Options{Flags: stream.NonBlocking})
 	equal(t, kernelOrderRounds(t, spin, a, b, rounds, true), rounds, "rounds where b read a's flag")
 
-	foreign, err := stream.Wrap(ctx, rawStream(t, ctx, driver.StreamNonBlocking, 0))
+	foreign, err := stream.Wrap(ctx, rawStream(t, ctx, backend.StreamNonBlocking, 0))
 	must(t, err)
 	defer func() { must(t, foreign.Close()) }()
 	equal(t, kernelOrderRounds(t, spin, foreign, b, rounds, true), rounds, "rounds where b read the foreign stream's flag")
