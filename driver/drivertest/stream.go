@@ -305,7 +305,7 @@ func testStreamSpecial(t *testing.T, drv *driver.Driver) {
 			errs <- s.Synchronize()
 			done, err := s.Query()
 			if err == nil && !done {
-				err = errors.New("Query after Synchronize: not done")
+				err = errors.New("query after Synchronize: not done")
 			}
 			errs <- err
 			_, err = s.Flags()
