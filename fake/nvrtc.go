@@ -73,6 +73,10 @@ func (n nvrtc) prog(h uintptr, op string) (*program, error) {
 	return p, nil
 }
 
+// Implementation returns "nocgo/cuda fake", so that the fake's kernels are
+// never cached under NVIDIA's compiler.
+func (n nvrtc) Implementation() string { return "nocgo/cuda fake" }
+
 // Version is nvrtcVersion: 13.0.
 func (n nvrtc) Version() (int, int, error) {
 	if err := n.enter("nvrtcVersion"); err != nil {

@@ -119,13 +119,12 @@ func Compile(ctx *driver.Context, src string, opts Options) (*Module, error) {
 }
 
 // nvrtcIdentity names the compiler for the cache key: its implementation
-// (the Go type behind backend.NVRTC: libnvrtc, the fake, a test double) and
-// its version. Two compilers that report the same version but are different
+// (libnvrtc, the fake's) and its version. Two compilers that report the same version but are different
 // implementations must not share entries: the fake's output (kernels whose
 // bodies are empty) would otherwise be loaded, and run as no-ops, by the
 // real driver of a machine sharing the cache directory.
 func nvrtcIdentity(nv backend.NVRTC, major, minor int) string {
-	return fmt.Sprintf("%T %d.%d", nv, major, minor)
+	return fmt.Sprintf("%s %d.%d", nv.Implementation(), major, minor)
 }
 
 // unknownArch reports a compile refused for its --gpu-architecture.

@@ -160,6 +160,10 @@ type API interface {
 type NVRTC interface {
 	// Version is nvrtcVersion.
 	Version() (major, minor int, err error)
+	// Implementation names the compiler: "libnvrtc" for NVIDIA's, another
+	// name for any other (the fake's). Compiled kernels are cached under it,
+	// so two implementations never share cache entries.
+	Implementation() string
 	// CreateProgram is nvrtcCreateProgram; headers and includeNames pair up.
 	CreateProgram(src, name string, headers, includeNames []string) (uintptr, error)
 	AddNameExpression(prog uintptr, expr string) error

@@ -120,6 +120,9 @@ func (n *libnvrtc) fail(op string, code int) error {
 	return &backend.NVRTCError{Code: code, Name: n.errorName(code), Op: op}
 }
 
+// Implementation returns "libnvrtc".
+func (n *libnvrtc) Implementation() string { return "libnvrtc" }
+
 // Version is nvrtcVersion(int *major, int *minor).
 func (n *libnvrtc) Version() (int, int, error) {
 	p, err := n.fn(nvVersion)
