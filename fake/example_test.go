@@ -2,6 +2,7 @@ package fake_test
 
 import (
 	"fmt"
+	"runtime"
 	"unsafe"
 
 	"github.com/nocgo/cuda/driver"
@@ -31,7 +32,8 @@ func Example() {
 	ctx, _ := dev.PrimaryContext()
 	defer ctx.Close()
 
-	nv, _ := drv.NVRTC()
+	api := fake.Of(drv) // the raw seam under drv
+	nv, _ := api.NVRTC()
 	prog, _ := nv.CreateProgram(saxpySrc, "saxpy.cu", nil, nil)
 	if err := nv.Compile(prog, []string{"--gpu-architecture=sm_90"}); err != nil {
 		log, _ := nv.ProgramLog(prog)
@@ -41,9 +43,10 @@ func Example() {
 	ptx, _ := nv.PTX(prog)
 	nv.DestroyProgram(prog)
 
-	b, _ := ctx.Bind()
-	defer b.Unbind()
-	api := drv.API()
+	runtime.LockOSThread() // raw calls use the calling thread's current context
+	defer runtime.UnlockOSThread()
+	api.CtxPushCurrent(ctx.Handle())
+	defer api.CtxPopCurrent()
 	mod, _ := api.ModuleLoadData(ptx)
 	defer api.ModuleUnload(mod)
 	fn, _ := api.ModuleGetFunction(mod, "saxpy")
@@ -77,9 +80,11 @@ func ExampleLoad() {
 	dev, _ := drv.Device(0)
 	ctx, _ := dev.PrimaryContext()
 	defer ctx.Close()
-	b, _ := ctx.Bind()
-	defer b.Unbind()
-	api := drv.API()
+	api := fake.Of(drv)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	api.CtxPushCurrent(ctx.Handle())
+	defer api.CtxPopCurrent()
 	mod, _ := api.ModuleLoadData([]byte(".version 8.8\n.target sm_90\n.visible .entry peek(.param .u64 p)\n{\n\tret;\n}\n"))
 	defer api.ModuleUnload(mod)
 	fn, _ := api.ModuleGetFunction(mod, "peek")
@@ -98,13 +103,16 @@ func ExampleFailNth() {
 	dev, _ := drv.Device(0)
 	ctx, _ := dev.PrimaryContext()
 	defer ctx.Close()
-	b, _ := ctx.Bind()
-	defer b.Unbind()
-	_, err := drv.API().MemAlloc(64)
+	api := fake.Of(drv)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	api.CtxPushCurrent(ctx.Handle())
+	defer api.CtxPopCurrent()
+	_, err := api.MemAlloc(64)
 	fmt.Println(err)
-	p, err := drv.API().MemAlloc(64)
-	fmt.Println(err, fake.Of(drv).Leaks()[1])
-	drv.API().MemFree(p)
+	p, err := api.MemAlloc(64)
+	fmt.Println(err, api.Leaks()[1])
+	api.MemFree(p)
 	// Output:
 	// CUDA_ERROR_OUT_OF_MEMORY: out of memory
 	// <nil> device memory 0x300000000000: 64 bytes on device 0 not freed

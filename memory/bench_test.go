@@ -23,7 +23,7 @@ func benchEnv(b *testing.B, drv *driver.Driver) (*driver.Context, *stream.Stream
 	if err != nil {
 		b.Fatal(err)
 	}
-	s, err := stream.New(ctx, stream.WithFlags(stream.NonBlocking))
+	s, err := stream.New(ctx, stream.Options{Flags: stream.NonBlocking})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -139,12 +139,12 @@ func BenchmarkFill4KiB(b *testing.B) {
 // shortest device time of one run.
 func bestDeviceTime(b *testing.B, ctx *driver.Context, s *stream.Stream, f func() error) time.Duration {
 	b.Helper()
-	start, err := stream.NewEvent(ctx)
+	start, err := stream.NewEvent(ctx, stream.EventOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer start.Close()
-	end, err := stream.NewEvent(ctx)
+	end, err := stream.NewEvent(ctx, stream.EventOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}

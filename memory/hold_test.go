@@ -1,6 +1,7 @@
 package memory_test
 
 import (
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -21,7 +22,7 @@ func ownedCtx(t *testing.T, opts ...fake.Option) (*driver.Driver, *driver.Contex
 	drv := fake.New(opts...)
 	dev, err := drv.Device(0)
 	require.NoError(t, err)
-	ctx, err := dev.NewContext(0)
+	ctx, err := dev.NewContext(driver.ContextOptions{})
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		ctx.Close()
@@ -46,7 +47,7 @@ func TestFreeFailureAfterReleaseKeepsTheContext(t *testing.T) {
 	drv, ctx := ownedCtx(t,
 		fake.FailNth("cuMemFree", 1, driver.ErrUnknown),
 		fake.FailNth("cuMemFreeHost", 1, driver.ErrUnknown))
-	api, h := drv.API(), ctx.Handle()
+	api, h := fake.Of(drv), ctx.Handle()
 	b, err := memory.Alloc[int32](ctx, 8)
 	require.NoError(t, err)
 	hb, err := memory.AllocHost[int32](ctx, 8)
@@ -84,7 +85,7 @@ func TestFailedAllocationsReleaseTheirHold(t *testing.T) {
 	ipc, err := exported.IPCHandle()
 	require.NoError(t, err)
 
-	s, err := stream.New(ctx)
+	s, err := stream.New(ctx, stream.Options{})
 	require.NoError(t, err)
 	_, err = memory.Alloc[float32](ctx, 16)
 	assert.ErrorIs(t, err, driver.ErrOutOfMemory)
@@ -97,15 +98,15 @@ func TestFailedAllocationsReleaseTheirHold(t *testing.T) {
 	require.NoError(t, s.Close())
 
 	h := ctx.Handle()
-	assert.True(t, ctxAlive(t, drv.API(), h))
+	assert.True(t, ctxAlive(t, fake.Of(drv), h))
 	require.NoError(t, ctx.Close())
-	assert.False(t, ctxAlive(t, drv.API(), h), "no failed allocation kept a Hold: Release destroys the context at once")
+	assert.False(t, ctxAlive(t, fake.Of(drv), h), "no failed allocation kept a Hold: Release destroys the context at once")
 }
 
 func TestOpenIPCHoldsTheContext(t *testing.T) {
 	_, exporter, _ := setup(t)
 	drv, ctx := ownedCtx(t, fake.FailNth("cuIpcCloseMemHandle", 1, driver.ErrUnknown))
-	api, h := drv.API(), ctx.Handle()
+	api, h := fake.Of(drv), ctx.Handle()
 	a, err := memory.Alloc[float32](exporter, 64)
 	require.NoError(t, err)
 	defer a.Close()
@@ -129,47 +130,94 @@ func TestOpenIPCHoldsTheContext(t *testing.T) {
 	assert.False(t, ctxAlive(t, api, h), "destroyed once the mapping is closed")
 }
 
-func TestBorrowedBufferClosesWithItsContext(t *testing.T) {
-	drv, ctx, s := setup(t)
+// primaryReleases wraps a backend and counts the primary context
+// references released in the driver.
+type primaryReleases struct {
+	backend.API
+	n atomic.Int64
+}
+
+func (p *primaryReleases) DevicePrimaryCtxRelease(dev int) error {
+	err := p.API.DevicePrimaryCtxRelease(dev)
+	if err == nil {
+		p.n.Add(1)
+	}
+	return err
+}
+
+// TestBorrowedBufferOutlivesItsContext: a borrowed buffer holds its Context
+// like any other object: it keeps working after the Context's Close, and the
+// reference ends in the driver only with the borrow's Close.
+func TestBorrowedBufferOutlivesItsContext(t *testing.T) {
+	fb := fake.NewBackend()
+	api := &primaryReleases{API: fb}
+	drv, err := driver.New(api)
+	require.NoError(t, err)
+	dev, err := drv.Device(0)
+	require.NoError(t, err)
+	ctx, err := dev.PrimaryContext()
+	require.NoError(t, err)
+	defer func() {
+		require.NoError(t, ctx.Close())
+		assert.Empty(t, fb.Leaks())
+	}()
+	s, err := stream.New(ctx, stream.Options{})
+	require.NoError(t, err)
+	defer func() { require.NoError(t, s.Close()) }()
 	owned, err := memory.Alloc[float32](ctx, 16)
 	require.NoError(t, err)
 	defer owned.Close()
-	dev, err := drv.Device(0)
-	require.NoError(t, err)
-	ref, err := dev.PrimaryContext() // a second reference, released below
+
+	ref, err := dev.PrimaryContext() // a second reference, closed below
 	require.NoError(t, err)
 	b, err := memory.Borrow[float32](ref, owned.Ptr(), 16, nil)
 	require.NoError(t, err)
 	v := b.Slice(0, 4)
 	require.NoError(t, v.Err())
 	require.NoError(t, ref.Close())
+	assert.Zero(t, api.n.Load(), "the borrowed buffer holds ref's reference")
 
-	// The context is alive (setup holds it), but the borrowed buffer holds
-	// nothing: its Context is released, so it is closed.
+	// The borrowed buffer and its view keep working after ref's Close.
+	assert.Equal(t, owned.Ptr(), b.Ptr())
+	assert.Equal(t, owned.Ptr(), v.Ptr())
+	assert.Regexp(t, `^borrowed buffer`, b.String())
+	host := iota32(16, 0)
+	ops := func() []error {
+		return []error{
+			memory.CopyToDevice(b, host),
+			memory.CopyToHost(host, b),
+			memory.CopyToDeviceAsync(s, b, host),
+			memory.CopyToHostAsync(s, host[:4], v),
+			memory.CopyDtoD(owned, b),
+			memory.CopyDtoDAsync(s, b, owned),
+			memory.Fill(s, b, 1),
+		}
+	}
+	for i, err := range ops() {
+		assert.NoError(t, err, "operation %d", i)
+	}
+	require.NoError(t, s.Synchronize())
+	want := make([]float32, 16)
+	for i := range want {
+		want[i] = 1
+	}
+	assert.Equal(t, want, read(t, owned), "the borrowed buffer wrote the borrowed memory")
+
+	require.NoError(t, b.Close(), "Close only detaches")
+	assert.Equal(t, int64(1), api.n.Load(), "the borrow's Close ends ref's reference")
+	assert.Regexp(t, `^freed borrowed buffer`, b.String())
 	assert.Zero(t, b.Ptr())
 	assert.Zero(t, v.Ptr())
-	assert.Regexp(t, `^orphaned borrowed buffer`, b.String())
-	host := make([]float32, 16)
-	for _, err := range []error{
-		memory.CopyToDevice(b, host),
-		memory.CopyToHost(host, b),
-		memory.CopyToDeviceAsync(s, b, host),
-		memory.CopyToHostAsync(s, host, v),
-		memory.CopyDtoD(owned, b),
-		memory.CopyDtoDAsync(s, b, owned),
-		memory.Fill(s, b, 1),
-	} {
-		assert.ErrorIs(t, err, memory.ErrClosed)
-		assert.ErrorContains(t, err, "released")
+	for i, err := range ops() {
+		assert.ErrorIs(t, err, memory.ErrClosed, "operation %d", i)
 	}
-	require.NoError(t, b.Close(), "Free only detaches")
-	assert.Regexp(t, `^freed borrowed buffer`, b.String())
 	require.NoError(t, memory.CopyToDevice(owned, iota32(16, 0)), "the owned buffer is not affected")
+	assert.Equal(t, iota32(16, 0), read(t, owned))
 }
 
 func TestLastFreeReportsTheContextEnd(t *testing.T) {
 	drv, ctx := ownedCtx(t, fake.FailNth("cuCtxDestroy", 1, driver.ErrUnknown))
-	api, h := drv.API(), ctx.Handle()
+	api, h := fake.Of(drv), ctx.Handle()
 	b, err := memory.Alloc[float32](ctx, 16)
 	require.NoError(t, err)
 	require.NoError(t, ctx.Close())
@@ -183,27 +231,54 @@ func TestLastFreeReportsTheContextEnd(t *testing.T) {
 	require.NoError(t, api.CtxDestroy(h))
 }
 
+// TestStreamOrderedFreeAfterReleaseOnASpecialStream: a special stream holds
+// its Context like any stream: it keeps working after the Context's Close,
+// and a stream-ordered buffer allocated on it is freed on it while it is
+// open. Once it is closed, the buffer's Close synchronizes the (held)
+// context and frees at once. The context ends with the last of them.
 func TestStreamOrderedFreeAfterReleaseOnASpecialStream(t *testing.T) {
-	drv, ctx := ownedCtx(t)
-	api, h := drv.API(), ctx.Handle()
-	s := stream.Default(ctx)
-	b, err := memory.AllocAsync[int32](s, 64)
-	require.NoError(t, err)
-	require.NoError(t, memory.Fill(s, b, int32(5)))
-	require.NoError(t, ctx.Synchronize())
-	require.NoError(t, ctx.Close())
-	// The NULL stream binds the released Context, so it cannot be used any
-	// more; the buffer can, through its Hold.
-	assert.ErrorIs(t, s.Synchronize(), stream.ErrClosed)
-	want := make([]int32, 64)
-	for i := range want {
-		want[i] = 5
+	for _, streamFirst := range []bool{false, true} {
+		name := "buffer closed first"
+		if streamFirst {
+			name = "stream closed first"
+		}
+		t.Run(name, func(t *testing.T) {
+			drv, ctx := ownedCtx(t)
+			api, h := fake.Of(drv), ctx.Handle()
+			s, err := stream.Default(ctx)
+			require.NoError(t, err)
+			b, err := memory.AllocAsync[int32](s, 64)
+			require.NoError(t, err)
+			require.NoError(t, memory.Fill(s, b, int32(5)))
+			require.NoError(t, ctx.Synchronize())
+			require.NoError(t, ctx.Close())
+			// The NULL stream holds the context: it works until its own
+			// Close; so does the buffer.
+			require.NoError(t, memory.Fill(s, b, int32(5)))
+			require.NoError(t, s.Synchronize())
+			want := make([]int32, 64)
+			for i := range want {
+				want[i] = 5
+			}
+			assert.Equal(t, want, read(t, b))
+			assert.True(t, ctxAlive(t, api, h))
+			if streamFirst {
+				require.NoError(t, s.Close())
+				assert.True(t, ctxAlive(t, api, h), "the buffer still holds the context")
+				assert.ErrorIs(t, s.Synchronize(), stream.ErrClosed)
+				// Close cannot queue on the closed NULL stream: it
+				// synchronizes the (held) context and frees at once.
+				require.NoError(t, b.Close())
+				assert.Zero(t, b.Ptr())
+				assert.False(t, ctxAlive(t, api, h), "destroyed with the Free")
+				return
+			}
+			require.NoError(t, b.Close(), "freed in stream order on the NULL stream")
+			assert.Zero(t, b.Ptr())
+			assert.True(t, ctxAlive(t, api, h), "the stream still holds the context")
+			require.NoError(t, s.Synchronize())
+			require.NoError(t, s.Close())
+			assert.False(t, ctxAlive(t, api, h), "destroyed with the stream's Close")
+		})
 	}
-	assert.Equal(t, want, read(t, b))
-	assert.True(t, ctxAlive(t, api, h))
-	// Close cannot queue on the NULL stream of a released Context: it
-	// synchronizes the (held) context and frees at once.
-	require.NoError(t, b.Close())
-	assert.Zero(t, b.Ptr())
-	assert.False(t, ctxAlive(t, api, h), "destroyed with the Free")
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/driver/drivertest"
+	"github.com/nocgo/cuda/fake"
 	"github.com/nocgo/cuda/memory"
 )
 
@@ -97,7 +98,7 @@ func TestIPCChild(t *testing.T) {
 // one process.
 func TestIPCFake(t *testing.T) {
 	_, ctxA, _ := setup(t)
-	_, ctxB, _ := setup(t)
+	drvB, ctxB, _ := setup(t)
 	const n = 4096
 	a, err := memory.Alloc[float32](ctxA, n)
 	require.NoError(t, err)
@@ -122,7 +123,7 @@ func TestIPCFake(t *testing.T) {
 	require.NoError(t, memory.CopyToDevice(part, iota32(10, 100)))
 	require.NoError(t, b.Close())
 	assert.Zero(t, part.Ptr())
-	_, err = ctxB.API().PointerGetAttribute(backend.PointerAttrMemoryType, mapped)
+	_, err = fake.Of(drvB).PointerGetAttribute(backend.PointerAttrMemoryType, mapped)
 	assert.ErrorIs(t, err, driver.ErrInvalidValue, "Free closed the mapping")
 
 	got := read(t, a)

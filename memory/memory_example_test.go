@@ -3,9 +3,11 @@ package memory_test
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"unsafe"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/fake"
 	"github.com/nocgo/cuda/memory"
 	"github.com/nocgo/cuda/stream"
@@ -19,7 +21,7 @@ func Example() {
 	dev, _ := drv.Device(0)
 	ctx, _ := dev.PrimaryContext()
 	defer ctx.Close()
-	s, _ := stream.New(ctx)
+	s, _ := stream.New(ctx, stream.Options{})
 	defer s.Close()
 
 	b, err := memory.Alloc[float32](ctx, 4)
@@ -55,26 +57,39 @@ type otherTensor struct {
 	n   int
 }
 
+// rawCall runs fn with ctx current on the calling OS thread, with raw calls
+// on the backend under ctx's driver (the fake's, here; another library
+// would use its own bindings).
+func rawCall(ctx *driver.Context, fn func(api backend.API) error) error {
+	api := fake.Of(ctx.Driver())
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := api.CtxPushCurrent(ctx.Handle()); err != nil {
+		return err
+	}
+	defer api.CtxPopCurrent()
+	return fn(api)
+}
+
 func newOtherTensor(ctx *driver.Context, data []float32) *otherTensor {
-	b, _ := ctx.Bind()
-	defer b.Unbind()
-	ptr, _ := ctx.API().MemAlloc(uintptr(4 * len(data)))
-	ctx.API().MemcpyHtoD(ptr, unsafe.Pointer(&data[0]), uintptr(4*len(data)))
+	var ptr uintptr
+	rawCall(ctx, func(api backend.API) error {
+		ptr, _ = api.MemAlloc(uintptr(4 * len(data)))
+		return api.MemcpyHtoD(ptr, unsafe.Pointer(&data[0]), uintptr(4*len(data)))
+	})
 	return &otherTensor{ctx: ctx, ptr: ptr, n: len(data)}
 }
 
 func (t *otherTensor) values() []float32 {
-	b, _ := t.ctx.Bind()
-	defer b.Unbind()
 	out := make([]float32, t.n)
-	t.ctx.API().MemcpyDtoH(unsafe.Pointer(&out[0]), t.ptr, uintptr(4*t.n))
+	rawCall(t.ctx, func(api backend.API) error {
+		return api.MemcpyDtoH(unsafe.Pointer(&out[0]), t.ptr, uintptr(4*t.n))
+	})
 	return out
 }
 
 func (t *otherTensor) free() error {
-	b, _ := t.ctx.Bind()
-	defer b.Unbind()
-	return t.ctx.API().MemFree(t.ptr)
+	return rawCall(t.ctx, func(api backend.API) error { return api.MemFree(t.ptr) })
 }
 
 // Borrow wraps memory that another library allocated, without copying it
@@ -84,7 +99,7 @@ func ExampleBorrow() {
 	dev, _ := drv.Device(0)
 	ctx, _ := dev.PrimaryContext()
 	defer ctx.Close()
-	s, _ := stream.New(ctx)
+	s, _ := stream.New(ctx, stream.Options{})
 	defer s.Close()
 
 	tensor := newOtherTensor(ctx, []float32{1, 2, 3, 4})
@@ -119,7 +134,7 @@ func ExampleAllocAsync() {
 	dev, _ := drv.Device(0)
 	ctx, _ := dev.PrimaryContext()
 	defer ctx.Close()
-	s, _ := stream.New(ctx, stream.WithFlags(stream.NonBlocking))
+	s, _ := stream.New(ctx, stream.Options{Flags: stream.NonBlocking})
 	defer s.Close()
 
 	tmp, err := memory.AllocAsync[int32](s, 3)
@@ -142,7 +157,7 @@ func ExampleAllocHost() {
 	dev, _ := drv.Device(0)
 	ctx, _ := dev.PrimaryContext()
 	defer ctx.Close()
-	s, _ := stream.New(ctx)
+	s, _ := stream.New(ctx, stream.Options{})
 	defer s.Close()
 
 	h, _ := memory.AllocHost[uint16](ctx, 4)

@@ -27,7 +27,7 @@ func setup(t *testing.T, opts ...fake.Option) (*driver.Driver, *driver.Context, 
 	require.NoError(t, err)
 	ctx, err := dev.PrimaryContext()
 	require.NoError(t, err)
-	s, err := stream.New(ctx)
+	s, err := stream.New(ctx, stream.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		require.NoError(t, s.Close())

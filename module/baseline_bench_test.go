@@ -32,7 +32,7 @@ func BenchmarkLaunchBaseline(b *testing.B) {
 	ctx, err := dev.PrimaryContext()
 	require.NoError(b, err)
 	defer ctx.Close()
-	s, err := stream.New(ctx, stream.WithFlags(stream.NonBlocking))
+	s, err := stream.New(ctx, stream.Options{Flags: stream.NonBlocking})
 	require.NoError(b, err)
 	defer s.Close()
 	m, err := module.Compile(ctx, baselineSource, module.Options{Name: "baseline.cu"})

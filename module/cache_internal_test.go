@@ -67,8 +67,6 @@ func TestCacheKey(t *testing.T) {
 	}
 	// The compiler's identity is its implementation and its version: the
 	// fake and libnvrtc report the same version.
-	type nvA struct{ backend.NVRTC }
-	type nvB struct{ backend.NVRTC }
 	idA, idB := nvrtcIdentity(nvA{}, 13, 0), nvrtcIdentity(nvB{}, 13, 0)
 	assert.NotEqual(t, idA, idB)
 	assert.NotEqual(t, idA, nvrtcIdentity(nvA{}, 13, 1))
@@ -234,3 +232,11 @@ func TestOptionFlags(t *testing.T) {
 	}
 	assert.NoError(t, o.check())
 }
+
+// nvA and nvB are two compiler implementations, told apart by Implementation
+// alone.
+type nvA struct{ backend.NVRTC }
+type nvB struct{ backend.NVRTC }
+
+func (nvA) Implementation() string { return "compiler A" }
+func (nvB) Implementation() string { return "compiler B" }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log"
 	"math"
+	"runtime"
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
@@ -100,12 +101,9 @@ func Example() {
 // foreignAlloc stands for another library allocating device memory and
 // creating a stream with raw driver calls.
 func foreignAlloc(ctx *driver.Context, n int) (in, out, s uintptr) {
-	b, err := ctx.Bind()
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer b.Unbind()
-	api := ctx.API()
+	api, unbind := foreignBind(ctx)
+	defer unbind()
+	var err error
 	if in, err = api.MemAlloc(uintptr(n) * 4); err != nil {
 		log.Fatal(err)
 	}
@@ -118,13 +116,24 @@ func foreignAlloc(ctx *driver.Context, n int) (in, out, s uintptr) {
 	return in, out, s
 }
 
-func foreignFree(ctx *driver.Context, in, out, s uintptr) {
-	b, err := ctx.Bind()
-	if err != nil {
+// foreignBind makes ctx current on the calling OS thread for raw calls on
+// the backend under ctx's driver (the fake's, here; another library would
+// use its own bindings), until unbind.
+func foreignBind(ctx *driver.Context) (api backend.API, unbind func()) {
+	fb := fake.Of(ctx.Driver())
+	runtime.LockOSThread()
+	if err := fb.CtxPushCurrent(ctx.Handle()); err != nil {
 		log.Fatal(err)
 	}
-	defer b.Unbind()
-	api := ctx.API()
+	return fb, func() {
+		fb.CtxPopCurrent()
+		runtime.UnlockOSThread()
+	}
+}
+
+func foreignFree(ctx *driver.Context, in, out, s uintptr) {
+	api, unbind := foreignBind(ctx)
+	defer unbind()
 	api.StreamDestroy(s)
 	api.MemFree(in)
 	api.MemFree(out)
@@ -137,7 +146,7 @@ func ExampleFunction_Args() {
 	dev, _ := drv.Device(0)
 	ctx, _ := dev.PrimaryContext()
 	defer ctx.Close()
-	s, _ := stream.New(ctx)
+	s, _ := stream.New(ctx, stream.Options{})
 	defer s.Close()
 
 	const n = 1000

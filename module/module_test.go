@@ -2,6 +2,7 @@ package module_test
 
 import (
 	"errors"
+	"runtime"
 	"testing"
 	"unsafe"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/nocgo/cuda/driver/drivertest"
 	"github.com/nocgo/cuda/fake"
 	"github.com/nocgo/cuda/internal/segscale"
+	"github.com/nocgo/cuda/internal/suitekernels"
 	"github.com/nocgo/cuda/loader"
 	"github.com/nocgo/cuda/memory"
 	"github.com/nocgo/cuda/module"
@@ -25,7 +27,7 @@ func fakeDriver(opts ...fake.Option) *driver.Driver {
 }
 
 func fakeOptions(opts ...fake.Option) []fake.Option {
-	return append(append([]fake.Option{fake.Devices(1)}, drivertest.FakeKernels()...), opts...)
+	return append(append([]fake.Option{fake.Devices(1)}, suitekernels.Options()...), opts...)
 }
 
 // setup returns device 0's primary context and an owned stream.
@@ -36,7 +38,7 @@ func setup(t testing.TB, drv *driver.Driver) (*driver.Context, *stream.Stream) {
 	ctx, err := dev.PrimaryContext()
 	require.NoError(t, err)
 	t.Cleanup(func() { ctx.Close() })
-	s, err := stream.New(ctx)
+	s, err := stream.New(ctx, stream.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { s.Close() })
 	return ctx, s
@@ -79,7 +81,7 @@ func runSegscale(t testing.TB, ctx *driver.Context, s *stream.Stream, f *module.
 func TestPTXFallback(t *testing.T) {
 	drv := fakeDriver(fake.DriverVersion(12030))
 	ctx, s := setup(t, drv)
-	_, _, err := ctx.API().FuncGetParamInfo(0, 0)
+	_, _, err := fake.Of(drv).FuncGetParamInfo(0, 0)
 	var serr *loader.SymbolError
 	require.ErrorAs(t, err, &serr, "the entry point is missing")
 
@@ -147,7 +149,8 @@ func TestLaunchAllocatesNothing(t *testing.T) {
 	if raceEnabled {
 		t.Skip("allocation counts are meaningless under the race detector")
 	}
-	drv, err := driver.New(noLaunch{fake.NewBackend(fakeOptions()...)})
+	api := noLaunch{fake.NewBackend(fakeOptions()...)}
+	drv, err := driver.New(api)
 	require.NoError(t, err)
 	ctx, s := setup(t, drv)
 	m := compileSegscale(t, ctx, module.Options{NoCache: true})
@@ -190,10 +193,13 @@ func TestLaunchAllocatesNothing(t *testing.T) {
 	// The special streams bind their context: still nothing allocated
 	// (with the context already current: the fake's own context stack
 	// allocates on push).
-	def := stream.Default(ctx)
-	b, err := ctx.Bind()
+	def, err := stream.Default(ctx)
 	require.NoError(t, err)
-	defer b.Unbind()
+	defer def.Close()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	require.NoError(t, api.CtxPushCurrent(ctx.Handle()))
+	defer api.CtxPopCurrent()
 	allocs = testing.AllocsPerRun(200, func() {
 		if err := f.LaunchArgs(def, cfg, args); err != nil {
 			t.Fatal(err)
@@ -247,7 +253,7 @@ func TestCompileNewerDevice(t *testing.T) {
 	// A device NVRTC does not know (compute capability 13.0 for the fake's
 	// NVRTC 13.0): the default target falls back to PTX for the newest
 	// architecture NVRTC knows, which the driver compiles at load.
-	drv := fake.New(append([]fake.Option{fake.WithDevice(fake.DeviceSpec{Major: 13, Minor: 0})}, drivertest.FakeKernels()...)...)
+	drv := fake.New(append([]fake.Option{fake.WithDevice(fake.DeviceSpec{Major: 13, Minor: 0})}, suitekernels.Options()...)...)
 	ctx, s := setup(t, drv)
 	m := compileSegscale(t, ctx, module.Options{NoCache: true})
 	assert.Equal(t, module.PTX, m.Kind())

@@ -17,7 +17,7 @@ func ownedContext(t *testing.T, drv *driver.Driver) *driver.Context {
 	t.Helper()
 	dev, err := drv.Device(0)
 	require.NoError(t, err)
-	ctx, err := dev.NewContext(0)
+	ctx, err := dev.NewContext(driver.ContextOptions{})
 	require.NoError(t, err)
 	t.Cleanup(func() { ctx.Close() })
 	return ctx
@@ -46,14 +46,14 @@ func TestUnloadRetry(t *testing.T) {
 	assert.NoError(t, err, "its Functions still work")
 	_, err = m.Function(segscale.Name)
 	assert.NoError(t, err, "and lookups")
-	_, err = drv.API().CtxGetAPIVersion(h)
+	_, err = b.CtxGetAPIVersion(h)
 	require.NoError(t, err, "the failed Unload kept its hold on the context")
 
 	require.NoError(t, m.Close(), "the retry unloads the module")
 	assert.Zero(t, m.Handle())
 	_, err = f.Attributes()
 	assert.ErrorIs(t, err, driver.ErrClosed)
-	_, err = drv.API().CtxGetAPIVersion(h)
+	_, err = b.CtxGetAPIVersion(h)
 	assert.ErrorIs(t, err, driver.ErrInvalidContext, "the last holder gone, the released context is destroyed")
 	require.NoError(t, m.Close(), "a third Unload is a no-op")
 	assert.Empty(t, b.Leaks(), "nothing leaked")
@@ -73,7 +73,7 @@ func TestLoadFailureReleasesHold(t *testing.T) {
 	_, err = module.Compile(ctx, segscale.Source, module.Options{NoCache: true})
 	require.ErrorIs(t, err, driver.ErrOutOfMemory)
 	require.NoError(t, ctx.Close())
-	_, err = drv.API().CtxGetAPIVersion(h)
+	_, err = fake.Of(drv).CtxGetAPIVersion(h)
 	assert.ErrorIs(t, err, driver.ErrInvalidContext, "no failed load kept the context alive")
 }
 

@@ -32,12 +32,16 @@ func hotPathAllocs(t *testing.T, ctx *driver.Context) {
 	ev, err := stream.NewEvent(ctx, stream.EventOptions{Flags: stream.DisableTiming})
 	require.NoError(t, err)
 	defer ev.Close()
+	legacy, err := stream.Legacy(ctx)
+	require.NoError(t, err)
+	defer legacy.Close()
 	for name, fn := range map[string]func(){
 		"Query":       func() { s.Query() },
 		"Record":      func() { ev.Record(s) },
 		"Wait":        func() { s.Wait(ev) },
 		"Event.Query": func() { ev.Query() },
-		"Use":         func() { b, _ := s.Use(); b.Unbind() },
+		"Legacy.Wait": func() { legacy.Wait(ev) }, // binds its context
+
 	} {
 		assert.Zero(t, testing.AllocsPerRun(1000, fn), "%s allocates", name)
 	}

@@ -3,6 +3,7 @@ package stream_test
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"time"
 
 	"github.com/nocgo/cuda/driver"
@@ -34,7 +35,7 @@ func ExampleNew() {
 	if err != nil {
 		panic(err)
 	}
-	s, err := stream.New(ctx, stream.Options{Flags: stream.NonBlocking}, stream.Options{Priority: greatest})
+	s, err := stream.New(ctx, stream.Options{Flags: stream.NonBlocking, Priority: greatest})
 	if err != nil {
 		panic(err)
 	}
@@ -43,7 +44,7 @@ func ExampleNew() {
 	prio, _ := s.Priority()
 	fmt.Println(flags, prio, s.Owned())
 
-	_, err = stream.New(ctx, stream.Options{Priority: least+1})
+	_, err = stream.New(ctx, stream.Options{Priority: least + 1})
 	fmt.Println(errors.Is(err, driver.ErrInvalidValue))
 	// Output:
 	// NonBlocking -5 true
@@ -54,11 +55,15 @@ func ExampleWrap() {
 	ctx := exampleContext()
 	defer ctx.Close()
 
-	// Another library created this stream (here with raw driver calls).
-	b, _ := ctx.Bind()
-	h, _ := ctx.API().StreamCreateWithPriority(backend.StreamNonBlocking, 0)
-	b.Unbind()
-	defer ctx.API().StreamDestroy(h) // the owner destroys it
+	// Another library created this stream (here with raw driver calls on
+	// the fake's backend, with ctx current).
+	api := fake.Of(ctx.Driver())
+	runtime.LockOSThread()
+	api.CtxPushCurrent(ctx.Handle())
+	h, _ := api.StreamCreateWithPriority(backend.StreamNonBlocking, 0)
+	api.CtxPopCurrent()
+	runtime.UnlockOSThread()
+	defer api.StreamDestroy(h) // the owner destroys it
 
 	s, err := stream.Wrap(ctx, h)
 	if err != nil {
@@ -67,14 +72,17 @@ func ExampleWrap() {
 	flags, _ := s.Flags() // read from the driver: the creator's choice
 	fmt.Println(s.Handle() == h, s.Owned(), flags)
 	s.Close() // detaches only
-	fmt.Println(ctx.API().StreamQuery(h) == nil, errors.Is(s.Synchronize(), stream.ErrClosed))
+	fmt.Println(api.StreamQuery(h) == nil, errors.Is(s.Synchronize(), stream.ErrClosed))
 
 	// A zero handle is an error, never a new stream; 1 and 2 are the
 	// special streams.
 	_, err = stream.Wrap(ctx, 0)
 	fmt.Println(errors.Is(err, stream.ErrNullHandle))
-	legacy, _ := stream.Wrap(ctx, 1)
-	fmt.Println(legacy.Equal(stream.Legacy(ctx)))
+	wrapped, _ := stream.Wrap(ctx, 1)
+	defer wrapped.Close()
+	legacy, _ := stream.Legacy(ctx)
+	defer legacy.Close()
+	fmt.Println(wrapped.Equal(legacy))
 	// Output:
 	// true false NonBlocking
 	// true true
@@ -85,12 +93,20 @@ func ExampleWrap() {
 func ExampleDefault() {
 	ctx := exampleContext()
 	defer ctx.Close()
-	for _, s := range []*stream.Stream{stream.Default(ctx), stream.Legacy(ctx), stream.PerThread(ctx)} {
+	def, _ := stream.Default(ctx)
+	defer def.Close() // never destroyed: Close only lets go of ctx
+	legacy, _ := stream.Legacy(ctx)
+	defer legacy.Close()
+	perThread, _ := stream.PerThread(ctx)
+	defer perThread.Close()
+	for _, s := range []*stream.Stream{def, legacy, perThread} {
 		// Each call binds ctx: the driver resolves these through the
 		// current context.
 		fmt.Printf("%#x %v %v\n", s.Handle(), s.Owned(), s.Synchronize())
 	}
-	fmt.Println(stream.Default(ctx).Equal(stream.Default(ctx)), stream.Default(ctx).Equal(stream.Legacy(ctx)))
+	def2, _ := stream.Default(ctx)
+	defer def2.Close()
+	fmt.Println(def.Equal(def2), def.Equal(legacy))
 	// Output:
 	// 0x0 false <nil>
 	// 0x1 false <nil>

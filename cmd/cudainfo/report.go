@@ -65,9 +65,7 @@ func collect(drv *driver.Driver, isFake bool) (*report, error) {
 		return rep, err
 	}
 	rep.DriverVersion = fmt.Sprintf("%d.%d", v/1000, v%1000/10)
-	if nv, err := drv.NVRTC(); err != nil {
-		rep.NVRTCError = err.Error()
-	} else if major, minor, err := nv.Version(); err != nil {
+	if major, minor, err := drv.NVRTCVersion(); err != nil {
 		rep.NVRTCError = err.Error()
 	} else {
 		rep.NVRTCVersion = fmt.Sprintf("%d.%d", major, minor)

@@ -17,37 +17,37 @@ const Success Result = 0
 // The CUresult codes the library names. Any other code is still a Result and
 // still prints its number.
 const (
-	ErrInvalidValue            Result = 1
-	ErrOutOfMemory             Result = 2
-	ErrNotInitialized          Result = 3
-	ErrDeinitialized           Result = 4
-	ErrStubLibrary             Result = 34
-	ErrDeviceUnavailable       Result = 46
-	ErrNoDevice                Result = 100
-	ErrInvalidDevice           Result = 101
-	ErrInvalidImage            Result = 200
-	ErrInvalidContext          Result = 201
-	ErrContextAlreadyCurrent   Result = 202
-	ErrNoBinaryForGPU          Result = 209
-	ErrPeerAccessUnsupported   Result = 217
-	ErrInvalidPTX              Result = 218
-	ErrUnsupportedPTXVersion   Result = 222
-	ErrInvalidSource           Result = 300
-	ErrFileNotFound            Result = 301
-	ErrInvalidHandle           Result = 400
-	ErrIllegalState            Result = 401
-	ErrNotFound                Result = 500
-	ErrNotReady                Result = 600
-	ErrIllegalAddress          Result = 700
-	ErrLaunchOutOfResources    Result = 701
+	ErrInvalidValue             Result = 1
+	ErrOutOfMemory              Result = 2
+	ErrNotInitialized           Result = 3
+	ErrDeinitialized            Result = 4
+	ErrStubLibrary              Result = 34
+	ErrDeviceUnavailable        Result = 46
+	ErrNoDevice                 Result = 100
+	ErrInvalidDevice            Result = 101
+	ErrInvalidImage             Result = 200
+	ErrInvalidContext           Result = 201
+	ErrContextAlreadyCurrent    Result = 202
+	ErrNoBinaryForGPU           Result = 209
+	ErrPeerAccessUnsupported    Result = 217
+	ErrInvalidPTX               Result = 218
+	ErrUnsupportedPTXVersion    Result = 222
+	ErrInvalidSource            Result = 300
+	ErrFileNotFound             Result = 301
+	ErrInvalidHandle            Result = 400
+	ErrIllegalState             Result = 401
+	ErrNotFound                 Result = 500
+	ErrNotReady                 Result = 600
+	ErrIllegalAddress           Result = 700
+	ErrLaunchOutOfResources     Result = 701
 	ErrPeerAccessAlreadyEnabled Result = 704
-	ErrPeerAccessNotEnabled    Result = 705
-	ErrPrimaryContextActive    Result = 708
-	ErrContextIsDestroyed      Result = 709
-	ErrLaunchFailed            Result = 719
-	ErrNotPermitted            Result = 800
-	ErrNotSupported            Result = 801
-	ErrUnknown                 Result = 999
+	ErrPeerAccessNotEnabled     Result = 705
+	ErrPrimaryContextActive     Result = 708
+	ErrContextIsDestroyed       Result = 709
+	ErrLaunchFailed             Result = 719
+	ErrNotPermitted             Result = 800
+	ErrNotSupported             Result = 801
+	ErrUnknown                  Result = 999
 )
 
 type resultText struct{ name, text string }
@@ -56,18 +56,18 @@ type resultText struct{ name, text string }
 // gives for it, so that errors read the same on every backend and before any
 // driver is loaded.
 var results = map[Result]resultText{
-	0: {"CUDA_SUCCESS", "no error"},
-	1: {"CUDA_ERROR_INVALID_VALUE", "invalid argument"},
-	2: {"CUDA_ERROR_OUT_OF_MEMORY", "out of memory"},
-	3: {"CUDA_ERROR_NOT_INITIALIZED", "initialization error"},
-	4: {"CUDA_ERROR_DEINITIALIZED", "driver shutting down"},
-	5: {"CUDA_ERROR_PROFILER_DISABLED", "profiler disabled while using external profiling tool"},
-	6: {"CUDA_ERROR_PROFILER_NOT_INITIALIZED", "profiler not initialized: call cudaProfilerInitialize()"},
-	7: {"CUDA_ERROR_PROFILER_ALREADY_STARTED", "profiler already started"},
-	8: {"CUDA_ERROR_PROFILER_ALREADY_STOPPED", "profiler already stopped"},
-	34: {"CUDA_ERROR_STUB_LIBRARY", "CUDA driver is a stub library"},
-	36: {"CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER", "API call requires a newer CUDA driver"},
-	46: {"CUDA_ERROR_DEVICE_UNAVAILABLE", "CUDA-capable device(s) is/are busy or unavailable"},
+	0:   {"CUDA_SUCCESS", "no error"},
+	1:   {"CUDA_ERROR_INVALID_VALUE", "invalid argument"},
+	2:   {"CUDA_ERROR_OUT_OF_MEMORY", "out of memory"},
+	3:   {"CUDA_ERROR_NOT_INITIALIZED", "initialization error"},
+	4:   {"CUDA_ERROR_DEINITIALIZED", "driver shutting down"},
+	5:   {"CUDA_ERROR_PROFILER_DISABLED", "profiler disabled while using external profiling tool"},
+	6:   {"CUDA_ERROR_PROFILER_NOT_INITIALIZED", "profiler not initialized: call cudaProfilerInitialize()"},
+	7:   {"CUDA_ERROR_PROFILER_ALREADY_STARTED", "profiler already started"},
+	8:   {"CUDA_ERROR_PROFILER_ALREADY_STOPPED", "profiler already stopped"},
+	34:  {"CUDA_ERROR_STUB_LIBRARY", "CUDA driver is a stub library"},
+	36:  {"CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER", "API call requires a newer CUDA driver"},
+	46:  {"CUDA_ERROR_DEVICE_UNAVAILABLE", "CUDA-capable device(s) is/are busy or unavailable"},
 	100: {"CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected"},
 	101: {"CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal"},
 	102: {"CUDA_ERROR_DEVICE_NOT_LICENSED", "device doesn't have valid Grid license"},

@@ -5,14 +5,12 @@ package libcuda
 import (
 	"encoding/binary"
 	"errors"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 	"unsafe"
 
-	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
 
 	"github.com/ebitengine/purego"
@@ -23,47 +21,6 @@ import (
 	"github.com/nocgo/cuda/internal/cstr"
 	"github.com/nocgo/cuda/loader"
 )
-
-func TestLoadWithoutLibcudaListsThePath(t *testing.T) {
-	missing := filepath.Join(t.TempDir(), "libcuda.so.1")
-	t.Setenv("NOCGO_CUDA_LIBCUDA", missing)
-
-	drv, err := Load()
-	require.Error(t, err)
-	assert.Nil(t, drv)
-	var lerr *loader.LibraryError
-	require.ErrorAs(t, err, &lerr)
-	assert.Equal(t, []string{missing}, lerr.Paths())
-	assert.True(t, strings.HasPrefix(err.Error(), "driver.Load: loader: cannot open libcuda"), err.Error())
-	assert.Contains(t, err.Error(), missing)
-}
-
-func TestLoadDefaultSearchListsEveryCandidate(t *testing.T) {
-	t.Setenv("NOCGO_CUDA_LIBCUDA", "")
-	drv, err := Load()
-	if err == nil {
-		t.Skipf("this machine has a CUDA driver (%v)", drv.LibraryPaths())
-	}
-	var lerr *loader.LibraryError
-	if !errors.As(err, &lerr) {
-		t.Skipf("libcuda opened but the driver did not start: %v", err)
-	}
-	assert.Equal(t, loader.Candidates(loader.CUDA), lerr.Paths())
-	for _, p := range lerr.Paths() {
-		assert.Contains(t, err.Error(), p)
-	}
-}
-
-// A library that is not a CUDA driver opens, and then fails on the first
-// symbol the backend needs, with an error naming it.
-func TestLoadNotADriver(t *testing.T) {
-	t.Setenv("NOCGO_CUDA_LIBCUDA", "libc.so.6")
-	_, err := Load()
-	var serr *loader.SymbolError
-	require.ErrorAs(t, err, &serr)
-	assert.Equal(t, "cuDriverGetVersion", serr.Symbol)
-	assert.Contains(t, serr.Library, "libc")
-}
 
 // testLibcuda builds the real backend over libc, opened through the
 // loader: the entry points named in impl resolve to the given libc
@@ -453,7 +410,7 @@ func minimalELF(shoff uint64) []byte {
 func TestDeviceOrdinalRange(t *testing.T) {
 	l := testLibcuda(t, 13000, nil)
 	const big = 1 << 32
-	_, err := l.DeviceGetAttribute(driver.AttrWarpSize, big)
+	_, err := l.DeviceGetAttribute(backend.AttrWarpSize, big)
 	assert.ErrorIs(t, err, backend.ErrInvalidDevice)
 	_, err = l.DevicePrimaryCtxRetain(big)
 	assert.ErrorIs(t, err, backend.ErrInvalidDevice)
