@@ -1,4 +1,22 @@
 // Package libcuda is the real backend: backend.API over libcuda and
 // backend.NVRTC over libnvrtc, found and opened by package loader and called
 // through internal/dl. driver.Load is its one user.
+//
+// # The raw layer
+//
+// entrypoints.txt declares every libcuda entry point the backend calls, one
+// line each: the backend.API method, the C signature, and how the entry
+// point is resolved (since, cap, dlsym, direct) and called (lean). From it
+// internal/gen writes the sym enum, the syms table and Since
+// (zz_generated_syms.go), and the methods of the mechanical entry points
+// (zz_generated.go). The others (marked hand) are written by hand: strings,
+// callbacks, by-value structs, image checks. After changing the table or
+// backend.API, regenerate with
+//
+//	go generate ./internal/libcuda
+//
+// go test ./internal/libcuda/internal/gen fails when the checked-in output
+// is not current.
 package libcuda
+
+//go:generate go run ./internal/gen

@@ -88,16 +88,6 @@ func (l *libcuda) ModuleLoadData(image []byte) (uintptr, error) {
 	return m, check(r)
 }
 
-// ModuleUnload is cuModuleUnload(CUmodule).
-func (l *libcuda) ModuleUnload(m uintptr) error {
-	p, err := l.fn(symModuleUnload)
-	if err != nil {
-		return err
-	}
-	r := dl.Call1(p, m)
-	return check(r)
-}
-
 // ModuleGetFunction is cuModuleGetFunction(CUfunction*, CUmodule, const
 // char*). A name with a NUL byte is ErrInvalidValue.
 func (l *libcuda) ModuleGetFunction(m uintptr, name string) (uintptr, error) {
@@ -114,47 +104,6 @@ func (l *libcuda) ModuleGetFunction(m uintptr, name string) (uintptr, error) {
 	return f, check(r)
 }
 
-// FuncGetParamInfo is cuFuncGetParamInfo(CUfunction, size_t index,
-// size_t *offset, size_t *size) (CUDA 12.4+).
-func (l *libcuda) FuncGetParamInfo(f uintptr, index int) (uintptr, uintptr, error) {
-	if index < 0 {
-		return 0, 0, backend.ErrInvalidValue
-	}
-	p, err := l.fn(symFuncGetParamInfo)
-	if err != nil {
-		return 0, 0, err
-	}
-	var pi struct{ off, size uintptr }
-	r := dl.Call4(p, f, uintptr(index), uintptr(unsafe.Pointer(&pi.off)), uintptr(unsafe.Pointer(&pi.size)))
-	return pi.off, pi.size, check(r)
-}
-
-// FuncGetAttribute is cuFuncGetAttribute(int*, CUfunction_attribute,
-// CUfunction).
-func (l *libcuda) FuncGetAttribute(attr backend.FunctionAttribute, f uintptr) (int, error) {
-	p, err := l.fn(symFuncGetAttribute)
-	if err != nil {
-		return 0, err
-	}
-	var v int32
-	r := dl.Call3(p, uintptr(unsafe.Pointer(&v)), uintptr(attr), f)
-	return int(v), check(r)
-}
-
-// FuncSetAttribute is cuFuncSetAttribute(CUfunction, CUfunction_attribute,
-// int value).
-func (l *libcuda) FuncSetAttribute(f uintptr, attr backend.FunctionAttribute, value int) error {
-	if !cInt(value) {
-		return backend.ErrInvalidValue
-	}
-	p, err := l.fn(symFuncSetAttribute)
-	if err != nil {
-		return err
-	}
-	r := dl.Call3(p, f, uintptr(attr), uintptr(value))
-	return check(r)
-}
-
 // LaunchKernel is cuLaunchKernel(CUfunction, gridDimX..Z, blockDimX..Z,
 // unsigned int sharedMemBytes, CUstream, void **kernelParams, void **extra),
 // with extra NULL. params must stay reachable for the call (the driver
@@ -169,21 +118,4 @@ func (l *libcuda) LaunchKernel(f uintptr, grid, block [3]uint32, sharedMem uint3
 		uintptr(block[0]), uintptr(block[1]), uintptr(block[2]),
 		uintptr(sharedMem), s, uintptr(params), 0)
 	return check(r)
-}
-
-// OccupancyMaxPotentialBlockSize is cuOccupancyMaxPotentialBlockSize(int
-// *minGridSize, int *blockSize, CUfunction, CUoccupancyB2DSize (NULL),
-// size_t dynamicSMemSize, int blockSizeLimit).
-func (l *libcuda) OccupancyMaxPotentialBlockSize(f uintptr, dynamicSharedMem uintptr, blockSizeLimit int) (int, int, error) {
-	if !cInt(blockSizeLimit) {
-		return 0, 0, backend.ErrInvalidValue
-	}
-	p, err := l.fn(symOccupancyMaxPotentialBlockSize)
-	if err != nil {
-		return 0, 0, err
-	}
-	var oc struct{ minGrid, block int32 }
-	r := dl.Call6(p, uintptr(unsafe.Pointer(&oc.minGrid)), uintptr(unsafe.Pointer(&oc.block)), f, 0,
-		dynamicSharedMem, uintptr(blockSizeLimit))
-	return int(oc.minGrid), int(oc.block), check(r)
 }

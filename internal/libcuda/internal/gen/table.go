@@ -1,0 +1,288 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"strconv"
+	"strings"
+)
+
+// param is one C parameter of an entry point.
+type param struct {
+	ctype string // normalized: "unsigned int", "CUcontext*", "const void*"
+	name  string
+	out   bool   // an out-parameter: a result of the Go method
+	konst string // a constant passed in its place ("0"), taking no Go argument
+}
+
+// entry is one line of the table.
+type entry struct {
+	pos    string // file:line, for errors
+	method string // the backend.API method; "" for none ("-")
+	cname  string
+	params []param
+	since  int
+	cap    int
+	dlsym  []string
+	direct bool
+	lean   bool
+	hand   bool
+	einval string // the error for a Go int that does not fit a C int
+	note   string
+}
+
+// sig returns the C signature as the generated comments show it.
+func (e *entry) sig() string {
+	var b strings.Builder
+	b.WriteString(e.cname)
+	b.WriteByte('(')
+	for i, p := range e.params {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(p.ctype)
+		b.WriteByte(' ')
+		b.WriteString(p.name)
+		if p.konst != "" {
+			b.WriteString(" = " + p.konst)
+		}
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+// parseTable parses the declaration table (see entrypoints.txt for its
+// format).
+func parseTable(file string, src []byte) ([]*entry, error) {
+	var entries []*entry
+	seenC := map[string]string{}
+	seenM := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(src))
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		pos := fmt.Sprintf("%s:%d", file, n)
+		e, err := parseLine(line)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", pos, err)
+		}
+		e.pos = pos
+		if p, ok := seenC[e.cname]; ok {
+			return nil, fmt.Errorf("%s: %s already listed at %s", pos, e.cname, p)
+		}
+		seenC[e.cname] = pos
+		if e.method != "" {
+			if p, ok := seenM[e.method]; ok {
+				return nil, fmt.Errorf("%s: method %s already listed at %s", pos, e.method, p)
+			}
+			seenM[e.method] = pos
+		}
+		entries = append(entries, e)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	return entries, nil
+}
+
+func parseLine(line string) (*entry, error) {
+	e := &entry{}
+	if i := strings.Index(line, "//"); i >= 0 {
+		e.note = strings.TrimSpace(line[i+2:])
+		line = strings.TrimSpace(line[:i])
+	}
+	open, close := strings.IndexByte(line, '('), strings.LastIndexByte(line, ')')
+	if open < 0 || close < open {
+		return nil, fmt.Errorf("want Method cuName(params) options: %q", line)
+	}
+	head := strings.Fields(line[:open])
+	if len(head) != 2 {
+		return nil, fmt.Errorf("want Method cuName before '(': %q", line[:open])
+	}
+	if head[0] != "-" {
+		if !token.IsIdentifier(head[0]) || !token.IsExported(head[0]) {
+			return nil, fmt.Errorf("method %q is no exported Go name", head[0])
+		}
+		e.method = head[0]
+	}
+	e.cname = head[1]
+	if !strings.HasPrefix(e.cname, "cu") || !token.IsIdentifier(e.cname) {
+		return nil, fmt.Errorf("%q is no libcuda entry point name", e.cname)
+	}
+	if strings.Contains(e.cname, "_v") {
+		return nil, fmt.Errorf("%s: cuGetProcAddress takes base names; put versioned names in dlsym", e.cname)
+	}
+	if args := strings.TrimSpace(line[open+1 : close]); args != "" {
+		for _, a := range strings.Split(args, ",") {
+			p, err := parseParam(a)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", e.cname, err)
+			}
+			e.params = append(e.params, p)
+		}
+	}
+	for _, opt := range strings.Fields(line[close+1:]) {
+		k, v, hasV := strings.Cut(opt, "=")
+		var err error
+		switch {
+		case k == "since" && hasV:
+			e.since, err = strconv.Atoi(v)
+		case k == "cap" && hasV:
+			e.cap, err = strconv.Atoi(v)
+		case k == "dlsym" && hasV:
+			e.dlsym = strings.Split(v, ",")
+			for _, d := range e.dlsym {
+				if !strings.HasPrefix(d, e.cname) {
+					err = fmt.Errorf("dlsym name %s is not a version of %s", d, e.cname)
+				}
+			}
+		case k == "einval" && hasV:
+			if !strings.HasPrefix(v, "Err") || !token.IsIdentifier(v) {
+				err = fmt.Errorf("einval=%s: want a backend error name such as ErrInvalidDevice", v)
+			}
+			e.einval = v
+		case k == "direct" && !hasV:
+			e.direct = true
+		case k == "lean" && !hasV:
+			e.lean = true
+		case k == "hand" && !hasV:
+			e.hand = true
+		default:
+			err = fmt.Errorf("unknown option %q", opt)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", e.cname, err)
+		}
+	}
+	if e.since <= 0 {
+		return nil, fmt.Errorf("%s: since=N is required", e.cname)
+	}
+	if e.cap != 0 && e.cap < e.since {
+		return nil, fmt.Errorf("%s: cap %d is before since %d", e.cname, e.cap, e.since)
+	}
+	if e.method == "" && !e.hand {
+		e.hand = true // nothing to generate but the sym entry
+	}
+	return e, nil
+}
+
+// parseParam parses "[out] C-type name[=const]".
+func parseParam(s string) (param, error) {
+	f := strings.Fields(s)
+	var p param
+	if len(f) > 0 && f[0] == "out" {
+		p.out = true
+		f = f[1:]
+	}
+	if len(f) < 2 {
+		return p, fmt.Errorf("parameter %q: want C-type name", strings.TrimSpace(s))
+	}
+	name := f[len(f)-1]
+	typ := strings.Join(f[:len(f)-1], " ")
+	for strings.HasPrefix(name, "*") {
+		name, typ = name[1:], typ+"*"
+	}
+	typ = strings.ReplaceAll(typ, " *", "*")
+	if n, k, ok := strings.Cut(name, "="); ok {
+		name, p.konst = n, k
+		if p.out {
+			return p, fmt.Errorf("parameter %s: an out-parameter cannot be a constant", name)
+		}
+	}
+	if !token.IsIdentifier(name) && !token.IsKeyword(name) {
+		return p, fmt.Errorf("parameter name %q", name)
+	}
+	if p.out && !strings.HasSuffix(typ, "*") {
+		return p, fmt.Errorf("out-parameter %s: type %s is no pointer", name, typ)
+	}
+	p.ctype, p.name = typ, name
+	return p, nil
+}
+
+// goParam is one parameter of a backend.API method.
+type goParam struct{ name, typ string }
+
+// goSig is the Go signature of a backend.API method: its parameters and its
+// results but the final error. Types are as written in package libcuda
+// ("backend.DeviceAttribute", "unsafe.Pointer").
+type goSig struct {
+	params  []goParam
+	results []string
+}
+
+// parseAPI reads the method set of interface API from api.go.
+func parseAPI(file string, src []byte) (map[string]*goSig, []string, error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, file, src, parser.SkipObjectResolution)
+	if err != nil {
+		return nil, nil, err
+	}
+	var iface *ast.InterfaceType
+	ast.Inspect(f, func(n ast.Node) bool {
+		if ts, ok := n.(*ast.TypeSpec); ok && ts.Name.Name == "API" {
+			iface, _ = ts.Type.(*ast.InterfaceType)
+		}
+		return iface == nil
+	})
+	if iface == nil {
+		return nil, nil, fmt.Errorf("%s: no interface API", file)
+	}
+	methods := map[string]*goSig{}
+	var order []string
+	for _, m := range iface.Methods.List {
+		ft, ok := m.Type.(*ast.FuncType)
+		if !ok || len(m.Names) != 1 {
+			return nil, nil, fmt.Errorf("%s: API embeds %s; only methods are supported", file, types.ExprString(m.Type))
+		}
+		name := m.Names[0].Name
+		sig := &goSig{}
+		for _, p := range ft.Params.List {
+			if len(p.Names) == 0 {
+				return nil, nil, fmt.Errorf("%s: API.%s has an unnamed parameter", file, name)
+			}
+			for _, n := range p.Names {
+				sig.params = append(sig.params, goParam{n.Name, qualify(p.Type)})
+			}
+		}
+		if ft.Results != nil {
+			for _, r := range ft.Results.List {
+				for range max(1, len(r.Names)) {
+					sig.results = append(sig.results, qualify(r.Type))
+				}
+			}
+		}
+		if len(sig.results) == 0 || sig.results[len(sig.results)-1] != "error" {
+			return nil, nil, fmt.Errorf("%s: API.%s does not return an error last", file, name)
+		}
+		sig.results = sig.results[:len(sig.results)-1]
+		methods[name] = sig
+		order = append(order, name)
+	}
+	return methods, order, nil
+}
+
+// qualify writes a type of package backend as package libcuda spells it.
+func qualify(e ast.Expr) string {
+	switch t := e.(type) {
+	case *ast.Ident:
+		if token.IsExported(t.Name) {
+			return "backend." + t.Name
+		}
+		return t.Name
+	case *ast.ArrayType:
+		if t.Len == nil {
+			return "[]" + qualify(t.Elt)
+		}
+		return "[" + types.ExprString(t.Len) + "]" + qualify(t.Elt)
+	case *ast.StarExpr:
+		return "*" + qualify(t.X)
+	}
+	return types.ExprString(e) // unsafe.Pointer, func(), ...
+}
