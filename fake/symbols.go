@@ -1,16 +1,15 @@
 package fake
 
-import "github.com/nocgo/cuda/loader"
+import (
+	"github.com/nocgo/cuda/internal/libcuda"
+	"github.com/nocgo/cuda/loader"
+)
 
-// since lists entry points newer than the oldest driver the library
-// supports, with the CUDA version that introduced them.
-var since = map[string]int{
-	"cuStreamGetCtx":     9020,
-	"cuLaunchHostFunc":   10000,
-	"cuMemAllocAsync":    11020,
-	"cuMemFreeAsync":     11020,
-	"cuFuncGetParamInfo": 12040,
-}
+// oldestDriver is the oldest CUDA version the fake models: entry points
+// introduced after it are missing from a fake configured with an older
+// Version, as they are from such a driver. The versions come from the real
+// backend's declaration table (internal/libcuda/entrypoints.txt).
+const oldestDriver = 9000
 
 // fakeLibrary is the library name missing-symbol errors give.
 const fakeLibrary = "fake libcuda"
@@ -18,8 +17,8 @@ const fakeLibrary = "fake libcuda"
 // symbol reports an entry point the configured driver version lacks, the
 // way the real backend does.
 func (b *Backend) symbol(op string) error {
-	v, ok := since[op]
-	if !ok || b.version >= v {
+	v, ok := libcuda.Since(op)
+	if !ok || v <= oldestDriver || b.version >= v {
 		return nil
 	}
 	return &loader.SymbolError{Library: fakeLibrary, Symbol: op, Since: v, Have: b.version}
