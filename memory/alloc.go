@@ -19,7 +19,7 @@ import (
 func Alloc[T any](ctx *driver.Context, n int) (*Buffer[T], error) {
 	e := elemOf[T]()
 	op := "memory.Alloc[" + e.name + "]"
-	c, err := contextOf(op, ctx)
+	c, err := core.Of(op, ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -32,7 +32,7 @@ func Alloc[T any](ctx *driver.Context, n int) (*Buffer[T], error) {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	var ptr uintptr
-	err = withHold(h, func(api backend.API) error {
+	err = h.Do(func(api backend.API) error {
 		var r error
 		if ptr, r = api.MemAlloc(size); r != nil {
 			return fmt.Errorf("n=%d (%d bytes) in %s: cuMemAlloc: %w", n, size, ctx, r)
@@ -40,7 +40,7 @@ func Alloc[T any](ctx *driver.Context, n int) (*Buffer[T], error) {
 		return nil
 	})
 	if err != nil {
-		return nil, dropHold(h, fmt.Errorf("%s: %w", op, err))
+		return nil, h.Drop(fmt.Errorf("%s: %w", op, err))
 	}
 	return newBuffer[T](&allocation{ctx: ctx, hold: h, kind: kindAlloc, base: ptr, size: size}, ptr, n), nil
 }
@@ -89,7 +89,7 @@ func allocAsync(s *stream.Stream, q *core.Queue, size uintptr, op string, n int)
 	ptr, r := h.Context().API.MemAllocAsync(size, s.Handle())
 	b.Unbind()
 	if r != nil {
-		return 0, nil, dropHold(h, fmt.Errorf("%s: n=%d (%d bytes) on stream %#x of %s: cuMemAllocAsync: %w", op, n, size, s.Handle(), ctx, r))
+		return 0, nil, h.Drop(fmt.Errorf("%s: n=%d (%d bytes) on stream %#x of %s: cuMemAllocAsync: %w", op, n, size, s.Handle(), ctx, r))
 	}
 	return ptr, h, nil
 }

@@ -50,7 +50,7 @@ func Borrow[T any](ctx *driver.Context, ptr uintptr, n int, owner any) (*Buffer[
 	if ptr+size < ptr {
 		return nil, fmt.Errorf("%s: %d bytes from here overflow the address space: %w", op, size, driver.ErrInvalidValue)
 	}
-	c, err := contextOf(op, ctx)
+	c, err := core.Of(op, ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +59,7 @@ func Borrow[T any](ctx *driver.Context, ptr uintptr, n int, owner any) (*Buffer[
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	if err := borrowCheck(op, ctx, hold, ptr, size, n); err != nil {
-		return nil, dropHold(hold, err)
+		return nil, hold.Drop(err)
 	}
 	a := &allocation{ctx: ctx, hold: hold, kind: kindBorrowed, base: ptr, size: size, owner: owner}
 	return newBuffer[T](a, ptr, n), nil
@@ -94,7 +94,7 @@ func borrowCheck(op string, ctx *driver.Context, hold *core.Hold, ptr, size uint
 	if owning != 0 && uintptr(owning) != ctx.Handle() {
 		return fmt.Errorf("%s: memory of context %#x, not of %s: %w", op, owning, ctx, ErrWrongContext)
 	}
-	return withHold(hold, func(api backend.API) error {
+	return hold.Do(func(api backend.API) error {
 		base, asize, r := api.MemGetAddressRange(ptr)
 		if r != nil {
 			return fmt.Errorf("%s: cuMemGetAddressRange: %w", op, r)

@@ -55,7 +55,7 @@ func (b *Buffer[T]) Close() error {
 		a.owner = nil
 		return releaseHold(a.hold, op, desc)
 	}
-	if err := withHold(a.hold, a.free); err != nil {
+	if err := a.hold.Do(a.free); err != nil {
 		return fmt.Errorf("%s: %s: %w", op, desc, err)
 	}
 	return releaseHold(a.hold, op, desc)
@@ -131,7 +131,7 @@ func (b *Buffer[T]) FreeAsync(s *stream.Stream) error {
 		return fmt.Errorf("%s: %s of %s on stream %#x of %s: another device: %w", op, b, a.ctx, s.Handle(), s.Context(), ErrWrongContext)
 	}
 	desc := b.String()
-	err := withHold(a.hold, func(api backend.API) error {
+	err := a.hold.Do(func(api backend.API) error {
 		sb, err := use(s)
 		if err != nil {
 			return err

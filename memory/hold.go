@@ -1,7 +1,6 @@
 package memory
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/nocgo/cuda/driver"
@@ -15,16 +14,6 @@ import (
 // bind through that hold, so they keep working after the user released the
 // *driver.Context, and freeing never touches a dead context.
 
-// contextOf returns the core state of ctx, or op's error for a nil or zero
-// Context.
-func contextOf(op string, ctx *driver.Context) (*core.Context, error) {
-	c := core.ContextOf(ctx)
-	if c == nil {
-		return nil, fmt.Errorf("%s: nil context: %w", op, driver.ErrInvalidValue)
-	}
-	return c, nil
-}
-
 // queueOf returns the core state of s, or op's error for a nil or zero
 // Stream.
 func queueOf(op string, s *stream.Stream) (*core.Queue, error) {
@@ -33,31 +22,6 @@ func queueOf(op string, s *stream.Stream) (*core.Queue, error) {
 		return nil, fmt.Errorf("%s: nil or zero stream: %w", op, driver.ErrInvalidValue)
 	}
 	return q, nil
-}
-
-// withHold runs call with h's context current, and unbinds before
-// returning, so that the caller may release h afterwards: a context that
-// ends with its last hold must never be popped after it was destroyed.
-func withHold(h *core.Hold, call func(api backend.API) error) error {
-	b, err := h.Bind()
-	if err != nil {
-		return err
-	}
-	err = call(b.API())
-	if uerr := b.Unbind(); uerr != nil && err == nil {
-		err = uerr
-	}
-	return err
-}
-
-// dropHold lets go of the hold taken for an object whose creation failed
-// with err, and returns err, joined with the hold's own error if it has one
-// (letting go ends the context when the user released it meanwhile).
-func dropHold(h *core.Hold, err error) error {
-	if r := h.Close(nil); r != nil {
-		return errors.Join(err, r)
-	}
-	return err
 }
 
 // releaseHold lets go of h once the memory it kept is freed; its error (from

@@ -45,7 +45,7 @@ func AllocHost[T any](ctx *driver.Context, n int) (*HostBuffer[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := contextOf(op, ctx)
+	c, err := core.Of(op, ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +54,7 @@ func AllocHost[T any](ctx *driver.Context, n int) (*HostBuffer[T], error) {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	var p unsafe.Pointer
-	err = withHold(h, func(api backend.API) error {
+	err = h.Do(func(api backend.API) error {
 		var r error
 		if p, r = api.MemHostAlloc(size, backend.MemHostAllocPortable); r != nil {
 			return fmt.Errorf("n=%d (%d bytes) in %s: cuMemHostAlloc: %w", n, size, ctx, r)
@@ -65,7 +65,7 @@ func AllocHost[T any](ctx *driver.Context, n int) (*HostBuffer[T], error) {
 		return nil
 	})
 	if err != nil {
-		return nil, dropHold(h, fmt.Errorf("%s: %w", op, err))
+		return nil, h.Drop(fmt.Errorf("%s: %w", op, err))
 	}
 	return &HostBuffer[T]{ctx: ctx, hold: h, p: p, n: n}, nil
 }
@@ -122,7 +122,7 @@ func (h *HostBuffer[T]) Close() error {
 		return nil
 	}
 	const op = "memory.HostBuffer.Free"
-	err := withHold(h.hold, func(api backend.API) error {
+	err := h.hold.Do(func(api backend.API) error {
 		h.freed.Store(true)
 		if r := api.MemFreeHost(h.p); r != nil {
 			h.freed.Store(false)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/core"
 )
 
 // IPCHandle exports the buffer's memory to other processes
@@ -26,7 +27,7 @@ func (b *Buffer[T]) IPCHandle() (driver.IPCHandle, error) {
 		return driver.IPCHandle{}, fmt.Errorf("%s: %s: only memory from memory.Alloc (cuMemAlloc) can be exported: %w", op, b, driver.ErrInvalidValue)
 	}
 	var h driver.IPCHandle
-	err := withHold(b.a.hold, func(api backend.API) error {
+	err := b.a.hold.Do(func(api backend.API) error {
 		var r error
 		if h, r = api.IPCGetMemHandle(b.ptr); r != nil {
 			return fmt.Errorf("%s: %s: cuIpcGetMemHandle: %w", op, b, r)
@@ -47,7 +48,7 @@ func (b *Buffer[T]) IPCHandle() (driver.IPCHandle, error) {
 func OpenIPC[T any](ctx *driver.Context, h driver.IPCHandle, n int) (*Buffer[T], error) {
 	e := elemOf[T]()
 	op := "memory.OpenIPC[" + e.name + "]"
-	c, err := contextOf(op, ctx)
+	c, err := core.Of(op, ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -63,13 +64,13 @@ func OpenIPC[T any](ctx *driver.Context, h driver.IPCHandle, n int) (*Buffer[T],
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	var ptr uintptr
-	err = withHold(hold, func(api backend.API) error {
+	err = hold.Do(func(api backend.API) error {
 		var err error
 		ptr, err = openIPC(api, ctx, h, size, n)
 		return err
 	})
 	if err != nil {
-		return nil, dropHold(hold, fmt.Errorf("%s: %w", op, err))
+		return nil, hold.Drop(fmt.Errorf("%s: %w", op, err))
 	}
 	a := &allocation{ctx: ctx, hold: hold, kind: kindIPC, base: ptr, size: size}
 	return newBuffer[T](a, ptr, n), nil

@@ -3,7 +3,6 @@ package module
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -136,7 +135,7 @@ func load(ctx *driver.Context, image []byte, kind ImageKind, ptxText []byte) (*M
 		return nil, err
 	}
 	var h uintptr
-	err = withHold(hold, func(api backend.API) error {
+	err = hold.Do(func(api backend.API) error {
 		var r error
 		if h, r = api.ModuleLoadData(image); r != nil {
 			return fmt.Errorf("%s image (%d bytes): cuModuleLoadData: %w", kind, len(image), r)
@@ -144,32 +143,10 @@ func load(ctx *driver.Context, image []byte, kind ImageKind, ptxText []byte) (*M
 		return nil
 	})
 	if err != nil {
-		return nil, withRelease(err, hold)
+		return nil, hold.Drop(err)
 	}
 	m.h, m.hold = h, hold
 	return m, nil
-}
-
-// withRelease lets go of hold and joins its error, if any, to err.
-func withRelease(err error, hold *core.Hold) error {
-	if rerr := hold.Close(nil); rerr != nil {
-		return errors.Join(err, rerr)
-	}
-	return err
-}
-
-// withHold runs call with the context of hold current, and unbinds before
-// returning, so that the caller may then let go of hold.
-func withHold(hold *core.Hold, call func(api backend.API) error) error {
-	b, err := hold.Bind()
-	if err != nil {
-		return err
-	}
-	err = call(b.API())
-	if uerr := b.Unbind(); uerr != nil && err == nil {
-		err = uerr
-	}
-	return err
 }
 
 // api is the backend of the module's context.
@@ -267,7 +244,7 @@ func (m *Module) Function(name string) (*Function, error) {
 		return nil, fmt.Errorf("module: function %q: module %#x: %w", name, m.h, ErrClosed)
 	}
 	var h uintptr
-	err := withHold(m.hold, func(api backend.API) error {
+	err := m.hold.Do(func(api backend.API) error {
 		var r error
 		if h, r = api.ModuleGetFunction(m.h, entry); r != nil {
 			return fmt.Errorf("module: function %q: cuModuleGetFunction: %w%s", name, r, m.available())

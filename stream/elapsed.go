@@ -36,7 +36,7 @@ func Elapsed(start, end *Event) (time.Duration, error) {
 		return 0, err
 	}
 	var ms float32
-	err := withBound(start.hold, func(api backend.API) error {
+	err := start.hold.Do(func(api backend.API) error {
 		var r error
 		if ms, r = api.EventElapsedTime(start.h, end.h); r != nil {
 			return fmt.Errorf("stream.Elapsed(%s, %s): cuEventElapsedTime: %w", start, end, r)

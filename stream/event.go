@@ -87,7 +87,7 @@ type EventOptions struct {
 // it: Close destroys it. Interprocess without DisableTiming is rejected, as
 // the driver requires both; unknown flags are rejected too.
 func NewEvent(ctx *driver.Context, opts EventOptions) (*Event, error) {
-	c, err := contextOf("stream.NewEvent", ctx)
+	c, err := core.Of("stream.NewEvent", ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +103,7 @@ func NewEvent(ctx *driver.Context, opts EventOptions) (*Event, error) {
 		return nil, fmt.Errorf("stream.NewEvent: %w", err)
 	}
 	var h uintptr
-	err = withBound(hold, func(api backend.API) error {
+	err = hold.Do(func(api backend.API) error {
 		var r error
 		if h, r = api.EventCreate(uint32(f)); r != nil {
 			return fmt.Errorf("stream.NewEvent: %s: cuEventCreate(%s): %w", ctx, f, r)
@@ -111,7 +111,7 @@ func NewEvent(ctx *driver.Context, opts EventOptions) (*Event, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, dropHold(hold, err)
+		return nil, hold.Drop(err)
 	}
 	return &Event{ctx: ctx, hold: hold, h: h, kind: ownedEvent, flags: f, flagsKnown: true}, nil
 }
@@ -129,7 +129,7 @@ func NewEvent(ctx *driver.Context, opts EventOptions) (*Event, error) {
 // pass live events.) The event's flags are unknown to this package, so
 // Elapsed and IPCHandle leave their checks to the driver.
 func WrapEvent(ctx *driver.Context, handle uintptr) (*Event, error) {
-	c, err := contextOf(fmt.Sprintf("stream.WrapEvent: handle %#x", handle), ctx)
+	c, err := core.Of(fmt.Sprintf("stream.WrapEvent: handle %#x", handle), ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -140,14 +140,14 @@ func WrapEvent(ctx *driver.Context, handle uintptr) (*Event, error) {
 	if err != nil {
 		return nil, fmt.Errorf("stream.WrapEvent: handle %#x: %w", handle, err)
 	}
-	err = withBound(hold, func(api backend.API) error {
+	err = hold.Do(func(api backend.API) error {
 		if r := api.EventQuery(handle); r != nil && !isNotReady(r) {
 			return fmt.Errorf("stream.WrapEvent: handle %#x: %s: cuEventQuery: %w", handle, ctx, r)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, dropHold(hold, err)
+		return nil, hold.Drop(err)
 	}
 	return &Event{ctx: ctx, hold: hold, h: handle, kind: wrappedEvent}, nil
 }

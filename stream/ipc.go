@@ -5,6 +5,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/core"
 )
 
 // IPCHandle returns the interprocess handle of an event created with
@@ -22,7 +23,7 @@ func (e *Event) IPCHandle() (driver.IPCHandle, error) {
 		return driver.IPCHandle{}, fmt.Errorf("stream: %s: IPCHandle: the event was not created with stream.Interprocess: %w", e, driver.ErrInvalidHandle)
 	}
 	var h driver.IPCHandle
-	err := withBound(e.hold, func(api backend.API) error {
+	err := e.hold.Do(func(api backend.API) error {
 		var r error
 		if h, r = api.IPCGetEventHandle(e.h); r != nil {
 			return fmt.Errorf("stream: %s: cuIpcGetEventHandle: %w", e, r)
@@ -42,7 +43,7 @@ func (e *Event) IPCHandle() (driver.IPCHandle, error) {
 // driver.ErrInvalidContext, as the driver returns. The opened event holds
 // ctx until Close (see driver.Context).
 func OpenIPCEvent(ctx *driver.Context, h driver.IPCHandle) (*Event, error) {
-	c, err := contextOf("stream.OpenIPCEvent", ctx)
+	c, err := core.Of("stream.OpenIPCEvent", ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +55,7 @@ func OpenIPCEvent(ctx *driver.Context, h driver.IPCHandle) (*Event, error) {
 		return nil, fmt.Errorf("stream.OpenIPCEvent: %w", err)
 	}
 	var ev uintptr
-	err = withBound(hold, func(api backend.API) error {
+	err = hold.Do(func(api backend.API) error {
 		var r error
 		if ev, r = api.IPCOpenEventHandle(h); r != nil {
 			return fmt.Errorf("stream.OpenIPCEvent: %s: cuIpcOpenEventHandle: %w", ctx, r)
@@ -62,7 +63,7 @@ func OpenIPCEvent(ctx *driver.Context, h driver.IPCHandle) (*Event, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, dropHold(hold, err)
+		return nil, hold.Drop(err)
 	}
 	return &Event{ctx: ctx, hold: hold, h: ev, kind: openedEvent, flags: Interprocess | DisableTiming, flagsKnown: true}, nil
 }

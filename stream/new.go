@@ -5,6 +5,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/core"
 )
 
 // Flag is a stream creation flag (CU_STREAM_*).
@@ -45,7 +46,7 @@ type Options struct {
 // New creates a stream in ctx (cuStreamCreateWithPriority) with opts. The
 // caller owns it: Close destroys it.
 func New(ctx *driver.Context, opts Options) (*Stream, error) {
-	c, err := contextOf("stream.New", ctx)
+	c, err := core.Of("stream.New", ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +58,7 @@ func New(ctx *driver.Context, opts Options) (*Stream, error) {
 		return nil, fmt.Errorf("stream.New: %w", err)
 	}
 	var h uintptr
-	err = withBound(hold, func(api backend.API) error {
+	err = hold.Do(func(api backend.API) error {
 		if opts.Priority != 0 {
 			least, greatest, r := api.CtxGetStreamPriorityRange()
 			if r != nil {
@@ -76,7 +77,7 @@ func New(ctx *driver.Context, opts Options) (*Stream, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, dropHold(hold, err)
+		return nil, hold.Drop(err)
 	}
 	return newStream(ctx, hold, h, owned), nil
 }
@@ -86,11 +87,11 @@ func New(ctx *driver.Context, opts Options) (*Stream, error) {
 // the largest, usually 0) and greatest the highest (numerically the
 // smallest, such as -5).
 func PriorityRange(ctx *driver.Context) (least, greatest int, err error) {
-	c, err := contextOf("stream.PriorityRange", ctx)
+	c, err := core.Of("stream.PriorityRange", ctx)
 	if err != nil {
 		return 0, 0, err
 	}
-	err = withContext(c, func(api backend.API) error {
+	err = c.Do(func(api backend.API) error {
 		var r error
 		if least, greatest, r = api.CtxGetStreamPriorityRange(); r != nil {
 			return fmt.Errorf("stream.PriorityRange: %s: cuCtxGetStreamPriorityRange: %w", ctx, r)

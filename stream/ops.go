@@ -88,7 +88,7 @@ func (s *Stream) WaitStream(o *Stream) error {
 	}
 	defer sb.Unbind()
 	// The internal event is made in o's context, bound through o's hold.
-	err = withBound(o.q.Hold, func(api backend.API) error {
+	err = o.q.Hold.Do(func(api backend.API) error {
 		ev, r := api.EventCreate(uint32(DisableTiming))
 		if r != nil {
 			return fmt.Errorf("stream: %s: WaitStream(%s): cuEventCreate: %w", s, o, r)

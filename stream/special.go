@@ -5,6 +5,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/core"
 )
 
 // Default returns the NULL stream (handle 0x0) of ctx: the context's default
@@ -35,7 +36,7 @@ func PerThread(ctx *driver.Context) (*Stream, error) {
 }
 
 func specialStream(ctx *driver.Context, h uintptr) (*Stream, error) {
-	c, err := contextOf("stream: special stream", ctx)
+	c, err := core.Of("stream: special stream", ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/core"
 )
 
 // Wrap wraps a stream created elsewhere (another library, the CUDA runtime
@@ -28,7 +29,7 @@ import (
 // of one handle are Equal. Nothing about the stream's creation can be set
 // here: Flags and Priority read what its creator chose.
 func Wrap(ctx *driver.Context, handle uintptr) (*Stream, error) {
-	c, err := contextOf(fmt.Sprintf("stream.Wrap: handle %#x", handle), ctx)
+	c, err := core.Of(fmt.Sprintf("stream.Wrap: handle %#x", handle), ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -3,8 +3,6 @@ package core
 import (
 	"fmt"
 	"runtime"
-
-	"github.com/nocgo/cuda/driver/backend"
 )
 
 // Binding is a context made current on a locked OS thread by Bind. Unbind
@@ -48,9 +46,6 @@ func (c *Context) bind(fresh bool) (Binding, error) {
 	}
 	return Binding{}, err
 }
-
-// API returns the backend of the bound context.
-func (b Binding) API() backend.API { return b.c.API }
 
 // Unbind pops the context Bind pushed, if any, unlocks the OS thread and
 // lets go of the context. A pop that fails leaves the thread locked (the
