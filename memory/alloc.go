@@ -72,9 +72,9 @@ func AllocAsync[T any](s *stream.Stream, n int) (*Buffer[T], error) {
 }
 
 // allocAsync checks s (Queue.Use, which binds the context of the special
-// streams only), takes the Hold of the buffer to be, queues cuMemAllocAsync
-// and unbinds; when the allocation fails it releases the Hold, after
-// unbinding.
+// streams only), takes the hold of the buffer to be on its context, queues
+// cuMemAllocAsync and unbinds; when the allocation fails it lets go of the
+// hold, after unbinding.
 func allocAsync(s *stream.Stream, q *core.Queue, size uintptr, op string, n int) (uintptr, *core.Hold, error) {
 	b, err := q.Use()
 	if err != nil {

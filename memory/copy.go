@@ -76,8 +76,8 @@ func CopyToHost[T any](dst []T, src *Buffer[T]) error {
 // not overlap: an overlap is refused (ErrInvalidValue) when both are over the
 // same allocation (a buffer and its views), and not detected between
 // different buffers, such as two Borrows of one memory. Buffers of the same
-// context are copied with cuMemcpyDtoD (dst's context current, through its
-// Hold for memory this package allocated) and the call waits for the
+// context are copied with cuMemcpyDtoD (dst's context current) and the call
+// waits for the
 // legacy stream; buffers of different contexts or devices with cuMemcpyPeer,
 // and the call waits for dst's context (cuCtxSynchronize). It returns once the
 // copy is complete.

@@ -21,16 +21,11 @@
 //
 // # Buffers and their context
 //
-// Alloc, AllocAsync and OpenIPC buffers, and HostBuffers, hold their context
-// from their creation until their Close: everything done for
-// them that needs a current context binds through that Hold, so they keep
-// working (copies, Fill, Close) after the *driver.Context they were made in is
-// released, and the context itself is destroyed (or its primary reference
-// released) only when the last of them is freed. Freeing memory therefore
-// never touches a dead context. Creating one needs an open Context (ErrClosed
-// after its Close). Borrowed buffers hold nothing: once the Context they
-// were borrowed in is released they are closed (ErrClosed, Ptr 0) and Close
-// only detaches them.
+// Every buffer and HostBuffer, borrowed ones included, holds its context from
+// its making until its Close (see driver.Context for the lifetime rule): it
+// keeps working (copies, Fill, Close) after the *driver.Context it was made in
+// is closed, and freeing memory never touches a dead context. Making one
+// needs an open Context (ErrClosed after its Close).
 //
 // # Checks
 //
@@ -101,8 +96,7 @@
 //
 // Every function works from any goroutine. Allocation, Close and synchronous
 // copies make the buffer's context current on the calling OS thread for the
-// call only (through the buffer's driver.Hold, or driver.Context.Bind for
-// borrowed memory); asynchronous copies and Fill on an ordinary stream bind
+// call only; asynchronous copies and Fill on an ordinary stream bind
 // nothing, allocate nothing and use no reflection.
 package memory
 

@@ -105,10 +105,9 @@ func (h *HostBuffer[T]) Context() *driver.Context {
 }
 
 // Close releases the pinned memory (cuMemFreeHost, with its context made
-// current through the buffer's Hold, even when the *driver.Context was
-// released before), then releases the Hold, which ends the context if it was
-// released and this was the last object holding it (that error is returned
-// too; the memory is freed all the same). No copy may still be using the
+// current, even when the *driver.Context was closed before), then lets go of
+// the context (see driver.Context; an error in ending it is returned too, the
+// memory being freed all the same). No copy may still be using the
 // memory: synchronize the streams first. A second Close is a no-op returning
 // nil; when the driver call fails the buffer stays usable, holding its
 // context, and Close can be retried.

@@ -110,7 +110,7 @@ func LoadFile(ctx *driver.Context, path string) (*Module, error) {
 }
 
 // load loads image of kind into ctx; ptxText, if any, is its PTX, parsed for
-// the kernels' signatures. The Module takes a Hold on ctx first, and gives it
+// the kernels' signatures. The Module takes a hold on ctx first, and gives it
 // back if the load fails.
 func load(ctx *driver.Context, image []byte, kind ImageKind, ptxText []byte) (*Module, error) {
 	c := core.ContextOf(ctx)
