@@ -6,15 +6,20 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/libcuda"
 )
 
 // benchSetup loads the real driver, skipping when there is none, and
 // returns device 0's primary context and an idle stream in it.
 func benchSetup(b *testing.B) (backend.API, *driver.Context, uintptr) {
 	b.Helper()
-	drv, err := driver.Load()
+	api, err := libcuda.Open()
 	if err != nil {
 		b.Skip(err)
+	}
+	drv, err := driver.New(api)
+	if err != nil {
+		b.Fatal(err)
 	}
 	dev, err := drv.Device(0)
 	if err != nil {
@@ -24,9 +29,8 @@ func benchSetup(b *testing.B) (backend.API, *driver.Context, uintptr) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { ctx.Release() })
-	api := drv.API()
-	bind, err := ctx.Bind()
+	b.Cleanup(func() { ctx.Close() })
+	bind, err := bindCtx(api, ctx)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -81,7 +85,7 @@ func BenchmarkRealPushPop(b *testing.B) {
 // BenchmarkRealEventRecord is cuEventRecord on an idle stream.
 func BenchmarkRealEventRecord(b *testing.B) {
 	api, ctx, s := benchSetup(b)
-	bind, err := ctx.Bind()
+	bind, err := bindCtx(api, ctx)
 	if err != nil {
 		b.Fatal(err)
 	}

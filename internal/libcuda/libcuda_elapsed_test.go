@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
 )
 
@@ -17,7 +16,7 @@ import (
 // reports what the driver answers in each case.
 func TestRealElapsedAroundHostFunc(t *testing.T) {
 	_, ctx, api, s := realSetup(t)
-	b, err := ctx.Bind()
+	b, err := bindCtx(api, ctx)
 	require.NoError(t, err)
 	start, err1 := api.EventCreate(backend.EventDefault)
 	end, err2 := api.EventCreate(backend.EventDefault)
@@ -39,9 +38,9 @@ func TestRealElapsedAroundHostFunc(t *testing.T) {
 		}
 		require.NoError(t, api.EventRecord(end, s))
 		require.NoError(t, api.EventSynchronize(end))
-		var bb driver.Binding
+		var bb binding
 		if bound {
-			bb, err = ctx.Bind()
+			bb, err = bindCtx(api, ctx)
 			require.NoError(t, err)
 		}
 		cur, _ := api.CtxGetCurrent()

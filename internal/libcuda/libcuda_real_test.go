@@ -19,20 +19,57 @@ import (
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/drivertest"
 	"github.com/nocgo/cuda/internal/callback"
+	"github.com/nocgo/cuda/stream"
 )
+
+// binding is a context made current on the calling goroutine's locked OS
+// thread with raw calls; a zero binding unbinds nothing.
+type binding struct {
+	api    backend.API
+	pushed bool
+}
+
+// bindCtx locks the OS thread and pushes ctx there unless it is current.
+func bindCtx(api backend.API, ctx *driver.Context) (binding, error) {
+	runtime.LockOSThread()
+	cur, err := api.CtxGetCurrent()
+	if err == nil && cur == ctx.Handle() {
+		return binding{api: api}, nil
+	}
+	if err == nil {
+		err = api.CtxPushCurrent(ctx.Handle())
+	}
+	if err != nil {
+		runtime.UnlockOSThread()
+		return binding{}, err
+	}
+	return binding{api: api, pushed: true}, nil
+}
+
+// Unbind pops what bindCtx pushed and unlocks the thread.
+func (b binding) Unbind() {
+	if b.api == nil {
+		return
+	}
+	if b.pushed {
+		b.api.CtxPopCurrent()
+	}
+	runtime.UnlockOSThread()
+}
 
 // realSetup loads the real driver (skipping without one), retains device
 // 0's primary context and creates a non-blocking stream in it.
 func realSetup(t *testing.T) (*driver.Driver, *driver.Context, backend.API, uintptr) {
 	t.Helper()
-	drv := drivertest.Real(t)
+	api := drivertest.RealBackend(t)
+	drv, err := driver.New(api)
+	require.NoError(t, err)
 	dev, err := drv.Device(0)
 	require.NoError(t, err)
 	ctx, err := dev.PrimaryContext()
 	require.NoError(t, err)
-	t.Cleanup(func() { ctx.Release() })
-	api := drv.API()
-	b, err := ctx.Bind()
+	t.Cleanup(func() { ctx.Close() })
+	b, err := bindCtx(api, ctx)
 	require.NoError(t, err)
 	s, err := api.StreamCreateWithPriority(backend.StreamNonBlocking, 0)
 	b.Unbind()
@@ -157,7 +194,7 @@ func TestRealLibcudaBackend(t *testing.T) {
 	})
 
 	t.Run("events", func(t *testing.T) {
-		b, err := ctx.Bind()
+		b, err := bindCtx(api, ctx)
 		require.NoError(t, err)
 		start, err1 := api.EventCreate(backend.EventDefault)
 		end, err2 := api.EventCreate(backend.EventDefault)
@@ -180,7 +217,7 @@ func TestRealLibcudaBackend(t *testing.T) {
 		require.NoError(t, api.StreamWaitEvent(s, end, 0))
 		_, err = api.IPCGetEventHandle(ipc)
 		assert.ErrorIs(t, err, driver.ErrInvalidContext, "measured: cuIpcGetEventHandle needs a current context")
-		b, err = ctx.Bind()
+		b, err = bindCtx(api, ctx)
 		require.NoError(t, err)
 		h, err := api.IPCGetEventHandle(ipc)
 		b.Unbind()
@@ -192,7 +229,7 @@ func TestRealLibcudaBackend(t *testing.T) {
 	})
 
 	t.Run("memory", func(t *testing.T) {
-		b, err := ctx.Bind()
+		b, err := bindCtx(api, ctx)
 		require.NoError(t, err)
 		defer b.Unbind()
 		p, err := api.MemAlloc(1000)
@@ -301,11 +338,11 @@ func compileReal(t *testing.T, nv backend.NVRTC, src string, exprs []string, opt
 
 func TestRealNVRTCAndLaunch(t *testing.T) {
 	drv, ctx, api, s := realSetup(t)
-	nv, err := drv.NVRTC()
+	nv, err := api.(backend.NVRTCProvider).NVRTC()
 	if err != nil {
 		t.Skipf("no libnvrtc: %v", err)
 	}
-	nv2, err := drv.NVRTC()
+	nv2, err := api.(backend.NVRTCProvider).NVRTC()
 	require.NoError(t, err)
 	assert.Same(t, nv, nv2, "backend.NVRTC opens once")
 	assert.Len(t, drv.LibraryPaths(), 2)
@@ -331,12 +368,12 @@ func TestRealNVRTCAndLaunch(t *testing.T) {
 	assert.Contains(t, lowered, "fill")
 	assert.True(t, len(lowered) > 2 && lowered[:2] == "_Z", lowered)
 
-	b, err := ctx.Bind()
+	b, err := bindCtx(api, ctx)
 	require.NoError(t, err)
 	mod, err := api.ModuleLoadData(cubin)
 	require.NoError(t, err)
 	defer func() {
-		b, _ := ctx.Bind()
+		b, _ := bindCtx(api, ctx)
 		api.ModuleUnload(mod)
 		b.Unbind()
 	}()
@@ -370,7 +407,7 @@ func TestRealNVRTCAndLaunch(t *testing.T) {
 	assert.Equal(t, -1, carveout, "a negative C int comes back negative")
 	_, _, err = api.OccupancyMaxPotentialBlockSize(fn, 0, 0)
 	assert.ErrorIs(t, err, driver.ErrInvalidContext, "measured: the occupancy calculator needs a current context")
-	b, err = ctx.Bind()
+	b, err = bindCtx(api, ctx)
 	require.NoError(t, err)
 	minGrid, block, err := api.OccupancyMaxPotentialBlockSize(fn, 0, 0)
 	b.Unbind()
@@ -413,8 +450,8 @@ func TestRealNVRTCAndLaunch(t *testing.T) {
 }
 
 func TestRealNVRTCVirtualArchAndErrors(t *testing.T) {
-	drv, ctx, api, _ := realSetup(t)
-	nv, err := drv.NVRTC()
+	_, ctx, api, _ := realSetup(t)
+	nv, err := api.(backend.NVRTCProvider).NVRTC()
 	if err != nil {
 		t.Skipf("no libnvrtc: %v", err)
 	}
@@ -433,7 +470,7 @@ func TestRealNVRTCVirtualArchAndErrors(t *testing.T) {
 	assert.Contains(t, string(ptx), ".entry scale")
 
 	// PTX text without a NUL loads: the backend terminates it.
-	b, err := ctx.Bind()
+	b, err := bindCtx(api, ctx)
 	require.NoError(t, err)
 	mod, err := api.ModuleLoadData(ptx)
 	require.NoError(t, err)
@@ -468,7 +505,7 @@ func TestRealHotPathsDoNotAllocate(t *testing.T) {
 		t.Skip("the race detector makes sync.Pool drop items, which allocates")
 	}
 	_, ctx, api, s := realSetup(t)
-	b, err := ctx.Bind()
+	b, err := bindCtx(api, ctx)
 	require.NoError(t, err)
 	ev, err := api.EventCreate(backend.EventDisableTiming)
 	require.NoError(t, err)
@@ -478,6 +515,9 @@ func TestRealHotPathsDoNotAllocate(t *testing.T) {
 	defer api.EventDestroy(ev)
 	defer api.MemFree(p)
 	host := make([]byte, 256)
+	legacy, err := stream.Legacy(ctx)
+	require.NoError(t, err)
+	defer legacy.Close()
 
 	calls := map[string]func() error{
 		"StreamQuery":     func() error { return api.StreamQuery(s) },
@@ -489,7 +529,9 @@ func TestRealHotPathsDoNotAllocate(t *testing.T) {
 		"MemcpyDtoHAsync": func() error { return api.MemcpyDtoHAsync(unsafe.Pointer(&host[0]), p, 256, s) },
 		"MemcpyDtoDAsync": func() error { return api.MemcpyDtoDAsync(p+128, p, 128, s) },
 		"CtxGetCurrent":   func() error { _, err := api.CtxGetCurrent(); return err },
-		"Bind":            func() error { b, err := ctx.Bind(); b.Unbind(); return err },
+		"PushPop":         func() error { b, err := bindCtx(api, ctx); b.Unbind(); return err },
+		"Legacy.Query":    func() error { _, err := legacy.Query(); return err }, // binds ctx
+
 	}
 	for name, call := range calls {
 		require.NoError(t, call(), name)
