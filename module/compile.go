@@ -169,7 +169,15 @@ func compile(nv backend.NVRTC, src, name string, opts Options, arch string) (*co
 	if err != nil {
 		return nil, fmt.Errorf("module.Compile: %s: nvrtcCreateProgram: %w", name, err)
 	}
-	defer nv.DestroyProgram(prog)
+	c, err := compileProgram(nv, prog, name, opts, arch)
+	if derr := nv.DestroyProgram(prog); derr != nil && err == nil {
+		return nil, fmt.Errorf("module.Compile: %s: nvrtcDestroyProgram: %w", name, derr)
+	}
+	return c, err
+}
+
+// compileProgram compiles and reads the created program prog.
+func compileProgram(nv backend.NVRTC, prog uintptr, name string, opts Options, arch string) (*compiled, error) {
 	for _, e := range opts.NameExpressions {
 		if err := nv.AddNameExpression(prog, e); err != nil {
 			return nil, fmt.Errorf("module.Compile: %s: name expression %q: %w", name, e, err)

@@ -32,7 +32,7 @@ func Cover(n, block int) Dim3 {
 	if n <= 0 || block <= 0 {
 		return Dim3{0, 1, 1}
 	}
-	return Dim3{(n + block - 1) / block, 1, 1}
+	return Dim3{n/block + min(n%block, 1), 1, 1}
 }
 
 // Count returns X*Y*Z.

@@ -105,23 +105,46 @@ func (f *Function) setLayout(ps []param, src string) {
 }
 
 // Name returns the name the function was looked up by.
-func (f *Function) Name() string { return f.name }
+func (f *Function) Name() string {
+	if f == nil {
+		return ""
+	}
+	return f.name
+}
 
 // LoweredName returns the kernel's symbol: the name itself for an extern
 // "C" kernel, the mangled name for a name expression.
-func (f *Function) LoweredName() string { return f.entry }
+func (f *Function) LoweredName() string {
+	if f == nil {
+		return ""
+	}
+	return f.entry
+}
 
 // Module returns the function's module.
-func (f *Function) Module() *Module { return f.m }
+func (f *Function) Module() *Module {
+	if f == nil {
+		return nil
+	}
+	return f.m
+}
 
 // Handle returns the raw CUfunction.
-func (f *Function) Handle() uintptr { return f.h }
+func (f *Function) Handle() uintptr {
+	if f == nil {
+		return 0
+	}
+	return f.h
+}
 
 // Params returns the kernel's parameter layout, as the launch checks use
 // it: from cuFuncGetParamInfo where the driver has it, else from the PTX
 // signature. It returns an error wrapping ErrNoLayout when neither is
 // available.
 func (f *Function) Params() ([]Param, error) {
+	if err := f.check(); err != nil {
+		return nil, err
+	}
 	if f.params == nil {
 		return nil, fmt.Errorf("module: %s: %w", f, f.layoutErr)
 	}
@@ -134,6 +157,9 @@ func (f *Function) Params() ([]Param, error) {
 
 // String names the function, for errors and logs.
 func (f *Function) String() string {
+	if f == nil {
+		return "nil kernel"
+	}
 	if f.entry != f.name {
 		return fmt.Sprintf("kernel %s (%s)", f.name, f.entry)
 	}
@@ -145,7 +171,7 @@ func (f *Function) check() error {
 		return fmt.Errorf("module: nil function: %w", driver.ErrInvalidValue)
 	}
 	if f.m.closed() {
-		return fmt.Errorf("module: %s: module %#x is unloaded: %w", f, f.m.h, ErrClosed)
+		return fmt.Errorf("module: %s: module %#x is closed: %w", f, f.m.h, ErrClosed)
 	}
 	return nil
 }

@@ -153,10 +153,15 @@ func load(ctx *driver.Context, image []byte, kind ImageKind, ptxText []byte) (*M
 func (m *Module) api() backend.API { return m.hold.Context().API }
 
 // closed reports whether the module was closed.
-func (m *Module) closed() bool { return m.hold == nil || m.hold.Closed() }
+func (m *Module) closed() bool { return m == nil || m.hold == nil || m.hold.Closed() }
 
 // Context returns the context the module is loaded in.
-func (m *Module) Context() *driver.Context { return m.ctx }
+func (m *Module) Context() *driver.Context {
+	if m == nil {
+		return nil
+	}
+	return m.ctx
+}
 
 // Handle returns the raw CUmodule (0 after Close).
 func (m *Module) Handle() uintptr {
@@ -168,35 +173,68 @@ func (m *Module) Handle() uintptr {
 
 // Kind returns the format of the loaded image: PTX or CUBIN for a compiled
 // module, whatever Load detected otherwise.
-func (m *Module) Kind() ImageKind { return m.kind }
+func (m *Module) Kind() ImageKind {
+	if m == nil {
+		return 0
+	}
+	return m.kind
+}
 
 // Arch returns the architecture a compiled module was built for ("sm_90"),
 // or "" for a module from Load.
-func (m *Module) Arch() string { return m.arch }
+func (m *Module) Arch() string {
+	if m == nil {
+		return ""
+	}
+	return m.arch
+}
 
 // Log returns NVRTC's log of a successful compile: warnings, or "" when
 // there were none or the module came from Load.
-func (m *Module) Log() string { return m.log }
+func (m *Module) Log() string {
+	if m == nil {
+		return ""
+	}
+	return m.log
+}
 
 // Cached reports whether Compile found the module in the on-disk cache
 // instead of running NVRTC.
-func (m *Module) Cached() bool { return m.cached }
+func (m *Module) Cached() bool {
+	if m == nil {
+		return false
+	}
+	return m.cached
+}
 
 // PTX returns the module's PTX text: the PTX NVRTC produced for a
 // compiled module (also for a CUBIN target, where NVRTC provides it), the
 // image of a module loaded from PTX, nil otherwise. The caller must not
 // modify it.
-func (m *Module) PTX() []byte { return m.ptx }
+func (m *Module) PTX() []byte {
+	if m == nil {
+		return nil
+	}
+	return m.ptx
+}
 
 // Image returns what Compile produced and loaded: the CUBIN, or the PTX for
 // a compute_XY target; nil for a module from Load. It can be saved and
 // loaded later with Load or LoadFile. The caller must not modify it.
-func (m *Module) Image() []byte { return m.image }
+func (m *Module) Image() []byte {
+	if m == nil {
+		return nil
+	}
+	return m.image
+}
 
 // LoweredName returns the lowered (mangled) name of a name expression given
 // in Options.NameExpressions, such as "_Z5scaleIfEvPT_i" for
 // "scale<float>".
 func (m *Module) LoweredName(expr string) (string, bool) {
+	if m == nil {
+		return "", false
+	}
 	l, ok := m.lowered[expr]
 	return l, ok
 }
@@ -205,6 +243,9 @@ func (m *Module) LoweredName(expr string) (string, bool) {
 // they are known: for modules with PTX, that is, loaded from PTX or compiled.
 // It returns nil for a CUBIN or fatbin loaded without PTX.
 func (m *Module) Kernels() []string {
+	if m == nil {
+		return nil
+	}
 	if len(m.entries) == 0 {
 		return nil
 	}
@@ -306,6 +347,9 @@ func (m *Module) Close() error {
 
 // String describes the module, for errors and logs.
 func (m *Module) String() string {
+	if m == nil {
+		return "nil module"
+	}
 	return fmt.Sprintf("module %#x (%s) in %s", m.h, m.kind, m.ctx)
 }
 
