@@ -12,10 +12,11 @@ import (
 // Alloc allocates device memory for n elements of T in ctx (cuMemAlloc, with
 // ctx made current for the call). The caller owns the buffer: Close releases
 // the memory. T must be a fixed-size type without pointers (see the package
-// documentation); n must be positive and n elements must fit in an int. The
-// memory is not initialised. The buffer holds ctx until Close:
-// it keeps working after ctx.Close, which then ends the context only when
-// the buffer is freed.
+// documentation); n must not be negative and n elements must fit in an int.
+// The memory is not initialised. For n == 0 nothing is allocated: the buffer
+// is empty, its Ptr is 0, and it works (and holds ctx) like any other. The
+// buffer holds ctx until Close: it keeps working after ctx.Close, which then
+// ends the context only when the buffer is freed.
 func Alloc[T any](ctx *driver.Context, n int) (*Buffer[T], error) {
 	e := elemOf[T]()
 	op := "memory.Alloc[" + e.name + "]"
@@ -32,6 +33,9 @@ func Alloc[T any](ctx *driver.Context, n int) (*Buffer[T], error) {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	var ptr uintptr
+	if size == 0 {
+		return newBuffer[T](&allocation{ctx: ctx, hold: h, kind: kindAlloc}, 0, 0), nil
+	}
 	err = h.Do(func(api backend.API) error {
 		var r error
 		if ptr, r = api.MemAlloc(size); r != nil {
@@ -52,7 +56,9 @@ func Alloc[T any](ctx *driver.Context, n int) (*Buffer[T], error) {
 // FreeAsync frees it in stream order on a stream of the caller's choice, and
 // Close frees it in stream order on s (see Close). The buffer holds s's context
 // until it is freed, so s's *driver.Context must still be open
-// here (ErrClosed otherwise), but may be released before Close.
+// here (ErrClosed otherwise), but may be released before Close. For n == 0
+// nothing is allocated nor queued: the buffer is empty, its Ptr is 0, and
+// freeing it calls no driver.
 func AllocAsync[T any](s *stream.Stream, n int) (*Buffer[T], error) {
 	e := elemOf[T]()
 	op := "memory.AllocAsync[" + e.name + "]"
@@ -73,9 +79,19 @@ func AllocAsync[T any](s *stream.Stream, n int) (*Buffer[T], error) {
 
 // allocAsync checks s (Queue.Use, which binds the context of the special
 // streams only), takes the hold of the buffer to be on its context, queues
-// cuMemAllocAsync and unbinds; when the allocation fails it lets go of the
-// hold, after unbinding.
+// cuMemAllocAsync (unless size is 0: nothing to allocate) and unbinds; when
+// the allocation fails it lets go of the hold, after unbinding.
 func allocAsync(s *stream.Stream, q *core.Queue, size uintptr, op string, n int) (uintptr, *core.Hold, error) {
+	if size == 0 {
+		if err := queueCheck(q); err != nil {
+			return 0, nil, fmt.Errorf("%s: %w", op, err)
+		}
+		h, err := q.Hold.Context().Hold()
+		if err != nil {
+			return 0, nil, fmt.Errorf("%s: stream %#x: %w", op, s.Handle(), err)
+		}
+		return 0, h, nil
+	}
 	b, err := q.Use()
 	if err != nil {
 		return 0, nil, fmt.Errorf("%s: %w", op, err)

@@ -28,6 +28,9 @@ import (
 //     stream-ordered pool; memory of another device or context is an error
 //     wrapping ErrWrongContext;
 //   - [ptr, ptr+n*size) lies inside one allocation (cuMemGetAddressRange).
+//
+// n must not be negative. With n == 0 the pointer is checked all the same,
+// and the buffer is empty (its Ptr is ptr).
 func Borrow[T any](ctx *driver.Context, ptr uintptr, n int, owner any) (*Buffer[T], error) {
 	e := elemOf[T]()
 	op := fmt.Sprintf("memory.Borrow[%s]: ptr %#x", e.name, ptr)

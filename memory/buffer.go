@@ -42,7 +42,7 @@ type allocation struct {
 	ctx   *driver.Context
 	hold  *core.Hold // keeps ctx alive until Free
 	kind  kind
-	base  uintptr
+	base  uintptr // 0 for an empty Alloc or AllocAsync buffer: no memory
 	size  uintptr
 	s     *stream.Stream // allocation stream of a stream-ordered buffer
 	owner any            // kept reachable until Free (borrowed memory)
@@ -59,10 +59,15 @@ type allocation struct {
 // never free anything. After Close, every operation returns an error wrapping
 // ErrClosed, Ptr returns 0, and so do the views of the freed memory.
 //
-// Alloc, AllocAsync and OpenIPC buffers hold their context // until Close: they, and their views, keep working after the
-// *driver.Context is released, and the context ends only once the last of
-// them is freed. A borrowed buffer holds nothing: once the Context it was
-// borrowed in is released, it is closed like a freed buffer.
+// Empty buffers are valid, as empty Go slices are: Alloc and AllocAsync of
+// zero elements allocate nothing (Ptr is 0), and Borrow and OpenIPC of zero
+// elements still check the pointer or handle they are given; an empty view
+// (Slice(i, i)) points into the memory it views. Copies and fills of zero
+// elements check their arguments and do nothing.
+//
+// Every buffer, borrowed and empty ones included, holds its context until
+// Close: it, and its views, keep working after the *driver.Context is
+// released, and the context ends only once the last of them is closed.
 //
 // A *Buffer passes straight to a kernel launch: the launch reads Ptr, the
 // device address of the first element, and checks Context. Methods are safe
@@ -74,25 +79,21 @@ type Buffer[T any] struct {
 	n      int
 	view   bool
 	closed atomic.Bool // a view's own Free
-	err    error       // why Slice or Bytes could not make this view
 }
 
 func newBuffer[T any](a *allocation, ptr uintptr, n int) *Buffer[T] {
 	return &Buffer[T]{a: a, ptr: ptr, n: n}
 }
 
-// live reports whether b can be used: made by this package, neither b nor
-// the memory it views has been freed, and borrowed memory's Context is open.
+// live reports whether b can be used: made by this package, and neither b
+// nor the memory it views has been freed.
 func (b *Buffer[T]) live() bool {
-	return b != nil && b.a != nil && b.err == nil && !b.a.freed.Load() && !b.closed.Load()
+	return b != nil && b.a != nil && !b.a.freed.Load() && !b.closed.Load()
 }
 
 // usable returns nil when b can be used, and otherwise the error op reports
 // about its argument role ("dst", "src", "b").
 func (b *Buffer[T]) usable(op, role string) error {
-	if b != nil && b.err != nil {
-		return fmt.Errorf("%s: %s: %w", op, role, b.err)
-	}
 	if b == nil || b.a == nil {
 		return fmt.Errorf("%s: %s: nil buffer: %w", op, role, driver.ErrInvalidValue)
 	}
@@ -112,9 +113,10 @@ func (b *Buffer[T]) elemSize() uintptr {
 func (b *Buffer[T]) bytes() uintptr { return uintptr(b.n) * b.elemSize() }
 
 // Ptr returns the device address of the buffer's first element (a
-// CUdeviceptr), or 0 once the buffer, or the memory it views, is freed (or,
-// for borrowed memory, once the Context it was borrowed in is released). It
-// is what a kernel launch passes for the buffer.
+// CUdeviceptr), or 0 once the buffer, or the memory it views, is freed. An
+// empty Alloc or AllocAsync buffer has no memory and its Ptr is 0; an empty
+// view's is the address it was sliced at. It is what a kernel launch passes
+// for the buffer.
 func (b *Buffer[T]) Ptr() uintptr {
 	if !b.live() {
 		return 0
@@ -173,49 +175,40 @@ func (b *Buffer[T]) String() string {
 		what = "view of " + what
 	}
 	state := ""
-	switch {
-	case !b.live():
+	if !b.live() {
 		state = "freed "
 	}
 	return fmt.Sprintf("%s%s buffer %#x (%d x %d bytes)", state, what, b.ptr, b.n, unsafe.Sizeof(z))
 }
 
-// Slice returns a view of elements [i, j) of b: a Buffer over the same
-// memory that never frees it. The view becomes unusable (ErrClosed) when the
-// memory it views is freed, or by its own Close, which only detaches it. The
-// range must be non-empty and inside b; otherwise (or when b is unusable)
-// the view carries the error: Err returns it, every operation on the view
-// returns it, and its Ptr and Len are 0.
-func (b *Buffer[T]) Slice(i, j int) *Buffer[T] {
+// Slice returns a view of elements [i, j) of b, bounded as Go slices are:
+// 0 <= i <= j <= b.Len(). The view is a Buffer over the same memory that
+// never frees it; it becomes unusable (ErrClosed) when the memory it views
+// is freed, or by its own Close, which only detaches it. An empty view
+// (i == j) is valid: copies and fills of it do nothing. Bounds out of range
+// are an error wrapping ErrInvalidValue, a freed b an error wrapping
+// ErrClosed, and a nil or zero b one wrapping ErrInvalidValue; the view is
+// then nil.
+func (b *Buffer[T]) Slice(i, j int) (*Buffer[T], error) {
 	const op = "memory.Buffer.Slice"
 	if err := b.usable(op, "b"); err != nil {
-		return &Buffer[T]{err: err}
+		return nil, err
 	}
-	if i < 0 || j > b.n || i >= j {
-		return &Buffer[T]{err: fmt.Errorf("%s: [%d:%d] of %s: want 0 <= i < j <= %d: %w", op, i, j, b, b.n, driver.ErrInvalidValue)}
+	if i < 0 || i > j || j > b.n {
+		return nil, fmt.Errorf("%s: [%d:%d] of %s: want 0 <= i <= j <= len %d: %w", op, i, j, b, b.n, driver.ErrInvalidValue)
 	}
-	return &Buffer[T]{a: b.a, ptr: b.ptr + uintptr(i)*b.elemSize(), n: j - i, view: true}
+	return &Buffer[T]{a: b.a, ptr: b.ptr + uintptr(i)*b.elemSize(), n: j - i, view: true}, nil
 }
 
 // Bytes returns a view of b's memory as Size bytes, for copies and fills
 // between buffers of different element types. Like Slice, the view never
-// frees the memory, stops working once it is freed, and carries any error
-// in making it (see Err).
-func (b *Buffer[T]) Bytes() *Buffer[byte] {
+// frees the memory and stops working once it is freed; a freed b is an
+// error wrapping ErrClosed (a nil or zero one, ErrInvalidValue), and the
+// view is then nil.
+func (b *Buffer[T]) Bytes() (*Buffer[byte], error) {
 	const op = "memory.Buffer.Bytes"
 	if err := b.usable(op, "b"); err != nil {
-		return &Buffer[byte]{err: err}
+		return nil, err
 	}
-	return &Buffer[byte]{a: b.a, ptr: b.ptr, n: int(b.bytes()), view: true}
-}
-
-// Err returns why Slice or Bytes could not make this view (bounds out of
-// range, a freed parent), or nil. Every operation on such a view returns
-// that error, and its Ptr and Len are 0, so a bad view is caught at its
-// first use even when Err is not checked.
-func (b *Buffer[T]) Err() error {
-	if b == nil {
-		return nil
-	}
-	return b.err
+	return &Buffer[byte]{a: b.a, ptr: b.ptr, n: int(b.bytes()), view: true}, nil
 }

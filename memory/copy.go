@@ -11,9 +11,10 @@ import (
 
 // CopyToDevice copies src into dst (cuMemcpyHtoD, dst's context current).
 // src must fit: len(src) <= dst.Len(); it fills the first len(src) elements
-// of dst. It returns once the data is in device
-// memory, so src may be reused at once (see the package documentation for
-// how synchronous copies are ordered).
+// of dst. It returns once the data is in device memory, so src may be
+// reused at once (see the package documentation for how synchronous copies
+// are ordered). An empty src copies nothing and calls no driver, once dst
+// is checked.
 func CopyToDevice[T any](dst *Buffer[T], src []T) error {
 	const op = "memory.CopyToDevice"
 	if err := dst.usable(op, "dst"); err != nil {
@@ -48,7 +49,8 @@ func CopyToDevice[T any](dst *Buffer[T], src []T) error {
 
 // CopyToHost copies src into dst (cuMemcpyDtoH, src's context current).
 // src must fit: src.Len() <= len(dst); it fills the first src.Len() elements
-// of dst. It returns once dst holds the data.
+// of dst. It returns once dst holds the data. An empty src copies nothing
+// and calls no driver, once it is checked.
 func CopyToHost[T any](dst []T, src *Buffer[T]) error {
 	const op = "memory.CopyToHost"
 	if err := src.usable(op, "src"); err != nil {
@@ -56,6 +58,9 @@ func CopyToHost[T any](dst []T, src *Buffer[T]) error {
 	}
 	if src.n > len(dst) {
 		return fitError(op, len(dst), src.n)
+	}
+	if src.n == 0 {
+		return nil
 	}
 	ctx := src.a.ctx
 	b, err := src.a.hold.Bind()
@@ -80,11 +85,15 @@ func CopyToHost[T any](dst []T, src *Buffer[T]) error {
 // waits for the
 // legacy stream; buffers of different contexts or devices with cuMemcpyPeer,
 // and the call waits for dst's context (cuCtxSynchronize). It returns once the
-// copy is complete.
+// copy is complete. An empty src copies nothing and calls no driver, once
+// both buffers are checked.
 func CopyDtoD[T any](dst, src *Buffer[T]) error {
 	const op = "memory.CopyDtoD"
 	if err := checkDtoD(op, dst, src); err != nil {
 		return err
+	}
+	if src.n == 0 {
+		return nil
 	}
 	ctx := dst.a.ctx
 	b, err := dst.a.hold.Bind()

@@ -13,7 +13,8 @@ import (
 // and s must be on dst's device. From pinned
 // memory (HostBuffer.Slice) src must not change until s has reached the copy;
 // from ordinary Go memory the driver stages src before returning, and it may
-// be reused at once (see the package documentation).
+// be reused at once (see the package documentation). An empty src queues
+// nothing and calls no driver, once dst and s are checked.
 func CopyToDeviceAsync[T any](s *stream.Stream, dst *Buffer[T], src []T) error {
 	const op = "memory.CopyToDeviceAsync"
 	if err := dst.usable(op, "dst"); err != nil {
@@ -22,7 +23,14 @@ func CopyToDeviceAsync[T any](s *stream.Stream, dst *Buffer[T], src []T) error {
 	if len(src) > dst.n {
 		return fitError(op, dst.n, len(src))
 	}
+	ctx := dst.a.ctx
 	if len(src) == 0 {
+		if err := streamCheck(op, s); err != nil {
+			return err
+		}
+		if s.Context().Device() != ctx.Device() {
+			return wrongStream(op, s, dst.String(), ctx.String())
+		}
 		return nil
 	}
 	b, err := use(s)
@@ -30,7 +38,6 @@ func CopyToDeviceAsync[T any](s *stream.Stream, dst *Buffer[T], src []T) error {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	defer b.Unbind()
-	ctx := dst.a.ctx
 	if s.Context().Device() != ctx.Device() {
 		return wrongStream(op, s, dst.String(), ctx.String())
 	}
@@ -49,7 +56,8 @@ func CopyToDeviceAsync[T any](s *stream.Stream, dst *Buffer[T], src []T) error {
 // memory or a HostBuffer's Slice), it must not be read until s has reached
 // the copy (Stream.Synchronize, an event): CUDA may complete a copy into
 // pageable memory before returning but does not promise to, and the fake
-// driver writes dst only when the stream runs the copy.
+// driver writes dst only when the stream runs the copy. An empty src queues
+// nothing and calls no driver, once src and s are checked.
 func CopyToHostAsync[T any](s *stream.Stream, dst []T, src *Buffer[T]) error {
 	const op = "memory.CopyToHostAsync"
 	if err := src.usable(op, "src"); err != nil {
@@ -58,12 +66,21 @@ func CopyToHostAsync[T any](s *stream.Stream, dst []T, src *Buffer[T]) error {
 	if src.n > len(dst) {
 		return fitError(op, len(dst), src.n)
 	}
+	ctx := src.a.ctx
+	if src.n == 0 {
+		if err := streamCheck(op, s); err != nil {
+			return err
+		}
+		if s.Context().Device() != ctx.Device() {
+			return wrongStream(op, s, src.String(), ctx.String())
+		}
+		return nil
+	}
 	b, err := use(s)
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	defer b.Unbind()
-	ctx := src.a.ctx
 	if s.Context().Device() != ctx.Device() {
 		return wrongStream(op, s, src.String(), ctx.String())
 	}
@@ -81,18 +98,29 @@ func CopyToHostAsync[T any](s *stream.Stream, dst []T, src *Buffer[T]) error {
 // detected between different buffers: see CopyDtoD). Buffers of the same
 // context are
 // copied with cuMemcpyDtoDAsync; buffers of different contexts or devices
-// with cuMemcpyPeerAsync. s must be on the device of dst or of src.
+// with cuMemcpyPeerAsync. s must be on the device of dst or of src. An
+// empty src queues nothing and calls no driver, once the buffers and s are
+// checked.
 func CopyDtoDAsync[T any](s *stream.Stream, dst, src *Buffer[T]) error {
 	const op = "memory.CopyDtoDAsync"
 	if err := checkDtoD(op, dst, src); err != nil {
 		return err
+	}
+	dctx, sctx := dst.a.ctx, src.a.ctx
+	if src.n == 0 {
+		if err := streamCheck(op, s); err != nil {
+			return err
+		}
+		if dev := s.Context().Device(); dev != dctx.Device() && dev != sctx.Device() {
+			return wrongStream(op, s, dst.String(), dctx.String())
+		}
+		return nil
 	}
 	b, err := use(s)
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	defer b.Unbind()
-	dctx, sctx := dst.a.ctx, src.a.ctx
 	if dev := s.Context().Device(); dev != dctx.Device() && dev != sctx.Device() {
 		return wrongStream(op, s, dst.String(), dctx.String())
 	}

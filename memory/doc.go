@@ -12,12 +12,23 @@
 //   - OpenIPC maps memory exported by another process: Close closes the
 //     mapping (cuIpcCloseMemHandle) and never frees the exporter's memory.
 //   - Slice and Bytes return views of a buffer: they never free anything and
-//     stop working (ErrClosed) once the buffer they view is freed. A view
-//     that could not be made (bounds out of range) carries its error: Err
-//     returns it and every use of the view fails with it.
+//     stop working (ErrClosed) once the buffer they view is freed. Slice's
+//     bounds are those of Go slicing, 0 <= i <= j <= Len; any others are an
+//     error (wrapping ErrInvalidValue), and no view is made.
 //
 // A second Close is a no-op that returns nil; every other use of a freed
 // buffer returns an error wrapping ErrClosed, and Ptr returns 0.
+//
+// # Empty buffers
+//
+// Empty buffers and views are valid, as empty Go slices are. Alloc,
+// AllocAsync and AllocHost of zero elements allocate nothing (the buffer's
+// Ptr is 0, a HostBuffer's Slice is empty) and their Close frees nothing;
+// Borrow and OpenIPC of zero elements still check the pointer or the handle.
+// An empty buffer holds its context and is closed like any other. Copies
+// and Fill of zero elements check their arguments (live buffers, streams,
+// contexts) as any copy does, then do nothing: no driver call is made. A
+// negative element count is an error.
 //
 // # Buffers and their context
 //

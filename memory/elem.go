@@ -78,11 +78,11 @@ func unfit(t reflect.Type) string {
 	return fmt.Sprintf("kind %s is not supported", t.Kind())
 }
 
-// byteSize returns n elements of e in bytes, or an error for n <= 0 or a
-// size that does not fit in an int.
+// byteSize returns n elements of e in bytes (0 for n == 0), or an error for
+// n < 0 or a size that does not fit in an int.
 func (e *elemInfo) byteSize(n int) (uintptr, error) {
-	if n <= 0 {
-		return 0, fmt.Errorf("n=%d: the element count must be positive: %w", n, driver.ErrInvalidValue)
+	if n < 0 {
+		return 0, fmt.Errorf("n=%d: the element count must not be negative: %w", n, driver.ErrInvalidValue)
 	}
 	if uint64(n) > uint64(math.MaxInt)/uint64(e.size) {
 		return 0, fmt.Errorf("n=%d elements of %d bytes overflow the address space: %w", n, e.size, driver.ErrInvalidValue)

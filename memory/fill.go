@@ -17,7 +17,8 @@ import (
 // or a view of a smaller type. s is required and must be a stream of b's
 // context (unlike copies, a memset does not reach memory of another context
 // on the same device: ErrWrongContext). Fill allocates nothing and, on an
-// ordinary stream, binds no context.
+// ordinary stream, binds no context. An empty b is set by doing nothing:
+// its arguments are checked, and no driver is called.
 func Fill[T any](s *stream.Stream, b *Buffer[T], value T) error {
 	const op = "memory.Fill"
 	if err := b.usable(op, "b"); err != nil {
@@ -45,15 +46,23 @@ func Fill[T any](s *stream.Stream, b *Buffer[T], value T) error {
 		return fmt.Errorf("%s: %s: elements of %d bytes: Fill sets elements of 1, 2, 4 (or 8 with equal halves) bytes: %w",
 			op, b, size, driver.ErrInvalidValue)
 	}
+	ctx := b.a.ctx
+	if n == 0 {
+		if err := streamCheck(op, s); err != nil {
+			return err
+		}
+		if s.Context().Handle() != ctx.Handle() {
+			return wrongFill(op, s, b.String(), ctx)
+		}
+		return nil
+	}
 	sb, err := use(s)
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	defer sb.Unbind()
-	ctx := b.a.ctx
 	if s.Context().Handle() != ctx.Handle() {
-		return fmt.Errorf("%s: stream %#x of %s cannot set %s of %s: a memset runs in its stream's context: %w",
-			op, s.Handle(), s.Context(), b, ctx, ErrWrongContext)
+		return wrongFill(op, s, b.String(), ctx)
 	}
 	api := apiOf(ctx)
 	var r error
@@ -69,4 +78,9 @@ func Fill[T any](s *stream.Stream, b *Buffer[T], value T) error {
 		return fmt.Errorf("%s: %s on stream %#x: cuMemsetD%dAsync: %w", op, b, s.Handle(), 8*width, r)
 	}
 	return nil
+}
+
+func wrongFill(op string, s *stream.Stream, buf string, ctx *driver.Context) error {
+	return fmt.Errorf("%s: stream %#x of %s cannot set %s of %s: a memset runs in its stream's context: %w",
+		op, s.Handle(), s.Context(), buf, ctx, ErrWrongContext)
 }

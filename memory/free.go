@@ -25,6 +25,8 @@ import (
 //   - OpenIPC: the mapping is closed (cuIpcCloseMemHandle); the exporting
 //     process's memory stays.
 //   - a view (Slice, Bytes): only the view is detached.
+//   - an empty Alloc or AllocAsync buffer (n == 0): there is no memory, and
+//     no driver call is made.
 //
 // Close then lets go of the buffer's context (see driver.Context for the
 // lifetime rule; an error in ending it is returned too, the buffer being
@@ -50,7 +52,9 @@ func (b *Buffer[T]) Close() error {
 	}
 	const op = "memory.Buffer.Free"
 	desc := b.String()
-	if a.kind == kindBorrowed {
+	if a.kind == kindBorrowed || a.base == 0 {
+		// Nothing to free: borrowed memory, or an empty Alloc or AllocAsync
+		// buffer, which has no memory.
 		a.freed.Store(true)
 		a.owner = nil
 		return releaseHold(a.hold, op, desc)
@@ -106,7 +110,8 @@ func (a *allocation) release(free func() error, call string) error {
 // and work on other streams must be ordered before it (events). s must be on
 // the buffer's device. After FreeAsync the buffer and its views return
 // ErrClosed; a second FreeAsync or Close is a no-op returning nil. It is an
-// error on buffers that are not stream-ordered (use Close) and on views.
+// error on buffers that are not stream-ordered (use Close) and on views. An
+// empty buffer has no memory: s is checked, and no driver call is made.
 func (b *Buffer[T]) FreeAsync(s *stream.Stream) error {
 	if b == nil || b.a == nil {
 		return nil
@@ -131,6 +136,13 @@ func (b *Buffer[T]) FreeAsync(s *stream.Stream) error {
 		return fmt.Errorf("%s: %s of %s on stream %#x of %s: another device: %w", op, b, a.ctx, s.Handle(), s.Context(), ErrWrongContext)
 	}
 	desc := b.String()
+	if a.base == 0 {
+		if err := streamCheck(op, s); err != nil {
+			return err
+		}
+		a.freed.Store(true)
+		return releaseHold(a.hold, op, desc)
+	}
 	err := a.hold.Do(func(api backend.API) error {
 		sb, err := use(s)
 		if err != nil {

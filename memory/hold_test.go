@@ -116,8 +116,8 @@ func TestOpenIPCHoldsTheContext(t *testing.T) {
 
 	b, err := memory.OpenIPC[float32](ctx, ipc, 64)
 	require.NoError(t, err)
-	v := b.Slice(0, 8)
-	require.NoError(t, v.Err())
+	v, err := b.Slice(0, 8)
+	require.NoError(t, err)
 	require.NoError(t, ctx.Close())
 	assert.True(t, ctxAlive(t, api, h), "the mapping holds the context")
 	assert.Equal(t, iota32(8, 1), read(t, v), "a view binds through the mapping's Hold")
@@ -172,8 +172,8 @@ func TestBorrowedBufferOutlivesItsContext(t *testing.T) {
 	require.NoError(t, err)
 	b, err := memory.Borrow[float32](ref, owned.Ptr(), 16, nil)
 	require.NoError(t, err)
-	v := b.Slice(0, 4)
-	require.NoError(t, v.Err())
+	v, err := b.Slice(0, 4)
+	require.NoError(t, err)
 	require.NoError(t, ref.Close())
 	assert.Zero(t, api.n.Load(), "the borrowed buffer holds ref's reference")
 

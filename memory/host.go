@@ -17,14 +17,16 @@ import (
 // asynchronous (see CopyToDeviceAsync). The caller owns it: Close releases it.
 //
 // The memory is not Go memory: the garbage collector neither moves nor frees
-// it, and it lives until Close. After Close, Slice returns nil and any slice
+// it, and it lives until Close. An empty HostBuffer (AllocHost of zero
+// elements) has no memory: its Slice is an empty, non-nil slice. After
+// Close, Slice returns nil and any slice
 // obtained before must no longer be used (reading or writing it is a use
 // after free that may crash the program); nor may it be freed while a copy
 // queued on a stream still uses it.
 type HostBuffer[T any] struct {
 	ctx   *driver.Context
-	hold  *core.Hold // keeps ctx alive until Free
-	p     unsafe.Pointer
+	hold  *core.Hold     // keeps ctx alive until Free
+	p     unsafe.Pointer // nil for an empty buffer: no memory
 	n     int
 	mu    sync.Mutex
 	freed atomic.Bool
@@ -33,8 +35,10 @@ type HostBuffer[T any] struct {
 // AllocHost allocates pinned host memory for n elements of T with ctx current
 // (cuMemHostAlloc with CU_MEMHOSTALLOC_PORTABLE, so that every context sees
 // it as pinned). The memory is not initialised. T must be a fixed-size type
-// without pointers; n must be positive. The buffer holds ctx // until Close: it keeps working after ctx.Close, which then ends the
-// context only when the buffer is freed.
+// without pointers; n must not be negative. For n == 0 nothing is allocated:
+// the buffer is empty, and holds ctx like any other. The buffer holds ctx
+// until Close: it keeps working after ctx.Close, which then ends the context
+// only when the buffer is freed.
 func AllocHost[T any](ctx *driver.Context, n int) (*HostBuffer[T], error) {
 	e := elemOf[T]()
 	op := "memory.AllocHost[" + e.name + "]"
@@ -53,6 +57,9 @@ func AllocHost[T any](ctx *driver.Context, n int) (*HostBuffer[T], error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
+	if size == 0 {
+		return &HostBuffer[T]{ctx: ctx, hold: h}, nil
+	}
 	var p unsafe.Pointer
 	err = h.Do(func(api backend.API) error {
 		var r error
@@ -70,11 +77,15 @@ func AllocHost[T any](ctx *driver.Context, n int) (*HostBuffer[T], error) {
 	return &HostBuffer[T]{ctx: ctx, hold: h, p: p, n: n}, nil
 }
 
-// Slice returns the pinned memory as a Go slice of Len elements, or nil after
-// Close. It allocates nothing. The slice must not be used after Close.
+// Slice returns the pinned memory as a Go slice of Len elements (empty, not
+// nil, for an empty buffer), or nil after Close. It allocates nothing. The
+// slice must not be used after Close.
 func (h *HostBuffer[T]) Slice() []T {
-	if h == nil || h.p == nil || h.freed.Load() {
+	if h == nil || h.hold == nil || h.freed.Load() {
 		return nil
+	}
+	if h.p == nil {
+		return []T{}
 	}
 	return unsafe.Slice((*T)(h.p), h.n)
 }
@@ -108,11 +119,12 @@ func (h *HostBuffer[T]) Context() *driver.Context {
 // current, even when the *driver.Context was closed before), then lets go of
 // the context (see driver.Context; an error in ending it is returned too, the
 // memory being freed all the same). No copy may still be using the
-// memory: synchronize the streams first. A second Close is a no-op returning
+// memory: synchronize the streams first. An empty buffer has no memory: its
+// Close only lets go of the context. A second Close is a no-op returning
 // nil; when the driver call fails the buffer stays usable, holding its
 // context, and Close can be retried.
 func (h *HostBuffer[T]) Close() error {
-	if h == nil || h.p == nil {
+	if h == nil || h.hold == nil {
 		return nil
 	}
 	h.mu.Lock()
@@ -121,6 +133,10 @@ func (h *HostBuffer[T]) Close() error {
 		return nil
 	}
 	const op = "memory.HostBuffer.Free"
+	if h.p == nil {
+		h.freed.Store(true)
+		return releaseHold(h.hold, op, "empty pinned buffer")
+	}
 	err := h.hold.Do(func(api backend.API) error {
 		h.freed.Store(true)
 		if r := api.MemFreeHost(h.p); r != nil {

@@ -11,10 +11,10 @@ import (
 // IPCHandle exports the buffer's memory to other processes
 // (cuIpcGetMemHandle): another process passes the handle to OpenIPC to map the
 // same memory. Only whole owned buffers from Alloc can be exported: for
-// stream-ordered, borrowed or IPC-mapped buffers and for views it is an
-// error. The buffer must stay allocated while other processes use the
-// mapping; the handle is 64 opaque bytes, safe to send as text (hex) or
-// bytes.
+// stream-ordered, borrowed or IPC-mapped buffers, for views and for empty
+// buffers (which have no memory) it is an error. The buffer must stay
+// allocated while other processes use the mapping; the handle is 64 opaque
+// bytes, safe to send as text (hex) or bytes.
 func (b *Buffer[T]) IPCHandle() (driver.IPCHandle, error) {
 	const op = "memory.Buffer.IPCHandle"
 	if err := b.usable(op, "b"); err != nil {
@@ -25,6 +25,9 @@ func (b *Buffer[T]) IPCHandle() (driver.IPCHandle, error) {
 	}
 	if b.a.kind != kindAlloc {
 		return driver.IPCHandle{}, fmt.Errorf("%s: %s: only memory from memory.Alloc (cuMemAlloc) can be exported: %w", op, b, driver.ErrInvalidValue)
+	}
+	if b.a.base == 0 {
+		return driver.IPCHandle{}, fmt.Errorf("%s: %s: an empty buffer has no memory to export: %w", op, b, driver.ErrInvalidValue)
 	}
 	var h driver.IPCHandle
 	err := b.a.hold.Do(func(api backend.API) error {
@@ -40,11 +43,14 @@ func (b *Buffer[T]) IPCHandle() (driver.IPCHandle, error) {
 // OpenIPC maps memory that another process exported with IPCHandle
 // (cuIpcOpenMemHandle with CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS, ctx current)
 // and returns it as a buffer of n elements of T in ctx. The buffer is not
-// owned: its Close closes the mapping (cuIpcCloseMemHandle) and never frees the
-// exporter's memory, which must stay allocated until then. n elements must
-// fit in the exported allocation (checked with cuMemGetAddressRange). A
-// process cannot open its own handles. The buffer holds ctx // until Close, like an Alloc buffer: the mapping keeps working after
-// ctx.Close and is closed in a live context.
+// owned: its Close closes the mapping (cuIpcCloseMemHandle) and never frees
+// the exporter's memory, which must stay allocated until then. n elements
+// must fit in the exported allocation (checked with cuMemGetAddressRange);
+// n == 0 maps the handle all the same (so that a bad handle is an error) and
+// gives an empty buffer, whose Close closes the mapping. A process cannot
+// open its own handles. The buffer holds ctx until Close, like an Alloc
+// buffer: the mapping keeps working after ctx.Close and is closed in a live
+// context.
 func OpenIPC[T any](ctx *driver.Context, h driver.IPCHandle, n int) (*Buffer[T], error) {
 	e := elemOf[T]()
 	op := "memory.OpenIPC[" + e.name + "]"

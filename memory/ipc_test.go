@@ -84,6 +84,13 @@ func TestIPCChild(t *testing.T) {
 	_, err = memory.OpenIPC[float32](ctx, h, n+1<<20)
 	assert.ErrorIs(t, err, driver.ErrInvalidValue, "more than was exported")
 
+	e, err := memory.OpenIPC[float32](ctx, h, 0)
+	require.NoError(t, err, "an empty mapping")
+	assert.Zero(t, e.Len())
+	assert.NotZero(t, e.Ptr(), "the handle is mapped")
+	require.NoError(t, memory.CopyToHost(nil, e))
+	require.NoError(t, e.Close(), "closes the empty mapping")
+
 	b, err := memory.OpenIPC[float32](ctx, h, n)
 	require.NoError(t, err)
 	assert.False(t, b.Owned())
@@ -117,8 +124,7 @@ func TestIPCFake(t *testing.T) {
 	assert.False(t, b.Owned())
 	mapped := b.Ptr()
 	assert.Equal(t, iota32(n, 1), read(t, b))
-	part := b.Slice(0, 10)
-	err = part.Err()
+	part, err := b.Slice(0, 10)
 	require.NoError(t, err)
 	require.NoError(t, memory.CopyToDevice(part, iota32(10, 100)))
 	require.NoError(t, b.Close())
@@ -134,4 +140,40 @@ func TestIPCFake(t *testing.T) {
 	var zero driver.IPCHandle
 	_, err = memory.OpenIPC[float32](ctxB, zero, 1)
 	assert.ErrorIs(t, err, driver.ErrInvalidValue)
+	_, err = memory.OpenIPC[float32](ctxB, zero, 0)
+	assert.ErrorIs(t, err, driver.ErrInvalidValue, "the zero handle, even for n=0")
+	_, err = memory.OpenIPC[float32](ctxB, h, -1)
+	assert.ErrorIs(t, err, driver.ErrInvalidValue, "n=-1")
+}
+
+// TestIPCFakeEmpty: OpenIPC of zero elements maps the handle all the same
+// (a bad handle is an error) and gives an empty buffer whose Close closes
+// the mapping; setup checks that nothing is left mapped.
+func TestIPCFakeEmpty(t *testing.T) {
+	_, ctxA, _ := setup(t)
+	drvB, ctxB, _ := setup(t)
+	a, err := memory.Alloc[float32](ctxA, 16)
+	require.NoError(t, err)
+	defer a.Close()
+	h, err := a.IPCHandle()
+	require.NoError(t, err)
+
+	_, err = memory.OpenIPC[float32](ctxA, h, 0)
+	assert.ErrorIs(t, err, driver.ErrInvalidContext, "the handle is checked for n=0 too")
+
+	b, err := memory.OpenIPC[float32](ctxB, h, 0)
+	require.NoError(t, err)
+	assert.Zero(t, b.Len())
+	assert.False(t, b.Owned())
+	mapped := b.Ptr()
+	assert.NotZero(t, mapped, "the handle is mapped")
+	require.NoError(t, memory.CopyToDevice(b, nil))
+	require.NoError(t, memory.CopyToHost(nil, b))
+	v, err := b.Slice(0, 0)
+	require.NoError(t, err)
+	assert.Equal(t, mapped, v.Ptr())
+	require.NoError(t, b.Close())
+	assert.Zero(t, v.Ptr())
+	_, err = fake.Of(drvB).PointerGetAttribute(backend.PointerAttrMemoryType, mapped)
+	assert.ErrorIs(t, err, driver.ErrInvalidValue, "Close closed the mapping")
 }

@@ -34,7 +34,11 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	tail := b.Slice(2, 4) // a view: never frees, dies with b
+	tail, err := b.Slice(2, 4) // a view: never frees, dies with b
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	memory.Fill(s, tail, 9)
 	out := make([]float32, 4)
 	memory.CopyToHostAsync(s, out, b)
@@ -167,7 +171,7 @@ func ExampleAllocHost() {
 
 	copy(h.Slice(), []uint16{10, 20, 30, 40})
 	memory.CopyToDeviceAsync(s, d, h.Slice())
-	mid := d.Slice(1, 3)
+	mid, _ := d.Slice(1, 3)
 	memory.Fill(s, mid, 0)
 	memory.CopyToHostAsync(s, h.Slice(), d)
 	// h.Slice() must not be touched until the stream is done with it.
@@ -188,8 +192,8 @@ func ExampleBuffer_Bytes() {
 	u, _ := memory.Alloc[uint32](ctx, 2)
 	defer u.Close()
 	memory.CopyToDevice(f, []float32{1, -2})
-	fb := f.Bytes()
-	ub := u.Bytes()
+	fb, _ := f.Bytes()
+	ub, _ := u.Bytes()
 	memory.CopyDtoD(ub, fb)
 	out := make([]uint32, 2)
 	memory.CopyToHost(out, u)

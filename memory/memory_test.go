@@ -6,7 +6,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -97,8 +96,7 @@ func TestFreeFailureLeavesBufferUsable(t *testing.T) {
 	_, ctx, _ := setup(t, fake.FailNth("cuMemFree", 1, driver.ErrUnknown))
 	b, err := memory.Alloc[int32](ctx, 8)
 	require.NoError(t, err)
-	v := b.Slice(0, 4)
-	err = v.Err()
+	v, err := b.Slice(0, 4)
 	require.NoError(t, err)
 	err = b.Close()
 	assert.ErrorIs(t, err, driver.ErrUnknown)
@@ -207,8 +205,7 @@ func TestBufferString(t *testing.T) {
 	_, ctx, _ := setup(t)
 	b, err := memory.Alloc[float64](ctx, 3)
 	require.NoError(t, err)
-	v := b.Slice(1, 2)
-	err = v.Err()
+	v, err := b.Slice(1, 2)
 	require.NoError(t, err)
 	assert.Regexp(t, `^owned buffer 0x[0-9a-f]+ \(3 x 8 bytes\)$`, b.String())
 	assert.Regexp(t, `^view of owned buffer 0x[0-9a-f]+ \(1 x 8 bytes\)$`, v.String())
@@ -232,9 +229,6 @@ func TestErrorsName(t *testing.T) {
 	assert.EqualError(t, err, "memory.Borrow[int16]: ptr 0x0: a NULL device pointer cannot be borrowed: "+
 		driver.ErrInvalidValue.Error())
 }
-
-// hostAddr is the address of a slice's first element.
-func hostAddr[T any](s []T) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(s))) }
 
 func TestFreeAfterContextRelease(t *testing.T) {
 	drv, _, _ := setup(t)

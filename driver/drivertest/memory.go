@@ -11,8 +11,8 @@ import (
 
 // testMemory checks package memory over the backend: owned, stream-ordered
 // and borrowed buffers, views, copies and fills, pinned host memory and IPC
-// export, and buffers outliving their Context reference. Each case also
-// checks that a failed check changes nothing.
+// export, empty buffers and views, and buffers outliving their Context
+// reference. Each case also checks that a failed check changes nothing.
 func testMemory(t *testing.T, drv *driver.Driver) {
 	t.Run("alloc", func(t *testing.T) { testMemAlloc(t, drv) })
 	t.Run("alloc-errors", func(t *testing.T) { testMemAllocErrors(t, drv) })
@@ -32,6 +32,10 @@ func testMemory(t *testing.T, drv *driver.Driver) {
 	t.Run("ipc-export", func(t *testing.T) { testMemIPCExport(t, drv) })
 	t.Run("two-devices", func(t *testing.T) { testMemTwoDevices(t, drv) })
 	t.Run("hold", func(t *testing.T) { testMemHold(t, drv) })
+	t.Run("empty-views", func(t *testing.T) { testMemEmptyViews(t, drv) })
+	t.Run("empty-buffers", func(t *testing.T) { testMemEmptyBuffers(t, drv) })
+	t.Run("empty-checks", func(t *testing.T) { testMemEmptyChecks(t, drv) })
+	t.Run("empty-hold", func(t *testing.T) { testMemEmptyHold(t, drv) })
 }
 
 // memSetup retains device 0's primary context and creates a non-blocking

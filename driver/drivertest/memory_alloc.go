@@ -1,6 +1,7 @@
 package drivertest
 
 import (
+	"fmt"
 	"math"
 	"testing"
 	"unsafe"
@@ -57,7 +58,9 @@ func testMemAlloc(t *testing.T, drv *driver.Driver) {
 
 func testMemAllocErrors(t *testing.T, drv *driver.Driver) {
 	ctx, s := memSetup(t, drv)
-	for _, n := range []int{0, -1, math.MinInt} {
+	// A negative count is refused (zero is an empty buffer: see
+	// testMemEmptyBuffers).
+	for _, n := range []int{-1, math.MinInt} {
 		_, err := memory.Alloc[float32](ctx, n)
 		errorIs(t, err, driver.ErrInvalidValue, "n=%d", n)
 		errorContains(t, err, "memory.Alloc[float32]")
@@ -134,8 +137,7 @@ func testMemFree(t *testing.T, drv *driver.Driver) {
 	ctx, s := memSetup(t, drv)
 	b, err := memory.Alloc[int32](ctx, 16)
 	must(t, err)
-	v := b.Slice(0, 8)
-	err = v.Err()
+	v, err := b.Slice(0, 8)
 	must(t, err)
 	must(t, b.Close())
 	must(t, b.Close(), "a second Free is a no-op")
@@ -150,10 +152,17 @@ func testMemFree(t *testing.T, drv *driver.Driver) {
 	errorIs(t, memory.CopyToHostAsync(s, host, b), memory.ErrClosed)
 	errorIs(t, memory.Fill(s, b, 1), memory.ErrClosed)
 	errorIs(t, memory.CopyToDevice(v, host[:8]), memory.ErrClosed)
-	err = b.Slice(0, 1).Err()
+	// No view is made of freed memory, empty or not.
+	for _, r := range [][2]int{{0, 1}, {0, 0}, {16, 16}, {-1, 2}} {
+		fv, err := b.Slice(r[0], r[1])
+		errorIs(t, err, memory.ErrClosed, "Slice(%d, %d) of a freed buffer", r[0], r[1])
+		isNil(t, fv, "no view of a freed buffer")
+	}
+	fb, err := b.Bytes()
 	errorIs(t, err, memory.ErrClosed)
-	err = b.Bytes().Err()
-	errorIs(t, err, memory.ErrClosed)
+	isNil(t, fb, "no Bytes view of a freed buffer")
+	_, err = v.Slice(0, 1)
+	errorIs(t, err, memory.ErrClosed, "a view of a view of freed memory")
 	_, err = b.IPCHandle()
 	errorIs(t, err, memory.ErrClosed)
 	must(t, v.Close(), "Free of a view of freed memory is a no-op")
@@ -183,8 +192,7 @@ func testMemViews(t *testing.T, drv *driver.Driver) {
 	b := memAlloc[float32](t, ctx, 10)
 	must(t, memory.CopyToDevice(b, make([]float32, 10)))
 
-	v := b.Slice(2, 5)
-	err := v.Err()
+	v, err := b.Slice(2, 5)
 	must(t, err)
 	equal(t, v.Len(), 3)
 	equal(t, v.Size(), 12)
@@ -195,26 +203,26 @@ func testMemViews(t *testing.T, drv *driver.Driver) {
 	must(t, memory.CopyToDevice(v, []float32{7, 8, 9}))
 	equal(t, memRead(t, b), []float32{0, 0, 7, 8, 9, 0, 0, 0, 0, 0})
 
-	vv := v.Slice(1, 3)
-	err = vv.Err()
+	vv, err := v.Slice(1, 3)
 	must(t, err)
 	equal(t, memRead(t, vv), []float32{8, 9})
 	must(t, memory.Fill(s, vv, float32(1)))
 	must(t, s.Synchronize())
 	equal(t, memRead(t, b), []float32{0, 0, 7, 1, 1, 0, 0, 0, 0, 0})
 
-	for _, r := range [][2]int{{-1, 2}, {0, 11}, {3, 3}, {5, 2}} {
-		bad := b.Slice(r[0], r[1])
-		errorIs(t, bad.Err(), driver.ErrInvalidValue, "Slice(%d, %d)", r[0], r[1])
-		// A bad view carries its error to every use, and is never memory.
-		isZero(t, bad.Ptr())
-		isZero(t, bad.Len())
-		errorIs(t, memory.CopyToDevice(bad, []float32{1}), driver.ErrInvalidValue)
-		errorIs(t, memory.Fill(s, bad, float32(1)), driver.ErrInvalidValue)
-		noError(t, bad.Close(), "freeing a bad view does nothing")
+	// Bounds are Go's: 0 <= i <= j <= Len. Anything else is an error that
+	// says the bounds and the length, and makes no view.
+	for _, r := range [][2]int{{-1, 2}, {-1, -1}, {0, 11}, {11, 11}, {5, 2}, {1, 0}} {
+		bad, err := b.Slice(r[0], r[1])
+		errorIs(t, err, driver.ErrInvalidValue, "Slice(%d, %d)", r[0], r[1])
+		errorContains(t, err, fmt.Sprintf("[%d:%d]", r[0], r[1]), "the error says the bounds")
+		errorContains(t, err, "len 10", "the error says the length")
+		isNil(t, bad, "Slice(%d, %d) makes no view", r[0], r[1])
 	}
-	err = v.Slice(0, 4).Err()
+	bad, err := v.Slice(0, 4)
 	errorIs(t, err, driver.ErrInvalidValue, "a view's bounds are its own")
+	errorContains(t, err, "len 3")
+	isNil(t, bad)
 
 	// Freeing a view detaches it only.
 	must(t, v.Close())
@@ -226,12 +234,12 @@ func testMemViews(t *testing.T, drv *driver.Driver) {
 
 	// Bytes views copy between element types explicitly.
 	u := memAlloc[uint32](t, ctx, 10)
-	bb := b.Bytes()
-	err = bb.Err()
+	bb, err := b.Bytes()
 	must(t, err)
 	equal(t, bb.Len(), 40)
-	ub := u.Bytes()
-	err = ub.Err()
+	isTrue(t, bb.IsView())
+	equal(t, bb.Ptr(), b.Ptr())
+	ub, err := u.Bytes()
 	must(t, err)
 	must(t, memory.CopyDtoD(ub, bb))
 	got := memRead(t, u)
@@ -291,8 +299,7 @@ func testMemAllocAsync(t *testing.T, drv *driver.Driver) {
 	// Views and foreign buffers cannot be freed in stream order.
 	f, err := memory.AllocAsync[int32](s, 8)
 	must(t, err)
-	fv := f.Slice(0, 4)
-	err = fv.Err()
+	fv, err := f.Slice(0, 4)
 	must(t, err)
 	errorIs(t, fv.FreeAsync(s), driver.ErrInvalidValue)
 	must(t, s.Synchronize())
@@ -342,8 +349,7 @@ func testMemIPCExport(t *testing.T, drv *driver.Driver) {
 	must(t, err)
 	notEqual(t, h, driver.IPCHandle{})
 
-	v := b.Slice(0, 512)
-	err = v.Err()
+	v, err := b.Slice(0, 512)
 	must(t, err)
 	_, err = v.IPCHandle()
 	errorIs(t, err, driver.ErrInvalidValue, "views cannot be exported")
@@ -363,8 +369,17 @@ func testMemIPCExport(t *testing.T, drv *driver.Driver) {
 
 	_, err = memory.OpenIPC[float32](ctx, driver.IPCHandle{}, 1)
 	errorIs(t, err, driver.ErrInvalidValue, "the zero handle")
-	_, err = memory.OpenIPC[float32](ctx, h, 0)
-	errorIs(t, err, driver.ErrInvalidValue, "n=0")
+	_, err = memory.OpenIPC[float32](ctx, h, -1)
+	errorIs(t, err, driver.ErrInvalidValue, "n=-1")
+	_, err = memory.OpenIPC[float32](ctx, driver.IPCHandle{}, 0)
+	errorIs(t, err, driver.ErrInvalidValue, "the zero handle, even for n=0")
+
+	// An empty buffer has no memory to export.
+	e, err := memory.Alloc[float32](ctx, 0)
+	must(t, err)
+	_, err = e.IPCHandle()
+	errorIs(t, err, driver.ErrInvalidValue, "an empty buffer cannot be exported")
+	must(t, e.Close())
 	_, err = memory.OpenIPC[string](ctx, h, 1)
 	errorIs(t, err, driver.ErrInvalidValue, "bad element type")
 }

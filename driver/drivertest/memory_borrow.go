@@ -68,8 +68,7 @@ func testMemBorrow(t *testing.T, drv *driver.Driver) {
 	// Written in place by our copies and fills, read back by the owner.
 	must(t, memory.CopyToDevice(b, memIota(n, 100)))
 	memSame(t, memIota(n, 100), memRawRead(t, ctx, ptr, n))
-	mid := b.Slice(10, 20)
-	err = mid.Err()
+	mid, err := b.Slice(10, 20)
 	must(t, err)
 	must(t, memory.Fill(s, mid, float32(-1)))
 	must(t, s.Synchronize())
@@ -104,8 +103,8 @@ func testMemBorrowChecks(t *testing.T, drv *driver.Driver) {
 	_, err = memory.Borrow[float32](ctx, ptr+2, 1, nil)
 	errorIs(t, err, driver.ErrInvalidValue)
 	errorContains(t, err, "aligned")
-	_, err = memory.Borrow[float32](ctx, ptr, 0, nil)
-	errorIs(t, err, driver.ErrInvalidValue)
+	_, err = memory.Borrow[float32](ctx, ptr, -1, nil)
+	errorIs(t, err, driver.ErrInvalidValue, "n=-1")
 	_, err = memory.Borrow[string](ctx, ptr, 1, nil)
 	errorIs(t, err, driver.ErrInvalidValue)
 	_, err = memory.Borrow[float32](nil, ptr, 1, nil)
@@ -119,6 +118,21 @@ func testMemBorrowChecks(t *testing.T, drv *driver.Driver) {
 	must(t, err, "up to the end exactly")
 	must(t, b.Close())
 
+	// An empty borrow is valid, and its pointer is checked all the same.
+	e, err := memory.Borrow[float32](ctx, ptr+64, 0, nil)
+	must(t, err, "an empty borrow")
+	equal(t, e.Len(), 0)
+	equal(t, e.Ptr(), ptr+64, "an empty borrow keeps its address")
+	isFalse(t, e.Owned())
+	must(t, memory.CopyToDevice(e, nil))
+	must(t, memory.CopyToHost(nil, e))
+	must(t, e.Close())
+	errorIs(t, memory.CopyToHost(nil, e), memory.ErrClosed, "a closed empty borrow")
+	_, err = memory.Borrow[float32](ctx, 0, 0, nil)
+	errorContains(t, err, "NULL", "n=0")
+	_, err = memory.Borrow[float32](ctx, ptr+2, 0, nil)
+	errorContains(t, err, "aligned", "n=0")
+
 	// Host memory is not device memory: pinned memory the driver knows,
 	// and Go memory it does not.
 	h, err := memory.AllocHost[float32](ctx, 16)
@@ -131,12 +145,16 @@ func testMemBorrowChecks(t *testing.T, drv *driver.Driver) {
 	_, err = memory.Borrow[float32](ctx, memHostAddr(goMem), 16, nil)
 	hasError(t, err)
 	errorContains(t, err, "memory.Borrow[float32]")
+	_, err = memory.Borrow[float32](ctx, memHostAddr(goMem), 0, nil)
+	hasError(t, err, "Go memory, n=0")
 
 	// Memory that was freed is unknown to the driver.
 	gone := memRawAlloc(t, ctx, 4096)
 	must(t, memRawFree(ctx, gone))
 	_, err = memory.Borrow[float32](ctx, gone, 16, nil)
 	hasError(t, err)
+	_, err = memory.Borrow[float32](ctx, gone, 0, nil)
+	hasError(t, err, "freed memory, n=0")
 
 	// Memory of another context is ErrWrongContext.
 	other, err := ctx.Device().NewContext(driver.ContextOptions{})
@@ -146,6 +164,8 @@ func testMemBorrowChecks(t *testing.T, drv *driver.Driver) {
 	_, err = memory.Borrow[float32](ctx, theirs, 16, nil)
 	errorIs(t, err, memory.ErrWrongContext)
 	errorContains(t, err, "context")
+	_, err = memory.Borrow[float32](ctx, theirs, 0, nil)
+	errorIs(t, err, memory.ErrWrongContext, "n=0")
 	ok, err := memory.Borrow[float32](other, theirs, 16, nil)
 	must(t, err, "borrowed in its own context")
 	must(t, ok.Close())
@@ -157,6 +177,8 @@ func testMemBorrowChecks(t *testing.T, drv *driver.Driver) {
 	must(t, c2.Close())
 	_, err = memory.Borrow[float32](c2, ptr, 16, nil)
 	errorIs(t, err, memory.ErrClosed)
+	_, err = memory.Borrow[float32](c2, ptr, 0, nil)
+	errorIs(t, err, memory.ErrClosed, "n=0")
 }
 
 func testMemBorrowPool(t *testing.T, drv *driver.Driver) {
@@ -236,4 +258,20 @@ func testMemTwoDevices(t *testing.T, drv *driver.Driver) {
 	errorIs(t, c.FreeAsync(s0), memory.ErrWrongContext)
 	must(t, c.FreeAsync(s1))
 	must(t, s1.Synchronize())
+
+	// Copies of zero elements check the stream's device all the same.
+	e1, err := memory.AllocAsync[float32](s1, 0)
+	must(t, err)
+	end1, err := b.Slice(n, n)
+	must(t, err)
+	for _, e := range []*memory.Buffer[float32]{e1, end1} {
+		errorIs(t, memory.CopyToDeviceAsync(s0, e, nil), memory.ErrWrongContext, "empty CopyToDeviceAsync")
+		errorIs(t, memory.CopyToHostAsync(s0, nil, e), memory.ErrWrongContext, "empty CopyToHostAsync")
+		errorIs(t, memory.CopyDtoDAsync(s0, e, e), memory.ErrWrongContext, "empty CopyDtoDAsync")
+		errorIs(t, memory.Fill(s0, e, 0), memory.ErrWrongContext, "empty Fill")
+		must(t, memory.CopyDtoDAsync(s0, a, e), "an empty peer copy on the destination's device")
+		must(t, memory.CopyDtoD(a, e), "an empty synchronous peer copy")
+	}
+	errorIs(t, e1.FreeAsync(s0), memory.ErrWrongContext, "an empty buffer's FreeAsync checks the device")
+	must(t, e1.FreeAsync(s1))
 }

@@ -48,8 +48,7 @@ func testMemCopySync(t *testing.T, drv *driver.Driver) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			v := a.Slice(g*1024, (g+1)*1024)
-			err := v.Err()
+			v, err := a.Slice(g*1024, (g+1)*1024)
 			if err != nil {
 				errs[g] = err
 				return
@@ -151,14 +150,11 @@ func testMemCopyChecks(t *testing.T, drv *driver.Driver) {
 	must(t, memory.CopyToDevice(d8, pattern))
 
 	// Overlapping views of one buffer are refused; disjoint ones copy.
-	lo := d8.Slice(0, 4)
-	err := lo.Err()
+	lo, err := d8.Slice(0, 4)
 	must(t, err)
-	mid := d8.Slice(2, 6)
-	err = mid.Err()
+	mid, err := d8.Slice(2, 6)
 	must(t, err)
-	hi := d8.Slice(4, 8)
-	err = hi.Err()
+	hi, err := d8.Slice(4, 8)
 	must(t, err)
 	errorContains(t, memory.CopyDtoD(mid, lo), "overlap")
 	errorIs(t, memory.CopyDtoDAsync(s, lo, mid), driver.ErrInvalidValue)
@@ -295,8 +291,7 @@ func testMemFill(t *testing.T, drv *driver.Driver) {
 	memSame(t, memFilled(n, float64(0)), memRead(t, f64))
 
 	// A byte pattern over any buffer through its Bytes view.
-	bv := f32.Bytes()
-	err = bv.Err()
+	bv, err := f32.Bytes()
 	must(t, err)
 	must(t, memory.Fill(s, bv, 0))
 	must(t, s.Synchronize())
