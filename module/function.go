@@ -190,7 +190,7 @@ type Attributes struct {
 }
 
 // Attribute returns one function attribute (cuFuncGetAttribute).
-func (f *Function) Attribute(a backend.FunctionAttribute) (int, error) {
+func (f *Function) Attribute(a FunctionAttribute) (int, error) {
 	if err := f.check(); err != nil {
 		return 0, err
 	}

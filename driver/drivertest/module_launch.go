@@ -8,7 +8,6 @@ import (
 	"unsafe"
 
 	"github.com/nocgo/cuda/driver"
-	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/internal/segscale"
 	"github.com/nocgo/cuda/memory"
 	"github.com/nocgo/cuda/module"
@@ -370,22 +369,22 @@ func testModuleAttributes(t *testing.T, drv *driver.Driver) {
 	equal(t, at.BinaryVersion, arch)
 	equal(t, at.SharedSizeBytes, 0, "add1 has no static shared memory")
 	equal(t, at.MaxDynamicSharedSize, 48<<10, "48 KiB until raised")
-	regs, err := f.Attribute(backend.FuncNumRegs)
+	regs, err := f.Attribute(module.FuncNumRegs)
 	must(t, err)
 	equal(t, regs, at.NumRegs)
 
 	must(t, f.SetMaxDynamicSharedMemory(100000))
-	v, err := f.Attribute(backend.FuncMaxDynamicSharedSize)
+	v, err := f.Attribute(module.FuncMaxDynamicSharedSize)
 	must(t, err)
 	equal(t, v, 100000)
 	optin, err := ctx.Device().Attribute(driver.AttrMaxSharedMemoryPerBlockOptin)
 	must(t, err)
 	errorIs(t, f.SetMaxDynamicSharedMemory(optin+1), driver.ErrInvalidValue)
 	errorIs(t, f.SetMaxDynamicSharedMemory(-1), driver.ErrInvalidValue)
-	v, err = f.Attribute(backend.FuncMaxDynamicSharedSize)
+	v, err = f.Attribute(module.FuncMaxDynamicSharedSize)
 	must(t, err)
 	equal(t, v, 100000, "a refused value changes nothing")
-	_, err = f.Attribute(backend.FunctionAttribute(9999))
+	_, err = f.Attribute(module.FunctionAttribute(9999))
 	errorIs(t, err, driver.ErrInvalidValue)
 }
 
@@ -407,7 +406,7 @@ func testModuleDynamicShared(t *testing.T, drv *driver.Driver) {
 		want[i] *= 3
 	}
 	equal(t, memRead(t, out), want)
-	v, err := f.Attribute(backend.FuncMaxDynamicSharedSize)
+	v, err := f.Attribute(module.FuncMaxDynamicSharedSize)
 	must(t, err)
 	equal(t, v, 64<<10)
 
@@ -415,7 +414,7 @@ func testModuleDynamicShared(t *testing.T, drv *driver.Driver) {
 	cfg.SharedMem = 32 << 10
 	must(t, f.Launch(s, cfg, out, in, int32(n)))
 	must(t, s.Synchronize())
-	v, err = f.Attribute(backend.FuncMaxDynamicSharedSize)
+	v, err = f.Attribute(module.FuncMaxDynamicSharedSize)
 	must(t, err)
 	equal(t, v, 64<<10, "a smaller launch does not lower the limit")
 
@@ -437,7 +436,7 @@ func testModuleDynamicShared(t *testing.T, drv *driver.Driver) {
 	must(t, byExpr.SetMaxDynamicSharedMemory(100000))
 	fillCfg := module.Config{Grid: module.Cover(n, 256), Block: module.Dim(256), SharedMem: 64 << 10}
 	must(t, byLowered.Launch(s, fillCfg, out, float32(5), int32(n)))
-	v, err = byExpr.Attribute(backend.FuncMaxDynamicSharedSize)
+	v, err = byExpr.Attribute(module.FuncMaxDynamicSharedSize)
 	must(t, err)
 	equal(t, v, 100000, "the other name's 64 KiB launch kept the limit set through the first")
 	fillCfg.SharedMem = 90000

@@ -18,7 +18,7 @@ import (
 
 // libcuda is the real backend: backend.API over libcuda, called through
 // internal/dl's CallN (purego.SyscallN without its per-call allocation).
-// Entry points resolve lazily through a loader.Table, so a driver that
+// Entry points resolve lazily through a Table, so a driver that
 // lacks a newer one still serves every other call; the missing one returns
 // a *loader.SymbolError when called.
 type libcuda struct {
@@ -30,7 +30,7 @@ type libcuda struct {
 	getProc   uintptr
 	getProcV2 bool
 
-	syms *loader.Table
+	syms *Table
 
 	nvrtcMu   sync.Mutex
 	nvrtcDone bool
@@ -70,7 +70,7 @@ func Open() (backend.API, error) {
 		return nil, fmt.Errorf("%s: cuDriverGetVersion: %w", lib.Path(), backend.Check(uintptr(uint32(r))))
 	}
 	l.version = int(v)
-	l.syms = loader.NewTable(int(numSyms), func(i int) (uintptr, error) { return l.resolve(sym(i)) })
+	l.syms = NewTable(int(numSyms), func(i int) (uintptr, error) { return l.resolve(sym(i)) })
 	return l, nil
 }
 

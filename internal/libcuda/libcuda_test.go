@@ -33,7 +33,7 @@ func testLibcuda(t testing.TB, version int, impl map[sym]string) *libcuda {
 	lib, err := loader.Open(loader.CUDA)
 	require.NoError(t, err)
 	l := &libcuda{lib: lib, version: version}
-	l.syms = loader.NewTable(int(numSyms), func(i int) (uintptr, error) {
+	l.syms = NewTable(int(numSyms), func(i int) (uintptr, error) {
 		if name, ok := impl[sym(i)]; ok {
 			return lib.Symbol(name)
 		}

@@ -58,7 +58,7 @@ var nvsyms = [numNVSyms]struct {
 // points resolved with dlsym on first use.
 type libnvrtc struct {
 	lib  *loader.Library
-	syms *loader.Table
+	syms *Table
 }
 
 // openLibnvrtc opens libnvrtc through package loader.
@@ -68,7 +68,7 @@ func openLibnvrtc() (*libnvrtc, error) {
 		return nil, err
 	}
 	n := &libnvrtc{lib: lib}
-	n.syms = loader.NewTable(int(numNVSyms), func(i int) (uintptr, error) { return n.resolve(nvsym(i)) })
+	n.syms = NewTable(int(numNVSyms), func(i int) (uintptr, error) { return n.resolve(nvsym(i)) })
 	return n, nil
 }
 

@@ -21,7 +21,7 @@ func testNVRTC(t *testing.T, impl map[nvsym]string) *libnvrtc {
 	t.Setenv("NOCGO_CUDA_LIBNVRTC", "libc.so.6")
 	n, err := openLibnvrtc()
 	require.NoError(t, err)
-	n.syms = loader.NewTable(int(numNVSyms), func(i int) (uintptr, error) {
+	n.syms = NewTable(int(numNVSyms), func(i int) (uintptr, error) {
 		if name, ok := impl[nvsym(i)]; ok {
 			return n.lib.Symbol(name)
 		}

@@ -1,15 +1,17 @@
-package loader
+package libcuda
 
 import (
 	"errors"
 	"strconv"
 	"sync/atomic"
+
+	"github.com/nocgo/cuda/loader"
 )
 
 var errNilAddress = errors.New("resolver returned a NULL address")
 
 // Resolver finds symbol i of a Table: its address, or an error (normally a
-// *SymbolError) when the library does not have it.
+// *loader.SymbolError) when the library does not have it.
 type Resolver func(i int) (uintptr, error)
 
 // Table holds the addresses of a fixed set of symbols, indexed by small
@@ -59,7 +61,7 @@ func (t *Table) slow(i int) (uintptr, error) {
 		return 0, err
 	}
 	if p == 0 {
-		err := error(&SymbolError{Symbol: "#" + strconv.Itoa(i), Err: errNilAddress})
+		err := error(&loader.SymbolError{Symbol: "#" + strconv.Itoa(i), Err: errNilAddress})
 		t.errs[i].Store(&err)
 		return 0, err
 	}

@@ -1,6 +1,6 @@
 //go:build linux && (amd64 || arm64)
 
-package loader_test
+package libcuda
 
 import (
 	"errors"
@@ -17,53 +17,53 @@ import (
 )
 
 const (
-	symGetpid = iota
-	symMissing
-	numSyms
+	tsymGetpid = iota
+	tsymMissing
+	tnumSyms
 )
 
-var libcNames = [numSyms]string{symGetpid: "getpid", symMissing: "cuMissingEntryPoint"}
+var tlibcNames = [tnumSyms]string{tsymGetpid: "getpid", tsymMissing: "cuMissingEntryPoint"}
 
 // libcTable is a lazy table over libc, counting how often each symbol is
 // resolved.
-func libcTable(t testing.TB) (*loader.Table, *[numSyms]atomic.Int32) {
-	lib := openLibc(t)
-	var calls [numSyms]atomic.Int32
-	tab := loader.NewTable(numSyms, func(i int) (uintptr, error) {
+func libcTable(t testing.TB) (*Table, *[tnumSyms]atomic.Int32) {
+	lib := openTestLibc(t)
+	var calls [tnumSyms]atomic.Int32
+	tab := NewTable(tnumSyms, func(i int) (uintptr, error) {
 		calls[i].Add(1)
-		return lib.Symbol(libcNames[i])
+		return lib.Symbol(tlibcNames[i])
 	})
 	return tab, &calls
 }
 
 func TestTableResolvesLazilyOnce(t *testing.T) {
 	tab, calls := libcTable(t)
-	assert.Equal(t, numSyms, tab.Len())
-	assert.False(t, tab.Resolved(symGetpid))
-	assert.Zero(t, calls[symGetpid].Load(), "nothing is resolved before first use")
+	assert.Equal(t, tnumSyms, tab.Len())
+	assert.False(t, tab.Resolved(tsymGetpid))
+	assert.Zero(t, calls[tsymGetpid].Load(), "nothing is resolved before first use")
 
 	for i := 0; i < 10; i++ {
-		p, err := tab.Get(symGetpid)
+		p, err := tab.Get(tsymGetpid)
 		require.NoError(t, err)
 		assert.Equal(t, uintptr(os.Getpid()), dl.Call0(p))
 	}
-	assert.True(t, tab.Resolved(symGetpid))
-	assert.Equal(t, int32(1), calls[symGetpid].Load())
+	assert.True(t, tab.Resolved(tsymGetpid))
+	assert.Equal(t, int32(1), calls[tsymGetpid].Load())
 }
 
 func TestTableMissingSymbolKeepsItsError(t *testing.T) {
 	tab, calls := libcTable(t)
-	_, err1 := tab.Get(symMissing)
-	_, err2 := tab.Get(symMissing)
+	_, err1 := tab.Get(tsymMissing)
+	_, err2 := tab.Get(tsymMissing)
 	var serr *loader.SymbolError
 	require.ErrorAs(t, err1, &serr)
 	assert.Equal(t, "cuMissingEntryPoint", serr.Symbol)
 	assert.Same(t, err1, err2)
-	assert.Equal(t, int32(1), calls[symMissing].Load())
-	assert.False(t, tab.Resolved(symMissing))
+	assert.Equal(t, int32(1), calls[tsymMissing].Load())
+	assert.False(t, tab.Resolved(tsymMissing))
 
 	// The other symbols are unaffected.
-	p, err := tab.Get(symGetpid)
+	p, err := tab.Get(tsymGetpid)
 	require.NoError(t, err)
 	assert.NotZero(t, p)
 }
@@ -76,7 +76,7 @@ func TestTableConcurrentFirstUse(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ptrs[g], _ = tab.Get(symGetpid)
+			ptrs[g], _ = tab.Get(tsymGetpid)
 		}()
 	}
 	wg.Wait()
@@ -87,13 +87,13 @@ func TestTableConcurrentFirstUse(t *testing.T) {
 }
 
 func TestTableNilAddressIsAnError(t *testing.T) {
-	tab := loader.NewTable(1, func(int) (uintptr, error) { return 0, nil })
+	tab := NewTable(1, func(int) (uintptr, error) { return 0, nil })
 	_, err := tab.Get(0)
 	var serr *loader.SymbolError
 	assert.ErrorAs(t, err, &serr)
 
 	want := errors.New("boom")
-	tab = loader.NewTable(1, func(int) (uintptr, error) { return 0, want })
+	tab = NewTable(1, func(int) (uintptr, error) { return 0, want })
 	_, err = tab.Get(0)
 	assert.ErrorIs(t, err, want)
 }
@@ -104,11 +104,11 @@ func TestTableFastPathDoesNotAllocate(t *testing.T) {
 		t.Skip("the race detector makes sync.Pool (used by purego) drop items, which allocates")
 	}
 	tab, _ := libcTable(t)
-	_, err := tab.Get(symGetpid)
+	_, err := tab.Get(tsymGetpid)
 	require.NoError(t, err)
 	pid := uintptr(os.Getpid())
 	allocs := testing.AllocsPerRun(1000, func() {
-		p, err := tab.Get(symGetpid)
+		p, err := tab.Get(tsymGetpid)
 		if err != nil || dl.Call0(p) != pid {
 			t.Fatal("getpid through the table failed")
 		}
@@ -120,7 +120,7 @@ func BenchmarkTableGet(b *testing.B) {
 	tab, _ := libcTable(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := tab.Get(symGetpid); err != nil {
+		if _, err := tab.Get(tsymGetpid); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -130,7 +130,20 @@ func BenchmarkTableGetAndCall(b *testing.B) {
 	tab, _ := libcTable(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		p, _ := tab.Get(symGetpid)
+		p, _ := tab.Get(tsymGetpid)
 		dl.Call0(p)
 	}
+}
+
+// openTestLibc opens the C library through the loader, as if it were
+// libcuda.
+func openTestLibc(t testing.TB) *loader.Library {
+	t.Helper()
+	if !dl.Supported {
+		t.Skip("run-time loading is not built for this platform")
+	}
+	t.Setenv("NOCGO_CUDA_LIBCUDA", "libc.so.6")
+	lib, err := loader.Open(loader.CUDA)
+	require.NoError(t, err)
+	return lib
 }
