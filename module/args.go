@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"reflect"
 	"runtime"
+	"strings"
 	"sync"
 	"unsafe"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/memory"
 )
 
 // A launch copies each argument into an argument block, at the offset of
@@ -109,7 +111,7 @@ func (f *Function) Args(args ...any) *Args {
 	blk := newBlock(f.size, len(f.params))
 	base := blk.base()
 	for i := range args {
-		if err := f.put(i, &args[i], base); err != nil {
+		if err := f.put(i, args[i], base); err != nil {
 			return &Args{f: f, err: err}
 		}
 		blk.ptrs[i] = unsafe.Add(base, f.params[i].offset)
@@ -144,8 +146,8 @@ func (a *Args) Function() *Function {
 }
 
 // Set replaces argument i by v, with the checks of a launch. On error the
-// argument keeps its value. For scalars and device pointers it does not
-// allocate.
+// argument keeps its value. It does not allocate, and keeps no reference to
+// v.
 func (a *Args) Set(i int, v any) error {
 	if a == nil || a.f == nil {
 		return fmt.Errorf("module: Args.Set: nil Args: %w", driver.ErrInvalidValue)
@@ -156,7 +158,7 @@ func (a *Args) Set(i int, v any) error {
 	if i < 0 || i >= len(a.f.params) {
 		return fmt.Errorf("module: %s: Args.Set(%d): the kernel has %d parameters: %w", a.f, i, len(a.f.params), ErrArgs)
 	}
-	return a.f.put(i, &v, a.blk.base())
+	return a.f.put(i, v, a.blk.base())
 }
 
 // kernelParams returns the void** for cuLaunchKernel: nil for a kernel
@@ -192,26 +194,21 @@ func (f *Function) describeParams() string {
 	return s
 }
 
-// devicePointer is a device memory handle such as *memory.Buffer[T].
-type devicePointer interface{ Ptr() uintptr }
-
-// contextual is a handle that knows its context.
-type contextual interface{ Context() *driver.Context }
-
-// fallible is a handle that may carry the error of its making, such as a
-// *memory.Buffer view from an out-of-range Slice.
-type fallible interface{ Err() error }
-
-// put checks *v against parameter i and stores it in the block at base. It
-// writes nothing when the check fails. It reads v through a pointer whose
-// escape is hidden from the compiler (see hide), so that callers box scalars
-// on their stack: a launch then allocates nothing.
-func (f *Function) put(i int, arg *any, base unsafe.Pointer) error {
-	v := hide(arg)
+// put checks v against parameter i and stores it in the block at base. It
+// writes nothing when the check fails.
+//
+// put calls no method through an interface: types are recognised by a type
+// switch, or else by their reflect.Type (see kindOf), and the only methods
+// it calls are those of *memory.Buffer, statically, so that the compiler
+// sees everything done with v. Only the contents of what v holds (a
+// buffer's error and context, for the error messages) flow out of put, never
+// v's data word itself: a scalar boxed by the caller stays on the caller's
+// stack, and a launch allocates nothing. TestArgsDoNotEscape checks this.
+func (f *Function) put(i int, v any, base unsafe.Pointer) error {
 	p := f.params[i]
 	dst := unsafe.Add(base, p.offset)
 	ok := true
-	switch x := (*v).(type) {
+	switch x := v.(type) {
 	case bool:
 		var b uint8
 		if x {
@@ -252,38 +249,55 @@ func (f *Function) put(i int, arg *any, base unsafe.Pointer) error {
 		return f.argErr(i, "is nil; pass uintptr(0) for a NULL pointer")
 	case unsafe.Pointer:
 		return f.argErr(i, "is an unsafe.Pointer, which is not a device address; convert a device address to uintptr")
-	case devicePointer:
-		if isNilPointer(v) {
-			return f.argErr(i, fmt.Sprintf("is a nil %s", typeName(v)))
-		}
-		if e, ok := (*v).(fallible); ok {
-			if err := e.Err(); err != nil {
-				return fmt.Errorf("%w: %w", f.argErr(i, fmt.Sprintf("is a broken %s: %v", typeName(v), err)), err)
-			}
-		}
-		ptr := x.Ptr()
-		if ptr == 0 {
-			return fmt.Errorf("%w: %w", f.argErr(i, fmt.Sprintf("is a %s with device address 0 (freed?); pass uintptr(0) for a NULL pointer", typeName(v))), ErrClosed)
-		}
-		if c, ok := (*v).(contextual); ok {
-			if err := f.checkContext(i, v, c.Context()); err != nil {
-				return err
-			}
-		}
-		ok = store(dst, p.size, ptr)
+	// Buffers of the common element types, without reflection; buffers of
+	// other types are found by kindOf.
+	case *memory.Buffer[float32]:
+		return putBuffer(f, i, dst, v, x)
+	case *memory.Buffer[float64]:
+		return putBuffer(f, i, dst, v, x)
+	case *memory.Buffer[int32]:
+		return putBuffer(f, i, dst, v, x)
+	case *memory.Buffer[uint32]:
+		return putBuffer(f, i, dst, v, x)
+	case *memory.Buffer[int64]:
+		return putBuffer(f, i, dst, v, x)
+	case *memory.Buffer[uint64]:
+		return putBuffer(f, i, dst, v, x)
+	case *memory.Buffer[int8]:
+		return putBuffer(f, i, dst, v, x)
+	case *memory.Buffer[uint8]:
+		return putBuffer(f, i, dst, v, x)
+	case *memory.Buffer[int16]:
+		return putBuffer(f, i, dst, v, x)
+	case *memory.Buffer[uint16]:
+		return putBuffer(f, i, dst, v, x)
+	case *memory.Buffer[int]:
+		return putBuffer(f, i, dst, v, x)
+	case *memory.Buffer[uint]:
+		return putBuffer(f, i, dst, v, x)
+	case *memory.Buffer[complex64]:
+		return putBuffer(f, i, dst, v, x)
+	case *memory.Buffer[complex128]:
+		return putBuffer(f, i, dst, v, x)
 	default:
-		n, err := plainSize(v)
-		if err != nil {
-			return f.argErr(i, fmt.Sprintf("is a %s, which cannot be a kernel argument: %v", typeName(v), err))
+		t := reflect.TypeOf(v)
+		k := kindOf(t)
+		switch k.kind {
+		case argBuffer:
+			return putBuffer(f, i, dst, v, bufferOf(v))
+		case argPlain:
+			if k.size != p.size {
+				ok = false
+				break
+			}
+			copy(unsafe.Slice((*byte)(dst), k.size), valueBytes(&v, k.size))
+		default:
+			return f.argErr(i, fmt.Sprintf("is a %s, %s", t, k.why))
 		}
-		if n != p.size {
-			ok = false
-			break
-		}
-		copy(unsafe.Slice((*byte)(dst), n), unsafe.Slice((*byte)(dataOf(v)), n))
 	}
 	if !ok {
-		return f.argErr(i, fmt.Sprintf("is a %s of %d bytes, but the parameter takes %d bytes", typeName(v), sizeOf(v), p.size))
+		t := reflect.TypeOf(v)
+		return f.argErr(i, fmt.Sprintf("is a %s of %d bytes, but the parameter takes %d bytes", t, t.Size(), p.size))
 	}
 	return nil
 }
@@ -297,7 +311,31 @@ func store[T any](dst unsafe.Pointer, want int, v T) bool {
 	return true
 }
 
-func (f *Function) checkContext(i int, v *any, c *driver.Context) error {
+// putBuffer checks the *memory.Buffer argument i, b (which v holds, as a
+// Buffer of another element type for a bufferOf), and stores its device
+// address at dst. The checks are the Buffer's own methods, called
+// statically.
+func putBuffer[T any](f *Function, i int, dst unsafe.Pointer, v any, b *memory.Buffer[T]) error {
+	if b == nil {
+		return f.argErr(i, fmt.Sprintf("is a nil %s", reflect.TypeOf(v)))
+	}
+	if err := b.Err(); err != nil {
+		return fmt.Errorf("%w: %w", f.argErr(i, fmt.Sprintf("is a broken %s: %v", reflect.TypeOf(v), err)), err)
+	}
+	ptr := b.Ptr()
+	if ptr == 0 {
+		return fmt.Errorf("%w: %w", f.argErr(i, fmt.Sprintf("is a %s with device address 0 (freed?); pass uintptr(0) for a NULL pointer", reflect.TypeOf(v))), ErrClosed)
+	}
+	if err := f.checkContext(i, reflect.TypeOf(v), b.Context()); err != nil {
+		return err
+	}
+	if !store(dst, f.params[i].size, ptr) {
+		return f.argErr(i, fmt.Sprintf("is a %s, a device pointer of 8 bytes, but the parameter takes %d bytes", reflect.TypeOf(v), f.params[i].size))
+	}
+	return nil
+}
+
+func (f *Function) checkContext(i int, t reflect.Type, c *driver.Context) error {
 	if c == nil {
 		return nil
 	}
@@ -305,7 +343,7 @@ func (f *Function) checkContext(i int, v *any, c *driver.Context) error {
 	if c.Handle() == want.Handle() || c.Device() == want.Device() {
 		return nil
 	}
-	return fmt.Errorf("%w: %w", f.argErr(i, fmt.Sprintf("is a %s of %s, not of the kernel's %s", typeName(v), c, want)), ErrWrongContext)
+	return fmt.Errorf("%w: %w", f.argErr(i, fmt.Sprintf("is a %s of %s, not of the kernel's %s", t, c, want)), ErrWrongContext)
 }
 
 func (f *Function) argErr(i int, what string) error {
@@ -314,59 +352,104 @@ func (f *Function) argErr(i int, what string) error {
 		f, i, what, i, p.size, p.offset, f.layoutSrc, ErrArgs)
 }
 
-// eface is the layout of an empty interface.
-type eface struct {
-	typ, data unsafe.Pointer
+// bufferOf returns the *memory.Buffer[T] that v holds (kindOf(v's type) is
+// argBuffer) as a *memory.Buffer[byte]. The fields of a Buffer do not depend
+// on its element type, which kindOf checks for each type, so every
+// Buffer[T] has the layout of Buffer[byte] (the conversion is valid by rule
+// 1 of unsafe.Pointer), and the Buffer[byte] methods that read no T (Ptr,
+// Err, Context) compute for it what its own would. They are called
+// statically: the compiler sees what they do with the buffer.
+func bufferOf(v any) *memory.Buffer[byte] {
+	return (*memory.Buffer[byte])(reflect.ValueOf(v).UnsafePointer())
 }
 
-// dataOf returns the interface's data word: the value itself for a
-// pointer-shaped type, a pointer to the value for any other.
-func dataOf(v *any) unsafe.Pointer { return (*eface)(unsafe.Pointer(v)).data }
-
-// isNilPointer reports an interface holding a nil pointer (or another nil
-// pointer-shaped value): its data word is nil. Values of other types never
-// have a nil data word.
-func isNilPointer(v *any) bool { return *v != nil && dataOf(v) == nil }
-
-// hide returns p, hiding from escape analysis that the value it points to
-// flows anywhere. The launch paths only read the interface: they copy its
-// bytes and call Ptr, Err and Context on device pointers, whose
-// implementations must not retain their receiver. Without it, calling those
-// methods would make every argument escape, and callers would allocate each
-// boxed scalar.
-func hide(p *any) *any {
-	x := uintptr(unsafe.Pointer(p))
-	return *(**any)(unsafe.Pointer(&x))
+// valueBytes returns the n bytes of the value v holds, of a plain type (see
+// plain). A plain type holds no pointer, so an interface holds it
+// indirectly: its data word points to the value (as reflect's unpackEface
+// reads it).
+func valueBytes(v *any, n int) []byte {
+	data := (*[2]unsafe.Pointer)(unsafe.Pointer(v))[1]
+	return unsafe.Slice((*byte)(data), n)
 }
 
-func typeName(v *any) string { return reflect.TypeOf(*v).String() }
+// argKind is what a type not handled by put's type switch is as an argument.
+type argKind uint8
 
-func sizeOf(v *any) int { return int(reflect.TypeOf(*v).Size()) }
+const (
+	argRefused argKind = iota // cannot be an argument: why says why
+	argBuffer                 // a *memory.Buffer[T]: a device pointer
+	argPlain                  // a struct or array of numbers, by value
+)
 
-// plainTypes caches, per struct or array type, nil or why it cannot be an
-// argument.
-var plainTypes sync.Map // reflect.Type -> error (nil: plain)
+// argType is what kindOf knows of a type.
+type argType struct {
+	kind argKind
+	size int    // argPlain: the value's size
+	why  string // argRefused: "which ..." (follows "is a T, ")
+}
 
-// plainSize returns the size of a struct or array value that can be passed
-// by value: one whose fields are all numbers, bools, or structs and arrays
-// of them.
-func plainSize(v *any) (int, error) {
-	t := reflect.TypeOf(*v)
-	if r, ok := plainTypes.Load(t); ok {
-		if r != nil {
-			return 0, r.(error)
+// argTypes caches kindOf's answers.
+var argTypes sync.Map // reflect.Type -> *argType
+
+var (
+	bufferType = reflect.TypeFor[memory.Buffer[byte]]()
+	ptrMethod  = reflect.TypeFor[interface{ Ptr() uintptr }]()
+)
+
+// kindOf says how a value of type t is passed: reflection once per type,
+// then a cache.
+func kindOf(t reflect.Type) *argType {
+	if k, ok := argTypes.Load(t); ok {
+		return k.(*argType)
+	}
+	k := classify(t)
+	argTypes.Store(t, k)
+	return k
+}
+
+func classify(t reflect.Type) *argType {
+	if isBuffer(t) {
+		if !sameFields(t.Elem(), bufferType) {
+			// A change to memory.Buffer broke what bufferOf relies on.
+			return &argType{why: fmt.Sprintf("which this package cannot read: the fields of %s differ from those of %s (a bug)", t.Elem(), bufferType)}
 		}
-		return int(t.Size()), nil
+		return &argType{kind: argBuffer}
 	}
-	err := plain(t)
-	if err != nil {
-		plainTypes.Store(t, err)
-		return 0, err
+	if t.Implements(ptrMethod) {
+		return &argType{why: "which is not a *memory.Buffer: only *memory.Buffer values pass as device pointers, and a launch calls no other type's Ptr method; pass uintptr(x.Ptr()) for another device address"}
 	}
-	plainTypes.Store(t, nil)
-	return int(t.Size()), nil
+	if err := plain(t); err != nil {
+		return &argType{why: fmt.Sprintf("which cannot be a kernel argument: %v", err)}
+	}
+	return &argType{kind: argPlain, size: int(t.Size())}
 }
 
+// isBuffer reports whether t is a *memory.Buffer[T], for any T.
+func isBuffer(t reflect.Type) bool {
+	if t.Kind() != reflect.Pointer {
+		return false
+	}
+	e := t.Elem()
+	return e.Kind() == reflect.Struct && e.PkgPath() == bufferType.PkgPath() && strings.HasPrefix(e.Name(), "Buffer[")
+}
+
+// sameFields reports whether structs a and b have the same fields (names,
+// types, offsets) and size: the same layout.
+func sameFields(a, b reflect.Type) bool {
+	if a.Size() != b.Size() || a.Align() != b.Align() || a.NumField() != b.NumField() {
+		return false
+	}
+	for i := range a.NumField() {
+		fa, fb := a.Field(i), b.Field(i)
+		if fa.Name != fb.Name || fa.Type != fb.Type || fa.Offset != fb.Offset {
+			return false
+		}
+	}
+	return true
+}
+
+// plain returns nil for a type that can be passed by value: a number, a
+// bool, or a struct or array of them.
 func plain(t reflect.Type) error {
 	switch t.Kind() {
 	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,

@@ -27,15 +27,15 @@
 //
 // Launch, Function.Args and Args.Set take these Go values:
 //
-//   - a device pointer: any value with a method Ptr() uintptr, such as
-//     *memory.Buffer[T] (8 bytes). If it also has a method
-//     Context() *driver.Context, the memory must be of the module's context
-//     or device (ErrWrongContext otherwise), and Ptr() == 0 (a freed buffer)
-//     is refused: pass uintptr(0) for a NULL pointer. If it has a method
-//     Err() error that returns an error (a *memory.Buffer view from an
-//     out-of-range Slice), the launch is refused with that error, wrapped
-//     with ErrArgs. The Ptr, Err and Context methods must not keep a
-//     reference to their receiver.
+//   - a device pointer: a *memory.Buffer[T], of any T, or a view of one
+//     (8 bytes): its device address. A nil buffer, a freed one (ErrClosed)
+//     and a broken view (an out-of-range Slice: its error) are refused, and
+//     the memory must be of the module's context or device
+//     (ErrWrongContext otherwise).
+//   - a raw device address, or NULL: a uintptr (uintptr(0) for NULL). A
+//     value of any other type with a Ptr() uintptr method is refused, not
+//     taken for a device pointer: a launch calls no method of a type it does
+//     not know, so pass uintptr(x.Ptr()).
 //   - bool, int8, uint8 (1 byte); int16, uint16 (2); int32, uint32, float32
 //     (4); int64, uint64, int, uint, uintptr, float64, complex64 (8);
 //     complex128 (16); and named types of these: the value. A Go int is 8
@@ -44,6 +44,12 @@
 //     must be laid out like the kernel's C struct (same fields, same order,
 //     same padding). Such types are checked by reflection once, then from a
 //     cache.
+//
+// Other types, unsafe.Pointer and nil included, are refused. Arguments are
+// recognised by their type alone, and read without calling methods through
+// an interface, so the compiler's escape analysis sees all that a launch
+// does with them: it keeps no argument, and a scalar boxed into an argument
+// (as int32(n) above) stays on the caller's stack.
 //
 // Each argument's size must equal its parameter's, and the argument count
 // the parameter count; a mismatch is an error wrapping ErrArgs that names
@@ -58,11 +64,12 @@
 //
 // # Launch cost
 //
-// Launches are the hot path: Launch does no heap allocation of its own and
-// no reflection for scalar and device-pointer arguments, and the prepared
-// form (Function.Args, then Function.LaunchArgs) does none at all: its
-// argument block is laid out once and pinned (runtime.Pinner), with the
-// kernelParams array pointing into it.
+// Launches are the hot path: Launch does no heap allocation of its own, for
+// scalars, buffers and structs alike (beyond the first launch with a given
+// struct or buffer type, which reflection checks and caches), and the
+// prepared form (Function.Args, then Function.LaunchArgs, and Args.Set to
+// change an argument) does none at all: its argument block is laid out once
+// and pinned (runtime.Pinner), with the kernelParams array pointing into it.
 package module
 
 import (

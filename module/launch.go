@@ -18,9 +18,10 @@ import (
 // MaxDynamicSharedSize attribute first (once).
 //
 // The launch is asynchronous: errors of the kernel itself surface at the
-// next synchronisation. Launch copies the arguments; it allocates nothing
-// for scalar and device-pointer arguments. For launches in a loop, prepare
-// the arguments once with Args and use LaunchArgs.
+// next synchronisation. Launch copies the arguments and keeps none of
+// them; it allocates nothing (see Launch cost in the package
+// documentation). For launches in a loop, prepare the arguments once with
+// Args and use LaunchArgs.
 func (f *Function) Launch(s *stream.Stream, cfg Config, args ...any) error {
 	if err := f.check(); err != nil {
 		return err
@@ -34,7 +35,7 @@ func (f *Function) Launch(s *stream.Stream, cfg Config, args ...any) error {
 	blk := f.takeBlock()
 	base := blk.base()
 	for i := range args {
-		if err := f.put(i, &args[i], base); err != nil {
+		if err := f.put(i, args[i], base); err != nil {
 			f.giveBlock(blk)
 			return err
 		}
