@@ -124,6 +124,11 @@ func (b *Buffer[T]) Ptr() uintptr {
 	return b.ptr
 }
 
+// Closed reports whether the buffer can no longer be used: it, or the memory
+// it views, was closed or freed (true for a nil or zero Buffer). An empty
+// buffer that is open is not closed, though its Ptr is 0.
+func (b *Buffer[T]) Closed() bool { return !b.live() }
+
 // Len returns the number of elements of type T the buffer holds.
 func (b *Buffer[T]) Len() int {
 	if b == nil {

@@ -94,39 +94,28 @@ func putBlock(b *block) {
 type Args struct {
 	f   *Function
 	blk *block
-	err error // why Function.Args could not prepare them
 }
 
 // Args checks args against the kernel's parameters (see Kernel arguments
-// in the package documentation) and lays them out for LaunchArgs. A failed
-// check is kept in the result: Err returns it, and so do LaunchArgs and Set,
-// so nothing is launched with arguments that did not check.
-func (f *Function) Args(args ...any) *Args {
+// in the package documentation) and lays them out for LaunchArgs. A count,
+// type or size that does not match the kernel is an error wrapping ErrArgs,
+// and no Args is returned.
+func (f *Function) Args(args ...any) (*Args, error) {
 	if err := f.check(); err != nil {
-		return &Args{f: f, err: err}
+		return nil, err
 	}
 	if err := f.checkCount(len(args)); err != nil {
-		return &Args{f: f, err: err}
+		return nil, err
 	}
 	blk := newBlock(f.size, len(f.params))
 	base := blk.base()
 	for i := range args {
 		if err := f.put(i, args[i], base); err != nil {
-			return &Args{f: f, err: err}
+			return nil, err
 		}
 		blk.ptrs[i] = unsafe.Add(base, f.params[i].offset)
 	}
-	return &Args{f: f, blk: blk}
-}
-
-// Err returns why the arguments could not be prepared (a count, type or
-// size that does not match the kernel, wrapping ErrArgs; a closed function),
-// or nil.
-func (a *Args) Err() error {
-	if a == nil {
-		return nil
-	}
-	return a.err
+	return &Args{f: f, blk: blk}, nil
 }
 
 // Len returns the number of arguments (0 for a nil Args).
@@ -151,9 +140,6 @@ func (a *Args) Function() *Function {
 func (a *Args) Set(i int, v any) error {
 	if a == nil || a.f == nil {
 		return fmt.Errorf("module: Args.Set: nil Args: %w", driver.ErrInvalidValue)
-	}
-	if a.err != nil {
-		return a.err
 	}
 	if i < 0 || i >= len(a.f.params) {
 		return fmt.Errorf("module: %s: Args.Set(%d): the kernel has %d parameters: %w", a.f, i, len(a.f.params), ErrArgs)
@@ -319,13 +305,10 @@ func putBuffer[T any](f *Function, i int, dst unsafe.Pointer, v any, b *memory.B
 	if b == nil {
 		return f.argErr(i, fmt.Sprintf("is a nil %s", reflect.TypeOf(v)))
 	}
-	if err := b.Err(); err != nil {
-		return fmt.Errorf("%w: %w", f.argErr(i, fmt.Sprintf("is a broken %s: %v", reflect.TypeOf(v), err)), err)
+	if b.Closed() {
+		return fmt.Errorf("%w: %w", f.argErr(i, fmt.Sprintf("is a closed %s", reflect.TypeOf(v))), ErrClosed)
 	}
-	ptr := b.Ptr()
-	if ptr == 0 {
-		return fmt.Errorf("%w: %w", f.argErr(i, fmt.Sprintf("is a %s with device address 0 (freed?); pass uintptr(0) for a NULL pointer", reflect.TypeOf(v))), ErrClosed)
-	}
+	ptr := b.Ptr() // 0 for an empty buffer, which holds no memory
 	if err := f.checkContext(i, reflect.TypeOf(v), b.Context()); err != nil {
 		return err
 	}

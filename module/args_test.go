@@ -86,9 +86,12 @@ func TestLaunchRefusesPtrMethods(t *testing.T) {
 		assert.Contains(t, err.Error(), "argument 1 is a ")
 		assert.Contains(t, err.Error(), "only *memory.Buffer values pass as device pointers")
 		assert.Contains(t, err.Error(), "pass uintptr(x.Ptr())")
-		assert.ErrorIs(t, f.Args(out, arg, int32(n)).Err(), module.ErrArgs)
-		args := f.Args(out, in, int32(n))
-		require.NoError(t, args.Err())
+		{
+			_, err := f.Args(out, arg, int32(n))
+			assert.ErrorIs(t, err, module.ErrArgs)
+		}
+		args, err := f.Args(out, in, int32(n))
+		require.NoError(t, err)
 		assert.ErrorIs(t, args.Set(1, arg), module.ErrArgs)
 	}
 	assert.Nil(t, leaked, "Ptr was not called")
@@ -115,14 +118,21 @@ func TestLaunchBufferTypes(t *testing.T) {
 	// add1 takes a float*; the buffer's element type is not checked.
 	u, err := memory.Alloc[uint32](ctx, n)
 	require.NoError(t, err)
-	defer u.Free()
+	defer u.Close()
 	require.NoError(t, memory.Fill(s, u, 0))
 	type pair struct{ A, B float32 }
 	pp, err := memory.Alloc[pair](ctx, n/2)
 	require.NoError(t, err)
-	defer pp.Free()
-	require.NoError(t, memory.Fill(s, pp.Bytes(), 0))
-	for _, a := range []any{p, p.Slice(8, 16), p.Bytes(), pp, pp.Slice(4, 8)} {
+	defer pp.Close()
+	view := func(v any, err error) any {
+		t.Helper()
+		require.NoError(t, err)
+		return v
+	}
+	ppb, err := pp.Bytes()
+	require.NoError(t, err)
+	require.NoError(t, memory.Fill(s, ppb, 0))
+	for _, a := range []any{p, view(p.Slice(8, 16)), view(p.Bytes()), pp, view(pp.Slice(4, 8))} {
 		require.NoError(t, f.Launch(s, cfg, a, int32(8)))
 	}
 	require.NoError(t, s.Synchronize())
@@ -157,8 +167,8 @@ func TestLaunchAllocs(t *testing.T) {
 	cfg := module.Config{Grid: module.Cover(n, 256), Block: module.Dim(256)}
 	count := int32(n)
 
-	args := f.Args(out, in, count)
-	require.NoError(t, args.Err())
+	args, err := f.Args(out, in, count)
+	require.NoError(t, err)
 	assert.Zero(t, testing.AllocsPerRun(500, func() {
 		if err := f.LaunchArgs(s, cfg, args); err != nil {
 			t.Fatal(err)
@@ -186,14 +196,15 @@ func TestLaunchAllocs(t *testing.T) {
 	type texel struct{ R, G, B, A uint8 } // a Buffer type found by reflection
 	tex, err := memory.Alloc[texel](out.Context(), n)
 	require.NoError(t, err)
-	defer tex.Free()
+	defer tex.Close()
 	assert.Zero(t, testing.AllocsPerRun(500, func() {
 		count++
 		if err := f.Launch(s, cfg, out, tex, count); err != nil {
 			t.Fatal(err)
 		}
 	}), "Launch with a buffer of structs")
-	view := in.Slice(0, n/2)
+	view, err := in.Slice(0, n/2)
+	require.NoError(t, err)
 	assert.Zero(t, testing.AllocsPerRun(500, func() {
 		count++
 		if err := f.Launch(s, cfg, out, view, count); err != nil {

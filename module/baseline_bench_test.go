@@ -61,7 +61,7 @@ func BenchmarkLaunchBaseline(b *testing.B) {
 	}
 	b.Run("empty", func(b *testing.B) { submit(b, func() error { return empty.Launch(s, cfg) }) })
 	b.Run("add1", func(b *testing.B) { submit(b, func() error { return add1.Launch(s, cfg, x, n) }) })
-	args := add1.Args(x, n)
-	require.NoError(b, args.Err())
+	args, err := add1.Args(x, n)
+	require.NoError(b, err)
 	b.Run("add1-prepared", func(b *testing.B) { submit(b, func() error { return add1.LaunchArgs(s, cfg, args) }) })
 }

@@ -76,8 +76,7 @@ func BenchmarkLaunchArgs(b *testing.B) {
 	backends(b, func(b *testing.B, drv *driver.Driver) {
 		s, f, out, in := benchKernel(b, drv, benchN)
 		cfg := module.Config{Grid: module.Cover(benchN, 256), Block: module.Dim(256)}
-		args := f.Args(out, in, int32(benchN))
-		err := args.Err()
+		args, err := f.Args(out, in, int32(benchN))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -98,8 +97,7 @@ func BenchmarkLaunchArgs(b *testing.B) {
 func BenchmarkArgsSet(b *testing.B) {
 	backends(b, func(b *testing.B, drv *driver.Driver) {
 		_, f, out, in := benchKernel(b, drv, benchN)
-		args := f.Args(out, in, int32(benchN))
-		err := args.Err()
+		args, err := f.Args(out, in, int32(benchN))
 		if err != nil {
 			b.Fatal(err)
 		}

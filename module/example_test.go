@@ -162,8 +162,8 @@ func ExampleFunction_Args() {
 	}
 	defer m.Close()
 	f, _ := m.Function(segscale.Name)
-	args := f.Args(out, in, int32(n)) // checked once, laid out and pinned
-	if err := args.Err(); err != nil {
+	args, err := f.Args(out, in, int32(n)) // checked once, laid out and pinned
+	if err != nil {
 		log.Fatal(err)
 	}
 	cfg := module.Config{Grid: module.Cover(n, 128), Block: module.Dim(128)}

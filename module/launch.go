@@ -58,9 +58,6 @@ func (f *Function) LaunchArgs(s *stream.Stream, cfg Config, args *Args) error {
 	if err := f.check(); err != nil {
 		return err
 	}
-	if args != nil && args.err != nil {
-		return args.err
-	}
 	if args == nil || args.f == nil || args.f.h != f.h {
 		return f.argsForOther(args)
 	}

@@ -130,7 +130,7 @@ func TestPTXFallback(t *testing.T) {
 	assert.ErrorIs(t, err, module.ErrNoLayout)
 	err = cf.Launch(s, module.Config{Grid: module.Dim(1), Block: module.Dim(4)}, out, out, int32(4))
 	assert.ErrorIs(t, err, module.ErrNoLayout)
-	err = cf.Args(out, out, int32(4)).Err()
+	_, err = cf.Args(out, out, int32(4))
 	assert.ErrorIs(t, err, module.ErrNoLayout)
 }
 
@@ -168,8 +168,7 @@ func TestLaunchAllocatesNothing(t *testing.T) {
 	})
 	assert.Zero(t, allocs, "Launch")
 
-	args := f.Args(out, in, count)
-	err = args.Err()
+	args, err := f.Args(out, in, count)
 	require.NoError(t, err)
 	allocs = testing.AllocsPerRun(200, func() {
 		if err := f.LaunchArgs(s, cfg, args); err != nil {
@@ -385,8 +384,7 @@ func TestLaunchAllocatesNothingReal(t *testing.T) {
 	in, out := alloc(t, ctx, n), alloc(t, ctx, n)
 	cfg := module.Config{Grid: module.Cover(n, 256), Block: module.Dim(256)}
 	count := int32(n)
-	args := f.Args(out, in, count)
-	err = args.Err()
+	args, err := f.Args(out, in, count)
 	require.NoError(t, err)
 	assert.Zero(t, testing.AllocsPerRun(500, func() {
 		if err := f.LaunchArgs(s, cfg, args); err != nil {

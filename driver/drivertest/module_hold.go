@@ -99,8 +99,8 @@ func modOutlives(t *testing.T, ctx *driver.Context, alive func() error) {
 	compare(t, block, ">", 0)
 	cfg := module.Config{Grid: module.Cover(n, 256), Block: module.Dim(256)}
 	must(t, fill.Launch(s, cfg, p, float32(2), int32(n)))
-	args := add1.Args(p, int32(n))
-	must(t, args.Err())
+	args, err := add1.Args(p, int32(n))
+	must(t, err)
 	must(t, add1.LaunchArgs(s, cfg, args))
 	// Over 48 KiB of dynamic shared memory: the launch sets the function's
 	// attribute, through the module's hold.

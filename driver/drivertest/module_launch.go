@@ -210,7 +210,7 @@ func testModuleArgChecks(t *testing.T, drv *driver.Driver) {
 
 	// A NULL pointer is passed on purpose as uintptr(0): the kernel is not
 	// launched here (it would fault), only the arguments are prepared.
-	err = f.Args(out, uintptr(0), int32(n)).Err()
+	_, err = f.Args(out, uintptr(0), int32(n))
 	noError(t, err)
 }
 
@@ -308,8 +308,7 @@ func testModulePrepared(t *testing.T, drv *driver.Driver) {
 	must(t, memory.CopyToDevice(out2, memFilled(n, float32(-1))))
 	cfg := module.Config{Grid: module.Cover(n, 128), Block: module.Dim(128)}
 
-	args := f.Args(out, in, int32(n))
-	err = args.Err()
+	args, err := f.Args(out, in, int32(n))
 	must(t, err)
 	equal(t, args.Len(), 3)
 	isSame(t, args.Function(), f)
@@ -338,13 +337,14 @@ func testModulePrepared(t *testing.T, drv *driver.Driver) {
 	must(t, segscale.Compare(memRead(t, out2), half))
 
 	// Arguments are checked when prepared, and belong to their kernel.
-	err = f.Args(out, in).Err()
+	_, err = f.Args(out, in)
 	errorIs(t, err, module.ErrArgs)
-	bad := f.Args(out, in, 1.0)
-	errorIs(t, bad.Err(), module.ErrArgs)
-	// A failed preparation is kept: launching with it launches nothing.
+	bad, err := f.Args(out, in, 1.0)
+	errorIs(t, err, module.ErrArgs)
+	isNil(t, bad, "a failed preparation returns no Args")
+	// No Args: launching with none launches nothing.
 	errorIs(t, f.LaunchArgs(s, cfg, bad), module.ErrArgs)
-	errorIs(t, bad.Set(0, out), module.ErrArgs)
+	errorIs(t, bad.Set(0, out), driver.ErrInvalidValue)
 	isZero(t, bad.Len())
 	add1, err := Kernels(t, ctx).Function(KernelAdd1)
 	must(t, err)

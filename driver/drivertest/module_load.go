@@ -103,8 +103,7 @@ func testModuleUnload(t *testing.T, drv *driver.Driver) {
 	must(t, err)
 	out := memAlloc[float32](t, ctx, 16)
 	in := memAlloc[float32](t, ctx, 16)
-	args := f.Args(out, in, int32(16))
-	err = args.Err()
+	args, err := f.Args(out, in, int32(16))
 	must(t, err)
 	notZero(t, m.Handle())
 
@@ -114,7 +113,7 @@ func testModuleUnload(t *testing.T, drv *driver.Driver) {
 	cfg := module.Config{Grid: module.Dim(1), Block: module.Dim(16)}
 	errorIs(t, f.Launch(s, cfg, out, in, int32(16)), driver.ErrClosed)
 	errorIs(t, f.LaunchArgs(s, cfg, args), driver.ErrClosed)
-	err = f.Args(out, in, int32(16)).Err()
+	_, err = f.Args(out, in, int32(16))
 	errorIs(t, err, driver.ErrClosed)
 	_, err = f.Attributes()
 	errorIs(t, err, driver.ErrClosed)
