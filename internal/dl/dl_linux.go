@@ -17,6 +17,10 @@ import (
 // Supported reports whether this platform can load libraries at run time.
 const Supported = true
 
+// errNilFn is the panic of a call with fn == 0 (a symbol never resolved):
+// calling address 0 would crash the process in C.
+var errNilFn = errors.New("dl: call of a NULL function pointer")
+
 // Open loads the shared library at path (a file path, or a bare name that the
 // system loader searches for) with RTLD_NOW|RTLD_LOCAL and returns its
 // handle. The library stays loaded for the life of the process: callers

@@ -1,5 +1,0 @@
-//go:build !race
-
-package dl_test
-
-const raceEnabled = false
