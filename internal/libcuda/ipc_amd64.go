@@ -16,7 +16,7 @@ import (
 // chars. The System V AMD64 ABI classifies a struct over 16 bytes as MEMORY:
 // it is copied into the stack argument area, in eight 8-byte slots, while
 // the following integer argument (flags) still takes the next free register
-// (rsi). dl.Call14 (purego.SyscallN) places arguments 7 and on in the stack area in
+// (rsi). dl.Call14 places arguments 7 and on in the stack area in
 // order, so the handle goes there, after four unused register slots.
 func callIPCOpen(fn uintptr, out unsafe.Pointer, h *backend.IPCHandle, flags uint32, withFlags bool) uintptr {
 	var w [8]uintptr

@@ -5,6 +5,7 @@ package libcuda
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -110,21 +111,25 @@ func (l *libcuda) resolve(s sym) (uintptr, error) {
 		return 0, serr
 	}
 	ver := s.requestVersion(l.version)
-	var fn uintptr
+	// The out-parameters live on the heap: cuGetProcAddress may be a Go
+	// callback (the tests' stand-in), which can move the goroutine stack.
+	out := newProcOut()
 	var r uintptr
-	status := int32(procAddressSuccess)
 	if l.getProcV2 {
 		// CUresult cuGetProcAddress_v2(const char *symbol, void **pfn,
 		//     int cudaVersion, cuuint64_t flags,
 		//     CUdriverProcAddressQueryResult *symbolStatus)
-		r = dl.Call5(l.getProc, uintptr(unsafe.Pointer(&name[0])), uintptr(unsafe.Pointer(&fn)),
-			uintptr(ver), 0, uintptr(unsafe.Pointer(&status)))
+		r = dl.Call5(l.getProc, uintptr(unsafe.Pointer(&name[0])), uintptr(unsafe.Pointer(&out.fn)),
+			uintptr(ver), 0, uintptr(unsafe.Pointer(&out.status)))
 	} else {
 		// CUresult cuGetProcAddress(const char *symbol, void **pfn,
 		//     int cudaVersion, cuuint64_t flags)
-		r = dl.Call4(l.getProc, uintptr(unsafe.Pointer(&name[0])), uintptr(unsafe.Pointer(&fn)),
+		r = dl.Call4(l.getProc, uintptr(unsafe.Pointer(&name[0])), uintptr(unsafe.Pointer(&out.fn)),
 			uintptr(ver), 0)
 	}
+	runtime.KeepAlive(name)
+	runtime.KeepAlive(out)
+	fn, status := out.fn, out.status
 	switch {
 	case uint32(r) == 0 && status == procAddressSuccess && fn != 0:
 		return fn, nil
@@ -186,3 +191,15 @@ var (
 	_ backend.LibraryPaths  = (*libcuda)(nil)
 	_ backend.NVRTC         = (*libnvrtc)(nil)
 )
+
+// procOut is cuGetProcAddress's out-parameters.
+type procOut struct {
+	fn     uintptr
+	status int32
+}
+
+// newProcOut returns a procOut on the heap: it is returned from a function
+// that is never inlined, so it escapes.
+//
+//go:noinline
+func newProcOut() *procOut { return &procOut{status: procAddressSuccess} }

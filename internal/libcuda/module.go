@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"debug/elf"
 	"encoding/binary"
+	"runtime"
 	"unsafe"
 
 	"github.com/nocgo/cuda/driver/backend"
@@ -85,6 +86,7 @@ func (l *libcuda) ModuleLoadData(image []byte) (uintptr, error) {
 	}
 	var m uintptr
 	r := dl.Call2(p, uintptr(unsafe.Pointer(&m)), uintptr(unsafe.Pointer(&img[0])))
+	runtime.KeepAlive(img)
 	return m, check(r)
 }
 
@@ -101,6 +103,7 @@ func (l *libcuda) ModuleGetFunction(m uintptr, name string) (uintptr, error) {
 	}
 	var f uintptr
 	r := dl.Call3(p, uintptr(unsafe.Pointer(&f)), m, uintptr(unsafe.Pointer(&cname[0])))
+	runtime.KeepAlive(cname)
 	return f, check(r)
 }
 

@@ -4,6 +4,7 @@ package libcuda
 
 import (
 	"bytes"
+	"runtime"
 	"strconv"
 	"unsafe"
 
@@ -162,9 +163,12 @@ func (n *libnvrtc) CreateProgram(src, name string, headers, includeNames []strin
 		return 0, n.fail(op, backend.NVRTCErrorInvalidInput)
 	}
 	defer ins.Free()
+	nh, hp, ip := uintptr(hs.Len()), hs.Ptr(), ins.Ptr()
 	var prog uintptr
 	r := dl.Call6(p, uintptr(unsafe.Pointer(&prog)), uintptr(unsafe.Pointer(&csrc[0])),
-		uintptr(unsafe.Pointer(&cname[0])), uintptr(hs.Len()), uintptr(hs.Ptr()), uintptr(ins.Ptr()))
+		uintptr(unsafe.Pointer(&cname[0])), nh, uintptr(hp), uintptr(ip))
+	runtime.KeepAlive(csrc)
+	runtime.KeepAlive(cname)
 	if err := n.check(op, r); err != nil {
 		return 0, err
 	}
@@ -183,6 +187,7 @@ func (n *libnvrtc) AddNameExpression(prog uintptr, expr string) error {
 		return n.fail(op, backend.NVRTCErrorInvalidInput)
 	}
 	r := dl.Call2(p, prog, uintptr(unsafe.Pointer(&cexpr[0])))
+	runtime.KeepAlive(cexpr)
 	return n.check(op, r)
 }
 
@@ -199,7 +204,8 @@ func (n *libnvrtc) Compile(prog uintptr, options []string) error {
 		return n.fail(op, backend.NVRTCErrorInvalidOption)
 	}
 	defer opts.Free()
-	r := dl.Call3(p, prog, uintptr(opts.Len()), uintptr(opts.Ptr()))
+	no, op2 := uintptr(opts.Len()), opts.Ptr()
+	r := dl.Call3(p, prog, no, uintptr(op2))
 	return n.check(op, r)
 }
 
@@ -223,6 +229,7 @@ func (n *libnvrtc) output(prog uintptr, sizeSym, getSym nvsym) ([]byte, error) {
 	}
 	buf := make([]byte, size)
 	r = dl.Call2(pg, prog, uintptr(unsafe.Pointer(&buf[0])))
+	runtime.KeepAlive(buf)
 	if err := n.check(nvsyms[getSym].name, r); err != nil {
 		return nil, err
 	}
@@ -277,6 +284,7 @@ func (n *libnvrtc) LoweredName(prog uintptr, expr string) (string, error) {
 	}
 	var lowered unsafe.Pointer
 	r := dl.Call3(p, prog, uintptr(unsafe.Pointer(&cexpr[0])), uintptr(unsafe.Pointer(&lowered)))
+	runtime.KeepAlive(cexpr)
 	if err := n.check(op, r); err != nil {
 		return "", err
 	}
