@@ -73,12 +73,12 @@ func newContext(dev *Device, h uintptr, kind ContextKind, end func() error) *Con
 // in the process.
 func (d *Device) PrimaryContext() (*Context, error) {
 	if d == nil || d.drv == nil {
-		return nil, errNilDevice
+		return nil, nilDevice("driver.Device.PrimaryContext")
 	}
 	api := d.drv.api
 	h, r := api.DevicePrimaryCtxRetain(d.handle)
 	if r != nil {
-		return nil, d.err("cuDevicePrimaryCtxRetain", r)
+		return nil, d.errf("driver.Device.PrimaryContext", "cuDevicePrimaryCtxRetain", r)
 	}
 	dh := d.handle
 	return newContext(d, h, Primary, func() error {
@@ -101,19 +101,19 @@ type ContextOptions struct {
 // is left as it was.
 func (d *Device) NewContext(opts ContextOptions) (*Context, error) {
 	if d == nil || d.drv == nil {
-		return nil, errNilDevice
+		return nil, nilDevice("driver.Device.NewContext")
 	}
 	api := d.drv.api
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	h, r := api.CtxCreate(uint32(opts.Flags), d.handle)
 	if r != nil {
-		return nil, d.err("cuCtxCreate", r)
+		return nil, d.errf("driver.Device.NewContext", "cuCtxCreate", r)
 	}
 	// cuCtxCreate pushes the new context; pop it so the thread is as it was.
 	if _, r := api.CtxPopCurrent(); r != nil {
 		api.CtxDestroy(h)
-		return nil, d.err("cuCtxPopCurrent", r)
+		return nil, d.errf("driver.Device.NewContext", "cuCtxPopCurrent", r)
 	}
 	return newContext(d, h, Owned, func() error {
 		if r := api.CtxDestroy(h); r != nil {
@@ -168,8 +168,10 @@ func WrapContext(drv *Driver, handle uintptr) (*Context, error) {
 	return newContext(dev, handle, Wrapped, nil), nil
 }
 
-// errNilContext is what every method of a nil *Context returns.
-var errNilContext = fmt.Errorf("driver: nil context: %w", ErrInvalidValue)
+// nilContext is what op, a method of a nil or zero *Context, returns.
+func nilContext(op string) error {
+	return fmt.Errorf("%s: nil context: %w", op, ErrInvalidValue)
+}
 
 // Handle returns the raw CUcontext (0 for a nil Context). It stays valid
 // while the context is alive; for a wrapped context that is up to its owner.
@@ -209,19 +211,20 @@ func (c *Context) Closed() bool { return c == nil || c.c == nil || c.c.Released(
 
 // Synchronize blocks until all work in the context is done (cuCtxSynchronize).
 func (c *Context) Synchronize() error {
+	const op = "driver.Context.Synchronize"
 	if c == nil || c.c == nil {
-		return errNilContext
+		return nilContext(op)
 	}
 	b, err := c.c.Bind()
 	if err != nil {
-		return fmt.Errorf("driver: %w", err)
+		return fmt.Errorf("%s: %w", op, err)
 	}
 	r := c.c.API.CtxSynchronize()
 	if err := b.Unbind(); err != nil && r == nil {
-		return fmt.Errorf("driver: %w", err)
+		return fmt.Errorf("%s: %w", op, err)
 	}
 	if r != nil {
-		return c.errf("cuCtxSynchronize", r)
+		return fmt.Errorf("%s: %s: cuCtxSynchronize: %w", op, c, r)
 	}
 	return nil
 }
@@ -233,11 +236,12 @@ func (c *Context) Synchronize() error {
 // and Close can be called again; once it succeeded, Close is a no-op
 // that returns nil.
 func (c *Context) Close() error {
+	const op = "driver.Context.Close"
 	if c == nil || c.c == nil {
-		return errNilContext
+		return nilContext(op)
 	}
 	if err := c.c.Release(); err != nil {
-		return fmt.Errorf("driver: Close: %w", err)
+		return fmt.Errorf("%s: %w", op, err)
 	}
 	return nil
 }
@@ -248,8 +252,4 @@ func (c *Context) String() string {
 		return "nil context"
 	}
 	return c.c.Desc
-}
-
-func (c *Context) errf(op string, r error) error {
-	return fmt.Errorf("driver: %s: %s: %w", c, op, r)
 }

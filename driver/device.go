@@ -41,24 +41,25 @@ func (d *Device) Handle() int {
 // Name returns the device's marketing name, such as "NVIDIA H200".
 func (d *Device) Name() (string, error) {
 	if d == nil || d.drv == nil {
-		return "", errNilDevice
+		return "", nilDevice("driver.Device.Name")
 	}
 	s, r := d.drv.api.DeviceGetName(d.handle)
 	if r != nil {
-		return "", d.err("cuDeviceGetName", r)
+		return "", d.errf("driver.Device.Name", "cuDeviceGetName", r)
 	}
 	return s, nil
 }
 
 // ComputeCapability returns the device's compute capability (9, 0 on an H200).
 func (d *Device) ComputeCapability() (major, minor int, err error) {
+	const op = "driver.Device.ComputeCapability"
 	if d == nil || d.drv == nil {
-		return 0, 0, errNilDevice
+		return 0, 0, nilDevice(op)
 	}
-	if major, err = d.Attribute(AttrComputeCapabilityMajor); err != nil {
+	if major, err = d.attribute(op, AttrComputeCapabilityMajor); err != nil {
 		return 0, 0, err
 	}
-	if minor, err = d.Attribute(AttrComputeCapabilityMinor); err != nil {
+	if minor, err = d.attribute(op, AttrComputeCapabilityMinor); err != nil {
 		return 0, 0, err
 	}
 	return major, minor, nil
@@ -67,23 +68,29 @@ func (d *Device) ComputeCapability() (major, minor int, err error) {
 // TotalMemory returns the device's global memory in bytes.
 func (d *Device) TotalMemory() (uint64, error) {
 	if d == nil || d.drv == nil {
-		return 0, errNilDevice
+		return 0, nilDevice("driver.Device.TotalMemory")
 	}
 	n, r := d.drv.api.DeviceTotalMem(d.handle)
 	if r != nil {
-		return 0, d.err("cuDeviceTotalMem", r)
+		return 0, d.errf("driver.Device.TotalMemory", "cuDeviceTotalMem", r)
 	}
 	return n, nil
 }
 
 // Attribute returns one device attribute.
 func (d *Device) Attribute(a DeviceAttribute) (int, error) {
+	const op = "driver.Device.Attribute"
 	if d == nil || d.drv == nil {
-		return 0, errNilDevice
+		return 0, nilDevice(op)
 	}
+	return d.attribute(op, a)
+}
+
+// attribute reads attribute a for op.
+func (d *Device) attribute(op string, a DeviceAttribute) (int, error) {
 	v, r := d.drv.api.DeviceGetAttribute(a, d.handle)
 	if r != nil {
-		return 0, d.err(fmt.Sprintf("cuDeviceGetAttribute(%d)", a), r)
+		return 0, d.errf(op, fmt.Sprintf("cuDeviceGetAttribute(%d)", a), r)
 	}
 	return v, nil
 }
@@ -92,11 +99,11 @@ func (d *Device) Attribute(a DeviceAttribute) (int, error) {
 // ("GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx").
 func (d *Device) UUID() (string, error) {
 	if d == nil || d.drv == nil {
-		return "", errNilDevice
+		return "", nilDevice("driver.Device.UUID")
 	}
 	u, r := d.drv.api.DeviceGetUUID(d.handle)
 	if r != nil {
-		return "", d.err("cuDeviceGetUuid", r)
+		return "", d.errf("driver.Device.UUID", "cuDeviceGetUuid", r)
 	}
 	return fmt.Sprintf("GPU-%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16]), nil
 }
@@ -104,11 +111,11 @@ func (d *Device) UUID() (string, error) {
 // PCIBusID returns the device's PCI bus id ("0000:19:00.0").
 func (d *Device) PCIBusID() (string, error) {
 	if d == nil || d.drv == nil {
-		return "", errNilDevice
+		return "", nilDevice("driver.Device.PCIBusID")
 	}
 	s, r := d.drv.api.DeviceGetPCIBusID(d.handle)
 	if r != nil {
-		return "", d.err("cuDeviceGetPCIBusId", r)
+		return "", d.errf("driver.Device.PCIBusID", "cuDeviceGetPCIBusId", r)
 	}
 	return strings.TrimRight(s, "\x00"), nil
 }
@@ -117,21 +124,24 @@ func (d *Device) PCIBusID() (string, error) {
 // directly.
 func (d *Device) CanAccessPeer(peer *Device) (bool, error) {
 	if d == nil || d.drv == nil {
-		return false, errNilDevice
+		return false, nilDevice("driver.Device.CanAccessPeer")
 	}
 	if peer == nil {
-		return false, fmt.Errorf("driver: device %d: CanAccessPeer: nil peer: %w", d.ordinal, ErrInvalidValue)
+		return false, fmt.Errorf("driver.Device.CanAccessPeer: device %d: nil peer: %w", d.ordinal, ErrInvalidValue)
 	}
 	ok, r := d.drv.api.DeviceCanAccessPeer(d.handle, peer.handle)
 	if r != nil {
-		return false, d.err("cuDeviceCanAccessPeer", r)
+		return false, d.errf("driver.Device.CanAccessPeer", "cuDeviceCanAccessPeer", r)
 	}
 	return ok, nil
 }
 
-// errNilDevice is what every method of a nil *Device returns.
-var errNilDevice = fmt.Errorf("driver: nil device: %w", ErrInvalidValue)
+// nilDevice is what op, a method of a nil or zero *Device, returns.
+func nilDevice(op string) error {
+	return fmt.Errorf("%s: nil device: %w", op, ErrInvalidValue)
+}
 
-func (d *Device) err(op string, r error) error {
-	return fmt.Errorf("driver: device %d: %s: %w", d.ordinal, op, r)
+// errf is op's error for the driver call that failed with r.
+func (d *Device) errf(op, call string, r error) error {
+	return fmt.Errorf("%s: device %d: %s: %w", op, d.ordinal, call, r)
 }

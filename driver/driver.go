@@ -3,6 +3,10 @@
 // the Contexts that every other object is made in. Errors of the driver are
 // Result values with CUDA's names, matched with errors.Is.
 //
+// Errors name the call that failed first (driver.Device.Name: ...), then the
+// object and the driver entry point, and wrap the cause (driver.Device.Name:
+// device 0: cuDeviceGetName: CUDA_ERROR_...).
+//
 // Every object made in a Context holds it until the object's Close; see
 // Context for this lifetime rule, which every package of the module follows.
 // The packages stream, memory and module build on the Context defined here;
@@ -30,39 +34,60 @@ type Driver struct {
 // New initialises a backend (cuInit(0)) and returns a Driver over it. Load
 // and fake.New call it; a program needs it only for a backend of its own.
 func New(api backend.API) (*Driver, error) {
+	d, err := newDriver(api)
+	if err != nil {
+		return nil, fmt.Errorf("driver.New: %w", err)
+	}
+	return d, nil
+}
+
+// newDriver is New, with errors that do not name the call.
+func newDriver(api backend.API) (*Driver, error) {
 	if api == nil {
-		return nil, errors.New("driver.New: nil API")
+		return nil, errors.New("nil API")
 	}
 	if r := api.Init(0); r != nil {
-		return nil, fmt.Errorf("driver.New: cuInit: %w", r)
+		return nil, fmt.Errorf("cuInit: %w", r)
 	}
 	return &Driver{api: api, devices: map[int]*Device{}}, nil
 }
 
-// errNilDriver is what every method of a nil *Driver returns.
-var errNilDriver = fmt.Errorf("driver: nil driver: %w", ErrInvalidValue)
+// nilDriver is what op, a method of a nil or zero *Driver, returns.
+func nilDriver(op string) error {
+	return fmt.Errorf("%s: nil driver: %w", op, ErrInvalidValue)
+}
 
 // Version returns the driver's CUDA version as 1000*major + 10*minor
 // (13000 for CUDA 13.0).
 func (d *Driver) Version() (int, error) {
+	const op = "driver.Driver.Version"
 	if d == nil || d.api == nil {
-		return 0, errNilDriver
+		return 0, nilDriver(op)
 	}
 	v, r := d.api.DriverGetVersion()
 	if r != nil {
-		return 0, fmt.Errorf("driver: cuDriverGetVersion: %w", r)
+		return 0, fmt.Errorf("%s: cuDriverGetVersion: %w", op, r)
 	}
 	return v, nil
 }
 
 // DeviceCount returns the number of CUDA devices visible to the process.
 func (d *Driver) DeviceCount() (int, error) {
+	const op = "driver.Driver.DeviceCount"
 	if d == nil || d.api == nil {
-		return 0, errNilDriver
+		return 0, nilDriver(op)
 	}
+	n, err := d.deviceCount()
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", op, err)
+	}
+	return n, nil
+}
+
+func (d *Driver) deviceCount() (int, error) {
 	n, r := d.api.DeviceGetCount()
 	if r != nil {
-		return 0, fmt.Errorf("driver: cuDeviceGetCount: %w", r)
+		return 0, fmt.Errorf("cuDeviceGetCount: %w", r)
 	}
 	return n, nil
 }
@@ -70,12 +95,21 @@ func (d *Driver) DeviceCount() (int, error) {
 // Device returns device ordinal i. The same *Device is returned for the same
 // ordinal.
 func (d *Driver) Device(i int) (*Device, error) {
+	const op = "driver.Driver.Device"
 	if d == nil || d.api == nil {
-		return nil, errNilDriver
+		return nil, nilDriver(op)
 	}
+	dev, err := d.device(i)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	return dev, nil
+}
+
+func (d *Driver) device(i int) (*Device, error) {
 	h, r := d.api.DeviceGet(i)
 	if r != nil {
-		return nil, fmt.Errorf("driver: device %d: cuDeviceGet: %w", i, r)
+		return nil, fmt.Errorf("device %d: cuDeviceGet: %w", i, r)
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -89,12 +123,12 @@ func (d *Driver) Device(i int) (*Device, error) {
 
 // deviceByHandle returns the Device for a CUdevice handle.
 func (d *Driver) deviceByHandle(h int) (*Device, error) {
-	n, err := d.DeviceCount()
+	n, err := d.deviceCount()
 	if err != nil {
 		return nil, err
 	}
 	for i := 0; i < n; i++ {
-		dev, err := d.Device(i)
+		dev, err := d.device(i)
 		if err != nil {
 			return nil, err
 		}
@@ -102,25 +136,29 @@ func (d *Driver) deviceByHandle(h int) (*Device, error) {
 			return dev, nil
 		}
 	}
-	return nil, fmt.Errorf("driver: no device has handle %d: %w", h, ErrInvalidDevice)
+	return nil, fmt.Errorf("no device has handle %d: %w", h, ErrInvalidDevice)
 }
 
 // NVRTCVersion returns the version of the run-time compiler (libnvrtc) the
 // driver compiles kernels with (package module), opening it on first use for
 // the real driver.
 func (d *Driver) NVRTCVersion() (major, minor int, err error) {
+	const op = "driver.Driver.NVRTCVersion"
 	if d == nil || d.api == nil {
-		return 0, 0, errNilDriver
+		return 0, 0, nilDriver(op)
 	}
 	p, ok := d.api.(backend.NVRTCProvider)
 	if !ok {
-		return 0, 0, errors.New("driver: this backend has no run-time compiler (NVRTC)")
+		return 0, 0, fmt.Errorf("%s: this backend has no run-time compiler (NVRTC)", op)
 	}
 	nv, err := p.NVRTC()
 	if err != nil {
-		return 0, 0, fmt.Errorf("driver: %w", err)
+		return 0, 0, fmt.Errorf("%s: %w", op, err)
 	}
-	return nv.Version()
+	if major, minor, err = nv.Version(); err != nil {
+		return 0, 0, fmt.Errorf("%s: %w", op, err)
+	}
+	return major, minor, nil
 }
 
 // LibraryPaths returns the shared libraries the backend has opened, or nil

@@ -16,12 +16,12 @@ func Load() (*Driver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("driver.Load: %w", err)
 	}
-	drv, err := New(api)
+	drv, err := newDriver(api)
 	if err != nil {
 		if p, ok := api.(backend.LibraryPaths); ok {
 			return nil, fmt.Errorf("driver.Load: %v: %w", p.LibraryPaths(), err)
 		}
-		return nil, err
+		return nil, fmt.Errorf("driver.Load: %w", err)
 	}
 	return drv, nil
 }

@@ -97,15 +97,19 @@ func borrowCheck(op string, ctx *driver.Context, hold *core.Hold, ptr, size uint
 	if owning != 0 && uintptr(owning) != ctx.Handle() {
 		return fmt.Errorf("%s: memory of context %#x, not of %s: %w", op, owning, ctx, ErrWrongContext)
 	}
-	return hold.Do(func(api backend.API) error {
+	err := hold.Do(func(api backend.API) error {
 		base, asize, r := api.MemGetAddressRange(ptr)
 		if r != nil {
-			return fmt.Errorf("%s: cuMemGetAddressRange: %w", op, r)
+			return fmt.Errorf("cuMemGetAddressRange: %w", r)
 		}
 		if ptr < base || ptr+size > base+asize {
-			return fmt.Errorf("%s: %d bytes (n=%d) from here do not fit in its allocation [%#x, %#x) of %d bytes: %w",
-				op, size, n, base, base+asize, asize, driver.ErrInvalidValue)
+			return fmt.Errorf("%d bytes (n=%d) from here do not fit in its allocation [%#x, %#x) of %d bytes: %w",
+				size, n, base, base+asize, asize, driver.ErrInvalidValue)
 		}
 		return nil
 	})
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	return nil
 }

@@ -109,6 +109,10 @@
 // copies make the buffer's context current on the calling OS thread for the
 // call only; asynchronous copies and Fill on an ordinary stream bind
 // nothing, allocate nothing and use no reflection.
+//
+// Errors name the call that failed first (memory.Buffer.Close: ...,
+// memory.Alloc[float32]: ...), then the buffer or argument and the driver
+// entry point, and wrap the cause.
 package memory
 
 import "github.com/nocgo/cuda/driver"

@@ -50,7 +50,7 @@ func (b *Buffer[T]) Close() error {
 	if a.freed.Load() {
 		return nil
 	}
-	const op = "memory.Buffer.Free"
+	const op = "memory.Buffer.Close"
 	desc := b.String()
 	if a.kind == kindBorrowed || a.base == 0 {
 		// Nothing to free: borrowed memory, or an empty Alloc or AllocAsync
@@ -124,10 +124,10 @@ func (b *Buffer[T]) FreeAsync(s *stream.Stream) error {
 		return nil
 	}
 	if b.view {
-		return fmt.Errorf("%s: %s: a view never frees memory (Free detaches it): %w", op, b, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: %s: a view never frees memory (its Close only detaches it): %w", op, b, driver.ErrInvalidValue)
 	}
 	if a.kind != kindAsync {
-		return fmt.Errorf("%s: %s: not a stream-ordered allocation (AllocAsync); use Free: %w", op, b, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: %s: not a stream-ordered allocation (AllocAsync); use Close: %w", op, b, driver.ErrInvalidValue)
 	}
 	if s == nil || s.Context() == nil {
 		return fmt.Errorf("%s: %s: nil or zero stream: %w", op, b, driver.ErrInvalidValue)

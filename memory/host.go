@@ -132,7 +132,7 @@ func (h *HostBuffer[T]) Close() error {
 	if h.freed.Load() {
 		return nil
 	}
-	const op = "memory.HostBuffer.Free"
+	const op = "memory.HostBuffer.Close"
 	if h.p == nil {
 		h.freed.Store(true)
 		return releaseHold(h.hold, op, "empty pinned buffer")

@@ -33,11 +33,14 @@ func (b *Buffer[T]) IPCHandle() (driver.IPCHandle, error) {
 	err := b.a.hold.Do(func(api backend.API) error {
 		var r error
 		if h, r = api.IPCGetMemHandle(b.ptr); r != nil {
-			return fmt.Errorf("%s: %s: cuIpcGetMemHandle: %w", op, b, r)
+			return fmt.Errorf("%s: cuIpcGetMemHandle: %w", b, r)
 		}
 		return nil
 	})
-	return h, err
+	if err != nil {
+		return driver.IPCHandle{}, fmt.Errorf("%s: %w", op, err)
+	}
+	return h, nil
 }
 
 // OpenIPC maps memory that another process exported with IPCHandle

@@ -101,17 +101,18 @@ type Args struct {
 // type or size that does not match the kernel is an error wrapping ErrArgs,
 // and no Args is returned.
 func (f *Function) Args(args ...any) (*Args, error) {
+	const op = "module.Function.Args"
 	if err := f.check(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	if err := f.checkCount(len(args)); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	blk := newBlock(f.size, len(f.params))
 	base := blk.base()
 	for i := range args {
 		if err := f.put(i, args[i], base); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s: %w", op, err)
 		}
 		blk.ptrs[i] = unsafe.Add(base, f.params[i].offset)
 	}
@@ -138,13 +139,17 @@ func (a *Args) Function() *Function {
 // argument keeps its value. It does not allocate, and keeps no reference to
 // v.
 func (a *Args) Set(i int, v any) error {
+	const op = "module.Args.Set"
 	if a == nil || a.f == nil {
-		return fmt.Errorf("module: Args.Set: nil Args: %w", driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil Args: %w", op, driver.ErrInvalidValue)
 	}
 	if i < 0 || i >= len(a.f.params) {
-		return fmt.Errorf("module: %s: Args.Set(%d): the kernel has %d parameters: %w", a.f, i, len(a.f.params), ErrArgs)
+		return fmt.Errorf("%s: %s: argument %d: the kernel has %d parameters: %w", op, a.f, i, len(a.f.params), ErrArgs)
 	}
-	return a.f.put(i, v, a.blk.base())
+	if err := a.f.put(i, v, a.blk.base()); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	return nil
 }
 
 // kernelParams returns the void** for cuLaunchKernel: nil for a kernel
@@ -158,10 +163,10 @@ func (a *Args) kernelParams() unsafe.Pointer {
 
 func (f *Function) checkCount(n int) error {
 	if f.params == nil {
-		return fmt.Errorf("module: launch %s: %w", f, f.layoutErr)
+		return fmt.Errorf("%s: %w", f, f.layoutErr)
 	}
 	if n != len(f.params) {
-		return fmt.Errorf("module: launch %s: %d arguments for %d parameters (%s): %w", f, n, len(f.params), f.describeParams(), ErrArgs)
+		return fmt.Errorf("%s: %d arguments for %d parameters (%s): %w", f, n, len(f.params), f.describeParams(), ErrArgs)
 	}
 	return nil
 }
@@ -331,7 +336,7 @@ func (f *Function) checkContext(i int, t reflect.Type, c *driver.Context) error 
 
 func (f *Function) argErr(i int, what string) error {
 	p := f.params[i]
-	return fmt.Errorf("module: launch %s: argument %d %s (parameter %d: %d bytes at offset %d, from %s): %w",
+	return fmt.Errorf("%s: argument %d %s (parameter %d: %d bytes at offset %d, from %s): %w",
 		f, i, what, i, p.size, p.offset, f.layoutSrc, ErrArgs)
 }
 

@@ -89,7 +89,7 @@ func Compile(ctx *driver.Context, src string, opts Options) (*Module, error) {
 	}
 	arch, defaulted := opts.Arch, false
 	if arch == "" {
-		ma, mi, err := ctx.Device().ComputeCapability()
+		ma, mi, err := computeCapability(cc.API, ctx.Device())
 		if err != nil {
 			return nil, fmt.Errorf("module.Compile: %s: %w", name, err)
 		}
@@ -229,6 +229,21 @@ func loadCompiled(ctx *driver.Context, c *compiled, name string) (*Module, error
 	}
 	m.arch, m.log, m.lowered, m.image = c.Arch, c.Log, c.Lowered, c.Image
 	return m, nil
+}
+
+// computeCapability reads the compute capability of dev, whose driver is
+// api, with errors that do not name the call (Device.ComputeCapability's
+// name theirs).
+func computeCapability(api backend.API, dev *driver.Device) (major, minor int, err error) {
+	for _, x := range []struct {
+		a backend.DeviceAttribute
+		v *int
+	}{{backend.AttrComputeCapabilityMajor, &major}, {backend.AttrComputeCapabilityMinor, &minor}} {
+		if *x.v, err = api.DeviceGetAttribute(x.a, dev.Handle()); err != nil {
+			return 0, 0, fmt.Errorf("device %d: cuDeviceGetAttribute(%d): %w", dev.Ordinal(), x.a, err)
+		}
+	}
+	return major, minor, nil
 }
 
 // compilerOf returns the run-time compiler of a backend.

@@ -83,5 +83,5 @@ func (c *Config) check(f *Function) error {
 }
 
 func (f *Function) configErr(format string, args ...any) error {
-	return fmt.Errorf("module: launch %s: %s: %w: %w", f, fmt.Sprintf(format, args...), ErrConfig, driver.ErrInvalidValue)
+	return fmt.Errorf("%s: %s: %w: %w", f, fmt.Sprintf(format, args...), ErrConfig, driver.ErrInvalidValue)
 }

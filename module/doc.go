@@ -70,6 +70,13 @@
 // prepared form (Function.Args, then Function.LaunchArgs, and Args.Set to
 // change an argument) does none at all: its argument block is laid out once
 // and pinned (runtime.Pinner), with the kernelParams array pointing into it.
+//
+// # Errors
+//
+// Errors name the call that failed first (module.Function.Launch: ...), then
+// the object and the driver or NVRTC entry point, and wrap the cause
+// (module.Function.Launch: kernel add1: argument 1 is a ...: launch
+// arguments do not match the kernel's parameters).
 package module
 
 import (

@@ -187,5 +187,5 @@ func ExampleFunction_Args() {
 	fmt.Println(args.Set(2, math.Pi))
 	// Output:
 	// true true
-	// module: launch kernel segment_scale: argument 2 is a float64 of 8 bytes, but the parameter takes 4 bytes (parameter 2: 4 bytes at offset 16, from cuFuncGetParamInfo): launch arguments do not match the kernel's parameters
+	// module.Args.Set: kernel segment_scale: argument 2 is a float64 of 8 bytes, but the parameter takes 4 bytes (parameter 2: 4 bytes at offset 16, from cuFuncGetParamInfo): launch arguments do not match the kernel's parameters
 }

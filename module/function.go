@@ -142,11 +142,12 @@ func (f *Function) Handle() uintptr {
 // signature. It returns an error wrapping ErrNoLayout when neither is
 // available.
 func (f *Function) Params() ([]Param, error) {
+	const op = "module.Function.Params"
 	if err := f.check(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	if f.params == nil {
-		return nil, fmt.Errorf("module: %s: %w", f, f.layoutErr)
+		return nil, fmt.Errorf("%s: %s: %w", op, f, f.layoutErr)
 	}
 	out := make([]Param, len(f.params))
 	for i, p := range f.params {
@@ -166,12 +167,14 @@ func (f *Function) String() string {
 	return "kernel " + f.name
 }
 
+// check reports a nil, zero or unloaded function; the exported methods add
+// their name.
 func (f *Function) check() error {
 	if f == nil || f.m == nil {
-		return fmt.Errorf("module: nil function: %w", driver.ErrInvalidValue)
+		return fmt.Errorf("nil function: %w", driver.ErrInvalidValue)
 	}
 	if f.m.closed() {
-		return fmt.Errorf("module: %s: module %#x is closed: %w", f, f.m.h, ErrClosed)
+		return fmt.Errorf("%s: module %#x is closed: %w", f, f.m.h, ErrClosed)
 	}
 	return nil
 }
@@ -191,23 +194,37 @@ type Attributes struct {
 
 // Attribute returns one function attribute (cuFuncGetAttribute).
 func (f *Function) Attribute(a FunctionAttribute) (int, error) {
+	const op = "module.Function.Attribute"
 	if err := f.check(); err != nil {
-		return 0, err
+		return 0, fmt.Errorf("%s: %w", op, err)
 	}
+	v, err := f.attribute(a)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", op, err)
+	}
+	return v, nil
+}
+
+// attribute reads attribute a of a checked function.
+func (f *Function) attribute(a FunctionAttribute) (int, error) {
 	b, err := f.m.hold.Bind()
 	if err != nil {
-		return 0, fmt.Errorf("module: %s: %w", f, err)
+		return 0, fmt.Errorf("%s: %w", f, err)
 	}
 	defer b.Unbind()
 	v, err := f.m.api().FuncGetAttribute(a, f.h)
 	if err != nil {
-		return 0, fmt.Errorf("module: %s: cuFuncGetAttribute(%d): %w", f, a, err)
+		return 0, fmt.Errorf("%s: cuFuncGetAttribute(%d): %w", f, a, err)
 	}
 	return v, nil
 }
 
 // Attributes returns the kernel's attributes.
 func (f *Function) Attributes() (Attributes, error) {
+	const op = "module.Function.Attributes"
+	if err := f.check(); err != nil {
+		return Attributes{}, fmt.Errorf("%s: %w", op, err)
+	}
 	var at Attributes
 	for _, x := range []struct {
 		a backend.FunctionAttribute
@@ -222,9 +239,9 @@ func (f *Function) Attributes() (Attributes, error) {
 		{backend.FuncBinaryVersion, &at.BinaryVersion},
 		{backend.FuncMaxDynamicSharedSize, &at.MaxDynamicSharedSize},
 	} {
-		v, err := f.Attribute(x.a)
+		v, err := f.attribute(x.a)
 		if err != nil {
-			return Attributes{}, err
+			return Attributes{}, fmt.Errorf("%s: %w", op, err)
 		}
 		*x.v = v
 	}
@@ -239,25 +256,31 @@ func (f *Function) Attributes() (Attributes, error) {
 // limit. The device's opt-in maximum (227 KiB on an H200) minus the
 // kernel's static shared memory is the most the driver accepts.
 func (f *Function) SetMaxDynamicSharedMemory(bytes int) error {
+	const op = "module.Function.SetMaxDynamicSharedMemory"
 	if err := f.check(); err != nil {
-		return err
+		return fmt.Errorf("%s: %w", op, err)
 	}
 	if bytes < 0 {
-		return fmt.Errorf("module: %s: SetMaxDynamicSharedMemory(%d): negative size: %w", f, bytes, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: %s: negative size %d: %w", op, f, bytes, driver.ErrInvalidValue)
 	}
 	f.k.smemMu.Lock()
 	defer f.k.smemMu.Unlock()
-	return f.setMaxDynLocked(bytes)
+	if err := f.setMaxDynLocked(bytes); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	return nil
 }
 
+// setMaxDynLocked sets the attribute; its errors name the kernel, and the
+// caller adds its own name.
 func (f *Function) setMaxDynLocked(bytes int) error {
 	b, err := f.m.hold.Bind()
 	if err != nil {
-		return fmt.Errorf("module: %s: %w", f, err)
+		return fmt.Errorf("%s: %w", f, err)
 	}
 	defer b.Unbind()
 	if err := f.m.api().FuncSetAttribute(f.h, backend.FuncMaxDynamicSharedSize, bytes); err != nil {
-		return fmt.Errorf("module: %s: cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, %d): %w", f, bytes, err)
+		return fmt.Errorf("%s: cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, %d): %w", f, bytes, err)
 	}
 	f.k.maxDyn.Store(int64(bytes))
 	f.k.smemSet = true
@@ -281,20 +304,21 @@ func (f *Function) ensureShared(bytes int) error {
 // (cuOccupancyMaxPotentialBlockSize), for a launch with dynamicSmem bytes of
 // dynamic shared memory per block. limit caps the block size; 0 means none.
 func (f *Function) MaxPotentialBlockSize(dynamicSmem, limit int) (minGrid, block int, err error) {
+	const op = "module.Function.MaxPotentialBlockSize"
 	if err := f.check(); err != nil {
-		return 0, 0, err
+		return 0, 0, fmt.Errorf("%s: %w", op, err)
 	}
 	if dynamicSmem < 0 || limit < 0 {
-		return 0, 0, fmt.Errorf("module: %s: MaxPotentialBlockSize(%d, %d): negative argument: %w", f, dynamicSmem, limit, driver.ErrInvalidValue)
+		return 0, 0, fmt.Errorf("%s: %s: negative argument (dynamicSmem %d, limit %d): %w", op, f, dynamicSmem, limit, driver.ErrInvalidValue)
 	}
 	b, err := f.m.hold.Bind()
 	if err != nil {
-		return 0, 0, fmt.Errorf("module: %s: %w", f, err)
+		return 0, 0, fmt.Errorf("%s: %s: %w", op, f, err)
 	}
 	defer b.Unbind()
 	minGrid, block, err = f.m.api().OccupancyMaxPotentialBlockSize(f.h, uintptr(dynamicSmem), limit)
 	if err != nil {
-		return 0, 0, fmt.Errorf("module: %s: cuOccupancyMaxPotentialBlockSize: %w", f, err)
+		return 0, 0, fmt.Errorf("%s: %s: cuOccupancyMaxPotentialBlockSize: %w", op, f, err)
 	}
 	return minGrid, block, nil
 }

@@ -23,21 +23,22 @@ import (
 // documentation). For launches in a loop, prepare the arguments once with
 // Args and use LaunchArgs.
 func (f *Function) Launch(s *stream.Stream, cfg Config, args ...any) error {
+	const op = "module.Function.Launch"
 	if err := f.check(); err != nil {
-		return err
+		return fmt.Errorf("%s: %w", op, err)
 	}
 	if err := cfg.check(f); err != nil {
-		return err
+		return fmt.Errorf("%s: %w", op, err)
 	}
 	if err := f.checkCount(len(args)); err != nil {
-		return err
+		return fmt.Errorf("%s: %w", op, err)
 	}
 	blk := f.takeBlock()
 	base := blk.base()
 	for i := range args {
 		if err := f.put(i, args[i], base); err != nil {
 			f.giveBlock(blk)
-			return err
+			return fmt.Errorf("%s: %w", op, err)
 		}
 		blk.ptrs[i] = unsafe.Add(base, f.params[i].offset)
 	}
@@ -47,7 +48,10 @@ func (f *Function) Launch(s *stream.Stream, cfg Config, args ...any) error {
 	}
 	err := f.launch(s, &cfg, params)
 	f.giveBlock(blk)
-	return err
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	return nil
 }
 
 // LaunchArgs enqueues the kernel on s with prepared arguments (see Args):
@@ -55,43 +59,48 @@ func (f *Function) Launch(s *stream.Stream, cfg Config, args ...any) error {
 // this kernel (by f, or by a Function of the same kernel looked up by
 // another name).
 func (f *Function) LaunchArgs(s *stream.Stream, cfg Config, args *Args) error {
+	const op = "module.Function.LaunchArgs"
 	if err := f.check(); err != nil {
-		return err
+		return fmt.Errorf("%s: %w", op, err)
 	}
 	if args == nil || args.f == nil || args.f.h != f.h {
-		return f.argsForOther(args)
+		return fmt.Errorf("%s: %w", op, f.argsForOther(args))
 	}
 	if err := cfg.check(f); err != nil {
-		return err
+		return fmt.Errorf("%s: %w", op, err)
 	}
-	return f.launch(s, &cfg, args.kernelParams())
+	if err := f.launch(s, &cfg, args.kernelParams()); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	return nil
 }
 
 func (f *Function) argsForOther(args *Args) error {
 	if args == nil || args.f == nil {
-		return fmt.Errorf("module: launch %s: nil Args: %w", f, ErrArgs)
+		return fmt.Errorf("%s: nil Args: %w", f, ErrArgs)
 	}
-	return fmt.Errorf("module: launch %s: the Args were prepared for %s: %w", f, args.f, ErrArgs)
+	return fmt.Errorf("%s: the Args were prepared for %s: %w", f, args.f, ErrArgs)
 }
 
 // launch makes the call: the stream's checks and binding, the shared
-// memory attribute, cuLaunchKernel.
+// memory attribute, cuLaunchKernel. Its errors name the kernel; the caller
+// adds its own name.
 func (f *Function) launch(s *stream.Stream, cfg *Config, params unsafe.Pointer) error {
 	q := core.QueueOf(s)
 	if q == nil {
-		return fmt.Errorf("module: launch %s: nil or zero stream: %w", f, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil or zero stream: %w", f, driver.ErrInvalidValue)
 	}
 	b, err := q.Use()
 	if err != nil {
-		return fmt.Errorf("module: launch %s: %w", f, err)
+		return fmt.Errorf("%s: %w", f, err)
 	}
 	defer b.Unbind()
 	if sc := s.Context(); sc.Handle() != f.m.ctx.Handle() {
-		return fmt.Errorf("module: launch %s: %s belongs to %s, the module to %s: %w", f, s, sc, f.m.ctx, ErrWrongContext)
+		return fmt.Errorf("%s: %s belongs to %s, the module to %s: %w", f, s, sc, f.m.ctx, ErrWrongContext)
 	}
 	if cfg.SharedMem > defaultDynamicShared && int64(cfg.SharedMem) > f.k.maxDyn.Load() {
 		if err := f.ensureShared(cfg.SharedMem); err != nil {
-			return fmt.Errorf("module: launch %s: %w", f, err)
+			return err
 		}
 	}
 	g, bl := cfg.Grid, cfg.Block
@@ -100,7 +109,7 @@ func (f *Function) launch(s *stream.Stream, cfg *Config, params unsafe.Pointer) 
 		[3]uint32{uint32(bl.X), uint32(bl.Y), uint32(bl.Z)},
 		uint32(cfg.SharedMem), s.Handle(), params)
 	if err != nil {
-		return fmt.Errorf("module: launch %s on %s: cuLaunchKernel: %w", f, s, err)
+		return fmt.Errorf("%s on %s: cuLaunchKernel: %w", f, s, err)
 	}
 	return nil
 }

@@ -84,16 +84,21 @@ type Module struct {
 // signatures are read from the text, so launches are checked even on
 // drivers without cuFuncGetParamInfo; the PTX text is kept (see PTX).
 func Load(ctx *driver.Context, image []byte) (*Module, error) {
+	m, err := loadImage(ctx, image)
+	if err != nil {
+		return nil, fmt.Errorf("module.Load: %w", err)
+	}
+	return m, nil
+}
+
+// loadImage is Load, with errors that do not name the call.
+func loadImage(ctx *driver.Context, image []byte) (*Module, error) {
 	kind := DetectKind(image)
 	var text []byte
 	if kind == PTX {
 		text = image
 	}
-	m, err := load(ctx, image, kind, text)
-	if err != nil {
-		return nil, fmt.Errorf("module.Load: %w", err)
-	}
-	return m, nil
+	return load(ctx, image, kind, text)
 }
 
 // LoadFile reads a PTX, CUBIN or fatbin file and loads it as Load does.
@@ -102,7 +107,7 @@ func LoadFile(ctx *driver.Context, path string) (*Module, error) {
 	if err != nil {
 		return nil, fmt.Errorf("module.LoadFile: %w", err)
 	}
-	m, err := Load(ctx, image)
+	m, err := loadImage(ctx, image)
 	if err != nil {
 		return nil, fmt.Errorf("module.LoadFile: %s: %w", path, err)
 	}
@@ -262,11 +267,12 @@ func (m *Module) Kernels() []string {
 // lists the kernels the module has, when known. Functions are looked up once
 // and shared: calling Function twice with a name gives the same *Function.
 func (m *Module) Function(name string) (*Function, error) {
+	const op = "module.Module.Function"
 	if m == nil {
-		return nil, errNilModule
+		return nil, fmt.Errorf("%s: nil module: %w", op, driver.ErrInvalidValue)
 	}
 	if m.closed() {
-		return nil, fmt.Errorf("module: function %q: module %#x: %w", name, m.h, ErrClosed)
+		return nil, fmt.Errorf("%s: function %q: module %#x: %w", op, name, m.h, ErrClosed)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -278,22 +284,22 @@ func (m *Module) Function(name string) (*Function, error) {
 		entry = l
 	}
 	if entry == "" || strings.IndexByte(entry, 0) >= 0 {
-		return nil, fmt.Errorf("module: function %q: bad name: %w", name, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: function %q: bad name: %w", op, name, driver.ErrInvalidValue)
 	}
 	if m.closed() {
 		// Closed while this call waited for the lock.
-		return nil, fmt.Errorf("module: function %q: module %#x: %w", name, m.h, ErrClosed)
+		return nil, fmt.Errorf("%s: function %q: module %#x: %w", op, name, m.h, ErrClosed)
 	}
 	var h uintptr
 	err := m.hold.Do(func(api backend.API) error {
 		var r error
 		if h, r = api.ModuleGetFunction(m.h, entry); r != nil {
-			return fmt.Errorf("module: function %q: cuModuleGetFunction: %w%s", name, r, m.available())
+			return fmt.Errorf("function %q: cuModuleGetFunction: %w%s", name, r, m.available())
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	// Another name of the same kernel (an extern "C" name and its name
 	// expression, a name expression and its lowered name) gives another
@@ -340,7 +346,7 @@ func (m *Module) Close() error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("module: close %#x: %w", m.h, err)
+		return fmt.Errorf("module.Module.Close: module %#x: %w", m.h, err)
 	}
 	return nil
 }
@@ -367,5 +373,3 @@ func (m *Module) entry(name string) (ptx.Entry, error) {
 	}
 	return e, nil
 }
-
-var errNilModule = fmt.Errorf("module: nil module: %w", driver.ErrInvalidValue)

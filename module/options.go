@@ -1,6 +1,7 @@
 package module
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -101,17 +102,17 @@ func (o *Options) check() error {
 	}
 	for k := range o.Defines {
 		if k == "" || strings.ContainsAny(k, " \t\n=") {
-			return fmt.Errorf("Defines: bad macro name %q", k)
+			return fmt.Errorf("bad macro name %q in Defines", k)
 		}
 	}
 	for k := range o.Headers {
 		if k == "" {
-			return fmt.Errorf("Headers: empty include name")
+			return errors.New("empty include name in Headers")
 		}
 	}
 	for _, e := range o.NameExpressions {
 		if e == "" {
-			return fmt.Errorf("NameExpressions: empty expression")
+			return errors.New("empty expression in NameExpressions")
 		}
 	}
 	return nil

@@ -21,19 +21,20 @@ import (
 // since the previous Synchronize is kept, later ones are counted). A panic
 // in a callback still pending when the Stream is closed is lost.
 func (s *Stream) Callback(fn func()) error {
+	const op = "stream.Stream.Callback"
 	if fn == nil {
 		if err := s.check(); err != nil {
-			return err
+			return fmt.Errorf("%s: %w", op, err)
 		}
-		return fmt.Errorf("stream: %s: Callback: nil func: %w", s, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: %s: nil func: %w", op, s, driver.ErrInvalidValue)
 	}
 	b, err := s.use()
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", op, err)
 	}
 	defer b.Unbind()
 	if r := s.api().LaunchHostFunc(s.q.Handle, func() { s.run(fn) }); r != nil {
-		return s.errf("cuLaunchHostFunc", r)
+		return s.errf(op, "cuLaunchHostFunc", r)
 	}
 	return nil
 }
@@ -93,9 +94,9 @@ type CallbackPanicError struct {
 // Error describes the panic; the stack is in the Stack field.
 func (e *CallbackPanicError) Error() string {
 	if e == nil {
-		return "stream: nil CallbackPanicError"
+		return "stream.CallbackPanicError: nil"
 	}
-	msg := fmt.Sprintf("stream %#x: host callback panicked: %v", e.Stream, e.Value)
+	msg := fmt.Sprintf("stream.Stream.Synchronize: stream %#x: host callback panicked: %v", e.Stream, e.Value)
 	if e.More > 0 {
 		msg += fmt.Sprintf(" (and %d more callbacks panicked)", e.More)
 	}

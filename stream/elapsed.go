@@ -39,7 +39,7 @@ func Elapsed(start, end *Event) (time.Duration, error) {
 	err := start.hold.Do(func(api backend.API) error {
 		var r error
 		if ms, r = api.EventElapsedTime(start.h, end.h); r != nil {
-			return fmt.Errorf("stream.Elapsed(%s, %s): cuEventElapsedTime: %w", start, end, r)
+			return fmt.Errorf("stream.Elapsed: start %s, end %s: cuEventElapsedTime: %w", start, end, r)
 		}
 		return nil
 	})

@@ -198,7 +198,9 @@ func (e *Event) check() error {
 	return nil
 }
 
-var errNilEvent = fmt.Errorf("stream: nil or zero event: %w", driver.ErrInvalidValue)
+// errNilEvent is what the checks say of a nil or zero Event; the exported
+// functions and methods prefix it with their name.
+var errNilEvent = fmt.Errorf("nil or zero event: %w", driver.ErrInvalidValue)
 
 // Record captures the work queued on s so far (cuEventRecord): the event
 // completes when that work is done. s must belong to the event's context;
@@ -206,22 +208,23 @@ var errNilEvent = fmt.Errorf("stream: nil or zero event: %w", driver.ErrInvalidV
 // the driver. On a stream that is not special it binds nothing and
 // allocates nothing.
 func (e *Event) Record(s *Stream) error {
+	const op = "stream.Event.Record"
 	if err := e.check(); err != nil {
-		return err
+		return fmt.Errorf("%s: %w", op, err)
 	}
 	if err := s.check(); err != nil {
-		return fmt.Errorf("stream: %s: Record: %w", e, err)
+		return fmt.Errorf("%s: %s: %w", op, e, err)
 	}
 	if s.ctx.Handle() != e.ctx.Handle() {
-		return fmt.Errorf("stream: %s: Record on %s: %w", e, s, ErrWrongContext)
+		return fmt.Errorf("%s: %s on %s: %w", op, e, s, ErrWrongContext)
 	}
 	b, err := s.use()
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", op, err)
 	}
 	defer b.Unbind()
 	if r := e.api().EventRecord(e.h, s.q.Handle); r != nil {
-		return fmt.Errorf("stream: %s: cuEventRecord(%s): %w", e, s, r)
+		return fmt.Errorf("%s: %s: cuEventRecord(%s): %w", op, e, s, r)
 	}
 	if !e.recorded.Load() {
 		e.recorded.Store(true)
@@ -232,11 +235,12 @@ func (e *Event) Record(s *Stream) error {
 // Synchronize blocks until the event completes (cuEventSynchronize). An
 // event never recorded is complete.
 func (e *Event) Synchronize() error {
+	const op = "stream.Event.Synchronize"
 	if err := e.check(); err != nil {
-		return err
+		return fmt.Errorf("%s: %w", op, err)
 	}
 	if r := e.api().EventSynchronize(e.h); r != nil {
-		return fmt.Errorf("stream: %s: cuEventSynchronize: %w", e, r)
+		return fmt.Errorf("%s: %s: cuEventSynchronize: %w", op, e, r)
 	}
 	return nil
 }
@@ -244,8 +248,9 @@ func (e *Event) Synchronize() error {
 // Query reports whether the event has completed (cuEventQuery). Work still
 // pending is (false, nil), not an error. It allocates nothing.
 func (e *Event) Query() (bool, error) {
+	const op = "stream.Event.Query"
 	if err := e.check(); err != nil {
-		return false, err
+		return false, fmt.Errorf("%s: %w", op, err)
 	}
 	r := e.api().EventQuery(e.h)
 	if r == nil {
@@ -254,7 +259,7 @@ func (e *Event) Query() (bool, error) {
 	if isNotReady(r) {
 		return false, nil
 	}
-	return false, fmt.Errorf("stream: %s: cuEventQuery: %w", e, r)
+	return false, fmt.Errorf("%s: %s: cuEventQuery: %w", op, e, r)
 }
 
 // Close ends this Event and lets go of its context (see driver.Context):
@@ -266,20 +271,21 @@ func (e *Event) Query() (bool, error) {
 // event, the error is returned and the Event stays open, so that Close can
 // be retried.
 func (e *Event) Close() error {
+	const op = "stream.Event.Close"
 	if e == nil || e.ctx == nil {
-		return errNilEvent
+		return fmt.Errorf("%s: %w", op, errNilEvent)
 	}
 	var destroy func(backend.API) error
 	if e.kind != wrappedEvent {
 		destroy = func(api backend.API) error {
 			if r := api.EventDestroy(e.h); r != nil {
-				return fmt.Errorf("stream: %s: cuEventDestroy: %w", e, r)
+				return fmt.Errorf("%s: cuEventDestroy: %w", e, r)
 			}
 			return nil
 		}
 	}
 	if err := e.hold.Close(destroy); err != nil {
-		return fmt.Errorf("stream: Close: %w", err)
+		return fmt.Errorf("%s: %w", op, err)
 	}
 	return nil
 }

@@ -16,21 +16,25 @@ import (
 // event it is caught before calling the driver. The driver needs the event's
 // context current: it is bound for the call.
 func (e *Event) IPCHandle() (driver.IPCHandle, error) {
+	const op = "stream.Event.IPCHandle"
 	if err := e.check(); err != nil {
-		return driver.IPCHandle{}, err
+		return driver.IPCHandle{}, fmt.Errorf("%s: %w", op, err)
 	}
 	if e.flagsKnown && e.flags&Interprocess == 0 {
-		return driver.IPCHandle{}, fmt.Errorf("stream: %s: IPCHandle: the event was not created with stream.Interprocess: %w", e, driver.ErrInvalidHandle)
+		return driver.IPCHandle{}, fmt.Errorf("%s: %s: the event was not created with stream.Interprocess: %w", op, e, driver.ErrInvalidHandle)
 	}
 	var h driver.IPCHandle
 	err := e.hold.Do(func(api backend.API) error {
 		var r error
 		if h, r = api.IPCGetEventHandle(e.h); r != nil {
-			return fmt.Errorf("stream: %s: cuIpcGetEventHandle: %w", e, r)
+			return fmt.Errorf("%s: cuIpcGetEventHandle: %w", e, r)
 		}
 		return nil
 	})
-	return h, err
+	if err != nil {
+		return driver.IPCHandle{}, fmt.Errorf("%s: %w", op, err)
+	}
+	return h, nil
 }
 
 // OpenIPCEvent opens an event exported by another process with

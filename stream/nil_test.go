@@ -39,6 +39,6 @@ func TestNilReceivers(t *testing.T) {
 		assert.ErrorIs(t, e.Close(), driver.ErrInvalidValue, name)
 	}
 	var pe *stream.CallbackPanicError
-	assert.Equal(t, "stream: nil CallbackPanicError", pe.Error())
+	assert.Equal(t, "stream.CallbackPanicError: nil", pe.Error())
 	assert.NoError(t, pe.Unwrap())
 }

@@ -12,13 +12,14 @@ import (
 // since the last Synchronize, the work is still waited for and the panic is
 // returned as a *CallbackPanicError.
 func (s *Stream) Synchronize() error {
+	const op = "stream.Stream.Synchronize"
 	b, err := s.use()
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", op, err)
 	}
 	defer b.Unbind()
 	if r := s.api().StreamSynchronize(s.q.Handle); r != nil {
-		return s.errf("cuStreamSynchronize", r)
+		return s.errf(op, "cuStreamSynchronize", r)
 	}
 	if s.panicked.Load() {
 		return s.takePanic()
@@ -30,9 +31,10 @@ func (s *Stream) Synchronize() error {
 // (cuStreamQuery). Work still pending is (false, nil), not an error. It
 // allocates nothing and, on a stream that is not special, binds nothing.
 func (s *Stream) Query() (bool, error) {
+	const op = "stream.Stream.Query"
 	b, err := s.use()
 	if err != nil {
-		return false, err
+		return false, fmt.Errorf("%s: %w", op, err)
 	}
 	defer b.Unbind()
 	r := s.api().StreamQuery(s.q.Handle)
@@ -42,7 +44,7 @@ func (s *Stream) Query() (bool, error) {
 	if isNotReady(r) {
 		return false, nil
 	}
-	return false, s.errf("cuStreamQuery", r)
+	return false, s.errf(op, "cuStreamQuery", r)
 }
 
 // isNotReady reports whether r is CUDA_ERROR_NOT_READY, without reflection.
@@ -56,16 +58,17 @@ func isNotReady(r error) bool {
 // belong to another context, even of another device: the driver allows
 // cross-device waits. Both s and ev must be open. It allocates nothing.
 func (s *Stream) Wait(ev *Event) error {
+	const op = "stream.Stream.Wait"
 	b, err := s.use()
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", op, err)
 	}
 	defer b.Unbind()
 	if err := ev.check(); err != nil {
-		return fmt.Errorf("stream: %s: Wait: %w", s, err)
+		return fmt.Errorf("%s: %s: %w", op, s, err)
 	}
 	if r := s.api().StreamWaitEvent(s.q.Handle, ev.h, 0); r != nil {
-		return fmt.Errorf("stream: %s: cuStreamWaitEvent(%s): %w", s, ev, r)
+		return fmt.Errorf("%s: %s: cuStreamWaitEvent(%s): %w", op, s, ev, r)
 	}
 	return nil
 }
@@ -76,34 +79,38 @@ func (s *Stream) Wait(ev *Event) error {
 // satisfied), so nothing leaks. o may belong to another context, even of
 // another device.
 func (s *Stream) WaitStream(o *Stream) error {
+	const op = "stream.Stream.WaitStream"
 	if err := s.check(); err != nil {
-		return err
+		return fmt.Errorf("%s: %w", op, err)
 	}
 	if err := o.check(); err != nil {
-		return fmt.Errorf("stream: %s: WaitStream: %w", s, err)
+		return fmt.Errorf("%s: %s: waiting for %w", op, s, err)
 	}
 	sb, err := s.use()
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", op, err)
 	}
 	defer sb.Unbind()
 	// The internal event is made in o's context, bound through o's hold.
 	err = o.q.Hold.Do(func(api backend.API) error {
 		ev, r := api.EventCreate(uint32(DisableTiming))
 		if r != nil {
-			return fmt.Errorf("stream: %s: WaitStream(%s): cuEventCreate: %w", s, o, r)
+			return fmt.Errorf("%s: waiting for %s: cuEventCreate: %w", s, o, r)
 		}
 		if r = api.EventRecord(ev, o.q.Handle); r != nil {
-			r = fmt.Errorf("stream: %s: WaitStream: cuEventRecord(%s): %w", s, o, r)
+			r = fmt.Errorf("%s: waiting for %s: cuEventRecord: %w", s, o, r)
 		} else if r = s.api().StreamWaitEvent(s.q.Handle, ev, 0); r != nil {
-			r = fmt.Errorf("stream: %s: WaitStream(%s): cuStreamWaitEvent: %w", s, o, r)
+			r = fmt.Errorf("%s: waiting for %s: cuStreamWaitEvent: %w", s, o, r)
 		}
 		if d := api.EventDestroy(ev); d != nil && r == nil {
-			r = fmt.Errorf("stream: %s: WaitStream(%s): cuEventDestroy: %w", s, o, d)
+			r = fmt.Errorf("%s: waiting for %s: cuEventDestroy: %w", s, o, d)
 		}
 		return r
 	})
-	return err
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	return nil
 }
 
 // check reports a nil, zero or closed stream, binding nothing.
@@ -120,14 +127,15 @@ func (s *Stream) check() error {
 // Flags returns the stream's creation flags as the driver reports them
 // (cuStreamGetFlags): for a wrapped stream, what its creator chose.
 func (s *Stream) Flags() (Flag, error) {
+	const op = "stream.Stream.Flags"
 	b, err := s.use()
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("%s: %w", op, err)
 	}
 	defer b.Unbind()
 	f, r := s.api().StreamGetFlags(s.q.Handle)
 	if r != nil {
-		return 0, s.errf("cuStreamGetFlags", r)
+		return 0, s.errf(op, "cuStreamGetFlags", r)
 	}
 	return Flag(f), nil
 }
@@ -135,14 +143,15 @@ func (s *Stream) Flags() (Flag, error) {
 // Priority returns the stream's priority as the driver reports it
 // (cuStreamGetPriority): for a wrapped stream, what its creator chose.
 func (s *Stream) Priority() (int, error) {
+	const op = "stream.Stream.Priority"
 	b, err := s.use()
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("%s: %w", op, err)
 	}
 	defer b.Unbind()
 	p, r := s.api().StreamGetPriority(s.q.Handle)
 	if r != nil {
-		return 0, s.errf("cuStreamGetPriority", r)
+		return 0, s.errf(op, "cuStreamGetPriority", r)
 	}
 	return p, nil
 }

@@ -15,14 +15,18 @@ import (
 // and lets go of its context.
 // Every operation on it binds ctx, since the driver resolves the handle
 // through the current context.
-func Default(ctx *driver.Context) (*Stream, error) { return specialStream(ctx, backend.StreamNull) }
+func Default(ctx *driver.Context) (*Stream, error) {
+	return specialStream("stream.Default", ctx, backend.StreamNull)
+}
 
 // Legacy returns the legacy default stream (CU_STREAM_LEGACY, 0x1) of ctx,
 // which synchronizes with every blocking stream of the context. It is never
 // destroyed: Close only detaches this Stream value
 // and lets go of its context. Every operation on it
 // binds ctx.
-func Legacy(ctx *driver.Context) (*Stream, error) { return specialStream(ctx, backend.StreamLegacy) }
+func Legacy(ctx *driver.Context) (*Stream, error) {
+	return specialStream("stream.Legacy", ctx, backend.StreamLegacy)
+}
 
 // PerThread returns the per-thread default stream (CU_STREAM_PER_THREAD,
 // 0x2) of ctx. The driver keeps one such stream per OS thread, and Go moves
@@ -32,17 +36,18 @@ func Legacy(ctx *driver.Context) (*Stream, error) { return specialStream(ctx, ba
 // and lets go of its context. Every operation on
 // it binds ctx.
 func PerThread(ctx *driver.Context) (*Stream, error) {
-	return specialStream(ctx, backend.StreamPerThread)
+	return specialStream("stream.PerThread", ctx, backend.StreamPerThread)
 }
 
-func specialStream(ctx *driver.Context, h uintptr) (*Stream, error) {
-	c, err := core.Of("stream: special stream", ctx)
+// specialStream returns the special stream h of ctx for op.
+func specialStream(op string, ctx *driver.Context, h uintptr) (*Stream, error) {
+	c, err := core.Of(op, ctx)
 	if err != nil {
 		return nil, err
 	}
 	hold, err := c.Hold()
 	if err != nil {
-		return nil, fmt.Errorf("stream: special stream %#x: %w", h, err)
+		return nil, fmt.Errorf("%s: special stream %#x: %w", op, h, err)
 	}
 	return newStream(ctx, hold, h, special), nil
 }

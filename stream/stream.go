@@ -23,6 +23,11 @@
 // event Record) bind nothing and allocate nothing; only the special streams,
 // which the driver resolves through the calling thread's current context,
 // bind their context for each call (see driver.Context.Bind).
+//
+// Errors name the call that failed first (stream.Stream.Synchronize: ...),
+// then the object and the driver entry point, and wrap the cause
+// (stream.Stream.Synchronize: owned stream 0x1c2 (primary context 0x5a0 on
+// device 0): cuStreamSynchronize: CUDA_ERROR_...).
 package stream
 
 import (
@@ -117,7 +122,9 @@ func (s *Stream) Context() *driver.Context {
 // Stream).
 func (s *Stream) Owned() bool { return s != nil && s.ctx != nil && s.kind == owned }
 
-var errNilStream = fmt.Errorf("stream: nil or zero stream: %w", driver.ErrInvalidValue)
+// errNilStream is what the checks say of a nil or zero Stream; the
+// exported methods prefix it with their name.
+var errNilStream = fmt.Errorf("nil or zero stream: %w", driver.ErrInvalidValue)
 
 func (s *Stream) closedErr() error {
 	return fmt.Errorf("stream %#x: %w", s.q.Handle, ErrClosed)
@@ -142,20 +149,21 @@ func (s *Stream) Equal(o *Stream) bool {
 // returns nil. If the driver fails to destroy the stream, the error is
 // returned and the Stream stays open, so that Close can be retried.
 func (s *Stream) Close() error {
+	const op = "stream.Stream.Close"
 	if s == nil || s.ctx == nil {
-		return errNilStream
+		return fmt.Errorf("%s: %w", op, errNilStream)
 	}
 	var destroy func(backend.API) error
 	if s.kind == owned {
 		destroy = func(api backend.API) error {
 			if r := api.StreamDestroy(s.q.Handle); r != nil {
-				return s.errf("cuStreamDestroy", r)
+				return fmt.Errorf("%s: cuStreamDestroy: %w", s, r)
 			}
 			return nil
 		}
 	}
 	if err := s.q.Hold.Close(destroy); err != nil {
-		return fmt.Errorf("stream: Close: %w", err)
+		return fmt.Errorf("%s: %w", op, err)
 	}
 	return nil
 }
@@ -185,9 +193,9 @@ func (s *Stream) String() string {
 	return what + " (" + s.ctx.String() + ")"
 }
 
-// errf wraps a driver error with the stream and the entry point.
-func (s *Stream) errf(op string, r error) error {
-	return fmt.Errorf("stream: %s: %s: %w", s, op, r)
+// errf is op's error for the driver call on the stream that failed with r.
+func (s *Stream) errf(op, call string, r error) error {
+	return fmt.Errorf("%s: %s: %s: %w", op, s, call, r)
 }
 
 // use prepares a call that enqueues work on the stream (see core.Queue.Use),

@@ -351,11 +351,11 @@ func TestDriverFailures(t *testing.T) {
 
 func TestCallbackPanicErrorText(t *testing.T) {
 	e := &stream.CallbackPanicError{Stream: 0x40, Value: "boom", More: 2}
-	assert.Equal(t, "stream 0x40: host callback panicked: boom (and 2 more callbacks panicked)", e.Error())
+	assert.Equal(t, "stream.Stream.Synchronize: stream 0x40: host callback panicked: boom (and 2 more callbacks panicked)", e.Error())
 	assert.Nil(t, e.Unwrap())
 	inner := errors.New("inner")
 	e = &stream.CallbackPanicError{Stream: 0x40, Value: inner}
-	assert.Equal(t, "stream 0x40: host callback panicked: inner", e.Error())
+	assert.Equal(t, "stream.Stream.Synchronize: stream 0x40: host callback panicked: inner", e.Error())
 	assert.ErrorIs(t, e, inner)
 }
 

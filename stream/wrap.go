@@ -36,10 +36,8 @@ func Wrap(ctx *driver.Context, handle uintptr) (*Stream, error) {
 	switch handle {
 	case backend.StreamNull:
 		return nil, fmt.Errorf("stream.Wrap: handle 0x0: %w", ErrNullHandle)
-	case backend.StreamLegacy:
-		return Legacy(ctx)
-	case backend.StreamPerThread:
-		return PerThread(ctx)
+	case backend.StreamLegacy, backend.StreamPerThread:
+		return specialStream("stream.Wrap", ctx, handle)
 	}
 	owner, r := c.API.StreamGetCtx(handle)
 	if r != nil {
