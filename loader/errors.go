@@ -8,7 +8,7 @@ import (
 // Attempt is one candidate Open tried, and why it failed.
 type Attempt struct {
 	Path string // the candidate, as Candidates listed it
-	Err  error  // the dlopen message, or the file system error
+	Err  error  // the dlopen message, the file system error, or an ErrBadFile
 }
 
 // String returns "path: reason", without repeating the path when the reason

@@ -15,6 +15,14 @@
 //     Python environments found cheaply from the environment and the
 //     python3 on PATH (Python is never run).
 //
+// Before a file is handed to the system loader, it is checked: a path that
+// is not a regular file (a named pipe would block dlopen forever), not an
+// ELF shared library of this program's class and machine, or whose loadable
+// segments run past the end of the file (a truncated copy, which dlopen maps
+// and the process then dies of SIGBUS touching) is refused with ErrBadFile
+// and the reason. For a bare name the system loader searches, the file it
+// would find through LD_LIBRARY_PATH is checked the same way.
+//
 // A library that cannot be found is a *LibraryError listing every candidate
 // and why it failed; a missing symbol is a *SymbolError. Libraries stay
 // loaded for the life of the process.
@@ -94,17 +102,21 @@ func Open(k Kind) (*Library, error) {
 	return nil, lerr
 }
 
-// openOne opens one candidate. Absolute paths that do not exist fail with
-// the stat error, without a dlopen.
+// openOne opens one candidate. A path (a name with a slash, which dlopen
+// does not search for) is checked first (see checkFile): one that does not
+// exist fails with the file system's error, and one that is not a complete
+// shared library for this machine with an ErrBadFile, without a dlopen. For
+// a bare name, the file LD_LIBRARY_PATH leads to is checked (see
+// checkSoname).
 func openOne(k Kind, c string) (*Library, error) {
-	if strings.HasPrefix(c, "/") {
-		if _, err := os.Stat(c); err != nil {
-			var pe *os.PathError
-			if errors.As(err, &pe) {
-				return nil, pe.Err
-			}
-			return nil, err
-		}
+	var err error
+	if strings.Contains(c, "/") {
+		err = checkFile(c)
+	} else if dl.Supported {
+		err = checkSoname(c)
+	}
+	if err != nil {
+		return nil, err
 	}
 	h, err := dl.Open(c)
 	if err != nil {

@@ -6,10 +6,12 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 )
 
 // Environment variables of the compile cache.
@@ -31,9 +33,11 @@ const (
 // PTX, NVRTC's log and the lowered names, with a SHA-256 checksum. Entries
 // are written to a temporary file and renamed into place, so readers never
 // see a partial entry and concurrent processes may share the directory; an
-// entry that fails its checksum is ignored and rewritten. Failing to write
-// the cache never fails a compile. Nothing is ever evicted: delete the
-// directory to reclaim the space.
+// entry that fails its checksum, or that is not a regular file (a symbolic
+// link, a named pipe), is a miss and is replaced. Failing to write the cache
+// never fails a compile. Temporary files left by a writer that died are
+// removed after an hour; entries are never evicted: delete the directory to
+// reclaim the space.
 func CacheDir() (string, bool) {
 	switch strings.ToLower(os.Getenv(CacheEnv)) {
 	case "off", "0", "false", "no":
@@ -144,8 +148,48 @@ func (c cache) get(key string) (*compiled, bool) {
 	if c.dir == "" {
 		return nil, false
 	}
-	data, err := os.ReadFile(c.path(key))
-	if err != nil || len(data) < cacheHeader || !bytes.Equal(data[:16], cacheMagic) {
+	data, ok := readEntry(c.path(key))
+	if !ok {
+		return nil, false
+	}
+	return decodeEntry(data, key)
+}
+
+// readEntry reads the entry file at path. Only a regular file is read: the
+// file is opened without following a symbolic link (the cache only ever
+// writes regular files) and without waiting on a named pipe or a device,
+// then refused unless it is a regular file, so that a FIFO at an entry's
+// path is a miss rather than a read that never returns. A file whose size
+// is not the one its header announces is a miss without being read whole.
+func readEntry(path string) ([]byte, bool) {
+	f, err := openEntry(path)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() < cacheHeader {
+		return nil, false
+	}
+	var hdr [cacheHeader]byte
+	if _, err := io.ReadFull(f, hdr[:]); err != nil || !bytes.Equal(hdr[:16], cacheMagic) {
+		return nil, false
+	}
+	if n := binary.LittleEndian.Uint64(hdr[16+sha256.Size:]); n != uint64(fi.Size()-cacheHeader) {
+		return nil, false
+	}
+	data := make([]byte, fi.Size())
+	copy(data, hdr[:])
+	if _, err := io.ReadFull(f, data[cacheHeader:]); err != nil {
+		return nil, false
+	}
+	return data, true
+}
+
+// decodeEntry decodes the contents of an entry file for key, or returns
+// false when they are truncated, corrupt or for another key.
+func decodeEntry(data []byte, key string) (*compiled, bool) {
+	if len(data) < cacheHeader || !bytes.Equal(data[:16], cacheMagic) {
 		return nil, false
 	}
 	n := binary.LittleEndian.Uint64(data[16+sha256.Size:])
@@ -167,28 +211,47 @@ func (c cache) get(key string) (*compiled, bool) {
 	return &e.compiled, true
 }
 
-// put stores an entry atomically: a temporary file in the same directory,
-// renamed over the entry's name. Errors are ignored: the cache is an
-// optimisation.
-func (c cache) put(key string, comp *compiled) {
-	if c.dir == "" {
-		return
-	}
+// Temporary files: put writes an entry under a name starting with
+// tmpPrefix and renames it into place. A writer killed in between leaves
+// its temporary file behind; put removes those older than tmpMaxAge.
+const (
+	tmpPrefix = ".tmp-"
+	tmpMaxAge = time.Hour
+)
+
+// encodeEntry returns the contents of the entry file for key.
+func encodeEntry(key string, comp *compiled) ([]byte, error) {
 	payload, err := json.Marshal(cacheEntry{Key: key, compiled: *comp})
 	if err != nil {
-		return
+		return nil, err
 	}
 	sum := sha256.Sum256(payload)
 	buf := make([]byte, 0, cacheHeader+len(payload))
 	buf = append(buf, cacheMagic...)
 	buf = append(buf, sum[:]...)
 	buf = binary.LittleEndian.AppendUint64(buf, uint64(len(payload)))
-	buf = append(buf, payload...)
+	return append(buf, payload...), nil
+}
 
+// put stores an entry atomically: a temporary file in the same directory,
+// created exclusively (so never through a symbolic link or into a named
+// pipe planted at its name), renamed over the entry's name (which replaces
+// whatever is there, a symbolic link or a named pipe included, and follows
+// nothing). It then sweeps temporary files abandoned more than tmpMaxAge
+// ago. Errors are ignored: the cache is an optimisation.
+func (c cache) put(key string, comp *compiled) {
+	if c.dir == "" {
+		return
+	}
+	buf, err := encodeEntry(key, comp)
+	if err != nil {
+		return
+	}
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return
 	}
-	tmp, err := os.CreateTemp(c.dir, ".tmp-"+key[:16]+"-*")
+	defer c.sweep(time.Now())
+	tmp, err := os.CreateTemp(c.dir, tmpPrefix+key[:min(len(key), 16)]+"-*")
 	if err != nil {
 		return
 	}
@@ -200,5 +263,25 @@ func (c cache) put(key string, comp *compiled) {
 	}
 	if err := os.Rename(tmp.Name(), c.path(key)); err != nil {
 		os.Remove(tmp.Name())
+	}
+}
+
+// sweep removes the temporary files in the cache directory last modified
+// before now-tmpMaxAge: a live writer's file is seconds old, so what is
+// older was abandoned by a writer that died before renaming it.
+func (c cache) sweep(now time.Time) {
+	d, err := os.Open(c.dir)
+	if err != nil {
+		return
+	}
+	ents, _ := d.ReadDir(-1)
+	d.Close()
+	for _, e := range ents {
+		if !strings.HasPrefix(e.Name(), tmpPrefix) || e.IsDir() {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && now.Sub(fi.ModTime()) > tmpMaxAge {
+			os.Remove(filepath.Join(c.dir, e.Name()))
+		}
 	}
 }
