@@ -35,6 +35,7 @@ fi
 qemu=$(find_qemu)
 [ -n "$qemu" ] || { echo "dl-arm64: no qemu-aarch64 after installing" >&2; exit 1; }
 echo "== arm64 under $("$qemu" --version | head -n1)"
+export NOCGO_CUDA_TEST_EXEC="$qemu" # tests that run their own binary again do it under qemu
 
 # go test builds each test binary for arm64 and runs it through $qemu in the
 # package's directory (-exec), with no binfmt registration needed.

@@ -40,7 +40,7 @@ func TestCacheProcesses(t *testing.T) {
 	errs := make([]error, procs)
 	done := make(chan int)
 	for i := range cmds {
-		cmd := exec.Command(exe, "-test.run=^TestCacheProcesses$", "-test.count=1", "-test.v")
+		cmd := childCommand(exe, "-test.run=^TestCacheProcesses$", "-test.count=1", "-test.v")
 		cmd.Env = append(os.Environ(), childCacheEnv+"="+dir, fmt.Sprintf("NOCGO_CUDA_TEST_CHILD_ID=%d", i))
 		cmds[i] = cmd
 		go func() {
@@ -99,4 +99,14 @@ func cacheChild(t *testing.T, dir string) {
 		}
 	}
 	assert.Positive(t, hits, "some compiles hit the cache")
+}
+
+// childCommand runs the test binary exe again. Where the tests run under
+// an emulator (.ci/dl-arm64.sh runs linux/arm64 binaries under qemu and
+// names it in NOCGO_CUDA_TEST_EXEC), the child runs under it too.
+func childCommand(exe string, args ...string) *exec.Cmd {
+	if emu := os.Getenv("NOCGO_CUDA_TEST_EXEC"); emu != "" {
+		return exec.Command(emu, append([]string{exe}, args...)...)
+	}
+	return exec.Command(exe, args...)
 }

@@ -1,5 +1,0 @@
-//go:build race
-
-package loader_test
-
-const raceEnabled = true
