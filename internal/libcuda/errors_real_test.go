@@ -64,5 +64,5 @@ func TestResultTableMatchesDriver(t *testing.T) {
 	if known < 50 {
 		t.Fatalf("the driver named only %d codes", known)
 	}
-	t.Logf("%d codes named by the driver match the table", known)
+	t.Logf("the driver names %d codes; each is in the table", known)
 }
