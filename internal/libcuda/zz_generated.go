@@ -201,7 +201,7 @@ func (l *libcuda) CtxGetCurrent() (uintptr, error) {
 		return 0, err
 	}
 	var pctx uintptr
-	res := dl.Call1(proc, uintptr(unsafe.Pointer(&pctx)))
+	res := dl.LeanCall1(proc, uintptr(unsafe.Pointer(&pctx)))
 	return pctx, check(res)
 }
 
@@ -212,7 +212,7 @@ func (l *libcuda) CtxSetCurrent(ctx uintptr) error {
 	if err != nil {
 		return err
 	}
-	res := dl.Call1(proc, ctx)
+	res := dl.LeanCall1(proc, ctx)
 	return check(res)
 }
 
@@ -223,7 +223,7 @@ func (l *libcuda) CtxPushCurrent(ctx uintptr) error {
 	if err != nil {
 		return err
 	}
-	res := dl.Call1(proc, ctx)
+	res := dl.LeanCall1(proc, ctx)
 	return check(res)
 }
 
@@ -235,7 +235,7 @@ func (l *libcuda) CtxPopCurrent() (uintptr, error) {
 		return 0, err
 	}
 	var pctx uintptr
-	res := dl.Call1(proc, uintptr(unsafe.Pointer(&pctx)))
+	res := dl.LeanCall1(proc, uintptr(unsafe.Pointer(&pctx)))
 	return pctx, check(res)
 }
 
