@@ -1,6 +1,7 @@
 package module_test
 
 import (
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -64,4 +65,41 @@ func BenchmarkLaunchBaseline(b *testing.B) {
 	args, err := add1.Args(x, n)
 	require.NoError(b, err)
 	b.Run("add1-prepared", func(b *testing.B) { submit(b, func() error { return add1.LaunchArgs(s, cfg, args) }) })
+
+	// Eight goroutines, each launching the empty kernel on a stream of its
+	// own: the time per launch of all of them together.
+	b.Run("empty-8goroutines", func(b *testing.B) {
+		const g = 8
+		streams := make([]*stream.Stream, g)
+		for i := range streams {
+			streams[i], err = stream.New(ctx, stream.Options{Flags: stream.NonBlocking})
+			require.NoError(b, err)
+			defer streams[i].Close()
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		var wg sync.WaitGroup
+		errs := make(chan error, g)
+		for i := range g {
+			wg.Add(1)
+			go func(s *stream.Stream, n int) {
+				defer wg.Done()
+				for range n {
+					if err := empty.Launch(s, cfg); err != nil {
+						errs <- err
+						return
+					}
+				}
+			}(streams[i], b.N/g+1)
+		}
+		wg.Wait()
+		b.StopTimer()
+		close(errs)
+		for err := range errs {
+			b.Fatal(err)
+		}
+		for _, s := range streams {
+			require.NoError(b, s.Synchronize())
+		}
+	})
 }
