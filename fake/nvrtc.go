@@ -2,6 +2,7 @@ package fake
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -94,6 +95,11 @@ func (n nvrtc) CreateProgram(src, name string, headers, includeNames []string) (
 	if len(headers) != len(includeNames) {
 		return 0, nvrtcErr(3, op)
 	}
+	// NVRTC takes C strings: one with a NUL byte cannot be passed, and the
+	// real backend refuses it with NVRTC_ERROR_INVALID_INPUT.
+	if hasNUL(src) || hasNUL(name) || anyNUL(headers) || anyNUL(includeNames) {
+		return 0, nvrtcErr(3, op)
+	}
 	if name == "" {
 		name = "default_program"
 	}
@@ -110,6 +116,10 @@ func (n nvrtc) AddNameExpression(h uintptr, expr string) error {
 	const op = "nvrtcAddNameExpression"
 	if err := n.enter(op); err != nil {
 		return err
+	}
+	if hasNUL(expr) {
+		// As the real backend, which cannot pass it as a C string.
+		return nvrtcErr(3, op)
 	}
 	p, err := n.prog(h, op)
 	if err != nil {
@@ -195,6 +205,10 @@ func (n nvrtc) LoweredName(h uintptr, expr string) (string, error) {
 	if err := n.enter(op); err != nil {
 		return "", err
 	}
+	if hasNUL(expr) {
+		// As the real backend, which cannot pass it as a C string.
+		return "", nvrtcErr(10, op)
+	}
 	p, err := n.prog(h, op)
 	if err != nil {
 		return "", err
@@ -224,6 +238,17 @@ func (n nvrtc) DestroyProgram(h uintptr) error {
 	}
 	delete(n.b.progs, h)
 	return nil
+}
+
+func hasNUL(s string) bool { return strings.IndexByte(s, 0) >= 0 }
+
+func anyNUL(list []string) bool {
+	for _, s := range list {
+		if hasNUL(s) {
+			return true
+		}
+	}
+	return false
 }
 
 // compileOpts is what the fake takes from the options.
@@ -357,6 +382,10 @@ func (n nvrtc) Compile(h uintptr, options []string) error {
 	if err := n.enter(op); err != nil {
 		return err
 	}
+	if anyNUL(options) {
+		// As the real backend, which cannot pass it as a C string.
+		return nvrtcErr(5, op)
+	}
 	p, err := n.prog(h, op)
 	if err != nil {
 		return err
@@ -397,13 +426,28 @@ func (b *Backend) compileLocked(p *program, o compileOpts) (string, []string, ma
 	errorf := func(line int, format string, args ...any) {
 		errs = append(errs, fmt.Sprintf("%s(%d): error: %s", p.name, line, fmt.Sprintf(format, args...)))
 	}
-	defs := map[string]string{}
+	m := newMacros()
 	for k, v := range o.macros {
-		defs[k] = v
+		name, _, funcLike := strings.Cut(k, "(") // -D'F(x)=x'
+		m.define(name, v, funcLike)
 	}
 	var warns []string
-	inc := &includer{p: p, paths: o.includePaths, errs: &errs, warns: &warns}
-	lines := inc.preprocess(p.name, stripComments(p.src), defs, 0)
+	inc := &includer{p: p, paths: o.includePaths, errs: &errs, warns: &warns, m: m,
+		once: map[string]bool{}, files: map[string]*string{}}
+	lines := inc.preprocess(p.name, p.src, 0)
+	if inc.stop {
+		// A catastrophic error ends the compile there, as in NVRTC.
+		count := "1 catastrophic error"
+		switch len(errs) {
+		case 1:
+		case 2:
+			count = "1 error and " + count
+		default:
+			count = fmt.Sprintf("%d errors and %s", len(errs)-1, count)
+		}
+		return fmt.Sprintf("%s\n\n%s detected in the compilation of %q.\nCompilation terminated.\n",
+			strings.Join(append(warns, errs...), "\n"), count, p.name), nil, nil
+	}
 	checkBraces(lines, errorf)
 	kernels := findKernels(lines)
 	var entries []string
@@ -519,15 +563,36 @@ type srcLine struct {
 	text string
 }
 
-var definedRe = regexp.MustCompile(`defined\s*\(?\s*(\w+)\s*\)?`)
+// Bounds on the fake preprocessor's work for one compile, so that hostile
+// input fails in bounded time: a header that includes itself, or headers
+// that each include the next twice, would otherwise take exponential time.
+const (
+	// maxIncludeDepth is the deepest nesting of #include, as GCC's
+	// default -fmax-include-depth.
+	maxIncludeDepth = 200
+	// maxIncludes is the most #include directives followed in one compile.
+	maxIncludes = 1 << 16
+	// maxPreprocessBytes is the most text (source and headers, each time
+	// included) read in one compile.
+	maxPreprocessBytes = 32 << 20
+)
 
 // includer resolves #include: the program's in-memory headers first,
-// then the -I directories on disk.
+// then the -I directories on disk. It holds what one compile's
+// preprocessing shares: the macros, the #pragma once files and the
+// bounds on its work.
 type includer struct {
 	p     *program
 	paths []string
 	errs  *[]string
 	warns *[]string
+	m     *macros
+
+	once     map[string]bool    // files with #pragma once
+	files    map[string]*string // files read from the -I directories (nil: none)
+	includes int                // #include directives followed
+	read     int                // bytes of text preprocessed
+	stop     bool               // a catastrophic error ended the compile
 }
 
 func (in *includer) find(name string) (string, bool) {
@@ -536,28 +601,77 @@ func (in *includer) find(name string) (string, bool) {
 			return in.p.headers[i], true
 		}
 	}
+	if f, ok := in.files[name]; ok {
+		return deref(f)
+	}
+	var found *string
 	for _, dir := range in.paths {
-		if b, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
-			return string(b), true
+		if text, ok := readSource(filepath.Join(dir, name), maxPreprocessBytes-in.read); ok {
+			found = &text
+			break
 		}
 	}
-	return "", false
+	in.files[name] = found
+	return deref(found)
 }
 
-// preprocess handles #include, #define, the conditional directives and
-// #error and #warning, lightly: #if understands 0, 1, macro names and defined(X), with
-// !, && and ||. It returns the active lines of this file (not those of
-// the headers it includes, whose directives it does apply).
-func (in *includer) preprocess(name, src string, defs map[string]string, depth int) []srcLine {
+func deref(s *string) (string, bool) {
+	if s == nil {
+		return "", false
+	}
+	return *s, true
+}
+
+// readSource reads a regular file of at most limit bytes (a larger one is
+// read to limit+1, for the caller to refuse); a directory, a device or a
+// FIFO is not a source file.
+func readSource(path string, limit int) (string, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return "", false
+	}
+	b, err := io.ReadAll(io.LimitReader(f, int64(max(limit, 0))+1))
+	if err != nil {
+		return "", false
+	}
+	return string(b), true
+}
+
+func (in *includer) catastrophic(name string, line int, format string, args ...any) {
+	*in.errs = append(*in.errs, fmt.Sprintf("%s(%d): catastrophic error: %s", name, line, fmt.Sprintf(format, args...)))
+	in.stop = true
+}
+
+// preprocess handles #include, #define, #undef, the conditional
+// directives (#if and #elif evaluate C preprocessor expressions, see
+// evalIf), #pragma once, #error and #warning; other directives are
+// ignored. It returns the active lines of this file (not those of the
+// headers it includes, whose directives it does apply). A catastrophic
+// error (nesting too deep, a bound on the work exceeded) stops it.
+func (in *includer) preprocess(name, src string, depth int) []srcLine {
+	if in.stop {
+		return nil
+	}
+	in.read += len(src)
+	if in.read > maxPreprocessBytes {
+		in.catastrophic(name, 1, "the text preprocessed exceeds the fake NVRTC's limit of %d bytes in one compile", maxPreprocessBytes)
+		return nil
+	}
 	errorf := func(line int, format string, args ...any) {
 		*in.errs = append(*in.errs, fmt.Sprintf("%s(%d): error: %s", name, line, fmt.Sprintf(format, args...)))
 	}
-	type frame struct{ active, taken, parent bool }
+	type frame struct{ active, taken, parent, sawElse bool }
 	var stack []frame
 	active := true
 	var out []srcLine
-	for i, text := range strings.Split(src, "\n") {
+	lines := strings.Split(stripComments(src), "\n")
+	for i := 0; i < len(lines) && !in.stop; i++ {
 		ln := i + 1
+		text := lines[i]
 		t := strings.TrimSpace(text)
 		if !strings.HasPrefix(t, "#") {
 			if active {
@@ -565,20 +679,45 @@ func (in *includer) preprocess(name, src string, defs map[string]string, depth i
 			}
 			continue
 		}
+		if strings.HasSuffix(t, "\\") && i+1 < len(lines) {
+			// Splice the continued lines into one directive.
+			var sb strings.Builder
+			sb.WriteString(t[:len(t)-1])
+			for i+1 < len(lines) {
+				i++
+				next := strings.TrimRight(lines[i], " \t\r")
+				if !strings.HasSuffix(next, "\\") || i+1 == len(lines) {
+					sb.WriteString(next)
+					break
+				}
+				sb.WriteString(next[:len(next)-1])
+			}
+			t = strings.TrimSpace(sb.String())
+		}
 		d := strings.TrimSpace(t[1:])
-		word, rest, _ := strings.Cut(d, " ")
-		rest = strings.TrimSpace(rest)
+		j := 0
+		for j < len(d) && isIdentByte(d[j]) {
+			j++
+		}
+		word, rest := d[:j], strings.TrimSpace(d[j:])
 		switch word {
 		case "if", "ifdef", "ifndef":
-			var cond bool
-			switch word {
-			case "ifdef":
-				_, cond = defs[rest]
-			case "ifndef":
-				_, cond = defs[rest]
-				cond = !cond
-			default:
-				cond = evalIf(rest, defs)
+			cond := false
+			if active {
+				switch word {
+				case "ifdef", "ifndef":
+					macro, ok := macroName(rest)
+					if !ok {
+						errorf(ln, "#%s expects a macro name", word)
+					}
+					_, cond = in.m.defs[macro]
+					cond = cond == (word == "ifdef")
+				default:
+					var err error
+					if cond, err = evalIf(rest, in.m); err != nil {
+						errorf(ln, "%v", err)
+					}
+				}
 			}
 			stack = append(stack, frame{active: active && cond, taken: cond, parent: active})
 			active = active && cond
@@ -588,7 +727,16 @@ func (in *includer) preprocess(name, src string, defs map[string]string, depth i
 				continue
 			}
 			f := &stack[len(stack)-1]
-			cond := !f.taken && evalIf(rest, defs)
+			if f.sawElse {
+				errorf(ln, "#elif after #else")
+			}
+			cond := false
+			if f.parent && !f.taken {
+				var err error
+				if cond, err = evalIf(rest, in.m); err != nil {
+					errorf(ln, "%v", err)
+				}
+			}
 			f.taken = f.taken || cond
 			f.active = f.parent && cond
 			active = f.active
@@ -598,6 +746,10 @@ func (in *includer) preprocess(name, src string, defs map[string]string, depth i
 				continue
 			}
 			f := &stack[len(stack)-1]
+			if f.sawElse {
+				errorf(ln, "#else after #else")
+			}
+			f.sawElse = true
 			f.active = f.parent && !f.taken
 			f.taken = true
 			active = f.active
@@ -610,15 +762,37 @@ func (in *includer) preprocess(name, src string, defs map[string]string, depth i
 			stack = stack[:len(stack)-1]
 		case "define":
 			if active {
-				f := strings.Fields(rest)
-				if len(f) > 0 {
-					k, _, _ := strings.Cut(f[0], "(")
-					defs[k] = strings.Join(f[1:], " ")
+				macro, ok := macroName(rest)
+				if !ok {
+					errorf(ln, "#define expects a macro name")
+					continue
 				}
+				body := rest[len(macro):]
+				funcLike := strings.HasPrefix(body, "(")
+				if funcLike {
+					// The parameters, up to the first ")", are not kept: the
+					// fake never expands a function-like macro.
+					if k := strings.IndexByte(body, ')'); k >= 0 {
+						body = body[k+1:]
+					} else {
+						errorf(ln, "#define %s: expected a \")\" after the macro parameters", macro)
+						continue
+					}
+				}
+				in.m.define(macro, strings.TrimSpace(body), funcLike)
 			}
 		case "undef":
 			if active {
-				delete(defs, rest)
+				macro, ok := macroName(rest)
+				if !ok {
+					errorf(ln, "#undef expects a macro name")
+					continue
+				}
+				in.m.undef(macro)
+			}
+		case "pragma":
+			if active && strings.Fields(rest) != nil && strings.Fields(rest)[0] == "once" {
+				in.once[name] = true
 			}
 		case "error":
 			if active {
@@ -629,10 +803,21 @@ func (in *includer) preprocess(name, src string, defs map[string]string, depth i
 				*in.warns = append(*in.warns, fmt.Sprintf("%s(%d): warning #1105-D: #warning directive: %s", name, ln, rest))
 			}
 		case "include":
-			if !active || depth > 32 {
+			if !active {
 				continue
 			}
 			file := strings.Trim(rest, "\"<> \t")
+			if in.once[file] {
+				continue
+			}
+			if depth+1 > maxIncludeDepth {
+				in.catastrophic(name, ln, "#include nested too deeply (more than %d levels)", maxIncludeDepth)
+				continue
+			}
+			if in.includes++; in.includes > maxIncludes {
+				in.catastrophic(name, ln, "#include %q exceeds the fake NVRTC's limit of %d #include directives in one compile", file, maxIncludes)
+				continue
+			}
 			text, ok := in.find(file)
 			if !ok && (strings.HasPrefix(rest, "<") || builtinHeader(file)) {
 				continue // a system, toolkit or NVRTC built-in header the fake cannot see
@@ -641,50 +826,25 @@ func (in *includer) preprocess(name, src string, defs map[string]string, depth i
 				*in.errs = append(*in.errs, fmt.Sprintf("%s(%d): catastrophic error: cannot open source file %q", name, ln, file))
 				continue
 			}
-			in.preprocess(file, stripComments(text), defs, depth+1)
+			in.preprocess(file, text, depth+1)
 		}
 	}
-	if len(stack) > 0 {
-		errorf(strings.Count(src, "\n")+1, "expected an #endif")
+	if len(stack) > 0 && !in.stop {
+		errorf(len(lines), "expected an #endif")
 	}
 	return out
 }
 
-// evalIf evaluates a light #if expression.
-func evalIf(expr string, defs map[string]string) bool {
-	expr = definedRe.ReplaceAllStringFunc(expr, func(m string) string {
-		if _, ok := defs[definedRe.FindStringSubmatch(m)[1]]; ok {
-			return "1"
-		}
-		return "0"
-	})
-	for _, or := range strings.Split(expr, "||") {
-		all := true
-		for _, and := range strings.Split(or, "&&") {
-			t := strings.TrimSpace(strings.Trim(strings.TrimSpace(and), "()"))
-			neg := false
-			for strings.HasPrefix(t, "!") {
-				neg = !neg
-				t = strings.TrimSpace(t[1:])
-			}
-			v := true
-			if n, err := strconv.ParseInt(t, 0, 64); err == nil {
-				v = n != 0
-			} else if d, ok := defs[t]; ok {
-				n, err := strconv.ParseInt(strings.TrimSpace(d), 0, 64)
-				v = err != nil || n != 0
-			} else if isIdent(t) {
-				v = false // an undefined identifier is 0
-			}
-			if v == neg {
-				all = false
-			}
-		}
-		if all {
-			return true
-		}
+// macroName returns the identifier that starts s.
+func macroName(s string) (string, bool) {
+	if s == "" || !isIdentStart(s[0]) {
+		return "", false
 	}
-	return false
+	j := 1
+	for j < len(s) && isIdentByte(s[j]) {
+		j++
+	}
+	return s[:j], true
 }
 
 func isIdent(s string) bool {
@@ -741,62 +901,122 @@ type kernelDecl struct {
 	params   int // -1 when the parameter list could not be read
 }
 
-var identRe = regexp.MustCompile(`([A-Za-z_]\w*)\s*$`)
-
-// findKernels finds the __global__ functions of the active source.
+// findKernels finds the __global__ functions of the active source: each
+// is the identifier before the first "(" after a __global__, a template
+// when "template" comes between the previous ";", "{" or "}" and it. It
+// takes time in proportion to the size of the source, whatever its shape.
 func findKernels(lines []srcLine) []kernelDecl {
 	var sb strings.Builder
-	var lineAt []int // line number of each byte
-	for _, l := range lines {
+	starts := make([]int, len(lines)) // offset of each line in src
+	for i, l := range lines {
+		starts[i] = sb.Len()
 		sb.WriteString(l.text)
 		sb.WriteByte('\n')
-		for i := 0; i <= len(l.text); i++ {
-			lineAt = append(lineAt, l.n)
-		}
 	}
 	src := sb.String()
-	var out []kernelDecl
-	for off := 0; ; {
+	lineAt := func(off int) int {
+		return lines[sort.Search(len(starts), func(i int) bool { return starts[i] > off })-1].n
+	}
+
+	// The __global__ keywords and the first "(" after each.
+	type found struct{ at, open int }
+	var all []found
+	for off, open := 0, -1; ; {
 		i := strings.Index(src[off:], "__global__")
 		if i < 0 {
 			break
 		}
 		at := off + i
 		off = at + len("__global__")
-		open := strings.IndexByte(src[off:], '(')
-		if open < 0 {
-			break
+		if open < off {
+			j := strings.IndexByte(src[off:], '(')
+			if j < 0 {
+				break
+			}
+			open = off + j
 		}
-		m := identRe.FindStringSubmatch(src[off : off+open])
-		if m == nil {
+		all = append(all, found{at, open})
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	closes := map[int]int{}
+	for _, f := range all {
+		closes[f.open] = -1
+	}
+	matchParens(src, all[0].open, closes)
+
+	var out []kernelDecl
+	lastDelim, delimAt := -1, 0 // the last ";{}" in src[:delimAt]
+	lastTmpl, tmplAt := -1, 0   // the last "template" in src[:tmplAt]
+	next := 0                   // the first of all at or after the list being read
+	var ws, run, params int     // for the list at open: see below
+	open := -1
+	for _, f := range all {
+		at, off := f.at, f.at+len("__global__")
+		if f.open != open {
+			// Blanks (as regexp's \s) and a word (\w) before the "(":
+			// src[run:ws] and src[ws:open]. Distinct lists scan disjoint
+			// text.
+			open = f.open
+			for ws = open; ws > 0 && strings.IndexByte(" \t\n\f\r", src[ws-1]) >= 0; ws-- {
+			}
+			for run = ws; run > 0 && isIdentByte(src[run-1]); run-- {
+			}
+			params = -1
+			if close := closes[open]; close > 0 {
+				for next < len(all) && all[next].at < open {
+					next++
+				}
+				// A list with a __global__ in it is not a parameter list.
+				if next == len(all) || all[next].at > close {
+					params = countParams(src[open+1 : close])
+				}
+			}
+		}
+		// The name is the word before the "(" after this __global__, from
+		// its first letter or _.
+		p := max(run, off)
+		for p < ws && isDigit(src[p]) {
+			p++
+		}
+		if p >= ws {
 			continue
 		}
-		start := strings.LastIndexAny(src[:at], ";}{")
-		tmpl := strings.Contains(src[start+1:at], "template")
-		k := kernelDecl{name: m[1], line: lineAt[min(at, len(lineAt)-1)], template: tmpl, params: -1}
-		if close := matchingParen(src, off+open); close > 0 {
-			k.params = countParams(src[off+open+1 : close])
+		for ; delimAt < at; delimAt++ {
+			if c := src[delimAt]; c == ';' || c == '{' || c == '}' {
+				lastDelim = delimAt
+			}
 		}
-		out = append(out, k)
+		for ; tmplAt+len("template") <= at; tmplAt++ {
+			if strings.HasPrefix(src[tmplAt:], "template") {
+				lastTmpl = tmplAt
+			}
+		}
+		out = append(out, kernelDecl{name: src[p:ws], line: lineAt(at), template: lastTmpl > lastDelim, params: params})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].line < out[j].line })
 	return out
 }
 
-func matchingParen(s string, open int) int {
-	depth := 0
-	for i := open; i < len(s); i++ {
+// matchParens sets closes[i] to the index of the ")" that closes the "("
+// at s[i], for each i of closes (from index from on; those never closed
+// are left as they are).
+func matchParens(s string, from int, closes map[int]int) {
+	var stack []int
+	for i := from; i < len(s); i++ {
 		switch s[i] {
 		case '(':
-			depth++
+			stack = append(stack, i)
 		case ')':
-			depth--
-			if depth == 0 {
-				return i
+			if n := len(stack); n > 0 {
+				if _, ok := closes[stack[n-1]]; ok {
+					closes[stack[n-1]] = i
+				}
+				stack = stack[:n-1]
 			}
 		}
 	}
-	return -1
 }
 
 // countParams counts the top-level comma-separated parameters of a C

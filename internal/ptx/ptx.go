@@ -56,6 +56,25 @@ type Error struct {
 // Error returns "ptx: line N: message".
 func (e *Error) Error() string { return fmt.Sprintf("ptx: line %d: %s", e.Line, e.Msg) }
 
+// Limits of a kernel's parameter space. The PTX ISA (section "Kernel and
+// Function Directives: .entry", PTX ISA Notes) says: "The maximum memory
+// size supported by PTX for normal (non-opaque type) parameters is 32764
+// bytes", for PTX ISA 8.1 and above (CUDA 12.1; the CUDA C++ Programming
+// Guide allows it on Volta, sm_70, and later); earlier PTX ISA versions
+// allow 4352 bytes (256 before PTX ISA 1.5). The parser takes the largest
+// limit of any version, so that it refuses no valid PTX; what is too large
+// for an older target is the JIT compiler's to refuse.
+const (
+	// MaxParamSize is the largest parameter buffer of an entry, in bytes:
+	// every parameter must end at or before it.
+	MaxParamSize = 32764
+	// MaxAlign is the largest .align taken for a parameter. The PTX ISA
+	// ("Alignment") only requires a power of two; any alignment above the
+	// size of the parameter space could only place a parameter at offset 0,
+	// so the first power of two above MaxParamSize bounds it.
+	MaxAlign = 32768
+)
+
 // scalarSizes maps PTX fundamental types to their size in bytes.
 var scalarSizes = map[string]int{
 	"b8": 1, "s8": 1, "u8": 1,
@@ -199,7 +218,13 @@ func parseEntry(toks []token, i int) (Entry, int, error) {
 		if err != nil {
 			return Entry{}, 0, err
 		}
+		// offset <= MaxParamSize, 1 <= p.Align <= MaxAlign and
+		// 1 <= p.Size <= MaxParamSize (parseParam): none of this overflows.
 		p.Offset = alignUp(offset, p.Align)
+		if p.Offset > MaxParamSize-p.Size {
+			return Entry{}, 0, &Error{toks[i].line, fmt.Sprintf("entry %s: parameter %s (%d bytes at offset %d) exceeds the %d-byte parameter space",
+				e.Name, p.Name, p.Size, p.Offset, MaxParamSize)}
+		}
 		offset = p.Offset + p.Size
 		e.Params = append(e.Params, p)
 		i = next
@@ -229,12 +254,16 @@ func parseParam(toks []token, i int, entry string) (Param, int, error) {
 			}
 			n, err := strconv.Atoi(toks[i+1].s)
 			if err != nil || n <= 0 || n&(n-1) != 0 {
-				return bad(fmt.Sprintf("bad .align %q", toks[i+1].s))
+				return bad(fmt.Sprintf("bad .align %q: not a positive power of two", toks[i+1].s))
 			}
+			// After .ptr, .align is the pointee's alignment, not the
+			// parameter's: it does not bound the layout.
 			if p.Type == "" {
+				if n > MaxAlign {
+					return bad(fmt.Sprintf("bad .align %d: more than %d", n, MaxAlign))
+				}
 				align = n
 			}
-			// After .ptr, .align is the pointee's alignment, not the parameter's.
 			i++
 		case s == ".ptr":
 			p.Pointer = true
@@ -268,11 +297,18 @@ func parseParam(toks []token, i int, entry string) (Param, int, error) {
 				p.Array = n
 				i += 3
 			}
+			// The default alignment is the element's size (PTX ISA,
+			// "Alignment"), an explicit .align replaces it.
 			p.Align = p.Size
 			if align != 0 {
 				p.Align = align
 			}
 			if p.Array > 0 {
+				// p.Size (the element's) is 1 to 16: compared before
+				// multiplying, so that the product cannot overflow.
+				if p.Array > MaxParamSize/p.Size {
+					return bad(fmt.Sprintf("parameter %s: %d elements of %d bytes exceed the %d-byte parameter space", p.Name, p.Array, p.Size, MaxParamSize))
+				}
 				p.Size *= p.Array
 			}
 			return p, i, nil

@@ -1,0 +1,54 @@
+package ptx
+
+import (
+	"testing"
+)
+
+// FuzzParsePTX: Parse never panics on any text, and every entry it returns
+// has a layout a launch can use: sizes positive, alignments powers of two
+// no larger than MaxAlign, offsets aligned, increasing without overlap and
+// the whole within MaxParamSize. Hostile seeds are in
+// testdata/fuzz/FuzzParsePTX.
+func FuzzParsePTX(f *testing.F) {
+	f.Add(mixed)
+	f.Add(".visible .entry k(.param .align 8 .b8 k_param_0[16], .param .u16 k_param_1, .param .u64 .ptr .global .align 4 k_param_2) { ret; }")
+	f.Add(".entry fill<float>(\n\t.param .u64 fill<float>_param_0\n)\n.extern .entry d(.param .u32 x);\x00")
+	f.Fuzz(func(t *testing.T, src string) {
+		entries, err := Parse(src)
+		if err != nil {
+			if _, ok := err.(*Error); !ok {
+				t.Fatalf("error %T %v is not an *Error", err, err)
+			}
+			if entries != nil {
+				t.Fatalf("entries %v with error %v", entries, err)
+			}
+			return
+		}
+		for _, e := range entries {
+			checkLayout(t, e)
+		}
+	})
+}
+
+func checkLayout(t *testing.T, e Entry) {
+	t.Helper()
+	end := 0
+	for i, p := range e.Params {
+		switch {
+		case p.Size <= 0 || p.Size > MaxParamSize:
+			t.Fatalf("entry %q param %d: size %d", e.Name, i, p.Size)
+		case p.Align <= 0 || p.Align > MaxAlign || p.Align&(p.Align-1) != 0:
+			t.Fatalf("entry %q param %d: align %d", e.Name, i, p.Align)
+		case p.Offset < end || p.Offset%p.Align != 0:
+			t.Fatalf("entry %q param %d: offset %d (previous end %d, align %d)", e.Name, i, p.Offset, end, p.Align)
+		case p.Offset > MaxParamSize-p.Size:
+			t.Fatalf("entry %q param %d: %d bytes at %d exceed %d", e.Name, i, p.Size, p.Offset, MaxParamSize)
+		case p.Array < 0 || p.Array > 0 && p.Size%p.Array != 0:
+			t.Fatalf("entry %q param %d: array %d of size %d", e.Name, i, p.Array, p.Size)
+		}
+		end = p.Offset + p.Size
+	}
+	if e.Size() != end || e.Size() < 0 || e.Size() > MaxParamSize {
+		t.Fatalf("entry %q: size %d, end %d", e.Name, e.Size(), end)
+	}
+}
