@@ -76,17 +76,51 @@ func (d *Device) PrimaryContext() (*Context, error) {
 		return nil, nilDevice("driver.Device.PrimaryContext")
 	}
 	api := d.drv.api
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	h, r := api.DevicePrimaryCtxRetain(d.handle)
 	if r != nil {
 		return nil, d.errf("driver.Device.PrimaryContext", "cuDevicePrimaryCtxRetain", r)
 	}
-	dh := d.handle
+	d.primaryRefs++
 	return newContext(d, h, Primary, func() error {
-		if r := api.DevicePrimaryCtxRelease(dh); r != nil {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if r := api.DevicePrimaryCtxRelease(d.handle); r != nil {
 			return fmt.Errorf("cuDevicePrimaryCtxRelease: %w", r)
 		}
+		d.primaryRefs--
 		return nil
 	}), nil
+}
+
+// ResetPrimaryContext resets the device's primary context
+// (cuDevicePrimaryCtxReset): everything made in it is destroyed, and the
+// next PrimaryContext gets a fresh context. It is the way back after a
+// sticky fault (see Result.Sticky), which leaves the primary context
+// unusable for the rest of the process otherwise: close every object made
+// in it and every Context of it, then reset, then take PrimaryContext
+// again. It refuses, with an error wrapping ErrIllegalState, while this
+// Driver still holds a reference to the primary context (a Context not
+// closed, or closed but held by objects not yet closed), since those would
+// be left with a dead context. The reset destroys what other libraries in
+// the process made in the primary context too: call it only when nothing
+// else uses the device.
+func (d *Device) ResetPrimaryContext() error {
+	const op = "driver.Device.ResetPrimaryContext"
+	if d == nil || d.drv == nil {
+		return nilDevice(op)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.primaryRefs > 0 {
+		return fmt.Errorf("%s: device %d: %d references to the primary context are still held (close the objects made in it and its Contexts first): %w",
+			op, d.ordinal, d.primaryRefs, ErrIllegalState)
+	}
+	if r := d.drv.api.DevicePrimaryCtxReset(d.handle); r != nil {
+		return d.errf(op, "cuDevicePrimaryCtxReset", r)
+	}
+	return nil
 }
 
 // ContextOptions configure a new context. The zero value is the driver's
@@ -224,7 +258,7 @@ func (c *Context) Synchronize() error {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	if r != nil {
-		return fmt.Errorf("%s: %s: cuCtxSynchronize: %w", op, c, r)
+		return fmt.Errorf("%s: %s: cuCtxSynchronize: %w", op, c, core.Unusable(r))
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package driver
 import (
 	"fmt"
 	"strings"
+	"sync"
 )
 
 // Device is one CUDA device (a CUdevice). Devices are owned by their Driver and
@@ -11,6 +12,12 @@ type Device struct {
 	drv     *Driver
 	ordinal int
 	handle  int
+
+	// mu serialises retaining, releasing and resetting the primary
+	// context; primaryRefs counts this Driver's references to it that are
+	// not yet released in the driver.
+	mu          sync.Mutex
+	primaryRefs int
 }
 
 // Driver returns the driver the device belongs to.

@@ -63,3 +63,13 @@ const (
 // 64 opaque bytes that another process opens (see memory.OpenIPC and
 // stream.OpenIPCEvent).
 type IPCHandle = backend.IPCHandle
+
+// ErrContextUnusable marks the errors of a context that a fault in a kernel
+// (a sticky error: an illegal address, a device-side assert, ...; see
+// Result.Sticky) has made unusable: every later call in it fails. The way
+// back, in the same process: close every object made in the context and the
+// Context itself (closing succeeds: the objects went with the context),
+// then, for the primary context, Device.ResetPrimaryContext; take a new
+// Context and make new objects. An owned context is simply gone once
+// closed.
+var ErrContextUnusable = core.ErrContextUnusable

@@ -139,6 +139,37 @@ func (b *Backend) DevicePrimaryCtxRelease(dev int) error {
 	return nil
 }
 
+// DevicePrimaryCtxReset is cuDevicePrimaryCtxReset: the primary context's
+// work is finished, everything made in it destroyed, and its reference
+// count dropped to zero, so the next retain gets a fresh context.
+func (b *Backend) DevicePrimaryCtxReset(dev int) error {
+	if err := b.enter("cuDevicePrimaryCtxReset"); err != nil {
+		return err
+	}
+	d, err := b.dev(dev)
+	if err != nil {
+		return err
+	}
+	if err := b.lockExec(); err != nil {
+		return err
+	}
+	defer b.unlockExec()
+	b.mu.Lock()
+	c := d.primary
+	b.mu.Unlock()
+	if c == nil || c.refs == 0 {
+		return nil
+	}
+	b.drainContext(c)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if c.refs > 0 {
+		c.refs = 0
+		b.teardownLocked(c)
+	}
+	return nil
+}
+
 // DevicePrimaryCtxGetState is cuDevicePrimaryCtxGetState.
 func (b *Backend) DevicePrimaryCtxGetState(dev int) (uint32, bool, error) {
 	if err := b.enter("cuDevicePrimaryCtxGetState"); err != nil {

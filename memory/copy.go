@@ -7,6 +7,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/core"
 )
 
 // CopyToDevice copies src into dst (cuMemcpyHtoD, dst's context current).
@@ -37,12 +38,12 @@ func CopyToDevice[T any](dst *Buffer[T], src []T) error {
 	r := api.MemcpyHtoD(dst.ptr, unsafe.Pointer(unsafe.SliceData(src)), n)
 	runtime.KeepAlive(src)
 	if r != nil {
-		return fmt.Errorf("%s: %d bytes to %s: cuMemcpyHtoD: %w", op, n, dst, r)
+		return fmt.Errorf("%s: %d bytes to %s: cuMemcpyHtoD: %w", op, n, dst, core.Unusable(r))
 	}
 	// cuMemcpyHtoD from pageable memory may return once the data is staged;
 	// wait for the legacy stream so the copy is complete on return.
 	if r := api.StreamSynchronize(backend.StreamLegacy); r != nil {
-		return fmt.Errorf("%s: %s: cuStreamSynchronize(CU_STREAM_LEGACY): %w", op, ctx, r)
+		return fmt.Errorf("%s: %s: cuStreamSynchronize(CU_STREAM_LEGACY): %w", op, ctx, core.Unusable(r))
 	}
 	return nil
 }
@@ -71,7 +72,7 @@ func CopyToHost[T any](dst []T, src *Buffer[T]) error {
 	r := apiOf(ctx).MemcpyDtoH(unsafe.Pointer(unsafe.SliceData(dst)), src.ptr, src.bytes())
 	runtime.KeepAlive(dst)
 	if r != nil {
-		return fmt.Errorf("%s: %d bytes from %s: cuMemcpyDtoH: %w", op, src.bytes(), src, r)
+		return fmt.Errorf("%s: %d bytes from %s: cuMemcpyDtoH: %w", op, src.bytes(), src, core.Unusable(r))
 	}
 	return nil
 }
@@ -105,18 +106,18 @@ func CopyDtoD[T any](dst, src *Buffer[T]) error {
 	n := src.bytes()
 	if src.a.ctx.Handle() == ctx.Handle() {
 		if r := api.MemcpyDtoD(dst.ptr, src.ptr, n); r != nil {
-			return fmt.Errorf("%s: %d bytes from %s to %s: cuMemcpyDtoD: %w", op, n, src, dst, r)
+			return fmt.Errorf("%s: %d bytes from %s to %s: cuMemcpyDtoD: %w", op, n, src, dst, core.Unusable(r))
 		}
 		if r := api.StreamSynchronize(backend.StreamLegacy); r != nil {
-			return fmt.Errorf("%s: %s: cuStreamSynchronize(CU_STREAM_LEGACY): %w", op, ctx, r)
+			return fmt.Errorf("%s: %s: cuStreamSynchronize(CU_STREAM_LEGACY): %w", op, ctx, core.Unusable(r))
 		}
 		return nil
 	}
 	if r := api.MemcpyPeer(dst.ptr, ctx.Handle(), src.ptr, src.a.ctx.Handle(), n); r != nil {
-		return fmt.Errorf("%s: %d bytes from %s of %s to %s of %s: cuMemcpyPeer: %w", op, n, src, src.a.ctx, dst, ctx, r)
+		return fmt.Errorf("%s: %d bytes from %s of %s to %s of %s: cuMemcpyPeer: %w", op, n, src, src.a.ctx, dst, ctx, core.Unusable(r))
 	}
 	if r := api.CtxSynchronize(); r != nil {
-		return fmt.Errorf("%s: %s: cuCtxSynchronize: %w", op, ctx, r)
+		return fmt.Errorf("%s: %s: cuCtxSynchronize: %w", op, ctx, core.Unusable(r))
 	}
 	return nil
 }

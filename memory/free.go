@@ -6,6 +6,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/core"
 	"github.com/nocgo/cuda/stream"
 )
 
@@ -59,10 +60,22 @@ func (b *Buffer[T]) Close() error {
 		a.owner = nil
 		return releaseHold(a.hold, op, desc)
 	}
-	if err := a.hold.Do(a.free); err != nil {
+	return closeWith(a, a.hold.Do(a.free), op, desc)
+}
+
+// closeWith finishes freeing a after its free call returned err: a failure
+// that left a usable (nothing freed) is returned and Close can be retried;
+// otherwise the hold is let go, and err (the context was unusable, the
+// memory went with it) is returned with any error of letting go.
+func closeWith(a *allocation, err error, op, desc string) error {
+	if err != nil && !a.freed.Load() {
 		return fmt.Errorf("%s: %s: %w", op, desc, err)
 	}
-	return releaseHold(a.hold, op, desc)
+	rerr := releaseHold(a.hold, op, desc)
+	if err != nil {
+		return errors.Join(fmt.Errorf("%s: %s: %w", op, desc, err), rerr)
+	}
+	return rerr
 }
 
 // free releases the memory of an owned or IPC-mapped allocation with its
@@ -97,8 +110,14 @@ func (a *allocation) free(api backend.API) error {
 func (a *allocation) release(free func() error, call string) error {
 	a.freed.Store(true)
 	if r := free(); r != nil {
-		a.freed.Store(false)
-		return fmt.Errorf("%s: %w", call, r)
+		if !core.Gone(r) {
+			a.freed.Store(false)
+			return fmt.Errorf("%s: %w", call, r)
+		}
+		// The context is unusable or gone, and the memory with it: the
+		// buffer is freed all the same, and the error says why.
+		a.owner = nil
+		return fmt.Errorf("%s: %w", call, core.Unusable(r))
 	}
 	a.owner = nil
 	return nil
@@ -151,8 +170,5 @@ func (b *Buffer[T]) FreeAsync(s *stream.Stream) error {
 		defer sb.Unbind()
 		return a.release(func() error { return api.MemFreeAsync(a.base, s.Handle()) }, "cuMemFreeAsync")
 	})
-	if err != nil {
-		return fmt.Errorf("%s: %s: %w", op, desc, err)
-	}
-	return releaseHold(a.hold, op, desc)
+	return closeWith(a, err, op, desc)
 }

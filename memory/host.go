@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -140,14 +141,20 @@ func (h *HostBuffer[T]) Close() error {
 	err := h.hold.Do(func(api backend.API) error {
 		h.freed.Store(true)
 		if r := api.MemFreeHost(h.p); r != nil {
-			h.freed.Store(false)
-			return fmt.Errorf("cuMemFreeHost: %w", r)
+			if !core.Gone(r) {
+				h.freed.Store(false)
+			}
+			return fmt.Errorf("cuMemFreeHost: %w", core.Unusable(r))
 		}
 		return nil
 	})
 	what := fmt.Sprintf("%d bytes at %p", h.Size(), h.p)
-	if err != nil {
+	if err != nil && !h.freed.Load() {
 		return fmt.Errorf("%s: %s: %w", op, what, err)
 	}
-	return releaseHold(h.hold, op, what)
+	rerr := releaseHold(h.hold, op, what)
+	if err != nil {
+		return errors.Join(fmt.Errorf("%s: %s: %w", op, what, err), rerr)
+	}
+	return rerr
 }

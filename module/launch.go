@@ -109,7 +109,7 @@ func (f *Function) launch(s *stream.Stream, cfg *Config, params unsafe.Pointer) 
 		[3]uint32{uint32(bl.X), uint32(bl.Y), uint32(bl.Z)},
 		uint32(cfg.SharedMem), s.Handle(), params)
 	if err != nil {
-		return fmt.Errorf("%s on %s: cuLaunchKernel: %w", f, s, err)
+		return fmt.Errorf("%s on %s: cuLaunchKernel: %w", f, s, core.Unusable(err))
 	}
 	return nil
 }

@@ -240,7 +240,7 @@ func (e *Event) Synchronize() error {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	if r := e.api().EventSynchronize(e.h); r != nil {
-		return fmt.Errorf("%s: %s: cuEventSynchronize: %w", op, e, r)
+		return fmt.Errorf("%s: %s: cuEventSynchronize: %w", op, e, core.Unusable(r))
 	}
 	return nil
 }
@@ -259,7 +259,7 @@ func (e *Event) Query() (bool, error) {
 	if isNotReady(r) {
 		return false, nil
 	}
-	return false, fmt.Errorf("%s: %s: cuEventQuery: %w", op, e, r)
+	return false, fmt.Errorf("%s: %s: cuEventQuery: %w", op, e, core.Unusable(r))
 }
 
 // Close ends this Event and lets go of its context (see driver.Context):

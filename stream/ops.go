@@ -5,6 +5,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/core"
 )
 
 // Synchronize blocks until all work queued on the stream is done
@@ -19,7 +20,7 @@ func (s *Stream) Synchronize() error {
 	}
 	defer b.Unbind()
 	if r := s.api().StreamSynchronize(s.q.Handle); r != nil {
-		return s.errf(op, "cuStreamSynchronize", r)
+		return s.errf(op, "cuStreamSynchronize", core.Unusable(r))
 	}
 	if s.panicked.Load() {
 		return s.takePanic()
@@ -44,7 +45,7 @@ func (s *Stream) Query() (bool, error) {
 	if isNotReady(r) {
 		return false, nil
 	}
-	return false, s.errf(op, "cuStreamQuery", r)
+	return false, s.errf(op, "cuStreamQuery", core.Unusable(r))
 }
 
 // isNotReady reports whether r is CUDA_ERROR_NOT_READY, without reflection.

@@ -63,6 +63,10 @@ type API interface {
 	// Contexts.
 	DevicePrimaryCtxRetain(dev int) (uintptr, error)
 	DevicePrimaryCtxRelease(dev int) error
+	// DevicePrimaryCtxReset is cuDevicePrimaryCtxReset: destroys every
+	// allocation and object of the primary context and resets it, so that
+	// the next retain gets a fresh one (the way back from a sticky fault).
+	DevicePrimaryCtxReset(dev int) error
 	// DevicePrimaryCtxGetState is cuDevicePrimaryCtxGetState: flags and whether it is active.
 	DevicePrimaryCtxGetState(dev int) (flags uint32, active bool, r error)
 	CtxCreate(flags uint32, dev int) (uintptr, error)

@@ -178,6 +178,20 @@ func (r Result) describe() (string, string) {
 	return fmt.Sprintf("CUDA_ERROR_%d", uint32(r)), "unrecognized error code"
 }
 
+// Sticky reports whether r is a sticky error: a fault in a kernel (an
+// illegal address or instruction, a misaligned address, a device-side
+// assert, an unspecified launch failure, a timeout, a hardware stack error)
+// that leaves its context unusable. Every later call in the context fails
+// with it; only destroying the context (or resetting the primary context)
+// recovers.
+func (r Result) Sticky() bool {
+	switch r {
+	case 700, 702, 710, 714, 715, 716, 717, 718, 719:
+		return true
+	}
+	return false
+}
+
 // Err returns nil for Success and r otherwise, for code that holds a Result
 // and must return an error.
 func (r Result) Err() error {

@@ -20,6 +20,10 @@ const (
 	// KernelFillFloat is the name expression of fill<float>(float* p,
 	// float v, int n): p[i] = v for i < n.
 	KernelFillFloat = "fill<float>"
+	// KernelWriteAt is write_at(float* p, long long i): one thread writes
+	// p[i] = 1. With i far outside p's allocation it is a kernel that
+	// faults (CUDA_ERROR_ILLEGAL_ADDRESS, sticky).
+	KernelWriteAt = "write_at"
 )
 
 // KernelSource is the CUDA source of the kernels the suite launches, beside
@@ -30,6 +34,11 @@ extern "C" __global__ void add1(float* p, int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) p[i] += 1.0f;
+}
+
+extern "C" __global__ void write_at(float* p, long long i)
+{
+    if (blockIdx.x == 0 && threadIdx.x == 0) p[i] = 1.0f;
 }
 
 extern "C" __global__ void spin(unsigned long long ns)

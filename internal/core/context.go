@@ -157,13 +157,17 @@ func (h *Hold) Bind() (Binding, error) {
 // last holder. A destroy that fails leaves the object open, so that Close
 // can be retried; a Close after a successful one is a no-op that returns
 // nil. The object is closed even when ending the context then fails: that
-// error is returned, and the context's next Release tries again.
+// error is returned, and the context's next Release tries again. A destroy
+// that fails because the context is unusable after a sticky fault, or gone,
+// closes the object too (its resources went with the context) and returns
+// that error, marked with ErrContextUnusable for a sticky fault.
 func (h *Hold) Close(destroy func(api backend.API) error) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed.Load() {
 		return nil
 	}
+	var lost error
 	if destroy != nil {
 		b, err := h.c.bind(false)
 		if err != nil {
@@ -173,10 +177,19 @@ func (h *Hold) Close(destroy func(api backend.API) error) error {
 		if uerr := b.Unbind(); err == nil {
 			err = uerr
 		}
-		if err != nil {
+		switch {
+		case err == nil:
+		case Gone(err):
+			// The context is unusable or gone, and the object with it:
+			// it is closed, and the error says why.
+			lost = Unusable(err)
+		default:
 			return err
 		}
 	}
 	h.closed.Store(true)
-	return h.c.drop()
+	if err := h.c.drop(); err != nil {
+		return errors.Join(lost, err)
+	}
+	return lost
 }

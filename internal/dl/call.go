@@ -86,9 +86,11 @@ func cgocall(fn uintptr, arg unsafe.Pointer) int32
 // lean.go, is its lean counterpart).
 var trampolines [15]uintptr
 
-// trampolinesBuilt reports whether the CallN functions use the trampolines
-// (false with -tags nocgo_syscalln).
-const trampolinesBuilt = true
+// Trampolines reports whether the CallN functions go through the
+// library's own trampolines: false when built with -tags nocgo_syscalln,
+// where they are purego.SyscallN and each pointer argument moves to the
+// heap (one allocation).
+const Trampolines = true
 
 // frame is the layout of every frameN (zcall.go): the trampolines read and
 // write it at fixed offsets (gen_calls.go's offFn ... offArgs). moved and top

@@ -17,8 +17,9 @@ import (
 // alive until the call returns. The rules of call.go still hold for callers
 // (they are what the default path needs).
 
-// trampolinesBuilt reports whether the CallN functions use the trampolines.
-const trampolinesBuilt = false
+// Trampolines reports whether the CallN functions go through the
+// library's own trampolines: not in this build.
+const Trampolines = false
 
 // leanBuilt reports whether the LeanCallN functions skip entersyscall.
 const leanBuilt = false

@@ -2,8 +2,6 @@
 
 package dl
 
-// Trampolines and Lean tell the tests which call path this build has.
-const (
-	Trampolines = trampolinesBuilt
-	Lean        = leanBuilt
-)
+// Lean tells the tests whether the lean calls skip entersyscall in this
+// build.
+const Lean = leanBuilt

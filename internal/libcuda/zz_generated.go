@@ -149,6 +149,19 @@ func (l *libcuda) DevicePrimaryCtxRelease(dev int) error {
 	return check(res)
 }
 
+// DevicePrimaryCtxReset is cuDevicePrimaryCtxReset(CUdevice dev).
+func (l *libcuda) DevicePrimaryCtxReset(dev int) error {
+	if !cInt(dev) {
+		return backend.ErrInvalidDevice
+	}
+	proc, err := l.fn(symDevicePrimaryCtxReset)
+	if err != nil {
+		return err
+	}
+	res := dl.Call1(proc, uintptr(dev))
+	return check(res)
+}
+
 // DevicePrimaryCtxGetState is cuDevicePrimaryCtxGetState(CUdevice dev,
 // unsigned int* flags, int* active).
 func (l *libcuda) DevicePrimaryCtxGetState(dev int) (uint32, bool, error) {

@@ -20,6 +20,7 @@ const (
 	symDeviceCanAccessPeer
 	symDevicePrimaryCtxRetain
 	symDevicePrimaryCtxRelease
+	symDevicePrimaryCtxReset
 	symDevicePrimaryCtxGetState
 	symCtxCreate
 	symCtxDestroy
@@ -103,6 +104,7 @@ var syms = [numSyms]symInfo{
 	symDeviceCanAccessPeer:            {name: "cuDeviceCanAccessPeer", since: 4000},
 	symDevicePrimaryCtxRetain:         {name: "cuDevicePrimaryCtxRetain", since: 7000},
 	symDevicePrimaryCtxRelease:        {name: "cuDevicePrimaryCtxRelease", since: 7000, dlsym: []string{"cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"}},
+	symDevicePrimaryCtxReset:          {name: "cuDevicePrimaryCtxReset", since: 7000, dlsym: []string{"cuDevicePrimaryCtxReset_v2", "cuDevicePrimaryCtxReset"}},
 	symDevicePrimaryCtxGetState:       {name: "cuDevicePrimaryCtxGetState", since: 7000},
 	symCtxCreate:                      {name: "cuCtxCreate", since: 3020, cap: 11000, dlsym: []string{"cuCtxCreate_v2"}},
 	symCtxDestroy:                     {name: "cuCtxDestroy", since: 4000, dlsym: []string{"cuCtxDestroy_v2"}},
@@ -198,6 +200,8 @@ func Since(name string) (version int, ok bool) {
 	case "cuDevicePrimaryCtxRetain":
 		return 7000, true
 	case "cuDevicePrimaryCtxRelease":
+		return 7000, true
+	case "cuDevicePrimaryCtxReset":
 		return 7000, true
 	case "cuDevicePrimaryCtxGetState":
 		return 7000, true

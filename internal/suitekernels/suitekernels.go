@@ -30,6 +30,11 @@ func Options() []fake.Option {
 				fake.Store(t, p, i, fake.Load[float32](t, p, i)+1)
 			}
 		}),
+		fake.Kernel(drivertest.KernelWriteAt, func(t fake.Thread, p fake.Ptr, i int64) {
+			if t.X() == 0 && t.Y() == 0 && t.Z() == 0 {
+				fake.Store(t, p, int(i), float32(1))
+			}
+		}),
 		fake.Kernel(drivertest.KernelSpin, func(t fake.Thread, ns uint64) {
 			if t.X() == 0 && t.Y() == 0 && t.Z() == 0 {
 				time.Sleep(time.Duration(ns))
