@@ -96,16 +96,15 @@ func (d *Device) PrimaryContext() (*Context, error) {
 
 // ResetPrimaryContext resets the device's primary context
 // (cuDevicePrimaryCtxReset): everything made in it is destroyed, and the
-// next PrimaryContext gets a fresh context. It is the way back after a
-// sticky fault (see Result.Sticky), which leaves the primary context
-// unusable for the rest of the process otherwise: close every object made
-// in it and every Context of it, then reset, then take PrimaryContext
-// again. It refuses, with an error wrapping ErrIllegalState, while this
-// Driver still holds a reference to the primary context (a Context not
-// closed, or closed but held by objects not yet closed), since those would
-// be left with a dead context. The reset destroys what other libraries in
-// the process made in the primary context too: call it only when nothing
-// else uses the device.
+// next PrimaryContext gets a fresh context (with, for example, other flags).
+// It does not recover from a sticky fault: on the H200 with driver 580, the
+// driver refuses new contexts after one all the same (see ErrStickyFault).
+// It refuses, with an error wrapping ErrIllegalState, while this Driver
+// still holds a reference to the primary context (a Context not closed, or
+// closed but held by objects not yet closed), since those would be left
+// with a dead context. The reset destroys what other libraries in the
+// process made in the primary context too: call it only when nothing else
+// uses the device.
 func (d *Device) ResetPrimaryContext() error {
 	const op = "driver.Device.ResetPrimaryContext"
 	if d == nil || d.drv == nil {

@@ -64,12 +64,15 @@ const (
 // stream.OpenIPCEvent).
 type IPCHandle = backend.IPCHandle
 
-// ErrContextUnusable marks the errors of a context that a fault in a kernel
-// (a sticky error: an illegal address, a device-side assert, ...; see
-// Result.Sticky) has made unusable: every later call in it fails. The way
-// back, in the same process: close every object made in the context and the
-// Context itself (closing succeeds: the objects went with the context),
-// then, for the primary context, Device.ResetPrimaryContext; take a new
-// Context and make new objects. An owned context is simply gone once
-// closed.
-var ErrContextUnusable = core.ErrContextUnusable
+// ErrStickyFault marks the errors of a sticky fault: a kernel that faulted
+// (an illegal address, a device-side assert, an unspecified launch failure;
+// see Result.Sticky). NVIDIA's driver then refuses all further work in the
+// process, in every context: on the H200 with driver 580, new contexts
+// cannot be made either, even after Device.ResetPrimaryContext, and NVIDIA
+// documents that the process must be restarted. What the library does:
+// the error says so; closing objects succeeds (a Close that the dead
+// context refuses closes the object all the same and returns the error
+// marked with ErrStickyFault), so nothing is left half open; and the
+// process can then exit cleanly. A server that must survive a faulting
+// kernel runs that GPU work in a child process it can restart.
+var ErrStickyFault = core.ErrStickyFault

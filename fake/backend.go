@@ -21,7 +21,8 @@ type Backend struct {
 	version int
 	faults  map[string]*faultCounter // read-only after NewBackend
 
-	inited atomic.Bool // cuInit was called
+	inited atomic.Bool           // cuInit was called
+	poison atomic.Pointer[error] // the sticky fault that poisoned the process, if any (see poison.go)
 
 	mu       sync.RWMutex // guards everything below
 	devs     []*device
@@ -148,6 +149,9 @@ func (b *Backend) enter(op string) error {
 	}
 	if !b.inited.Load() {
 		return driver.ErrNotInitialized
+	}
+	if p := b.poison.Load(); p != nil && !survivesFault[op] {
+		return *p
 	}
 	return nil
 }

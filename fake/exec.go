@@ -139,6 +139,7 @@ func (b *Backend) runHead(s *stream) {
 		b.runUpTo(it.waitS, it.waitSeq)
 	}
 	err := runItem(it)
+	b.noteFault(err)
 	b.mu.Lock()
 	s.q[0] = nil
 	s.q = s.q[1:]

@@ -98,13 +98,9 @@ func TestLaunchFaults(t *testing.T) {
 	var ran int
 	b := bound(t,
 		Kernel("oob", func(t Thread, p Ptr) { ran++; Store(t, p, t.X(), int32(1)) }),
-		Kernel("boom", func(t Thread) { panic("kernel bug") }),
 	)
-	m := load(t, b, `extern "C" __global__ void oob(int* p) {}
-extern "C" __global__ void boom() {}`)
+	m := load(t, b, `extern "C" __global__ void oob(int* p) {}`)
 	oob, err := b.ModuleGetFunction(m, "oob")
-	require.NoError(t, err)
-	boom, err := b.ModuleGetFunction(m, "boom")
 	require.NoError(t, err)
 	p, err := b.MemAlloc(4 * 4)
 	require.NoError(t, err)
@@ -116,12 +112,29 @@ extern "C" __global__ void boom() {}`)
 	assert.ErrorIs(t, b.StreamSynchronize(s), driver.ErrIllegalAddress)
 	assert.Equal(t, 5, ran, "threads after the faulting one are skipped")
 	assert.ErrorIs(t, b.StreamQuery(s), driver.ErrIllegalAddress, "sticky for the stream")
+	// Sticky for the process, as on the real driver: work in any context
+	// fails, new contexts cannot be made, the thread's context stack and
+	// device queries still answer.
+	_, err = b.StreamCreateWithPriority(0, 0)
+	assert.ErrorIs(t, err, driver.ErrIllegalAddress, "a new stream")
+	_, err = b.CtxCreate(0, 0)
+	assert.ErrorIs(t, err, driver.ErrIllegalAddress, "a new context")
+	_, err = b.CtxGetCurrent()
+	assert.NoError(t, err)
+	_, err = b.DeviceGetName(0)
+	assert.NoError(t, err)
 
-	s2, err := b.StreamCreateWithPriority(0, 0)
+	// A panicking kernel body is a launch failure, sticky too.
+	b2 := bound(t, Kernel("boom", func(t Thread) { panic("kernel bug") }))
+	m2 := load(t, b2, `extern "C" __global__ void boom() {}`)
+	boom2, err := b2.ModuleGetFunction(m2, "boom")
 	require.NoError(t, err)
-	defer b.StreamDestroy(s2)
-	require.NoError(t, b.LaunchKernel(boom, [3]uint32{1, 1, 1}, [3]uint32{1, 1, 1}, 0, s2, nil))
-	assert.ErrorIs(t, b.StreamSynchronize(s2), driver.ErrLaunchFailed)
+	s2, err := b2.StreamCreateWithPriority(0, 0)
+	require.NoError(t, err)
+	require.NoError(t, b2.LaunchKernel(boom2, [3]uint32{1, 1, 1}, [3]uint32{1, 1, 1}, 0, s2, nil))
+	assert.ErrorIs(t, b2.StreamSynchronize(s2), driver.ErrLaunchFailed)
+	_, err = b2.MemAlloc(16)
+	assert.ErrorIs(t, err, driver.ErrLaunchFailed, "the launch failure poisoned the process")
 }
 
 func TestLaunchChecks(t *testing.T) {

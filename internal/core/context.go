@@ -160,7 +160,7 @@ func (h *Hold) Bind() (Binding, error) {
 // error is returned, and the context's next Release tries again. A destroy
 // that fails because the context is unusable after a sticky fault, or gone,
 // closes the object too (its resources went with the context) and returns
-// that error, marked with ErrContextUnusable for a sticky fault.
+// that error, marked with ErrStickyFault for a sticky fault.
 func (h *Hold) Close(destroy func(api backend.API) error) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()

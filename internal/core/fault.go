@@ -7,18 +7,18 @@ import (
 	"github.com/nocgo/cuda/driver/backend"
 )
 
-// ErrContextUnusable marks errors of a context that a sticky fault (see
-// backend.Result.Sticky) has made unusable. Package driver exports it.
-var ErrContextUnusable = errors.New("the context is unusable after a fault in a kernel: close every object made in it and its Context, then Device.ResetPrimaryContext for the primary context (an owned context is gone once closed), and make new objects")
+// ErrStickyFault marks the errors of a sticky fault (see
+// backend.Result.Sticky). Package driver exports it.
+var ErrStickyFault = errors.New("a kernel faulted (a sticky error): the driver refuses all further CUDA work in this process, in every context, new ones too; close the objects (closing succeeds) and restart the process, or run GPU work that may fault in a child process")
 
-// Unusable returns err marked with ErrContextUnusable when it carries a
-// sticky result, and err unchanged otherwise.
+// Unusable returns err marked with ErrStickyFault when it carries a sticky
+// result, and err unchanged otherwise.
 func Unusable(err error) error {
 	var r backend.Result
-	if err == nil || !errors.As(err, &r) || !r.Sticky() || errors.Is(err, ErrContextUnusable) {
+	if err == nil || !errors.As(err, &r) || !r.Sticky() || errors.Is(err, ErrStickyFault) {
 		return err
 	}
-	return fmt.Errorf("%w (%w)", err, ErrContextUnusable)
+	return fmt.Errorf("%w (%w)", err, ErrStickyFault)
 }
 
 // Gone reports whether a failed teardown says the object went with its
