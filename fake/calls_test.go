@@ -1,0 +1,162 @@
+package fake
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/internal/libcuda"
+)
+
+func TestCallsCountsEveryCallIncludingFailures(t *testing.T) {
+	b := bound(t, CountCalls(), FailNth("cuMemAlloc_v2", 2, driver.ErrOutOfMemory))
+	calls := b.Calls()
+	assert.Equal(t, int64(1), calls["cuInit"])
+	assert.Equal(t, int64(1), calls["cuDevicePrimaryCtxRetain"])
+	assert.Equal(t, int64(1), calls["cuCtxPushCurrent"])
+	assert.NotContains(t, calls, "cuMemAlloc", "entry points not called are left out")
+
+	p, err := b.MemAlloc(16)
+	require.NoError(t, err)
+	_, err = b.MemAlloc(16)
+	require.ErrorIs(t, err, driver.ErrOutOfMemory)
+	require.NoError(t, b.MemFree(p))
+	require.ErrorIs(t, b.MemFree(p), driver.ErrInvalidValue, "a call that fails on its arguments")
+
+	calls = b.Calls()
+	assert.Equal(t, int64(2), calls["cuMemAlloc"], "the failed call counts, under the base name")
+	assert.Equal(t, int64(2), calls["cuMemFree"])
+
+	calls["cuMemAlloc"] = 99
+	assert.Equal(t, int64(2), b.Calls()["cuMemAlloc"], "a snapshot")
+}
+
+func TestCallsWithoutCountCalls(t *testing.T) {
+	b := bound(t, FailNth("cuMemAlloc", 5, driver.ErrOutOfMemory))
+	p, err := b.MemAlloc(16)
+	require.NoError(t, err)
+	require.NoError(t, b.MemFree(p))
+	assert.Equal(t, map[string]int64{"cuMemAlloc": 1}, b.Calls(), "only what FailNth names")
+	assert.Empty(t, NewBackend().Calls())
+}
+
+func TestCallsCountsNVRTCAndUninitialised(t *testing.T) {
+	b := NewBackend(CountCalls())
+	_, err := b.MemAlloc(16)
+	require.ErrorIs(t, err, driver.ErrNotInitialized)
+	_, err = b.DriverGetVersion()
+	require.NoError(t, err)
+	nv, err := b.NVRTC()
+	require.NoError(t, err)
+	_, _, err = nv.Version()
+	require.NoError(t, err)
+	prog, err := nv.CreateProgram("", "empty.cu", nil, nil)
+	require.NoError(t, err)
+	require.NoError(t, nv.Compile(prog, nil))
+	require.NoError(t, nv.DestroyProgram(prog))
+	assert.Equal(t, map[string]int64{
+		"cuMemAlloc":          1,
+		"cuDriverGetVersion":  1,
+		"nvrtcVersion":        1,
+		"nvrtcCreateProgram":  1,
+		"nvrtcCompileProgram": 1,
+		"nvrtcDestroyProgram": 1,
+	}, b.Calls())
+}
+
+// A missing symbol (an older driver) never reaches the entry point: it is not
+// counted, as FailNth does not count it.
+func TestCallsSkipsMissingSymbols(t *testing.T) {
+	b := bound(t, CountCalls(), DriverVersion(11000))
+	_, err := b.MemAllocAsync(16, 0)
+	require.Error(t, err)
+	assert.NotContains(t, b.Calls(), "cuMemAllocAsync")
+}
+
+// The count is FailNth's: FailNth(op, k) with k = Calls()[op] after a run
+// fails the last call of op in the same run.
+func TestCallsMatchesFailNth(t *testing.T) {
+	run := func(b *Backend) error {
+		var first error
+		keep := func(err error) {
+			if first == nil {
+				first = err
+			}
+		}
+		for range 3 {
+			p, err := b.MemAlloc(64)
+			keep(err)
+			if err == nil {
+				keep(b.MemsetD8(p, 1, 64))
+				keep(b.MemFree(p))
+			}
+		}
+		return first
+	}
+	clean := bound(t, CountCalls())
+	require.NoError(t, run(clean))
+	calls := clean.Calls()
+	require.Equal(t, int64(3), calls["cuMemAlloc"])
+	require.Equal(t, int64(3), calls["cuMemsetD8"])
+	for _, op := range []string{"cuMemAlloc", "cuMemsetD8", "cuMemFree"} {
+		b := bound(t, CountCalls(), FailNth(op, int(calls[op]), driver.ErrUnknown))
+		require.ErrorIs(t, run(b), driver.ErrUnknown, op)
+		assert.Equal(t, calls[op], b.Calls()[op], op)
+	}
+}
+
+func TestEntryPointsAreKnown(t *testing.T) {
+	eps := EntryPoints()
+	require.True(t, sort.StringsAreSorted(eps))
+	seen := map[string]bool{}
+	for _, op := range eps {
+		require.False(t, seen[op], "duplicate %s", op)
+		seen[op] = true
+		assert.Equal(t, op, baseName(op), "a base name")
+		if strings.HasPrefix(op, "cu") {
+			_, ok := libcuda.Since(op)
+			assert.True(t, ok, "%s is a libcuda entry point of the real backend", op)
+		}
+	}
+	b := NewBackend(CountCalls())
+	assert.Len(t, b.faults, len(eps), "CountCalls counts each of them")
+}
+
+// TestEntryPointsMatchSources keeps entryPoints equal to the names the
+// fake's sources pass to fault (through enter, syncOp, asyncOp, the NVRTC
+// enter or directly), so that CountCalls counts every entry point.
+func TestEntryPointsMatchSources(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	require.NoError(t, err)
+	lit := regexp.MustCompile(`(?:\benter\(|\bfault\(|\bsyncOp\(|\basyncOp\(|const op = )"([A-Za-z0-9_]+)"`)
+	indirect := regexp.MustCompile(`\b(?:enter|fault)\(([a-z][A-Za-z0-9_]*)\)`)
+	want := map[string]bool{}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") || f == "calls.go" {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for _, m := range lit.FindAllStringSubmatch(string(src), -1) {
+			want[m[1]] = true
+		}
+		for _, m := range indirect.FindAllStringSubmatch(string(src), -1) {
+			// Only the helpers that take op from a literal at their call
+			// sites (matched above), or a const op, may pass a variable.
+			assert.Equal(t, "op", m[1], "%s: fault/enter with %s: add its names to the check", f, m[0])
+		}
+	}
+	var got []string
+	for op := range want {
+		got = append(got, op)
+	}
+	sort.Strings(got)
+	assert.Equal(t, got, EntryPoints())
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package faultsweep
+
+const raceEnabled = false
