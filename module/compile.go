@@ -170,7 +170,13 @@ func compile(nv backend.NVRTC, src, name string, opts Options, arch string) (*co
 		return nil, fmt.Errorf("module.Compile: %s: nvrtcCreateProgram: %w", name, err)
 	}
 	c, err := compileProgram(nv, prog, name, opts, arch)
-	if derr := nv.DestroyProgram(prog); derr != nil && err == nil {
+	// A failed destroy is tried once more, so that one failure leaks
+	// nothing; a second one is reported.
+	derr := nv.DestroyProgram(prog)
+	if derr != nil {
+		derr = nv.DestroyProgram(prog)
+	}
+	if derr != nil && err == nil {
 		return nil, fmt.Errorf("module.Compile: %s: nvrtcDestroyProgram: %w", name, derr)
 	}
 	return c, err
@@ -194,11 +200,19 @@ func compileProgram(nv backend.NVRTC, prog uintptr, name string, opts Options, a
 		return nil, &CompileError{Name: name, Arch: arch, Log: log, Options: opts, Flags: flags, Err: cerr}
 	}
 	c := &compiled{Arch: arch, Log: log}
-	if ptx, err := nv.PTX(prog); err == nil && len(ptx) > 0 {
+	ptx, err := nv.PTX(prog)
+	if err != nil {
+		return nil, fmt.Errorf("module.Compile: %s (%s): nvrtcGetPTX: %w", name, arch, err)
+	}
+	if len(ptx) > 0 {
 		c.PTX = ptx
 	}
 	if binaryArch(arch) {
-		if cubin, err := nv.CUBIN(prog); err == nil && len(cubin) > 0 {
+		cubin, err := nv.CUBIN(prog)
+		if err != nil {
+			return nil, fmt.Errorf("module.Compile: %s (%s): nvrtcGetCUBIN: %w", name, arch, err)
+		}
+		if len(cubin) > 0 {
 			c.Kind, c.Image = CUBIN, cubin
 		}
 	}

@@ -3,6 +3,7 @@ package module_test
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -63,10 +64,12 @@ func TestCoverDoesNotOverflow(t *testing.T) {
 	}
 }
 
-// A failed nvrtcDestroyProgram is reported, not swallowed.
+// A failed nvrtcDestroyProgram is tried once more; one that keeps failing
+// is reported, not swallowed.
 func TestCompileReportsDestroyProgramFailure(t *testing.T) {
-	drv := fake.New(fake.FailNth("nvrtcDestroyProgram", 1, driver.Result(backend.NVRTCErrorInvalidInput)),
-		fake.Kernel("k", func(fake.Thread) {}))
+	code := driver.Result(backend.NVRTCErrorInvalidInput)
+	drv := fake.New(fake.FailNth("nvrtcDestroyProgram", 1, code), fake.FailNth("nvrtcDestroyProgram", 2, code),
+		fake.FailNth("nvrtcDestroyProgram", 4, code), fake.Kernel("k", func(fake.Thread) {}))
 	dev, err := drv.Device(0)
 	require.NoError(t, err)
 	ctx, err := dev.PrimaryContext()
@@ -78,6 +81,13 @@ func TestCompileReportsDestroyProgramFailure(t *testing.T) {
 	var nv *backend.NVRTCError
 	assert.True(t, errors.As(err, &nv) || errors.Is(err, driver.Result(backend.NVRTCErrorInvalidInput)), "the cause is kept: %v", err)
 	m, err := module.Compile(ctx, `extern "C" __global__ void k() {}`, module.Options{NoCache: true})
-	require.NoError(t, err, "the next compile works")
+	require.NoError(t, err, "one failure (the 4th destroy) is absorbed by the retry")
 	require.NoError(t, m.Close())
+	programs := 0
+	for _, l := range fake.Of(drv).Leaks() {
+		if strings.Contains(l, "NVRTC program") {
+			programs++
+		}
+	}
+	assert.Equal(t, 1, programs, "only the program whose destroy kept failing is left; the retried one is destroyed")
 }

@@ -36,16 +36,6 @@ var knownBugs = bugs(
 	// (for a module loaded from a CUBIN, launches would then fail with
 	// ErrNoLayout, which says the driver lacks cuFuncGetParamInfo).
 	known{"B4: cuFuncGetParamInfo errors are swallowed (taken for a missing entry point)", "kernel", "cuFuncGetParamInfo", []int64{1, 2, 3, 4, 5}, []string{"OUT_OF_MEMORY", "ILLEGAL_ADDRESS", "LAUNCH_FAILED", "DEINITIALIZED"}},
-
-	// B5: compileProgram ignores the errors of nvrtcGetCUBIN (the module
-	// silently loads PTX instead of the CUBIN asked for) and of nvrtcGetPTX
-	// (the PTX kept for layouts and Module.PTX is silently missing).
-	known{"B5: module.Compile swallows nvrtcGetCUBIN errors (falls back to PTX)", "kernel", "nvrtcGetCUBIN", []int64{1}, allCodes},
-	known{"B5: module.Compile swallows nvrtcGetPTX errors (Module.PTX empty)", "kernel", "nvrtcGetPTX", []int64{1}, allCodes},
-
-	// B6: compile returns nvrtcDestroyProgram's error (Compile fails though
-	// it compiled) and never destroys the program: it leaks.
-	known{"B6: a failed nvrtcDestroyProgram leaks the NVRTC program (module.Compile)", "kernel", "nvrtcDestroyProgram", []int64{1}, allCodes},
 )
 
 var (
