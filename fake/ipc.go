@@ -138,8 +138,10 @@ func (b *Backend) IPCOpenMemHandle(h driver.IPCHandle, flags uint32) (uintptr, e
 		return 0, errIPCSameProcess
 	}
 	d := c.dev
-	base := (d.next + allocAlign - 1) &^ (allocAlign - 1)
-	d.next = base + m.size + allocGap
+	base, err := d.carveLocked(m.size)
+	if err != nil {
+		return 0, err
+	}
 	b.insertLocked(&alloc{base: base, size: m.size, data: m.data, kind: ipcMapping, dev: d, ctx: c})
 	return base, nil
 }

@@ -106,15 +106,57 @@ func newStorage(size uintptr) []byte {
 	return data
 }
 
-// reserveLocked carves size bytes of address space and memory from d.
-func (b *Backend) reserveLocked(d *device, size uintptr) (uintptr, error) {
-	if uint64(size) > d.total-d.used {
+// carveLocked takes size bytes of d's address space (no memory: see
+// reserveLocked). A size whose end does not fit in the address space is
+// ErrOutOfMemory, never a wrapped-around address.
+func (d *device) carveLocked(size uintptr) (uintptr, error) {
+	if d.next > ^uintptr(0)-(allocAlign-1) {
 		return 0, driver.ErrOutOfMemory
 	}
 	base := (d.next + allocAlign - 1) &^ (allocAlign - 1)
+	if size > ^uintptr(0)-allocGap-base {
+		return 0, driver.ErrOutOfMemory
+	}
 	d.next = base + size + allocGap
+	return base, nil
+}
+
+// maxStorage is the most one allocation of the fake holds, whatever its
+// device's memory (a DeviceSpec may claim any TotalMem): the size of a
+// device's address range, and far less than Go refuses to make (makeslice
+// panics past 1<<48 bytes).
+const maxStorage = deviceSpaceSize
+
+// reserveLocked carves size bytes of address space and memory from d. A
+// request larger than what is left of d's memory (or than maxStorage) is
+// ErrOutOfMemory, checked before anything, so that no storage is ever made
+// for it.
+func (b *Backend) reserveLocked(d *device, size uintptr) (uintptr, error) {
+	if uint64(size) > d.total-d.used || size > maxStorage {
+		return 0, driver.ErrOutOfMemory
+	}
+	base, err := d.carveLocked(size)
+	if err != nil {
+		return 0, err
+	}
 	d.used += uint64(size)
 	return base, nil
+}
+
+// pinnedFitsLocked reports whether size more bytes of page-locked host
+// memory fit: the fake's host has as much of it as its largest device has
+// device memory (8 GiB by default).
+func (b *Backend) pinnedFitsLocked(size uintptr) bool {
+	var limit, used uint64
+	for _, d := range b.devs {
+		limit = max(limit, d.total)
+	}
+	for _, a := range b.mem {
+		if a.kind == hostMem {
+			used += uint64(a.size)
+		}
+	}
+	return size <= maxStorage && used <= limit && uint64(size) <= limit-used
 }
 
 // MemAlloc is cuMemAlloc in the current context. The memory is poisoned
@@ -190,17 +232,33 @@ func (b *Backend) MemAllocAsync(size uintptr, s uintptr) (uintptr, error) {
 		_, err := b.lookupStream(s)
 		return 0, err
 	}
-	data := newStorage(size)
+	// Reserve the memory first, so that a request the device cannot hold
+	// fails before its storage is made.
+	tid := tidFor(s)
+	b.mu.Lock()
+	st, err := b.streamLocked(s, tid)
 	var base uintptr
-	err := b.enqueue(s, &item{run: nop}, func(st *stream) error {
-		var err error
-		if base, err = b.reserveLocked(st.ctx.dev, size); err != nil {
-			return err
+	var d *device
+	if err == nil {
+		d = st.ctx.dev
+		base, err = b.reserveLocked(d, size)
+	}
+	b.mu.Unlock()
+	if err != nil {
+		return 0, err
+	}
+	data := newStorage(size)
+	err = b.enqueue(s, &item{run: nop}, func(st *stream) error {
+		if st.ctx.dev != d { // the stream went away meanwhile
+			return driver.ErrInvalidHandle
 		}
-		b.insertLocked(&alloc{base: base, size: size, data: data, kind: deviceMem, dev: st.ctx.dev, ctx: st.ctx, async: true})
+		b.insertLocked(&alloc{base: base, size: size, data: data, kind: deviceMem, dev: d, ctx: st.ctx, async: true})
 		return nil
 	})
 	if err != nil {
+		b.mu.Lock()
+		d.used -= uint64(size)
+		b.mu.Unlock()
 		return 0, err
 	}
 	return base, nil
@@ -568,6 +626,8 @@ func (b *Backend) MemsetD32Async(dst uintptr, v uint32, n uintptr, s uintptr) er
 
 // MemHostAlloc is cuMemHostAlloc: page-locked host memory of the current
 // context, backed by a Go byte slice the backend keeps until MemFreeHost.
+// The fake's host has as much page-locked memory as its largest device has
+// device memory: more is ErrOutOfMemory.
 func (b *Backend) MemHostAlloc(size uintptr, flags uint32) (unsafe.Pointer, error) {
 	if err := b.enter("cuMemHostAlloc"); err != nil {
 		return nil, err
@@ -575,14 +635,28 @@ func (b *Backend) MemHostAlloc(size uintptr, flags uint32) (unsafe.Pointer, erro
 	if size == 0 || flags&^(backend.MemHostAllocPortable|backend.MemHostAllocDeviceMap|backend.MemHostAllocWriteCombined) != 0 {
 		return nil, driver.ErrInvalidValue
 	}
+	tid := gettid()
+	b.mu.RLock()
+	_, err := b.currentLocked(tid)
+	if err == nil && !b.pinnedFitsLocked(size) {
+		// Checked before the storage is made: a request beyond the host's
+		// memory must fail, not take the process down.
+		err = driver.ErrOutOfMemory
+	}
+	b.mu.RUnlock()
+	if err != nil {
+		return nil, err
+	}
 	data := make([]byte, size)
 	p := unsafe.Pointer(&data[0])
-	tid := gettid()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	c, err := b.currentLocked(tid)
 	if err != nil {
 		return nil, err
+	}
+	if !b.pinnedFitsLocked(size) {
+		return nil, driver.ErrOutOfMemory // taken by another thread meanwhile
 	}
 	b.insertLocked(&alloc{base: uintptr(p), size: size, data: data, kind: hostMem, ctx: c})
 	return p, nil

@@ -2,7 +2,7 @@ package fake
 
 import (
 	"bytes"
-	"regexp"
+	"encoding/binary"
 	"strconv"
 	"strings"
 
@@ -29,7 +29,42 @@ type function struct {
 // without raising the function's limit: 48 KiB.
 const defaultMaxDynamicShared = 49152
 
-var elfMagic = []byte("\x7fELF")
+var (
+	elfMagic    = []byte("\x7fELF")
+	fatbinMagic = []byte{0x50, 0xed, 0x55, 0xba} // 0xBA55ED50, little-endian
+)
+
+// checkFatbin checks that a fatbin's container header (magic u32, version
+// u16, header size u16, body size u64), and the header (64 bytes or more:
+// kind u16, version u16, header size u32, payload size u64, ...) and
+// payload of every entry its body claims, lie inside image. It is the
+// real backend's check (internal/libcuda), which refuses such an image
+// before calling the driver: keep the two alike.
+func checkFatbin(image []byte) error {
+	const headerMin, entryMin = 16, 64
+	n := uint64(len(image))
+	if n < headerMin {
+		return driver.ErrInvalidImage
+	}
+	hdr := uint64(binary.LittleEndian.Uint16(image[6:]))
+	body := binary.LittleEndian.Uint64(image[8:])
+	if hdr < headerMin || hdr > n || body > n-hdr {
+		return driver.ErrInvalidImage
+	}
+	for off, end := hdr, hdr+body; off < end; {
+		left := end - off
+		if left < entryMin {
+			return driver.ErrInvalidImage
+		}
+		eh := uint64(binary.LittleEndian.Uint32(image[off+4:]))
+		size := binary.LittleEndian.Uint64(image[off+8:])
+		if eh < entryMin || eh > left || size > left-eh {
+			return driver.ErrInvalidImage
+		}
+		off += eh + size
+	}
+	return nil
+}
 
 // ptxEntry is one .entry of an image: its name and parameter sizes.
 type ptxEntry struct {
@@ -37,20 +72,13 @@ type ptxEntry struct {
 	sizes []uintptr
 }
 
-var (
-	targetRe = regexp.MustCompile(`(?m)^\s*\.target\s+sm_(\d+)([a-z]?)`)
-	entryRe  = regexp.MustCompile(`\.entry\s+([^\s(]+)\s*\(([^)]*)\)`)
-	paramRe  = regexp.MustCompile(`\.param\s+(.*)`)
-	arrayRe  = regexp.MustCompile(`\[(\d+)\]\s*$`)
-)
-
 // ptxTypeSize returns the size of a PTX fundamental type such as ".u64".
 func ptxTypeSize(t string) uintptr {
 	if len(t) < 3 || t[0] != '.' {
 		return 0
 	}
 	n, err := strconv.Atoi(t[2:])
-	if err != nil || n%8 != 0 {
+	if err != nil || n%8 != 0 || n < 8 || n > 128 {
 		return 0
 	}
 	switch t[1] {
@@ -62,53 +90,342 @@ func ptxTypeSize(t string) uintptr {
 
 // parseImage reads a module image: PTX text, or the fake's CUBIN
 // ("\x7fELF" + the same text). It returns the target architecture and the
-// entries.
+// entries. Text that does not begin with a .version directive is no image
+// the driver knows (ErrInvalidImage, as measured on the H200 for
+// "garbage"); PTX that is not well formed fails to JIT (ErrInvalidPTX); a
+// CUBIN that is not well formed is ErrInvalidImage.
 func parseImage(image []byte) (arch int, suffix string, cubin bool, entries []ptxEntry, err error) {
 	text := image
+	bad := driver.ErrInvalidPTX
 	if bytes.HasPrefix(image, elfMagic) {
 		cubin = true
-		text = image[len(elfMagic):]
-	}
-	text = bytes.TrimRight(text, "\x00")
-	if bytes.IndexByte(text, 0) >= 0 || !bytes.Contains(text, []byte(".version")) {
-		return 0, "", false, nil, driver.ErrInvalidImage
-	}
-	m := targetRe.FindSubmatch(text)
-	if m == nil {
-		return 0, "", false, nil, driver.ErrInvalidImage
-	}
-	arch, _ = strconv.Atoi(string(m[1]))
-	suffix = string(m[2])
-	for _, e := range entryRe.FindAllSubmatch(text, -1) {
-		ent := ptxEntry{name: string(e[1])}
-		for _, decl := range strings.Split(string(e[2]), ",") {
-			pm := paramRe.FindStringSubmatch(strings.TrimSpace(decl))
-			if pm == nil {
-				continue
-			}
-			var size uintptr
-			for _, tok := range strings.Fields(pm[1]) {
-				if size = ptxTypeSize(tok); size > 0 {
-					break
-				}
-			}
-			if am := arrayRe.FindStringSubmatch(pm[1]); am != nil {
-				n, _ := strconv.Atoi(am[1])
-				size *= uintptr(n)
-			}
-			ent.sizes = append(ent.sizes, size)
+		bad = driver.ErrInvalidImage
+		text = bytes.TrimRight(image[len(elfMagic):], "\x00")
+		if bytes.IndexByte(text, 0) >= 0 {
+			return 0, "", false, nil, driver.ErrInvalidImage
 		}
-		entries = append(entries, ent)
+	} else if i := bytes.IndexByte(text, 0); i >= 0 {
+		text = text[:i] // the driver reads PTX up to its NUL
+	}
+	toks, ok := lexPTX(text)
+	if len(toks) == 0 || toks[0].text != ".version" {
+		return 0, "", false, nil, driver.ErrInvalidImage
+	}
+	if !ok {
+		return 0, "", false, nil, bad
+	}
+	p := &ptxParser{toks: toks}
+	arch, suffix, entries, ok = p.module()
+	if !ok {
+		return 0, "", false, nil, bad
 	}
 	return arch, suffix, cubin, entries, nil
 }
 
+// ptxToken is a token of PTX text; bol: it is the first of its line.
+type ptxToken struct {
+	text string
+	bol  bool
+}
+
+func isPTXIdentStart(c byte) bool {
+	return c == '_' || c == '$' || c == '%' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+func isPTXIdentByte(c byte) bool {
+	return c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// lexPTX splits PTX text into tokens: directives (".entry"), identifiers,
+// numbers, strings and single punctuation characters; comments are
+// dropped. It reports false for an unterminated comment or string, or a
+// byte that is not PTX.
+func lexPTX(text []byte) ([]ptxToken, bool) {
+	var toks []ptxToken
+	bol := true
+	for i := 0; i < len(text); {
+		c := text[i]
+		switch {
+		case c == '\n':
+			bol = true
+			i++
+			continue
+		case c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v':
+			i++
+			continue
+		case c == '/' && i+1 < len(text) && text[i+1] == '/':
+			for i < len(text) && text[i] != '\n' {
+				i++
+			}
+			continue
+		case c == '/' && i+1 < len(text) && text[i+1] == '*':
+			j := bytes.Index(text[i+2:], []byte("*/"))
+			if j < 0 {
+				return toks, false
+			}
+			if bytes.IndexByte(text[i:i+2+j], '\n') >= 0 {
+				bol = true
+			}
+			i += 2 + j + 2
+			continue
+		}
+		j := i + 1
+		switch {
+		case c == '.' && j < len(text) && isPTXIdentStart(text[j]):
+			for j < len(text) && isPTXIdentByte(text[j]) {
+				j++
+			}
+		case isPTXIdentStart(c):
+			for j < len(text) && isPTXIdentByte(text[j]) {
+				j++
+			}
+		case c >= '0' && c <= '9':
+			for j < len(text) && (isPTXIdentByte(text[j]) || text[j] == '.') {
+				j++
+			}
+		case c == '"':
+			for j < len(text) && text[j] != '"' && text[j] != '\n' {
+				if text[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if j >= len(text) || text[j] != '"' {
+				return toks, false
+			}
+			j++
+		case c > ' ' && c < 0x7f: // punctuation, one character a token
+		default:
+			return toks, false // a control character or a byte past ASCII
+		}
+		toks = append(toks, ptxToken{string(text[i:j]), bol})
+		bol = false
+		i = j
+	}
+	return toks, true
+}
+
+// ptxParser checks the module-level structure of PTX: the .version and
+// .target directives first, every line outside bodies and parentheses a
+// directive, balanced braces and parentheses, and each .entry's name,
+// parameter list and body. Instructions inside bodies are not checked.
+type ptxParser struct {
+	toks []ptxToken
+	i    int
+}
+
+func (p *ptxParser) peek() string {
+	if p.i < len(p.toks) {
+		return p.toks[p.i].text
+	}
+	return ""
+}
+
+func (p *ptxParser) next() string {
+	t := p.peek()
+	p.i++
+	return t
+}
+
+func isPTXIdent(s string) bool {
+	if s == "" || !isPTXIdentStart(s[0]) {
+		return false
+	}
+	if len(s) == 1 && (s[0] == '_' || s[0] == '$' || s[0] == '%') {
+		return false // these start an identifier of two characters or more
+	}
+	for i := 1; i < len(s); i++ {
+		if !isPTXIdentByte(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isNumber(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *ptxParser) module() (arch int, suffix string, entries []ptxEntry, ok bool) {
+	p.next() // .version
+	major, minor, found := strings.Cut(p.next(), ".")
+	if !found || !isNumber(major) || !isNumber(minor) {
+		return 0, "", nil, false
+	}
+	if p.next() != ".target" {
+		return 0, "", nil, false
+	}
+	target := p.next()
+	digits := strings.TrimPrefix(target, "sm_")
+	if len(digits) > 0 && digits[len(digits)-1] >= 'a' && digits[len(digits)-1] <= 'z' {
+		suffix = digits[len(digits)-1:]
+		digits = digits[:len(digits)-1]
+	}
+	if digits == target || !isNumber(digits) || len(digits) > 4 {
+		return 0, "", nil, false
+	}
+	arch, _ = strconv.Atoi(digits)
+	for p.peek() == "," { // .target sm_90, debug
+		p.next()
+		if !isPTXIdent(p.next()) {
+			return 0, "", nil, false
+		}
+	}
+	seen := map[string]bool{}
+	parens := 0
+	for p.i < len(p.toks) {
+		t := p.toks[p.i]
+		if parens == 0 && t.bol && !strings.HasPrefix(t.text, ".") && t.text != "(" && t.text != "{" {
+			return 0, "", nil, false // not a directive: garbage
+		}
+		switch t.text {
+		case ".entry":
+			p.next()
+			e, body, ok := p.entry()
+			if !ok || body && seen[e.name] {
+				return 0, "", nil, false
+			}
+			if body { // not a declaration of an entry defined elsewhere
+				seen[e.name] = true
+				entries = append(entries, e)
+			}
+			continue
+		case ".version", ".target":
+			return 0, "", nil, false // only once, first
+		case "(":
+			parens++
+		case ")":
+			if parens--; parens < 0 {
+				return 0, "", nil, false
+			}
+		case "{":
+			if !p.skipBlock() {
+				return 0, "", nil, false
+			}
+			continue
+		case "}":
+			return 0, "", nil, false
+		}
+		p.next()
+	}
+	return arch, suffix, entries, parens == 0
+}
+
+// skipBlock skips a braced block, the current token its "{".
+func (p *ptxParser) skipBlock() bool {
+	depth := 0
+	for p.i < len(p.toks) {
+		switch p.next() {
+		case "{":
+			depth++
+		case "}":
+			if depth--; depth == 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// entry parses an .entry after its directive: name, optional parameter
+// list, performance directives and the body, or the ";" that ends a
+// declaration (body false).
+func (p *ptxParser) entry() (e ptxEntry, body, ok bool) {
+	e.name = p.next()
+	if !isPTXIdent(e.name) {
+		return e, false, false
+	}
+	if p.peek() == "(" {
+		p.next()
+		if p.peek() == ")" {
+			p.next()
+		} else {
+			for {
+				size, ok := p.param()
+				if !ok {
+					return e, false, false
+				}
+				e.sizes = append(e.sizes, size)
+				if t := p.next(); t == ")" {
+					break
+				} else if t != "," {
+					return e, false, false
+				}
+			}
+		}
+	}
+	// Performance directives (.maxntid 256, 1, 1) up to the body.
+	for p.peek() != "{" {
+		t := p.next()
+		if t == ";" {
+			return e, false, true
+		}
+		if !strings.HasPrefix(t, ".") || t == ".entry" {
+			return e, false, false
+		}
+		for isNumber(p.peek()) || p.peek() == "," {
+			p.next()
+		}
+	}
+	return e, true, p.skipBlock()
+}
+
+// param parses one ".param" declaration of an entry and returns its size (0
+// for an opaque type whose size the fake does not check).
+func (p *ptxParser) param() (uintptr, bool) {
+	if p.next() != ".param" {
+		return 0, false
+	}
+	var size uintptr
+	types := 0
+	for strings.HasPrefix(p.peek(), ".") {
+		switch t := p.next(); t {
+		case ".align":
+			if !isNumber(p.next()) {
+				return 0, false
+			}
+		case ".ptr", ".global", ".const", ".local", ".shared":
+		case ".texref", ".samplerref", ".surfref":
+			types++
+		default:
+			if size = ptxTypeSize(t); size == 0 {
+				return 0, false
+			}
+			types++
+		}
+	}
+	if types != 1 || !isPTXIdent(p.next()) {
+		return 0, false
+	}
+	if p.peek() == "[" {
+		p.next()
+		n, err := strconv.ParseUint(p.next(), 10, 32)
+		if err != nil || n == 0 || p.next() != "]" {
+			return 0, false
+		}
+		size *= uintptr(n)
+	}
+	return size, true
+}
+
 // ModuleLoadData is cuModuleLoadData in the current context. The image is
 // PTX text or the fake's CUBIN, as the fake NVRTC produces them (or
-// hand-written PTX); every .entry must have a Go body registered under its
+// hand-written PTX); text that is not PTX (no leading .version directive)
+// is ErrInvalidImage, PTX that is not well formed (see ptxParser) is
+// ErrInvalidPTX; every .entry must have a Go body registered under its
 // name, with the same parameter sizes, else ErrInvalidImage. A CUBIN must be
 // for the device's architecture (ErrNoBinaryForGPU); PTX must not target a
-// newer one (ErrInvalidPTX).
+// newer one (ErrInvalidPTX). A fatbin whose entries do not lie inside the
+// image is ErrInvalidImage, as on the real backend; a well-formed one is
+// ErrNoBinaryForGPU, since the fake runs no machine code.
 func (b *Backend) ModuleLoadData(image []byte) (uintptr, error) {
 	if err := b.enter("cuModuleLoadData"); err != nil {
 		return 0, err
@@ -116,12 +433,22 @@ func (b *Backend) ModuleLoadData(image []byte) (uintptr, error) {
 	if len(image) == 0 {
 		return 0, driver.ErrInvalidValue
 	}
+	fatbin := bytes.HasPrefix(image, fatbinMagic)
+	if fatbin {
+		if err := checkFatbin(image); err != nil {
+			return 0, err // refused before the driver, as by the real backend
+		}
+	}
 	tid := gettid()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	c, err := b.currentLocked(tid)
 	if err != nil {
 		return 0, err
+	}
+	if fatbin {
+		// The fake runs no machine code: nothing in it is for its devices.
+		return 0, driver.ErrNoBinaryForGPU
 	}
 	arch, _, cubin, entries, err := parseImage(image)
 	if err != nil {
@@ -178,8 +505,13 @@ func (b *Backend) unloadLocked(m *module) {
 }
 
 // ModuleGetFunction is cuModuleGetFunction: ErrNotFound for a name the
-// module lacks. The same name gives the same handle.
+// module lacks. The same name gives the same handle. A name with a NUL byte
+// is ErrInvalidValue before anything else, as on the real backend, which
+// cannot pass it as a C string and so never calls the driver.
 func (b *Backend) ModuleGetFunction(h uintptr, name string) (uintptr, error) {
+	if strings.IndexByte(name, 0) >= 0 {
+		return 0, driver.ErrInvalidValue
+	}
 	if err := b.enter("cuModuleGetFunction"); err != nil {
 		return 0, err
 	}

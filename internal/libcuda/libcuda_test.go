@@ -364,7 +364,7 @@ func TestModuleImage(t *testing.T) {
 	_, err = moduleImage([]byte("\x7fELF\x02\x01\x01rest"))
 	assert.ErrorIs(t, err, backend.ErrInvalidImage)
 
-	fatbin := append([]byte{0x50, 0xed, 0x55, 0xba, 1, 0, 16, 0, 4, 0, 0, 0, 0, 0, 0, 0}, 1, 2, 3, 4)
+	fatbin := craftFatbin(0, fatbinEntry{kind: 1, payload: []byte{1, 2, 3, 4}}) // see TestCheckFatbin
 	img, err = moduleImage(fatbin)
 	require.NoError(t, err)
 	assert.Same(t, &fatbin[0], &img[0])

@@ -22,7 +22,8 @@ var (
 )
 
 // moduleImage returns image ready for cuModuleLoadData: a CUBIN or fatbin
-// as is, once its headers are checked to lie inside the slice (the driver
+// as is, once its headers (a fatbin's entries too) are checked to lie
+// inside the slice, else ErrInvalidImage (the driver
 // takes no length and would read past a truncated image), and PTX text
 // NUL-terminated (a copy with a NUL appended when the text lacks one; the
 // driver reads text up to the NUL).
@@ -31,16 +32,7 @@ func moduleImage(image []byte) ([]byte, error) {
 	case bytes.HasPrefix(image, elfMagic):
 		return image, checkELF(image)
 	case bytes.HasPrefix(image, fatbinMagic):
-		// fatbin header: magic u32, version u16, header size u16, body size u64.
-		if len(image) < 16 {
-			return nil, backend.ErrInvalidImage
-		}
-		hdr := uint64(binary.LittleEndian.Uint16(image[6:]))
-		body := binary.LittleEndian.Uint64(image[8:])
-		if hdr > uint64(len(image)) || body > uint64(len(image))-hdr {
-			return nil, backend.ErrInvalidImage
-		}
-		return image, nil
+		return image, checkFatbin(image)
 	}
 	if image[len(image)-1] == 0 {
 		return image, nil
@@ -48,6 +40,44 @@ func moduleImage(image []byte) ([]byte, error) {
 	img := make([]byte, len(image)+1)
 	copy(img, image)
 	return img, nil
+}
+
+// Fatbin layout: a container header (magic u32, version u16, header size
+// u16, body size u64), then the body: entries one after the other, each an
+// entry header (kind u16, version u16, entry header size u32, payload size
+// u64, then architecture, flags, ...: 64 bytes or more) followed by its
+// payload.
+const (
+	fatbinHeaderMin = 16
+	fatbinEntryMin  = 64
+)
+
+// checkFatbin checks that a fatbin's container header, and every entry
+// header and payload its body claims, lie inside image: the driver takes
+// no length and would read past a truncated or lying image.
+func checkFatbin(image []byte) error {
+	n := uint64(len(image))
+	if n < fatbinHeaderMin {
+		return backend.ErrInvalidImage
+	}
+	hdr := uint64(binary.LittleEndian.Uint16(image[6:]))
+	body := binary.LittleEndian.Uint64(image[8:])
+	if hdr < fatbinHeaderMin || hdr > n || body > n-hdr {
+		return backend.ErrInvalidImage
+	}
+	for off, end := hdr, hdr+body; off < end; {
+		left := end - off
+		if left < fatbinEntryMin {
+			return backend.ErrInvalidImage
+		}
+		eh := uint64(binary.LittleEndian.Uint32(image[off+4:]))
+		size := binary.LittleEndian.Uint64(image[off+8:])
+		if eh < fatbinEntryMin || eh > left || size > left-eh {
+			return backend.ErrInvalidImage
+		}
+		off += eh + size
+	}
+	return nil
 }
 
 // checkELF checks that a CUBIN's header tables and sections lie inside it.
