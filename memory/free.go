@@ -37,6 +37,10 @@ import (
 // ErrClosed and Ptr returns 0. A second Close (or Close after FreeAsync) is a
 // no-op returning nil. When the driver call fails, the error is returned and
 // the buffer stays usable, holding its context, so Close can be retried.
+//
+// From inside a host callback (stream.Stream.Callback), which must not call
+// into CUDA, Close of a buffer that is not a view fails with an error
+// wrapping driver.ErrNotPermitted and changes nothing.
 func (b *Buffer[T]) Close() error {
 	if b == nil || b.a == nil {
 		return nil
@@ -45,13 +49,18 @@ func (b *Buffer[T]) Close() error {
 		b.closed.Store(true)
 		return nil
 	}
+	const op = "memory.Buffer.Close"
+	// Before the lock: a Close in progress on another goroutine may hold it
+	// while cuMemFree waits for the very callback calling this one.
+	if core.InCallback() {
+		return fmt.Errorf("%s: %s: %w", op, b, core.ErrInCallback)
+	}
 	a := b.a
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.freed.Load() {
 		return nil
 	}
-	const op = "memory.Buffer.Close"
 	desc := b.String()
 	if a.kind == kindBorrowed || a.base == 0 {
 		// Nothing to free: borrowed memory, or an empty Alloc or AllocAsync
@@ -85,8 +94,8 @@ func (a *allocation) free(api backend.API) error {
 	case kindAsync:
 		sb, err := use(a.s)
 		if err == nil {
-			defer sb.Unbind()
-			return a.release(func() error { return api.MemFreeAsync(a.base, a.s.Handle()) }, "cuMemFreeAsync")
+			err = a.release(func() error { return api.MemFreeAsync(a.base, a.s.Handle()) }, "cuMemFreeAsync")
+			return unbind(sb, err)
 		}
 		if !errors.Is(err, driver.ErrClosed) {
 			return fmt.Errorf("allocation stream: %w", err)
@@ -123,6 +132,15 @@ func (a *allocation) release(free func() error, call string) error {
 	return nil
 }
 
+// unbind undoes a stream's binding (see use) after a call that returned err,
+// and returns err, or else the unbinding's error.
+func unbind(b core.Binding, err error) error {
+	if uerr := b.Unbind(); uerr != nil && err == nil {
+		return fmt.Errorf("stream binding: %w", uerr)
+	}
+	return err
+}
+
 // FreeAsync frees a stream-ordered buffer (from AllocAsync) in stream order
 // on s (cuMemFreeAsync): the memory returns to the pool once the work queued
 // on s before this call is done, so work on s may use the buffer up to here,
@@ -131,11 +149,16 @@ func (a *allocation) release(free func() error, call string) error {
 // ErrClosed; a second FreeAsync or Close is a no-op returning nil. It is an
 // error on buffers that are not stream-ordered (use Close) and on views. An
 // empty buffer has no memory: s is checked, and no driver call is made.
+// From inside a host callback it fails with an error wrapping
+// driver.ErrNotPermitted, as Close does.
 func (b *Buffer[T]) FreeAsync(s *stream.Stream) error {
 	if b == nil || b.a == nil {
 		return nil
 	}
 	const op = "memory.Buffer.FreeAsync"
+	if core.InCallback() {
+		return fmt.Errorf("%s: %s: %w", op, b, core.ErrInCallback)
+	}
 	a := b.a
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -167,8 +190,8 @@ func (b *Buffer[T]) FreeAsync(s *stream.Stream) error {
 		if err != nil {
 			return err
 		}
-		defer sb.Unbind()
-		return a.release(func() error { return api.MemFreeAsync(a.base, s.Handle()) }, "cuMemFreeAsync")
+		err = a.release(func() error { return api.MemFreeAsync(a.base, s.Handle()) }, "cuMemFreeAsync")
+		return unbind(sb, err)
 	})
 	return closeWith(a, err, op, desc)
 }

@@ -123,17 +123,24 @@ func (h *HostBuffer[T]) Context() *driver.Context {
 // memory: synchronize the streams first. An empty buffer has no memory: its
 // Close only lets go of the context. A second Close is a no-op returning
 // nil; when the driver call fails the buffer stays usable, holding its
-// context, and Close can be retried.
+// context, and Close can be retried. From inside a host callback
+// (stream.Stream.Callback), which must not call into CUDA, it fails with an
+// error wrapping driver.ErrNotPermitted and changes nothing.
 func (h *HostBuffer[T]) Close() error {
 	if h == nil || h.hold == nil {
 		return nil
+	}
+	const op = "memory.HostBuffer.Close"
+	// Before the lock: a Close in progress on another goroutine may hold it
+	// while cuMemFreeHost waits for the very callback calling this one.
+	if core.InCallback() {
+		return fmt.Errorf("%s: %d bytes at %p: %w", op, h.Size(), h.p, core.ErrInCallback)
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.freed.Load() {
 		return nil
 	}
-	const op = "memory.HostBuffer.Close"
 	if h.p == nil {
 		h.freed.Store(true)
 		return releaseHold(h.hold, op, "empty pinned buffer")

@@ -60,17 +60,19 @@ func getBlock(size, n int) *block {
 	return blocks.Get().(*block)
 }
 
-// takeBlock returns a block for a launch of f.
-func (f *Function) takeBlock() *block {
+// takeBlock returns a block for a launch of f with layout lay (the spare
+// fits: giveBlock keeps only blocks that fit f's layout, which never
+// changes once read).
+func (f *Function) takeBlock(lay *layout) *block {
 	if b := f.spare.Swap(nil); b != nil {
 		return b
 	}
-	return getBlock(f.size, len(f.params))
+	return getBlock(lay.size, len(lay.params))
 }
 
 // giveBlock returns a block taken by takeBlock.
-func (f *Function) giveBlock(b *block) {
-	if len(b.buf)*8 >= f.size && len(b.ptrs) >= len(f.params) && f.spare.CompareAndSwap(nil, b) {
+func (f *Function) giveBlock(b *block, lay *layout) {
+	if len(b.buf)*8 >= lay.size && len(b.ptrs) >= len(lay.params) && f.spare.CompareAndSwap(nil, b) {
 		return
 	}
 	putBlock(b)
@@ -93,6 +95,7 @@ func putBlock(b *block) {
 // freeing the buffer afterwards leaves the Args pointing at freed memory.
 type Args struct {
 	f   *Function
+	lay *layout // the layout the values were laid out for
 	blk *block
 }
 
@@ -105,18 +108,22 @@ func (f *Function) Args(args ...any) (*Args, error) {
 	if err := f.check(); err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
-	if err := f.checkCount(len(args)); err != nil {
+	lay, err := f.layout()
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
-	blk := newBlock(f.size, len(f.params))
+	if err := f.checkCount(lay, len(args)); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	blk := newBlock(lay.size, len(lay.params))
 	base := blk.base()
 	for i := range args {
-		if err := f.put(i, args[i], base); err != nil {
+		if err := f.put(lay, i, args[i], base); err != nil {
 			return nil, fmt.Errorf("%s: %w", op, err)
 		}
-		blk.ptrs[i] = unsafe.Add(base, f.params[i].offset)
+		blk.ptrs[i] = unsafe.Add(base, lay.params[i].offset)
 	}
-	return &Args{f: f, blk: blk}, nil
+	return &Args{f: f, lay: lay, blk: blk}, nil
 }
 
 // Len returns the number of arguments (0 for a nil Args).
@@ -124,7 +131,7 @@ func (a *Args) Len() int {
 	if a == nil || a.f == nil || a.blk == nil {
 		return 0
 	}
-	return len(a.f.params)
+	return len(a.lay.params)
 }
 
 // Function returns the kernel the arguments are for.
@@ -140,13 +147,13 @@ func (a *Args) Function() *Function {
 // v.
 func (a *Args) Set(i int, v any) error {
 	const op = "module.Args.Set"
-	if a == nil || a.f == nil {
+	if a == nil || a.f == nil || a.lay == nil {
 		return fmt.Errorf("%s: nil Args: %w", op, driver.ErrInvalidValue)
 	}
-	if i < 0 || i >= len(a.f.params) {
-		return fmt.Errorf("%s: %s: argument %d: the kernel has %d parameters: %w", op, a.f, i, len(a.f.params), ErrArgs)
+	if i < 0 || i >= len(a.lay.params) {
+		return fmt.Errorf("%s: %s: argument %d: the kernel has %d parameters: %w", op, a.f, i, len(a.lay.params), ErrArgs)
 	}
-	if err := a.f.put(i, v, a.blk.base()); err != nil {
+	if err := a.f.put(a.lay, i, v, a.blk.base()); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	return nil
@@ -155,25 +162,22 @@ func (a *Args) Set(i int, v any) error {
 // kernelParams returns the void** for cuLaunchKernel: nil for a kernel
 // without parameters.
 func (a *Args) kernelParams() unsafe.Pointer {
-	if len(a.f.params) == 0 {
+	if len(a.lay.params) == 0 {
 		return nil
 	}
 	return unsafe.Pointer(&a.blk.ptrs[0])
 }
 
-func (f *Function) checkCount(n int) error {
-	if f.params == nil {
-		return fmt.Errorf("%s: %w", f, f.layoutErr)
-	}
-	if n != len(f.params) {
-		return fmt.Errorf("%s: %d arguments for %d parameters (%s): %w", f, n, len(f.params), f.describeParams(), ErrArgs)
+func (f *Function) checkCount(lay *layout, n int) error {
+	if n != len(lay.params) {
+		return fmt.Errorf("%s: %d arguments for %d parameters (%s): %w", f, n, len(lay.params), lay.describe(), ErrArgs)
 	}
 	return nil
 }
 
-func (f *Function) describeParams() string {
+func (lay *layout) describe() string {
 	s := ""
-	for i, p := range f.params {
+	for i, p := range lay.params {
 		if i > 0 {
 			s += ", "
 		}
@@ -195,8 +199,8 @@ func (f *Function) describeParams() string {
 // buffer's error and context, for the error messages) flow out of put, never
 // v's data word itself: a scalar boxed by the caller stays on the caller's
 // stack, and a launch allocates nothing. TestArgsDoNotEscape checks this.
-func (f *Function) put(i int, v any, base unsafe.Pointer) error {
-	p := f.params[i]
+func (f *Function) put(lay *layout, i int, v any, base unsafe.Pointer) error {
+	p := lay.params[i]
 	dst := unsafe.Add(base, p.offset)
 	ok := true
 	switch x := v.(type) {
@@ -237,45 +241,45 @@ func (f *Function) put(i int, v any, base unsafe.Pointer) error {
 	case complex128:
 		ok = store(dst, p.size, x)
 	case nil:
-		return f.argErr(i, "is nil; pass uintptr(0) for a NULL pointer")
+		return f.argErr(lay, i, "is nil; pass uintptr(0) for a NULL pointer")
 	case unsafe.Pointer:
-		return f.argErr(i, "is an unsafe.Pointer, which is not a device address; convert a device address to uintptr")
+		return f.argErr(lay, i, "is an unsafe.Pointer, which is not a device address; convert a device address to uintptr")
 	// Buffers of the common element types, without reflection; buffers of
 	// other types are found by kindOf.
 	case *memory.Buffer[float32]:
-		return putBuffer(f, i, dst, v, x)
+		return putBuffer(f, lay, i, dst, v, x)
 	case *memory.Buffer[float64]:
-		return putBuffer(f, i, dst, v, x)
+		return putBuffer(f, lay, i, dst, v, x)
 	case *memory.Buffer[int32]:
-		return putBuffer(f, i, dst, v, x)
+		return putBuffer(f, lay, i, dst, v, x)
 	case *memory.Buffer[uint32]:
-		return putBuffer(f, i, dst, v, x)
+		return putBuffer(f, lay, i, dst, v, x)
 	case *memory.Buffer[int64]:
-		return putBuffer(f, i, dst, v, x)
+		return putBuffer(f, lay, i, dst, v, x)
 	case *memory.Buffer[uint64]:
-		return putBuffer(f, i, dst, v, x)
+		return putBuffer(f, lay, i, dst, v, x)
 	case *memory.Buffer[int8]:
-		return putBuffer(f, i, dst, v, x)
+		return putBuffer(f, lay, i, dst, v, x)
 	case *memory.Buffer[uint8]:
-		return putBuffer(f, i, dst, v, x)
+		return putBuffer(f, lay, i, dst, v, x)
 	case *memory.Buffer[int16]:
-		return putBuffer(f, i, dst, v, x)
+		return putBuffer(f, lay, i, dst, v, x)
 	case *memory.Buffer[uint16]:
-		return putBuffer(f, i, dst, v, x)
+		return putBuffer(f, lay, i, dst, v, x)
 	case *memory.Buffer[int]:
-		return putBuffer(f, i, dst, v, x)
+		return putBuffer(f, lay, i, dst, v, x)
 	case *memory.Buffer[uint]:
-		return putBuffer(f, i, dst, v, x)
+		return putBuffer(f, lay, i, dst, v, x)
 	case *memory.Buffer[complex64]:
-		return putBuffer(f, i, dst, v, x)
+		return putBuffer(f, lay, i, dst, v, x)
 	case *memory.Buffer[complex128]:
-		return putBuffer(f, i, dst, v, x)
+		return putBuffer(f, lay, i, dst, v, x)
 	default:
 		t := reflect.TypeOf(v)
 		k := kindOf(t)
 		switch k.kind {
 		case argBuffer:
-			return putBuffer(f, i, dst, v, bufferOf(v))
+			return putBuffer(f, lay, i, dst, v, bufferOf(v))
 		case argPlain:
 			if k.size != p.size {
 				ok = false
@@ -283,12 +287,12 @@ func (f *Function) put(i int, v any, base unsafe.Pointer) error {
 			}
 			copy(unsafe.Slice((*byte)(dst), k.size), valueBytes(&v, k.size))
 		default:
-			return f.argErr(i, fmt.Sprintf("is a %s, %s", t, k.why))
+			return f.argErr(lay, i, fmt.Sprintf("is a %s, %s", t, k.why))
 		}
 	}
 	if !ok {
 		t := reflect.TypeOf(v)
-		return f.argErr(i, fmt.Sprintf("is a %s of %d bytes, but the parameter takes %d bytes", t, t.Size(), p.size))
+		return f.argErr(lay, i, fmt.Sprintf("is a %s of %d bytes, but the parameter takes %d bytes", t, t.Size(), p.size))
 	}
 	return nil
 }
@@ -306,24 +310,24 @@ func store[T any](dst unsafe.Pointer, want int, v T) bool {
 // Buffer of another element type for a bufferOf), and stores its device
 // address at dst. The checks are the Buffer's own methods, called
 // statically.
-func putBuffer[T any](f *Function, i int, dst unsafe.Pointer, v any, b *memory.Buffer[T]) error {
+func putBuffer[T any](f *Function, lay *layout, i int, dst unsafe.Pointer, v any, b *memory.Buffer[T]) error {
 	if b == nil {
-		return f.argErr(i, fmt.Sprintf("is a nil %s", reflect.TypeOf(v)))
+		return f.argErr(lay, i, fmt.Sprintf("is a nil %s", reflect.TypeOf(v)))
 	}
 	if b.Closed() {
-		return fmt.Errorf("%w: %w", f.argErr(i, fmt.Sprintf("is a closed %s", reflect.TypeOf(v))), ErrClosed)
+		return fmt.Errorf("%w: %w", f.argErr(lay, i, fmt.Sprintf("is a closed %s", reflect.TypeOf(v))), ErrClosed)
 	}
 	ptr := b.Ptr() // 0 for an empty buffer, which holds no memory
-	if err := f.checkContext(i, reflect.TypeOf(v), b.Context()); err != nil {
+	if err := f.checkContext(lay, i, reflect.TypeOf(v), b.Context()); err != nil {
 		return err
 	}
-	if !store(dst, f.params[i].size, ptr) {
-		return f.argErr(i, fmt.Sprintf("is a %s, a device pointer of 8 bytes, but the parameter takes %d bytes", reflect.TypeOf(v), f.params[i].size))
+	if !store(dst, lay.params[i].size, ptr) {
+		return f.argErr(lay, i, fmt.Sprintf("is a %s, a device pointer of 8 bytes, but the parameter takes %d bytes", reflect.TypeOf(v), lay.params[i].size))
 	}
 	return nil
 }
 
-func (f *Function) checkContext(i int, t reflect.Type, c *driver.Context) error {
+func (f *Function) checkContext(lay *layout, i int, t reflect.Type, c *driver.Context) error {
 	if c == nil {
 		return nil
 	}
@@ -331,13 +335,13 @@ func (f *Function) checkContext(i int, t reflect.Type, c *driver.Context) error 
 	if c.Handle() == want.Handle() || c.Device() == want.Device() {
 		return nil
 	}
-	return fmt.Errorf("%w: %w", f.argErr(i, fmt.Sprintf("is a %s of %s, not of the kernel's %s", t, c, want)), ErrWrongContext)
+	return fmt.Errorf("%w: %w", f.argErr(lay, i, fmt.Sprintf("is a %s of %s, not of the kernel's %s", t, c, want)), ErrWrongContext)
 }
 
-func (f *Function) argErr(i int, what string) error {
-	p := f.params[i]
+func (f *Function) argErr(lay *layout, i int, what string) error {
+	p := lay.params[i]
 	return fmt.Errorf("%s: argument %d %s (parameter %d: %d bytes at offset %d, from %s): %w",
-		f, i, what, i, p.size, p.offset, f.layoutSrc, ErrArgs)
+		f, i, what, i, p.size, p.offset, lay.src, ErrArgs)
 }
 
 // bufferOf returns the *memory.Buffer[T] that v holds (kindOf(v's type) is

@@ -8,6 +8,8 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/core"
+	"github.com/nocgo/cuda/loader"
 )
 
 // Function is a kernel of a Module (a CUfunction). It belongs to its module:
@@ -19,10 +21,11 @@ type Function struct {
 	name  string // as asked for
 	entry string // the lowered name
 
-	params    []param // the parameter layout, when known
-	size      int     // bytes of the parameter buffer
-	layoutErr error   // why the layout is unknown (wraps ErrNoLayout)
-	layoutSrc string  // "cuFuncGetParamInfo" or "PTX"
+	// The parameter layout: nil until read, then published once and never
+	// changed, so that a launch reads it with one atomic load. A read that
+	// failed publishes nothing, and the next launch reads again.
+	lay   atomic.Pointer[layout]
+	layMu sync.Mutex // serialises reading it
 
 	spare atomic.Pointer[block] // a launch block kept for the next Launch
 
@@ -43,6 +46,29 @@ type param struct {
 	offset, size int
 }
 
+// layout is what is known of a kernel's parameters, immutable once made.
+type layout struct {
+	params []param // non-nil unless err is set
+	size   int     // bytes of the parameter buffer
+	src    string  // "cuFuncGetParamInfo" or "PTX"
+	err    error   // the layout cannot be known (wraps ErrNoLayout)
+}
+
+func newLayout(ps []param, src string) *layout {
+	l := &layout{params: ps, src: src}
+	if l.params == nil {
+		l.params = []param{}
+	}
+	if n := len(ps); n > 0 {
+		l.size = ps[n-1].offset + ps[n-1].size
+	}
+	return l
+}
+
+// maxParams bounds the parameters asked of cuFuncGetParamInfo: a kernel's
+// parameters take at most 32764 bytes, each at least one.
+const maxParams = 32764
+
 // Param describes one parameter of a kernel.
 type Param struct {
 	Offset int // bytes from the start of the parameter buffer
@@ -55,53 +81,99 @@ const defaultDynamicShared = 48 << 10
 
 func newFunction(m *Module, k *kernel, h uintptr, name, entry string) *Function {
 	f := &Function{m: m, k: k, h: h, name: name, entry: entry}
-	f.readLayout()
+	// A failure leaves the layout unread: the first launch reads it again
+	// and reports the failure if it persists.
+	_, _ = f.readLayout()
 	return f
 }
 
-// readLayout finds the kernel's parameter layout: from the driver
-// (cuFuncGetParamInfo, CUDA 12.4+) or else from the module's PTX.
-func (f *Function) readLayout() {
+// layout returns the kernel's parameter layout, reading it if no read has
+// succeeded yet. Once read, it costs one atomic load and allocates nothing.
+// The errors name the kernel.
+func (f *Function) layout() (*layout, error) {
+	l := f.lay.Load()
+	if l == nil {
+		var err error
+		if l, err = f.readLayout(); err != nil {
+			return nil, err
+		}
+	}
+	if l.err != nil {
+		return nil, fmt.Errorf("%s: %w", f, l.err)
+	}
+	return l, nil
+}
+
+// readLayout reads the kernel's parameter layout, from the driver
+// (cuFuncGetParamInfo, CUDA 12.4+) or else from the module's PTX, and
+// publishes it. A failure of the driver publishes nothing and is returned:
+// the layout stays unread, and the next call reads it again.
+func (f *Function) readLayout() (*layout, error) {
+	f.layMu.Lock()
+	defer f.layMu.Unlock()
+	if l := f.lay.Load(); l != nil {
+		return l, nil
+	}
+	if core.InCallback() {
+		return nil, fmt.Errorf("%s: reading the parameter layout: %w", f, core.ErrInCallback)
+	}
+	l, err := f.queryLayout()
+	if err != nil {
+		return nil, err
+	}
+	f.lay.Store(l)
+	return l, nil
+}
+
+// queryLayout asks the driver for the layout, parameter by parameter, and
+// reads the PTX signature when the driver cannot tell.
+func (f *Function) queryLayout() (*layout, error) {
 	api := f.m.api()
 	var ps []param
-	for i := 0; ; i++ {
+	for i := 0; i < maxParams; i++ {
 		off, size, err := api.FuncGetParamInfo(f.h, i)
 		if errors.Is(err, driver.ErrInvalidValue) {
-			// Past the last parameter.
-			f.setLayout(ps, "cuFuncGetParamInfo")
-			return
+			// Past the last parameter, or a failure that says the same:
+			// the driver's answer past the end is the same every time, a
+			// failure is not, so ask again.
+			off, size, err = api.FuncGetParamInfo(f.h, i)
+			if errors.Is(err, driver.ErrInvalidValue) {
+				return newLayout(ps, "cuFuncGetParamInfo"), nil
+			}
 		}
 		if err != nil {
-			// Missing entry point (*loader.SymbolError) or not supported:
-			// read the PTX signature instead.
-			break
+			if !noParamInfo(err) {
+				return nil, fmt.Errorf("%s: reading the parameter layout: cuFuncGetParamInfo(%d): %w", f, i, err)
+			}
+			// The driver cannot tell: read the PTX signature instead.
+			return f.ptxLayout(), nil
 		}
 		ps = append(ps, param{int(off), int(size)})
-		if i > 4096 {
-			break
-		}
 	}
+	// More parameters than a kernel can have: not an answer to trust.
+	return f.ptxLayout(), nil
+}
+
+// noParamInfo reports whether err says, for good, that the driver cannot
+// give the layout: the entry point is missing (before CUDA 12.4), or the
+// call is not supported.
+func noParamInfo(err error) bool {
+	var serr *loader.SymbolError
+	return errors.As(err, &serr) || errors.Is(err, driver.ErrNotSupported)
+}
+
+// ptxLayout is the layout of the kernel's PTX signature, or, without one,
+// a layout that says it cannot be known.
+func (f *Function) ptxLayout() *layout {
 	e, err := f.m.entry(f.entry)
 	if err != nil {
-		f.layoutErr = err
-		return
+		return &layout{err: err}
 	}
-	ps = ps[:0]
+	ps := make([]param, 0, len(e.Params))
 	for _, p := range e.Params {
 		ps = append(ps, param{p.Offset, p.Size})
 	}
-	f.setLayout(ps, "PTX")
-}
-
-func (f *Function) setLayout(ps []param, src string) {
-	f.params, f.layoutSrc = ps, src
-	f.size = 0
-	if n := len(ps); n > 0 {
-		f.size = ps[n-1].offset + ps[n-1].size
-	}
-	if f.params == nil {
-		f.params = []param{}
-	}
+	return newLayout(ps, "PTX")
 }
 
 // Name returns the name the function was looked up by.
@@ -140,17 +212,19 @@ func (f *Function) Handle() uintptr {
 // Params returns the kernel's parameter layout, as the launch checks use
 // it: from cuFuncGetParamInfo where the driver has it, else from the PTX
 // signature. It returns an error wrapping ErrNoLayout when neither is
-// available.
+// available, and the driver's error when reading the layout failed (the next
+// call, or launch, reads it again).
 func (f *Function) Params() ([]Param, error) {
 	const op = "module.Function.Params"
 	if err := f.check(); err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
-	if f.params == nil {
-		return nil, fmt.Errorf("%s: %s: %w", op, f, f.layoutErr)
+	lay, err := f.layout()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
 	}
-	out := make([]Param, len(f.params))
-	for i, p := range f.params {
+	out := make([]Param, len(lay.params))
+	for i, p := range lay.params {
 		out[i] = Param{Offset: p.offset, Size: p.size}
 	}
 	return out, nil
@@ -211,12 +285,23 @@ func (f *Function) attribute(a FunctionAttribute) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", f, err)
 	}
-	defer b.Unbind()
 	v, err := f.m.api().FuncGetAttribute(a, f.h)
 	if err != nil {
-		return 0, fmt.Errorf("%s: cuFuncGetAttribute(%d): %w", f, a, err)
+		err = fmt.Errorf("%s: cuFuncGetAttribute(%d): %w", f, a, err)
+	}
+	if err = f.unbind(b, err); err != nil {
+		return 0, err
 	}
 	return v, nil
+}
+
+// unbind undoes b after a call that returned err, and returns err, or else
+// the unbinding's error naming the function.
+func (f *Function) unbind(b core.Binding, err error) error {
+	if uerr := b.Unbind(); uerr != nil && err == nil {
+		return fmt.Errorf("%s: %w", f, uerr)
+	}
+	return err
 }
 
 // Attributes returns the kernel's attributes.
@@ -278,13 +363,14 @@ func (f *Function) setMaxDynLocked(bytes int) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", f, err)
 	}
-	defer b.Unbind()
 	if err := f.m.api().FuncSetAttribute(f.h, backend.FuncMaxDynamicSharedSize, bytes); err != nil {
-		return fmt.Errorf("%s: cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, %d): %w", f, bytes, err)
+		return f.unbind(b, fmt.Errorf("%s: cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, %d): %w", f, bytes, err))
 	}
+	// The attribute is set: what is known of it changes, whatever the
+	// unbinding says.
 	f.k.maxDyn.Store(int64(bytes))
 	f.k.smemSet = true
-	return nil
+	return f.unbind(b, nil)
 }
 
 // ensureShared raises the function's dynamic shared memory limit to bytes
@@ -315,10 +401,12 @@ func (f *Function) MaxPotentialBlockSize(dynamicSmem, limit int) (minGrid, block
 	if err != nil {
 		return 0, 0, fmt.Errorf("%s: %s: %w", op, f, err)
 	}
-	defer b.Unbind()
 	minGrid, block, err = f.m.api().OccupancyMaxPotentialBlockSize(f.h, uintptr(dynamicSmem), limit)
 	if err != nil {
-		return 0, 0, fmt.Errorf("%s: %s: cuOccupancyMaxPotentialBlockSize: %w", op, f, err)
+		err = fmt.Errorf("%s: cuOccupancyMaxPotentialBlockSize: %w", f, err)
+	}
+	if err = f.unbind(b, err); err != nil {
+		return 0, 0, fmt.Errorf("%s: %w", op, err)
 	}
 	return minGrid, block, nil
 }

@@ -30,24 +30,28 @@ func (f *Function) Launch(s *stream.Stream, cfg Config, args ...any) error {
 	if err := cfg.check(f); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	if err := f.checkCount(len(args)); err != nil {
+	lay, err := f.layout()
+	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	blk := f.takeBlock()
+	if err := f.checkCount(lay, len(args)); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	blk := f.takeBlock(lay)
 	base := blk.base()
 	for i := range args {
-		if err := f.put(i, args[i], base); err != nil {
-			f.giveBlock(blk)
+		if err := f.put(lay, i, args[i], base); err != nil {
+			f.giveBlock(blk, lay)
 			return fmt.Errorf("%s: %w", op, err)
 		}
-		blk.ptrs[i] = unsafe.Add(base, f.params[i].offset)
+		blk.ptrs[i] = unsafe.Add(base, lay.params[i].offset)
 	}
 	var params unsafe.Pointer
 	if len(args) > 0 {
 		params = unsafe.Pointer(&blk.ptrs[0])
 	}
-	err := f.launch(s, &cfg, params)
-	f.giveBlock(blk)
+	err = f.launch(s, &cfg, params)
+	f.giveBlock(blk, lay)
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
@@ -85,7 +89,7 @@ func (f *Function) argsForOther(args *Args) error {
 // launch makes the call: the stream's checks and binding, the shared
 // memory attribute, cuLaunchKernel. Its errors name the kernel; the caller
 // adds its own name.
-func (f *Function) launch(s *stream.Stream, cfg *Config, params unsafe.Pointer) error {
+func (f *Function) launch(s *stream.Stream, cfg *Config, params unsafe.Pointer) (err error) {
 	q := core.QueueOf(s)
 	if q == nil {
 		return fmt.Errorf("%s: nil or zero stream: %w", f, driver.ErrInvalidValue)
@@ -94,7 +98,14 @@ func (f *Function) launch(s *stream.Stream, cfg *Config, params unsafe.Pointer) 
 	if err != nil {
 		return fmt.Errorf("%s: %w", f, err)
 	}
-	defer b.Unbind()
+	// A special stream binds the context: a failed unbinding is reported
+	// (after the call's own error). Binding nothing, as for every other
+	// stream, Unbind does nothing.
+	defer func() {
+		if uerr := b.Unbind(); uerr != nil && err == nil {
+			err = fmt.Errorf("%s on %s: %w", f, s, uerr)
+		}
+	}()
 	if sc := s.Context(); sc.Handle() != f.m.ctx.Handle() {
 		return fmt.Errorf("%s: %s belongs to %s, the module to %s: %w", f, s, sc, f.m.ctx, ErrWrongContext)
 	}

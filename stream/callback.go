@@ -6,12 +6,26 @@ import (
 	"runtime/debug"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/internal/core"
 )
 
-// Callback queues fn on the stream (cuLaunchHostFunc): it runs on a driver
-// thread once all work queued before it is done, and work queued after it
-// waits for it to return. fn must not call into CUDA (the driver forbids it)
-// and should return quickly: it holds up the stream.
+// Callback queues fn on the stream (cuLaunchHostFunc): it runs once all work
+// queued before it is done, and work queued after it waits for it to
+// return. It should return quickly: it holds up the stream.
+//
+// fn must not call into CUDA: the driver forbids it ("The host function
+// must not make any CUDA API calls"), and a call that waits for the stream
+// (a Synchronize, a free or copy that synchronizes) would wait for fn
+// itself. So every call of this module made from fn that would reach the
+// driver, or close an object, or release a context, fails at once with an
+// error wrapping driver.ErrNotPermitted, and changes nothing: no
+// allocation, copy, launch, synchronisation or Close (Buffer.Close,
+// HostBuffer.Close, Stream.Close, ...) from fn; do them after the stream's
+// work, from another goroutine. fn runs on a goroutine of its own, wired to
+// its OS thread, which is how the library knows (fn must not call
+// runtime.UnlockOSThread); goroutines that fn starts are not restricted,
+// and fn must not wait for them to make such calls, since those calls may
+// wait for fn.
 //
 // A panic in fn does not crash the program, nor does runtime.Goexit (which
 // t.FailNow and testify's require call): it is recovered, and the
@@ -20,7 +34,7 @@ import (
 // stream's next Synchronize (on this Stream value; only the first panic
 // since the previous Synchronize is kept, later ones are counted). A panic
 // in a callback still pending when the Stream is closed is lost.
-func (s *Stream) Callback(fn func()) error {
+func (s *Stream) Callback(fn func()) (err error) {
 	const op = "stream.Stream.Callback"
 	if fn == nil {
 		if err := s.check(); err != nil {
@@ -32,16 +46,22 @@ func (s *Stream) Callback(fn func()) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	defer b.Unbind()
+	defer func() {
+		if uerr := b.Unbind(); uerr != nil && err == nil {
+			err = fmt.Errorf("%s: %s: %w", op, s, uerr)
+		}
+	}()
 	if r := s.api().LaunchHostFunc(s.q.Handle, func() { s.run(fn) }); r != nil {
 		return s.errf(op, "cuLaunchHostFunc", r)
 	}
 	return nil
 }
 
-// run calls fn and turns a panic, or a runtime.Goexit (t.FailNow,
-// testify's require), into the stream's pending error.
+// run calls fn, marked as a host callback (see core.EnterCallback), and
+// turns a panic, or a runtime.Goexit (t.FailNow, testify's require), into
+// the stream's pending error.
 func (s *Stream) run(fn func()) {
+	defer core.LeaveCallback(core.EnterCallback())
 	returned := false
 	defer func() {
 		if v := recover(); v != nil {

@@ -19,10 +19,14 @@ type Binding struct {
 // cuCtxGetCurrent when c is already current, and a push and pop otherwise.
 // The binding holds the context for its duration: a Release racing it ends
 // the context only after Unbind. It fails with ErrClosed once the user's
-// reference was released.
+// reference was released, and with an error wrapping ErrInCallback when
+// called from inside a host callback.
 func (c *Context) Bind() (Binding, error) { return c.bind(true) }
 
 func (c *Context) bind(fresh bool) (Binding, error) {
+	if err := NotInCallback(c); err != nil {
+		return Binding{}, err
+	}
 	if err := c.acquire(fresh); err != nil {
 		return Binding{}, err
 	}

@@ -62,8 +62,12 @@ func (c *Context) Released() bool {
 // Release ends the user's reference: from now on Hold fails with ErrClosed,
 // and the context ends in the driver once nothing holds it (now, if nothing
 // does). If ending fails, the error is returned and the next Release tries
-// again; a Release after the end is a no-op.
+// again; a Release after the end is a no-op. From inside a host callback it
+// fails with an error wrapping ErrInCallback and changes nothing.
 func (c *Context) Release() error {
+	if err := NotInCallback(c); err != nil {
+		return err
+	}
 	c.mu.Lock()
 	c.released = true
 	return c.endIfUnheldLocked()
@@ -98,7 +102,12 @@ type Hold struct {
 
 // Hold takes a hold for a new object. It fails with ErrClosed once the
 // user's reference was released: objects are made only in open contexts.
+// From inside a host callback it fails with an error wrapping
+// ErrInCallback: objects are not made there.
 func (c *Context) Hold() (*Hold, error) {
+	if err := NotInCallback(c); err != nil {
+		return nil, err
+	}
 	if err := c.acquire(true); err != nil {
 		return nil, err
 	}
@@ -160,8 +169,14 @@ func (h *Hold) Bind() (Binding, error) {
 // error is returned, and the context's next Release tries again. A destroy
 // that fails because the context is unusable after a sticky fault, or gone,
 // closes the object too (its resources went with the context) and returns
-// that error, marked with ErrStickyFault for a sticky fault.
+// that error, marked with ErrStickyFault for a sticky fault. From inside a
+// host callback it fails with an error wrapping ErrInCallback and changes
+// nothing, before taking any lock (a Close in progress elsewhere may be
+// waiting in the driver for that very callback).
 func (h *Hold) Close(destroy func(api backend.API) error) error {
+	if err := NotInCallback(h.c); err != nil {
+		return err
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed.Load() {

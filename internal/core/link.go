@@ -30,13 +30,17 @@ type Queue struct {
 // wrapping ErrClosed after the stream's Close, and, for the special streams
 // only, binds the stream's context on the calling OS thread, since the
 // driver resolves 0x0, 0x1 and 0x2 through the current context. For every
-// other stream it binds nothing. The caller must Unbind the result.
+// other stream it binds nothing. The caller must Unbind the result. From
+// inside a host callback it fails with an error wrapping ErrInCallback.
 func (q *Queue) Use() (Binding, error) {
 	if q.Special {
 		return q.Hold.Bind()
 	}
 	if q.Hold.Closed() {
 		return Binding{}, q.closedErr()
+	}
+	if callbacks.running.Load() != 0 && inCallbackSlow() {
+		return Binding{}, fmt.Errorf("%s: %w", q.What, ErrInCallback)
 	}
 	return Binding{}, nil
 }
