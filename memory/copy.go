@@ -16,7 +16,7 @@ import (
 // reused at once (see the package documentation for how synchronous copies
 // are ordered). An empty src copies nothing and calls no driver, once dst
 // is checked.
-func CopyToDevice[T any](dst *Buffer[T], src []T) error {
+func CopyToDevice[T any](dst *Buffer[T], src []T) (err error) {
 	const op = "memory.CopyToDevice"
 	if err := dst.usable(op, "dst"); err != nil {
 		return err
@@ -32,7 +32,7 @@ func CopyToDevice[T any](dst *Buffer[T], src []T) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	defer b.Unbind()
+	defer b.Done(&err)
 	api := apiOf(ctx)
 	n := uintptr(len(src)) * dst.elemSize()
 	r := api.MemcpyHtoD(dst.ptr, unsafe.Pointer(unsafe.SliceData(src)), n)
@@ -52,7 +52,7 @@ func CopyToDevice[T any](dst *Buffer[T], src []T) error {
 // src must fit: src.Len() <= len(dst); it fills the first src.Len() elements
 // of dst. It returns once dst holds the data. An empty src copies nothing
 // and calls no driver, once it is checked.
-func CopyToHost[T any](dst []T, src *Buffer[T]) error {
+func CopyToHost[T any](dst []T, src *Buffer[T]) (err error) {
 	const op = "memory.CopyToHost"
 	if err := src.usable(op, "src"); err != nil {
 		return err
@@ -68,7 +68,7 @@ func CopyToHost[T any](dst []T, src *Buffer[T]) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	defer b.Unbind()
+	defer b.Done(&err)
 	r := apiOf(ctx).MemcpyDtoH(unsafe.Pointer(unsafe.SliceData(dst)), src.ptr, src.bytes())
 	runtime.KeepAlive(dst)
 	if r != nil {
@@ -88,7 +88,7 @@ func CopyToHost[T any](dst []T, src *Buffer[T]) error {
 // and the call waits for dst's context (cuCtxSynchronize). It returns once the
 // copy is complete. An empty src copies nothing and calls no driver, once
 // both buffers are checked.
-func CopyDtoD[T any](dst, src *Buffer[T]) error {
+func CopyDtoD[T any](dst, src *Buffer[T]) (err error) {
 	const op = "memory.CopyDtoD"
 	if err := checkDtoD(op, dst, src); err != nil {
 		return err
@@ -101,7 +101,7 @@ func CopyDtoD[T any](dst, src *Buffer[T]) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	defer b.Unbind()
+	defer b.Done(&err)
 	api := apiOf(ctx)
 	n := src.bytes()
 	if src.a.ctx.Handle() == ctx.Handle() {

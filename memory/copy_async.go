@@ -15,7 +15,7 @@ import (
 // from ordinary Go memory the driver stages src before returning, and it may
 // be reused at once (see the package documentation). An empty src queues
 // nothing and calls no driver, once dst and s are checked.
-func CopyToDeviceAsync[T any](s *stream.Stream, dst *Buffer[T], src []T) error {
+func CopyToDeviceAsync[T any](s *stream.Stream, dst *Buffer[T], src []T) (err error) {
 	const op = "memory.CopyToDeviceAsync"
 	if err := dst.usable(op, "dst"); err != nil {
 		return err
@@ -37,7 +37,7 @@ func CopyToDeviceAsync[T any](s *stream.Stream, dst *Buffer[T], src []T) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	defer b.Unbind()
+	defer b.Done(&err)
 	if s.Context().Device() != ctx.Device() {
 		return wrongStream(op, s, dst.String(), ctx.String())
 	}
@@ -58,7 +58,7 @@ func CopyToDeviceAsync[T any](s *stream.Stream, dst *Buffer[T], src []T) error {
 // pageable memory before returning but does not promise to, and the fake
 // driver writes dst only when the stream runs the copy. An empty src queues
 // nothing and calls no driver, once src and s are checked.
-func CopyToHostAsync[T any](s *stream.Stream, dst []T, src *Buffer[T]) error {
+func CopyToHostAsync[T any](s *stream.Stream, dst []T, src *Buffer[T]) (err error) {
 	const op = "memory.CopyToHostAsync"
 	if err := src.usable(op, "src"); err != nil {
 		return err
@@ -80,7 +80,7 @@ func CopyToHostAsync[T any](s *stream.Stream, dst []T, src *Buffer[T]) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	defer b.Unbind()
+	defer b.Done(&err)
 	if s.Context().Device() != ctx.Device() {
 		return wrongStream(op, s, src.String(), ctx.String())
 	}
@@ -101,7 +101,7 @@ func CopyToHostAsync[T any](s *stream.Stream, dst []T, src *Buffer[T]) error {
 // with cuMemcpyPeerAsync. s must be on the device of dst or of src. An
 // empty src queues nothing and calls no driver, once the buffers and s are
 // checked.
-func CopyDtoDAsync[T any](s *stream.Stream, dst, src *Buffer[T]) error {
+func CopyDtoDAsync[T any](s *stream.Stream, dst, src *Buffer[T]) (err error) {
 	const op = "memory.CopyDtoDAsync"
 	if err := checkDtoD(op, dst, src); err != nil {
 		return err
@@ -120,7 +120,7 @@ func CopyDtoDAsync[T any](s *stream.Stream, dst, src *Buffer[T]) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	defer b.Unbind()
+	defer b.Done(&err)
 	if dev := s.Context().Device(); dev != dctx.Device() && dev != sctx.Device() {
 		return wrongStream(op, s, dst.String(), dctx.String())
 	}

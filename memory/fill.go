@@ -19,7 +19,7 @@ import (
 // on the same device: ErrWrongContext). Fill allocates nothing and, on an
 // ordinary stream, binds no context. An empty b is set by doing nothing:
 // its arguments are checked, and no driver is called.
-func Fill[T any](s *stream.Stream, b *Buffer[T], value T) error {
+func Fill[T any](s *stream.Stream, b *Buffer[T], value T) (err error) {
 	const op = "memory.Fill"
 	if err := b.usable(op, "b"); err != nil {
 		return err
@@ -60,7 +60,7 @@ func Fill[T any](s *stream.Stream, b *Buffer[T], value T) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	defer sb.Unbind()
+	defer sb.Done(&err)
 	if s.Context().Handle() != ctx.Handle() {
 		return wrongFill(op, s, b.String(), ctx)
 	}

@@ -207,7 +207,7 @@ var errNilEvent = fmt.Errorf("nil or zero event: %w", driver.ErrInvalidValue)
 // otherwise Record returns an error wrapping ErrWrongContext before calling
 // the driver. On a stream that is not special it binds nothing and
 // allocates nothing.
-func (e *Event) Record(s *Stream) error {
+func (e *Event) Record(s *Stream) (err error) {
 	const op = "stream.Event.Record"
 	if err := e.check(); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
@@ -222,7 +222,7 @@ func (e *Event) Record(s *Stream) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	defer b.Unbind()
+	defer b.Done(&err)
 	if r := e.api().EventRecord(e.h, s.q.Handle); r != nil {
 		return fmt.Errorf("%s: %s: cuEventRecord(%s): %w", op, e, s, r)
 	}

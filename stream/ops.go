@@ -12,13 +12,13 @@ import (
 // (cuStreamSynchronize). If a host callback queued with Callback panicked
 // since the last Synchronize, the work is still waited for and the panic is
 // returned as a *CallbackPanicError.
-func (s *Stream) Synchronize() error {
+func (s *Stream) Synchronize() (err error) {
 	const op = "stream.Stream.Synchronize"
 	b, err := s.use()
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	defer b.Unbind()
+	defer b.Done(&err)
 	if r := s.api().StreamSynchronize(s.q.Handle); r != nil {
 		return s.errf(op, "cuStreamSynchronize", core.Unusable(r))
 	}
@@ -31,13 +31,13 @@ func (s *Stream) Synchronize() error {
 // Query reports whether all work queued on the stream is done
 // (cuStreamQuery). Work still pending is (false, nil), not an error. It
 // allocates nothing and, on a stream that is not special, binds nothing.
-func (s *Stream) Query() (bool, error) {
+func (s *Stream) Query() (_ bool, err error) {
 	const op = "stream.Stream.Query"
 	b, err := s.use()
 	if err != nil {
 		return false, fmt.Errorf("%s: %w", op, err)
 	}
-	defer b.Unbind()
+	defer b.Done(&err)
 	r := s.api().StreamQuery(s.q.Handle)
 	if r == nil {
 		return true, nil
@@ -58,13 +58,13 @@ func isNotReady(r error) bool {
 // (cuStreamWaitEvent); it does not block the calling goroutine. ev may
 // belong to another context, even of another device: the driver allows
 // cross-device waits. Both s and ev must be open. It allocates nothing.
-func (s *Stream) Wait(ev *Event) error {
+func (s *Stream) Wait(ev *Event) (err error) {
 	const op = "stream.Stream.Wait"
 	b, err := s.use()
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	defer b.Unbind()
+	defer b.Done(&err)
 	if err := ev.check(); err != nil {
 		return fmt.Errorf("%s: %s: %w", op, s, err)
 	}
@@ -79,7 +79,7 @@ func (s *Stream) Wait(ev *Event) error {
 // wait on it and destroys it (the driver keeps it until the wait is
 // satisfied), so nothing leaks. o may belong to another context, even of
 // another device.
-func (s *Stream) WaitStream(o *Stream) error {
+func (s *Stream) WaitStream(o *Stream) (err error) {
 	const op = "stream.Stream.WaitStream"
 	if err := s.check(); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
@@ -91,7 +91,7 @@ func (s *Stream) WaitStream(o *Stream) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	defer sb.Unbind()
+	defer sb.Done(&err)
 	// The internal event is made in o's context, bound through o's hold.
 	err = o.q.Hold.Do(func(api backend.API) error {
 		ev, r := api.EventCreate(uint32(DisableTiming))
@@ -127,13 +127,13 @@ func (s *Stream) check() error {
 
 // Flags returns the stream's creation flags as the driver reports them
 // (cuStreamGetFlags): for a wrapped stream, what its creator chose.
-func (s *Stream) Flags() (Flag, error) {
+func (s *Stream) Flags() (_ Flag, err error) {
 	const op = "stream.Stream.Flags"
 	b, err := s.use()
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", op, err)
 	}
-	defer b.Unbind()
+	defer b.Done(&err)
 	f, r := s.api().StreamGetFlags(s.q.Handle)
 	if r != nil {
 		return 0, s.errf(op, "cuStreamGetFlags", r)
@@ -143,13 +143,13 @@ func (s *Stream) Flags() (Flag, error) {
 
 // Priority returns the stream's priority as the driver reports it
 // (cuStreamGetPriority): for a wrapped stream, what its creator chose.
-func (s *Stream) Priority() (int, error) {
+func (s *Stream) Priority() (_ int, err error) {
 	const op = "stream.Stream.Priority"
 	b, err := s.use()
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", op, err)
 	}
-	defer b.Unbind()
+	defer b.Done(&err)
 	p, r := s.api().StreamGetPriority(s.q.Handle)
 	if r != nil {
 		return 0, s.errf(op, "cuStreamGetPriority", r)

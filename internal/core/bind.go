@@ -74,3 +74,16 @@ func (b Binding) Unbind() error {
 	}
 	return err
 }
+
+// Done is Unbind for a deferred call in a function with a named error
+// result: defer b.Done(&err). The unbinding's error is stored in *err when
+// the function returns none of its own. On a zero Binding (the common case:
+// a call on an ordinary stream binds nothing) it does nothing.
+func (b Binding) Done(err *error) {
+	if b.c == nil {
+		return
+	}
+	if uerr := b.Unbind(); uerr != nil && *err == nil {
+		*err = uerr
+	}
+}

@@ -189,17 +189,19 @@ func (h *Hold) Close(destroy func(api backend.API) error) error {
 			return err
 		}
 		err = destroy(h.c.API)
-		if uerr := b.Unbind(); err == nil {
-			err = uerr
-		}
+		uerr := b.Unbind()
 		switch {
 		case err == nil:
+			// Destroyed: the object is closed whatever the unbind says,
+			// since destroying it again would fail; a failed unbind is
+			// reported all the same.
+			lost = uerr
 		case Gone(err):
 			// The context is unusable or gone, and the object with it:
 			// it is closed, and the error says why.
-			lost = Unusable(err)
+			lost = errors.Join(Unusable(err), uerr)
 		default:
-			return err
+			return errors.Join(err, uerr)
 		}
 	}
 	h.closed.Store(true)
