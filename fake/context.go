@@ -2,6 +2,7 @@ package fake
 
 import (
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/internal/core"
 )
 
 // ctxAPIVersion is what cuCtxGetApiVersion reports for every context.
@@ -59,7 +60,7 @@ func (b *Backend) currentLocked(tid int64) (*context, error) {
 
 // current returns the calling thread's current context.
 func (b *Backend) current() (*context, error) {
-	tid := gettid()
+	tid := core.ThreadID()
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	return b.currentLocked(tid)
@@ -200,7 +201,7 @@ func (b *Backend) CtxCreate(flags uint32, dev int) (uintptr, error) {
 	if flags&^0x1f != 0 {
 		return 0, driver.ErrInvalidValue
 	}
-	tid := gettid()
+	tid := core.ThreadID()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	c := b.newContextLocked(d, flags, false)
@@ -216,7 +217,7 @@ func (b *Backend) CtxDestroy(h uintptr) error {
 	if err := b.enter("cuCtxDestroy"); err != nil {
 		return err
 	}
-	tid := gettid()
+	tid := core.ThreadID()
 	b.mu.RLock()
 	c, err := b.liveCtxLocked(h)
 	if err == nil && c.primary {
@@ -293,7 +294,7 @@ func (b *Backend) CtxGetCurrent() (uintptr, error) {
 	if err := b.enter("cuCtxGetCurrent"); err != nil {
 		return 0, err
 	}
-	tid := gettid()
+	tid := core.ThreadID()
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	st := b.stacks[int(tid)]
@@ -309,7 +310,7 @@ func (b *Backend) CtxSetCurrent(h uintptr) error {
 	if err := b.enter("cuCtxSetCurrent"); err != nil {
 		return err
 	}
-	tid := gettid()
+	tid := core.ThreadID()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	st := b.stacks[int(tid)]
@@ -337,7 +338,7 @@ func (b *Backend) CtxPushCurrent(h uintptr) error {
 	if err := b.enter("cuCtxPushCurrent"); err != nil {
 		return err
 	}
-	tid := gettid()
+	tid := core.ThreadID()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if h == 0 {
@@ -358,7 +359,7 @@ func (b *Backend) CtxPopCurrent() (uintptr, error) {
 	if err := b.enter("cuCtxPopCurrent"); err != nil {
 		return 0, err
 	}
-	tid := gettid()
+	tid := core.ThreadID()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	st := b.stacks[int(tid)]
@@ -446,7 +447,7 @@ func (b *Backend) CtxEnablePeerAccess(peer uintptr, flags uint32) error {
 	if flags != 0 {
 		return driver.ErrInvalidValue
 	}
-	tid := gettid()
+	tid := core.ThreadID()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	c, err := b.currentLocked(tid)

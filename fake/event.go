@@ -6,6 +6,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/core"
 )
 
 type event struct {
@@ -48,7 +49,7 @@ func (b *Backend) EventCreate(flags uint32) (uintptr, error) {
 	if flags&backend.EventInterprocess != 0 && flags&backend.EventDisableTiming == 0 {
 		return 0, driver.ErrInvalidValue
 	}
-	tid := gettid()
+	tid := core.ThreadID()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	c, err := b.currentLocked(tid)

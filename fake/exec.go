@@ -7,6 +7,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/core"
 )
 
 // The fake's device is its queue runner: work enqueued on streams runs only
@@ -27,7 +28,7 @@ type execLock struct {
 
 // inside reports whether the calling thread runs items or a host callback.
 func (l *execLock) inside() bool {
-	tid := gettid()
+	tid := core.ThreadID()
 	return l.owner.Load() == tid || l.callback.Load() == tid
 }
 
@@ -40,7 +41,7 @@ func (b *Backend) lockExec() error {
 	}
 	b.exec.mu.Lock()
 	runtime.LockOSThread()
-	b.exec.owner.Store(gettid())
+	b.exec.owner.Store(core.ThreadID())
 	return nil
 }
 
@@ -54,7 +55,7 @@ func (b *Backend) tryLockExec() (ok bool, err error) {
 		return false, nil
 	}
 	runtime.LockOSThread()
-	b.exec.owner.Store(gettid())
+	b.exec.owner.Store(core.ThreadID())
 	return true, nil
 }
 

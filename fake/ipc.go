@@ -7,6 +7,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/core"
 )
 
 // IPC between fake backends: each Backend stands for one process, and this
@@ -124,7 +125,7 @@ func (b *Backend) IPCOpenMemHandle(h driver.IPCHandle, flags uint32) (uintptr, e
 	ipcReg.Lock()
 	m, ok := ipcReg.mems[id]
 	ipcReg.Unlock()
-	tid := gettid()
+	tid := core.ThreadID()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	c, err := b.currentLocked(tid)
@@ -212,7 +213,7 @@ func (b *Backend) IPCOpenEventHandle(h driver.IPCHandle) (uintptr, error) {
 	ipcReg.Lock()
 	x, ok := ipcReg.events[id]
 	ipcReg.Unlock()
-	tid := gettid()
+	tid := core.ThreadID()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	c, err := b.currentLocked(tid)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/core"
 )
 
 type allocKind int
@@ -168,7 +169,7 @@ func (b *Backend) MemAlloc(size uintptr) (uintptr, error) {
 	if size == 0 {
 		return 0, driver.ErrInvalidValue
 	}
-	tid := gettid()
+	tid := core.ThreadID()
 	b.mu.Lock()
 	c, err := b.currentLocked(tid)
 	if err != nil {
@@ -294,7 +295,7 @@ func (b *Backend) MemGetInfo() (uint64, uint64, error) {
 	if err := b.enter("cuMemGetInfo"); err != nil {
 		return 0, 0, err
 	}
-	tid := gettid()
+	tid := core.ThreadID()
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	c, err := b.currentLocked(tid)
@@ -313,7 +314,7 @@ func (b *Backend) MemGetAddressRange(p uintptr) (uintptr, uintptr, error) {
 	if err := b.enter("cuMemGetAddressRange"); err != nil {
 		return 0, 0, err
 	}
-	tid := gettid()
+	tid := core.ThreadID()
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	if _, err := b.currentLocked(tid); err != nil {
@@ -460,7 +461,7 @@ func (b *Backend) syncOp(op string, n uintptr, prepare func() (func() error, err
 	if err := b.enter(op); err != nil {
 		return err
 	}
-	tid := gettid()
+	tid := core.ThreadID()
 	b.mu.RLock()
 	c, err := b.currentLocked(tid)
 	var work func() error
@@ -635,7 +636,7 @@ func (b *Backend) MemHostAlloc(size uintptr, flags uint32) (unsafe.Pointer, erro
 	if size == 0 || flags&^(backend.MemHostAllocPortable|backend.MemHostAllocDeviceMap|backend.MemHostAllocWriteCombined) != 0 {
 		return nil, driver.ErrInvalidValue
 	}
-	tid := gettid()
+	tid := core.ThreadID()
 	b.mu.RLock()
 	_, err := b.currentLocked(tid)
 	if err == nil && !b.pinnedFitsLocked(size) {

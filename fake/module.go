@@ -2,12 +2,13 @@ package fake
 
 import (
 	"bytes"
-	"encoding/binary"
 	"strconv"
 	"strings"
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/core"
+	"github.com/nocgo/cuda/internal/libcuda"
 )
 
 type module struct {
@@ -33,38 +34,6 @@ var (
 	elfMagic    = []byte("\x7fELF")
 	fatbinMagic = []byte{0x50, 0xed, 0x55, 0xba} // 0xBA55ED50, little-endian
 )
-
-// checkFatbin checks that a fatbin's container header (magic u32, version
-// u16, header size u16, body size u64), and the header (64 bytes or more:
-// kind u16, version u16, header size u32, payload size u64, ...) and
-// payload of every entry its body claims, lie inside image. It is the
-// real backend's check (internal/libcuda), which refuses such an image
-// before calling the driver: keep the two alike.
-func checkFatbin(image []byte) error {
-	const headerMin, entryMin = 16, 64
-	n := uint64(len(image))
-	if n < headerMin {
-		return driver.ErrInvalidImage
-	}
-	hdr := uint64(binary.LittleEndian.Uint16(image[6:]))
-	body := binary.LittleEndian.Uint64(image[8:])
-	if hdr < headerMin || hdr > n || body > n-hdr {
-		return driver.ErrInvalidImage
-	}
-	for off, end := hdr, hdr+body; off < end; {
-		left := end - off
-		if left < entryMin {
-			return driver.ErrInvalidImage
-		}
-		eh := uint64(binary.LittleEndian.Uint32(image[off+4:]))
-		size := binary.LittleEndian.Uint64(image[off+8:])
-		if eh < entryMin || eh > left || size > left-eh {
-			return driver.ErrInvalidImage
-		}
-		off += eh + size
-	}
-	return nil
-}
 
 // ptxEntry is one .entry of an image: its name and parameter sizes.
 type ptxEntry struct {
@@ -435,11 +404,11 @@ func (b *Backend) ModuleLoadData(image []byte) (uintptr, error) {
 	}
 	fatbin := bytes.HasPrefix(image, fatbinMagic)
 	if fatbin {
-		if err := checkFatbin(image); err != nil {
+		if err := libcuda.CheckFatbin(image); err != nil {
 			return 0, err // refused before the driver, as by the real backend
 		}
 	}
-	tid := gettid()
+	tid := core.ThreadID()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	c, err := b.currentLocked(tid)

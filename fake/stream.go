@@ -8,6 +8,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/core"
 )
 
 type streamKind int
@@ -52,7 +53,7 @@ func (b *Backend) streamLocked(h uintptr, tid int64) (*stream, error) {
 // tidFor returns the caller's thread id when h needs it (a special stream).
 func tidFor(h uintptr) int64 {
 	if h <= backend.StreamPerThread {
-		return gettid()
+		return core.ThreadID()
 	}
 	return 0
 }
@@ -94,7 +95,7 @@ func (b *Backend) StreamCreateWithPriority(flags uint32, priority int) (uintptr,
 		return 0, driver.ErrInvalidValue
 	}
 	priority = min(max(priority, greatestPriority), leastPriority)
-	tid := gettid()
+	tid := core.ThreadID()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	c, err := b.currentLocked(tid)
@@ -280,14 +281,14 @@ func (b *Backend) runCallback(fn func()) {
 	runtime.UnlockOSThread()
 	defer func() {
 		runtime.LockOSThread()
-		b.exec.owner.Store(gettid())
+		b.exec.owner.Store(core.ThreadID())
 	}()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		b.exec.callback.Store(gettid())
+		b.exec.callback.Store(core.ThreadID())
 		defer b.exec.callback.Store(0)
 		defer func() {
 			if r := recover(); r != nil {

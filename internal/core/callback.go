@@ -42,7 +42,7 @@ var callbacks struct {
 // deferred, so that a panic or runtime.Goexit in the callback unmarks too.
 func EnterCallback() int64 {
 	runtime.LockOSThread()
-	tid := threadID()
+	tid := ThreadID()
 	callbacks.mu.Lock()
 	if callbacks.threads == nil {
 		callbacks.threads = map[int64]int{}
@@ -74,7 +74,7 @@ func InCallback() bool {
 }
 
 func inCallbackSlow() bool {
-	tid := threadID()
+	tid := ThreadID()
 	callbacks.mu.Lock()
 	n := callbacks.threads[tid]
 	callbacks.mu.Unlock()

@@ -4,5 +4,5 @@ package core
 
 import "syscall"
 
-// threadID identifies the calling OS thread.
-func threadID() int64 { return int64(syscall.Gettid()) }
+// ThreadID identifies the calling OS thread.
+func ThreadID() int64 { return int64(syscall.Gettid()) }

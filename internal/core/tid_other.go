@@ -8,9 +8,9 @@ import (
 	"strconv"
 )
 
-// threadID identifies the caller: without a thread id on this system, the
+// ThreadID identifies the caller: without a thread id on this system, the
 // goroutine's id, which is as good for a goroutine wired to its thread.
-func threadID() int64 {
+func ThreadID() int64 {
 	var buf [64]byte
 	s := buf[:runtime.Stack(buf[:], false)]
 	s = bytes.TrimPrefix(s, []byte("goroutine "))

@@ -61,7 +61,7 @@ func TestCheckFatbin(t *testing.T) {
 		// The image may go on past the container (more containers, padding).
 		"trailing bytes": append(craftFatbin(0, fatbinEntry{kind: 1, payload: ptx}), make([]byte, 40)...),
 	} {
-		assert.NoError(t, checkFatbin(image), name)
+		assert.NoError(t, CheckFatbin(image), name)
 		img, err := moduleImage(image)
 		if assert.NoError(t, err, name) {
 			assert.Same(t, &image[0], &img[0], "%s: a fatbin is passed as is", name)
@@ -84,7 +84,7 @@ func TestCheckFatbin(t *testing.T) {
 		"header size below 16":                   append([]byte{0x50, 0xed, 0x55, 0xba, 1, 0, 8, 0}, make([]byte, 8)...),
 		"truncated container header":             good[:12],
 	} {
-		assert.ErrorIs(t, checkFatbin(image), backend.ErrInvalidImage, name)
+		assert.ErrorIs(t, CheckFatbin(image), backend.ErrInvalidImage, name)
 		_, err := moduleImage(image)
 		assert.ErrorIs(t, err, backend.ErrInvalidImage, name)
 	}

@@ -5,7 +5,6 @@ package libcuda
 import (
 	"bytes"
 	"debug/elf"
-	"encoding/binary"
 	"runtime"
 	"unsafe"
 
@@ -32,7 +31,7 @@ func moduleImage(image []byte) ([]byte, error) {
 	case bytes.HasPrefix(image, elfMagic):
 		return image, checkELF(image)
 	case bytes.HasPrefix(image, fatbinMagic):
-		return image, checkFatbin(image)
+		return image, CheckFatbin(image)
 	}
 	if image[len(image)-1] == 0 {
 		return image, nil
@@ -47,38 +46,6 @@ func moduleImage(image []byte) ([]byte, error) {
 // entry header (kind u16, version u16, entry header size u32, payload size
 // u64, then architecture, flags, ...: 64 bytes or more) followed by its
 // payload.
-const (
-	fatbinHeaderMin = 16
-	fatbinEntryMin  = 64
-)
-
-// checkFatbin checks that a fatbin's container header, and every entry
-// header and payload its body claims, lie inside image: the driver takes
-// no length and would read past a truncated or lying image.
-func checkFatbin(image []byte) error {
-	n := uint64(len(image))
-	if n < fatbinHeaderMin {
-		return backend.ErrInvalidImage
-	}
-	hdr := uint64(binary.LittleEndian.Uint16(image[6:]))
-	body := binary.LittleEndian.Uint64(image[8:])
-	if hdr < fatbinHeaderMin || hdr > n || body > n-hdr {
-		return backend.ErrInvalidImage
-	}
-	for off, end := hdr, hdr+body; off < end; {
-		left := end - off
-		if left < fatbinEntryMin {
-			return backend.ErrInvalidImage
-		}
-		eh := uint64(binary.LittleEndian.Uint32(image[off+4:]))
-		size := binary.LittleEndian.Uint64(image[off+8:])
-		if eh < fatbinEntryMin || eh > left || size > left-eh {
-			return backend.ErrInvalidImage
-		}
-		off += eh + size
-	}
-	return nil
-}
 
 // checkELF checks that a CUBIN's header tables and sections lie inside it.
 func checkELF(image []byte) error {
