@@ -38,8 +38,10 @@ type Backend struct {
 	seq      uint64
 	tomb     map[uintptr]bool // handles destroyed with their context
 	bufferID uint64
+	finished sync.Cond // on mu: an item finished, a stream's head changed
+	gen      uint64    // counts finished items
 
-	exec execLock // runs queued work one item at a time
+	exec execLock // runs queued work one item at a time, host callbacks aside
 }
 
 type faultCounter struct {
@@ -82,6 +84,7 @@ func NewBackend(opts ...Option) *Backend {
 		tomb:    map[uintptr]bool{},
 		faults:  map[string]*faultCounter{},
 	}
+	b.finished.L = &b.mu
 	b.cfg.version = 13000
 	for _, o := range opts {
 		if o != nil {

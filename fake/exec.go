@@ -1,7 +1,9 @@
 package fake
 
 import (
+	"cmp"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -13,23 +15,35 @@ import (
 // The fake's device is its queue runner: work enqueued on streams runs only
 // when something forces it (a synchronize, a query, a synchronous copy),
 // on the goroutine that forces it, one item at a time under the execution
-// lock, with the table lock released so that host callbacks and kernel
-// bodies may take their time.
+// lock, with the table lock released so that kernel bodies may take their
+// time.
+//
+// Host callbacks are the exception: the goroutine that reaches one marks its
+// stream busy and lets the execution lock go while the callback runs, so that
+// a callback that blocks (on a channel, on work of another stream) stalls only
+// the work that depends on it, as on a GPU. Whoever then needs a busy stream
+// waits for its callback with the execution lock released; a query never
+// waits. Without callbacks that block, the order in which items run is the
+// same as with one lock for everything: deterministic.
 
 // maxPending is how many items a stream holds before enqueueing blocks and
 // runs the oldest ones, as a GPU's full launch queue does.
 const maxPending = 1024
 
 type execLock struct {
-	mu       sync.Mutex
-	owner    atomic.Int64 // the OS thread running items, 0 when none
-	callback atomic.Int64 // the OS thread running a host callback, 0 when none
+	mu        sync.Mutex
+	owner     atomic.Int64 // the OS thread running items, 0 when none
+	callbacks sync.Map     // the OS threads running host callbacks (int64 → struct{})
 }
 
 // inside reports whether the calling thread runs items or a host callback.
 func (l *execLock) inside() bool {
 	tid := core.ThreadID()
-	return l.owner.Load() == tid || l.callback.Load() == tid
+	if l.owner.Load() == tid {
+		return true
+	}
+	_, ok := l.callbacks.Load(tid)
+	return ok
 }
 
 // lockExec takes the execution lock. Called from a host callback or kernel
@@ -39,10 +53,16 @@ func (b *Backend) lockExec() error {
 	if b.exec.inside() {
 		return driver.ErrNotPermitted
 	}
+	b.relockExec()
+	return nil
+}
+
+// relockExec takes the execution lock again after the caller let it go to
+// wait for a host callback.
+func (b *Backend) relockExec() {
 	b.exec.mu.Lock()
 	runtime.LockOSThread()
 	b.exec.owner.Store(core.ThreadID())
-	return nil
 }
 
 // tryLockExec is lockExec that gives up when another goroutine is running
@@ -67,8 +87,9 @@ func (b *Backend) unlockExec() {
 
 // item is one piece of enqueued work.
 type item struct {
-	seq uint64
-	run func() error // runs with the execution lock held, table lock free
+	seq  uint64
+	run  func() error // runs with the execution lock held, table lock free
+	host func()       // or a host callback, run with neither lock held
 
 	// A wait on an event: before running, run waitS up to waitSeq.
 	waitS   *stream
@@ -102,19 +123,34 @@ func (b *Backend) backpressure(s *stream) {
 		if n <= maxPending/2 {
 			return
 		}
-		b.runHead(s)
+		b.runHead(s, true)
 	}
 }
 
 // runHead runs the first pending item of s, after the work it depends on:
 // for the NULL stream, earlier items of the context's blocking streams; for
 // a blocking stream, earlier NULL-stream items; for an event wait, the
-// recording stream up to the record. The execution lock is held.
-func (b *Backend) runHead(s *stream) {
+// recording stream up to the record. The execution lock is held; it is let
+// go and taken again while a host callback runs or is waited for, so the
+// caller must look at the queues afresh after.
+//
+// With wait false, runHead does not wait for a host callback in flight on
+// another goroutine (on s or on work s depends on) and returns false instead.
+// Otherwise it returns true: it ran an item, waited for one, or found s
+// changed or empty.
+func (b *Backend) runHead(s *stream, wait bool) bool {
 	b.mu.RLock()
 	if len(s.q) == 0 {
 		b.mu.RUnlock()
-		return
+		return true
+	}
+	if s.busy {
+		b.mu.RUnlock()
+		if !wait {
+			return false
+		}
+		b.awaitIdle(s)
+		return true
 	}
 	it := s.q[0]
 	var deps []*stream
@@ -134,23 +170,75 @@ func (b *Backend) runHead(s *stream) {
 	}
 	b.mu.RUnlock()
 	for _, t := range deps {
-		b.runUpTo(t, it.seq-1)
+		if !b.runUpTo(t, it.seq-1, wait) {
+			return false
+		}
 	}
-	if it.waitS != nil {
-		b.runUpTo(it.waitS, it.waitSeq)
+	if it.waitS != nil && !b.runUpTo(it.waitS, it.waitSeq, wait) {
+		return false
 	}
+	// Running the dependencies may have let the execution lock go: another
+	// goroutine may have run it meanwhile.
+	b.mu.Lock()
+	if len(s.q) == 0 || s.q[0] != it || s.busy {
+		b.mu.Unlock()
+		return true
+	}
+	if it.host != nil {
+		s.busy = true
+		b.mu.Unlock()
+		b.unlockExec()
+		b.runCallback(it.host)
+		b.finish(s, nil)
+		b.relockExec()
+		return true
+	}
+	b.mu.Unlock()
 	err := runItem(it)
 	b.noteFault(err)
+	b.finish(s, err)
+	return true
+}
+
+// finish removes the head of s, which has run, and wakes those waiting.
+func (b *Backend) finish(s *stream, err error) {
 	b.mu.Lock()
 	s.q[0] = nil
 	s.q = s.q[1:]
 	if len(s.q) == 0 {
 		s.q = nil
 	}
+	s.busy = false
 	if err != nil && s.err == nil {
 		s.err = err
 	}
+	b.gen++
+	b.finished.Broadcast()
 	b.mu.Unlock()
+}
+
+// awaitIdle waits, with the execution lock let go, until no host callback
+// of s is in flight.
+func (b *Backend) awaitIdle(s *stream) {
+	b.unlockExec()
+	b.mu.Lock()
+	for s.busy {
+		b.finished.Wait()
+	}
+	b.mu.Unlock()
+	b.relockExec()
+}
+
+// awaitFinish waits, with the execution lock let go, until an item finishes
+// after the count gen of finished items.
+func (b *Backend) awaitFinish(gen uint64) {
+	b.unlockExec()
+	b.mu.Lock()
+	for b.gen == gen {
+		b.finished.Wait()
+	}
+	b.mu.Unlock()
+	b.relockExec()
 }
 
 func runItem(it *item) (err error) {
@@ -163,15 +251,19 @@ func runItem(it *item) (err error) {
 }
 
 // runUpTo runs the items of s numbered seq or lower. Execution lock held.
-func (b *Backend) runUpTo(s *stream, seq uint64) {
+// With wait false it returns false when that needs a host callback in flight
+// on another goroutine to finish.
+func (b *Backend) runUpTo(s *stream, seq uint64, wait bool) bool {
 	for {
 		b.mu.RLock()
 		more := len(s.q) > 0 && s.q[0].seq <= seq
 		b.mu.RUnlock()
 		if !more {
-			return
+			return true
 		}
-		b.runHead(s)
+		if !b.runHead(s, wait) {
+			return false
+		}
 	}
 }
 
@@ -180,7 +272,7 @@ func (b *Backend) drain(s *stream) error {
 	b.mu.RLock()
 	target := b.seq
 	b.mu.RUnlock()
-	b.runUpTo(s, target)
+	b.runUpTo(s, target, true)
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	return s.err
@@ -193,20 +285,33 @@ func (b *Backend) drainContext(c *context) error {
 	target := b.seq
 	all := append([]*stream{c.null, c.perThread}, c.streams...)
 	b.mu.RUnlock()
-	// Oldest item first, across the context's streams.
+	// Oldest item first, across the context's streams; but a stream held
+	// up by a host callback in flight does not hold up the others: their
+	// callback may be what it waits for.
 	for {
-		var next *stream
+		var next []*stream
 		b.mu.RLock()
+		gen := b.gen
 		for _, s := range all {
-			if len(s.q) > 0 && s.q[0].seq <= target && (next == nil || s.q[0].seq < next.q[0].seq) {
-				next = s
+			if len(s.q) > 0 && s.q[0].seq <= target {
+				next = append(next, s)
 			}
 		}
+		slices.SortFunc(next, func(s, t *stream) int { return cmp.Compare(s.q[0].seq, t.q[0].seq) })
 		b.mu.RUnlock()
-		if next == nil {
+		if len(next) == 0 {
 			break
 		}
-		b.runHead(next)
+		ran := false
+		for _, s := range next {
+			if b.runHead(s, false) {
+				ran = true
+				break
+			}
+		}
+		if !ran {
+			b.awaitFinish(gen)
+		}
 	}
 	b.mu.RLock()
 	defer b.mu.RUnlock()
@@ -235,6 +340,6 @@ func (b *Backend) runSync(c *context, fn func() error) error {
 	}
 	seq := b.pushLocked(c.null, it)
 	b.mu.Unlock()
-	b.runUpTo(c.null, seq)
+	b.runUpTo(c.null, seq, true)
 	return res
 }

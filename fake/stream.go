@@ -27,6 +27,7 @@ type stream struct {
 	prio  int
 	q     []*item // pending work, oldest first
 	err   error   // sticky: the first failed item
+	busy  bool    // q[0], a host callback, runs outside the execution lock
 	dead  bool
 }
 
@@ -165,7 +166,7 @@ func (b *Backend) StreamQuery(h uintptr) error {
 		return err
 	}
 	if ok {
-		b.runHead(s)
+		b.runHead(s, false)
 		b.unlockExec()
 	}
 	return driver.ErrNotReady
@@ -253,8 +254,9 @@ func (b *Backend) StreamGetPriority(h uintptr) (int, error) {
 	return s.prio, nil
 }
 
-// LaunchHostFunc is cuLaunchHostFunc: fn runs when the stream reaches it, on
-// the goroutine that forces the stream's work. A panic in fn is recovered
+// LaunchHostFunc is cuLaunchHostFunc: fn runs when the stream reaches it,
+// forced by some goroutine's call, on a thread of its own and outside the
+// execution lock: while fn blocks, only the work that depends on it waits. A panic in fn is recovered
 // and fails the stream with CUDA_ERROR_LAUNCH_FAILED. fn must not call into
 // the fake (calls that would run work return ErrNotPermitted).
 func (b *Backend) LaunchHostFunc(h uintptr, fn func()) error {
@@ -264,32 +266,23 @@ func (b *Backend) LaunchHostFunc(h uintptr, fn func()) error {
 	if fn == nil {
 		return driver.ErrInvalidValue
 	}
-	return b.enqueue(h, &item{run: func() error { b.runCallback(fn); return nil }}, nil)
+	return b.enqueue(h, &item{host: fn}, nil)
 }
 
 // runCallback runs a host function as the driver does, on a thread of its
-// own: a panic or runtime.Goexit in fn ends only that thread's work (a
-// panic is reported on stderr, as the real backend's trampoline does), and a
-// CUDA call from fn gets ErrNotPermitted.
+// own, with neither the table lock nor the execution lock held: a panic or
+// runtime.Goexit in fn ends only that thread's work (a panic is reported on
+// stderr, as the real backend's trampoline does), and a CUDA call from fn
+// gets ErrNotPermitted (its thread is marked in exec.callbacks).
 func (b *Backend) runCallback(fn func()) {
-	// The goroutine running items has its OS thread locked (lockExec); let
-	// it go while it waits, so the callback's goroutine can run at once on
-	// this thread's P instead of waking another thread, and lock it again
-	// after. Until then no thread owns the execution lock's items: the
-	// callback's own thread is marked in exec.callback.
-	b.exec.owner.Store(0)
-	runtime.UnlockOSThread()
-	defer func() {
-		runtime.LockOSThread()
-		b.exec.owner.Store(core.ThreadID())
-	}()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		b.exec.callback.Store(core.ThreadID())
-		defer b.exec.callback.Store(0)
+		tid := core.ThreadID()
+		b.exec.callbacks.Store(tid, struct{}{})
+		defer b.exec.callbacks.Delete(tid)
 		defer func() {
 			if r := recover(); r != nil {
 				fmt.Fprintf(os.Stderr, "nocgo/cuda/fake: host callback panicked: %v\n%s", r, debug.Stack())
