@@ -36,9 +36,15 @@ qemu=$(find_qemu)
 [ -n "$qemu" ] || { echo "dl-arm64: no qemu-aarch64 after installing" >&2; exit 1; }
 echo "== arm64 under $("$qemu" --version | head -n1)"
 export NOCGO_CUDA_TEST_EXEC="$qemu" # tests that run their own binary again do it under qemu
+# Once, a test process under qemu (a child of the module cache test) hung
+# until the 10-minute test timeout; it did not recur in ten reruns. Signals
+# in qemu-user are a known source of such hangs, so Go's asynchronous
+# preemption (a signal) is turned off here; children are also killed after
+# two minutes, and each package's tests after five, so a hang fails fast.
+export GODEBUG=asyncpreemptoff=1
 
 # go test builds each test binary for arm64 and runs it through $qemu in the
 # package's directory (-exec), with no binfmt registration needed.
 export CGO_ENABLED=0 GOOS=linux GOARCH=arm64
-go test -count=1 -exec "$qemu" "$@"
-go test -count=1 -exec "$qemu" -tags nocgo_syscalln "$@"
+go test -count=1 -timeout 5m -exec "$qemu" "$@"
+go test -count=1 -timeout 5m -exec "$qemu" -tags nocgo_syscalln "$@"

@@ -1,11 +1,13 @@
 package module_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -35,12 +37,14 @@ func TestCacheProcesses(t *testing.T) {
 	require.NoError(t, err)
 	dir := t.TempDir()
 	const procs = 4
+	deadline, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
 	cmds := make([]*exec.Cmd, procs)
 	outs := make([][]byte, procs)
 	errs := make([]error, procs)
 	done := make(chan int)
 	for i := range cmds {
-		cmd := childCommand(exe, "-test.run=^TestCacheProcesses$", "-test.count=1", "-test.v")
+		cmd := childCommand(deadline, exe, "-test.run=^TestCacheProcesses$", "-test.count=1", "-test.v")
 		cmd.Env = append(os.Environ(), childCacheEnv+"="+dir, fmt.Sprintf("NOCGO_CUDA_TEST_CHILD_ID=%d", i))
 		cmds[i] = cmd
 		go func() {
@@ -104,9 +108,11 @@ func cacheChild(t *testing.T, dir string) {
 // childCommand runs the test binary exe again. Where the tests run under
 // an emulator (.ci/dl-arm64.sh runs linux/arm64 binaries under qemu and
 // names it in NOCGO_CUDA_TEST_EXEC), the child runs under it too.
-func childCommand(exe string, args ...string) *exec.Cmd {
+// A child that has not finished within the context's deadline is killed,
+// so that a hung child fails the test instead of hanging it.
+func childCommand(ctx context.Context, exe string, args ...string) *exec.Cmd {
 	if emu := os.Getenv("NOCGO_CUDA_TEST_EXEC"); emu != "" {
-		return exec.Command(emu, append([]string{exe}, args...)...)
+		return exec.CommandContext(ctx, emu, append([]string{exe}, args...)...)
 	}
-	return exec.Command(exe, args...)
+	return exec.CommandContext(ctx, exe, args...)
 }
