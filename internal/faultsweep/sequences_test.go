@@ -50,19 +50,10 @@ const n = 256
 // seqKernel: the primary context, a stream, a buffer, an upload, a kernel
 // compiled from source and launched, a download, a synchronize.
 func seqKernel(e *env) error {
-	drv, err := e.driver()
+	ctx, err := e.primary()
 	if err != nil {
 		return err
 	}
-	dev, err := drv.Device(0)
-	if err != nil {
-		return err
-	}
-	ctx, err := dev.PrimaryContext()
-	if err != nil {
-		return err
-	}
-	e.keep("primary context", ctx)
 	s, err := stream.New(ctx, stream.Options{})
 	if err != nil {
 		return err
@@ -112,19 +103,10 @@ func seqKernel(e *env) error {
 // waiting for the other, a host callback, the elapsed time, a context
 // synchronize and a synchronous download.
 func seqEvents(e *env) error {
-	drv, err := e.driver()
+	ctx, err := e.primary()
 	if err != nil {
 		return err
 	}
-	dev, err := drv.Device(0)
-	if err != nil {
-		return err
-	}
-	ctx, err := dev.PrimaryContext()
-	if err != nil {
-		return err
-	}
-	e.keep("primary context", ctx)
 	s1, err := stream.New(ctx, stream.Options{})
 	if err != nil {
 		return err
@@ -208,19 +190,10 @@ func seqEvents(e *env) error {
 // pool buffer), a view (Slice), fills, a borrowed buffer, a device to device
 // copy and pinned host memory.
 func seqPool(e *env) error {
-	drv, err := e.driver()
+	ctx, err := e.primary()
 	if err != nil {
 		return err
 	}
-	dev, err := drv.Device(0)
-	if err != nil {
-		return err
-	}
-	ctx, err := dev.PrimaryContext()
-	if err != nil {
-		return err
-	}
-	e.keep("primary context", ctx)
 	s, err := stream.New(ctx, stream.Options{})
 	if err != nil {
 		return err
@@ -436,4 +409,23 @@ func (e *env) rawCall(ctx *driver.Context, fn func() error) error {
 	}
 	runtime.UnlockOSThread()
 	return err
+}
+
+// primary retains device 0's primary context of the env's driver, kept for
+// the sequence's cleanup.
+func (e *env) primary() (*driver.Context, error) {
+	drv, err := e.driver()
+	if err != nil {
+		return nil, err
+	}
+	dev, err := drv.Device(0)
+	if err != nil {
+		return nil, err
+	}
+	ctx, err := dev.PrimaryContext()
+	if err != nil {
+		return nil, err
+	}
+	e.keep("primary context", ctx)
+	return ctx, nil
 }
