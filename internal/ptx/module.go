@@ -13,9 +13,9 @@ import (
 // and instructions are not checked against the ISA (package ptxexec does
 // that when it decodes a module).
 type Module struct {
-	Version     string // "7.8"
-	Target      string // "sm_90", the first .target operand
-	AddressSize int    // 64 unless .address_size says otherwise
+	Version     string  // "7.8"
+	Target      string  // "sm_90", the first .target operand
+	AddressSize int     // 64 unless .address_size says otherwise
 	Vars        []*Var  // module-scope .global, .const and .shared variables
 	Funcs       []*Func // .entry and .func, in order of appearance
 }

@@ -141,8 +141,25 @@ extern "C" __global__ void oob_write(int *p, int n)
     p[i + n] = i;
 }
 
+// Lane 0 waits at the block barrier for lanes that wait at a shuffle for
+// lane 0: a deadlock.
 extern "C" __global__ void deadlock(int *p)
 {
-    if (threadIdx.x == 0) __syncthreads();
-    p[threadIdx.x] = 1;
+    int v = threadIdx.x;
+    if (threadIdx.x == 0)
+        __syncthreads();
+    else
+        v = __shfl_sync(0xffffffffu, v, 0);
+    p[threadIdx.x] = v;
+}
+
+// Every thread passes the barrier, even those that diverged to reach it
+// at a different instruction; exited threads do not hold it.
+extern "C" __global__ void early_exit(int *p, int n)
+{
+    __shared__ int s[64];
+    if (threadIdx.x >= n) return;
+    s[threadIdx.x] = threadIdx.x * 2;
+    if (threadIdx.x & 1) __syncthreads(); else __syncthreads();
+    p[threadIdx.x] = s[(threadIdx.x + 1) % n];
 }
