@@ -530,7 +530,18 @@ func (d *decoder) instr(s *ptx.Stmt, in *inst) error {
 	case "atom", "red":
 		return d.atom(s, m, in)
 	}
+	if !arithOps[s.Op] {
+		return d.fail("unsupported instruction %s", s.Op)
+	}
 	return d.arith(s, m, in)
+}
+
+var arithOps = map[string]bool{
+	"add": true, "sub": true, "mul": true, "mad": true, "fma": true, "div": true, "rem": true,
+	"min": true, "max": true, "abs": true, "neg": true, "and": true, "or": true, "xor": true,
+	"not": true, "cnot": true, "shl": true, "shr": true, "popc": true, "clz": true, "brev": true,
+	"bfe": true, "bfi": true, "sqrt": true, "rcp": true, "rsqrt": true, "ex2": true, "lg2": true,
+	"sin": true, "cos": true, "tanh": true,
 }
 
 func (d *decoder) mov(s *ptx.Stmt, m mods, in *inst) error {

@@ -599,9 +599,9 @@ func (m *machine) run(t *thread) {
 		case opLdGlobal, opLdShared, opLdLocal, opLdParam, opLdGeneric:
 			addr := r[in.a] + uint64(in.imm)
 			n := uint64(in.size) * uint64(in.vec)
+			t.pc = pc
 			b := m.span(t, in, in.op, addr, n)
 			if b == nil {
-				t.pc = pc
 				return
 			}
 			for i := 0; i < int(in.vec); i++ {
@@ -611,9 +611,9 @@ func (m *machine) run(t *thread) {
 		case opStGlobal, opStShared, opStLocal, opStGeneric:
 			addr := r[in.a] + uint64(in.imm)
 			n := uint64(in.size) * uint64(in.vec)
+			t.pc = pc
 			b := m.span(t, in, in.op, addr, n)
 			if b == nil {
-				t.pc = pc
 				return
 			}
 			for i := 0; i < int(in.vec); i++ {
