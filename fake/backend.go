@@ -42,6 +42,8 @@ type Backend struct {
 	gen      uint64    // counts finished items
 
 	exec execLock // runs queued work one item at a time, host callbacks aside
+
+	interp interpState // the PTX interpreter's load and fault records (interp.go)
 }
 
 type faultCounter struct {

@@ -58,7 +58,8 @@ func (b *Backend) LaunchKernel(fh uintptr, grid, block [3]uint32, sharedMem uint
 			}
 			copy(args[p.off:p.off+p.size], unsafe.Slice((*byte)(src), p.size))
 		}
-		it.run = func() error { return k.run(b, grid, block, args) }
+		sms := a[driver.AttrMultiprocessorCount]
+		it.run = func() error { return k.run(b, grid, block, sharedMem, sms, args) }
 		return nil
 	})
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/fake/internal/ptxexec"
 	"github.com/nocgo/cuda/internal/core"
 	"github.com/nocgo/cuda/internal/libcuda"
 )
@@ -15,6 +16,10 @@ type module struct {
 	h     uintptr
 	ctx   *context
 	funcs map[string]*function
+	// globals are the module-scope variables of interpreted PTX, in
+	// globalMem.
+	globals   map[string]global
+	globalMem []*alloc
 }
 
 type function struct {
@@ -430,9 +435,22 @@ func (b *Backend) ModuleLoadData(image []byte) (uintptr, error) {
 	if !cubin && arch > cc {
 		return 0, driver.ErrInvalidPTX
 	}
-	m := &module{h: newHandle(), ctx: c, funcs: map[string]*function{}}
+	m := &module{h: newHandle(), ctx: c, funcs: map[string]*function{}, globals: map[string]global{}}
+	var prog *ptxexec.Program
+	var progErr error
+	if !cubin {
+		prog, progErr = ptxexec.Compile(ptxText(image))
+	}
 	for _, e := range entries {
 		k := b.kernelForEntryLocked(e.name)
+		if k == nil && !cubin {
+			if progErr != nil {
+				return 0, b.noteLoadError(progErr)
+			}
+			if x := prog.Kernels[e.name]; x != nil {
+				k = ptxKernel(x)
+			}
+		}
 		if k == nil || k.err != nil || len(k.params) != len(e.sizes) {
 			return 0, driver.ErrInvalidImage
 		}
@@ -442,6 +460,11 @@ func (b *Backend) ModuleLoadData(image []byte) (uintptr, error) {
 			}
 		}
 		m.funcs[e.name] = &function{mod: m, name: e.name, k: k, maxDyn: defaultMaxDynamicShared, carveout: -1}
+	}
+	if prog != nil && progErr == nil {
+		if err := b.placeGlobalsLocked(c, m, prog); err != nil {
+			return 0, err
+		}
 	}
 	for _, f := range m.funcs {
 		f.h = newHandle()
@@ -471,6 +494,19 @@ func (b *Backend) unloadLocked(m *module) {
 	for _, f := range m.funcs {
 		delete(b.funcs, f.h)
 	}
+	for _, a := range m.globalMem {
+		b.removeGlobalLocked(a)
+	}
+	m.globalMem = nil
+	clear(m.globals)
+}
+
+// ptxText is the PTX text of an image: up to its first NUL.
+func ptxText(image []byte) string {
+	if i := bytes.IndexByte(image, 0); i >= 0 {
+		image = image[:i]
+	}
+	return string(image)
 }
 
 // ModuleGetFunction is cuModuleGetFunction: ErrNotFound for a name the
@@ -536,6 +572,18 @@ func (b *Backend) FuncGetAttribute(attr backend.FunctionAttribute, h uintptr) (i
 	f, err := b.funcLocked(h)
 	if err != nil {
 		return 0, err
+	}
+	if x := f.k.interp; x != nil {
+		switch attr {
+		case backend.FuncMaxThreadsPerBlock:
+			return x.MaxThreads, nil
+		case backend.FuncSharedSizeBytes:
+			return x.StaticShared, nil
+		case backend.FuncLocalSizeBytes:
+			return x.LocalSize, nil
+		case backend.FuncNumRegs:
+			return x.Regs, nil
+		}
 	}
 	switch attr {
 	case backend.FuncMaxThreadsPerBlock:
