@@ -22,6 +22,7 @@ type decoder struct {
 	fixups []fixup          // branches to resolve
 	calls  []callSite       // call sites, indexed by inst.imm
 	params map[string]int   // entry parameter name → offset in the buffer
+	writes map[int32]int    // register slot → instructions that write it
 	stmt   *ptx.Stmt
 }
 
@@ -53,7 +54,7 @@ func (p *Program) decodeFunc(f *function, mod *moduleScope) error {
 		p: p, mod: mod, f: f,
 		regs: map[string]int32{}, rkind: map[string]uint8{}, consts: map[uint64]int32{},
 		vars: map[string]int{}, vsize: map[string]int{}, labels: map[string]int{},
-		params: map[string]int{},
+		params: map[string]int{}, writes: map[int32]int{},
 	}
 	f.nslots = nSpecial
 	src := f.src
@@ -130,6 +131,7 @@ func (p *Program) decodeFunc(f *function, mod *moduleScope) error {
 	// A function that runs off its end returns.
 	f.code = append(f.code, inst{op: opRet, guard: -1})
 	f.stmts = append(f.stmts, &ptx.Stmt{Kind: ptx.StmtInstr, Line: src.Line, Op: "ret"})
+	d.preloadParams()
 	for _, fx := range d.fixups {
 		t, ok := d.labels[fx.label]
 		if !ok {
@@ -286,6 +288,7 @@ func (d *decoder) dst(o ptx.Operand) (int32, error) {
 		return sSink, nil
 	case ptx.OpReg:
 		s, ok := d.regs[o.Name]
+		d.writes[s]++
 		if !ok {
 			if _, special := specialRegs[o.Name]; special {
 				return 0, d.fail("special register %s is read-only", o.Name)
@@ -734,6 +737,20 @@ func (d *decoder) ldst(s *ptx.Stmt, m mods, in *inst) error {
 		if err != nil {
 			return err
 		}
+	}
+	if in.op == opLdParam && in.a == sZero && in.vec == 1 && d.f.entry {
+		end := 0
+		if n := len(d.f.src.Params); n > 0 {
+			end = d.f.src.Params[n-1].Offset + d.f.src.Params[n-1].Size
+		}
+		if in.imm < 0 || in.imm+int64(in.size) > int64(end) {
+			return d.fail("ld.param past the parameters")
+		}
+		// A launch constant: read once per launch into a slot.
+		slot := int32(d.f.nslots)
+		d.f.nslots++
+		d.f.paramSlots = append(d.f.paramSlots, paramSlot{slot: slot, off: int(in.imm), in: *in})
+		in.op, in.d, in.a, in.mask = opMov, in.v[0], slot, math.MaxUint64
 	}
 	return nil
 }
@@ -1314,4 +1331,72 @@ func (d *decoder) arith(s *ptx.Stmt, m mods, in *inst) error {
 		return err
 	}
 	return d.srcs(s, in, 1, in.kind, in.bits)
+}
+
+// preloadParams removes moves whose value is fixed for a launch into
+// registers that nothing else writes, and preloads the registers instead:
+// ld.param of a parameter (a preloaded slot), cvta.to.global of such a
+// register (the identity), and reads of the special registers %tid,
+// %ntid, %ctaid, %nctaid (aliases the frame's set up). Branch targets
+// are renumbered.
+func (d *decoder) preloadParams() {
+	f := d.f
+	if !f.entry {
+		return
+	}
+	drop := map[int]bool{}
+	once := func(in *inst) bool { return in.guard < 0 && d.writes[in.d] == 1 && in.d >= nSpecial }
+	for i := range f.paramSlots {
+		p := &f.paramSlots[i]
+		for pc := range f.code {
+			in := &f.code[pc]
+			if in.op == opMov && in.a == p.slot && once(in) && !drop[pc] {
+				drop[pc] = true
+				p.slot = in.d
+				break
+			}
+		}
+	}
+	for pc := range f.code {
+		in := &f.code[pc]
+		if drop[pc] || !once(in) {
+			continue
+		}
+		switch {
+		case in.op == opAddImm && in.imm == 0 && in.mask == math.MaxUint64:
+			for _, p := range f.paramSlots {
+				if p.slot == in.a && p.in.size == 8 {
+					f.paramSlots = append(f.paramSlots, paramSlot{slot: in.d, off: p.off, in: p.in})
+					drop[pc] = true
+					break
+				}
+			}
+		case in.op == opMov && in.a <= sNctaidZ && in.mask >= math.MaxUint32:
+			f.aliases = append(f.aliases, alias{special: in.a, slot: in.d})
+			drop[pc] = true
+		}
+	}
+	if len(drop) == 0 {
+		return
+	}
+	newIdx := make([]int, len(f.code)+1)
+	code, stmts := f.code[:0], f.stmts[:0]
+	n := 0
+	for i := range f.code {
+		newIdx[i] = n
+		if drop[i] {
+			continue
+		}
+		code = append(code, f.code[i])
+		stmts = append(stmts, f.stmts[i])
+		n++
+	}
+	newIdx[len(f.code)] = n
+	for name, at := range d.labels {
+		d.labels[name] = newIdx[at]
+	}
+	for i := range d.fixups {
+		d.fixups[i].at = newIdx[d.fixups[i].at]
+	}
+	f.code, f.stmts = code, stmts
 }

@@ -101,12 +101,13 @@ type machine struct {
 	l       *Launch
 	threads []thread
 	shared  []byte
-	gBase   uint64
-	gData   []byte
+	cache   [4]span // recently used allocations
+	next    int     // the cache entry to replace next
 	fault   *Fault
 	block   [3]uint32
 	start   time.Time
 	cs      []callSite
+	tmpl    []uint64 // the entry's initial slots for the current block
 }
 
 // Run executes the kernel over the launch's grid, blocks one after
@@ -123,6 +124,12 @@ func (k *Kernel) Run(l *Launch) error {
 		return &Fault{Code: CodeLaunchFailed, Msg: "bad block size"}
 	}
 	m := &machine{k: k, l: l, threads: make([]thread, n), shared: make([]byte, k.sharedBase+int(l.DynShared)), start: time.Now(), cs: k.prog.callSites}
+	f := k.fn
+	m.tmpl = make([]uint64, f.nslots)
+	copy(m.tmpl, f.init)
+	for _, p := range f.paramSlots {
+		m.tmpl[p.slot] = extend(loadLE(l.Params[p.off:], p.in.size), &p.in)
+	}
 	for bz := uint32(0); bz < l.Grid[2]; bz++ {
 		for by := uint32(0); by < l.Grid[1]; by++ {
 			for bx := uint32(0); bx < l.Grid[0]; bx++ {
@@ -136,6 +143,29 @@ func (k *Kernel) Run(l *Launch) error {
 	return nil
 }
 
+// blockTemplate sets m.tmpl to the entry's initial slots with the
+// special registers that are the same for every thread of the block.
+func (m *machine) blockTemplate() {
+	l := m.l
+	r := m.tmpl
+	r[sNtidX], r[sNtidY], r[sNtidZ] = uint64(l.Block[0]), uint64(l.Block[1]), uint64(l.Block[2])
+	r[sCtaidX], r[sCtaidY], r[sCtaidZ] = uint64(m.block[0]), uint64(m.block[1]), uint64(m.block[2])
+	r[sNctaidX], r[sNctaidY], r[sNctaidZ] = uint64(l.Grid[0]), uint64(l.Grid[1]), uint64(l.Grid[2])
+	r[sNwarpid] = uint64((len(m.threads) + 31) / 32)
+	sms := max(l.SMs, 1)
+	lin := (uint64(m.block[2])*uint64(l.Grid[1])+uint64(m.block[1]))*uint64(l.Grid[0]) + uint64(m.block[0])
+	r[sSmid] = lin % uint64(sms)
+	r[sNsmid] = uint64(sms)
+	r[sDynSmem] = uint64(l.DynShared)
+	r[sTotalSmem] = uint64(len(m.shared))
+	r[sFrame] = 0
+	for _, a := range m.k.fn.aliases {
+		if a.special >= sNtidX {
+			r[a.slot] = r[a.special]
+		}
+	}
+}
+
 func (m *machine) initThread(t *thread, i int) {
 	l := m.l
 	f := m.k.fn
@@ -144,31 +174,29 @@ func (m *machine) initThread(t *thread, i int) {
 		t.pool = append(t.pool, make([]uint64, f.nslots))
 	}
 	t.regs = t.pool[0][:f.nslots]
-	copy(t.regs, f.init)
+	copy(t.regs, m.tmpl)
 	r := t.regs
 	bx, by := int(l.Block[0]), int(l.Block[1])
-	t.idx = [3]uint32{uint32(i % bx), uint32(i / bx % by), uint32(i / (bx * by))}
+	if by == 1 && l.Block[2] == 1 {
+		t.idx = [3]uint32{uint32(i), 0, 0}
+	} else {
+		t.idx = [3]uint32{uint32(i % bx), uint32(i / bx % by), uint32(i / (bx * by))}
+	}
 	t.lane = i % 32
 	r[sTidX], r[sTidY], r[sTidZ] = uint64(t.idx[0]), uint64(t.idx[1]), uint64(t.idx[2])
-	r[sNtidX], r[sNtidY], r[sNtidZ] = uint64(l.Block[0]), uint64(l.Block[1]), uint64(l.Block[2])
-	r[sCtaidX], r[sCtaidY], r[sCtaidZ] = uint64(m.block[0]), uint64(m.block[1]), uint64(m.block[2])
-	r[sNctaidX], r[sNctaidY], r[sNctaidZ] = uint64(l.Grid[0]), uint64(l.Grid[1]), uint64(l.Grid[2])
+	for _, a := range f.aliases {
+		if a.special <= sTidZ {
+			r[a.slot] = r[a.special]
+		}
+	}
 	r[sLaneid] = uint64(t.lane)
 	r[sWarpid] = uint64(i / 32)
-	r[sNwarpid] = uint64((len(m.threads) + 31) / 32)
-	sms := max(l.SMs, 1)
-	lin := (uint64(m.block[2])*uint64(l.Grid[1])+uint64(m.block[1]))*uint64(l.Grid[0]) + uint64(m.block[0])
-	r[sSmid] = lin % uint64(sms)
-	r[sNsmid] = uint64(sms)
-	r[sDynSmem] = uint64(l.DynShared)
-	r[sTotalSmem] = uint64(len(m.shared))
 	bit := uint64(1) << t.lane
 	r[sLanemaskEq] = bit
 	r[sLanemaskLt] = bit - 1
 	r[sLanemaskLe] = bit<<1 - 1
 	r[sLanemaskGt] = ^(bit<<1 - 1) & math.MaxUint32
 	r[sLanemaskGe] = ^(bit - 1) & math.MaxUint32
-	r[sFrame] = 0
 	if len(t.local) < f.frame {
 		t.local = make([]byte, f.frame)
 	}
@@ -180,6 +208,7 @@ func (m *machine) initThread(t *thread, i int) {
 // released, until all have exited. Nothing to release with threads still
 // waiting is a deadlock.
 func (m *machine) runBlock() error {
+	m.blockTemplate()
 	for i := range m.threads {
 		m.initThread(&m.threads[i], i)
 	}
@@ -400,18 +429,28 @@ func (m *machine) fail(t *thread, in *inst, code int, addr uint64, msg string) {
 	m.fault = &Fault{Code: code, Line: s.Line, Instr: s.String(), Addr: addr, Block: m.block, Thread: t.idx, Msg: msg}
 }
 
+// span is one allocation of device memory.
+type span struct {
+	base uint64
+	data []byte
+}
+
 // global returns n bytes of device memory at addr, or nil.
 func (m *machine) global(addr, n uint64) []byte {
-	off := addr - m.gBase
-	if off < uint64(len(m.gData)) && uint64(len(m.gData))-off >= n {
-		return m.gData[off : off+n : off+n]
+	for i := range m.cache {
+		c := &m.cache[i]
+		off := addr - c.base
+		if off < uint64(len(c.data)) && uint64(len(c.data))-off >= n {
+			return c.data[off : off+n : off+n]
+		}
 	}
 	base, data, ok := m.l.Mem.Lookup(addr)
 	if !ok {
 		return nil
 	}
-	m.gBase, m.gData = base, data
-	off = addr - base
+	m.cache[m.next] = span{base, data}
+	m.next = (m.next + 1) % len(m.cache)
+	off := addr - base
 	if off >= uint64(len(data)) || uint64(len(data))-off < n {
 		return nil
 	}
@@ -420,7 +459,7 @@ func (m *machine) global(addr, n uint64) []byte {
 
 // span returns the n bytes at addr in the access's space, or nil after
 // recording a fault.
-func (m *machine) span(t *thread, in *inst, space uint8, addr, n uint64) []byte {
+func (m *machine) access(t *thread, in *inst, space uint8, addr, n uint64) []byte {
 	if addr&(n-1) != 0 && n&(n-1) == 0 {
 		m.fail(t, in, CodeMisalignedAddress, addr, "misaligned access")
 		return nil
@@ -444,9 +483,9 @@ func (m *machine) span(t *thread, in *inst, space uint8, addr, n uint64) []byte 
 	default: // generic
 		switch {
 		case addr-sharedWindow < windowSize:
-			return m.span(t, in, opLdShared, addr-sharedWindow, n)
+			return m.access(t, in, opLdShared, addr-sharedWindow, n)
 		case addr-localWindow < windowSize:
-			return m.span(t, in, opLdLocal, addr-localWindow, n)
+			return m.access(t, in, opLdLocal, addr-localWindow, n)
 		}
 		b = m.global(addr, n)
 	}
@@ -596,11 +635,26 @@ func (m *machine) run(t *thread) {
 			} else {
 				r[in.d] = r[in.b]
 			}
-		case opLdGlobal, opLdShared, opLdLocal, opLdParam, opLdGeneric:
+		case opLdParam:
+			if addr := r[in.a] + uint64(in.imm); in.vec == 1 && addr < uint64(len(m.l.Params)) && uint64(len(m.l.Params))-addr >= uint64(in.size) {
+				r[in.v[0]] = extend(loadLE(m.l.Params[addr:], in.size), in)
+				continue
+			}
+			fallthrough
+		case opLdGlobal:
+			addr := r[in.a] + uint64(in.imm)
+			if n := uint64(in.size); in.vec == 1 && addr&(n-1) == 0 {
+				if b := m.global(addr, n); b != nil {
+					r[in.v[0]] = extend(loadLE(b, in.size), in)
+					continue
+				}
+			}
+			fallthrough
+		case opLdShared, opLdLocal, opLdGeneric:
 			addr := r[in.a] + uint64(in.imm)
 			n := uint64(in.size) * uint64(in.vec)
 			t.pc = pc
-			b := m.span(t, in, in.op, addr, n)
+			b := m.access(t, in, in.op, addr, n)
 			if b == nil {
 				return
 			}
@@ -608,11 +662,20 @@ func (m *machine) run(t *thread) {
 				r[in.v[i]] = extend(loadLE(b[i*int(in.size):], in.size), in)
 			}
 			r[sSink] = 0
-		case opStGlobal, opStShared, opStLocal, opStGeneric:
+		case opStGlobal:
+			addr := r[in.a] + uint64(in.imm)
+			if n := uint64(in.size); in.vec == 1 && addr&(n-1) == 0 {
+				if b := m.global(addr, n); b != nil {
+					store(b, in.size, r[in.v[0]])
+					continue
+				}
+			}
+			fallthrough
+		case opStShared, opStLocal, opStGeneric:
 			addr := r[in.a] + uint64(in.imm)
 			n := uint64(in.size) * uint64(in.vec)
 			t.pc = pc
-			b := m.span(t, in, in.op, addr, n)
+			b := m.access(t, in, in.op, addr, n)
 			if b == nil {
 				return
 			}
@@ -1054,7 +1117,7 @@ func (m *machine) atomic(t *thread, in *inst, r []uint64) bool {
 	case spShared:
 		sp = opLdShared
 	}
-	b := m.span(t, in, sp, addr, uint64(in.size))
+	b := m.access(t, in, sp, addr, uint64(in.size))
 	if b == nil {
 		return false
 	}

@@ -70,6 +70,22 @@ type function struct {
 	calls   []string        // functions it calls
 	decoded bool
 	src     *ptx.Func
+	// paramSlots are slots loaded once per launch from the parameter
+	// buffer: an entry's ld.param of a fixed offset reads one of them.
+	paramSlots []paramSlot
+	// aliases are registers that hold a special register (%tid.x, ...)
+	// for the whole launch: set up with the frame, not by a mov.
+	aliases []alias
+}
+
+// alias is a register preloaded with a special register's value.
+type alias struct{ special, slot int32 }
+
+// paramSlot is a kernel parameter value preloaded into a slot.
+type paramSlot struct {
+	slot int32
+	off  int
+	in   inst // the ld.param it replaces: size and sign extension
 }
 
 // frameVar is a .func parameter or return value in its frame.
