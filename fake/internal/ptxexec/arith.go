@@ -148,20 +148,43 @@ func add64(a, b float64, mode int) float64 {
 	return round64(h, sign(e), mode)
 }
 
+// Near the bottom of the float64 range the residual of a product,
+// quotient or square root is below the smallest subnormal: the operands
+// are scaled by a power of two (exactly) before the residual is taken.
+const (
+	tiny64  = 0x1p-900
+	scale64 = 0x1p300
+)
+
 func mul64(a, b float64, mode int) float64 {
 	h := a * b
-	if mode == rn || math.IsInf(h, 0) || math.IsNaN(h) {
+	if mode == rn || math.IsInf(h, 0) || math.IsNaN(h) || a == 0 || b == 0 {
 		return h
 	}
-	return round64(h, sign(math.FMA(a, b, -h)), mode)
+	if math.Abs(h) >= tiny64 {
+		return round64(h, sign(math.FMA(a, b, -h)), mode)
+	}
+	if h == 0 { // the whole product is the residual
+		return round64(h, sign(a)*sign(b), mode)
+	}
+	if math.Abs(a) < math.Abs(b) {
+		a, b = b, a
+	}
+	return round64(h, sign(math.FMA(a, b*scale64, -h*scale64)), mode)
 }
 
 func div64(a, b float64, mode int) float64 {
 	h := a / b
-	if mode == rn || math.IsInf(h, 0) || math.IsNaN(h) || h == 0 {
+	if mode == rn || math.IsInf(h, 0) || math.IsNaN(h) || a == 0 || math.IsInf(b, 0) {
 		return h
 	}
-	return round64(h, sign(math.FMA(-h, b, a))*sign(b), mode)
+	if math.Abs(h) >= tiny64 && math.Abs(a) >= tiny64 {
+		return round64(h, sign(math.FMA(-h, b, a))*sign(b), mode)
+	}
+	if h == 0 {
+		return round64(h, sign(a)*sign(b), mode)
+	}
+	return round64(h, sign(math.FMA(-h*scale64, b, a*scale64))*sign(b), mode)
 }
 
 func sqrt64(a float64, mode int) float64 {
@@ -169,7 +192,10 @@ func sqrt64(a float64, mode int) float64 {
 	if mode == rn || math.IsInf(h, 0) || math.IsNaN(h) || h == 0 {
 		return h
 	}
-	return round64(h, sign(math.FMA(-h, h, a)), mode)
+	if a >= tiny64 {
+		return round64(h, sign(math.FMA(-h, h, a)), mode)
+	}
+	return round64(h, sign(math.FMA(-h*scale64, h*scale64, a*scale64*scale64)), mode)
 }
 
 // ftz32 flushes a subnormal to zero of the same sign.

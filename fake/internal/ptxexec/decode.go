@@ -143,8 +143,11 @@ func (p *Program) decodeFunc(f *function, mod *moduleScope) error {
 	for v, slot := range d.consts {
 		f.init[slot] = v
 	}
-	if f.nslots > 1<<20 {
+	if f.nslots > maxSlots {
 		return &LoadError{Line: src.Line, Msg: "too many registers"}
+	}
+	if f.frame > maxLocal {
+		return &LoadError{Line: src.Line, Msg: fmt.Sprintf("function %s needs %d bytes of local memory, more than %d", f.name, f.frame, maxLocal)}
 	}
 	f.frame = alignUp(f.frame, 16)
 	base := len(p.callSites)
@@ -181,7 +184,7 @@ func (d *decoder) newReg(name string, k uint8) error {
 	d.regs[name] = int32(d.f.nslots)
 	d.rkind[name] = k
 	d.f.nslots++
-	if d.f.nslots > 1<<20 {
+	if d.f.nslots > maxSlots {
 		return d.fail("too many registers")
 	}
 	return nil
@@ -200,7 +203,7 @@ func (d *decoder) reg(name string) (int32, uint8, bool) {
 // frameVar places a variable in the function's local frame.
 func (d *decoder) frameVar(name string, size, align int) int {
 	off := alignUp(d.f.frame, max(align, 1))
-	d.f.frame = off + size
+	d.f.frame = min(off+size, maxLocal+1) // past maxLocal: refused after decoding
 	d.vars[name] = off
 	d.vsize[name] = size
 	return off

@@ -90,11 +90,16 @@ type frame struct {
 	base int
 }
 
-// maxLocal is the most local memory (stack) one thread may use.
-const maxLocal = 1 << 20
-
-// maxDepth is the deepest call stack.
-const maxDepth = 4096
+// Per-thread limits, so that hostile or runaway code fails the launch
+// instead of exhausting the host: local memory (the stack of .local
+// frames and call parameters), register slots of one function, and the
+// register slots of all frames of a call stack.
+const (
+	maxLocal     = 64 << 10
+	maxSlots     = 1 << 14
+	maxStackRegs = 1 << 15
+	maxDepth     = 1024
+)
 
 type machine struct {
 	k       *Kernel
@@ -763,6 +768,14 @@ func (m *machine) call(t *thread, in *inst) bool {
 		copy(t.local[base+g.params[i].off:base+g.params[i].off+a.size], t.local[callerBase+a.off:callerBase+a.off+a.size])
 	}
 	depth := len(t.frames) + 1
+	used := g.nslots
+	for _, f := range t.frames {
+		used += f.fn.nslots
+	}
+	if used+t.fn.nslots > maxStackRegs {
+		m.fail(t, in, CodeLaunchFailed, 0, "register stack overflow")
+		return false
+	}
 	for len(t.pool) <= depth {
 		t.pool = append(t.pool, nil)
 	}
