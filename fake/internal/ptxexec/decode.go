@@ -932,7 +932,7 @@ func (d *decoder) call(s *ptx.Stmt, m mods, in *inst) error {
 }
 
 func (d *decoder) bar(s *ptx.Stmt, m mods, in *inst) error {
-	kind := m.take("sync", "warp", "arrive", "red")
+	kind := m.take("warp", "sync", "arrive", "red")
 	m.take("aligned")
 	switch {
 	case kind == "warp" && s.Op == "bar":

@@ -30,7 +30,8 @@
 //     mask that exists and has not exited waits at the same instruction.
 //     A lane not in its own member mask is CUDA_ERROR_ILLEGAL_INSTRUCTION.
 //     A shuffle from a lane outside the group reads the lane's own value.
-//     activemask returns the lanes of the warp that have not exited.
+//     activemask returns the lanes that reached the same activemask
+//     while the others of the warp had exited or waited elsewhere.
 //   - Deadlock: when no thread can run and nothing can be released (lanes
 //     waiting at a shuffle for a lane held at a block barrier, say) the
 //     launch fails with CUDA_ERROR_LAUNCH_FAILED and a Fault saying so. A

@@ -300,6 +300,14 @@ func (m *machine) resolveWarp(w int) bool {
 			member = uint32(t.regs[in.b])
 		case opWarpSync:
 			member = uint32(t.regs[in.a])
+		case opActivemask:
+			// The lanes that reached this activemask: every other lane
+			// has exited or waits elsewhere.
+			for j := range ts {
+				if ts[j].state == tWarp && ts[j].fn == t.fn && ts[j].pc == t.pc {
+					member |= 1 << j
+				}
+			}
 		}
 		if member&(1<<t.lane) == 0 {
 			m.fail(t, in, CodeIllegalInstr, 0, "the thread is not in the member mask")
@@ -387,6 +395,12 @@ func (m *machine) collective(ts []thread, in *inst, group uint32) {
 		}
 		for j := range ts {
 			ts[j].regs[sSink] = 0
+		}
+	case opActivemask:
+		for j := range ts {
+			if group&(1<<j) != 0 {
+				ts[j].regs[in.d] = uint64(group)
+			}
 		}
 	case opVote:
 		var ballot uint32
@@ -708,7 +722,7 @@ func (m *machine) run(t *thread) {
 			t.pc = pc
 			t.state = tBarrier
 			return
-		case opShfl, opVote, opWarpSync:
+		case opShfl, opVote, opWarpSync, opActivemask:
 			t.pc = pc
 			t.state = tWarp
 			return
@@ -978,17 +992,6 @@ func (m *machine) slow(t *thread, in *inst, r []uint64) bool {
 		v = m.cvt(in, a)
 	case opAtom:
 		return m.atomic(t, in, r)
-	case opActivemask:
-		lo := t.lane
-		base := int(r[sWarpid]) * 32
-		var mask uint32
-		for j := 0; j < 32 && base+j < len(m.threads); j++ {
-			if m.threads[base+j].state != tExited {
-				mask |= 1 << j
-			}
-		}
-		_ = lo
-		v = uint64(mask)
 	case opClock:
 		v = uint64(time.Since(m.start).Nanoseconds())
 	case opGlobalTimer:
