@@ -421,8 +421,12 @@ func (b *Backend) ModuleLoadData(image []byte) (uintptr, error) {
 		return 0, err
 	}
 	if fatbin {
-		// The fake runs no machine code: nothing in it is for its devices.
-		return 0, driver.ErrNoBinaryForGPU
+		// The fake runs no machine code: only PTX in the fatbin can run.
+		ptx := fatbinPTX(image)
+		if ptx == nil {
+			return 0, driver.ErrNoBinaryForGPU
+		}
+		image = ptx
 	}
 	arch, _, cubin, entries, err := parseImage(image)
 	if err != nil {
