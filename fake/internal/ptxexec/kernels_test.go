@@ -172,7 +172,7 @@ func TestInt64Math(t *testing.T) {
 
 func TestDoubleMath(t *testing.T) {
 	p, mem := load(t, "90")
-	vals := []float64{0, 1, -1, 2.5, -2.5, 1e-300, 1e300, math.Inf(1), math.NaN(), -0.0, 3.14159}
+	vals := []float64{0, 1, -1, 2.5, -2.5, 1e-300, 1e300, math.Inf(1), math.NaN(), math.Copysign(0, -1), 3.14159}
 	pa := mem.alloc(8 * len(vals))
 	b := mem.bytes(pa)
 	for i, v := range vals {
