@@ -14,6 +14,15 @@ import (
 // implements and refuses). A Go body registered with Kernel takes
 // precedence for its entry.
 
+// Workers makes launches of interpreted PTX run n blocks at once on
+// parallel goroutines. The default, one, runs blocks one after another:
+// deterministic and repeatable. With more, blocks that share memory
+// other than through atomics race as they would on a GPU (and under the
+// race detector); atomics on global memory stay atomic.
+func Workers(n int) Option {
+	return func(c *config) { c.workers = n }
+}
+
 // interpState is the Backend's record of why the interpreter refused a
 // module or failed a launch, in more words than a CUDA error number.
 type interpState struct {
@@ -69,7 +78,7 @@ func (m deviceMemory) Lookup(addr uint64) (uint64, []byte, bool) {
 // runPTX runs an interpreted kernel. A fault is recorded with its details
 // and returned as its driver.Result.
 func (b *Backend) runPTX(x *ptxexec.Kernel, grid, block [3]uint32, sharedMem uint32, sms int, args []byte) error {
-	err := x.Run(&ptxexec.Launch{Grid: grid, Block: block, DynShared: sharedMem, Params: args, Mem: deviceMemory{b}, SMs: sms})
+	err := x.Run(&ptxexec.Launch{Grid: grid, Block: block, DynShared: sharedMem, Params: args, Mem: deviceMemory{b}, SMs: sms, Workers: b.cfg.workers})
 	if err == nil {
 		return nil
 	}

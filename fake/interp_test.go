@@ -224,3 +224,33 @@ func TestModuleGlobals(t *testing.T) {
 	require.NoError(t, b.MemFree(out))
 	assert.Len(t, b.Leaks(), 1, "only the primary context: %v", b.Leaks())
 }
+
+func TestInterpretedWorkers(t *testing.T) {
+	b := bound(t, Workers(4))
+	m, err := b.ModuleLoadData(goldenPTX(t))
+	require.NoError(t, err)
+	defer b.ModuleUnload(m)
+	f, err := b.ModuleGetFunction(m, "block_sum")
+	require.NoError(t, err)
+	const n = 4096
+	in := make([]float32, n)
+	for i := range in {
+		in[i] = float32(i % 13)
+	}
+	pin, err := b.MemAlloc(4 * n)
+	require.NoError(t, err)
+	defer b.MemFree(pin)
+	total, err := b.MemAlloc(4)
+	require.NoError(t, err)
+	defer b.MemFree(total)
+	writeF32(t, b, pin, in)
+	writeF32(t, b, total, []float32{0})
+	count := int32(n)
+	require.NoError(t, b.LaunchKernel(f, [3]uint32{n / 256, 1, 1}, [3]uint32{256, 1, 1}, 0, backend.StreamNull,
+		args(unsafe.Pointer(&pin), unsafe.Pointer(&total), unsafe.Pointer(&count))))
+	var want float32
+	for _, v := range in {
+		want += v
+	}
+	assert.Equal(t, want, readF32(t, b, total, 1)[0]) // small integers: exact in any order
+}

@@ -33,6 +33,7 @@ type config struct {
 	version    int
 	kernels    []kernelReg
 	faults     map[string][]faultRule
+	workers    int // blocks an interpreted launch runs at once (interp.go)
 }
 
 // Devices adds n default devices (an H200-like device with 8 GiB of fake

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -28,6 +30,11 @@ type Launch struct {
 	Mem    Memory
 	// SMs is what %nsmid reports; blocks report %smid = block index mod SMs.
 	SMs int
+	// Workers is how many blocks run at once (0 or 1: one after another,
+	// deterministic). With more, blocks run in parallel goroutines, global
+	// atomics stay atomic, and the fault of the lowest-numbered faulting
+	// block is reported.
+	Workers int
 }
 
 // CUDA error numbers of the faults a launch may end with.
@@ -112,7 +119,8 @@ type machine struct {
 	block   [3]uint32
 	start   time.Time
 	cs      []callSite
-	tmpl    []uint64 // the entry's initial slots for the current block
+	tmpl    []uint64    // the entry's initial slots for the current block
+	atomMu  *sync.Mutex // with parallel workers: held by global atomics
 }
 
 // Run executes the kernel over the launch's grid, blocks one after
@@ -128,21 +136,71 @@ func (k *Kernel) Run(l *Launch) error {
 	if n <= 0 || n > 1024 {
 		return &Fault{Code: CodeLaunchFailed, Msg: "bad block size"}
 	}
-	m := &machine{k: k, l: l, threads: make([]thread, n), shared: make([]byte, k.sharedBase+int(l.DynShared)), start: time.Now(), cs: k.prog.callSites}
+	blocks := uint64(l.Grid[0]) * uint64(l.Grid[1]) * uint64(l.Grid[2])
+	workers := uint64(max(l.Workers, 1))
+	if workers == 1 || blocks == 1 {
+		return k.newMachine(l, n, nil).runBlocks(blocks, nil)
+	}
+	// Parallel: each worker takes the next block; atomics on global
+	// memory go under one lock; the fault of the lowest block wins.
+	var next atomic.Uint64
+	var atomMu sync.Mutex
+	var wg sync.WaitGroup
+	faults := make([]*Fault, workers)
+	for w := range faults {
+		m := k.newMachine(l, n, &atomMu)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := m.runBlocks(blocks, &next); err != nil {
+				faults[w] = err.(*Fault)
+				next.Store(blocks) // the others stop after their block
+			}
+		}()
+	}
+	wg.Wait()
+	var first *Fault
+	for _, f := range faults {
+		if f != nil && (first == nil || linear(f.Block, l.Grid) < linear(first.Block, l.Grid)) {
+			first = f
+		}
+	}
+	if first != nil {
+		return first
+	}
+	return nil
+}
+
+func linear(b, grid [3]uint32) uint64 {
+	return (uint64(b[2])*uint64(grid[1])+uint64(b[1]))*uint64(grid[0]) + uint64(b[0])
+}
+
+func (k *Kernel) newMachine(l *Launch, n int, atomMu *sync.Mutex) *machine {
+	m := &machine{k: k, l: l, threads: make([]thread, n), shared: make([]byte, k.sharedBase+int(l.DynShared)),
+		start: time.Now(), cs: k.prog.callSites, atomMu: atomMu}
 	f := k.fn
 	m.tmpl = make([]uint64, f.nslots)
 	copy(m.tmpl, f.init)
 	for _, p := range f.paramSlots {
 		m.tmpl[p.slot] = extend(loadLE(l.Params[p.off:], p.in.size), &p.in)
 	}
-	for bz := uint32(0); bz < l.Grid[2]; bz++ {
-		for by := uint32(0); by < l.Grid[1]; by++ {
-			for bx := uint32(0); bx < l.Grid[0]; bx++ {
-				m.block = [3]uint32{bx, by, bz}
-				if err := m.runBlock(); err != nil {
-					return err
-				}
+	return m
+}
+
+// runBlocks runs blocks in order: all of them, or (next not nil) the
+// next one not taken until none is left.
+func (m *machine) runBlocks(blocks uint64, next *atomic.Uint64) error {
+	g := m.l.Grid
+	for i := uint64(0); i < blocks; i++ {
+		b := i
+		if next != nil {
+			if b = next.Add(1) - 1; b >= blocks {
+				return nil
 			}
+		}
+		m.block = [3]uint32{uint32(b % uint64(g[0])), uint32(b / uint64(g[0]) % uint64(g[1])), uint32(b / (uint64(g[0]) * uint64(g[1])))}
+		if err := m.runBlock(); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -1136,6 +1194,10 @@ func (m *machine) atomic(t *thread, in *inst, r []uint64) bool {
 	b := m.access(t, in, sp, addr, uint64(in.size))
 	if b == nil {
 		return false
+	}
+	if m.atomMu != nil && sp != opLdShared {
+		m.atomMu.Lock()
+		defer m.atomMu.Unlock()
 	}
 	old := loadLE(b, in.size)
 	x := r[in.b]
