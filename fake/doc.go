@@ -31,12 +31,22 @@
 //     too (else the launch fails with CUDA_ERROR_ILLEGAL_ADDRESS).
 //   - IPC handles open in another Backend of the same process (the fake's
 //     stand-in for another process) and map the same storage.
-//   - Kernels are Go functions registered with Kernel. The fake NVRTC checks
-//     that every __global__ function of a program has one and emits PTX (and
-//     for sm_XX a CUBIN) declaring them; ModuleLoadData loads that, or
-//     hand-written PTX whose entries have bodies. A launch calls the body
-//     once per thread, with its arguments decoded from the kernel parameter
-//     array.
+//   - Kernels run in a PTX interpreter (package fake/internal/ptxexec):
+//     PTX loaded with ModuleLoadData (from a real NVRTC, a file, a fatbin's
+//     uncompressed PTX entry) runs with CUDA's execution model, blocks of
+//     warps of 32 threads, shared memory, barriers, warp shuffles and votes,
+//     atomics, local memory and calls, blocks one after another (Workers
+//     runs them in parallel). An out-of-bounds access fails the launch with
+//     CUDA_ERROR_ILLEGAL_ADDRESS, sticky, and KernelFault says which PTX
+//     line, instruction, address and thread; PTX the interpreter cannot run
+//     is CUDA_ERROR_INVALID_PTX at load, and LoadError says why. Module
+//     .global and .const variables live in device memory (ModuleGetGlobal).
+//   - Kernels can also be Go functions registered with Kernel, which take
+//     precedence over the PTX of their entry. The fake NVRTC checks that
+//     every __global__ function of a program has one and emits PTX (and
+//     for sm_XX a CUBIN) declaring them; ModuleLoadData loads that. A launch
+//     calls the body once per thread, with its arguments decoded from the
+//     kernel parameter array.
 //
 // The fake NVRTC (Backend.NVRTC) reads the options NVRTC 13.0 knows
 // (others are NVRTC_ERROR_INVALID_OPTION), applies #include (in-memory

@@ -13,7 +13,9 @@
 // # Execution model
 //
 //   - Blocks run one after another, in x, y, z order, so a launch is
-//     deterministic and repeatable. Within a block, each thread runs on its
+//     deterministic and repeatable (Launch.Workers > 1 runs blocks on
+//     parallel goroutines instead: global atomics stay atomic, anything
+//     else blocks share races as on a GPU). Within a block, each thread runs on its
 //     own until it exits or reaches a barrier or a warp collective
 //     (threads in order of their linear index); then barriers and
 //     collectives whose participants have all arrived are released, and
