@@ -535,6 +535,8 @@ func (d *decoder) instr(s *ptx.Stmt, in *inst) error {
 		return err
 	case "atom", "red":
 		return d.atom(s, m, in)
+	case "shf", "prmt":
+		return d.bytesAndFunnel(s, m, in)
 	}
 	if !arithOps[s.Op] {
 		return d.fail("unsupported instruction %s", s.Op)
@@ -548,6 +550,47 @@ var arithOps = map[string]bool{
 	"not": true, "cnot": true, "shl": true, "shr": true, "popc": true, "clz": true, "brev": true,
 	"bfe": true, "bfi": true, "sqrt": true, "rcp": true, "rsqrt": true, "ex2": true, "lg2": true,
 	"sin": true, "cos": true, "tanh": true,
+}
+
+// bytesAndFunnel decodes shf.{l,r}.{wrap,clamp}.b32 and prmt.b32 (the
+// default mode).
+func (d *decoder) bytesAndFunnel(s *ptx.Stmt, m mods, in *inst) error {
+	if s.Op == "shf" {
+		switch m.take("l", "r") {
+		case "l":
+			in.op = opShfL
+		case "r":
+			in.op = opShfR
+		default:
+			return d.fail("shf needs .l or .r")
+		}
+		switch m.take("wrap", "clamp") {
+		case "wrap":
+			in.mode = 1
+		case "clamp":
+		default:
+			return d.fail("shf needs .wrap or .clamp")
+		}
+	} else {
+		in.op = opPrmt
+	}
+	if err := d.oneType(m, in); err != nil {
+		return err
+	}
+	if err := d.noMore(m); err != nil {
+		return err
+	}
+	if in.bits != 32 || in.kind == kPred {
+		return d.fail("%s of .%s", s.Op, typeName(in.kind, in.bits))
+	}
+	if err := d.args(s, 4); err != nil {
+		return err
+	}
+	var err error
+	if in.d, err = d.dst(s.Args[0]); err != nil {
+		return err
+	}
+	return d.srcs(s, in, 1, kU, 32)
 }
 
 func (d *decoder) mov(s *ptx.Stmt, m mods, in *inst) error {

@@ -55,6 +55,7 @@
 //   - Atomics (atom, red) on global and shared memory: add (integers,
 //     f32, f64), min, max, inc, dec, and, or, xor, exch, cas, on 32- and
 //     64-bit types. Blocks run one at a time, so they are atomic.
+//   - shf (funnel shifts) and prmt (default mode) are implemented.
 //   - trap fails the launch with CUDA_ERROR_LAUNCH_FAILED (719), as the
 //     driver reports a trap.
 //

@@ -1046,6 +1046,30 @@ func (m *machine) slow(t *thread, in *inst, r []uint64) bool {
 		v = u64f(div64(1, f64(a), int(in.mode)))
 	case opRsqrtF64:
 		v = u64f(1 / math.Sqrt(f64(a)))
+	case opShfL, opShfR:
+		n := c & 31
+		if in.mode == 0 { // clamp
+			n = min(c&math.MaxUint32, 32)
+		}
+		wide := b<<32 | a&math.MaxUint32 // {b, a}
+		if in.op == opShfL {
+			v = wide << n >> 32
+		} else {
+			v = wide >> n
+		}
+	case opPrmt:
+		src := b<<32 | a&math.MaxUint32
+		for i := 0; i < 4; i++ {
+			sel := c >> (4 * i) & 0xf
+			byt := src >> (8 * (sel & 7)) & 0xff
+			if sel&8 != 0 {
+				byt = 0
+				if src>>(8*(sel&7)+7)&1 != 0 {
+					byt = 0xff
+				}
+			}
+			v |= byt << (8 * i)
+		}
 	case opCvt:
 		v = m.cvt(in, a)
 	case opAtom:

@@ -141,6 +141,9 @@ const (
 	opTrap
 	opClock
 	opGlobalTimer
+	opShfL
+	opShfR
+	opPrmt
 )
 
 // Slots every frame has, before its constants and registers.
