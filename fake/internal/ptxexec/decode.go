@@ -838,6 +838,9 @@ func (d *decoder) cvta(s *ptx.Stmt, m mods, in *inst) error {
 	default:
 		return d.fail("unsupported cvta space")
 	}
+	if in.bits != 64 {
+		return d.fail("32-bit generic addresses are not supported")
+	}
 	if to {
 		w = -w
 	}
@@ -919,17 +922,43 @@ func (d *decoder) setp(s *ptx.Stmt, m mods, in *inst) error {
 			return d.fail("unordered comparison of integers")
 		}
 	}
-	if comb != "" || len(s.Args) != 3 {
-		return d.fail("setp with a combining predicate or a second destination is not supported")
+	in.k2 = map[string]uint8{"": 0, "and": 1, "or": 2, "xor": 3}[comb]
+	want := 3
+	if comb != "" {
+		want = 4
 	}
-	if s.Args[0].Kind == ptx.OpPair {
-		return d.fail("setp with two destinations is not supported")
-	}
-	var err error
-	if in.d, err = d.dst(s.Args[0]); err != nil {
+	if err := d.args(s, want); err != nil {
 		return err
 	}
-	return d.srcs(s, in, 1, in.kind, in.bits)
+	in.v[0] = -1
+	dst := s.Args[0]
+	var err error
+	if dst.Kind == ptx.OpPair {
+		if in.v[0], err = d.dst(dst.Elems[1]); err != nil {
+			return err
+		}
+		dst = dst.Elems[0]
+	}
+	if in.d, err = d.dst(dst); err != nil {
+		return err
+	}
+	if in.a, err = d.src(s.Args[1], in.kind, in.bits); err != nil {
+		return err
+	}
+	if in.b, err = d.src(s.Args[2], in.kind, in.bits); err != nil {
+		return err
+	}
+	if comb != "" {
+		c := s.Args[3]
+		if c.Kind == ptx.OpReg && c.Neg {
+			in.flags |= fCombNeg
+			c.Neg = false
+		}
+		if in.c, err = d.src(c, kPred, 1); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (d *decoder) call(s *ptx.Stmt, m mods, in *inst) error {

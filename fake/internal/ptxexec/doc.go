@@ -93,10 +93,9 @@
 // Anything not implemented is a *LoadError from Compile (the fake turns
 // it into CUDA_ERROR_INVALID_PTX at cuModuleLoadData) naming the line
 // and instruction: f16/bf16 types and vector registers, textures and
-// surfaces, match, redux, bar.red, barriers with a thread count, setp
-// with a combining predicate or two destinations, indirect branches and
-// calls, extern .global variables, taking the address of a kernel
-// parameter, 32-bit addressing, saturating integer cvt, directed
+// surfaces, match, redux, bar.red, barriers with a thread count, indirect
+// branches and calls, extern .global variables, taking the address of a
+// kernel parameter, 32-bit addressing, saturating integer cvt, directed
 // rounding of .f64 fma/rcp/sqrt and of 64-bit integers to float, and
 // any opcode or modifier the decoder does not know (cache hints and
 // memory-order qualifiers are accepted and ignored: blocks run one at a

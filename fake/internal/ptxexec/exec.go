@@ -690,22 +690,26 @@ func (m *machine) run(t *thread) {
 			r[in.d] = u64f(mul64(f64(r[in.a]), f64(r[in.b]), int(in.mode)))
 		case opFmaF64:
 			r[in.d] = u64f(math.FMA(f64(r[in.a]), f64(r[in.b]), f64(r[in.c])))
-		case opSetpI:
+		case opSetpI, opSetpF:
 			var ok bool
-			if in.kind == kS {
+			switch {
+			case in.op == opSetpF && in.bits == 32:
+				ok = cmpFloat(int(in.mode), float64(m.in32(in, r[in.a])), float64(m.in32(in, r[in.b])))
+			case in.op == opSetpF:
+				ok = cmpFloat(int(in.mode), f64(r[in.a]), f64(r[in.b]))
+			case in.kind == kS:
 				ok = cmpSigned(int(in.mode), sx(r[in.a], in.bits), sx(r[in.b], in.bits))
-			} else {
+			default:
 				ok = cmpUnsigned(int(in.mode), r[in.a], r[in.b])
 			}
-			r[in.d] = b2u(ok)
-		case opSetpF:
-			var a, b float64
-			if in.bits == 32 {
-				a, b = float64(m.in32(in, r[in.a])), float64(m.in32(in, r[in.b]))
-			} else {
-				a, b = f64(r[in.a]), f64(r[in.b])
+			if in.k2 == 0 {
+				r[in.d] = b2u(ok)
+				if in.v[0] >= 0 {
+					r[in.v[0]] = b2u(!ok)
+				}
+				continue
 			}
-			r[in.d] = b2u(cmpFloat(int(in.mode), a, b))
+			m.combine(in, r, ok)
 		case opSelp:
 			if r[in.c] != 0 {
 				r[in.d] = r[in.a]
@@ -790,6 +794,29 @@ func (m *machine) run(t *thread) {
 				return
 			}
 		}
+	}
+}
+
+// combine finishes a setp with a combining predicate: d = cmp op c and
+// the second destination, if any, (!cmp) op c.
+func (m *machine) combine(in *inst, r []uint64, ok bool) {
+	c := r[in.c] != 0
+	if in.flags&fCombNeg != 0 {
+		c = !c
+	}
+	op := func(x bool) bool {
+		switch in.k2 {
+		case 1:
+			return x && c
+		case 2:
+			return x || c
+		}
+		return x != c
+	}
+	p, q := op(ok), op(!ok)
+	r[in.d] = b2u(p)
+	if in.v[0] >= 0 {
+		r[in.v[0]] = b2u(q)
 	}
 }
 

@@ -46,7 +46,7 @@ func TestRefusedAtLoad(t *testing.T) {
 		{"\tbra %r1;", "indirect branches"},
 		{"\tbra NOWHERE;", "unknown label NOWHERE"},
 		{"\tadd.s32 %r1, %r9, 1;", "unknown register %r9"},
-		{"\tsetp.lt.and.s32 %p1, %r1, %r2, %p1;", "combining predicate"},
+		{"\tcvta.shared.u32 %r1, %r2;", "32-bit generic addresses"},
 		{"\tfma.rz.f64 %fd1, %fd1, %fd1, %fd1;", "directed rounding"},
 		{"\ttex.1d.v4.f32.s32 {%f1, %f1, %f1, %f1}, [t, {%r1}];", "line 10"},
 	}
