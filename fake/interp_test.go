@@ -254,3 +254,19 @@ func TestInterpretedWorkers(t *testing.T) {
 	}
 	assert.Equal(t, want, readF32(t, b, total, 1)[0]) // small integers: exact in any order
 }
+
+func TestInterpretedLaunchLimits(t *testing.T) {
+	b := bound(t)
+	src := ".version 7.8\n.target sm_90\n.address_size 64\n.visible .entry k()\n.maxntid 64, 1, 1\n{\n\tret;\n}\n"
+	m, err := b.ModuleLoadData([]byte(src))
+	require.NoError(t, err, "%v", b.LoadError())
+	defer b.ModuleUnload(m)
+	f, err := b.ModuleGetFunction(m, "k")
+	require.NoError(t, err)
+	threads, err := b.FuncGetAttribute(backend.FuncMaxThreadsPerBlock, f)
+	require.NoError(t, err)
+	assert.Equal(t, 64, threads)
+	assert.NoError(t, b.LaunchKernel(f, [3]uint32{1, 1, 1}, [3]uint32{64, 1, 1}, 0, backend.StreamNull, nil))
+	assert.ErrorIs(t, b.LaunchKernel(f, [3]uint32{1, 1, 1}, [3]uint32{65, 1, 1}, 0, backend.StreamNull, nil), driver.ErrInvalidValue)
+	assert.NoError(t, b.CtxSynchronize())
+}
