@@ -1,0 +1,137 @@
+package fpu
+
+import "math"
+
+// canon32 returns x, or the canonical NaN when x is a NaN.
+func canon32(x float32) float32 {
+	if x != x {
+		return nan32
+	}
+	return x
+}
+
+// zeroSum32 is the sign rule of an exact zero sum a+b (IEEE 754 6.3): zeros
+// of the same sign keep it; otherwise -0 in Down and +0 elsewhere.
+func zeroSum(aNeg, bNeg bool, r Rounding) float64 {
+	if aNeg && bNeg || r == Down {
+		return math.Copysign(0, -1)
+	}
+	return 0
+}
+
+// AddF32 returns a+b rounded in mode r (add.r.f32).
+func AddF32(a, b float32, r Rounding) float32 {
+	if r == Nearest {
+		return canon32(a + b)
+	}
+	x, y := float64(a), float64(b)
+	s, e := twoSum(x, y)
+	if s != s {
+		return nan32
+	}
+	if s == 0 {
+		if e == 0 {
+			// An exact zero, or a zero operand with a zero result.
+			if a == 0 && b == 0 {
+				return float32(zeroSum(math.Signbit(x), math.Signbit(y), r))
+			}
+			return float32(zeroSum(false, false, r))
+		}
+	}
+	return roundF32(s, sign(e), r)
+}
+
+// SubF32 returns a-b rounded in mode r (sub.r.f32).
+func SubF32(a, b float32, r Rounding) float32 {
+	return AddF32(a, -b, r)
+}
+
+// MulF32 returns a*b rounded in mode r (mul.r.f32).
+func MulF32(a, b float32, r Rounding) float32 {
+	if r == Nearest {
+		return canon32(a * b)
+	}
+	p := float64(float64(a) * float64(b)) // exact: 24+24 bits, in range
+	if p != p {
+		return nan32
+	}
+	return roundF32(p, 0, r)
+}
+
+// DivF32 returns a/b rounded in mode r (div.r.f32, the IEEE division; for
+// div.approx and div.full see DivApproxF32 and DivFullF32).
+func DivF32(a, b float32, r Rounding) float32 {
+	if r == Nearest {
+		return canon32(a / b)
+	}
+	x, y := float64(a), float64(b)
+	q := x / y
+	if q != q {
+		return nan32
+	}
+	if math.IsInf(q, 0) || q == 0 {
+		return float32(q) // exact: an infinite or zero operand, or a zero divisor
+	}
+	// The remainder of float32 operands is exact in float64; the exact
+	// quotient lies on its side of q, times the divisor's sign.
+	rem := math.FMA(-q, y, x)
+	return roundF32(q, sign(rem)*sign(y), r)
+}
+
+// SqrtF32 returns the square root of x rounded in mode r (sqrt.r.f32).
+// sqrt(-0) = -0; negative x gives the canonical NaN.
+func SqrtF32(x float32, r Rounding) float32 {
+	v := float64(x)
+	s := math.Sqrt(v)
+	if s != s {
+		return nan32
+	}
+	if r == Nearest || s == 0 || math.IsInf(s, 0) {
+		return float32(s)
+	}
+	rem := math.FMA(-s, s, v) // exact for float32 operands
+	return roundF32(s, sign(rem), r)
+}
+
+// FmaF32 returns a*b+c with one rounding in mode r (fma.r.f32, and
+// mad.r.f32, which is the same instruction).
+func FmaF32(a, b, c float32, r Rounding) float32 {
+	p := float64(float64(a) * float64(b)) // exact
+	z := float64(c)
+	s, e := twoSum(p, z)
+	if s != s {
+		return nan32
+	}
+	if math.IsInf(s, 0) {
+		return float32(s) // an infinite operand; float32 products cannot overflow float64
+	}
+	if s == 0 && e == 0 {
+		if p == 0 && z == 0 {
+			return float32(zeroSum(math.Signbit(p), math.Signbit(z), r))
+		}
+		return float32(zeroSum(false, false, r))
+	}
+	if r == Nearest && e == 0 {
+		return float32(s)
+	}
+	return roundF32(s, sign(e), r)
+}
+
+// FlushF32 returns x, or a zero of its sign when x is subnormal (.ftz).
+func FlushF32(x float32) float32 {
+	if b := math.Float32bits(x); b&0x7f800000 == 0 {
+		return math.Float32frombits(b & 0x80000000)
+	}
+	return x
+}
+
+// SaturateF32 clamps x to [0, 1] (.sat): NaN and -0 become +0.
+func SaturateF32(x float32) float32 {
+	switch {
+	case x > 1:
+		return 1
+	case x > 0:
+		return x
+	}
+	return 0
+}
