@@ -10,14 +10,18 @@ func canon32(x float32) float32 {
 	return x
 }
 
-// zeroSum32 is the sign rule of an exact zero sum a+b (IEEE 754 6.3): zeros
-// of the same sign keep it; otherwise -0 in Down and +0 elsewhere.
+// zeroSum is the sign rule of an exact zero sum a+b (IEEE 754 6.3), given
+// the signs of a and b: zeros of the same sign keep it; otherwise (opposite
+// signs, or nonzero operands that cancel) -0 in Down and +0 elsewhere.
 func zeroSum(aNeg, bNeg bool, r Rounding) float64 {
-	if aNeg && bNeg || r == Down {
-		return math.Copysign(0, -1)
+	if aNeg == bNeg && !aNeg || aNeg != bNeg && r != Down {
+		return 0
 	}
-	return 0
+	return math.Copysign(0, -1)
 }
+
+// cancelled is the zero of a nonzero sum that cancels exactly.
+func cancelled(r Rounding) float64 { return zeroSum(false, true, r) }
 
 // AddF32 returns a+b rounded in mode r (add.r.f32).
 func AddF32(a, b float32, r Rounding) float32 {
@@ -29,14 +33,11 @@ func AddF32(a, b float32, r Rounding) float32 {
 	if s != s {
 		return nan32
 	}
-	if s == 0 {
-		if e == 0 {
-			// An exact zero, or a zero operand with a zero result.
-			if a == 0 && b == 0 {
-				return float32(zeroSum(math.Signbit(x), math.Signbit(y), r))
-			}
-			return float32(zeroSum(false, false, r))
+	if s == 0 { // float32 sums are exact in float64 when they are zero
+		if a == 0 && b == 0 {
+			return float32(zeroSum(math.Signbit(x), math.Signbit(y), r))
 		}
+		return float32(cancelled(r))
 	}
 	return roundF32(s, sign(e), r)
 }
@@ -109,7 +110,7 @@ func FmaF32(a, b, c float32, r Rounding) float32 {
 		if p == 0 && z == 0 {
 			return float32(zeroSum(math.Signbit(p), math.Signbit(z), r))
 		}
-		return float32(zeroSum(false, false, r))
+		return float32(cancelled(r))
 	}
 	if r == Nearest && e == 0 {
 		return float32(s)

@@ -47,7 +47,7 @@ func AddF64(a, b float64, r Rounding) float64 {
 		if a == 0 && b == 0 {
 			return zeroSum(math.Signbit(a), math.Signbit(b), r)
 		}
-		return zeroSum(false, false, r)
+		return cancelled(r)
 	}
 	_, e := twoSum(a, b)
 	return step64(s, sign(e), r)
@@ -168,9 +168,9 @@ func FmaF64(a, b, c float64, r Rounding) float64 {
 	var exact, prod, got big.Float
 	prod.SetPrec(106).SetFloat64(a)
 	prod.Mul(&prod, new(big.Float).SetFloat64(b))
-	exact.SetPrec(2300).Add(&prod, new(big.Float).SetFloat64(c))
+	exact.SetPrec(3400).Add(&prod, new(big.Float).SetFloat64(c))
 	if exact.Sign() == 0 {
-		return zeroSum(false, false, r)
+		return cancelled(r)
 	}
 	if math.IsInf(v, 0) {
 		return step64(v, overflowed(v), r)
