@@ -30,10 +30,10 @@ func Lg2ApproxF32(x float32) float32 {
 	return float32(math.Log2(float64(x)))
 }
 
-// reduce returns |x|/(2π) as the GPU reduces it (one float32 multiply by
-// float32(1/(2π))), minus its nearest integer: u in [-0.5, 0.5] turns.
+// reduce returns |x|/(2π) as the GPU reduces it (rounded once to float32),
+// minus its nearest integer: u in [-0.5, 0.5] turns.
 func reduce(x float32) float64 {
-	t := float64(float32(float32(math.Abs(float64(x))) * float32(1/(2*math.Pi))))
+	t := float64(float32(math.Abs(float64(x)) * (1 / (2 * math.Pi))))
 	return t - math.RoundToEven(t)
 }
 
@@ -63,8 +63,8 @@ func cosTurns(u float64) float64 {
 	return math.Cos(2 * math.Pi * u)
 }
 
-// SinApproxF32 returns sin(x) (sin.approx.f32). The argument is reduced in
-// float32 as on the GPU, so the error is absolute and grows with |x|: PTX
+// SinApproxF32 returns sin(x) (sin.approx.f32). The argument is reduced as
+// on the GPU (x/(2π) rounded to float32), so the error is absolute and grows with |x|: PTX
 // ISA: 2^-20.5 absolute in [-100π, 100π]; H200: 0.79 at x = 455,590.
 // sin(±Inf) = NaN; subnormal inputs give a zero of their sign (as the H200
 // does, also without .ftz).
