@@ -97,8 +97,19 @@ func SqrtF32(x float32, r Rounding) float32 {
 // FmaF32 returns a*b+c with one rounding in mode r (fma.r.f32, and
 // mad.r.f32, which is the same instruction).
 func FmaF32(a, b, c float32, r Rounding) float32 {
-	p := float64(float64(a) * float64(b)) // exact
-	z := float64(c)
+	x, y, z := float64(a), float64(b), float64(c)
+	if r == Nearest {
+		// The product is exact in float64, so math.FMA rounds once, to
+		// float64; rounding that to float32 is right unless it landed on a
+		// float32 midpoint (the low 29 bits 1000...0) that the exact value
+		// is not on, or the result is subnormal in float32 (coarser
+		// midpoints). Those few go the exact way below.
+		s := math.FMA(x, y, z)
+		if bits := math.Float64bits(s); bits&(1<<29-1) != 1<<28 && bits&(0x7ff<<52) >= 0x381<<52 {
+			return canon32(float32(s))
+		}
+	}
+	p := float64(x * y) // exact
 	s, e := twoSum(p, z)
 	if s != s {
 		return nan32
@@ -111,9 +122,6 @@ func FmaF32(a, b, c float32, r Rounding) float32 {
 			return float32(zeroSum(math.Signbit(p), math.Signbit(z), r))
 		}
 		return float32(cancelled(r))
-	}
-	if r == Nearest && e == 0 {
-		return float32(s)
 	}
 	return roundF32(s, sign(e), r)
 }
