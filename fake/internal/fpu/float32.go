@@ -144,3 +144,11 @@ func SaturateF32(x float32) float32 {
 	}
 	return 0
 }
+
+// NegF32 returns -x (neg.f32); NaN gives the canonical NaN.
+func NegF32(x float32) float32 { return canon32(-x) }
+
+// AbsF32 returns |x| (abs.f32); NaN gives the canonical NaN.
+func AbsF32(x float32) float32 {
+	return canon32(math.Float32frombits(math.Float32bits(x) &^ (1 << 31)))
+}

@@ -197,3 +197,11 @@ func SaturateF64(x float64) float64 {
 	}
 	return 0
 }
+
+// NegF64 returns -x (neg.f64), a NaN with its sign flipped and its payload
+// kept.
+func NegF64(x float64) float64 { return -x }
+
+// AbsF64 returns |x| (abs.f64), a NaN with its sign cleared and its payload
+// kept.
+func AbsF64(x float64) float64 { return math.Abs(x) }
