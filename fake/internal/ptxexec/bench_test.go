@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/nocgo/cuda/fake/internal/fpu"
 )
 
 // BenchmarkAxpy runs the elementwise kernel out[i] = a*x[i] + y[i] (with
@@ -54,6 +56,6 @@ func TestMillionElementLaunch(t *testing.T) {
 	require.NoError(t, k.Run(&Launch{Grid: dim(n / 256), Block: dim(256), Params: packAxpy(k, px, py, out, n), Mem: mem}))
 	got := mem.readF32(out, n)
 	for _, i := range []int{0, 1, n / 2, n - 1} {
-		require.Equal(t, fma32(2, xs[i], xs[i], rn), got[i])
+		require.Equal(t, fpu.FmaF32(2, xs[i], xs[i], fpu.Nearest), got[i])
 	}
 }

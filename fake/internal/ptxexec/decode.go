@@ -878,9 +878,6 @@ func (d *decoder) cvt(s *ptx.Stmt, m mods, in *inst) error {
 	if in.kind != kF && in.k2 != kF && in.flags&fSat != 0 {
 		return d.fail("saturating integer conversions are not supported")
 	}
-	if in.kind == kF && in.k2 != kF && mode != rn && in.b2 == 64 {
-		return d.fail("directed rounding of 64-bit integers to float is not supported")
-	}
 	if err := d.args(s, 2); err != nil {
 		return err
 	}
@@ -1217,7 +1214,9 @@ func (d *decoder) arith(s *ptx.Stmt, m mods, in *inst) error {
 	}
 	approx := m.take("approx") != ""
 	hi, lo, wide := m.take("hi") != "", m.take("lo") != "", m.take("wide") != ""
-	m.take("full")
+	if m.take("full") != "" {
+		in.flags |= fFull
+	}
 	if err := d.oneType(m, in); err != nil {
 		return err
 	}
@@ -1345,9 +1344,6 @@ func (d *decoder) arith(s *ptx.Stmt, m mods, in *inst) error {
 	}
 	if in.kind == kPred && op != opAnd && op != opOr && op != opXor && op != opNot {
 		return d.fail("%s on predicates", s.Op)
-	}
-	if f && mode != rn && (op == opFmaF64 || op == opRcpF64 || op == opSqrtF32 && approx) {
-		return d.fail("directed rounding of %s.f64 is not supported", s.Op)
 	}
 	if approx {
 		in.flags |= fApprox

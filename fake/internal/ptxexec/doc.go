@@ -61,32 +61,30 @@
 //
 // # Arithmetic
 //
-// Integer arithmetic is exact two's complement at the instruction's
-// width; division by zero gives what the H200 gives (all ones for
-// unsigned and -1 for signed quotients, the dividend for remainders,
+// Float arithmetic is package fpu's, bit for bit as the GPU computes it:
+// correctly rounded add, sub, mul, div, fma, sqrt, rcp and cvt in every
+// rounding mode (.rn, .rz, .rm, .rp; subnormals included, no double
+// rounding), .ftz and .sat, PTX's min/max and NaN rules (float32 NaN
+// results are the canonical 0x7fffffff), ordered and unordered setp, and
+// saturating float-to-integer cvt. atom.add.f32 on global memory flushes
+// subnormals, as the PTX ISA says; on shared memory it does not. Integer
+// arithmetic is exact two's complement at the instruction's width;
+// division by zero gives what the H200 gives (all ones for unsigned and
+// -1 for signed quotients, the dividend for remainders,
 // docs/h200-facts.md); shifts past the width give 0 (or the sign).
-// Float add, sub, mul, div, sqrt, rcp and fma are correctly rounded in
-// every rounding mode (.rn, .rz, .rm, .rp; f32 fma through an exact
-// float64 product and an exact sum, never float32(a*b+c)), except that
-// fma, rcp and sqrt on .f64 take .rn only (others are refused); .ftz
-// flushes subnormal inputs and results of .f32; .sat clamps to [0, 1]
-// with NaN to 0. min and max follow PTX: a NaN operand gives the other
-// operand, -0 is less than +0. setp has the ordered (false on NaN) and
-// unordered (true on NaN) comparisons. cvt converts with the rounding
-// given, float to integer saturating (NaN to 0).
 //
-// The approximate instructions are computed correctly rounded from the
-// float64 functions of package math, which is within the GPU's own error
-// of the exact result; against the H200 (docs/h200-facts.md) results can
-// differ by up to: ex2.approx 2 ulp, rcp.approx 1 ulp, rsqrt.approx and
-// sqrt.approx 2 ulp, lg2.approx 7e-6 absolute, tanh.approx 129 ulp,
-// sin.approx and cos.approx their absolute error on the GPU (about 1e-6
-// for |x| < 100, none useful for large |x|). div.approx and div.full
-// compute x * (1/y) and x / y. Library functions built on exact
-// instructions (sinf, expf's integer and fma steps) match bit for bit.
-// ptxas contracts a mul followed by an add into an fma on the GPU; the
-// interpreter executes the PTX as written, so an unfused mul.f32 +
-// add.f32 pair in the PTX can differ from the GPU in the last bit.
+// The approximate instructions (ex2, lg2, sin, cos, rcp, rsqrt, sqrt,
+// tanh .approx.f32, div.approx, div.full) are not specified bit for bit:
+// fpu computes them within half an ulp of the true value, and the H200
+// differs from the true value by up to ex2 2 ulp, rcp 1 ulp, rsqrt 1.5
+// ulp, sqrt 1 ulp, lg2 6.6e-6 absolute, tanh 129 ulp, and sin and cos by
+// an absolute error that grows with |x| (docs/h200-facts.md, fpu's
+// documentation), so a comparison with a GPU must allow those. Library
+// functions built on exact instructions (sinf's reduction, the integer
+// and fma steps of expf) match bit for bit. ptxas contracts a mul
+// followed by an add into an fma on the GPU; the interpreter executes the
+// PTX as written, so an unfused mul.f32 + add.f32 pair in the PTX can
+// differ from the GPU in the last bit.
 //
 // # Refused at load
 //
@@ -95,8 +93,7 @@
 // and instruction: f16/bf16 types and vector registers, textures and
 // surfaces, match, redux, bar.red, barriers with a thread count, indirect
 // branches and calls, extern .global variables, taking the address of a
-// kernel parameter, 32-bit addressing, saturating integer cvt, directed
-// rounding of .f64 fma/rcp/sqrt and of 64-bit integers to float, and
+// kernel parameter, 32-bit addressing, saturating integer cvt, and
 // any opcode or modifier the decoder does not know (cache hints and
 // memory-order qualifiers are accepted and ignored: blocks run one at a
 // time).

@@ -2,7 +2,9 @@ package ptxexec
 
 import (
 	"encoding/binary"
+
 	"fmt"
+	"github.com/nocgo/cuda/fake/internal/fpu"
 	"math"
 	"math/bits"
 	"sync"
@@ -671,32 +673,28 @@ func (m *machine) run(t *thread) {
 		case opShrS:
 			r[in.d] = uint64(sx(r[in.a], in.bits)>>min(uint32(r[in.b]), 63)) & in.mask
 		case opAddF32:
-			r[in.d] = u32f(m.f32Result(in, add32(m.in32(in, r[in.a]), m.in32(in, r[in.b]), int(in.mode))))
+			r[in.d] = u32f(m.f32Result(in, fpu.AddF32(m.in32(in, r[in.a]), m.in32(in, r[in.b]), fpu.Rounding(in.mode))))
 		case opSubF32:
-			r[in.d] = u32f(m.f32Result(in, add32(m.in32(in, r[in.a]), -m.in32(in, r[in.b]), int(in.mode))))
+			r[in.d] = u32f(m.f32Result(in, fpu.SubF32(m.in32(in, r[in.a]), m.in32(in, r[in.b]), fpu.Rounding(in.mode))))
 		case opMulF32:
-			r[in.d] = u32f(m.f32Result(in, mul32(m.in32(in, r[in.a]), m.in32(in, r[in.b]), int(in.mode))))
+			r[in.d] = u32f(m.f32Result(in, fpu.MulF32(m.in32(in, r[in.a]), m.in32(in, r[in.b]), fpu.Rounding(in.mode))))
 		case opFmaF32:
-			r[in.d] = u32f(m.f32Result(in, fma32(m.in32(in, r[in.a]), m.in32(in, r[in.b]), m.in32(in, r[in.c]), int(in.mode))))
+			r[in.d] = u32f(m.f32Result(in, fpu.FmaF32(m.in32(in, r[in.a]), m.in32(in, r[in.b]), m.in32(in, r[in.c]), fpu.Rounding(in.mode))))
 		case opAddF64:
-			if in.mode == rn {
-				r[in.d] = u64f(f64(r[in.a]) + f64(r[in.b]))
-			} else {
-				r[in.d] = u64f(add64(f64(r[in.a]), f64(r[in.b]), int(in.mode)))
-			}
+			r[in.d] = u64f(fpu.AddF64(f64(r[in.a]), f64(r[in.b]), fpu.Rounding(in.mode)))
 		case opSubF64:
-			r[in.d] = u64f(add64(f64(r[in.a]), -f64(r[in.b]), int(in.mode)))
+			r[in.d] = u64f(fpu.SubF64(f64(r[in.a]), f64(r[in.b]), fpu.Rounding(in.mode)))
 		case opMulF64:
-			r[in.d] = u64f(mul64(f64(r[in.a]), f64(r[in.b]), int(in.mode)))
+			r[in.d] = u64f(fpu.MulF64(f64(r[in.a]), f64(r[in.b]), fpu.Rounding(in.mode)))
 		case opFmaF64:
-			r[in.d] = u64f(math.FMA(f64(r[in.a]), f64(r[in.b]), f64(r[in.c])))
+			r[in.d] = u64f(fpu.FmaF64(f64(r[in.a]), f64(r[in.b]), f64(r[in.c]), fpu.Rounding(in.mode)))
 		case opSetpI, opSetpF:
 			var ok bool
 			switch {
 			case in.op == opSetpF && in.bits == 32:
-				ok = cmpFloat(int(in.mode), float64(m.in32(in, r[in.a])), float64(m.in32(in, r[in.b])))
+				ok = fpu.CompareF32(fpu.Compare(in.mode), m.in32(in, r[in.a]), m.in32(in, r[in.b]))
 			case in.op == opSetpF:
-				ok = cmpFloat(int(in.mode), f64(r[in.a]), f64(r[in.b]))
+				ok = fpu.CompareF64(fpu.Compare(in.mode), f64(r[in.a]), f64(r[in.b]))
 			case in.kind == kS:
 				ok = cmpSigned(int(in.mode), sx(r[in.a], in.bits), sx(r[in.b], in.bits))
 			default:
@@ -824,7 +822,7 @@ func (m *machine) combine(in *inst, r []uint64, ok bool) {
 func (m *machine) in32(in *inst, v uint64) float32 {
 	f := f32(v)
 	if in.flags&fFTZ != 0 {
-		return ftz32(f)
+		return fpu.FlushF32(f)
 	}
 	return f
 }
@@ -835,10 +833,10 @@ func (m *machine) f32Result(in *inst, f float32) float32 {
 		return f
 	}
 	if in.flags&fFTZ != 0 {
-		f = ftz32(f)
+		f = fpu.FlushF32(f)
 	}
 	if in.flags&fSat != 0 {
-		f = sat32(f)
+		f = fpu.SaturateF32(f)
 	}
 	return f
 }
@@ -1022,55 +1020,63 @@ func (m *machine) slow(t *thread, in *inst, r []uint64) bool {
 	case opDivF32:
 		x, y := m.in32(in, a), m.in32(in, b)
 		var f float32
-		if in.flags&fApprox != 0 {
-			f = x * (1 / y)
-		} else {
-			f = div32(x, y, int(in.mode))
+		switch {
+		case in.flags&fApprox != 0:
+			f = fpu.DivApproxF32(x, y)
+		case in.flags&fFull != 0:
+			f = fpu.DivFullF32(x, y)
+		default:
+			f = fpu.DivF32(x, y, fpu.Rounding(in.mode))
 		}
 		v = u32f(m.f32Result(in, f))
 	case opMinF32:
-		v = u32f(m.f32Result(in, min32(m.in32(in, a), m.in32(in, b))))
+		v = u32f(m.f32Result(in, fpu.MinF32(m.in32(in, a), m.in32(in, b))))
 	case opMaxF32:
-		v = u32f(m.f32Result(in, max32(m.in32(in, a), m.in32(in, b))))
+		v = u32f(m.f32Result(in, fpu.MaxF32(m.in32(in, a), m.in32(in, b))))
 	case opAbsF32:
-		v = u32f(m.f32Result(in, m.in32(in, a))) &^ (1 << 31)
+		v = u32f(m.f32Result(in, fpu.AbsF32(m.in32(in, a))))
 	case opNegF32:
-		v = u32f(m.f32Result(in, m.in32(in, a))) ^ 1<<31
+		v = u32f(m.f32Result(in, fpu.NegF32(m.in32(in, a))))
 	case opSqrtF32:
 		x := m.in32(in, a)
 		if in.flags&fApprox != 0 {
-			v = u32f(m.f32Result(in, float32(math.Sqrt(float64(x)))))
+			v = u32f(m.f32Result(in, fpu.SqrtApproxF32(x)))
 		} else {
-			v = u32f(m.f32Result(in, sqrt32(x, int(in.mode))))
+			v = u32f(m.f32Result(in, fpu.SqrtF32(x, fpu.Rounding(in.mode))))
 		}
 	case opRcpF32:
-		v = u32f(m.f32Result(in, div32(1, m.in32(in, a), int(in.mode))))
+		x := m.in32(in, a)
+		if in.flags&fApprox != 0 {
+			v = u32f(m.f32Result(in, fpu.RcpApproxF32(x)))
+		} else {
+			v = u32f(m.f32Result(in, fpu.DivF32(1, x, fpu.Rounding(in.mode))))
+		}
 	case opRsqrtF32:
-		v = u32f(m.f32Result(in, float32(1/math.Sqrt(float64(m.in32(in, a))))))
+		v = u32f(m.f32Result(in, fpu.RsqrtApproxF32(m.in32(in, a))))
 	case opEx2F32:
-		v = u32f(m.f32Result(in, float32(math.Exp2(float64(m.in32(in, a))))))
+		v = u32f(m.f32Result(in, fpu.Ex2ApproxF32(m.in32(in, a))))
 	case opLg2F32:
-		v = u32f(m.f32Result(in, float32(math.Log2(float64(m.in32(in, a))))))
+		v = u32f(m.f32Result(in, fpu.Lg2ApproxF32(m.in32(in, a))))
 	case opSinF32:
-		v = u32f(m.f32Result(in, float32(math.Sin(float64(m.in32(in, a))))))
+		v = u32f(m.f32Result(in, fpu.SinApproxF32(m.in32(in, a))))
 	case opCosF32:
-		v = u32f(m.f32Result(in, float32(math.Cos(float64(m.in32(in, a))))))
+		v = u32f(m.f32Result(in, fpu.CosApproxF32(m.in32(in, a))))
 	case opTanhF32:
-		v = u32f(m.f32Result(in, float32(math.Tanh(float64(m.in32(in, a))))))
+		v = u32f(m.f32Result(in, fpu.TanhApproxF32(m.in32(in, a))))
 	case opDivF64:
-		v = u64f(div64(f64(a), f64(b), int(in.mode)))
+		v = u64f(fpu.DivF64(f64(a), f64(b), fpu.Rounding(in.mode)))
 	case opMinF64:
-		v = u64f(min64(f64(a), f64(b)))
+		v = u64f(fpu.MinF64(f64(a), f64(b)))
 	case opMaxF64:
-		v = u64f(max64(f64(a), f64(b)))
+		v = u64f(fpu.MaxF64(f64(a), f64(b)))
 	case opAbsF64:
-		v = a &^ (1 << 63)
+		v = u64f(fpu.AbsF64(f64(a)))
 	case opNegF64:
-		v = a ^ 1<<63
+		v = u64f(fpu.NegF64(f64(a)))
 	case opSqrtF64:
-		v = u64f(sqrt64(f64(a), int(in.mode)))
+		v = u64f(fpu.SqrtF64(f64(a), fpu.Rounding(in.mode)))
 	case opRcpF64:
-		v = u64f(div64(1, f64(a), int(in.mode)))
+		v = u64f(fpu.DivF64(1, f64(a), fpu.Rounding(in.mode)))
 	case opRsqrtF64:
 		v = u64f(1 / math.Sqrt(f64(a)))
 	case opShfL, opShfR:
@@ -1135,8 +1141,9 @@ func mulHiS(a, b uint64, w uint8) uint64 {
 // cvt converts between the source type (k2, b2) and the destination
 // type (kind, bits).
 func (m *machine) cvt(in *inst, a uint64) uint64 {
-	mode := int(in.mode)
+	r := fpu.Rounding(in.mode)
 	ftz := in.flags&fFTZ != 0
+	sat := in.flags&fSat != 0
 	switch {
 	case in.kind != kF && in.k2 != kF: // integer to integer
 		if in.k2 == kS {
@@ -1147,84 +1154,54 @@ func (m *machine) cvt(in *inst, a uint64) uint64 {
 		if in.b2 == 32 {
 			x := f32(a)
 			if ftz {
-				x = ftz32(x)
+				x = fpu.FlushF32(x)
 			}
 			if in.bits == 64 {
-				y := float64(x)
-				if in.flags&fSat != 0 {
-					y = sat64(y)
+				y := fpu.F32ToF64(x)
+				if sat {
+					y = fpu.SaturateF64(y)
 				}
 				return u64f(y)
 			}
 			if isIntRound(in) {
-				x = float32(roundInt(float64(x), mode))
+				x = fpu.RoundToIntegerF32(x, r)
 			}
-			if ftz {
-				x = ftz32(x)
-			}
-			if in.flags&fSat != 0 {
-				x = sat32(x)
-			}
-			return u32f(x)
+			return u32f(m.f32Result(in, x))
 		}
 		x := f64(a)
 		if in.bits == 64 {
 			if isIntRound(in) {
-				x = roundInt(x, mode)
+				x = fpu.RoundToIntegerF64(x, r)
 			}
-			if in.flags&fSat != 0 {
-				x = sat64(x)
+			if sat {
+				x = fpu.SaturateF64(x)
 			}
 			return u64f(x)
 		}
-		y := round32(x, 0, mode)
-		if ftz {
-			y = ftz32(y)
-		}
-		if in.flags&fSat != 0 {
-			y = sat32(y)
-		}
-		return u32f(y)
+		return u32f(m.f32Result(in, fpu.F64ToF32(x, r)))
 	case in.kind == kF: // integer to float
-		var x float64
-		var es int
+		x := a & widthMask(in.b2)
 		if in.k2 == kS {
-			s := sx(a, in.b2)
-			x = float64(s)
-			if in.bits == 32 && in.b2 == 64 {
-				return u32f(float32(s))
-			}
-		} else {
-			u := a & widthMask(in.b2)
-			x = float64(u)
-			if in.bits == 32 && in.b2 == 64 {
-				return u32f(float32(u))
-			}
+			x = uint64(sx(a, in.b2))
 		}
 		if in.bits == 64 {
-			return u64f(x)
+			y := fpu.IntToF64(x, in.k2 == kS, r)
+			if sat {
+				y = fpu.SaturateF64(y)
+			}
+			return u64f(y)
 		}
-		y := round32(x, es, mode)
-		if in.flags&fSat != 0 {
-			y = sat32(y)
-		}
-		return u32f(y)
+		return u32f(m.f32Result(in, fpu.IntToF32(x, in.k2 == kS, r)))
 	}
-	// float to integer
-	var x float64
+	// float to integer, saturating
 	if in.b2 == 32 {
-		f := f32(a)
+		x := f32(a)
 		if ftz {
-			f = ftz32(f)
+			x = fpu.FlushF32(x)
 		}
-		x = float64(f)
-	} else {
-		x = f64(a)
+		return fpu.F32ToInt(x, r, int(in.bits), in.kind == kS)
 	}
-	if in.kind == kS {
-		return uint64(f2s(x, mode, uint(in.bits)))
-	}
-	return f2u(x, mode, uint(in.bits))
+	return fpu.F64ToInt(f64(a), r, int(in.bits), in.kind == kS)
 }
 
 // isIntRound reports a float-to-float cvt with an integer rounding mode
@@ -1256,10 +1233,13 @@ func (m *machine) atomic(t *thread, in *inst, r []uint64) bool {
 	switch in.mode {
 	case atomAdd:
 		switch {
+		case in.kind == kF && in.bits == 32 && sp == opLdShared:
+			nv = u32f(fpu.AddF32(f32(old), f32(x), fpu.Nearest))
 		case in.kind == kF && in.bits == 32:
-			nv = u32f(f32(old) + f32(x))
+			// On global memory atom.add.f32 flushes subnormals (PTX ISA, atom).
+			nv = u32f(fpu.FlushF32(fpu.AddF32(fpu.FlushF32(f32(old)), fpu.FlushF32(f32(x)), fpu.Nearest)))
 		case in.kind == kF:
-			nv = u64f(f64(old) + f64(x))
+			nv = u64f(fpu.AddF64(f64(old), f64(x), fpu.Nearest))
 		default:
 			nv = old + x
 		}

@@ -47,7 +47,7 @@ func TestRefusedAtLoad(t *testing.T) {
 		{"\tbra NOWHERE;", "unknown label NOWHERE"},
 		{"\tadd.s32 %r1, %r9, 1;", "unknown register %r9"},
 		{"\tcvta.shared.u32 %r1, %r2;", "32-bit generic addresses"},
-		{"\tfma.rz.f64 %fd1, %fd1, %fd1, %fd1;", "directed rounding"},
+		{"\tmin.NaN.f32 %f1, %f1, %f1;", "unsupported modifier .NaN"},
 		{"\ttex.1d.v4.f32.s32 {%f1, %f1, %f1, %f1}, [t, {%r1}];", "line 10"},
 	}
 	for _, c := range cases {

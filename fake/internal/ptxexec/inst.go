@@ -41,6 +41,7 @@ const (
 	fApprox               // an approximate instruction
 	fCombNeg              // setp combine predicate negated
 	fIntRound             // cvt rounds to an integral value (.rni, .rzi, ...)
+	fFull                 // div.full
 )
 
 // Opcodes.

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/nocgo/cuda/fake/internal/fpu"
 )
 
 var archs = []string{"80", "90"}
@@ -25,7 +27,7 @@ func TestAxpy(t *testing.T) {
 		got := mem.readF32(out, n+8)
 		for i := 0; i < n; i++ {
 			// ptxas may contract a*x+y into an fma; NVRTC emitted fma.rn here.
-			require.Equal(t, fma32(3, x[i], y[i], rn), got[i], "element %d", i)
+			require.Equal(t, fpu.FmaF32(3, x[i], y[i], fpu.Nearest), got[i], "element %d", i)
 		}
 		for i := n; i < n+8; i++ {
 			assert.Zero(t, got[i], "element %d past n written", i)
@@ -86,7 +88,7 @@ func TestMatmul(t *testing.T) {
 			for c := 0; c < n; c++ {
 				var acc float32
 				for k := 0; k < n; k++ {
-					acc = fma32(a[r*n+k], b[k*n+c], acc, rn)
+					acc = fpu.FmaF32(a[r*n+k], b[k*n+c], acc, fpu.Nearest)
 				}
 				require.Equal(t, acc, got[r*n+c], "C[%d][%d]", r, c)
 			}
