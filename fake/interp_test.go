@@ -202,6 +202,9 @@ func TestModuleGlobals(t *testing.T) {
 
 	f, err := b.ModuleGetFunction(m, "bump")
 	require.NoError(t, err)
+	constSize, err := b.FuncGetAttribute(backend.FuncConstSizeBytes, f)
+	require.NoError(t, err)
+	assert.Equal(t, 8, constSize, "the .const table")
 	out, err := b.MemAlloc(4)
 	require.NoError(t, err)
 	require.NoError(t, b.LaunchKernel(f, [3]uint32{3, 1, 1}, [3]uint32{32, 1, 1}, 0, backend.StreamNull, args(unsafe.Pointer(&out))))

@@ -564,9 +564,12 @@ func (b *Backend) FuncGetParamInfo(h uintptr, index int) (uintptr, uintptr, erro
 	return p.off, p.size, nil
 }
 
-// FuncGetAttribute is cuFuncGetAttribute. The fake's kernels all report
-// 1024 threads per block, 32 registers, no static shared, constant or local
-// memory, and PTX and binary version 90.
+// FuncGetAttribute is cuFuncGetAttribute. Kernels run by the PTX
+// interpreter report their .maxntid (else 1024) threads per block, their
+// static .shared, .const and .local bytes, and the registers their PTX
+// declares (at most 255); kernels with a Go body report 1024 threads per
+// block, 32 registers, no static shared, constant or local memory. All
+// report PTX and binary version 90.
 func (b *Backend) FuncGetAttribute(attr backend.FunctionAttribute, h uintptr) (int, error) {
 	if err := b.enter("cuFuncGetAttribute"); err != nil {
 		return 0, err
@@ -585,6 +588,8 @@ func (b *Backend) FuncGetAttribute(attr backend.FunctionAttribute, h uintptr) (i
 			return x.StaticShared, nil
 		case backend.FuncLocalSizeBytes:
 			return x.LocalSize, nil
+		case backend.FuncConstSizeBytes:
+			return x.ConstSize, nil
 		case backend.FuncNumRegs:
 			return x.Regs, nil
 		}

@@ -49,6 +49,8 @@ type Kernel struct {
 	Regs int
 	// MaxThreads is the .maxntid product, or 1024.
 	MaxThreads int
+	// ConstSize is the bytes of the module's .const variables.
+	ConstSize int
 
 	prog       *Program
 	fn         *function
@@ -249,6 +251,11 @@ func Decode(m *ptx.Module) (*Program, error) {
 			}
 		}
 		k.sharedBase = mod.dynBase
+		for _, g := range p.Globals {
+			if g.Space == "const" {
+				k.ConstSize += g.Size
+			}
+		}
 		p.Kernels[f.name] = k
 	}
 	return p, nil
