@@ -37,7 +37,6 @@ const (
 	fFTZ      = 1 << iota // flush subnormals
 	fSat                  // saturate
 	fGuardNeg             // @!%p
-	fHasPred              // shfl's predicate output in c; setp combine in c
 	fApprox               // an approximate instruction
 	fCombNeg              // setp combine predicate negated
 	fIntRound             // cvt rounds to an integral value (.rni, .rzi, ...)
