@@ -41,6 +41,8 @@
 //     line, instruction, address and thread; PTX the interpreter cannot run
 //     is CUDA_ERROR_INVALID_PTX at load, and LoadError says why. Module
 //     .global and .const variables live in device memory (ModuleGetGlobal).
+//     printf prints to os.Stdout (KernelOutput redirects it); a failed
+//     assert fails the launch with CUDA_ERROR_ASSERT.
 //   - Kernels can also be Go functions registered with Kernel, which take
 //     precedence over the PTX of their entry. The fake NVRTC checks that
 //     every __global__ function of a program has one and emits PTX (and

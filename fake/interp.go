@@ -2,6 +2,8 @@ package fake
 
 import (
 	"fmt"
+	"io"
+	"os"
 	"sync"
 
 	"github.com/nocgo/cuda/driver"
@@ -21,6 +23,13 @@ import (
 // race detector); atomics on global memory stay atomic.
 func Workers(n int) Option {
 	return func(c *config) { c.workers = n }
+}
+
+// KernelOutput sends what printf in interpreted kernels prints, and the
+// message of a failed device-side assert, to w instead of os.Stdout (nil:
+// nowhere).
+func KernelOutput(w io.Writer) Option {
+	return func(c *config) { c.output, c.outputSet = w, true }
 }
 
 // interpState is the Backend's record of why the interpreter refused a
@@ -78,7 +87,12 @@ func (m deviceMemory) Lookup(addr uint64) (uint64, []byte, bool) {
 // runPTX runs an interpreted kernel. A fault is recorded with its details
 // and returned as its driver.Result.
 func (b *Backend) runPTX(x *ptxexec.Kernel, grid, block [3]uint32, sharedMem uint32, sms int, args []byte) error {
-	err := x.Run(&ptxexec.Launch{Grid: grid, Block: block, DynShared: sharedMem, Params: args, Mem: deviceMemory{b}, SMs: sms, Workers: b.cfg.workers})
+	var out io.Writer = os.Stdout
+	if b.cfg.outputSet {
+		out = b.cfg.output
+	}
+	err := x.Run(&ptxexec.Launch{Grid: grid, Block: block, DynShared: sharedMem, Params: args, Mem: deviceMemory{b}, SMs: sms,
+		Workers: b.cfg.workers, Printf: out})
 	if err == nil {
 		return nil
 	}

@@ -3,6 +3,7 @@ package fake
 import (
 	"encoding/binary"
 	"os"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -272,4 +273,31 @@ func TestInterpretedLaunchLimits(t *testing.T) {
 	assert.NoError(t, b.LaunchKernel(f, [3]uint32{1, 1, 1}, [3]uint32{64, 1, 1}, 0, backend.StreamNull, nil))
 	assert.ErrorIs(t, b.LaunchKernel(f, [3]uint32{1, 1, 1}, [3]uint32{65, 1, 1}, 0, backend.StreamNull, nil), driver.ErrInvalidValue)
 	assert.NoError(t, b.CtxSynchronize())
+}
+
+func TestInterpretedPrintfAndAssert(t *testing.T) {
+	var out strings.Builder
+	b := bound(t, KernelOutput(&out))
+	m, err := b.ModuleLoadData(goldenPTX(t))
+	require.NoError(t, err)
+	hello, err := b.ModuleGetFunction(m, "hello")
+	require.NoError(t, err)
+	p, err := b.MemAlloc(8)
+	require.NoError(t, err)
+	writeF32(t, b, p, []float32{0.5, 7})
+	n := int32(2)
+	require.NoError(t, b.LaunchKernel(hello, [3]uint32{1, 1, 1}, [3]uint32{32, 1, 1}, 0, backend.StreamNull, args(unsafe.Pointer(&p), unsafe.Pointer(&n))))
+	require.NoError(t, b.CtxSynchronize())
+	assert.Equal(t, "thread 0: 0.50 ok z 0 0%\nthread 1: 7.00 ok z 1000000000 1%\n", out.String())
+
+	checked, err := b.ModuleGetFunction(m, "checked")
+	require.NoError(t, err)
+	writeI32(t, b, p, []int32{0, -3})
+	require.NoError(t, b.LaunchKernel(checked, [3]uint32{1, 1, 1}, [3]uint32{2, 1, 1}, 0, backend.StreamNull, args(unsafe.Pointer(&p))))
+	err = b.CtxSynchronize()
+	assert.ErrorIs(t, err, driver.Result(710), "CUDA_ERROR_ASSERT, sticky")
+	assert.Contains(t, out.String(), "thread: [1,0,0] Assertion `v[threadIdx.x] >= 0` failed.")
+	assert.ErrorIs(t, b.KernelFault(), driver.Result(710))
+	b.MemFree(p)
+	b.ModuleUnload(m)
 }

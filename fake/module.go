@@ -257,7 +257,7 @@ func (p *ptxParser) module() (arch int, suffix string, entries []ptxEntry, ok bo
 	parens := 0
 	for p.i < len(p.toks) {
 		t := p.toks[p.i]
-		if parens == 0 && t.bol && !strings.HasPrefix(t.text, ".") && t.text != "(" && t.text != "{" {
+		if parens == 0 && t.bol && !strings.HasPrefix(t.text, ".") && t.text != "(" && t.text != "{" && t.text != ";" {
 			return 0, "", nil, false // not a directive: garbage
 		}
 		switch t.text {

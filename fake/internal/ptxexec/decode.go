@@ -35,10 +35,11 @@ type fixup struct {
 // callSite is one call: the callee and where its arguments and results
 // are in the caller's frame.
 type callSite struct {
-	name   string
-	callee *function
-	args   []frameVar
-	rets   []frameVar
+	builtin int // builtinVprintf, builtinAssert, or none
+	name    string
+	callee  *function
+	args    []frameVar
+	rets    []frameVar
 }
 
 func (d *decoder) fail(format string, args ...any) error {

@@ -56,6 +56,10 @@
 //     f32, f64), min, max, inc, dec, and, or, xor, exch, cas, on 32- and
 //     64-bit types. Blocks run one at a time, so they are atomic.
 //   - shf (funnel shifts) and prmt (default mode) are implemented.
+//   - printf (vprintf) formats C conversions (d i u x X o c s p f e g, with
+//     flags, width, precision and l/ll) to Launch.Printf as each thread
+//     calls it; a failed device-side assert (__assertfail) prints CUDA's
+//     message there and fails the launch with CUDA_ERROR_ASSERT (710).
 //   - trap fails the launch with CUDA_ERROR_LAUNCH_FAILED (719), as the
 //     driver reports a trap.
 //

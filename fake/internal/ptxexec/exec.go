@@ -2,6 +2,7 @@ package ptxexec
 
 import (
 	"encoding/binary"
+	"io"
 
 	"fmt"
 	"github.com/nocgo/cuda/fake/internal/fpu"
@@ -32,6 +33,8 @@ type Launch struct {
 	Mem    Memory
 	// SMs is what %nsmid reports; blocks report %smid = block index mod SMs.
 	SMs int
+	// Printf receives what printf in a kernel prints (nil: nothing).
+	Printf io.Writer
 	// Workers is how many blocks run at once (0 or 1: one after another,
 	// deterministic). With more, blocks run in parallel goroutines, global
 	// atomics stay atomic, and the fault of the lowest-numbered faulting
@@ -45,6 +48,7 @@ const (
 	CodeIllegalInstr      = 715 // CUDA_ERROR_ILLEGAL_INSTRUCTION
 	CodeMisalignedAddress = 716 // CUDA_ERROR_MISALIGNED_ADDRESS
 	CodeLaunchFailed      = 719 // CUDA_ERROR_LAUNCH_FAILED
+	CodeAssert            = 710 // CUDA_ERROR_ASSERT
 )
 
 // Fault is how a launch failed: the CUDA error number, and where.
@@ -845,6 +849,18 @@ func (m *machine) f32Result(in *inst, f float32) float32 {
 // and local memory, the arguments copied into it.
 func (m *machine) call(t *thread, in *inst) bool {
 	cs := &m.cs[in.imm]
+	if cs.builtin != builtinNone {
+		base := int(t.regs[sFrame])
+		args := make([][]byte, len(cs.args))
+		for i, a := range cs.args {
+			args[i] = t.local[base+a.off : base+a.off+a.size]
+		}
+		rets := make([][]byte, len(cs.rets))
+		for i, r := range cs.rets {
+			rets[i] = t.local[base+r.off : base+r.off+r.size]
+		}
+		return m.builtin(t, in, cs.builtin, args, rets)
+	}
 	g := cs.callee
 	if len(t.frames) >= maxDepth {
 		m.fail(t, in, CodeLaunchFailed, 0, "call stack overflow")

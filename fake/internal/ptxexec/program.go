@@ -211,6 +211,23 @@ func Decode(m *ptx.Module) (*Program, error) {
 	for i := range p.callSites {
 		cs := &p.callSites[i]
 		g := p.funcs[cs.name]
+		if b, ok := builtins[cs.name]; ok && g == nil {
+			if len(cs.args) != len(b.params) || len(cs.rets) != len(b.rets) {
+				return nil, &LoadError{Line: 1, Msg: "call of " + cs.name + " with the wrong number of arguments or results"}
+			}
+			for j, size := range b.params {
+				if cs.args[j].size != size {
+					return nil, &LoadError{Line: 1, Msg: "call of " + cs.name + ": argument size mismatch"}
+				}
+			}
+			for j, size := range b.rets {
+				if cs.rets[j].size != size {
+					return nil, &LoadError{Line: 1, Msg: "call of " + cs.name + ": result size mismatch"}
+				}
+			}
+			cs.builtin = b.kind
+			continue
+		}
 		if g == nil || g.entry {
 			return nil, &LoadError{Line: 1, Msg: "call of " + cs.name + ", which is no .func with a body"}
 		}

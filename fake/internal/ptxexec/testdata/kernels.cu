@@ -163,3 +163,18 @@ extern "C" __global__ void early_exit(int *p, int n)
     if (threadIdx.x & 1) __syncthreads(); else __syncthreads();
     p[threadIdx.x] = s[(threadIdx.x + 1) % n];
 }
+
+extern "C" __global__ void hello(const float *v, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) printf("thread %d: %.2f %s %c %ld %x%%\n", i, v[i], "ok", 'z', (long)i * 1000000000L, i);
+}
+
+// NVRTC 11.8 has no <assert.h>: assert as it expands.
+extern "C" __device__ void __assertfail(const char *msg, const char *file, unsigned line, const char *fn, size_t size);
+#define check(e) ((e) ? (void)0 : __assertfail(#e, "kernels.cu", __LINE__, __func__, 1))
+
+extern "C" __global__ void checked(const int *v)
+{
+    check(v[threadIdx.x] >= 0);
+}
