@@ -239,6 +239,26 @@ func (m *machine) initThread(t *thread, i int) {
 	l := m.l
 	f := m.k.fn
 	t.fn, t.pc, t.state, t.frames = f, 0, tRunning, t.frames[:0]
+	t.sp = f.frame
+	if t.regs != nil {
+		// The thread's registers from the launch's previous block: the
+		// constants, parameters and per-thread specials are still right
+		// (nothing writes them); only the block's own values change.
+		// Other registers keep the previous block's values, as PTX
+		// registers are undefined until written. (A thread that exited
+		// inside a call left t.regs at the callee's: pool[0] is the
+		// entry's.)
+		t.regs = t.pool[0][:f.nslots]
+		r := t.regs
+		r[sCtaidX], r[sCtaidY], r[sCtaidZ] = m.tmpl[sCtaidX], m.tmpl[sCtaidY], m.tmpl[sCtaidZ]
+		r[sSmid] = m.tmpl[sSmid]
+		for _, a := range f.aliases {
+			if a.special >= sCtaidX && a.special <= sCtaidZ {
+				r[a.slot] = r[a.special]
+			}
+		}
+		return
+	}
 	if len(t.pool) == 0 {
 		t.pool = append(t.pool, make([]uint64, f.nslots))
 	}
@@ -269,7 +289,6 @@ func (m *machine) initThread(t *thread, i int) {
 	if len(t.local) < f.frame {
 		t.local = make([]byte, f.frame)
 	}
-	t.sp = f.frame
 }
 
 // runBlock runs every thread of the current block until it exits or

@@ -284,3 +284,43 @@ func TestStackOverflow(t *testing.T) {
 	assert.Equal(t, CodeLaunchFailed, f.Code)
 	assert.Contains(t, f.Msg, "overflow")
 }
+
+// TestExitInCallThenNextBlock: a thread that exits inside a .func leaves
+// nothing behind for the same thread of the next block.
+func TestExitInCallThenNextBlock(t *testing.T) {
+	src := header + `.func quit()
+{
+	exit;
+}
+.visible .entry k(.param .u64 out)
+{
+	.reg .pred %p<2>;
+	.reg .b32 %r<6>;
+	.reg .b64 %rd<4>;
+	ld.param.u64 %rd1, [out];
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r2, %ctaid.x;
+	mov.u32 %r3, %ntid.x;
+	mad.lo.s32 %r4, %r2, %r3, %r1;
+	and.b32 %r5, %r4, 1;
+	setp.eq.u32 %p1, %r5, 1;
+	@!%p1 bra STORE;
+	call.uni quit, ();
+STORE:
+	mul.wide.u32 %rd2, %r4, 4;
+	add.s64 %rd3, %rd1, %rd2;
+	st.global.u32 [%rd3], %r4;
+	ret;
+}
+`
+	p, err := Compile(src)
+	require.NoError(t, err)
+	mem := newMem()
+	out := mem.i32s(make([]int32, 8))
+	k := p.Kernels["k"]
+	buf := make([]byte, 8)
+	binary.LittleEndian.PutUint64(buf, out)
+	require.NoError(t, k.Run(&Launch{Grid: dim(2), Block: dim(4), Params: buf, Mem: mem}))
+	// Block 1 has ctaid 1: its threads 4 and 6 store; odd ones exit.
+	assert.Equal(t, []int32{0, 0, 2, 0, 4, 0, 6, 0}, mem.readI32(out, 8))
+}
