@@ -391,15 +391,20 @@ func (p *ptxParser) param() (uintptr, bool) {
 }
 
 // ModuleLoadData is cuModuleLoadData in the current context. The image is
-// PTX text or the fake's CUBIN, as the fake NVRTC produces them (or
-// hand-written PTX); text that is not PTX (no leading .version directive)
-// is ErrInvalidImage, PTX that is not well formed (see ptxParser) is
-// ErrInvalidPTX; every .entry must have a Go body registered under its
-// name, with the same parameter sizes, else ErrInvalidImage. A CUBIN must be
-// for the device's architecture (ErrNoBinaryForGPU); PTX must not target a
-// newer one (ErrInvalidPTX). A fatbin whose entries do not lie inside the
-// image is ErrInvalidImage, as on the real backend; a well-formed one is
-// ErrNoBinaryForGPU, since the fake runs no machine code.
+// PTX text (from a real NVRTC, the fake NVRTC, a file or a fatbin's
+// uncompressed PTX entry) or the fake's CUBIN; text that is not PTX (no
+// leading .version directive) is ErrInvalidImage, PTX that is not well
+// formed (see ptxParser) is ErrInvalidPTX. An .entry with a Go body
+// registered under its name (with the same parameter sizes, else
+// ErrInvalidImage) runs the body; one without runs in the PTX interpreter,
+// and PTX the interpreter cannot run is ErrInvalidPTX (LoadError says
+// why). The module's .global and .const variables are placed in device
+// memory. A CUBIN must be for the device's architecture
+// (ErrNoBinaryForGPU), and its entries need Go bodies; PTX must not target
+// a newer one (ErrInvalidPTX). A fatbin whose entries do not lie inside
+// the image is ErrInvalidImage, as on the real backend; one with no
+// uncompressed PTX entry is ErrNoBinaryForGPU, since the fake runs no
+// machine code.
 func (b *Backend) ModuleLoadData(image []byte) (uintptr, error) {
 	if err := b.enter("cuModuleLoadData"); err != nil {
 		return 0, err
