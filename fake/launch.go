@@ -12,8 +12,8 @@ var errSharedTooLarge error = driver.ErrInvalidValue
 
 // LaunchKernel is cuLaunchKernel. The arguments are read from params (one
 // pointer per parameter, each to a value of the parameter's size) at
-// enqueue; the body runs for every thread when the stream reaches the
-// launch. The function must belong to the stream's context (else
+// enqueue; the Go body runs for every thread, or the PTX interpreter runs
+// the kernel, when the stream reaches the launch. The function must belong to the stream's context (else
 // ErrInvalidHandle); grid and block sizes, dynamic shared memory and params
 // are checked like the driver does.
 func (b *Backend) LaunchKernel(fh uintptr, grid, block [3]uint32, sharedMem uint32, s uintptr, params unsafe.Pointer) error {
