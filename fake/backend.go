@@ -13,8 +13,7 @@ import (
 )
 
 // Backend is the in-process fake CUDA driver: it implements backend.API and
-// backend.NVRTCProvider with Go memory, a PTX interpreter and Go kernel
-// bodies. It is safe for
+// backend.NVRTCProvider with Go memory and Go kernel bodies. It is safe for
 // concurrent use. A Backend holds no operating-system resources; Leaks lists
 // the CUDA objects still alive in it.
 type Backend struct {
