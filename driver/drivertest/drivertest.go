@@ -134,7 +134,7 @@ func (b binding) Unbind() {
 
 // leaks returns what the backend reports still alive, and false when it
 // cannot tell (it is no backend.LeakReporter).
-func leaks(drv *driver.Driver) ([]string, bool) {
+func leaks(drv *driver.Driver) ([]backend.Leak, bool) {
 	v, _ := backends.Load(drv)
 	if r, ok := v.(backend.LeakReporter); ok {
 		return r.Leaks(), true
