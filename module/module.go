@@ -34,6 +34,8 @@ func (k ImageKind) String() string {
 		return "CUBIN"
 	case Fatbin:
 		return "fatbin"
+	case LTOIR:
+		return "LTO-IR"
 	}
 	return fmt.Sprintf("ImageKind(%d)", int(k))
 }
