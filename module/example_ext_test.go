@@ -132,20 +132,38 @@ func ExampleConfig_clusters() {
 	// true
 }
 
-// A device variable of a compiled module, set from the host before a
-// launch reads it. (On the fake this needs a backend with
-// backend.ModuleGlobals; the real driver has cuModuleGetGlobal.)
+// A device variable, set from the host before a launch reads it. (The
+// fake runs this PTX, which has no Go body, where it interprets PTX and
+// has backend.ModuleGlobals; the real driver has cuModuleGetGlobal.)
 func ExampleGlobal() {
 	drv := fake.New()
 	dev, _ := drv.Device(0)
 	ctx, _ := dev.PrimaryContext()
 	defer ctx.Close()
-	m, err := module.Compile(ctx, `extern "C" __device__ float factor;
-extern "C" __global__ void scale_by(float* p, int n)
+	m, err := module.Load(ctx, []byte(ptxHeader+`
+.visible .global .align 4 .f32 factor;
+.visible .entry scale_by(.param .u64 p, .param .u32 n)
 {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) p[i] *= factor;
-}`, module.Options{NoCache: true})
+	.reg .pred %p<2>;
+	.reg .b32 %r<5>;
+	.reg .f32 %f<4>;
+	.reg .b64 %rd<5>;
+	ld.param.u64 %rd1, [p];
+	ld.param.u32 %r1, [n];
+	mov.u32 %r2, %tid.x;
+	setp.ge.s32 %p1, %r2, %r1;
+	@%p1 bra DONE;
+	cvta.to.global.u64 %rd2, %rd1;
+	mul.wide.s32 %rd3, %r2, 4;
+	add.s64 %rd4, %rd2, %rd3;
+	ld.global.f32 %f1, [factor];
+	ld.global.f32 %f2, [%rd4];
+	mul.f32 %f3, %f2, %f1;
+	st.global.f32 [%rd4], %f3;
+DONE:
+	ret;
+}
+`))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -158,6 +176,19 @@ extern "C" __global__ void scale_by(float* p, int n)
 	if err := memory.CopyToDevice(factor, []float32{2.5}); err != nil {
 		log.Fatal(err)
 	}
+
+	s, _ := stream.New(ctx, stream.Options{})
+	defer s.Close()
+	p, _ := memory.Alloc[float32](ctx, 4)
+	defer p.Close()
+	memory.CopyToDevice(p, []float32{1, 2, 3, 4})
+	f, _ := m.Function("scale_by")
+	if err := f.Launch(s, module.Config{Grid: module.Dim(1), Block: module.Dim(32)}, p, int32(4)); err != nil {
+		log.Fatal(err)
+	}
+	got := make([]float32, 4)
+	memory.CopyToHost(got, p)
+	fmt.Println(got)
 }
 
 // Cache write failures reach Options.Logger instead of being dropped; the

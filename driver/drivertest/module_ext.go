@@ -94,12 +94,43 @@ func testModuleLink(t *testing.T, drv *driver.Driver) {
 	errorIs(t, err, driver.ErrInvalidValue, "no inputs")
 }
 
-// globalSource has a device variable the kernel reads.
-const globalSource = `extern "C" __device__ float factor;
-extern "C" __global__ void scale_by(float* p, int n)
+// GlobalPTX is a module with a device variable, factor (a float), and a
+// kernel that reads it: scale_by(float* p, int n) multiplies p[i] by factor
+// for i < n. PTX rather than CUDA C, so that the fake runs it without a Go
+// body (its interpreter reads the variable as the GPU does).
+const GlobalPTX = `.version 7.8
+.target sm_90
+.address_size 64
+
+.visible .global .align 4 .f32 factor;
+
+.visible .entry scale_by(
+	.param .u64 scale_by_param_0,
+	.param .u32 scale_by_param_1
+)
 {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) p[i] *= factor;
+	.reg .pred %p<2>;
+	.reg .b32 %r<6>;
+	.reg .f32 %f<4>;
+	.reg .b64 %rd<5>;
+
+	ld.param.u64 %rd1, [scale_by_param_0];
+	ld.param.u32 %r2, [scale_by_param_1];
+	mov.u32 %r3, %ctaid.x;
+	mov.u32 %r4, %ntid.x;
+	mov.u32 %r5, %tid.x;
+	mad.lo.s32 %r1, %r3, %r4, %r5;
+	setp.ge.s32 %p1, %r1, %r2;
+	@%p1 bra $L__BB0_2;
+	cvta.to.global.u64 %rd2, %rd1;
+	mul.wide.s32 %rd3, %r1, 4;
+	add.s64 %rd4, %rd2, %rd3;
+	ld.global.f32 %f1, [factor];
+	ld.global.f32 %f2, [%rd4];
+	mul.f32 %f3, %f2, %f1;
+	st.global.f32 [%rd4], %f3;
+$L__BB0_2:
+	ret;
 }
 `
 
@@ -109,7 +140,10 @@ func testModuleGlobal(t *testing.T, drv *driver.Driver) {
 	if _, ok := raw(t, drv).(backend.ModuleGlobals); !ok {
 		t.Skip("the backend has no backend.ModuleGlobals")
 	}
-	m, err := module.Compile(ctx, globalSource, module.Options{Name: "global.cu", NoCache: true})
+	if major, _, err := ctx.Device().ComputeCapability(); err != nil || major < 9 {
+		t.Skip("GlobalPTX targets sm_90")
+	}
+	m, err := module.Load(ctx, []byte(GlobalPTX))
 	must(t, err)
 	defer func() { must(t, m.Close()) }()
 	factor, err := module.Global[float32](m, "factor")
