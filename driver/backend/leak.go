@@ -17,6 +17,8 @@ const (
 	LeakHostMemory     LeakKind = "pinned host memory"
 	LeakIPCMapping     LeakKind = "IPC mapping"
 	LeakProgram        LeakKind = "NVRTC program"
+	LeakGraph          LeakKind = "graph"
+	LeakGraphExec      LeakKind = "graph exec"
 )
 
 // Leak is one object a backend still holds that its user was to release.
@@ -39,8 +41,10 @@ func (l Leak) String() string {
 		return fmt.Sprintf("primary context %#x on device %d: %d references retained", l.Handle, l.Device, l.Refs)
 	case LeakContext:
 		return fmt.Sprintf("context %#x on device %d: not destroyed", l.Handle, l.Device)
-	case LeakStream, LeakEvent:
+	case LeakStream, LeakEvent, LeakGraphExec:
 		return fmt.Sprintf("%s %#x in context %#x: not destroyed", l.Kind, l.Handle, l.Context)
+	case LeakGraph:
+		return fmt.Sprintf("graph %#x (%s): not destroyed", l.Handle, l.Detail)
 	case LeakModule:
 		return fmt.Sprintf("module %#x in context %#x: not unloaded", l.Handle, l.Context)
 	case LeakDeviceMemory, LeakAsyncMemory:
