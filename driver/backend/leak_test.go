@@ -1,6 +1,10 @@
 package backend
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
 
 func TestLeakString(t *testing.T) {
 	for _, c := range []struct {
@@ -22,8 +26,6 @@ func TestLeakString(t *testing.T) {
 		{Leak{Kind: "communicator", Handle: 0x70, Detail: "rank 1 of 2"}, "communicator 0x70: rank 1 of 2"},
 		{Leak{Kind: "communicator", Handle: 0x70}, "communicator 0x70"},
 	} {
-		if got := c.l.String(); got != c.want {
-			t.Errorf("%+v: got %q, want %q", c.l, got, c.want)
-		}
+		assert.Equal(t, c.want, c.l.String(), "%+v", c.l)
 	}
 }
