@@ -49,6 +49,10 @@ func (in *LinkInput) jitType() (backend.JITInputType, ImageKind, bool) {
 // cuModuleLoadData of the result). The caller owns the Module: Close it.
 // Its JITLog is the linker's info log.
 //
+// LTO-IR inputs go to the driver as CU_JIT_INPUT_NVVM; drivers link them
+// only where their cuLink still supports link-time optimisation (CUDA 12
+// deprecated it in favour of nvJitLink), and refuse them otherwise.
+//
 // An input set the linker refuses (an undefined or duplicate symbol, an
 // input for another architecture) returns a *LoadError with the linker's
 // error log. Inputs with no data, an unknown kind or a name with a NUL
