@@ -59,12 +59,15 @@ func testModuleJITLog(t *testing.T, drv *driver.Driver) {
 // Two PTX modules linked into one: the kernels of both launch from it.
 func testModuleLink(t *testing.T, drv *driver.Driver) {
 	ctx, s := modSetup(t, drv)
-	seg, err := module.Compile(ctx, segscale.Source, module.Options{Name: "segment_scale.cu", NoCache: true})
+	virtual := module.Options{Arch: "compute_" + modArch(t, ctx)} // PTX images
+	seg := modSegscale(t, ctx, virtual)
+	virtual.NameExpressions, virtual.NoCache = []string{KernelFillFloat}, true
+	kernels, err := module.Compile(ctx, KernelSource, virtual)
 	must(t, err)
-	defer seg.Close()
+	defer kernels.Close()
 	m, err := module.Link(ctx,
-		module.LinkInput{Name: "drivertest_kernels.ptx", Kind: module.PTX, Data: Kernels(t, ctx).PTX()},
-		module.LinkInput{Name: "segment_scale.ptx", Kind: module.PTX, Data: seg.PTX()})
+		module.LinkInput{Name: "drivertest_kernels.ptx", Kind: module.PTX, Data: kernels.Image()},
+		module.LinkInput{Name: "segment_scale.ptx", Kind: module.PTX, Data: seg.Image()})
 	must(t, err)
 	defer func() { must(t, m.Close()) }()
 
