@@ -50,7 +50,7 @@ func testModuleJITLog(t *testing.T, drv *driver.Driver) {
 	contains(t, err.Error(), strings.TrimSpace(le.Log), "the error prints the log")
 	isTrue(t, strings.HasPrefix(err.Error(), "module.Load: "), "%q", err.Error())
 
-	m, err := module.Load(ctx, Kernels(t, ctx).PTX())
+	m, err := module.Load(ctx, modSegscale(t, ctx, module.Options{Arch: "compute_" + modArch(t, ctx)}).Image())
 	must(t, err)
 	t.Logf("JIT info log: %q", m.JITLog())
 	must(t, m.Close())
