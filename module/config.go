@@ -54,8 +54,9 @@ type Config struct {
 	// Cluster, when not zero, groups the grid's blocks into thread-block
 	// clusters of this shape (compute capability 9.0+, such as the H200):
 	// the blocks of a cluster run at once on neighbouring multiprocessors
-	// and share their shared memory. Each grid dimension must be a multiple
-	// of the cluster's; at most 8 blocks a cluster is portable (larger
+	// and share their shared memory. Grid still counts blocks, not
+	// clusters (as in the driver API): each grid dimension must be a
+	// multiple of the cluster's; at most 8 blocks a cluster is portable (larger
 	// ones fail with ErrInvalidClusterSize).
 	Cluster Dim3
 	// Cooperative launches the grid cooperatively: every block is resident
