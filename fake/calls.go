@@ -151,6 +151,16 @@ var entryPoints = []string{
 	"cuFuncSetAttribute",
 	"cuOccupancyMaxPotentialBlockSize",
 	"cuLaunchKernel",
+	// Loads with logs, links, launches with attributes and their occupancy
+	// (module_jit.go, link.go, launch_ex.go).
+	"cuModuleLoadDataEx",
+	"cuLinkCreate",
+	"cuLinkAddData",
+	"cuLinkComplete",
+	"cuLinkDestroy",
+	"cuLaunchKernelEx",
+	"cuOccupancyMaxActiveBlocksPerMultiprocessor",
+	"cuOccupancyMaxActiveClusters",
 
 	"nvrtcVersion",
 	"nvrtcCreateProgram",

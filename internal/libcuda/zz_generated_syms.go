@@ -86,6 +86,15 @@ const (
 	symOccupancyMaxPotentialBlockSize
 	symGetErrorName
 	symGetErrorString
+	symModuleGetGlobal
+	symModuleLoadDataEx
+	symLinkCreate
+	symLinkAddData
+	symLinkComplete
+	symLinkDestroy
+	symLaunchKernelEx
+	symOccupancyMaxActiveBlocksPerMultiprocessor
+	symOccupancyMaxActiveClusters
 	numSyms
 )
 
@@ -170,6 +179,15 @@ var syms = [numSyms]symInfo{
 	symOccupancyMaxPotentialBlockSize: {name: "cuOccupancyMaxPotentialBlockSize", since: 6050},
 	symGetErrorName:                   {name: "cuGetErrorName", since: 6000, direct: true, lean: true},
 	symGetErrorString:                 {name: "cuGetErrorString", since: 6000, direct: true, lean: true},
+	symModuleGetGlobal:                {name: "cuModuleGetGlobal", since: 3020, dlsym: []string{"cuModuleGetGlobal_v2"}},
+	symModuleLoadDataEx:               {name: "cuModuleLoadDataEx", since: 2010},
+	symLinkCreate:                     {name: "cuLinkCreate", since: 6050, dlsym: []string{"cuLinkCreate_v2"}},
+	symLinkAddData:                    {name: "cuLinkAddData", since: 6050, dlsym: []string{"cuLinkAddData_v2"}},
+	symLinkComplete:                   {name: "cuLinkComplete", since: 5050},
+	symLinkDestroy:                    {name: "cuLinkDestroy", since: 5050},
+	symLaunchKernelEx:                 {name: "cuLaunchKernelEx", since: 11080},
+	symOccupancyMaxActiveBlocksPerMultiprocessor: {name: "cuOccupancyMaxActiveBlocksPerMultiprocessor", since: 6050},
+	symOccupancyMaxActiveClusters:                {name: "cuOccupancyMaxActiveClusters", since: 11080},
 }
 
 // Since returns the CUDA version that introduced the libcuda entry point
@@ -333,6 +351,24 @@ func Since(name string) (version int, ok bool) {
 		return 6000, true
 	case "cuGetErrorString":
 		return 6000, true
+	case "cuModuleGetGlobal":
+		return 3020, true
+	case "cuModuleLoadDataEx":
+		return 2010, true
+	case "cuLinkCreate":
+		return 6050, true
+	case "cuLinkAddData":
+		return 6050, true
+	case "cuLinkComplete":
+		return 5050, true
+	case "cuLinkDestroy":
+		return 5050, true
+	case "cuLaunchKernelEx":
+		return 11080, true
+	case "cuOccupancyMaxActiveBlocksPerMultiprocessor":
+		return 6050, true
+	case "cuOccupancyMaxActiveClusters":
+		return 11080, true
 	}
 	return 0, false
 }
