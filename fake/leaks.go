@@ -59,6 +59,7 @@ func (b *Backend) Leaks() []string {
 	for h, p := range b.progs {
 		add(8, h, "NVRTC program %#x (%s): not destroyed", h, p.name)
 	}
+	b.graphLeaksLocked(add)
 	sort.Slice(ls, func(i, j int) bool {
 		if ls[i].rank != ls[j].rank {
 			return ls[i].rank < ls[j].rank
