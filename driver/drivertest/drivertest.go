@@ -57,6 +57,7 @@ func Run(t *testing.T, api backend.API) {
 	t.Run("events", func(t *testing.T) { testEvents(t, drv) })
 	t.Run("memory", func(t *testing.T) { testMemory(t, drv) })
 	t.Run("modules", func(t *testing.T) { testModules(t, drv) })
+	t.Run("graphs", func(t *testing.T) { testGraphs(t, drv) })
 	t.Run("stress", func(t *testing.T) { testStress(t, drv) })
 	t.Run("faults", func(t *testing.T) { testFaults(t, drv) })
 }
