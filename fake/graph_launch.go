@@ -85,9 +85,9 @@ func runSteps(steps []*gnode, done func()) error {
 		var err error
 		switch {
 		case n.run != nil:
-			err = runItem(&item{run: n.run})
+			err = runWork(n.run)
 		case n.host != nil:
-			err = runItem(&item{run: func() error { n.host(); return nil }})
+			err = runWork(func() error { n.host(); return nil })
 		}
 		if err != nil {
 			return err
@@ -97,4 +97,15 @@ func runSteps(steps []*gnode, done func()) error {
 		done()
 	}
 	return nil
+}
+
+// runWork runs one step as runItem runs an item: a panic fails it with
+// CUDA_ERROR_LAUNCH_FAILED.
+func runWork(run func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = driver.ErrLaunchFailed
+		}
+	}()
+	return run()
 }
