@@ -19,7 +19,8 @@ import (
 //     waits on it joins the capture, and its work depends on those nodes.
 //     The origin stream joins the others back the same way.
 //   - cuStreamEndCapture must be called on the origin stream (UNMATCHED
-//     otherwise; WRONG_THREAD from another thread in thread-local mode) and
+//     otherwise), from the thread that began the capture unless its mode is
+//     relaxed (WRONG_THREAD otherwise), and
 //     every node without successors must be joined into the origin's
 //     current nodes (UNJOINED otherwise). It takes all streams of the
 //     capture out of capture mode.
@@ -95,7 +96,7 @@ func (b *Backend) StreamEndCapture(h uintptr) (uintptr, error) {
 	if c.origin != s {
 		return 0, backend.ErrStreamCaptureUnmatched
 	}
-	if c.mode == backend.CaptureModeThreadLocal && c.tid != tid {
+	if c.mode != backend.CaptureModeRelaxed && c.tid != tid {
 		return 0, backend.ErrStreamCaptureWrongThread
 	}
 	b.endCaptureLocked(c)

@@ -3,6 +3,7 @@ package graph
 import (
 	"errors"
 	"fmt"
+	"runtime"
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
@@ -70,6 +71,10 @@ func use(s *stream.Stream) (backend.Graphs, core.Binding, error) {
 // BeginCapture puts s in capture mode (cuStreamBeginCapture): work enqueued
 // on it from now on is recorded, not run, until EndCapture. s may be owned
 // or wrapped; the NULL and legacy streams cannot capture.
+//
+// Unless mode is Relaxed, the driver requires EndCapture on the same OS
+// thread: lock the goroutine to its thread (runtime.LockOSThread) from
+// BeginCapture to EndCapture, or use Capture, which does.
 func BeginCapture(s *stream.Stream, mode Mode) (err error) {
 	const op = "graph.BeginCapture"
 	api, b, err := use(s)
@@ -113,14 +118,17 @@ func EndCapture(s *stream.Stream) (_ *Graph, err error) {
 }
 
 // Capture records what fn enqueues on s (and on streams that join the
-// capture) and returns it as a graph. The capture always ends: when fn
-// fails, its error is returned (joined with EndCapture's, if any) and no
-// graph.
+// capture) and returns it as a graph. The goroutine stays on its OS thread
+// meanwhile, as the driver requires of Global and ThreadLocal captures. The
+// capture always ends: when fn fails, its error is returned (joined with
+// EndCapture's, if any) and no graph.
 func Capture(s *stream.Stream, mode Mode, fn func() error) (*Graph, error) {
 	const op = "graph.Capture"
 	if fn == nil {
 		return nil, fmt.Errorf("%s: nil function: %w", op, driver.ErrInvalidValue)
 	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	if err := BeginCapture(s, mode); err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}

@@ -23,6 +23,10 @@
 // Both hold their context until Close. A Node is a value that belongs to
 // its graph and is valid while the graph is open.
 //
+// Except in Relaxed mode, a capture must end on the OS thread that began
+// it: Capture keeps its goroutine on one thread; callers of BeginCapture
+// and EndCapture lock theirs (runtime.LockOSThread).
+//
 // During capture the driver refuses synchronous calls on the capturing
 // stream or its context (Synchronize, Query, driver.Context.Synchronize):
 // they fail with ErrCaptureUnsupported and invalidate the capture, and

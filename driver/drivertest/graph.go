@@ -2,6 +2,7 @@ package drivertest
 
 import (
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -172,6 +173,8 @@ func testGraphCaptureForeign(t *testing.T, drv *driver.Driver) {
 // testGraphCaptureStatus: none before, active with a nonzero id during, a
 // new id for the next capture, none after.
 func testGraphCaptureStatus(t *testing.T, drv *driver.Driver) {
+	runtime.LockOSThread() // Begin and End on one thread, as the driver requires
+	defer runtime.UnlockOSThread()
 	f := newGraphFixture(t, drv)
 	s := newStream(t, f.ctx)
 	st, id, err := graph.CaptureStatus(s)
@@ -204,6 +207,8 @@ func testGraphCaptureStatus(t *testing.T, drv *driver.Driver) {
 // which then ends with CUDA_ERROR_STREAM_CAPTURE_INVALIDATED and no graph;
 // the stream works normally afterwards.
 func testGraphCaptureSync(t *testing.T, drv *driver.Driver) {
+	runtime.LockOSThread() // Begin and End on one thread, as the driver requires
+	defer runtime.UnlockOSThread()
 	f := newGraphFixture(t, drv)
 	s := newStream(t, f.ctx)
 	for _, call := range []struct {
@@ -234,6 +239,8 @@ func testGraphCaptureSync(t *testing.T, drv *driver.Driver) {
 // testGraphCaptureIllegal: the legacy stream cannot capture; a stream
 // cannot begin twice or end a capture it is not in.
 func testGraphCaptureIllegal(t *testing.T, drv *driver.Driver) {
+	runtime.LockOSThread() // Begin and End on one thread, as the driver requires
+	defer runtime.UnlockOSThread()
 	f := newGraphFixture(t, drv)
 	legacy, err := stream.Legacy(f.ctx)
 	must(t, err)
@@ -296,6 +303,8 @@ func testGraphForkJoin(t *testing.T, drv *driver.Driver) {
 // testGraphUnjoined: a forked stream that is not joined back makes
 // EndCapture fail with CUDA_ERROR_STREAM_CAPTURE_UNJOINED.
 func testGraphUnjoined(t *testing.T, drv *driver.Driver) {
+	runtime.LockOSThread() // Begin and End on one thread, as the driver requires
+	defer runtime.UnlockOSThread()
 	f := newGraphFixture(t, drv)
 	a := newStream(t, f.ctx, stream.Options{Flags: stream.NonBlocking})
 	b := newStream(t, f.ctx, stream.Options{Flags: stream.NonBlocking})
