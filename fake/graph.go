@@ -245,7 +245,8 @@ func (b *Backend) addNode(op string, h uintptr, deps []uintptr, make func() (*gn
 // GraphAddKernelNode is cuGraphAddKernelNode: checked as cuLaunchKernel
 // checks a launch, the arguments copied now.
 func (b *Backend) GraphAddKernelNode(g uintptr, deps []uintptr, p *backend.KernelNodeParams) (uintptr, error) {
-	return b.addNode("cuGraphAddKernelNode", g, deps, func() (*gnode, error) {
+	const op = "cuGraphAddKernelNode"
+	return b.addNode(op, g, deps, func() (*gnode, error) {
 		if p == nil || p.Extra != nil || p.Kernel != 0 {
 			return nil, driver.ErrInvalidValue
 		}
@@ -302,7 +303,8 @@ func (b *Backend) kernelWorkLocked(f *function, c *context, grid, block [3]uint3
 // GraphAddMemcpyNode is cuGraphAddMemcpyNode for a 1D copy. Host memory is
 // read (or written) when the node runs, at every launch.
 func (b *Backend) GraphAddMemcpyNode(g uintptr, deps []uintptr, p *backend.MemcpyNodeParams, ctx uintptr) (uintptr, error) {
-	return b.addNode("cuGraphAddMemcpyNode", g, deps, func() (*gnode, error) {
+	const op = "cuGraphAddMemcpyNode"
+	return b.addNode(op, g, deps, func() (*gnode, error) {
 		if p == nil || p.Size == 0 {
 			return nil, driver.ErrInvalidValue
 		}
@@ -331,7 +333,8 @@ func (b *Backend) GraphAddMemcpyNode(g uintptr, deps []uintptr, p *backend.Memcp
 // GraphAddMemsetNode is cuGraphAddMemsetNode: Height rows of Width
 // elements, Pitch bytes apart.
 func (b *Backend) GraphAddMemsetNode(g uintptr, deps []uintptr, p *backend.MemsetNodeParams, ctx uintptr) (uintptr, error) {
-	return b.addNode("cuGraphAddMemsetNode", g, deps, func() (*gnode, error) {
+	const op = "cuGraphAddMemsetNode"
+	return b.addNode(op, g, deps, func() (*gnode, error) {
 		if p == nil || p.Width == 0 || p.Height == 0 {
 			return nil, driver.ErrInvalidValue
 		}
@@ -365,7 +368,8 @@ func (b *Backend) GraphAddMemsetNode(g uintptr, deps []uintptr, p *backend.Memse
 
 // GraphAddEventRecordNode is cuGraphAddEventRecordNode.
 func (b *Backend) GraphAddEventRecordNode(g uintptr, deps []uintptr, ev uintptr) (uintptr, error) {
-	return b.addNode("cuGraphAddEventRecordNode", g, deps, func() (*gnode, error) {
+	const op = "cuGraphAddEventRecordNode"
+	return b.addNode(op, g, deps, func() (*gnode, error) {
 		e := b.events[ev]
 		if e == nil {
 			return nil, b.goneLocked(ev)
@@ -376,7 +380,8 @@ func (b *Backend) GraphAddEventRecordNode(g uintptr, deps []uintptr, ev uintptr)
 
 // GraphAddEventWaitNode is cuGraphAddEventWaitNode.
 func (b *Backend) GraphAddEventWaitNode(g uintptr, deps []uintptr, ev uintptr) (uintptr, error) {
-	return b.addNode("cuGraphAddEventWaitNode", g, deps, func() (*gnode, error) {
+	const op = "cuGraphAddEventWaitNode"
+	return b.addNode(op, g, deps, func() (*gnode, error) {
 		e := b.events[ev]
 		if e == nil {
 			return nil, b.goneLocked(ev)
@@ -387,7 +392,8 @@ func (b *Backend) GraphAddEventWaitNode(g uintptr, deps []uintptr, ev uintptr) (
 
 // GraphAddChildGraphNode is cuGraphAddChildGraphNode: the child is copied.
 func (b *Backend) GraphAddChildGraphNode(g uintptr, deps []uintptr, child uintptr) (uintptr, error) {
-	return b.addNode("cuGraphAddChildGraphNode", g, deps, func() (*gnode, error) {
+	const op = "cuGraphAddChildGraphNode"
+	return b.addNode(op, g, deps, func() (*gnode, error) {
 		c, err := b.graphLocked(child)
 		if err != nil {
 			return nil, err
@@ -403,7 +409,8 @@ func (b *Backend) GraphAddChildGraphNode(g uintptr, deps []uintptr, child uintpt
 
 // GraphAddEmptyNode is cuGraphAddEmptyNode.
 func (b *Backend) GraphAddEmptyNode(g uintptr, deps []uintptr) (uintptr, error) {
-	return b.addNode("cuGraphAddEmptyNode", g, deps, func() (*gnode, error) {
+	const op = "cuGraphAddEmptyNode"
+	return b.addNode(op, g, deps, func() (*gnode, error) {
 		return &gnode{kind: nodeEmpty}, nil
 	})
 }
