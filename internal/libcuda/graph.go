@@ -3,10 +3,12 @@
 package libcuda
 
 import (
+	"errors"
 	"runtime"
 	"unsafe"
 
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/loader"
 
 	"github.com/nocgo/cuda/internal/dl"
 )
@@ -19,9 +21,22 @@ import (
 
 var _ backend.Graphs = (*libcuda)(nil)
 
+// graphFn resolves a graph entry point, refusing it on a driver older than
+// the ABI this backend calls: several base names here were given a new ABI
+// (cuStreamGetCaptureInfo, cuGraphGetEdges in 12.3; cuGraphAddKernelNode,
+// cuGraphExecUpdate in 12.0), and cuGetProcAddress on an older driver would
+// hand out the old one, which takes other arguments.
+func (l *libcuda) graphFn(s sym) (uintptr, error) {
+	if info := &syms[s]; l.version > 0 && l.version < info.since {
+		return 0, &loader.SymbolError{Library: l.lib.Path(), Symbol: info.name, Since: info.since, Have: l.version,
+			Err: errors.New("the driver has only an older ABI of it")}
+	}
+	return l.fn(s)
+}
+
 // StreamBeginCapture is cuStreamBeginCapture_v2(CUstream, CUstreamCaptureMode).
 func (l *libcuda) StreamBeginCapture(s uintptr, mode backend.CaptureMode) error {
-	p, err := l.fn(symStreamBeginCapture)
+	p, err := l.graphFn(symStreamBeginCapture)
 	if err != nil {
 		return err
 	}
@@ -30,7 +45,7 @@ func (l *libcuda) StreamBeginCapture(s uintptr, mode backend.CaptureMode) error 
 
 // StreamEndCapture is cuStreamEndCapture(CUstream, CUgraph*).
 func (l *libcuda) StreamEndCapture(s uintptr) (uintptr, error) {
-	p, err := l.fn(symStreamEndCapture)
+	p, err := l.graphFn(symStreamEndCapture)
 	if err != nil {
 		return 0, err
 	}
@@ -47,7 +62,7 @@ func (l *libcuda) StreamEndCapture(s uintptr) (uintptr, error) {
 // const CUgraphEdgeData**, size_t*): every out parameter but the status is
 // optional (NULL); the id is asked for, the rest not.
 func (l *libcuda) StreamGetCaptureInfo(s uintptr) (backend.CaptureStatus, uint64, error) {
-	p, err := l.fn(symStreamGetCaptureInfo)
+	p, err := l.graphFn(symStreamGetCaptureInfo)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -76,7 +91,7 @@ func (l *libcuda) GraphClone(g uintptr) (uintptr, error) { return l.out(symGraph
 
 // GraphNodeCount is cuGraphGetNodes(CUgraph, NULL, size_t*).
 func (l *libcuda) GraphNodeCount(g uintptr) (int, error) {
-	p, err := l.fn(symGraphGetNodes)
+	p, err := l.graphFn(symGraphGetNodes)
 	if err != nil {
 		return 0, err
 	}
@@ -89,7 +104,7 @@ func (l *libcuda) GraphNodeCount(g uintptr) (int, error) {
 
 // GraphEdgeCount is cuGraphGetEdges_v2(CUgraph, NULL, NULL, NULL, size_t*).
 func (l *libcuda) GraphEdgeCount(g uintptr) (int, error) {
-	p, err := l.fn(symGraphGetEdges)
+	p, err := l.graphFn(symGraphGetEdges)
 	if err != nil {
 		return 0, err
 	}
@@ -103,7 +118,7 @@ func (l *libcuda) GraphEdgeCount(g uintptr) (int, error) {
 // addNode calls a cuGraphAdd*Node entry point: (CUgraphNode* out, CUgraph,
 // const CUgraphNode* deps, size_t numDeps, a, b).
 func (l *libcuda) addNode(s sym, g uintptr, deps []uintptr, a, b uintptr, nargs int) (uintptr, error) {
-	p, err := l.fn(s)
+	p, err := l.graphFn(s)
 	if err != nil {
 		return 0, err
 	}
@@ -227,7 +242,7 @@ func (l *libcuda) GraphAddEmptyNode(g uintptr, deps []uintptr) (uintptr, error) 
 // GraphInstantiate is cuGraphInstantiateWithFlags(CUgraphExec*, CUgraph,
 // unsigned long long flags).
 func (l *libcuda) GraphInstantiate(g uintptr, flags uint64) (uintptr, error) {
-	p, err := l.fn(symGraphInstantiateWithFlags)
+	p, err := l.graphFn(symGraphInstantiateWithFlags)
 	if err != nil {
 		return 0, err
 	}
@@ -243,7 +258,7 @@ func (l *libcuda) GraphExecDestroy(e uintptr) error { return l.call1(symGraphExe
 
 // GraphLaunch is cuGraphLaunch(CUgraphExec, CUstream).
 func (l *libcuda) GraphLaunch(e, s uintptr) error {
-	p, err := l.fn(symGraphLaunch)
+	p, err := l.graphFn(symGraphLaunch)
 	if err != nil {
 		return err
 	}
@@ -252,7 +267,7 @@ func (l *libcuda) GraphLaunch(e, s uintptr) error {
 
 // GraphUpload is cuGraphUpload(CUgraphExec, CUstream).
 func (l *libcuda) GraphUpload(e, s uintptr) error {
-	p, err := l.fn(symGraphUpload)
+	p, err := l.graphFn(symGraphUpload)
 	if err != nil {
 		return err
 	}
@@ -262,7 +277,7 @@ func (l *libcuda) GraphUpload(e, s uintptr) error {
 // GraphExecUpdate is cuGraphExecUpdate_v2(CUgraphExec, CUgraph,
 // CUgraphExecUpdateResultInfo*); backend.GraphExecUpdateInfo has its layout.
 func (l *libcuda) GraphExecUpdate(e, g uintptr) (backend.GraphExecUpdateInfo, error) {
-	p, err := l.fn(symGraphExecUpdate)
+	p, err := l.graphFn(symGraphExecUpdate)
 	if err != nil {
 		return backend.GraphExecUpdateInfo{}, err
 	}
@@ -273,7 +288,7 @@ func (l *libcuda) GraphExecUpdate(e, g uintptr) (backend.GraphExecUpdateInfo, er
 
 // out calls an entry point (T* out, uintptr a) and returns *out.
 func (l *libcuda) out(s sym, a uintptr) (uintptr, error) {
-	p, err := l.fn(s)
+	p, err := l.graphFn(s)
 	if err != nil {
 		return 0, err
 	}
@@ -286,7 +301,7 @@ func (l *libcuda) out(s sym, a uintptr) (uintptr, error) {
 
 // call1 calls an entry point of one handle argument.
 func (l *libcuda) call1(s sym, a uintptr) error {
-	p, err := l.fn(s)
+	p, err := l.graphFn(s)
 	if err != nil {
 		return err
 	}
