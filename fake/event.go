@@ -144,6 +144,9 @@ func (b *Backend) EventSynchronize(h uintptr) error {
 	if err != nil {
 		return err
 	}
+	if err := b.captureRefuseEvent(e); err != nil {
+		return err
+	}
 	rb, s, seq, pending := e.st.snapshot()
 	if !pending {
 		return nil
@@ -159,6 +162,9 @@ func (b *Backend) EventQuery(h uintptr) error {
 	}
 	e, err := b.event(h)
 	if err != nil {
+		return err
+	}
+	if err := b.captureRefuseEvent(e); err != nil {
 		return err
 	}
 	rb, s, _, pending := e.st.snapshot()

@@ -24,8 +24,8 @@ import (
 //     every node without successors must be joined into the origin's
 //     current nodes (UNJOINED otherwise). It takes all streams of the
 //     capture out of capture mode.
-//   - It is invalid to synchronize or query a capturing stream, or the
-//     context of one ("a broader handle which encompasses an active stream
+//   - It is invalid to synchronize or query a capturing stream, an event
+//     last recorded in a capture (CAPTURED_EVENT), or the context of one ("a broader handle which encompasses an active stream
 //     capture"): the call fails with STREAM_CAPTURE_UNSUPPORTED and
 //     invalidates the capture. Work enqueued on a stream of an invalidated
 //     capture fails with STREAM_CAPTURE_INVALIDATED, and cuStreamEndCapture
@@ -207,6 +207,20 @@ func (b *Backend) captureRefuseContext(c *context) error {
 		}
 	}
 	return err
+}
+
+// captureRefuseEvent refuses a query or synchronisation of an event last
+// recorded in a capture that is still going: CUDA_ERROR_CAPTURED_EVENT,
+// and the capture is invalidated.
+func (b *Backend) captureRefuseEvent(e *event) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	r := b.graphs.records[e]
+	if r == nil {
+		return nil
+	}
+	r.c.invalid = true
+	return backend.ErrCapturedEvent
 }
 
 // captureEventRecordLocked handles cuEventRecord of e on a capturing stream

@@ -217,7 +217,8 @@ func testGraphCaptureStatus(t *testing.T, drv *driver.Driver) {
 }
 
 // testGraphCaptureSync: synchronizing or querying a capturing stream fails
-// with CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidates the capture,
+// with CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED (an event recorded in the
+// capture, CUDA_ERROR_CAPTURED_EVENT) and invalidates the capture,
 // which then ends with CUDA_ERROR_STREAM_CAPTURE_INVALIDATED and no graph;
 // the stream works normally afterwards.
 func testGraphCaptureSync(t *testing.T, drv *driver.Driver) {
@@ -246,6 +247,17 @@ func testGraphCaptureSync(t *testing.T, drv *driver.Driver) {
 		must(t, err)
 		equal(t, st, graph.None, "status after the failed EndCapture")
 	}
+	// Querying an event last recorded in the capture is as invalid:
+	// CUDA_ERROR_CAPTURED_EVENT.
+	ev := newEvent(t, f.ctx, stream.DisableTiming)
+	must(t, graph.BeginCapture(s, graph.Global))
+	must(t, f.addOnes(t, s, f.buf, 1))
+	must(t, ev.Record(s))
+	_, err := ev.Query()
+	mustIs(t, err, graph.ErrCapturedEvent, "Event.Query of an event recorded in the capture")
+	_, err = graph.EndCapture(s)
+	mustIs(t, err, graph.ErrCaptureInvalidated, "EndCapture after Event.Query")
+
 	must(t, f.addOnes(t, s, f.buf, 1))
 	must(t, s.Synchronize())
 	expectAll(t, f.buf, 1, "work after the failed captures runs")
