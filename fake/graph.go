@@ -98,8 +98,8 @@ func (b *Backend) newGraphLocked() *fgraph {
 	return g
 }
 
-// GraphDestroy is cuGraphDestroy. A graph being captured into cannot be
-// destroyed (the capture owns it until cuStreamEndCapture).
+// GraphDestroy is cuGraphDestroy. A graph being captured into has no
+// handle yet: it gets one at cuStreamEndCapture.
 func (b *Backend) GraphDestroy(h uintptr) error {
 	if err := b.enter("cuGraphDestroy"); err != nil {
 		return err
@@ -109,11 +109,6 @@ func (b *Backend) GraphDestroy(h uintptr) error {
 	g, err := b.graphLocked(h)
 	if err != nil {
 		return err
-	}
-	for _, c := range b.graphs.captures {
-		if c.g == g {
-			return driver.ErrInvalidValue
-		}
 	}
 	b.dropGraphLocked(g)
 	return nil

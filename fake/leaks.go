@@ -9,9 +9,10 @@ import (
 // responsible for releasing, one line each, in a stable order: created
 // contexts, retained primary contexts (with their reference count),
 // streams, events, modules, device allocations (with size and device),
-// pinned host memory, IPC mappings not closed, and NVRTC programs. Memory
-// mapped from another backend's IPC handle is never counted as this
-// backend's to free; the mapping is listed until IPCCloseMemHandle.
+// pinned host memory, IPC mappings not closed, NVRTC programs, CUDA graphs
+// and graph execs. Memory mapped from another backend's IPC handle is never
+// counted as this backend's to free; the mapping is listed until
+// IPCCloseMemHandle.
 // A test that closes everything it made expects an empty list.
 func (b *Backend) Leaks() []string {
 	b.mu.RLock()
