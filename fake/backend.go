@@ -42,6 +42,8 @@ type Backend struct {
 	gen      uint64    // counts finished items
 
 	exec execLock // runs queued work one item at a time, host callbacks aside
+
+	graphs graphState // CUDA graphs and stream captures (graph*.go); guarded by mu
 }
 
 type faultCounter struct {

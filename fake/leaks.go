@@ -15,7 +15,7 @@ type Leak = backend.Leak
 // responsible for releasing, in a stable order: created contexts, retained
 // primary contexts (with their reference count), streams, events, modules,
 // device allocations (with size and device), pinned host memory, IPC
-// mappings not closed, and NVRTC programs. Memory mapped from another
+// mappings not closed, NVRTC programs, CUDA graphs and graph execs. Memory mapped from another
 // backend's IPC handle is never counted as this backend's to free; the
 // mapping is listed until IPCCloseMemHandle. A test that closes everything
 // it made expects an empty list (NewT checks it for a test).
@@ -68,6 +68,7 @@ func (b *Backend) Leaks() []Leak {
 	for h, p := range b.progs {
 		add(8, Leak{Kind: backend.LeakProgram, Handle: h, Detail: p.name})
 	}
+	b.graphLeaksLocked(add)
 	sort.Slice(ls, func(i, j int) bool {
 		if ls[i].rank != ls[j].rank {
 			return ls[i].rank < ls[j].rank
