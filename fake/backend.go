@@ -43,6 +43,7 @@ type Backend struct {
 
 	exec execLock // runs queued work one item at a time, host callbacks aside
 
+	graphs graphState  // CUDA graphs and stream captures (graph*.go); guarded by mu
 	interp interpState // the PTX interpreter's load and fault records (interp.go)
 }
 

@@ -62,6 +62,15 @@
 // their lowered names are PTX identifiers in the style of C++ mangling
 // ("_Z5scaleI5floatE"), not the real ones.
 //
+// Beyond the core seam the fake implements the optional interfaces of
+// package backend that modules use: loads with the JIT's logs (the PTX
+// checks' findings in the error log), a linker for PTX inputs that stand
+// alone (Backend.Link says what it refuses), launches with clusters and
+// cooperative grids, checked as the driver checks them, and the occupancy
+// queries, from the device's attributes.
+//
 // FailNth injects a failure into the n-th call of any entry point, and
-// Leaks lists what a test forgot to release.
+// Leaks lists what a test forgot to release, as structured Leak values.
+// In tests, NewT(t) is New with that check done at the test's end: it fails
+// the test, listing each leak, when anything is left open.
 package fake

@@ -55,11 +55,7 @@ func (b *Backend) ModuleGetGlobal(h uintptr, name string) (ptr, size uintptr, er
 	if strings.IndexByte(name, 0) >= 0 {
 		return 0, 0, driver.ErrInvalidValue // no C string: the real backend never calls the driver
 	}
-	// The entry point's name is passed as a variable until the real
-	// backend's table (internal/libcuda/entrypoints.txt) declares
-	// cuModuleGetGlobal; then it joins EntryPoints in calls.go.
-	op := "cuModuleGetGlobal"
-	if err := b.enter(op); err != nil {
+	if err := b.enter("cuModuleGetGlobal"); err != nil {
 		return 0, 0, err
 	}
 	b.mu.RLock()

@@ -108,6 +108,22 @@ func (b *Backend) runPTX(x *ptxexec.Kernel, grid, block [3]uint32, sharedMem uin
 	return code
 }
 
+// checkInterpreted checks a launch of an interpreted kernel against what
+// its PTX says: .maxntid / .reqntid bound the block, and static plus
+// dynamic shared memory the device's opt-in limit (ErrInvalidValue). A
+// kernel with a Go body passes.
+func (k *kernel) checkInterpreted(block [3]uint32, sharedMem uint32, a map[driver.DeviceAttribute]int) error {
+	x := k.interp
+	if x == nil {
+		return nil
+	}
+	if uint64(block[0])*uint64(block[1])*uint64(block[2]) > uint64(x.MaxThreads) ||
+		x.StaticShared+int(sharedMem) > a[driver.AttrMaxSharedMemoryPerBlockOptin] {
+		return driver.ErrInvalidValue
+	}
+	return nil
+}
+
 // ptxKernel is the kernel of an interpreted entry: its parameter layout
 // from the PTX, no Go body.
 func ptxKernel(x *ptxexec.Kernel) *kernel {

@@ -47,13 +47,8 @@ func (b *Backend) LaunchKernel(fh uintptr, grid, block [3]uint32, sharedMem uint
 			return errSharedTooLarge
 		}
 		k := f.k
-		if x := k.interp; x != nil {
-			// .maxntid / .reqntid bound the block, and static plus dynamic
-			// shared memory the device's opt-in limit.
-			if uint64(block[0])*uint64(block[1])*uint64(block[2]) > uint64(x.MaxThreads) ||
-				x.StaticShared+int(sharedMem) > a[driver.AttrMaxSharedMemoryPerBlockOptin] {
-				return driver.ErrInvalidValue
-			}
+		if err := k.checkInterpreted(block, sharedMem, a); err != nil {
+			return err
 		}
 		if len(k.params) > 0 && params == nil {
 			return driver.ErrInvalidValue
