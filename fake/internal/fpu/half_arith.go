@@ -49,12 +49,12 @@ func SubF16(a, b uint16, r Rounding) uint16 {
 
 // MulF16 returns a*b in f16 rounded in mode r (mul.rn.f16).
 func MulF16(a, b uint16, r Rounding) uint16 {
-	return encode16(binary16, f16Value(a)*f16Value(b), 0, r) // the product is exact
+	return encode16(binary16, float64(f16Value(a)*f16Value(b)), 0, r) // the product is exact
 }
 
 // FmaF16 returns a*b+c in f16 with one rounding in mode r (fma.rn.f16).
 func FmaF16(a, b, c uint16, r Rounding) uint16 {
-	return sum16(binary16, f16Value(a)*f16Value(b), f16Value(c), r)
+	return sum16(binary16, float64(f16Value(a)*f16Value(b)), f16Value(c), r)
 }
 
 // AddBF16 returns a+b in bf16 rounded in mode r (add.rn.bf16).
@@ -69,10 +69,10 @@ func SubBF16(a, b uint16, r Rounding) uint16 {
 
 // MulBF16 returns a*b in bf16 rounded in mode r (mul.rn.bf16).
 func MulBF16(a, b uint16, r Rounding) uint16 {
-	return encode16(bfloat16, bf16Value(a)*bf16Value(b), 0, r) // the product is exact
+	return encode16(bfloat16, float64(bf16Value(a)*bf16Value(b)), 0, r) // the product is exact
 }
 
 // FmaBF16 returns a*b+c in bf16 with one rounding in mode r (fma.rn.bf16).
 func FmaBF16(a, b, c uint16, r Rounding) uint16 {
-	return sum16(bfloat16, bf16Value(a)*bf16Value(b), bf16Value(c), r)
+	return sum16(bfloat16, float64(bf16Value(a)*bf16Value(b)), bf16Value(c), r)
 }

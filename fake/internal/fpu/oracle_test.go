@@ -20,11 +20,10 @@ func bigMode(r Rounding) big.RoundingMode {
 }
 
 type testFormat struct {
-	prec       int
-	emin       int
-	maxFinite  float64
-	minSub     float64
-	infResults bool
+	prec      int
+	emin      int
+	maxFinite float64
+	minSub    float64
 }
 
 var (
@@ -134,7 +133,7 @@ func (g gen) f32() float32 {
 	case 0:
 		return specials32[g.r.IntN(len(specials32))]
 	case 1: // subnormal
-		return math.Float32frombits(g.r.Uint32()&0x807fffff | 0)
+		return math.Float32frombits(g.r.Uint32() & 0x807fffff)
 	case 2, 3: // moderate exponents
 		return math.Float32frombits(g.r.Uint32()&0x807fffff | uint32(120+g.r.IntN(16))<<23)
 	default:
