@@ -55,12 +55,16 @@ func sign(x float64) int {
 	return 0
 }
 
-// twoSum returns s = a+b rounded to nearest and the exact error a+b-s
-// (Knuth). Valid when s is finite.
+// twoSum returns s = a+b rounded to nearest and the exact error a+b-s,
+// valid when s is finite. It is Fast2Sum (Dekker) on the operands ordered by
+// magnitude: unlike Knuth's branch-free TwoSum, none of its steps can
+// overflow when s does not (s - a is exact).
 func twoSum(a, b float64) (s, e float64) {
 	s = a + b
-	bb := float64(s - a)
-	e = float64(a-float64(s-bb)) + float64(b-bb)
+	if math.Abs(a) < math.Abs(b) {
+		a, b = b, a
+	}
+	e = b - float64(s-a)
 	return s, e
 }
 
