@@ -27,7 +27,7 @@ func TestRandomHalfArithmetic(t *testing.T) {
 	for _, k := range kinds {
 		for _, r := range modes {
 			g := newGen(uint64(r) + 500)
-			for i := 0; i < n(t)/4; i++ {
+			for i := 0; i < randomCount()/4; i++ {
 				a, b, c := uint16(g.r.Uint32()), uint16(g.r.Uint32()), uint16(g.r.Uint32())
 				if i%2 == 0 { // close exponents
 					b = b&0x83ff | a&0x7c00

@@ -11,7 +11,7 @@ import (
 // big.Float itself (with the precision reduced for subnormal results), a
 // method independent of the package's error-free transformations.
 
-var randomInputs = flag.Int("fpu.n", 200_000, "random inputs per operation, precision and rounding mode")
+var randomInputs = flag.Int("fpu.n", 100_000, "random inputs per operation, precision and rounding mode")
 
 var modes = []Rounding{Nearest, Zero, Down, Up}
 
