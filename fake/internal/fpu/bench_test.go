@@ -121,4 +121,3 @@ func TestHotPathsAllocateNothing(t *testing.T) {
 		t.Fatalf("%v allocations per run", allocs)
 	}
 }
-
