@@ -111,7 +111,7 @@ func TestHotPathsAllocateNothing(t *testing.T) {
 		for _, r := range modes {
 			sink32 = AddF32(1, 1e-30, r) + MulF32(3, 1e-3, r) + DivF32(1, 3, r) + SqrtF32(2, r) + FmaF32(1, 2, 1e-30, r)
 			sink64 = AddF64(1, 1e-300, r) + MulF64(3, 1e-300, r) + DivF64(1e-310, 3, r) + SqrtF64(1e-310, r)
-			sink64 += F64ToF32Float(1/3.0, r) + IntToF64(math.MaxUint64, false, r)
+			sink64 += float64(F64ToF32(1/3.0, r)) + IntToF64(math.MaxUint64, false, r)
 		}
 		sink64 += FmaF64(1, 2, 3, Nearest) + MinF64(1, 2)
 		sinkBool = CompareF32(Ltu, 1, 2)
@@ -121,6 +121,3 @@ func TestHotPathsAllocateNothing(t *testing.T) {
 		t.Fatalf("%v allocations per run", allocs)
 	}
 }
-
-// F64ToF32Float widens F64ToF32 for the sums above.
-func F64ToF32Float(x float64, r Rounding) float64 { return float64(F64ToF32(x, r)) }

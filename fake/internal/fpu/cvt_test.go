@@ -15,7 +15,7 @@ func TestRandomConversions(t *testing.T) {
 	for _, r := range modes {
 		t.Run(r.String(), func(t *testing.T) {
 			g := newGen(uint64(r) + 300)
-			for i := 0; i < n(t); i++ {
+			for i := 0; i < randomCount(); i++ {
 				x := g.f64()
 				if i%2 == 0 { // in or near float32's range
 					x = math.Float64frombits(g.r.Uint64()&0x800fffffffffffff | uint64(1023-160+g.r.IntN(300))<<52)

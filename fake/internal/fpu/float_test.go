@@ -93,8 +93,10 @@ func same64(got, want float64) bool {
 	return math.Float64bits(got) == math.Float64bits(want)
 }
 
-func n(t *testing.T) int {
-	if testing.Short() {
+// randomCount is the number of random inputs per operation and mode:
+// -fpu.n, a tenth of it with -short or under the race detector.
+func randomCount() int {
+	if testing.Short() || raceEnabled {
 		return *randomInputs / 10
 	}
 	return *randomInputs
@@ -106,7 +108,7 @@ func TestRandomF32(t *testing.T) {
 	for _, r := range modes {
 		t.Run(r.String(), func(t *testing.T) {
 			g := newGen(uint64(r) + 1)
-			count := n(t)
+			count := randomCount()
 			for i := 0; i < count; i++ {
 				a := g.f32()
 				b := g.f32()
@@ -145,7 +147,7 @@ func TestRandomF64(t *testing.T) {
 	for _, r := range modes {
 		t.Run(r.String(), func(t *testing.T) {
 			g := newGen(uint64(r) + 100)
-			count := n(t)
+			count := randomCount()
 			for i := 0; i < count; i++ {
 				a, b, c := g.f64(), g.f64(), g.f64()
 				if i%2 == 0 {

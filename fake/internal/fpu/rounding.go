@@ -55,12 +55,16 @@ func sign(x float64) int {
 	return 0
 }
 
-// twoSum returns s = a+b rounded to nearest and the exact error a+b-s
-// (Knuth). Valid when s is finite.
+// twoSum returns s = a+b rounded to nearest and the exact error a+b-s,
+// valid when s is finite. It is Fast2Sum (Dekker) on the operands ordered by
+// magnitude: unlike Knuth's branch-free TwoSum, none of its steps can
+// overflow when s does not (s - a is exact).
 func twoSum(a, b float64) (s, e float64) {
 	s = a + b
-	bb := float64(s - a)
-	e = float64(a-float64(s-bb)) + float64(b-bb)
+	if math.Abs(a) < math.Abs(b) {
+		a, b = b, a
+	}
+	e = b - float64(s-a)
 	return s, e
 }
 
@@ -73,11 +77,8 @@ func step64(hi float64, lo int, r Rounding) float64 {
 	}
 	switch r {
 	case Zero:
-		if lo < 0 && hi > 0 || lo > 0 && hi < 0 || math.IsInf(hi, 0) {
-			return math.Nextafter(hi, 0)
-		}
-		if hi == 0 { // underflow: toward zero stays zero
-			return hi
+		if lo < 0 && hi > 0 || lo > 0 && hi < 0 {
+			return math.Nextafter(hi, 0) // from ±Inf: the largest finite value
 		}
 	case Down:
 		if lo < 0 {
@@ -91,17 +92,16 @@ func step64(hi float64, lo int, r Rounding) float64 {
 	return hi
 }
 
-// roundMag rounds the magnitude m·2^e (m < 2^62) to prec significant bits,
-// with no bit below 2^lsbMin, in the direction given by away: the result is
-// the magnitude rounded down (truncated) when away is false, rounded up when
-// true, and to nearest-even when nearest is set. The lowest bit of m is
-// treated as sticky (m carries at least two bits below any rounding point
-// the callers ask for). It returns the rounded magnitude as q·2^qe.
+// roundMag rounds the magnitude m·2^e (m < 2^56) to prec significant bits
+// with no bit below 2^lsbMin, in direction mode, and returns it as q·2^qe
+// (q may reach 2^prec, one binade up). Callers pass m with two bits more than
+// float64 holds, the lowest a sticky bit, so that rounding it is rounding the
+// exact value.
 func roundMag(m uint64, e int, prec uint, lsbMin int, mode magMode) (q uint64, qe int) {
 	if m == 0 {
 		return 0, lsbMin
 	}
-	n := 64 - leadingZeros64(m)
+	n := bits.Len64(m)
 	lsb := e + n - int(prec) // exponent of the lowest kept bit
 	if lsb < lsbMin {
 		lsb = lsbMin
@@ -162,14 +162,12 @@ func magModeFor(r Rounding, neg bool) magMode {
 	return magNearest
 }
 
-// overflowsTo reports the result of a finite value whose rounded magnitude
-// exceeds the largest finite value of a format: Inf when rounding is to
-// nearest or away from zero, the largest finite value otherwise.
+// overflowsToInf reports whether a finite value whose rounded magnitude
+// exceeds the largest finite value of a format becomes Inf (rounding to
+// nearest or away from zero) rather than the largest finite value.
 func overflowsToInf(r Rounding, neg bool) bool {
 	return magModeFor(r, neg) != magDown
 }
-
-func leadingZeros64(x uint64) int { return bits.LeadingZeros64(x) }
 
 // A format is a binary floating-point format narrower than or equal to
 // float64: prec significant bits (with the implicit one), exponents emin to

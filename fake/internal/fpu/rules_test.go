@@ -160,3 +160,14 @@ func TestRoundingString(t *testing.T) {
 	assert.Equal(t, "rm", Down.String())
 	assert.Equal(t, "Rounding(?)", Rounding(9).String())
 }
+
+// TestAddNearOverflow pins sums whose error term overflowed in Knuth's
+// TwoSum (s - a rounds past the largest float64); found by the random test.
+func TestAddNearOverflow(t *testing.T) {
+	a := math.Float64frombits(0xffcb176f7e8514f6)
+	assert.Equal(t, uint64(0x7fe93a24205ebac1), math.Float64bits(AddF64(a, math.MaxFloat64, Zero)))
+	assert.Equal(t, uint64(0x7fe93a24205ebac1), math.Float64bits(AddF64(math.MaxFloat64, a, Down)))
+	b := math.Float64frombits(0xff93dfd1f8f900b0)
+	assert.Equal(t, uint64(0x7fef6101703837f9), math.Float64bits(AddF64(b, math.MaxFloat64, Down)))
+	assert.Equal(t, uint64(0x7fef6101703837fa), math.Float64bits(AddF64(b, math.MaxFloat64, Up)))
+}
