@@ -135,7 +135,9 @@ func (b *Backend) backpressure(s *stream) {
 // caller must look at the queues afresh after.
 //
 // With wait false, runHead does not wait for a host callback in flight on
-// another goroutine (on s or on work s depends on) and returns false instead.
+// another goroutine (on s or on work s depends on) and returns false instead;
+// a host callback it reaches is started on a goroutine of its own and not
+// waited for.
 // Otherwise it returns true: it ran an item, waited for one, or found s
 // changed or empty.
 func (b *Backend) runHead(s *stream, wait bool) bool {
@@ -187,6 +189,16 @@ func (b *Backend) runHead(s *stream, wait bool) bool {
 	if it.host != nil {
 		s.busy = true
 		b.mu.Unlock()
+		if !wait {
+			// A query never waits, on the driver either: the callback
+			// starts on its own thread, and the stream stays busy until
+			// it returns.
+			go func() {
+				b.runCallback(it.host)
+				b.finish(s, nil)
+			}()
+			return true
+		}
 		b.unlockExec()
 		b.runCallback(it.host)
 		b.finish(s, nil)
