@@ -86,6 +86,18 @@ const (
 	symOccupancyMaxPotentialBlockSize
 	symGetErrorName
 	symGetErrorString
+	symDeviceGetDefaultMemPool
+	symDeviceGetMemPool
+	symDeviceSetMemPool
+	symMemPoolCreate
+	symMemPoolDestroy
+	symMemPoolTrimTo
+	symMemPoolSetAttribute
+	symMemPoolGetAttribute
+	symMemPoolSetAccess
+	symMemPoolGetAccess
+	symMemAllocFromPoolAsync
+	symCtxDisablePeerAccess
 	numSyms
 )
 
@@ -170,6 +182,18 @@ var syms = [numSyms]symInfo{
 	symOccupancyMaxPotentialBlockSize: {name: "cuOccupancyMaxPotentialBlockSize", since: 6050},
 	symGetErrorName:                   {name: "cuGetErrorName", since: 6000, direct: true, lean: true},
 	symGetErrorString:                 {name: "cuGetErrorString", since: 6000, direct: true, lean: true},
+	symDeviceGetDefaultMemPool:        {name: "cuDeviceGetDefaultMemPool", since: 11020},
+	symDeviceGetMemPool:               {name: "cuDeviceGetMemPool", since: 11020},
+	symDeviceSetMemPool:               {name: "cuDeviceSetMemPool", since: 11020},
+	symMemPoolCreate:                  {name: "cuMemPoolCreate", since: 11020},
+	symMemPoolDestroy:                 {name: "cuMemPoolDestroy", since: 11020},
+	symMemPoolTrimTo:                  {name: "cuMemPoolTrimTo", since: 11020},
+	symMemPoolSetAttribute:            {name: "cuMemPoolSetAttribute", since: 11020},
+	symMemPoolGetAttribute:            {name: "cuMemPoolGetAttribute", since: 11020},
+	symMemPoolSetAccess:               {name: "cuMemPoolSetAccess", since: 11020},
+	symMemPoolGetAccess:               {name: "cuMemPoolGetAccess", since: 11020},
+	symMemAllocFromPoolAsync:          {name: "cuMemAllocFromPoolAsync", since: 11020},
+	symCtxDisablePeerAccess:           {name: "cuCtxDisablePeerAccess", since: 4000},
 }
 
 // Since returns the CUDA version that introduced the libcuda entry point
@@ -333,6 +357,30 @@ func Since(name string) (version int, ok bool) {
 		return 6000, true
 	case "cuGetErrorString":
 		return 6000, true
+	case "cuDeviceGetDefaultMemPool":
+		return 11020, true
+	case "cuDeviceGetMemPool":
+		return 11020, true
+	case "cuDeviceSetMemPool":
+		return 11020, true
+	case "cuMemPoolCreate":
+		return 11020, true
+	case "cuMemPoolDestroy":
+		return 11020, true
+	case "cuMemPoolTrimTo":
+		return 11020, true
+	case "cuMemPoolSetAttribute":
+		return 11020, true
+	case "cuMemPoolGetAttribute":
+		return 11020, true
+	case "cuMemPoolSetAccess":
+		return 11020, true
+	case "cuMemPoolGetAccess":
+		return 11020, true
+	case "cuMemAllocFromPoolAsync":
+		return 11020, true
+	case "cuCtxDisablePeerAccess":
+		return 4000, true
 	}
 	return 0, false
 }
