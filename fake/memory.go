@@ -28,7 +28,8 @@ type alloc struct {
 	kind  allocKind
 	dev   *device // deviceMem, ipcMapping
 	ctx   *context
-	async bool // stream-ordered (cuMemAllocAsync)
+	async bool     // stream-ordered (cuMemAllocAsync)
+	pool  *mempool // the pool of a stream-ordered allocation
 	// freeQueued: a cuMemFreeAsync is pending.
 	freeQueued bool
 	id         uint64 // buffer id
@@ -64,7 +65,11 @@ func (b *Backend) removeLocked(a *alloc) {
 		b.mem = b.mem[:len(b.mem)-1]
 	}
 	if a.kind == deviceMem {
-		a.dev.used -= uint64(a.size)
+		if a.pool != nil {
+			b.poolReturnLocked(a.pool, a.size)
+		} else {
+			a.dev.used -= uint64(a.size)
+		}
 		b.unexportMemLocked(a)
 	}
 }
@@ -222,47 +227,11 @@ func (b *Backend) MemFree(p uintptr) error {
 	return nil
 }
 
-// MemAllocAsync is cuMemAllocAsync: the pointer is returned now and usable
-// by work enqueued after this call. Its context attribute is 0, as for the
-// driver's pool memory.
+// MemAllocAsync is cuMemAllocAsync, from the device's current pool (see
+// pools.go): the pointer is returned now and usable by work enqueued after
+// this call. Its context attribute is 0, as for the driver's pool memory.
 func (b *Backend) MemAllocAsync(size uintptr, s uintptr) (uintptr, error) {
-	if err := b.enter("cuMemAllocAsync"); err != nil {
-		return 0, err
-	}
-	if size == 0 { // the driver succeeds and returns 0
-		_, err := b.lookupStream(s)
-		return 0, err
-	}
-	// Reserve the memory first, so that a request the device cannot hold
-	// fails before its storage is made.
-	tid := tidFor(s)
-	b.mu.Lock()
-	st, err := b.streamLocked(s, tid)
-	var base uintptr
-	var d *device
-	if err == nil {
-		d = st.ctx.dev
-		base, err = b.reserveLocked(d, size)
-	}
-	b.mu.Unlock()
-	if err != nil {
-		return 0, err
-	}
-	data := newStorage(size)
-	err = b.enqueue(s, &item{run: nop}, func(st *stream) error {
-		if st.ctx.dev != d { // the stream went away meanwhile
-			return driver.ErrInvalidHandle
-		}
-		b.insertLocked(&alloc{base: base, size: size, data: data, kind: deviceMem, dev: d, ctx: st.ctx, async: true})
-		return nil
-	})
-	if err != nil {
-		b.mu.Lock()
-		d.used -= uint64(size)
-		b.mu.Unlock()
-		return 0, err
-	}
-	return base, nil
+	return b.allocFromPool("cuMemAllocAsync", size, 0, s)
 }
 
 // MemFreeAsync is cuMemFreeAsync: the memory is released when the stream
@@ -385,8 +354,8 @@ func (b *Backend) PointerGetAttribute(attr backend.PointerAttribute, p uintptr) 
 	case 16: // CU_POINTER_ATTRIBUTE_ACCESS_FLAGS: read-write
 		return 3, nil
 	case backend.PointerAttrMempool:
-		if a.async {
-			return mempoolHandle(a.dev), nil
+		if a.pool != nil {
+			return uint64(a.pool.h), nil
 		}
 		return 0, nil
 	}
