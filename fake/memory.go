@@ -231,7 +231,8 @@ func (b *Backend) MemFree(p uintptr) error {
 // pools.go): the pointer is returned now and usable by work enqueued after
 // this call. Its context attribute is 0, as for the driver's pool memory.
 func (b *Backend) MemAllocAsync(size uintptr, s uintptr) (uintptr, error) {
-	return b.allocFromPool("cuMemAllocAsync", size, 0, s)
+	const op = "cuMemAllocAsync"
+	return b.allocFromPool(op, size, 0, s)
 }
 
 // MemFreeAsync is cuMemFreeAsync: the memory is released when the stream

@@ -192,13 +192,14 @@ func (b *Backend) allocFromPool(op string, size uintptr, pool uintptr, s uintptr
 // MemAllocFromPoolAsync is cuMemAllocFromPoolAsync. An unknown or
 // destroyed pool is ErrInvalidValue.
 func (b *Backend) MemAllocFromPoolAsync(size uintptr, pool uintptr, s uintptr) (uintptr, error) {
+	const op = "cuMemAllocFromPoolAsync"
 	if pool == 0 {
-		if err := b.enter("cuMemAllocFromPoolAsync"); err != nil {
+		if err := b.enter(op); err != nil {
 			return 0, err
 		}
 		return 0, driver.ErrInvalidValue
 	}
-	return b.allocFromPool("cuMemAllocFromPoolAsync", size, pool, s)
+	return b.allocFromPool(op, size, pool, s)
 }
 
 // DeviceGetDefaultMemPool is cuDeviceGetDefaultMemPool.
