@@ -56,6 +56,8 @@ func Run(t *testing.T, api backend.API) {
 	t.Run("streams", func(t *testing.T) { testStreams(t, drv) })
 	t.Run("events", func(t *testing.T) { testEvents(t, drv) })
 	t.Run("memory", func(t *testing.T) { testMemory(t, drv) })
+	t.Run("pools", func(t *testing.T) { testPools(t, drv) })
+	t.Run("waits", func(t *testing.T) { testWaits(t, drv) })
 	t.Run("modules", func(t *testing.T) { testModules(t, drv) })
 	t.Run("stress", func(t *testing.T) { testStress(t, drv) })
 	t.Run("faults", func(t *testing.T) { testFaults(t, drv) })
