@@ -1,0 +1,67 @@
+package memory_test
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/nocgo/cuda/fake"
+	"github.com/nocgo/cuda/memory"
+	"github.com/nocgo/cuda/stream"
+)
+
+// A pool of its own, keeping freed memory for the next allocations (the
+// release threshold at its maximum), trimmed when done.
+func ExampleNewPool() {
+	drv := fake.New()
+	dev, _ := drv.Device(0)
+	ctx, _ := dev.PrimaryContext()
+	defer ctx.Close()
+	s, _ := stream.New(ctx, stream.Options{})
+	defer s.Close()
+
+	pool, err := memory.NewPool(ctx, memory.PoolOptions{ReleaseThreshold: math.MaxUint64})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer pool.Close()
+	for range 3 {
+		b, err := memory.AllocFromPool[float32](s, pool, 1<<20)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		memory.Fill(s, b, 1)
+		b.Close() // back to the pool, in stream order
+		s.Synchronize()
+	}
+	st, _ := pool.Stats()
+	fmt.Printf("in use %d bytes, reserved %d MiB, at most %d MiB in use\n", st.UsedCurrent, st.ReservedCurrent>>20, st.UsedHigh>>20)
+	pool.Trim(0)
+	st, _ = pool.Stats()
+	fmt.Printf("after Trim: reserved %d bytes\n", st.ReservedCurrent)
+	// Output:
+	// in use 0 bytes, reserved 4 MiB, at most 4 MiB in use
+	// after Trim: reserved 0 bytes
+}
+
+// The device's default pool, shared with the process: raise its release
+// threshold so that AllocAsync in a loop reuses memory instead of mapping
+// it again after every synchronization.
+func ExampleDefaultPool() {
+	drv := fake.New()
+	dev, _ := drv.Device(0)
+	ctx, _ := dev.PrimaryContext()
+	defer ctx.Close()
+
+	pool, err := memory.DefaultPool(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer pool.Close() // detaches; the device's pool stays
+	pool.SetReleaseThreshold(math.MaxUint64)
+	t, _ := pool.ReleaseThreshold()
+	fmt.Println(pool.Owned(), t == math.MaxUint64)
+	// Output: false true
+}
