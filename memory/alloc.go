@@ -18,8 +18,13 @@ import (
 // buffer holds ctx until Close: it keeps working after ctx.Close, which then
 // ends the context only when the buffer is freed.
 func Alloc[T any](ctx *driver.Context, n int) (*Buffer[T], error) {
+	return alloc[T]("memory.Alloc", ctx, n)
+}
+
+// alloc is Alloc for op (errors start "op[T]: ").
+func alloc[T any](op string, ctx *driver.Context, n int) (*Buffer[T], error) {
 	e := elemOf[T]()
-	op := "memory.Alloc[" + e.name + "]"
+	op += "[" + e.name + "]"
 	c, err := core.Of(op, ctx)
 	if err != nil {
 		return nil, err

@@ -65,3 +65,28 @@ func ExampleDefaultPool() {
 	fmt.Println(pool.Owned(), t == math.MaxUint64)
 	// Output: false true
 }
+
+// One call each way: a device copy of a slice, and a new slice from a
+// buffer.
+func ExampleFromSlice() {
+	drv := fake.New()
+	dev, _ := drv.Device(0)
+	ctx, _ := dev.PrimaryContext()
+	defer ctx.Close()
+
+	b, err := memory.FromSlice(ctx, []int32{1, 2, 3})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer b.Close()
+	got, err := memory.ToSlice(b)
+	fmt.Println(got, err)
+	z, _ := memory.AllocZeroed[int32](ctx, 3)
+	defer z.Close()
+	zeros, _ := memory.ToSlice(z)
+	fmt.Println(zeros)
+	// Output:
+	// [1 2 3] <nil>
+	// [0 0 0]
+}

@@ -59,6 +59,7 @@ func Run(t *testing.T, api backend.API) {
 	t.Run("pools", func(t *testing.T) { testPools(t, drv) })
 	t.Run("waits", func(t *testing.T) { testWaits(t, drv) })
 	t.Run("peer-access", func(t *testing.T) { testPeerAccess(t, drv) })
+	t.Run("memory-extras", func(t *testing.T) { testMemExtras(t, drv) })
 	t.Run("modules", func(t *testing.T) { testModules(t, drv) })
 	t.Run("stress", func(t *testing.T) { testStress(t, drv) })
 	t.Run("faults", func(t *testing.T) { testFaults(t, drv) })
