@@ -227,4 +227,3 @@ func testMemInfo(t *testing.T, drv *driver.Driver) {
 	_, _, err = nilCtx.MemInfo()
 	errorIs(t, err, driver.ErrInvalidValue)
 }
-
