@@ -98,6 +98,9 @@ const (
 	symMemPoolGetAccess
 	symMemAllocFromPoolAsync
 	symCtxDisablePeerAccess
+	symMemAllocManaged
+	symMemPrefetchAsync
+	symMemAdvise
 	numSyms
 )
 
@@ -194,6 +197,9 @@ var syms = [numSyms]symInfo{
 	symMemPoolGetAccess:               {name: "cuMemPoolGetAccess", since: 11020},
 	symMemAllocFromPoolAsync:          {name: "cuMemAllocFromPoolAsync", since: 11020},
 	symCtxDisablePeerAccess:           {name: "cuCtxDisablePeerAccess", since: 4000},
+	symMemAllocManaged:                {name: "cuMemAllocManaged", since: 6000},
+	symMemPrefetchAsync:               {name: "cuMemPrefetchAsync", since: 13000},
+	symMemAdvise:                      {name: "cuMemAdvise", since: 13000},
 }
 
 // Since returns the CUDA version that introduced the libcuda entry point
@@ -381,6 +387,12 @@ func Since(name string) (version int, ok bool) {
 		return 11020, true
 	case "cuCtxDisablePeerAccess":
 		return 4000, true
+	case "cuMemAllocManaged":
+		return 6000, true
+	case "cuMemPrefetchAsync":
+		return 13000, true
+	case "cuMemAdvise":
+		return 13000, true
 	}
 	return 0, false
 }
