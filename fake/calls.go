@@ -155,6 +155,9 @@ var entryPoints = []string{
 	"cuMemPoolGetAccess",
 	"cuMemAllocFromPoolAsync",
 	"cuCtxDisablePeerAccess",
+	"cuMemAllocManaged",
+	"cuMemPrefetchAsync",
+	"cuMemAdvise",
 
 	"cuModuleLoadData",
 	"cuModuleUnload",

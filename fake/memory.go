@@ -30,6 +30,9 @@ type alloc struct {
 	ctx   *context
 	async bool     // stream-ordered (cuMemAllocAsync)
 	pool  *mempool // the pool of a stream-ordered allocation
+	// managed: cuMemAllocManaged memory, which the host reads and writes
+	// at the address PointerAttrHostPointer gives (its storage).
+	managed bool
 	// freeQueued: a cuMemFreeAsync is pending.
 	freeQueued bool
 	id         uint64 // buffer id
@@ -327,6 +330,9 @@ func (b *Backend) PointerGetAttribute(attr backend.PointerAttribute, p uintptr) 
 	case backend.PointerAttrDevicePointer:
 		return uint64(p), nil
 	case backend.PointerAttrHostPointer:
+		if a.managed {
+			return uint64(uintptr(unsafe.Pointer(&a.data[p-a.base]))), nil
+		}
 		if !host {
 			return 0, driver.ErrInvalidValue
 		}
@@ -336,6 +342,9 @@ func (b *Backend) PointerGetAttribute(attr backend.PointerAttribute, p uintptr) 
 	case backend.PointerAttrBufferID:
 		return a.id, nil
 	case backend.PointerAttrIsManaged:
+		if a.managed {
+			return 1, nil
+		}
 		return 0, nil
 	case backend.PointerAttrDeviceOrdinal:
 		return uint64(a.ctx.dev.ordinal), nil

@@ -90,3 +90,29 @@ func ExampleFromSlice() {
 	// [1 2 3] <nil>
 	// [0 0 0]
 }
+
+// Managed memory: written by the host in place, used by the device, read
+// back in place after a synchronize.
+func ExampleAllocManaged() {
+	drv := fake.New()
+	dev, _ := drv.Device(0)
+	ctx, _ := dev.PrimaryContext()
+	defer ctx.Close()
+	s, _ := stream.New(ctx, stream.Options{})
+	defer s.Close()
+
+	b, err := memory.AllocManaged[float32](ctx, 4, memory.AttachGlobal)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer b.Close()
+	host, _ := b.HostSlice() // valid until Close; touch only when no work uses it
+	copy(host, []float32{1, 2, 3, 4})
+	memory.Prefetch(s, b, memory.On(dev))
+	memory.Fill(s, b, 9) // device work on the same memory
+	memory.Prefetch(s, b, memory.Host)
+	s.Synchronize()
+	fmt.Println(host)
+	// Output: [9 9 9 9]
+}
