@@ -158,6 +158,8 @@ var entryPoints = []string{
 	"cuMemAllocManaged",
 	"cuMemPrefetchAsync",
 	"cuMemAdvise",
+	"cuMemHostRegister",
+	"cuMemHostUnregister",
 
 	"cuModuleLoadData",
 	"cuModuleUnload",

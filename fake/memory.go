@@ -33,6 +33,9 @@ type alloc struct {
 	// managed: cuMemAllocManaged memory, which the host reads and writes
 	// at the address PointerAttrHostPointer gives (its storage).
 	managed bool
+	// registered: host memory of the caller's, page-locked by
+	// cuMemHostRegister (kind hostMem; data views the caller's memory).
+	registered bool
 	// freeQueued: a cuMemFreeAsync is pending.
 	freeQueued bool
 	id         uint64 // buffer id
@@ -651,7 +654,7 @@ func (b *Backend) MemFreeHost(p unsafe.Pointer) error {
 	b.mu.RLock()
 	a := b.findLocked(uintptr(p))
 	b.mu.RUnlock()
-	if p == nil || a == nil || a.base != uintptr(p) || a.kind != hostMem {
+	if p == nil || a == nil || a.base != uintptr(p) || a.kind != hostMem || a.registered {
 		return driver.ErrInvalidValue
 	}
 	if err := b.lockExec(); err != nil {

@@ -80,3 +80,26 @@ func TestAllocZeroedMemsetFailureFrees(t *testing.T) {
 	assertNoLeaks(t, drv)
 	require.NoError(t, ctx.Close())
 }
+
+func TestRegisterBadInputAndRetry(t *testing.T) {
+	drv := fake.New(fake.FailNth("cuMemHostUnregister", 1, driver.ErrInvalidValue))
+	dev, err := drv.Device(0)
+	require.NoError(t, err)
+	ctx, err := dev.PrimaryContext()
+	require.NoError(t, err)
+	data := make([]byte, 1<<14)
+	r, err := memory.Register(ctx, data, memory.RegisterPortable)
+	require.NoError(t, err)
+	err = r.Close()
+	require.ErrorIs(t, err, driver.ErrInvalidValue)
+	assert.True(t, strings.HasPrefix(err.Error(), "memory.Registered.Close: "), err.Error())
+	assert.NotNil(t, r.Slice(), "a failed Close leaves the registration")
+	require.NoError(t, r.Close(), "and can be retried")
+	assert.Nil(t, r.Slice())
+	var nilReg *memory.Registered[byte]
+	assert.ErrorIs(t, nilReg.Close(), driver.ErrInvalidValue)
+	_, err = memory.Register(nil, data, 0)
+	assert.ErrorIs(t, err, driver.ErrInvalidValue)
+	assertNoLeaks(t, drv)
+	require.NoError(t, ctx.Close())
+}

@@ -116,3 +116,30 @@ func ExampleAllocManaged() {
 	fmt.Println(host)
 	// Output: [9 9 9 9]
 }
+
+// Page-locking a Go slice for asynchronous copies, without copying it into
+// pinned memory first.
+func ExampleRegister() {
+	drv := fake.New()
+	dev, _ := drv.Device(0)
+	ctx, _ := dev.PrimaryContext()
+	defer ctx.Close()
+	s, _ := stream.New(ctx, stream.Options{})
+	defer s.Close()
+
+	data := make([]int32, 1<<16) // large: pages of its own
+	data[0], data[1] = 4, 2
+	reg, err := memory.Register(ctx, data, 0)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer reg.Close() // unregisters and unpins
+	b, _ := memory.Alloc[int32](ctx, len(data))
+	defer b.Close()
+	memory.CopyToDeviceAsync(s, b, reg.Slice()) // a true DMA on a GPU
+	s.Synchronize()
+	got, _ := memory.ToSlice(b)
+	fmt.Println(got[:2])
+	// Output: [4 2]
+}

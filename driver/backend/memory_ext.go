@@ -1,5 +1,7 @@
 package backend
 
+import "unsafe"
+
 // PeerAccessDisabler is implemented by backends that can undo
 // CtxEnablePeerAccess: CtxDisablePeerAccess is cuCtxDisablePeerAccess,
 // from the current context to peer.
@@ -37,4 +39,25 @@ const (
 	MemAdviseUnsetPreferredLocation MemAdvice = 4
 	MemAdviseSetAccessedBy          MemAdvice = 5
 	MemAdviseUnsetAccessedBy        MemAdvice = 6
+)
+
+// HostRegistration is implemented by backends that page-lock existing host
+// memory for DMA: MemHostRegister is cuMemHostRegister (in the current
+// context), MemHostUnregister cuMemHostUnregister with the same pointer.
+type HostRegistration interface {
+	MemHostRegister(p unsafe.Pointer, size uintptr, flags uint32) error
+	MemHostUnregister(p unsafe.Pointer) error
+}
+
+// Flags of cuMemHostRegister.
+const (
+	MemHostRegisterPortable  uint32 = 0x1 // CU_MEMHOSTREGISTER_PORTABLE
+	MemHostRegisterDeviceMap uint32 = 0x2 // CU_MEMHOSTREGISTER_DEVICEMAP
+	MemHostRegisterReadOnly  uint32 = 0x8 // CU_MEMHOSTREGISTER_READ_ONLY
+)
+
+// Results of host registration.
+const (
+	ErrHostMemoryAlreadyRegistered Result = 712 // CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED
+	ErrHostMemoryNotRegistered     Result = 713 // CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED
 )

@@ -101,6 +101,8 @@ const (
 	symMemAllocManaged
 	symMemPrefetchAsync
 	symMemAdvise
+	symMemHostRegister
+	symMemHostUnregister
 	numSyms
 )
 
@@ -200,6 +202,8 @@ var syms = [numSyms]symInfo{
 	symMemAllocManaged:                {name: "cuMemAllocManaged", since: 6000},
 	symMemPrefetchAsync:               {name: "cuMemPrefetchAsync", since: 13000},
 	symMemAdvise:                      {name: "cuMemAdvise", since: 13000},
+	symMemHostRegister:                {name: "cuMemHostRegister", since: 6050, dlsym: []string{"cuMemHostRegister_v2"}},
+	symMemHostUnregister:              {name: "cuMemHostUnregister", since: 4000},
 }
 
 // Since returns the CUDA version that introduced the libcuda entry point
@@ -393,6 +397,10 @@ func Since(name string) (version int, ok bool) {
 		return 13000, true
 	case "cuMemAdvise":
 		return 13000, true
+	case "cuMemHostRegister":
+		return 6050, true
+	case "cuMemHostUnregister":
+		return 4000, true
 	}
 	return 0, false
 }
