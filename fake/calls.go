@@ -160,6 +160,9 @@ var entryPoints = []string{
 	"cuMemAdvise",
 	"cuMemHostRegister",
 	"cuMemHostUnregister",
+	"cuMemAllocPitch",
+	"cuMemcpy2D",
+	"cuMemcpy2DAsync",
 
 	"cuModuleLoadData",
 	"cuModuleUnload",

@@ -143,3 +143,24 @@ func ExampleRegister() {
 	fmt.Println(got[:2])
 	// Output: [4 2]
 }
+
+// A pitched 2D array: rows padded by the driver, copied from and to dense
+// host rows.
+func ExampleAllocPitched() {
+	drv := fake.New()
+	dev, _ := drv.Device(0)
+	ctx, _ := dev.PrimaryContext()
+	defer ctx.Close()
+
+	img, err := memory.AllocPitched[float32](ctx, 3, 2) // 3 wide, 2 high
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer img.Close()
+	memory.CopyToPitched(img, []float32{1, 2, 3, 4, 5, 6}, 3)
+	back := make([]float32, 6)
+	memory.CopyFromPitched(back, 3, img)
+	fmt.Println(back, img.Pitch() >= 3*4)
+	// Output: [1 2 3 4 5 6] true
+}

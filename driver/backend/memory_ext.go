@@ -61,3 +61,35 @@ const (
 	ErrHostMemoryAlreadyRegistered Result = 712 // CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED
 	ErrHostMemoryNotRegistered     Result = 713 // CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED
 )
+
+// Pitched is implemented by backends with pitched 2D allocations and 2D
+// copies: MemAllocPitch is cuMemAllocPitch (current context; elemSize 4,
+// 8 or 16), Memcpy2D cuMemcpy2D (current context) and Memcpy2DAsync
+// cuMemcpy2DAsync.
+type Pitched interface {
+	MemAllocPitch(widthBytes, height uintptr, elemSize uint32) (ptr, pitch uintptr, err error)
+	Memcpy2D(p *Memcpy2D) error
+	Memcpy2DAsync(p *Memcpy2D, s uintptr) error
+}
+
+// Memcpy2D is what cuMemcpy2D reads from a CUDA_MEMCPY2D (host or device
+// on each side; CUDA arrays are not supported here). The backend lays it
+// out: 128 bytes on 64-bit, srcXInBytes 0, srcY 8, srcMemoryType 16,
+// srcHost 24, srcDevice 32, srcArray 40, srcPitch 48, dstXInBytes 56, dstY
+// 64, dstMemoryType 72, dstHost 80, dstDevice 88, dstArray 96, dstPitch
+// 104, WidthInBytes 112, Height 120 (cuda.h 13.0; cudarc's sys bindings
+// agree).
+type Memcpy2D struct {
+	SrcXInBytes, SrcY uintptr
+	SrcMemoryType     MemoryType // MemoryTypeHost or MemoryTypeDevice
+	SrcHost           unsafe.Pointer
+	SrcDevice         uintptr
+	SrcPitch          uintptr
+	DstXInBytes, DstY uintptr
+	DstMemoryType     MemoryType
+	DstHost           unsafe.Pointer
+	DstDevice         uintptr
+	DstPitch          uintptr
+	WidthInBytes      uintptr
+	Height            uintptr
+}

@@ -103,6 +103,9 @@ const (
 	symMemAdvise
 	symMemHostRegister
 	symMemHostUnregister
+	symMemAllocPitch
+	symMemcpy2D
+	symMemcpy2DAsync
 	numSyms
 )
 
@@ -204,6 +207,9 @@ var syms = [numSyms]symInfo{
 	symMemAdvise:                      {name: "cuMemAdvise", since: 13000},
 	symMemHostRegister:                {name: "cuMemHostRegister", since: 6050, dlsym: []string{"cuMemHostRegister_v2"}},
 	symMemHostUnregister:              {name: "cuMemHostUnregister", since: 4000},
+	symMemAllocPitch:                  {name: "cuMemAllocPitch", since: 3020, dlsym: []string{"cuMemAllocPitch_v2"}},
+	symMemcpy2D:                       {name: "cuMemcpy2D", since: 3020, dlsym: []string{"cuMemcpy2D_v2"}},
+	symMemcpy2DAsync:                  {name: "cuMemcpy2DAsync", since: 3020, dlsym: []string{"cuMemcpy2DAsync_v2"}},
 }
 
 // Since returns the CUDA version that introduced the libcuda entry point
@@ -401,6 +407,12 @@ func Since(name string) (version int, ok bool) {
 		return 6050, true
 	case "cuMemHostUnregister":
 		return 4000, true
+	case "cuMemAllocPitch":
+		return 3020, true
+	case "cuMemcpy2D":
+		return 3020, true
+	case "cuMemcpy2DAsync":
+		return 3020, true
 	}
 	return 0, false
 }
