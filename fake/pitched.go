@@ -30,12 +30,6 @@ func (b *Backend) MemAllocPitch(widthBytes, height uintptr, elemSize uint32) (ui
 	return p, pitch, nil
 }
 
-// copy2D is one validated 2D copy: rows of width bytes.
-type copy2D struct {
-	p       backend.Memcpy2D
-	srcRows [][]byte // a snapshot of pageable host rows, taken at enqueue
-}
-
 // check2DLocked validates p: host pointers not nil, pitches at least the
 // width, device rows inside one allocation.
 func (b *Backend) check2DLocked(p *backend.Memcpy2D) error {
