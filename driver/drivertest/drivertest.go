@@ -63,7 +63,7 @@ func Run(t *testing.T, api backend.API) {
 	t.Run("copy-context", func(t *testing.T) { testMemCopyContext(t, drv) })
 	t.Run("managed", func(t *testing.T) { testManaged(t, drv) })
 	t.Run("host-register", func(t *testing.T) { testHostRegister(t, drv) })
-	t.Run("pitched", func(t *testing.T) { testPitched(t, drv) })
+	t.Run("pitched", func(t *testing.T) { testPitched(t, drv); testPitchedRows(t, drv) })
 	t.Run("modules", func(t *testing.T) { testModules(t, drv) })
 	t.Run("stress", func(t *testing.T) { testStress(t, drv) })
 	t.Run("faults", func(t *testing.T) { testFaults(t, drv) })

@@ -58,3 +58,27 @@ func testPitched(t *testing.T, drv *driver.Driver) {
 	errorIs(t, memory.CopyToPitched(p, src, w-1), driver.ErrInvalidValue)
 	errorIs(t, memory.CopyToPitched(p, src[:10], rowLen), driver.ErrInvalidValue)
 }
+
+// testPitchedRows checks the row-slice forms of the 2D copies.
+func testPitchedRows(t *testing.T, drv *driver.Driver) {
+	if _, ok := raw(t, drv).(backend.Pitched); !ok {
+		t.Skip("the backend has no pitched allocations")
+	}
+	ctx, _ := memSetup(t, drv)
+	p, err := memory.AllocPitched[int64](ctx, 5, 3)
+	must(t, err)
+	defer func() { must(t, p.Close()) }()
+	rows := [][]int64{{1, 2, 3, 4, 5}, {6, 7, 8, 9, 10}, {11, 12, 13, 14, 15}}
+	must(t, memory.CopyRowsToPitched(p, rows))
+	back := [][]int64{make([]int64, 5), make([]int64, 6), make([]int64, 5)}
+	must(t, memory.CopyRowsFromPitched(back, p))
+	equal(t, back[1][:5], rows[1])
+	equal(t, back[1][5], int64(0))
+	equal(t, back[2], rows[2])
+	flat := make([]int64, 15)
+	must(t, memory.CopyFromPitched(flat, 5, p))
+	equal(t, flat[10:], rows[2])
+
+	errorIs(t, memory.CopyRowsToPitched(p, rows[:2]), driver.ErrInvalidValue)
+	errorIs(t, memory.CopyRowsToPitched(p, [][]int64{{1}, {2}, {3}}), driver.ErrInvalidValue)
+}
