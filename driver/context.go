@@ -248,16 +248,8 @@ func (c *Context) Synchronize() error {
 	if c == nil || c.c == nil {
 		return nilContext(op)
 	}
-	b, err := c.c.Bind()
-	if err != nil {
+	if err := c.synchronize(); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
-	}
-	r := c.c.API.CtxSynchronize()
-	if err := b.Unbind(); err != nil && r == nil {
-		return fmt.Errorf("%s: %w", op, err)
-	}
-	if r != nil {
-		return fmt.Errorf("%s: %s: cuCtxSynchronize: %w", op, c, core.Unusable(r))
 	}
 	return nil
 }

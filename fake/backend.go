@@ -38,6 +38,7 @@ type Backend struct {
 	seq      uint64
 	tomb     map[uintptr]bool // handles destroyed with their context
 	bufferID uint64
+	pools    poolState // stream-ordered memory pools (pools.go)
 	finished sync.Cond // on mu: an item finished, a stream's head changed
 	gen      uint64    // counts finished items
 

@@ -130,7 +130,7 @@ func runRecord(rb *Backend, s *stream, seq uint64) error {
 		return err
 	}
 	defer rb.unlockExec()
-	rb.runUpTo(s, seq, true)
+	rb.runUpTo(s, seq, runWait)
 	return nil
 }
 
@@ -176,7 +176,7 @@ func (b *Backend) EventQuery(h uintptr) error {
 		return err
 	}
 	if ok {
-		rb.runHead(s, false)
+		rb.runHead(s, runStart)
 		rb.unlockExec()
 	}
 	return driver.ErrNotReady

@@ -96,6 +96,15 @@ type item struct {
 	waitSeq uint64
 }
 
+// runMode says how runHead treats host callbacks.
+type runMode uint8
+
+const (
+	runNoWait runMode = iota // never wait for a callback in flight; run one reached
+	runWait                  // wait for callbacks in flight and run those reached
+	runStart                 // never wait; start a callback reached and return (queries)
+)
+
 // pushLocked appends it to s with the next sequence number.
 func (b *Backend) pushLocked(s *stream, it *item) uint64 {
 	b.seq++
@@ -123,7 +132,7 @@ func (b *Backend) backpressure(s *stream) {
 		if n <= maxPending/2 {
 			return
 		}
-		b.runHead(s, true)
+		b.runHead(s, runWait)
 	}
 }
 
@@ -134,11 +143,13 @@ func (b *Backend) backpressure(s *stream) {
 // go and taken again while a host callback runs or is waited for, so the
 // caller must look at the queues afresh after.
 //
-// With wait false, runHead does not wait for a host callback in flight on
-// another goroutine (on s or on work s depends on) and returns false instead.
+// With mode runNoWait or runStart, runHead does not wait for a host callback
+// in flight on another goroutine (on s or on work s depends on) and returns
+// false instead; with runStart (a query), a host callback it reaches is
+// started on a goroutine of its own and not waited for.
 // Otherwise it returns true: it ran an item, waited for one, or found s
 // changed or empty.
-func (b *Backend) runHead(s *stream, wait bool) bool {
+func (b *Backend) runHead(s *stream, mode runMode) bool {
 	b.mu.RLock()
 	if len(s.q) == 0 {
 		b.mu.RUnlock()
@@ -146,7 +157,7 @@ func (b *Backend) runHead(s *stream, wait bool) bool {
 	}
 	if s.busy {
 		b.mu.RUnlock()
-		if !wait {
+		if mode != runWait {
 			return false
 		}
 		b.awaitIdle(s)
@@ -170,11 +181,11 @@ func (b *Backend) runHead(s *stream, wait bool) bool {
 	}
 	b.mu.RUnlock()
 	for _, t := range deps {
-		if !b.runUpTo(t, it.seq-1, wait) {
+		if !b.runUpTo(t, it.seq-1, mode) {
 			return false
 		}
 	}
-	if it.waitS != nil && !b.runUpTo(it.waitS, it.waitSeq, wait) {
+	if it.waitS != nil && !b.runUpTo(it.waitS, it.waitSeq, mode) {
 		return false
 	}
 	// Running the dependencies may have let the execution lock go: another
@@ -187,6 +198,16 @@ func (b *Backend) runHead(s *stream, wait bool) bool {
 	if it.host != nil {
 		s.busy = true
 		b.mu.Unlock()
+		if mode == runStart {
+			// A query never waits, on the driver either: the callback
+			// starts on its own thread, and the stream stays busy until
+			// it returns.
+			go func() {
+				b.runCallback(it.host)
+				b.finish(s, nil)
+			}()
+			return true
+		}
 		b.unlockExec()
 		b.runCallback(it.host)
 		b.finish(s, nil)
@@ -251,9 +272,9 @@ func runItem(it *item) (err error) {
 }
 
 // runUpTo runs the items of s numbered seq or lower. Execution lock held.
-// With wait false it returns false when that needs a host callback in flight
+// With a mode other than runWait it returns false when that needs a host callback in flight
 // on another goroutine to finish.
-func (b *Backend) runUpTo(s *stream, seq uint64, wait bool) bool {
+func (b *Backend) runUpTo(s *stream, seq uint64, mode runMode) bool {
 	for {
 		b.mu.RLock()
 		more := len(s.q) > 0 && s.q[0].seq <= seq
@@ -261,7 +282,7 @@ func (b *Backend) runUpTo(s *stream, seq uint64, wait bool) bool {
 		if !more {
 			return true
 		}
-		if !b.runHead(s, wait) {
+		if !b.runHead(s, mode) {
 			return false
 		}
 	}
@@ -272,7 +293,7 @@ func (b *Backend) drain(s *stream) error {
 	b.mu.RLock()
 	target := b.seq
 	b.mu.RUnlock()
-	b.runUpTo(s, target, true)
+	b.runUpTo(s, target, runWait)
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	return s.err
@@ -304,7 +325,7 @@ func (b *Backend) drainContext(c *context) error {
 		}
 		ran := false
 		for _, s := range next {
-			if b.runHead(s, false) {
+			if b.runHead(s, runNoWait) {
 				ran = true
 				break
 			}
@@ -340,6 +361,6 @@ func (b *Backend) runSync(c *context, fn func() error) error {
 	}
 	seq := b.pushLocked(c.null, it)
 	b.mu.Unlock()
-	b.runUpTo(c.null, seq, true)
+	b.runUpTo(c.null, seq, runWait)
 	return res
 }

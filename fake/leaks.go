@@ -15,7 +15,8 @@ type Leak = backend.Leak
 // responsible for releasing, in a stable order: created contexts, retained
 // primary contexts (with their reference count), streams, events, modules,
 // device allocations (with size and device), pinned host memory, IPC
-// mappings not closed, NVRTC programs, CUDA graphs and graph execs. Memory mapped from another
+// mappings not closed, NVRTC programs, CUDA graphs and graph execs, and
+// memory pools made by cuMemPoolCreate. Memory mapped from another
 // backend's IPC handle is never counted as this backend's to free; the
 // mapping is listed until IPCCloseMemHandle. A test that closes everything
 // it made expects an empty list (NewT checks it for a test).
@@ -69,6 +70,11 @@ func (b *Backend) Leaks() []Leak {
 		add(8, Leak{Kind: backend.LeakProgram, Handle: h, Detail: p.name})
 	}
 	b.graphLeaksLocked(add)
+	for h, p := range b.pools.byHandle {
+		if p.owned && !p.destroyed {
+			add(11, Leak{Kind: backend.LeakMemPool, Handle: h, Device: p.dev.ordinal})
+		}
+	}
 	sort.Slice(ls, func(i, j int) bool {
 		if ls[i].rank != ls[j].rank {
 			return ls[i].rank < ls[j].rank

@@ -28,7 +28,14 @@ type alloc struct {
 	kind  allocKind
 	dev   *device // deviceMem, ipcMapping
 	ctx   *context
-	async bool // stream-ordered (cuMemAllocAsync)
+	async bool     // stream-ordered (cuMemAllocAsync)
+	pool  *mempool // the pool of a stream-ordered allocation
+	// managed: cuMemAllocManaged memory, which the host reads and writes
+	// at the address PointerAttrHostPointer gives (its storage).
+	managed bool
+	// registered: host memory of the caller's, page-locked by
+	// cuMemHostRegister (kind hostMem; data views the caller's memory).
+	registered bool
 	// freeQueued: a cuMemFreeAsync is pending.
 	freeQueued bool
 	id         uint64 // buffer id
@@ -64,7 +71,11 @@ func (b *Backend) removeLocked(a *alloc) {
 		b.mem = b.mem[:len(b.mem)-1]
 	}
 	if a.kind == deviceMem {
-		a.dev.used -= uint64(a.size)
+		if a.pool != nil {
+			b.poolReturnLocked(a.pool, a.size)
+		} else {
+			a.dev.used -= uint64(a.size)
+		}
 		b.unexportMemLocked(a)
 	}
 }
@@ -222,47 +233,12 @@ func (b *Backend) MemFree(p uintptr) error {
 	return nil
 }
 
-// MemAllocAsync is cuMemAllocAsync: the pointer is returned now and usable
-// by work enqueued after this call. Its context attribute is 0, as for the
-// driver's pool memory.
+// MemAllocAsync is cuMemAllocAsync, from the device's current pool (see
+// pools.go): the pointer is returned now and usable by work enqueued after
+// this call. Its context attribute is 0, as for the driver's pool memory.
 func (b *Backend) MemAllocAsync(size uintptr, s uintptr) (uintptr, error) {
-	if err := b.enter("cuMemAllocAsync"); err != nil {
-		return 0, err
-	}
-	if size == 0 { // the driver succeeds and returns 0
-		_, err := b.lookupStream(s)
-		return 0, err
-	}
-	// Reserve the memory first, so that a request the device cannot hold
-	// fails before its storage is made.
-	tid := tidFor(s)
-	b.mu.Lock()
-	st, err := b.streamLocked(s, tid)
-	var base uintptr
-	var d *device
-	if err == nil {
-		d = st.ctx.dev
-		base, err = b.reserveLocked(d, size)
-	}
-	b.mu.Unlock()
-	if err != nil {
-		return 0, err
-	}
-	data := newStorage(size)
-	err = b.enqueue(s, &item{run: nop}, func(st *stream) error {
-		if st.ctx.dev != d { // the stream went away meanwhile
-			return driver.ErrInvalidHandle
-		}
-		b.insertLocked(&alloc{base: base, size: size, data: data, kind: deviceMem, dev: d, ctx: st.ctx, async: true})
-		return nil
-	})
-	if err != nil {
-		b.mu.Lock()
-		d.used -= uint64(size)
-		b.mu.Unlock()
-		return 0, err
-	}
-	return base, nil
+	const op = "cuMemAllocAsync"
+	return b.allocFromPool(op, size, 0, s)
 }
 
 // MemFreeAsync is cuMemFreeAsync: the memory is released when the stream
@@ -357,6 +333,9 @@ func (b *Backend) PointerGetAttribute(attr backend.PointerAttribute, p uintptr) 
 	case backend.PointerAttrDevicePointer:
 		return uint64(p), nil
 	case backend.PointerAttrHostPointer:
+		if a.managed {
+			return uint64(uintptr(unsafe.Pointer(&a.data[p-a.base]))), nil
+		}
 		if !host {
 			return 0, driver.ErrInvalidValue
 		}
@@ -366,6 +345,9 @@ func (b *Backend) PointerGetAttribute(attr backend.PointerAttribute, p uintptr) 
 	case backend.PointerAttrBufferID:
 		return a.id, nil
 	case backend.PointerAttrIsManaged:
+		if a.managed {
+			return 1, nil
+		}
 		return 0, nil
 	case backend.PointerAttrDeviceOrdinal:
 		return uint64(a.ctx.dev.ordinal), nil
@@ -385,8 +367,8 @@ func (b *Backend) PointerGetAttribute(attr backend.PointerAttribute, p uintptr) 
 	case 16: // CU_POINTER_ATTRIBUTE_ACCESS_FLAGS: read-write
 		return 3, nil
 	case backend.PointerAttrMempool:
-		if a.async {
-			return mempoolHandle(a.dev), nil
+		if a.pool != nil {
+			return uint64(a.pool.h), nil
 		}
 		return 0, nil
 	}
@@ -672,7 +654,7 @@ func (b *Backend) MemFreeHost(p unsafe.Pointer) error {
 	b.mu.RLock()
 	a := b.findLocked(uintptr(p))
 	b.mu.RUnlock()
-	if p == nil || a == nil || a.base != uintptr(p) || a.kind != hostMem {
+	if p == nil || a == nil || a.base != uintptr(p) || a.kind != hostMem || a.registered {
 		return driver.ErrInvalidValue
 	}
 	if err := b.lockExec(); err != nil {

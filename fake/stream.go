@@ -174,7 +174,7 @@ func (b *Backend) StreamQuery(h uintptr) error {
 		return err
 	}
 	if ok {
-		b.runHead(s, false)
+		b.runHead(s, runStart)
 		b.unlockExec()
 	}
 	return driver.ErrNotReady

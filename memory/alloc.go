@@ -18,8 +18,13 @@ import (
 // buffer holds ctx until Close: it keeps working after ctx.Close, which then
 // ends the context only when the buffer is freed.
 func Alloc[T any](ctx *driver.Context, n int) (*Buffer[T], error) {
+	return alloc[T]("memory.Alloc", ctx, n)
+}
+
+// alloc is Alloc for op (errors start "op[T]: ").
+func alloc[T any](op string, ctx *driver.Context, n int) (*Buffer[T], error) {
 	e := elemOf[T]()
-	op := "memory.Alloc[" + e.name + "]"
+	op += "[" + e.name + "]"
 	c, err := core.Of(op, ctx)
 	if err != nil {
 		return nil, err
@@ -82,6 +87,15 @@ func AllocAsync[T any](s *stream.Stream, n int) (*Buffer[T], error) {
 // cuMemAllocAsync (unless size is 0: nothing to allocate) and unbinds; when
 // the allocation fails it lets go of the hold, after unbinding.
 func allocAsync(s *stream.Stream, q *core.Queue, size uintptr, op string, n int) (uintptr, *core.Hold, error) {
+	api := q.Hold.Context().API
+	return allocAsyncWith(s, q, size, op, n, "cuMemAllocAsync", func(size uintptr) (uintptr, error) {
+		return api.MemAllocAsync(size, s.Handle())
+	})
+}
+
+// allocAsyncWith is allocAsync with the driver call (named call) made by
+// alloc.
+func allocAsyncWith(s *stream.Stream, q *core.Queue, size uintptr, op string, n int, call string, alloc func(size uintptr) (uintptr, error)) (uintptr, *core.Hold, error) {
 	if size == 0 {
 		if err := queueCheck(q); err != nil {
 			return 0, nil, fmt.Errorf("%s: %w", op, err)
@@ -102,10 +116,10 @@ func allocAsync(s *stream.Stream, q *core.Queue, size uintptr, op string, n int)
 		b.Unbind()
 		return 0, nil, fmt.Errorf("%s: stream %#x: %w", op, s.Handle(), err)
 	}
-	ptr, r := h.Context().API.MemAllocAsync(size, s.Handle())
+	ptr, r := alloc(size)
 	b.Unbind()
 	if r != nil {
-		return 0, nil, h.Drop(fmt.Errorf("%s: n=%d (%d bytes) on stream %#x of %s: cuMemAllocAsync: %w", op, n, size, s.Handle(), ctx, r))
+		return 0, nil, h.Drop(fmt.Errorf("%s: n=%d (%d bytes) on stream %#x of %s: %s: %w", op, n, size, s.Handle(), ctx, call, r))
 	}
 	return ptr, h, nil
 }

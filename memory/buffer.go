@@ -19,6 +19,7 @@ const (
 	kindAsync                // cuMemAllocAsync: owned, freed stream-ordered
 	kindBorrowed             // Borrow: foreign, Free only detaches
 	kindIPC                  // OpenIPC: Free closes the mapping
+	kindManaged              // cuMemAllocManaged: owned, Free calls cuMemFree
 )
 
 // String names the kind for Buffer.String.
@@ -32,6 +33,8 @@ func (k kind) String() string {
 		return "borrowed"
 	case kindIPC:
 		return "IPC-mapped"
+	case kindManaged:
+		return "managed"
 	}
 	return "unknown"
 }
@@ -155,9 +158,9 @@ func (b *Buffer[T]) Context() *driver.Context {
 }
 
 // Owned reports whether Close releases the memory: true for buffers from
-// Alloc and AllocAsync, false for borrowed memory, IPC mappings and views.
+// Alloc, AllocAsync, AllocFromPool and AllocManaged, false for borrowed memory, IPC mappings and views.
 func (b *Buffer[T]) Owned() bool {
-	return b != nil && b.a != nil && !b.view && (b.a.kind == kindAlloc || b.a.kind == kindAsync)
+	return b != nil && b.a != nil && !b.view && (b.a.kind == kindAlloc || b.a.kind == kindAsync || b.a.kind == kindManaged)
 }
 
 // StreamOrdered reports whether the memory comes from AllocAsync (a

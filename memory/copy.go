@@ -16,8 +16,12 @@ import (
 // reused at once (see the package documentation for how synchronous copies
 // are ordered). An empty src copies nothing and calls no driver, once dst
 // is checked.
-func CopyToDevice[T any](dst *Buffer[T], src []T) (err error) {
-	const op = "memory.CopyToDevice"
+func CopyToDevice[T any](dst *Buffer[T], src []T) error {
+	return copyToDevice("memory.CopyToDevice", dst, src)
+}
+
+// copyToDevice is CopyToDevice for op.
+func copyToDevice[T any](op string, dst *Buffer[T], src []T) (err error) {
 	if err := dst.usable(op, "dst"); err != nil {
 		return err
 	}
@@ -52,8 +56,12 @@ func CopyToDevice[T any](dst *Buffer[T], src []T) (err error) {
 // src must fit: src.Len() <= len(dst); it fills the first src.Len() elements
 // of dst. It returns once dst holds the data. An empty src copies nothing
 // and calls no driver, once it is checked.
-func CopyToHost[T any](dst []T, src *Buffer[T]) (err error) {
-	const op = "memory.CopyToHost"
+func CopyToHost[T any](dst []T, src *Buffer[T]) error {
+	return copyToHost("memory.CopyToHost", dst, src)
+}
+
+// copyToHost is CopyToHost for op.
+func copyToHost[T any](op string, dst []T, src *Buffer[T]) (err error) {
 	if err := src.usable(op, "src"); err != nil {
 		return err
 	}

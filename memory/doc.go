@@ -105,6 +105,23 @@
 // Buffer.IPCHandle exports an Alloc buffer to another process, which maps it
 // with OpenIPC.
 //
+// Register page-locks an existing Go slice instead (pinned with
+// runtime.Pinner until Close), and AllocManaged gives managed (unified)
+// memory, which the host reads and writes in place through
+// Buffer.HostSlice, with Prefetch and Advise to place it.
+//
+// # Pools, conveniences, 2D arrays, cancellable copies
+//
+// Pool is a stream-ordered memory pool: NewPool makes one, DefaultPool and
+// CurrentPool wrap the device's; AllocFromPool allocates from a chosen
+// pool. Raise the release threshold (see Pool) when allocating in a loop.
+//
+// FromSlice and ToSlice allocate and copy in one call; AllocZeroed returns
+// zeroed memory. AllocPitched makes a pitched 2D array (Pitched), copied
+// with CopyToPitched and CopyFromPitched. CopyToDeviceContext and
+// CopyToHostContext are the synchronous copies with a context.Context: the
+// wait for earlier work ends when the context is done.
+//
 // Every function works from any goroutine. Allocation, Close and synchronous
 // copies make the buffer's context current on the calling OS thread for the
 // call only; asynchronous copies and Fill on an ordinary stream bind

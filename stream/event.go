@@ -234,8 +234,10 @@ func (e *Event) Record(s *Stream) (err error) {
 
 // Synchronize blocks until the event completes (cuEventSynchronize). An
 // event never recorded is complete.
-func (e *Event) Synchronize() error {
-	const op = "stream.Event.Synchronize"
+func (e *Event) Synchronize() error { return e.synchronize("stream.Event.Synchronize") }
+
+// synchronize is Synchronize, with errors prefixed by op.
+func (e *Event) synchronize(op string) error {
 	if err := e.check(); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
@@ -247,8 +249,10 @@ func (e *Event) Synchronize() error {
 
 // Query reports whether the event has completed (cuEventQuery). Work still
 // pending is (false, nil), not an error. It allocates nothing.
-func (e *Event) Query() (bool, error) {
-	const op = "stream.Event.Query"
+func (e *Event) Query() (bool, error) { return e.query("stream.Event.Query") }
+
+// query is Query, with errors prefixed by op.
+func (e *Event) query(op string) (bool, error) {
 	if err := e.check(); err != nil {
 		return false, fmt.Errorf("%s: %w", op, err)
 	}

@@ -12,8 +12,10 @@ import (
 // (cuStreamSynchronize). If a host callback queued with Callback panicked
 // since the last Synchronize, the work is still waited for and the panic is
 // returned as a *CallbackPanicError.
-func (s *Stream) Synchronize() (err error) {
-	const op = "stream.Stream.Synchronize"
+func (s *Stream) Synchronize() error { return s.synchronize("stream.Stream.Synchronize") }
+
+// synchronize is Synchronize, with errors prefixed by op.
+func (s *Stream) synchronize(op string) (err error) {
 	b, err := s.use()
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
@@ -31,8 +33,10 @@ func (s *Stream) Synchronize() (err error) {
 // Query reports whether all work queued on the stream is done
 // (cuStreamQuery). Work still pending is (false, nil), not an error. It
 // allocates nothing and, on a stream that is not special, binds nothing.
-func (s *Stream) Query() (_ bool, err error) {
-	const op = "stream.Stream.Query"
+func (s *Stream) Query() (bool, error) { return s.query("stream.Stream.Query") }
+
+// query is Query, with errors prefixed by op.
+func (s *Stream) query(op string) (_ bool, err error) {
 	b, err := s.use()
 	if err != nil {
 		return false, fmt.Errorf("%s: %w", op, err)

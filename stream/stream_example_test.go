@@ -1,6 +1,7 @@
 package stream_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"runtime"
@@ -176,5 +177,31 @@ func ExampleStream_Callback() {
 	// first
 	// third
 	// true second fails
+	// <nil>
+}
+
+// Waiting for a stream with a deadline: the wait ends with
+// context.DeadlineExceeded while the work goes on, and the stream stays
+// usable.
+func ExampleStream_SynchronizeContext() {
+	drv := fake.New()
+	dev, _ := drv.Device(0)
+	ctx, _ := dev.PrimaryContext()
+	defer ctx.Close()
+	s, _ := stream.New(ctx, stream.Options{})
+	defer s.Close()
+
+	release := make(chan struct{})
+	s.Callback(func() { <-release }) // work that takes a while
+
+	wctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	err := s.SynchronizeContext(wctx)
+	fmt.Println(errors.Is(err, context.DeadlineExceeded))
+
+	close(release)
+	fmt.Println(s.SynchronizeContext(context.Background()))
+	// Output:
+	// true
 	// <nil>
 }

@@ -19,6 +19,7 @@ const (
 	LeakProgram        LeakKind = "NVRTC program"
 	LeakGraph          LeakKind = "graph"
 	LeakGraphExec      LeakKind = "graph exec"
+	LeakMemPool        LeakKind = "memory pool"
 )
 
 // Leak is one object a backend still holds that its user was to release.
@@ -53,6 +54,8 @@ func (l Leak) String() string {
 		return fmt.Sprintf("pinned host memory %#x: %d bytes in context %#x not freed", l.Handle, l.Size, l.Context)
 	case LeakIPCMapping:
 		return fmt.Sprintf("IPC mapping %#x: %d bytes in context %#x not closed", l.Handle, l.Size, l.Context)
+	case LeakMemPool:
+		return fmt.Sprintf("memory pool %#x on device %d: not destroyed", l.Handle, l.Device)
 	case LeakProgram:
 		return fmt.Sprintf("NVRTC program %#x (%s): not destroyed", l.Handle, l.Detail)
 	}

@@ -115,6 +115,26 @@ const (
 	symGraphLaunch
 	symGraphUpload
 	symGraphExecUpdate
+	symDeviceGetDefaultMemPool
+	symDeviceGetMemPool
+	symDeviceSetMemPool
+	symMemPoolCreate
+	symMemPoolDestroy
+	symMemPoolTrimTo
+	symMemPoolSetAttribute
+	symMemPoolGetAttribute
+	symMemPoolSetAccess
+	symMemPoolGetAccess
+	symMemAllocFromPoolAsync
+	symCtxDisablePeerAccess
+	symMemAllocManaged
+	symMemPrefetchAsync
+	symMemAdvise
+	symMemHostRegister
+	symMemHostUnregister
+	symMemAllocPitch
+	symMemcpy2D
+	symMemcpy2DAsync
 	numSyms
 )
 
@@ -228,6 +248,26 @@ var syms = [numSyms]symInfo{
 	symGraphLaunch:                               {name: "cuGraphLaunch", since: 10000},
 	symGraphUpload:                               {name: "cuGraphUpload", since: 11010},
 	symGraphExecUpdate:                           {name: "cuGraphExecUpdate", since: 12000, dlsym: []string{"cuGraphExecUpdate_v2"}},
+	symDeviceGetDefaultMemPool:                   {name: "cuDeviceGetDefaultMemPool", since: 11020},
+	symDeviceGetMemPool:                          {name: "cuDeviceGetMemPool", since: 11020},
+	symDeviceSetMemPool:                          {name: "cuDeviceSetMemPool", since: 11020},
+	symMemPoolCreate:                             {name: "cuMemPoolCreate", since: 11020},
+	symMemPoolDestroy:                            {name: "cuMemPoolDestroy", since: 11020},
+	symMemPoolTrimTo:                             {name: "cuMemPoolTrimTo", since: 11020},
+	symMemPoolSetAttribute:                       {name: "cuMemPoolSetAttribute", since: 11020},
+	symMemPoolGetAttribute:                       {name: "cuMemPoolGetAttribute", since: 11020},
+	symMemPoolSetAccess:                          {name: "cuMemPoolSetAccess", since: 11020},
+	symMemPoolGetAccess:                          {name: "cuMemPoolGetAccess", since: 11020},
+	symMemAllocFromPoolAsync:                     {name: "cuMemAllocFromPoolAsync", since: 11020},
+	symCtxDisablePeerAccess:                      {name: "cuCtxDisablePeerAccess", since: 4000},
+	symMemAllocManaged:                           {name: "cuMemAllocManaged", since: 6000},
+	symMemPrefetchAsync:                          {name: "cuMemPrefetchAsync", since: 13000},
+	symMemAdvise:                                 {name: "cuMemAdvise", since: 13000},
+	symMemHostRegister:                           {name: "cuMemHostRegister", since: 6050, dlsym: []string{"cuMemHostRegister_v2"}},
+	symMemHostUnregister:                         {name: "cuMemHostUnregister", since: 4000},
+	symMemAllocPitch:                             {name: "cuMemAllocPitch", since: 3020, dlsym: []string{"cuMemAllocPitch_v2"}},
+	symMemcpy2D:                                  {name: "cuMemcpy2D", since: 3020, dlsym: []string{"cuMemcpy2D_v2"}},
+	symMemcpy2DAsync:                             {name: "cuMemcpy2DAsync", since: 3020, dlsym: []string{"cuMemcpy2DAsync_v2"}},
 }
 
 // Since returns the CUDA version that introduced the libcuda entry point
@@ -449,6 +489,46 @@ func Since(name string) (version int, ok bool) {
 		return 11010, true
 	case "cuGraphExecUpdate":
 		return 12000, true
+	case "cuDeviceGetDefaultMemPool":
+		return 11020, true
+	case "cuDeviceGetMemPool":
+		return 11020, true
+	case "cuDeviceSetMemPool":
+		return 11020, true
+	case "cuMemPoolCreate":
+		return 11020, true
+	case "cuMemPoolDestroy":
+		return 11020, true
+	case "cuMemPoolTrimTo":
+		return 11020, true
+	case "cuMemPoolSetAttribute":
+		return 11020, true
+	case "cuMemPoolGetAttribute":
+		return 11020, true
+	case "cuMemPoolSetAccess":
+		return 11020, true
+	case "cuMemPoolGetAccess":
+		return 11020, true
+	case "cuMemAllocFromPoolAsync":
+		return 11020, true
+	case "cuCtxDisablePeerAccess":
+		return 4000, true
+	case "cuMemAllocManaged":
+		return 6000, true
+	case "cuMemPrefetchAsync":
+		return 13000, true
+	case "cuMemAdvise":
+		return 13000, true
+	case "cuMemHostRegister":
+		return 6050, true
+	case "cuMemHostUnregister":
+		return 4000, true
+	case "cuMemAllocPitch":
+		return 3020, true
+	case "cuMemcpy2D":
+		return 3020, true
+	case "cuMemcpy2DAsync":
+		return 3020, true
 	}
 	return 0, false
 }

@@ -1,0 +1,479 @@
+package fake
+
+import (
+	"math"
+
+	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/core"
+)
+
+// The fake's stream-ordered memory pools. Each device has a default pool
+// (made on first use) and a current pool, which cuMemAllocAsync takes from;
+// cuMemPoolCreate makes more. A pool's accounting follows the driver's
+// attributes, kept simple:
+//
+//   - used is the bytes of the live allocations taken from the pool;
+//   - reserved is used plus the freed bytes the pool keeps cached: an
+//     allocation takes cached bytes first and reserves the rest from the
+//     device (which counts them as used in cuMemGetInfo);
+//   - when an allocation is freed (when its stream reaches the free), the
+//     cached bytes above the release threshold go back to the device at
+//     once (the driver returns them at the next synchronization; after
+//     one, both agree);
+//   - cuMemPoolTrimTo returns cached bytes until reserved is down to
+//     minBytesToKeep, or nothing is cached;
+//   - the high-water marks follow the current values; setting one to 0
+//     resets it to the current value.
+//
+// The driver reserves in chunks (2 MiB and more) and rounds allocations up;
+// the fake counts bytes exactly, so tests compare with >=.
+type mempool struct {
+	h         uintptr
+	dev       *device
+	owned     bool // made by cuMemPoolCreate (the default pool is not)
+	destroyed bool // cuMemPoolDestroy was called; it ends when live is 0
+	live      int  // allocations not yet freed
+
+	threshold, maxSize                     uint64
+	reserved, reservedHigh, used, usedHigh uint64
+	cached                                 uint64
+	reuse                                  [3]uint64 // the reuse attributes, 1 by default
+	access                                 map[int]backend.MemAccessFlags
+}
+
+// poolState is the Backend's pool table (the zero value is ready).
+type poolState struct {
+	byHandle map[uintptr]*mempool
+	defaults map[*device]*mempool
+	current  map[*device]*mempool
+}
+
+// defaultPoolLocked returns d's default pool, made on first use. b.mu is
+// held for writing.
+func (b *Backend) defaultPoolLocked(d *device) *mempool {
+	ps := &b.pools
+	if ps.defaults == nil {
+		ps.byHandle = map[uintptr]*mempool{}
+		ps.defaults = map[*device]*mempool{}
+		ps.current = map[*device]*mempool{}
+	}
+	p := ps.defaults[d]
+	if p == nil {
+		p = newMempool(uintptr(mempoolHandle(d)), d, false, 0)
+		ps.defaults[d] = p
+		ps.byHandle[p.h] = p
+	}
+	return p
+}
+
+func newMempool(h uintptr, d *device, owned bool, maxSize uint64) *mempool {
+	return &mempool{h: h, dev: d, owned: owned, maxSize: maxSize, reuse: [3]uint64{1, 1, 1},
+		access: map[int]backend.MemAccessFlags{d.ordinal: backend.MemAccessReadWrite}}
+}
+
+// currentPoolLocked returns the pool cuMemAllocAsync takes from on d.
+func (b *Backend) currentPoolLocked(d *device) *mempool {
+	def := b.defaultPoolLocked(d)
+	if p := b.pools.current[d]; p != nil {
+		return p
+	}
+	return def
+}
+
+// poolLocked returns the live pool with handle h, or ErrInvalidValue.
+func (b *Backend) poolLocked(h uintptr) (*mempool, error) {
+	for _, d := range b.devs { // the default pools exist once asked for
+		b.defaultPoolLocked(d)
+	}
+	p := b.pools.byHandle[h]
+	if p == nil || p.destroyed {
+		return nil, driver.ErrInvalidValue
+	}
+	return p, nil
+}
+
+// poolReserveLocked takes size bytes for an allocation from p: cached
+// bytes first, the rest from p's device. It returns the allocation's
+// address.
+func (b *Backend) poolReserveLocked(p *mempool, size uintptr) (uintptr, error) {
+	d := p.dev
+	n := uint64(size)
+	take := min(p.cached, n)
+	fresh := n - take
+	if size > maxStorage || fresh > d.total-d.used || (p.maxSize > 0 && p.reserved+fresh > p.maxSize) {
+		return 0, driver.ErrOutOfMemory
+	}
+	base, err := d.carveLocked(size)
+	if err != nil {
+		return 0, err
+	}
+	d.used += fresh
+	p.cached -= take
+	p.reserved += fresh
+	p.used += n
+	p.live++
+	p.reservedHigh = max(p.reservedHigh, p.reserved)
+	p.usedHigh = max(p.usedHigh, p.used)
+	return base, nil
+}
+
+// poolReturnLocked gives size bytes of a freed allocation back to p, and
+// what is cached above the release threshold back to the device.
+func (b *Backend) poolReturnLocked(p *mempool, size uintptr) {
+	p.used -= uint64(size)
+	p.cached += uint64(size)
+	p.live--
+	if p.reserved > p.threshold {
+		b.poolReleaseLocked(p, p.reserved-p.threshold)
+	}
+	if p.destroyed && p.live == 0 {
+		b.poolReleaseLocked(p, p.reserved)
+		delete(b.pools.byHandle, p.h)
+	}
+}
+
+// poolReleaseLocked returns up to n cached bytes of p to its device.
+func (b *Backend) poolReleaseLocked(p *mempool, n uint64) {
+	r := min(n, p.cached)
+	p.cached -= r
+	p.reserved -= r
+	p.dev.used -= r
+}
+
+// allocFromPool is cuMemAllocAsync (pool 0: the device's current pool) and
+// cuMemAllocFromPoolAsync: the pointer is returned now and usable by work
+// enqueued after this call. Its context attribute is 0, as for the driver's
+// pool memory.
+func (b *Backend) allocFromPool(op string, size uintptr, pool uintptr, s uintptr) (uintptr, error) {
+	if err := b.enter(op); err != nil {
+		return 0, err
+	}
+	tid := tidFor(s)
+	b.mu.Lock()
+	st, err := b.streamLocked(s, tid)
+	var p *mempool
+	if err == nil {
+		if pool == 0 {
+			p = b.currentPoolLocked(st.ctx.dev)
+		} else {
+			p, err = b.poolLocked(pool)
+		}
+	}
+	if err != nil || size == 0 { // the driver succeeds and returns 0
+		b.mu.Unlock()
+		return 0, err
+	}
+	// Reserve the memory first, so that a request the device cannot hold
+	// fails before its storage is made.
+	base, err := b.poolReserveLocked(p, size)
+	b.mu.Unlock()
+	if err != nil {
+		return 0, err
+	}
+	data := newStorage(size)
+	d := st.ctx.dev
+	err = b.enqueue(s, &item{run: nop}, func(st *stream) error {
+		if st.ctx.dev != d { // the stream went away meanwhile
+			return driver.ErrInvalidHandle
+		}
+		b.insertLocked(&alloc{base: base, size: size, data: data, kind: deviceMem, dev: p.dev, ctx: st.ctx, async: true, pool: p})
+		return nil
+	})
+	if err != nil {
+		b.mu.Lock()
+		b.poolReturnLocked(p, size)
+		b.mu.Unlock()
+		return 0, err
+	}
+	return base, nil
+}
+
+// MemAllocFromPoolAsync is cuMemAllocFromPoolAsync. An unknown or
+// destroyed pool is ErrInvalidValue.
+func (b *Backend) MemAllocFromPoolAsync(size uintptr, pool uintptr, s uintptr) (uintptr, error) {
+	const op = "cuMemAllocFromPoolAsync"
+	if pool == 0 {
+		if err := b.enter(op); err != nil {
+			return 0, err
+		}
+		return 0, driver.ErrInvalidValue
+	}
+	return b.allocFromPool(op, size, pool, s)
+}
+
+// DeviceGetDefaultMemPool is cuDeviceGetDefaultMemPool.
+func (b *Backend) DeviceGetDefaultMemPool(dev int) (uintptr, error) {
+	if err := b.enter("cuDeviceGetDefaultMemPool"); err != nil {
+		return 0, err
+	}
+	d, err := b.dev(dev)
+	if err != nil {
+		return 0, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.defaultPoolLocked(d).h, nil
+}
+
+// DeviceGetMemPool is cuDeviceGetMemPool.
+func (b *Backend) DeviceGetMemPool(dev int) (uintptr, error) {
+	if err := b.enter("cuDeviceGetMemPool"); err != nil {
+		return 0, err
+	}
+	d, err := b.dev(dev)
+	if err != nil {
+		return 0, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.currentPoolLocked(d).h, nil
+}
+
+// DeviceSetMemPool is cuDeviceSetMemPool: the pool must be of dev
+// (ErrInvalidValue otherwise, and for an unknown pool).
+func (b *Backend) DeviceSetMemPool(dev int, pool uintptr) error {
+	if err := b.enter("cuDeviceSetMemPool"); err != nil {
+		return err
+	}
+	d, err := b.dev(dev)
+	if err != nil {
+		return err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	p, err := b.poolLocked(pool)
+	if err != nil {
+		return err
+	}
+	if p.dev != d {
+		return driver.ErrInvalidValue
+	}
+	b.pools.current[d] = p
+	return nil
+}
+
+// MemPoolCreate is cuMemPoolCreate: pinned device memory only, no
+// exportable handle types (ErrNotSupported), a valid device
+// (ErrInvalidValue otherwise, as for any other bad property).
+func (b *Backend) MemPoolCreate(props backend.MemPoolProps) (uintptr, error) {
+	if err := b.enter("cuMemPoolCreate"); err != nil {
+		return 0, err
+	}
+	if props.AllocType != backend.MemAllocationTypePinned || props.Location.Type != backend.MemLocationDevice || props.Usage != 0 {
+		return 0, driver.ErrInvalidValue
+	}
+	d, err := b.dev(int(props.Location.ID))
+	if err != nil {
+		return 0, driver.ErrInvalidValue
+	}
+	if props.HandleTypes != 0 {
+		return 0, driver.ErrNotSupported
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.defaultPoolLocked(d)
+	p := newMempool(newHandle(), d, true, uint64(props.MaxSize))
+	b.pools.byHandle[p.h] = p
+	return p.h, nil
+}
+
+// MemPoolDestroy is cuMemPoolDestroy. A default pool is ErrInvalidValue.
+// A pool that is a device's current pool stops being it (the default
+// takes over). Allocations not yet freed keep their memory until freed.
+func (b *Backend) MemPoolDestroy(pool uintptr) error {
+	if err := b.enter("cuMemPoolDestroy"); err != nil {
+		return err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	p, err := b.poolLocked(pool)
+	if err != nil {
+		return err
+	}
+	if !p.owned {
+		return driver.ErrInvalidValue
+	}
+	if b.pools.current[p.dev] == p {
+		delete(b.pools.current, p.dev)
+	}
+	p.destroyed = true
+	b.poolReleaseLocked(p, p.cached)
+	if p.live == 0 {
+		delete(b.pools.byHandle, p.h)
+	}
+	return nil
+}
+
+// MemPoolTrimTo is cuMemPoolTrimTo.
+func (b *Backend) MemPoolTrimTo(pool uintptr, minBytesToKeep uintptr) error {
+	if err := b.enter("cuMemPoolTrimTo"); err != nil {
+		return err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	p, err := b.poolLocked(pool)
+	if err != nil {
+		return err
+	}
+	if keep := uint64(minBytesToKeep); p.reserved > keep {
+		b.poolReleaseLocked(p, p.reserved-keep)
+	}
+	return nil
+}
+
+// MemPoolSetAttribute is cuMemPoolSetAttribute: the reuse flags and the
+// release threshold are set; the high-water marks accept only 0 (which
+// resets them); the current values are read-only (ErrInvalidValue).
+func (b *Backend) MemPoolSetAttribute(pool uintptr, attr backend.MemPoolAttribute, value uint64) error {
+	if err := b.enter("cuMemPoolSetAttribute"); err != nil {
+		return err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	p, err := b.poolLocked(pool)
+	if err != nil {
+		return err
+	}
+	switch attr {
+	case backend.MemPoolReuseFollowEventDependencies, backend.MemPoolReuseAllowOpportunistic, backend.MemPoolReuseAllowInternalDependencies:
+		if value > math.MaxInt32 {
+			return driver.ErrInvalidValue
+		}
+		p.reuse[attr-1] = min(value, 1)
+	case backend.MemPoolReleaseThreshold:
+		p.threshold = value
+		if p.reserved > p.threshold {
+			b.poolReleaseLocked(p, p.reserved-p.threshold)
+		}
+	case backend.MemPoolReservedMemHigh, backend.MemPoolUsedMemHigh:
+		if value != 0 {
+			return driver.ErrInvalidValue
+		}
+		if attr == backend.MemPoolReservedMemHigh {
+			p.reservedHigh = p.reserved
+		} else {
+			p.usedHigh = p.used
+		}
+	default:
+		return driver.ErrInvalidValue
+	}
+	return nil
+}
+
+// MemPoolGetAttribute is cuMemPoolGetAttribute.
+func (b *Backend) MemPoolGetAttribute(pool uintptr, attr backend.MemPoolAttribute) (uint64, error) {
+	if err := b.enter("cuMemPoolGetAttribute"); err != nil {
+		return 0, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	p, err := b.poolLocked(pool)
+	if err != nil {
+		return 0, err
+	}
+	switch attr {
+	case backend.MemPoolReuseFollowEventDependencies, backend.MemPoolReuseAllowOpportunistic, backend.MemPoolReuseAllowInternalDependencies:
+		return p.reuse[attr-1], nil
+	case backend.MemPoolReleaseThreshold:
+		return p.threshold, nil
+	case backend.MemPoolReservedMemCurrent:
+		return p.reserved, nil
+	case backend.MemPoolReservedMemHigh:
+		return p.reservedHigh, nil
+	case backend.MemPoolUsedMemCurrent:
+		return p.used, nil
+	case backend.MemPoolUsedMemHigh:
+		return p.usedHigh, nil
+	}
+	return 0, driver.ErrInvalidValue
+}
+
+// MemPoolSetAccess is cuMemPoolSetAccess: device locations only; the
+// pool's own device keeps read-write access (anything else for it is
+// ErrInvalidDevice); a device that cannot access the pool's device as a
+// peer is ErrInvalidDevice; read-only access is ErrInvalidValue (the
+// driver supports none and read-write for pools).
+func (b *Backend) MemPoolSetAccess(pool uintptr, descs []backend.MemAccessDesc) error {
+	if err := b.enter("cuMemPoolSetAccess"); err != nil {
+		return err
+	}
+	if len(descs) == 0 {
+		return driver.ErrInvalidValue
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	p, err := b.poolLocked(pool)
+	if err != nil {
+		return err
+	}
+	for _, d := range descs {
+		if d.Location.Type != backend.MemLocationDevice {
+			return driver.ErrInvalidValue
+		}
+		if _, err := b.dev(int(d.Location.ID)); err != nil {
+			return driver.ErrInvalidDevice
+		}
+		switch d.Flags {
+		case backend.MemAccessNone, backend.MemAccessReadWrite:
+		default:
+			return driver.ErrInvalidValue
+		}
+		if int(d.Location.ID) == p.dev.ordinal && d.Flags != backend.MemAccessReadWrite {
+			return driver.ErrInvalidDevice
+		}
+	}
+	for _, d := range descs {
+		p.access[int(d.Location.ID)] = d.Flags
+	}
+	return nil
+}
+
+// MemPoolGetAccess is cuMemPoolGetAccess.
+func (b *Backend) MemPoolGetAccess(pool uintptr, loc backend.MemLocation) (backend.MemAccessFlags, error) {
+	if err := b.enter("cuMemPoolGetAccess"); err != nil {
+		return 0, err
+	}
+	if loc.Type != backend.MemLocationDevice {
+		return 0, driver.ErrInvalidValue
+	}
+	if _, err := b.dev(int(loc.ID)); err != nil {
+		return 0, driver.ErrInvalidDevice
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	p, err := b.poolLocked(pool)
+	if err != nil {
+		return 0, err
+	}
+	return p.access[int(loc.ID)], nil
+}
+
+// CtxDisablePeerAccess is cuCtxDisablePeerAccess: ErrPeerAccessNotEnabled
+// when the current context has no access to peer.
+func (b *Backend) CtxDisablePeerAccess(peer uintptr) error {
+	if err := b.enter("cuCtxDisablePeerAccess"); err != nil {
+		return err
+	}
+	tid := core.ThreadID()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	c, err := b.currentLocked(tid)
+	if err != nil {
+		return err
+	}
+	p, err := b.liveCtxLocked(peer)
+	if err != nil {
+		return err
+	}
+	if !c.peers[p] {
+		return driver.ErrPeerAccessNotEnabled
+	}
+	delete(c.peers, p)
+	return nil
+}
+
+var (
+	_ backend.MemPools           = (*Backend)(nil)
+	_ backend.PeerAccessDisabler = (*Backend)(nil)
+)
