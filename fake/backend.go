@@ -42,6 +42,8 @@ type Backend struct {
 	gen      uint64    // counts finished items
 
 	exec execLock // runs queued work one item at a time, host callbacks aside
+
+	compiler compilerState // NVIDIA's NVRTC, if in use (nvrtc_real.go)
 }
 
 type faultCounter struct {

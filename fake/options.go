@@ -33,6 +33,7 @@ type config struct {
 	version    int
 	kernels    []kernelReg
 	faults     map[string][]faultRule
+	compiler   compilerOption // NVRTC or PretendNVRTC (nvrtc_real.go)
 }
 
 // Devices adds n default devices (an H200-like device with 8 GiB of fake
