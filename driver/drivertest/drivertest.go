@@ -58,6 +58,7 @@ func Run(t *testing.T, api backend.API) {
 	t.Run("memory", func(t *testing.T) { testMemory(t, drv) })
 	t.Run("modules", func(t *testing.T) { testModules(t, drv) })
 	t.Run("stress", func(t *testing.T) { testStress(t, drv) })
+	t.Run("cuda-c", func(t *testing.T) { testCUDAKernels(t, drv) })
 	t.Run("faults", func(t *testing.T) { testFaults(t, drv) })
 }
 
