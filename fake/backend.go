@@ -21,6 +21,8 @@ type Backend struct {
 	version int
 	faults  map[string]*faultCounter // read-only after NewBackend
 
+	compiler compilerState // NVIDIA's NVRTC, if in use (nvrtc_real.go)
+
 	inited atomic.Bool           // cuInit was called
 	poison atomic.Pointer[error] // the sticky fault that poisoned the process, if any (see poison.go)
 
@@ -42,8 +44,6 @@ type Backend struct {
 	gen      uint64    // counts finished items
 
 	exec execLock // runs queued work one item at a time, host callbacks aside
-
-	compiler compilerState // NVIDIA's NVRTC, if in use (nvrtc_real.go)
 }
 
 type faultCounter struct {
