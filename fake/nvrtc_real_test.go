@@ -144,7 +144,8 @@ func TestNVRTCOptionWrapsCompiler(t *testing.T) {
 	err = nv.Compile(h, nil)
 	assert.Equal(t, backend.NVRTCErrorCompilation, nvrtcCode(t, err), "FailNth applies")
 	assert.Equal(t, []string{"nvrtcVersion", "nvrtcCreateProgram", "nvrtcCompileProgram"}, stub.calls, "an injected failure calls nothing")
-	assert.Equal(t, []string{fmt.Sprintf("NVRTC program %#x (default_program): not destroyed", h)}, b.Leaks())
+	require.Len(t, b.Leaks(), 1)
+	assert.Contains(t, fmt.Sprint(b.Leaks()), fmt.Sprintf("NVRTC program %#x (default_program): not destroyed", h))
 
 	cubin, err := nv.CUBIN(h)
 	require.NoError(t, err)
