@@ -30,10 +30,10 @@ type kernelReg struct {
 type config struct {
 	devices    []DeviceSpec
 	devicesSet bool
+	compiler   compilerOption // NVRTC or PretendNVRTC (nvrtc_real.go)
 	version    int
 	kernels    []kernelReg
 	faults     map[string][]faultRule
-	compiler   compilerOption // NVRTC or PretendNVRTC (nvrtc_real.go)
 }
 
 // Devices adds n default devices (an H200-like device with 8 GiB of fake
