@@ -3,6 +3,7 @@ package fake_test
 import (
 	"fmt"
 
+	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/fake"
 	"github.com/nocgo/cuda/memory"
 	"github.com/nocgo/cuda/module"
@@ -77,4 +78,22 @@ func Example_cudaC() {
 	got := make([]uint64, 1)
 	memory.CopyToHost(got, total)
 	fmt.Println("sum of squares of 0..999:", got[0])
+}
+
+// The compiler can be given explicitly: here NVIDIA's NVRTC opened alone
+// (no libcuda, no GPU), or the pretend one where a test wants the same
+// compiler on every machine. (No Output: it depends on libnvrtc.)
+func ExampleNVRTC() {
+	nv, err := driver.LoadNVRTC()
+	if err != nil {
+		fmt.Println("no libnvrtc:", err)
+		return
+	}
+	drv := fake.New(fake.NVRTC(nv))
+	major, minor, _ := drv.NVRTCVersion()
+	fmt.Printf("the fake compiles with NVRTC %d.%d\n", major, minor)
+
+	pretend := fake.New(fake.PretendNVRTC())
+	major, minor, _ = pretend.NVRTCVersion()
+	fmt.Printf("and pretends to be NVRTC %d.%d here\n", major, minor)
 }
