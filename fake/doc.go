@@ -38,9 +38,7 @@
 //     once per thread, with its arguments decoded from the kernel parameter
 //     array.
 //
-// # Real CUDA C: NVIDIA's NVRTC
-//
-// NVRTC needs no GPU. Where NVIDIA's libnvrtc is installed, Backend.NVRTC
+// Real CUDA C: NVRTC needs no GPU. Where NVIDIA's libnvrtc is installed, Backend.NVRTC
 // is NVIDIA's compiler (Implementation "libnvrtc on the fake"), found the
 // first time it is asked for as driver.LoadNVRTC finds it (package loader:
 // NOCGO_CUDA_LIBNVRTC, then libnvrtc.so.13, .12, .11.2, CUDA_HOME and
@@ -69,8 +67,8 @@
 // libnvrtc (driver/drivertest's CUDA C group, TestFakeInterpreted) fail
 // instead of skipping when it is missing.
 //
-// The fake's pretend NVRTC (PretendNVRTC, or no libnvrtc) reads the options NVRTC 13.0 knows
-// (others are NVRTC_ERROR_INVALID_OPTION), applies #include (in-memory
+// The fake's pretend NVRTC (PretendNVRTC, or no libnvrtc) reads the
+// options NVRTC 13.0 knows (others are NVRTC_ERROR_INVALID_OPTION), applies #include (in-memory
 // headers, then -I directories; NVRTC's built-in headers are taken unseen),
 // #define, #if/#ifdef/#ifndef/#elif/#else/#endif (lightly) and #error, and
 // checks braces. Every __global__ function left must have a Go body with as
