@@ -8,8 +8,10 @@
 # or point NOCGO_CUDA_LIBNVRTC at a libnvrtc.so.
 set -euo pipefail
 
-if ldconfig -p 2>/dev/null | grep -q 'libnvrtc\.so'; then
-  echo "libnvrtc: $(ldconfig -p | grep -m1 'libnvrtc\.so' | sed 's/.*=> //')"
+ldconfig=$(command -v ldconfig || echo /sbin/ldconfig) # not on a user's PATH
+found() { "$ldconfig" -p 2>/dev/null | grep -m1 'libnvrtc\.so' | sed 's/.*=> //'; }
+if [ -n "$(found)" ]; then
+  echo "libnvrtc: $(found)"
   exit 0
 fi
 command -v apt-get >/dev/null || { echo "install-nvrtc: no apt-get: install libnvrtc another way" >&2; exit 1; }
@@ -31,4 +33,5 @@ fi
 
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends libnvrtc11.2 >/dev/null
-echo "libnvrtc: $(ldconfig -p | grep -m1 'libnvrtc\.so' | sed 's/.*=> //')"
+[ -n "$(found)" ] || { echo "install-nvrtc: libnvrtc11.2 installed but no libnvrtc.so found" >&2; exit 1; }
+echo "libnvrtc: $(found)"
