@@ -44,6 +44,9 @@ type Backend struct {
 	gen      uint64    // counts finished items
 
 	exec execLock // runs queued work one item at a time, host callbacks aside
+
+	graphs graphState  // CUDA graphs and stream captures (graph*.go); guarded by mu
+	interp interpState // the PTX interpreter's load and fault records (interp.go)
 }
 
 type faultCounter struct {

@@ -394,6 +394,9 @@ func (b *Backend) CtxSynchronize() error {
 	if err != nil {
 		return err
 	}
+	if err := b.captureRefuseContext(c); err != nil {
+		return err
+	}
 	if err := b.lockExec(); err != nil {
 		return err
 	}

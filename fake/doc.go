@@ -31,12 +31,24 @@
 //     too (else the launch fails with CUDA_ERROR_ILLEGAL_ADDRESS).
 //   - IPC handles open in another Backend of the same process (the fake's
 //     stand-in for another process) and map the same storage.
-//   - Kernels are Go functions registered with Kernel. The fake NVRTC checks
-//     that every __global__ function of a program has one and emits PTX (and
-//     for sm_XX a CUBIN) declaring them; ModuleLoadData loads that, or
-//     hand-written PTX whose entries have bodies. A launch calls the body
-//     once per thread, with its arguments decoded from the kernel parameter
-//     array.
+//   - Kernels run in a PTX interpreter (package fake/internal/ptxexec):
+//     PTX loaded with ModuleLoadData (from a real NVRTC, a file, a fatbin's
+//     uncompressed PTX entry) runs with CUDA's execution model, blocks of
+//     warps of 32 threads, shared memory, barriers, warp shuffles and votes,
+//     atomics, local memory and calls, blocks one after another (Workers
+//     runs them in parallel). An out-of-bounds access fails the launch with
+//     CUDA_ERROR_ILLEGAL_ADDRESS, sticky, and KernelFault says which PTX
+//     line, instruction, address and thread; PTX the interpreter cannot run
+//     is CUDA_ERROR_INVALID_PTX at load, and LoadError says why. Module
+//     .global and .const variables live in device memory (ModuleGetGlobal).
+//     printf prints to os.Stdout (KernelOutput redirects it); a failed
+//     assert fails the launch with CUDA_ERROR_ASSERT.
+//   - Kernels can also be Go functions registered with Kernel, which take
+//     precedence over the PTX of their entry. The fake NVRTC checks that
+//     every __global__ function of a program has one and emits PTX (and
+//     for sm_XX a CUBIN) declaring them; ModuleLoadData loads that. A launch
+//     calls the body once per thread, with its arguments decoded from the
+//     kernel parameter array.
 //
 // Real CUDA C: NVRTC needs no GPU. Where NVIDIA's libnvrtc is installed, Backend.NVRTC
 // is NVIDIA's compiler (Implementation "libnvrtc on the fake"), found the
@@ -79,6 +91,15 @@
 // their lowered names are PTX identifiers in the style of C++ mangling
 // ("_Z5scaleI5floatE"), not the real ones.
 //
+// Beyond the core seam the fake implements the optional interfaces of
+// package backend that modules use: loads with the JIT's logs (the PTX
+// checks' findings in the error log), a linker for PTX inputs that stand
+// alone (Backend.Link says what it refuses), launches with clusters and
+// cooperative grids, checked as the driver checks them, and the occupancy
+// queries, from the device's attributes.
+//
 // FailNth injects a failure into the n-th call of any entry point, and
-// Leaks lists what a test forgot to release.
+// Leaks lists what a test forgot to release, as structured Leak values.
+// In tests, NewT(t) is New with that check done at the test's end: it fails
+// the test, listing each leak, when anything is left open.
 package fake

@@ -84,13 +84,16 @@ func (b *Backend) EventRecord(h, s uintptr) error {
 		return err
 	}
 	it := &item{}
-	return b.enqueue(s, it, func(str *stream) error {
+	return capturedOK(b.enqueue(s, it, func(str *stream) error {
 		e := b.events[h]
 		if e == nil {
 			return b.goneLocked(h)
 		}
 		if e.ctx != str.ctx {
 			return driver.ErrInvalidHandle
+		}
+		if handled, err := b.captureEventRecordLocked(e, str); handled {
+			return errCaptured{err}
 		}
 		st := e.st
 		it.run = func() error {
@@ -107,7 +110,7 @@ func (b *Backend) EventRecord(h, s uintptr) error {
 		st.b, st.s, st.seq, st.done = b, str, b.seq+1, false
 		st.mu.Unlock()
 		return nil
-	})
+	}))
 }
 
 // event returns the event h.
@@ -141,6 +144,9 @@ func (b *Backend) EventSynchronize(h uintptr) error {
 	if err != nil {
 		return err
 	}
+	if err := b.captureRefuseEvent(e); err != nil {
+		return err
+	}
 	rb, s, seq, pending := e.st.snapshot()
 	if !pending {
 		return nil
@@ -156,6 +162,9 @@ func (b *Backend) EventQuery(h uintptr) error {
 	}
 	e, err := b.event(h)
 	if err != nil {
+		return err
+	}
+	if err := b.captureRefuseEvent(e); err != nil {
 		return err
 	}
 	rb, s, _, pending := e.st.snapshot()

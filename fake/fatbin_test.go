@@ -4,7 +4,10 @@ import (
 	"encoding/binary"
 	"testing"
 
+	"unsafe"
+
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/nocgo/cuda/driver"
 )
@@ -43,7 +46,30 @@ func TestModuleLoadFatbin(t *testing.T) {
 		_, err := b.ModuleLoadData(img)
 		assert.ErrorIs(t, err, driver.ErrInvalidImage, name)
 	}
-	_, err := b.ModuleLoadData(fakeFatbin(0, uint64(len(ptx)), ptx))
-	assert.ErrorIs(t, err, driver.ErrNoBinaryForGPU, "a well-formed fatbin")
+	elf := fakeFatbin(0, uint64(len(ptx)), ptx)
+	binary.LittleEndian.PutUint16(elf[16:], 2) // an ELF entry
+	_, err := b.ModuleLoadData(elf)
+	assert.ErrorIs(t, err, driver.ErrNoBinaryForGPU, "a well-formed fatbin with machine code only")
 	assert.Len(t, b.Leaks(), 1, "only the bound primary context")
+}
+
+// TestModuleLoadFatbinPTX: the PTX entry of a fatbin runs in the
+// interpreter; compressed PTX (binary) does not count.
+func TestModuleLoadFatbinPTX(t *testing.T) {
+	b := bound(t)
+	src := []byte(".version 7.8\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n\t.reg .b64 %rd<2>;\n\t.reg .b32 %r<2>;\n\tld.param.u64 %rd1, [p];\n\tmov.u32 %r1, 42;\n\tst.global.u32 [%rd1], %r1;\n\tret;\n}\n\x00\x00")
+	m, err := b.ModuleLoadData(fakeFatbin(0, uint64(len(src)), src))
+	require.NoError(t, err)
+	f, err := b.ModuleGetFunction(m, "k")
+	require.NoError(t, err)
+	p, err := b.MemAlloc(4)
+	require.NoError(t, err)
+	require.NoError(t, b.LaunchKernel(f, [3]uint32{1, 1, 1}, [3]uint32{1, 1, 1}, 0, 0, args(unsafe.Pointer(&p))))
+	assert.Equal(t, []byte{42, 0, 0, 0}, readDevice(t, b, p, 4))
+	require.NoError(t, b.MemFree(p))
+	require.NoError(t, b.ModuleUnload(m))
+
+	compressed := append([]byte{0x28, 0xb5, 0x2f, 0xfd}, src...) // a zstd frame's magic first
+	_, err = b.ModuleLoadData(fakeFatbin(0, uint64(len(compressed)), compressed))
+	assert.ErrorIs(t, err, driver.ErrNoBinaryForGPU)
 }

@@ -83,15 +83,16 @@ func TestLeaksListsLiveObjects(t *testing.T) {
 		_ = own
 	}()
 	leaks := b.Leaks()
-	require.Len(t, leaks, 7, strings.Join(leaks, "\n"))
+	require.Len(t, leaks, 7, "%v", leaks)
 	for i, want := range []string{"primary context", "context", "stream", "event", "module", "device memory", "pinned host memory"} {
-		assert.True(t, strings.HasPrefix(leaks[i], want), "line %d: %q", i, leaks[i])
+		assert.True(t, strings.HasPrefix(leaks[i].String(), want), "line %d: %q", i, leaks[i])
 	}
-	assert.Contains(t, leaks[5], "100 bytes on device 0")
+	assert.Contains(t, leaks[5].String(), "100 bytes on device 0")
+	assert.Equal(t, Leak{Kind: backend.LeakDeviceMemory, Handle: leaks[5].Handle, Context: leaks[5].Context, Size: 100}, leaks[5], "structured")
 	assert.Equal(t, leaks, b.Leaks(), "stable order")
 
 	require.NoError(t, b.DevicePrimaryCtxRelease(0))
 	leaks = b.Leaks()
 	require.Len(t, leaks, 1, "releasing the primary context destroyed what was made in it")
-	assert.True(t, strings.HasPrefix(leaks[0], "context"))
+	assert.Equal(t, backend.LeakContext, leaks[0].Kind)
 }

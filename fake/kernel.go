@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/fake/internal/ptxexec"
 )
 
 // Ptr is a device pointer as a kernel body receives it (a CUdeviceptr, 8
@@ -110,6 +111,8 @@ type kernel struct {
 	params  []param
 	size    uintptr // bytes of the packed parameters
 	err     error   // the body has the wrong shape
+	// interp runs an entry of PTX that has no Go body (fn is invalid).
+	interp *ptxexec.Kernel
 }
 
 // param is one kernel parameter, laid out with C alignment.
@@ -218,7 +221,10 @@ func (k *kernel) ptxParams(name string) string {
 // arguments. It returns the launch's error: CUDA_ERROR_ILLEGAL_ADDRESS (or
 // MISALIGNED_ADDRESS) for a bad access, CUDA_ERROR_LAUNCH_FAILED for a
 // panic in the body.
-func (k *kernel) run(b *Backend, grid, block [3]uint32, args []byte) error {
+func (k *kernel) run(b *Backend, grid, block [3]uint32, sharedMem uint32, sms int, args []byte) error {
+	if k.interp != nil {
+		return b.runPTX(k.interp, grid, block, sharedMem, sms, args)
+	}
 	vals := make([]reflect.Value, 1+len(k.params))
 	for i, p := range k.params {
 		v := reflect.New(p.typ)

@@ -12,8 +12,8 @@ var errSharedTooLarge error = driver.ErrInvalidValue
 
 // LaunchKernel is cuLaunchKernel. The arguments are read from params (one
 // pointer per parameter, each to a value of the parameter's size) at
-// enqueue; the body runs for every thread when the stream reaches the
-// launch. The function must belong to the stream's context (else
+// enqueue; the Go body runs for every thread, or the PTX interpreter runs
+// the kernel, when the stream reaches the launch. The function must belong to the stream's context (else
 // ErrInvalidHandle); grid and block sizes, dynamic shared memory and params
 // are checked like the driver does.
 func (b *Backend) LaunchKernel(fh uintptr, grid, block [3]uint32, sharedMem uint32, s uintptr, params unsafe.Pointer) error {
@@ -47,6 +47,9 @@ func (b *Backend) LaunchKernel(fh uintptr, grid, block [3]uint32, sharedMem uint
 			return errSharedTooLarge
 		}
 		k := f.k
+		if err := k.checkInterpreted(block, sharedMem, a); err != nil {
+			return err
+		}
 		if len(k.params) > 0 && params == nil {
 			return driver.ErrInvalidValue
 		}
@@ -58,7 +61,8 @@ func (b *Backend) LaunchKernel(fh uintptr, grid, block [3]uint32, sharedMem uint
 			}
 			copy(args[p.off:p.off+p.size], unsafe.Slice((*byte)(src), p.size))
 		}
-		it.run = func() error { return k.run(b, grid, block, args) }
+		sms := a[driver.AttrMultiprocessorCount]
+		it.run = func() error { return k.run(b, grid, block, sharedMem, sms, args) }
 		return nil
 	})
 }

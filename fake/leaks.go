@@ -1,73 +1,83 @@
 package fake
 
 import (
-	"fmt"
 	"sort"
+
+	"github.com/nocgo/cuda/driver/backend"
 )
 
+// Leak is one object still alive in a Backend that its user was to
+// release: its kind, handle, context, device and size (see backend.Leak;
+// String gives it as one line).
+type Leak = backend.Leak
+
 // Leaks lists every object still alive in the backend that its user is
-// responsible for releasing, one line each, in a stable order: created
-// contexts, retained primary contexts (with their reference count),
-// streams, events, modules, device allocations (with size and device),
-// pinned host memory, IPC mappings not closed, and NVRTC programs. Memory
-// mapped from another backend's IPC handle is never counted as this
-// backend's to free; the mapping is listed until IPCCloseMemHandle.
-// A test that closes everything it made expects an empty list.
-func (b *Backend) Leaks() []string {
+// responsible for releasing, in a stable order: created contexts, retained
+// primary contexts (with their reference count), streams, events, modules,
+// device allocations (with size and device), pinned host memory, IPC
+// mappings not closed, NVRTC programs, CUDA graphs and graph execs. Memory mapped from another
+// backend's IPC handle is never counted as this backend's to free; the
+// mapping is listed until IPCCloseMemHandle. A test that closes everything
+// it made expects an empty list (NewT checks it for a test).
+func (b *Backend) Leaks() []Leak {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
-	type leak struct {
+	type ranked struct {
 		rank int
-		key  uintptr
-		line string
+		Leak
 	}
-	var ls []leak
-	add := func(rank int, key uintptr, format string, args ...any) {
-		ls = append(ls, leak{rank, key, fmt.Sprintf(format, args...)})
-	}
+	var ls []ranked
+	add := func(rank int, l Leak) { ls = append(ls, ranked{rank, l}) }
 	for _, c := range b.ctxs {
 		switch {
 		case c.primary && c.refs > 0:
-			add(0, c.h, "primary context %#x on device %d: %d references retained", c.h, c.dev.ordinal, c.refs)
+			add(0, Leak{Kind: backend.LeakPrimaryContext, Handle: c.h, Context: c.h, Device: c.dev.ordinal, Refs: c.refs})
 		case !c.primary && !c.dead:
-			add(1, c.h, "context %#x on device %d: not destroyed", c.h, c.dev.ordinal)
+			add(1, Leak{Kind: backend.LeakContext, Handle: c.h, Context: c.h, Device: c.dev.ordinal})
 		}
 	}
 	for _, s := range b.streams {
-		add(2, s.h, "stream %#x in context %#x: not destroyed", s.h, s.ctx.h)
+		add(2, Leak{Kind: backend.LeakStream, Handle: s.h, Context: s.ctx.h, Device: s.ctx.dev.ordinal})
 	}
 	for _, e := range b.events {
-		add(3, e.h, "event %#x in context %#x: not destroyed", e.h, e.ctx.h)
+		add(3, Leak{Kind: backend.LeakEvent, Handle: e.h, Context: e.ctx.h, Device: e.ctx.dev.ordinal})
 	}
 	for _, m := range b.modules {
-		add(4, m.h, "module %#x in context %#x: not unloaded", m.h, m.ctx.h)
+		add(4, Leak{Kind: backend.LeakModule, Handle: m.h, Context: m.ctx.h, Device: m.ctx.dev.ordinal})
 	}
 	for _, a := range b.mem {
+		l := Leak{Handle: a.base, Size: a.size}
+		if a.ctx != nil {
+			l.Context = a.ctx.h
+		}
 		switch a.kind {
 		case deviceMem:
-			kind := "device memory"
+			l.Kind, l.Device = backend.LeakDeviceMemory, a.dev.ordinal
 			if a.async {
-				kind = "stream-ordered device memory"
+				l.Kind = backend.LeakAsyncMemory
 			}
-			add(5, a.base, "%s %#x: %d bytes on device %d not freed", kind, a.base, a.size, a.dev.ordinal)
+			add(5, l)
 		case hostMem:
-			add(6, a.base, "pinned host memory %#x: %d bytes in context %#x not freed", a.base, a.size, a.ctx.h)
+			l.Kind = backend.LeakHostMemory
+			add(6, l)
 		case ipcMapping:
-			add(7, a.base, "IPC mapping %#x: %d bytes in context %#x not closed", a.base, a.size, a.ctx.h)
+			l.Kind = backend.LeakIPCMapping
+			add(7, l)
 		}
 	}
 	for h, p := range b.progs {
-		add(8, h, "NVRTC program %#x (%s): not destroyed", h, p.name)
+		add(8, Leak{Kind: backend.LeakProgram, Handle: h, Detail: p.name})
 	}
+	b.graphLeaksLocked(add)
 	sort.Slice(ls, func(i, j int) bool {
 		if ls[i].rank != ls[j].rank {
 			return ls[i].rank < ls[j].rank
 		}
-		return ls[i].key < ls[j].key
+		return ls[i].Handle < ls[j].Handle
 	})
-	out := make([]string, len(ls))
+	out := make([]Leak, len(ls))
 	for i, l := range ls {
-		out[i] = l.line
+		out[i] = l.Leak
 	}
 	return out
 }

@@ -195,7 +195,7 @@ func TestIPCBetweenBackends(t *testing.T) {
 	assert.Equal(t, byte(8), readDevice(t, exporter, p, 1)[0], "and writes go to the same storage")
 	leaks := importer.Leaks()
 	require.Len(t, leaks, 2)
-	assert.Contains(t, leaks[1], "IPC mapping", "an open mapping is listed until closed")
+	assert.Equal(t, backend.LeakIPCMapping, leaks[1].Kind, "an open mapping is listed until closed")
 	assert.ErrorIs(t, importer.MemFree(q), driver.ErrInvalidValue, "a mapping is never the opener's to free")
 	require.NoError(t, importer.IPCCloseMemHandle(q))
 	assert.Len(t, importer.Leaks(), 1)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/fake/internal/ptxexec"
 	"github.com/nocgo/cuda/internal/core"
 	"github.com/nocgo/cuda/internal/libcuda"
 )
@@ -15,6 +16,10 @@ type module struct {
 	h     uintptr
 	ctx   *context
 	funcs map[string]*function
+	// globals are the module-scope variables of interpreted PTX, in
+	// globalMem.
+	globals   map[string]global
+	globalMem []*alloc
 }
 
 type function struct {
@@ -252,7 +257,7 @@ func (p *ptxParser) module() (arch int, suffix string, entries []ptxEntry, ok bo
 	parens := 0
 	for p.i < len(p.toks) {
 		t := p.toks[p.i]
-		if parens == 0 && t.bol && !strings.HasPrefix(t.text, ".") && t.text != "(" && t.text != "{" {
+		if parens == 0 && t.bol && !strings.HasPrefix(t.text, ".") && t.text != "(" && t.text != "{" && t.text != ";" {
 			return 0, "", nil, false // not a directive: garbage
 		}
 		switch t.text {
@@ -386,15 +391,20 @@ func (p *ptxParser) param() (uintptr, bool) {
 }
 
 // ModuleLoadData is cuModuleLoadData in the current context. The image is
-// PTX text or the fake's CUBIN, as the fake NVRTC produces them (or
-// hand-written PTX); text that is not PTX (no leading .version directive)
-// is ErrInvalidImage, PTX that is not well formed (see ptxParser) is
-// ErrInvalidPTX; every .entry must have a Go body registered under its
-// name, with the same parameter sizes, else ErrInvalidImage. A CUBIN must be
-// for the device's architecture (ErrNoBinaryForGPU); PTX must not target a
-// newer one (ErrInvalidPTX). A fatbin whose entries do not lie inside the
-// image is ErrInvalidImage, as on the real backend; a well-formed one is
-// ErrNoBinaryForGPU, since the fake runs no machine code.
+// PTX text (from a real NVRTC, the fake NVRTC, a file or a fatbin's
+// uncompressed PTX entry) or the fake's CUBIN; text that is not PTX (no
+// leading .version directive) is ErrInvalidImage, PTX that is not well
+// formed (see ptxParser) is ErrInvalidPTX. An .entry with a Go body
+// registered under its name (with the same parameter sizes, else
+// ErrInvalidImage) runs the body; one without runs in the PTX interpreter,
+// and PTX the interpreter cannot run is ErrInvalidPTX (LoadError says
+// why). The module's .global and .const variables are placed in device
+// memory. A CUBIN must be for the device's architecture
+// (ErrNoBinaryForGPU), and its entries need Go bodies; PTX must not target
+// a newer one (ErrInvalidPTX). A fatbin whose entries do not lie inside
+// the image is ErrInvalidImage, as on the real backend; one with no
+// uncompressed PTX entry is ErrNoBinaryForGPU, since the fake runs no
+// machine code.
 func (b *Backend) ModuleLoadData(image []byte) (uintptr, error) {
 	if err := b.enter("cuModuleLoadData"); err != nil {
 		return 0, err
@@ -416,8 +426,12 @@ func (b *Backend) ModuleLoadData(image []byte) (uintptr, error) {
 		return 0, err
 	}
 	if fatbin {
-		// The fake runs no machine code: nothing in it is for its devices.
-		return 0, driver.ErrNoBinaryForGPU
+		// The fake runs no machine code: only PTX in the fatbin can run.
+		ptx := fatbinPTX(image)
+		if ptx == nil {
+			return 0, driver.ErrNoBinaryForGPU
+		}
+		image = ptx
 	}
 	arch, _, cubin, entries, err := parseImage(image)
 	if err != nil {
@@ -430,9 +444,22 @@ func (b *Backend) ModuleLoadData(image []byte) (uintptr, error) {
 	if !cubin && arch > cc {
 		return 0, driver.ErrInvalidPTX
 	}
-	m := &module{h: newHandle(), ctx: c, funcs: map[string]*function{}}
+	m := &module{h: newHandle(), ctx: c, funcs: map[string]*function{}, globals: map[string]global{}}
+	var prog *ptxexec.Program
+	var progErr error
+	if !cubin {
+		prog, progErr = ptxexec.Compile(ptxText(image))
+	}
 	for _, e := range entries {
 		k := b.kernelForEntryLocked(e.name)
+		if k == nil && !cubin {
+			if progErr != nil {
+				return 0, b.noteLoadError(progErr)
+			}
+			if x := prog.Kernels[e.name]; x != nil {
+				k = ptxKernel(x)
+			}
+		}
 		if k == nil || k.err != nil || len(k.params) != len(e.sizes) {
 			return 0, driver.ErrInvalidImage
 		}
@@ -442,6 +469,11 @@ func (b *Backend) ModuleLoadData(image []byte) (uintptr, error) {
 			}
 		}
 		m.funcs[e.name] = &function{mod: m, name: e.name, k: k, maxDyn: defaultMaxDynamicShared, carveout: -1}
+	}
+	if prog != nil && progErr == nil {
+		if err := b.placeGlobalsLocked(c, m, prog); err != nil {
+			return 0, err
+		}
 	}
 	for _, f := range m.funcs {
 		f.h = newHandle()
@@ -471,6 +503,19 @@ func (b *Backend) unloadLocked(m *module) {
 	for _, f := range m.funcs {
 		delete(b.funcs, f.h)
 	}
+	for _, a := range m.globalMem {
+		b.removeGlobalLocked(a)
+	}
+	m.globalMem = nil
+	clear(m.globals)
+}
+
+// ptxText is the PTX text of an image: up to its first NUL.
+func ptxText(image []byte) string {
+	if i := bytes.IndexByte(image, 0); i >= 0 {
+		image = image[:i]
+	}
+	return string(image)
 }
 
 // ModuleGetFunction is cuModuleGetFunction: ErrNotFound for a name the
@@ -524,9 +569,12 @@ func (b *Backend) FuncGetParamInfo(h uintptr, index int) (uintptr, uintptr, erro
 	return p.off, p.size, nil
 }
 
-// FuncGetAttribute is cuFuncGetAttribute. The fake's kernels all report
-// 1024 threads per block, 32 registers, no static shared, constant or local
-// memory, and PTX and binary version 90.
+// FuncGetAttribute is cuFuncGetAttribute. Kernels run by the PTX
+// interpreter report their .maxntid (else 1024) threads per block, their
+// static .shared, .const and .local bytes, and the registers their PTX
+// declares (at most 255); kernels with a Go body report 1024 threads per
+// block, 32 registers, no static shared, constant or local memory. All
+// report PTX and binary version 90.
 func (b *Backend) FuncGetAttribute(attr backend.FunctionAttribute, h uintptr) (int, error) {
 	if err := b.enter("cuFuncGetAttribute"); err != nil {
 		return 0, err
@@ -536,6 +584,20 @@ func (b *Backend) FuncGetAttribute(attr backend.FunctionAttribute, h uintptr) (i
 	f, err := b.funcLocked(h)
 	if err != nil {
 		return 0, err
+	}
+	if x := f.k.interp; x != nil {
+		switch attr {
+		case backend.FuncMaxThreadsPerBlock:
+			return x.MaxThreads, nil
+		case backend.FuncSharedSizeBytes:
+			return x.StaticShared, nil
+		case backend.FuncLocalSizeBytes:
+			return x.LocalSize, nil
+		case backend.FuncConstSizeBytes:
+			return x.ConstSize, nil
+		case backend.FuncNumRegs:
+			return x.Regs, nil
+		}
 	}
 	switch attr {
 	case backend.FuncMaxThreadsPerBlock:

@@ -1,6 +1,10 @@
 package fake
 
-import "github.com/nocgo/cuda/driver"
+import (
+	"io"
+
+	"github.com/nocgo/cuda/driver"
+)
 
 // Option configures a Backend built by New or NewBackend.
 type Option func(*config)
@@ -34,6 +38,9 @@ type config struct {
 	version    int
 	kernels    []kernelReg
 	faults     map[string][]faultRule
+	workers    int       // blocks an interpreted launch runs at once (interp.go)
+	output     io.Writer // where printf in interpreted kernels prints (interp.go)
+	outputSet  bool
 }
 
 // Devices adds n default devices (an H200-like device with 8 GiB of fake

@@ -80,6 +80,11 @@ func (b *Backend) enqueue(h uintptr, it *item, validate func(s *stream) error) e
 		b.mu.Unlock()
 		return err
 	}
+	if c := b.graphs.captures[s]; c != nil {
+		err := b.captureLocked(c, s, it)
+		b.mu.Unlock()
+		return err
+	}
 	b.pushLocked(s, it)
 	b.mu.Unlock()
 	b.backpressure(s)
@@ -155,6 +160,9 @@ func (b *Backend) StreamQuery(h uintptr) error {
 	if err != nil {
 		return err
 	}
+	if err := b.captureRefuse(s); err != nil {
+		return err
+	}
 	b.mu.RLock()
 	pending, serr := len(s.q) > 0, s.err
 	b.mu.RUnlock()
@@ -182,6 +190,9 @@ func (b *Backend) StreamSynchronize(h uintptr) error {
 	if err != nil {
 		return err
 	}
+	if err := b.captureRefuse(s); err != nil {
+		return err
+	}
 	if err := b.lockExec(); err != nil {
 		return err
 	}
@@ -199,10 +210,13 @@ func (b *Backend) StreamWaitEvent(h, ev uintptr, flags uint32) error {
 		return driver.ErrInvalidValue
 	}
 	it := &item{run: nop}
-	return b.enqueue(h, it, func(s *stream) error {
+	return capturedOK(b.enqueue(h, it, func(s *stream) error {
 		e := b.events[ev]
 		if e == nil {
 			return b.goneLocked(ev)
+		}
+		if handled, err := b.captureWaitLocked(s, e); handled {
+			return errCaptured{err}
 		}
 		rb, rs, seq, pending := e.st.snapshot()
 		switch {
@@ -213,7 +227,7 @@ func (b *Backend) StreamWaitEvent(h, ev uintptr, flags uint32) error {
 			it.run = func() error { runRecord(rb, rs, seq); return nil }
 		}
 		return nil
-	})
+	}))
 }
 
 func nop() error { return nil }

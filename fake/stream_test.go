@@ -145,7 +145,7 @@ func TestEventsTimingAndErrors(t *testing.T) {
 	assert.ErrorIs(t, b.EventQuery(start), driver.ErrInvalidHandle, "use after destroy")
 	leaks := b.Leaks()
 	require.Len(t, leaks, 1, "only the test's primary context reference is left")
-	assert.Contains(t, leaks[0], "primary context")
+	assert.Equal(t, backend.LeakPrimaryContext, leaks[0].Kind)
 }
 
 func TestStreamPropertiesAndPriorities(t *testing.T) {

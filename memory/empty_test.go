@@ -221,8 +221,8 @@ func TestEmptyMakesNoDriverCalls(t *testing.T) {
 	require.NoError(t, s.Close())
 	var left []string
 	for _, l := range api.Leaks() {
-		if !strings.HasPrefix(l, "primary context ") {
-			left = append(left, l)
+		if l.Kind != backend.LeakPrimaryContext {
+			left = append(left, l.String())
 		}
 	}
 	assert.Empty(t, left)

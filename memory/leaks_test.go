@@ -1,12 +1,12 @@
 package memory_test
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/fake"
 )
 
@@ -22,8 +22,8 @@ func assertNoLeaks(t *testing.T, drv *driver.Driver) {
 	}
 	var leaks []string
 	for _, l := range b.Leaks() {
-		if !strings.HasPrefix(l, "primary context ") {
-			leaks = append(leaks, l)
+		if l.Kind != backend.LeakPrimaryContext {
+			leaks = append(leaks, l.String())
 		}
 	}
 	assert.Empty(t, leaks, "objects left alive at the end of the test")

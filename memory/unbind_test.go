@@ -59,6 +59,6 @@ func TestFreeAsyncReportsUnbindFailure(t *testing.T) {
 	assert.True(t, b.Closed(), "the memory was freed")
 	require.NoError(t, s.Synchronize())
 	for _, l := range api.Leaks() {
-		assert.Contains(t, l, "primary context ", "left alive")
+		assert.Equal(t, backend.LeakPrimaryContext, l.Kind, "left alive: %v", l)
 	}
 }

@@ -6,10 +6,14 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"io"
+	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 	"time"
 )
@@ -35,9 +39,14 @@ const (
 // see a partial entry and concurrent processes may share the directory; an
 // entry that fails its checksum, or that is not a regular file (a symbolic
 // link, a named pipe), is a miss and is replaced. Failing to write the cache
-// never fails a compile. Temporary files left by a writer that died are
-// removed after an hour; entries are never evicted: delete the directory to
-// reclaim the space.
+// never fails a compile; Options.Logger, when set, hears of it. Temporary
+// files left by a writer that died are removed after an hour.
+//
+// The cache holds at most Options.CacheMaxBytes of entries
+// (DefaultCacheMaxBytes unless set): each write evicts the least recently
+// used entries (by modification time, which a cache hit renews) until the
+// entries fit. Several processes sharing the directory each enforce the cap
+// on their writes, so the directory may briefly hold more.
 func CacheDir() (string, bool) {
 	switch strings.ToLower(os.Getenv(CacheEnv)) {
 	case "off", "0", "false", "no":
@@ -75,21 +84,42 @@ func userCacheDir() (string, error) {
 	return "", err
 }
 
+// DefaultCacheMaxBytes is the kernel cache's size cap when
+// Options.CacheMaxBytes is 0: 1 GiB, thousands of kernels.
+const DefaultCacheMaxBytes = 1 << 30
+
 // cache is the cache directory of one compile; the zero value is disabled.
-type cache struct{ dir string }
+type cache struct {
+	dir string
+	max int64        // the cap on the entries' bytes; < 0: none
+	log *slog.Logger // hears of write failures and evictions; nil: nobody
+}
 
 func openCache(o Options) cache {
-	if o.NoCache {
+	c := cache{max: o.CacheMaxBytes, log: o.Logger}
+	if c.max == 0 {
+		c.max = DefaultCacheMaxBytes
+	}
+	switch {
+	case o.NoCache:
 		return cache{}
+	case o.CacheDir != "":
+		c.dir = o.CacheDir
+	default:
+		d, ok := CacheDir()
+		if !ok {
+			return cache{}
+		}
+		c.dir = d
 	}
-	if o.CacheDir != "" {
-		return cache{o.CacheDir}
+	return c
+}
+
+// warn reports a failed cache write.
+func (c cache) warn(msg string, err error) {
+	if c.log != nil {
+		c.log.Warn("module: kernel cache: "+msg, "dir", c.dir, "err", err)
 	}
-	d, ok := CacheDir()
-	if !ok {
-		return cache{}
-	}
-	return cache{d}
 }
 
 // cacheKey hashes everything a compile's output depends on. Each part is
@@ -148,11 +178,18 @@ func (c cache) get(key string) (*compiled, bool) {
 	if c.dir == "" {
 		return nil, false
 	}
-	data, ok := readEntry(c.path(key))
+	path := c.path(key)
+	data, ok := readEntry(path)
 	if !ok {
 		return nil, false
 	}
-	return decodeEntry(data, key)
+	e, ok := decodeEntry(data, key)
+	if ok {
+		// A hit renews the entry: eviction takes the least recently used.
+		now := time.Now()
+		os.Chtimes(path, now, now)
+	}
+	return e, ok
 }
 
 // readEntry reads the entry file at path. Only a regular file is read: the
@@ -237,33 +274,41 @@ func encodeEntry(key string, comp *compiled) ([]byte, error) {
 // created exclusively (so never through a symbolic link or into a named
 // pipe planted at its name), renamed over the entry's name (which replaces
 // whatever is there, a symbolic link or a named pipe included, and follows
-// nothing). It then sweeps temporary files abandoned more than tmpMaxAge
-// ago. Errors are ignored: the cache is an optimisation.
+// nothing). It then evicts what is over the size cap and sweeps temporary
+// files abandoned more than tmpMaxAge ago. Errors fail nothing (the cache is
+// an optimisation): they go to the logger.
 func (c cache) put(key string, comp *compiled) {
 	if c.dir == "" {
 		return
 	}
 	buf, err := encodeEntry(key, comp)
 	if err != nil {
+		c.warn("encoding an entry", err)
 		return
 	}
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
+		c.warn("creating the directory", err)
 		return
 	}
 	defer c.sweep(time.Now())
 	tmp, err := os.CreateTemp(c.dir, tmpPrefix+key[:min(len(key), 16)]+"-*")
 	if err != nil {
+		c.warn("creating an entry", err)
 		return
 	}
 	_, werr := tmp.Write(buf)
 	cerr := tmp.Close()
-	if werr != nil || cerr != nil {
+	if err := errors.Join(werr, cerr); err != nil {
 		os.Remove(tmp.Name())
+		c.warn("writing an entry", err)
 		return
 	}
 	if err := os.Rename(tmp.Name(), c.path(key)); err != nil {
 		os.Remove(tmp.Name())
+		c.warn("renaming an entry into place", err)
+		return
 	}
+	c.evict(key)
 }
 
 // sweep removes the temporary files in the cache directory last modified
@@ -282,6 +327,61 @@ func (c cache) sweep(now time.Time) {
 		}
 		if fi, err := e.Info(); err == nil && now.Sub(fi.ModTime()) > tmpMaxAge {
 			os.Remove(filepath.Join(c.dir, e.Name()))
+		}
+	}
+}
+
+// evict removes the least recently used entries (oldest modification time
+// first) until the entries' sizes add up to at most the cap. The entry just
+// written (keep) goes last: only when it alone is over the cap.
+func (c cache) evict(keep string) {
+	if c.max < 0 {
+		return
+	}
+	ents, err := os.ReadDir(c.dir)
+	if err != nil {
+		c.warn("listing the entries", err)
+		return
+	}
+	type entry struct {
+		name string
+		size int64
+		used time.Time
+	}
+	var all []entry
+	var total int64
+	for _, e := range ents {
+		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".entry") {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil {
+			continue // removed by another process meanwhile
+		}
+		all = append(all, entry{e.Name(), fi.Size(), fi.ModTime()})
+		total += fi.Size()
+	}
+	if total <= c.max {
+		return
+	}
+	kept := keep + ".entry"
+	sort.Slice(all, func(i, j int) bool {
+		if (all[i].name == kept) != (all[j].name == kept) {
+			return all[j].name == kept
+		}
+		return all[i].used.Before(all[j].used)
+	})
+	for _, e := range all {
+		if total <= c.max {
+			break
+		}
+		if err := os.Remove(filepath.Join(c.dir, e.name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			c.warn("evicting an entry", err)
+			continue
+		}
+		total -= e.size
+		if c.log != nil {
+			c.log.Debug("module: kernel cache: evicted", "dir", c.dir, "entry", e.name, "bytes", e.size)
 		}
 	}
 }

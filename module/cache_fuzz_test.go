@@ -33,7 +33,7 @@ func FuzzCacheEntry(f *testing.F) {
 	f.Add(good[:cacheHeader], uint(len(good)-1), byte(0x80))
 	f.Add([]byte{}, uint(0), byte(0))
 	f.Add(append(append([]byte(nil), cacheMagic...), make([]byte, 40)...), uint(0), byte(0))
-	c := cache{f.TempDir()}
+	c := cache{dir: f.TempDir(), max: -1}
 	f.Fuzz(func(t *testing.T, data []byte, pos uint, x byte) {
 		got, ok := decodeEntry(data, fuzzKey)
 		if ok {
@@ -77,7 +77,7 @@ func TestDecodeGoodEntry(t *testing.T) {
 	assert.Equal(t, "sm_90", got.Arch)
 	_, ok = decodeEntry(good, "another key")
 	assert.False(t, ok)
-	c := cache{t.TempDir()}
+	c := cache{dir: t.TempDir(), max: -1}
 	require.NoError(t, os.WriteFile(c.path(fuzzKey), good, 0o644))
 	_, ok = c.get(fuzzKey)
 	assert.True(t, ok)

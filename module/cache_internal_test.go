@@ -80,7 +80,7 @@ func TestCacheKey(t *testing.T) {
 }
 
 func TestCacheEntryChecks(t *testing.T) {
-	c := cache{t.TempDir()}
+	c := cache{dir: t.TempDir(), max: -1}
 	const key = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 	comp := &compiled{Arch: "sm_90", Kind: CUBIN, Image: []byte("\x7fELF..."), PTX: []byte(".version"), Log: "warning: x", Lowered: map[string]string{"f<int>": "_Z1fIiEvv"}}
 	_, ok := c.get(key)
@@ -142,7 +142,7 @@ func TestCachePutFailures(t *testing.T) {
 	// quietly and leaves nothing behind.
 	file := filepath.Join(t.TempDir(), "a-file")
 	require.NoError(t, os.WriteFile(file, []byte("x"), 0o644))
-	c := cache{filepath.Join(file, "sub")}
+	c := cache{dir: filepath.Join(file, "sub"), max: -1}
 	c.put("00112233445566778899aabbccddeeff", &compiled{Kind: PTX, Image: []byte(".version")})
 	_, ok := c.get("00112233445566778899aabbccddeeff")
 	assert.False(t, ok)
@@ -151,7 +151,7 @@ func TestCachePutFailures(t *testing.T) {
 		ro := t.TempDir()
 		require.NoError(t, os.Chmod(ro, 0o555))
 		t.Cleanup(func() { os.Chmod(ro, 0o755) })
-		c = cache{ro}
+		c = cache{dir: ro, max: -1}
 		c.put("00112233445566778899aabbccddeeff", &compiled{Kind: PTX, Image: []byte(".version")})
 		left, err := os.ReadDir(ro)
 		require.NoError(t, err)
@@ -176,7 +176,7 @@ func TestCacheDirEnv(t *testing.T) {
 		_, ok := CacheDir()
 		assert.False(t, ok, v)
 		assert.Equal(t, cache{}, openCache(Options{}), v)
-		assert.Equal(t, cache{"/x"}, openCache(Options{CacheDir: "/x"}), "an explicit directory wins over %s", v)
+		assert.Equal(t, cache{dir: "/x", max: DefaultCacheMaxBytes}, openCache(Options{CacheDir: "/x"}), "an explicit directory wins over %s", v)
 	}
 	t.Setenv(CacheEnv, "on")
 	t.Setenv(CacheDirEnv, "")
@@ -198,7 +198,7 @@ func TestCacheDirEnv(t *testing.T) {
 		d, ok = CacheDir()
 		assert.True(t, ok, rel)
 		assert.Equal(t, "/home/gopher/.cache/nocgo-cuda", d, rel)
-		assert.Equal(t, cache{"/home/gopher/.cache/nocgo-cuda"}, openCache(Options{}), rel)
+		assert.Equal(t, cache{dir: "/home/gopher/.cache/nocgo-cuda", max: DefaultCacheMaxBytes}, openCache(Options{}), rel)
 	}
 	// With no $HOME either there is nowhere to cache.
 	t.Setenv("HOME", "")

@@ -42,14 +42,32 @@ func (d Dim3) Count() int { return d.X * d.Y * d.Z }
 func (d Dim3) String() string { return fmt.Sprintf("(%d, %d, %d)", d.X, d.Y, d.Z) }
 
 // Config is the shape of a launch: Grid blocks of Block threads, each block
-// with SharedMem bytes of dynamic shared memory.
+// with SharedMem bytes of dynamic shared memory; optionally grouped in
+// thread-block clusters, or launched cooperatively. A Config with Cluster
+// or Cooperative set launches with cuLaunchKernelEx (CUDA 11.8+).
 type Config struct {
 	Grid, Block Dim3
 	// SharedMem is the dynamic shared memory per block, in bytes. Above
 	// 48 KiB the kernel's MaxDynamicSharedSize attribute must allow it:
 	// Launch raises it as needed (see Function.SetMaxDynamicSharedMemory).
 	SharedMem int
+	// Cluster, when not zero, groups the grid's blocks into thread-block
+	// clusters of this shape (compute capability 9.0+, such as the H200):
+	// the blocks of a cluster run at once on neighbouring multiprocessors
+	// and share their shared memory. Grid still counts blocks, not
+	// clusters (as in the driver API): each grid dimension must be a
+	// multiple of the cluster's; at most 8 blocks a cluster is portable (larger
+	// ones fail with ErrInvalidClusterSize).
+	Cluster Dim3
+	// Cooperative launches the grid cooperatively: every block is resident
+	// at once, so that blocks can synchronise across the grid. A grid
+	// larger than fits (see Function.MaxActiveBlocksPerMultiprocessor) is
+	// refused with ErrCooperativeLaunchTooLarge.
+	Cooperative bool
 }
+
+// extended reports whether the launch needs cuLaunchKernelEx.
+func (c *Config) extended() bool { return c.Cooperative || c.Cluster != Dim3{} }
 
 // Limits of every CUDA device of compute capability 5.0 and later.
 const (
@@ -78,6 +96,16 @@ func (c *Config) check(f *Function) error {
 		return f.configErr("grid %v is over the limits (2147483647, 65535, 65535)", g)
 	case c.SharedMem < 0 || c.SharedMem > 1<<31-1:
 		return f.configErr("shared memory %d bytes is out of range", c.SharedMem)
+	}
+	if cl := c.Cluster; cl != (Dim3{}) {
+		switch {
+		case cl.X <= 0 || cl.Y <= 0 || cl.Z <= 0:
+			return f.configErr("cluster %v has a dimension below 1", cl)
+		case cl.X > maxBlockThreads || cl.Y > maxBlockThreads || cl.Z > maxBlockThreads:
+			return f.configErr("cluster %v is over the limits", cl)
+		case g.X%cl.X != 0 || g.Y%cl.Y != 0 || g.Z%cl.Z != 0:
+			return f.configErr("grid %v is not a whole number of clusters %v", g, cl)
+		}
 	}
 	return nil
 }

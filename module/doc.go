@@ -16,6 +16,17 @@
 // run of a program loads the compiled code in about a millisecond instead of
 // compiling again (see Options and CacheDir).
 //
+// Beyond compile and launch: Load reports what the driver's JIT compiler
+// said (a *LoadError with its error log when it refuses PTX; Module.JITLog
+// otherwise); Link links PTX, CUBIN, fatbin and LTO-IR inputs; Global is a
+// buffer view of a module's __device__ or __constant__ variable; a Config
+// with Cluster or Cooperative launches thread-block clusters or a
+// cooperative grid (cuLaunchKernelEx), bounded by the occupancy queries
+// Function.MaxActiveBlocksPerMultiprocessor and Function.MaxActiveClusters.
+//
+// The examples run on the fake driver (package fake) as written: the
+// package Example_quickStart on the GPU too, where the driver loads.
+//
 // Ownership: a Module is owned by whoever loaded or compiled it; Close
 // destroys it (idempotent) and every Function of it then returns ErrClosed.
 // A Module holds its context (driver.Context) until Close: it keeps

@@ -9,11 +9,91 @@ import (
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/fake"
-	"github.com/nocgo/cuda/internal/segscale"
 	"github.com/nocgo/cuda/memory"
 	"github.com/nocgo/cuda/module"
 	"github.com/nocgo/cuda/stream"
 )
+
+// The quick start of the README: compile a kernel at run time, copy data
+// in, launch, copy the result out. It runs on the GPU where the driver
+// loads, and on the fake driver elsewhere, where the kernel's Go body
+// computes what the CUDA C computes.
+func Example_quickStart() {
+	drv, err := driver.Load() // the NVIDIA driver, where there is one
+	if err != nil {
+		// No GPU here: the fake driver, with the kernel's body in Go.
+		drv = fake.New(fake.Kernel("scale", scaleBody))
+	}
+	dev, err := drv.Device(0)
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx, err := dev.PrimaryContext() // shared with the CUDA runtime
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer ctx.Close()
+
+	s, err := stream.New(ctx, stream.Options{Flags: stream.NonBlocking})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+
+	host := []float32{1, 2, 3, 4, 5, 6, 7, 8}
+	n := len(host)
+	in, err := memory.Alloc[float32](ctx, n)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer in.Close()
+	out, err := memory.Alloc[float32](ctx, n)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer out.Close()
+	if err := memory.CopyToDeviceAsync(s, in, host); err != nil {
+		log.Fatal(err)
+	}
+
+	m, err := module.Compile(ctx, scaleSource, module.Options{}) // NVRTC, cached on disk
+	if err != nil {
+		log.Fatal(err) // a *module.CompileError carries NVRTC's log
+	}
+	defer m.Close()
+	f, err := m.Function("scale")
+	if err != nil {
+		log.Fatal(err)
+	}
+	cfg := module.Config{Grid: module.Cover(n, 256), Block: module.Dim(256)}
+	if err := f.Launch(s, cfg, out, in, float32(2), int32(n)); err != nil {
+		log.Fatal(err) // arguments are checked against the kernel's parameters
+	}
+	got := make([]float32, n)
+	if err := memory.CopyToHostAsync(s, got, out); err != nil {
+		log.Fatal(err)
+	}
+	if err := s.Synchronize(); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(got)
+	// Output: [2 4 6 8 10 12 14 16]
+}
+
+// scaleSource is the examples' kernel: out[i] = k*in[i] for i < n.
+const scaleSource = `extern "C" __global__ void scale(float* out, const float* in, float k, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = k * in[i];
+}
+`
+
+// scaleBody is scale's body in Go, for the fake driver: one thread's work.
+func scaleBody(t fake.Thread, out, in fake.Ptr, k float32, n int32) {
+	if i := t.X(); i < int(n) {
+		fake.Store(t, out, i, k*fake.Load[float32](t, in, i))
+	}
+}
 
 // The classic PyCUDA + PyTorch workflow, in Go: another library (PyTorch, a
 // C library) owns the device memory and the stream; this program compiles a
@@ -23,7 +103,7 @@ import (
 // The example runs on the fake driver, with the kernel's Go body; with
 // drv, err := driver.Load() instead it runs unchanged on a GPU.
 func Example() {
-	drv := fake.New(fake.Devices(1), segscale.FakeKernel())
+	drv := fake.New(fake.Kernel("scale", scaleBody))
 	dev, _ := drv.Device(0)
 	ctx, err := dev.PrimaryContext()
 	if err != nil {
@@ -33,46 +113,46 @@ func Example() {
 
 	// The foreign library's memory and stream, made by raw driver calls.
 	const n = 8
-	rawIn, rawOut, rawStream := foreignAlloc(ctx, n)
+	ptrIn, ptrOut, torchStream := foreignAlloc(ctx, n)
 
 	// Borrow the memory and wrap the stream: nothing here frees or
 	// destroys them.
-	in, err := memory.Borrow[float32](ctx, rawIn, n, nil)
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer in.Close()
-	out, err := memory.Borrow[float32](ctx, rawOut, n, nil)
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer out.Close()
-	s, err := stream.Wrap(ctx, rawStream)
+	s, err := stream.Wrap(ctx, torchStream) // Close only detaches
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer s.Close()
+	in, err := memory.Borrow[float32](ctx, ptrIn, n, nil) // Close never frees ptrIn
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer in.Close()
+	out, err := memory.Borrow[float32](ctx, ptrOut, n, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer out.Close()
 
 	host := []float32{1, 2, 3, 4, 5, 6, 7, 8}
 	if err := memory.CopyToDeviceAsync(s, in, host); err != nil {
 		log.Fatal(err)
 	}
 
-	// Compile segment_scale for the device and launch it on the wrapped
-	// stream. (The fake compiles instantly, so the example skips the
-	// on-disk cache; programs normally leave it on.)
-	m, err := module.Compile(ctx, segscale.Source, module.Options{Name: "segment_scale.cu", NoCache: true})
+	// Compile scale for the device and launch it on the wrapped stream.
+	// (The fake compiles instantly, so the example skips the on-disk
+	// cache; programs normally leave it on.)
+	m, err := module.Compile(ctx, scaleSource, module.Options{Name: "scale.cu", NoCache: true})
 	if err != nil {
 		log.Fatal(err) // a *module.CompileError prints NVRTC's log
 	}
 	defer m.Close()
-	fmt.Printf("compiled %s for %s (%s)\n", segscale.Name, m.Arch(), m.Kind())
-	f, err := m.Function(segscale.Name)
+	fmt.Printf("compiled scale for %s (%s)\n", m.Arch(), m.Kind())
+	f, err := m.Function("scale")
 	if err != nil {
 		log.Fatal(err)
 	}
 	cfg := module.Config{Grid: module.Cover(n, 256), Block: module.Dim(256)}
-	if err := f.Launch(s, cfg, out, in, int32(n)); err != nil {
+	if err := f.Launch(s, cfg, out, in, float32(0.5), int32(n)); err != nil {
 		log.Fatal(err) // a float64 or int for n would be module.ErrArgs
 	}
 
@@ -83,19 +163,15 @@ func Example() {
 	if err := s.Synchronize(); err != nil {
 		log.Fatal(err)
 	}
-	want := make([]float32, n)
-	segscale.Reference(want, host)
 	fmt.Println("in: ", host)
 	fmt.Println("out:", got)
-	fmt.Println("matches the Go reference:", segscale.Compare(got, want) == nil)
 
 	// The foreign library frees its own memory and stream.
-	foreignFree(ctx, rawIn, rawOut, rawStream)
+	foreignFree(ctx, ptrIn, ptrOut, torchStream)
 	// Output:
-	// compiled segment_scale for sm_90 (CUBIN)
+	// compiled scale for sm_90 (CUBIN)
 	// in:  [1 2 3 4 5 6 7 8]
-	// out: [0.5 1 3 4 5 6 14 16]
-	// matches the Go reference: true
+	// out: [0.5 1 1.5 2 2.5 3 3.5 4]
 }
 
 // foreignAlloc stands for another library allocating device memory and
@@ -142,7 +218,7 @@ func foreignFree(ctx *driver.Context, in, out, s uintptr) {
 // Prepared arguments: checked and laid out once, then launched many times
 // with no allocation, changing one argument in place between launches.
 func ExampleFunction_Args() {
-	drv := fake.New(fake.Devices(1), segscale.FakeKernel())
+	drv := fake.New(fake.Kernel("scale", scaleBody))
 	dev, _ := drv.Device(0)
 	ctx, _ := dev.PrimaryContext()
 	defer ctx.Close()
@@ -154,21 +230,25 @@ func ExampleFunction_Args() {
 	defer in.Close()
 	out, _ := memory.Alloc[float32](ctx, n)
 	defer out.Close()
-	memory.CopyToDevice(in, segscale.Input(n))
+	input := make([]float32, n)
+	for i := range input {
+		input[i] = float32(i)
+	}
+	memory.CopyToDevice(in, input)
 
-	m, err := module.Compile(ctx, segscale.Source, module.Options{NoCache: true})
+	m, err := module.Compile(ctx, scaleSource, module.Options{NoCache: true})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer m.Close()
-	f, _ := m.Function(segscale.Name)
-	args, err := f.Args(out, in, int32(n)) // checked once, laid out and pinned
+	f, _ := m.Function("scale")
+	args, err := f.Args(out, in, float32(1), int32(n)) // checked once, laid out and pinned
 	if err != nil {
 		log.Fatal(err)
 	}
 	cfg := module.Config{Grid: module.Cover(n, 128), Block: module.Dim(128)}
-	for _, k := range []int32{n, n / 2, n / 10} {
-		if err := args.Set(2, k); err != nil { // segment_scale over the first k elements
+	for _, k := range []float32{2, 3, 10} {
+		if err := args.Set(2, k); err != nil { // a new factor, in place
 			log.Fatal(err)
 		}
 		if err := f.LaunchArgs(s, cfg, args); err != nil {
@@ -178,14 +258,11 @@ func ExampleFunction_Args() {
 	got := make([]float32, n)
 	memory.CopyToHostAsync(s, got, out)
 	s.Synchronize()
-	// The last launch covered 100 elements: element 0 is halved (first
-	// quarter), element 99 doubled (last quarter of 100).
-	input := segscale.Input(n)
-	fmt.Println(got[0] == input[0]*0.5, got[99] == input[99]*2)
+	fmt.Println(got[1], got[999]) // the last launch scaled by 10
 
 	// A mismatched argument is refused before anything reaches the driver.
-	fmt.Println(args.Set(2, math.Pi))
+	fmt.Println(args.Set(3, math.Pi))
 	// Output:
-	// true true
-	// module.Args.Set: kernel segment_scale: argument 2 is a float64 of 8 bytes, but the parameter takes 4 bytes (parameter 2: 4 bytes at offset 16, from cuFuncGetParamInfo): launch arguments do not match the kernel's parameters
+	// 10 9990
+	// module.Args.Set: kernel scale: argument 3 is a float64 of 8 bytes, but the parameter takes 4 bytes (parameter 3: 4 bytes at offset 20, from cuFuncGetParamInfo): launch arguments do not match the kernel's parameters
 }

@@ -115,6 +115,9 @@ func (f *Function) launch(s *stream.Stream, cfg *Config, params unsafe.Pointer) 
 		}
 	}
 	g, bl := cfg.Grid, cfg.Block
+	if cfg.extended() {
+		return f.launchEx(s, cfg, params)
+	}
 	err = f.m.api().LaunchKernel(f.h,
 		[3]uint32{uint32(g.X), uint32(g.Y), uint32(g.Z)},
 		[3]uint32{uint32(bl.X), uint32(bl.Y), uint32(bl.Z)},

@@ -34,6 +34,8 @@ func (k ImageKind) String() string {
 		return "CUBIN"
 	case Fatbin:
 		return "fatbin"
+	case LTOIR:
+		return "LTO-IR"
 	}
 	return fmt.Sprintf("ImageKind(%d)", int(k))
 }
@@ -72,6 +74,7 @@ type Module struct {
 	ptx     []byte // the PTX text, when known
 	image   []byte // the compiled image, for compiled modules
 	cached  bool
+	jitLog  string // the JIT's info log of the load
 
 	mu      sync.Mutex           // guards funcs and kernels; serialises Unload
 	funcs   map[string]*Function // by the name asked for
@@ -142,16 +145,36 @@ func load(ctx *driver.Context, image []byte, kind ImageKind, ptxText []byte) (*M
 	var h uintptr
 	err = hold.Do(func(api backend.API) error {
 		var r error
-		if h, r = api.ModuleLoadData(image); r != nil {
-			return fmt.Errorf("%s image (%d bytes): cuModuleLoadData: %w", kind, len(image), r)
-		}
-		return nil
+		h, m.jitLog, r = loadData(api, image, kind)
+		return r
 	})
 	if err != nil {
 		return nil, hold.Drop(err)
 	}
 	m.h, m.hold = h, hold
 	return m, nil
+}
+
+// loadData loads image in the current context: with cuModuleLoadDataEx and
+// the JIT's logs (verbose: the info log lists each kernel's registers and
+// memory) where the backend has it, returning the info log, and a
+// *LoadError with the error log when the driver refuses the image; with
+// cuModuleLoadData otherwise.
+func loadData(api backend.API, image []byte, kind ImageKind) (uintptr, string, error) {
+	what := fmt.Sprintf("%s image (%d bytes)", kind, len(image))
+	jit, ok := api.(backend.ModuleJIT)
+	if !ok {
+		h, err := api.ModuleLoadData(image)
+		if err != nil {
+			return 0, "", fmt.Errorf("%s: cuModuleLoadData: %w", what, err)
+		}
+		return h, "", nil
+	}
+	h, log, err := jit.ModuleLoadDataEx(image, true)
+	if err != nil {
+		return 0, "", &LoadError{What: what, Call: "cuModuleLoadDataEx", Log: log.Error, Info: log.Info, Err: err}
+	}
+	return h, log.Info, nil
 }
 
 // api is the backend of the module's context.
@@ -201,6 +224,17 @@ func (m *Module) Log() string {
 		return ""
 	}
 	return m.log
+}
+
+// JITLog returns the driver's info log of the load: what its JIT compiler
+// said about each kernel it compiled from PTX (registers, shared, constant
+// and local memory), or "" when it said nothing or the backend gives no
+// logs. A load the driver refuses returns a *LoadError with its error log.
+func (m *Module) JITLog() string {
+	if m == nil {
+		return ""
+	}
+	return m.jitLog
 }
 
 // Cached reports whether Compile found the module in the on-disk cache

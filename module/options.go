@@ -3,6 +3,7 @@ package module
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"sort"
 	"strings"
 )
@@ -48,6 +49,14 @@ type Options struct {
 	// NOCGO_CUDA_CACHE_DIR and the default (see CacheDir). It is used even
 	// when NOCGO_CUDA_CACHE=off.
 	CacheDir string
+	// CacheMaxBytes caps the cache directory's entries: a write evicts the
+	// least recently used entries until they fit. 0 means
+	// DefaultCacheMaxBytes; a negative value, no cap.
+	CacheMaxBytes int64
+	// Logger, when set, hears what the cache cannot do (a write that
+	// failed, at Warn) and what it evicts (at Debug). A failed cache write
+	// never fails a compile.
+	Logger *slog.Logger
 }
 
 const defaultName = "kernel.cu"

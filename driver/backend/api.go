@@ -19,8 +19,9 @@
 // arrive as optional interfaces beside it, as database/sql/driver grew
 // Pinger, ConnBeginTx and SessionResetter: a backend implements them when it
 // can, and the packages above check with a type assertion and report a clear
-// error when it cannot. NVRTCProvider, LibraryPaths and LeakReporter are the
-// first of them.
+// error when it cannot. NVRTCProvider, LibraryPaths and LeakReporter were the
+// first of them; ModuleGlobals, ModuleJIT, Linker, KernelLauncherEx and
+// Occupancy followed.
 package backend
 
 import "unsafe"
@@ -330,9 +331,9 @@ type LibraryPaths interface {
 
 // LeakReporter is implemented by backends that track the driver objects
 // they hand out (the fake): Leaks describes each one still alive (a context
-// reference, a stream, an event, an allocation, a module), one line each,
-// and is empty when everything made has been destroyed. The conformance
-// suite checks it after each case.
+// reference, a stream, an event, an allocation, a module), in a stable
+// order, and is empty when everything made has been destroyed. The
+// conformance suite checks it after each case.
 type LeakReporter interface {
-	Leaks() []string
+	Leaks() []Leak
 }

@@ -57,6 +57,8 @@ func Run(t *testing.T, api backend.API) {
 	t.Run("events", func(t *testing.T) { testEvents(t, drv) })
 	t.Run("memory", func(t *testing.T) { testMemory(t, drv) })
 	t.Run("modules", func(t *testing.T) { testModules(t, drv) })
+	t.Run("modules-ext", func(t *testing.T) { testModulesExt(t, drv) })
+	t.Run("graphs", func(t *testing.T) { testGraphs(t, drv) })
 	t.Run("stress", func(t *testing.T) { testStress(t, drv) })
 	t.Run("cuda-c", func(t *testing.T) { testCUDAKernels(t, drv) })
 	t.Run("faults", func(t *testing.T) { testFaults(t, drv) })
@@ -135,7 +137,7 @@ func (b binding) Unbind() {
 
 // leaks returns what the backend reports still alive, and false when it
 // cannot tell (it is no backend.LeakReporter).
-func leaks(drv *driver.Driver) ([]string, bool) {
+func leaks(drv *driver.Driver) ([]backend.Leak, bool) {
 	v, _ := backends.Load(drv)
 	if r, ok := v.(backend.LeakReporter); ok {
 		return r.Leaks(), true

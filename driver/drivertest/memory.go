@@ -1,10 +1,10 @@
 package drivertest
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/memory"
 	"github.com/nocgo/cuda/stream"
 )
@@ -68,9 +68,9 @@ func memNoLeaks(t *testing.T, drv *driver.Driver) {
 	if !ok {
 		return
 	}
-	var left []string
+	var left []backend.Leak
 	for _, l := range all {
-		if strings.Contains(l, "memory") {
+		if isMemory(l.Kind) {
 			left = append(left, l)
 		}
 	}
@@ -127,4 +127,14 @@ func memSame[T comparable](t *testing.T, want, got []T, msgAndArgs ...any) bool 
 		}
 	}
 	return true
+}
+
+// isMemory reports whether a leak of kind k is memory this backend allocated
+// (an IPC mapping is not: it is closed, not freed).
+func isMemory(k backend.LeakKind) bool {
+	switch k {
+	case backend.LeakDeviceMemory, backend.LeakAsyncMemory, backend.LeakHostMemory:
+		return true
+	}
+	return false
 }

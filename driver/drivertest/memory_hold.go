@@ -1,10 +1,10 @@
 package drivertest
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/memory"
 	"github.com/nocgo/cuda/stream"
 )
@@ -119,14 +119,14 @@ func checkMemOutliveContext(t *testing.T, ctx *driver.Context, ended func(t *tes
 	errorIs(t, memory.CopyToHost(out[:n/2], view), memory.ErrClosed)
 	alive("while the pinned buffer still holds it")
 	if all, ok := leaks(ctx.Driver()); ok {
-		var left []string
+		var left []backend.Leak
 		for _, l := range all {
-			if strings.Contains(l, "memory") {
+			if isMemory(l.Kind) {
 				left = append(left, l)
 			}
 		}
 		if hasLen(t, left, 1, "only the pinned buffer is left: %v", left) {
-			contains(t, left[0], "pinned")
+			equal(t, left[0].Kind, backend.LeakHostMemory)
 		}
 	}
 	must(t, host.Close())

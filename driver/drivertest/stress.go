@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/memory"
 	"github.com/nocgo/cuda/module"
 	"github.com/nocgo/cuda/stream"
@@ -481,7 +482,7 @@ func testStressCloseRacing(t *testing.T, drv *driver.Driver) {
 	}
 	t.Logf("%d rounds of %d goroutines in %v", round, stressGoroutines, time.Since(start).Round(time.Millisecond))
 	if after, ok := leaks(drv); ok {
-		var left []string
+		var left []backend.Leak
 		for _, l := range after {
 			if !slices.Contains(before, l) {
 				left = append(left, l)

@@ -158,9 +158,9 @@ func execute(e *env, seq sequence) outcome {
 		o.hung = string(buf[:runtime.Stack(buf, true)])
 		return o
 	}
-	o.leaks = e.b.Leaks()
+	o.leaks = leakLines(e.b.Leaks())
 	if e.peerB != nil {
-		o.peerLeaks = e.peerB.Leaks()
+		o.peerLeaks = leakLines(e.peerB.Leaks())
 	}
 	return o
 }
@@ -446,4 +446,13 @@ func worksAfterwards(failed *env, seq sequence, leftover []string) []string {
 		problems = append(problems, "afterwards: leaked in the peer process:\n\t"+strings.Join(o.peerLeaks, "\n\t"))
 	}
 	return problems
+}
+
+// leakLines describes each leak in one line.
+func leakLines(ls []fake.Leak) []string {
+	out := make([]string, len(ls))
+	for i, l := range ls {
+		out[i] = l.String()
+	}
+	return out
 }

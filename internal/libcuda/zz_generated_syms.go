@@ -86,6 +86,35 @@ const (
 	symOccupancyMaxPotentialBlockSize
 	symGetErrorName
 	symGetErrorString
+	symModuleGetGlobal
+	symModuleLoadDataEx
+	symLinkCreate
+	symLinkAddData
+	symLinkComplete
+	symLinkDestroy
+	symLaunchKernelEx
+	symOccupancyMaxActiveBlocksPerMultiprocessor
+	symOccupancyMaxActiveClusters
+	symStreamBeginCapture
+	symStreamEndCapture
+	symStreamGetCaptureInfo
+	symGraphCreate
+	symGraphDestroy
+	symGraphClone
+	symGraphGetNodes
+	symGraphGetEdges
+	symGraphAddKernelNode
+	symGraphAddMemcpyNode
+	symGraphAddMemsetNode
+	symGraphAddEventRecordNode
+	symGraphAddEventWaitNode
+	symGraphAddChildGraphNode
+	symGraphAddEmptyNode
+	symGraphInstantiateWithFlags
+	symGraphExecDestroy
+	symGraphLaunch
+	symGraphUpload
+	symGraphExecUpdate
 	numSyms
 )
 
@@ -170,6 +199,35 @@ var syms = [numSyms]symInfo{
 	symOccupancyMaxPotentialBlockSize: {name: "cuOccupancyMaxPotentialBlockSize", since: 6050},
 	symGetErrorName:                   {name: "cuGetErrorName", since: 6000, direct: true, lean: true},
 	symGetErrorString:                 {name: "cuGetErrorString", since: 6000, direct: true, lean: true},
+	symModuleGetGlobal:                {name: "cuModuleGetGlobal", since: 3020, dlsym: []string{"cuModuleGetGlobal_v2"}},
+	symModuleLoadDataEx:               {name: "cuModuleLoadDataEx", since: 2010},
+	symLinkCreate:                     {name: "cuLinkCreate", since: 6050, dlsym: []string{"cuLinkCreate_v2"}},
+	symLinkAddData:                    {name: "cuLinkAddData", since: 6050, dlsym: []string{"cuLinkAddData_v2"}},
+	symLinkComplete:                   {name: "cuLinkComplete", since: 5050},
+	symLinkDestroy:                    {name: "cuLinkDestroy", since: 5050},
+	symLaunchKernelEx:                 {name: "cuLaunchKernelEx", since: 11080},
+	symOccupancyMaxActiveBlocksPerMultiprocessor: {name: "cuOccupancyMaxActiveBlocksPerMultiprocessor", since: 6050},
+	symOccupancyMaxActiveClusters:                {name: "cuOccupancyMaxActiveClusters", since: 11080},
+	symStreamBeginCapture:                        {name: "cuStreamBeginCapture", since: 10010, dlsym: []string{"cuStreamBeginCapture_v2"}},
+	symStreamEndCapture:                          {name: "cuStreamEndCapture", since: 10000},
+	symStreamGetCaptureInfo:                      {name: "cuStreamGetCaptureInfo", since: 12030, dlsym: []string{"cuStreamGetCaptureInfo_v3"}},
+	symGraphCreate:                               {name: "cuGraphCreate", since: 10000},
+	symGraphDestroy:                              {name: "cuGraphDestroy", since: 10000},
+	symGraphClone:                                {name: "cuGraphClone", since: 10000},
+	symGraphGetNodes:                             {name: "cuGraphGetNodes", since: 10000},
+	symGraphGetEdges:                             {name: "cuGraphGetEdges", since: 12030, dlsym: []string{"cuGraphGetEdges_v2"}},
+	symGraphAddKernelNode:                        {name: "cuGraphAddKernelNode", since: 12000, dlsym: []string{"cuGraphAddKernelNode_v2"}},
+	symGraphAddMemcpyNode:                        {name: "cuGraphAddMemcpyNode", since: 10000},
+	symGraphAddMemsetNode:                        {name: "cuGraphAddMemsetNode", since: 10000},
+	symGraphAddEventRecordNode:                   {name: "cuGraphAddEventRecordNode", since: 11010},
+	symGraphAddEventWaitNode:                     {name: "cuGraphAddEventWaitNode", since: 11010},
+	symGraphAddChildGraphNode:                    {name: "cuGraphAddChildGraphNode", since: 10000},
+	symGraphAddEmptyNode:                         {name: "cuGraphAddEmptyNode", since: 10000},
+	symGraphInstantiateWithFlags:                 {name: "cuGraphInstantiateWithFlags", since: 11040},
+	symGraphExecDestroy:                          {name: "cuGraphExecDestroy", since: 10000},
+	symGraphLaunch:                               {name: "cuGraphLaunch", since: 10000},
+	symGraphUpload:                               {name: "cuGraphUpload", since: 11010},
+	symGraphExecUpdate:                           {name: "cuGraphExecUpdate", since: 12000, dlsym: []string{"cuGraphExecUpdate_v2"}},
 }
 
 // Since returns the CUDA version that introduced the libcuda entry point
@@ -333,6 +391,64 @@ func Since(name string) (version int, ok bool) {
 		return 6000, true
 	case "cuGetErrorString":
 		return 6000, true
+	case "cuModuleGetGlobal":
+		return 3020, true
+	case "cuModuleLoadDataEx":
+		return 2010, true
+	case "cuLinkCreate":
+		return 6050, true
+	case "cuLinkAddData":
+		return 6050, true
+	case "cuLinkComplete":
+		return 5050, true
+	case "cuLinkDestroy":
+		return 5050, true
+	case "cuLaunchKernelEx":
+		return 11080, true
+	case "cuOccupancyMaxActiveBlocksPerMultiprocessor":
+		return 6050, true
+	case "cuOccupancyMaxActiveClusters":
+		return 11080, true
+	case "cuStreamBeginCapture":
+		return 10010, true
+	case "cuStreamEndCapture":
+		return 10000, true
+	case "cuStreamGetCaptureInfo":
+		return 12030, true
+	case "cuGraphCreate":
+		return 10000, true
+	case "cuGraphDestroy":
+		return 10000, true
+	case "cuGraphClone":
+		return 10000, true
+	case "cuGraphGetNodes":
+		return 10000, true
+	case "cuGraphGetEdges":
+		return 12030, true
+	case "cuGraphAddKernelNode":
+		return 12000, true
+	case "cuGraphAddMemcpyNode":
+		return 10000, true
+	case "cuGraphAddMemsetNode":
+		return 10000, true
+	case "cuGraphAddEventRecordNode":
+		return 11010, true
+	case "cuGraphAddEventWaitNode":
+		return 11010, true
+	case "cuGraphAddChildGraphNode":
+		return 10000, true
+	case "cuGraphAddEmptyNode":
+		return 10000, true
+	case "cuGraphInstantiateWithFlags":
+		return 11040, true
+	case "cuGraphExecDestroy":
+		return 10000, true
+	case "cuGraphLaunch":
+		return 10000, true
+	case "cuGraphUpload":
+		return 11010, true
+	case "cuGraphExecUpdate":
+		return 12000, true
 	}
 	return 0, false
 }

@@ -52,3 +52,41 @@ func checkLayout(t *testing.T, e Entry) {
 		t.Fatalf("entry %q: size %d, end %d", e.Name, e.Size(), end)
 	}
 }
+
+// FuzzParseModule: ParseModule never panics, returns a module or an
+// *Error (never both), and what it returns respects the parser's limits.
+func FuzzParseModule(f *testing.F) {
+	f.Add(fullModule)
+	f.Add(mixed)
+	f.Add(".version 7.8\n.target sm_90\n.address_size 64\n.global .u32 x[2][3] = {{1,2,3},{4,5,6}};")
+	f.Add(".version 7.8\n.entry k() { @!%p1 bra L; L: call.uni (r), f, (a, b); st.v4.f32 [x+-4], {%f1,%f2,%f3,%f4}; }")
+	f.Fuzz(func(t *testing.T, src string) {
+		m, err := ParseModule(src)
+		if err != nil {
+			if _, ok := err.(*Error); !ok {
+				t.Fatalf("error %T %v is not an *Error", err, err)
+			}
+			if m != nil {
+				t.Fatalf("module with error %v", err)
+			}
+			return
+		}
+		for _, v := range m.Vars {
+			if v.Size() < 0 || v.Size() > MaxVarSize || len(v.Init) != 0 && len(v.Init) != v.Size() {
+				t.Fatalf("variable %s: size %d, %d initialiser bytes", v.Name, v.Size(), len(v.Init))
+			}
+		}
+		for _, fn := range m.Funcs {
+			for _, s := range fn.Body {
+				if s.Kind == StmtInstr && len(s.Args) > MaxOperands {
+					t.Fatalf("%d operands", len(s.Args))
+				}
+				for _, c := range s.Reg.Count {
+					if c < 0 || c > MaxRegs {
+						t.Fatalf("register count %d", c)
+					}
+				}
+			}
+		}
+	})
+}

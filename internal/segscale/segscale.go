@@ -1,5 +1,5 @@
-// Package segscale is the segment_scale example kernel, shared by the
-// module package's Example, cmd/cudainfo's self-test and the conformance
+// Package segscale is the segment_scale example kernel, shared by
+// cmd/cudainfo's self-test, the module package's tests and the conformance
 // suite: its CUDA source, its Go body for the fake driver, a Go reference
 // implementation, and Run, the self-test of the run-time workflow.
 //

@@ -1,0 +1,567 @@
+package fake
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/core"
+)
+
+// The fake's CUDA graphs. A graph is a list of nodes in creation order,
+// each with its dependencies among earlier nodes, so creation order is a
+// topological order. A node holds the work it does as the closure a stream
+// item would run (validated and with its arguments copied when the node is
+// made), an event to record or wait for, or a child graph (a deep copy).
+// Instantiation flattens the graph, child graphs inlined, into the steps of
+// an exec; a launch runs them, in that order, as stream items on the launch
+// stream (see exec.go), so the graph is ordered with the other work of the
+// stream as on a GPU.
+
+type nodeKind int
+
+const (
+	nodeKernel nodeKind = iota
+	nodeMemcpy
+	nodeMemset
+	nodeHost
+	nodeChild
+	nodeEmpty
+	nodeWaitEvent
+	nodeEventRecord
+)
+
+type gnode struct {
+	h     uintptr
+	kind  nodeKind
+	deps  []*gnode
+	run   func() error // kernel, memcpy, memset
+	host  func()       // host function (captured cuLaunchHostFunc)
+	ev    *event       // event record and wait nodes
+	child *fgraph      // child graph nodes: the graph's own copy
+}
+
+type fgraph struct {
+	h     uintptr
+	nodes []*gnode
+}
+
+// fexec is an instantiated graph.
+type fexec struct {
+	h     uintptr
+	ctx   *context
+	steps []*gnode // the nodes, child graphs inlined, in a topological order
+	shape *fgraph  // what was instantiated (a copy), for updates
+}
+
+// graphState is the backend's graphs: the one field of Backend for them.
+type graphState struct {
+	graphs   map[uintptr]*fgraph
+	nodes    map[uintptr]*gnode
+	owner    map[*gnode]*fgraph
+	execs    map[uintptr]*fexec
+	captures map[*stream]*capture
+	records  map[*event]*captureRecord // events last recorded in a capture
+	lastID   uint64
+}
+
+func (gs *graphState) init() {
+	if gs.graphs == nil {
+		gs.graphs = map[uintptr]*fgraph{}
+		gs.nodes = map[uintptr]*gnode{}
+		gs.owner = map[*gnode]*fgraph{}
+		gs.execs = map[uintptr]*fexec{}
+		gs.captures = map[*stream]*capture{}
+		gs.records = map[*event]*captureRecord{}
+	}
+}
+
+var _ backend.Graphs = (*Backend)(nil)
+
+// GraphCreate is cuGraphCreate; flags must be 0.
+func (b *Backend) GraphCreate(flags uint32) (uintptr, error) {
+	if err := b.enter("cuGraphCreate"); err != nil {
+		return 0, err
+	}
+	if flags != 0 {
+		return 0, driver.ErrInvalidValue
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.newGraphLocked().h, nil
+}
+
+func (b *Backend) newGraphLocked() *fgraph {
+	b.graphs.init()
+	g := &fgraph{h: newHandle()}
+	b.graphs.graphs[g.h] = g
+	return g
+}
+
+// GraphDestroy is cuGraphDestroy. A graph being captured into has no
+// handle yet: it gets one at cuStreamEndCapture.
+func (b *Backend) GraphDestroy(h uintptr) error {
+	if err := b.enter("cuGraphDestroy"); err != nil {
+		return err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	g, err := b.graphLocked(h)
+	if err != nil {
+		return err
+	}
+	b.dropGraphLocked(g)
+	return nil
+}
+
+func (b *Backend) dropGraphLocked(g *fgraph) {
+	delete(b.graphs.graphs, g.h)
+	for _, n := range g.nodes {
+		delete(b.graphs.nodes, n.h)
+		delete(b.graphs.owner, n)
+	}
+}
+
+func (b *Backend) graphLocked(h uintptr) (*fgraph, error) {
+	g := b.graphs.graphs[h]
+	if g == nil || h == 0 {
+		return nil, driver.ErrInvalidValue
+	}
+	return g, nil
+}
+
+// GraphClone is cuGraphClone.
+func (b *Backend) GraphClone(h uintptr) (uintptr, error) {
+	if err := b.enter("cuGraphClone"); err != nil {
+		return 0, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	g, err := b.graphLocked(h)
+	if err != nil {
+		return 0, err
+	}
+	c := b.newGraphLocked()
+	b.copyIntoLocked(c, g, true)
+	return c.h, nil
+}
+
+// copyIntoLocked appends deep copies of g's nodes to dst; registered says
+// whether the copies get node handles (nodes of a child graph's copy and
+// of an exec's shape are not the user's).
+func (b *Backend) copyIntoLocked(dst, g *fgraph, registered bool) {
+	m := map[*gnode]*gnode{}
+	for _, n := range g.nodes {
+		c := &gnode{h: newHandle(), kind: n.kind, run: n.run, host: n.host, ev: n.ev}
+		for _, d := range n.deps {
+			c.deps = append(c.deps, m[d])
+		}
+		if n.child != nil {
+			c.child = &fgraph{}
+			b.copyIntoLocked(c.child, n.child, false)
+		}
+		m[n] = c
+		dst.nodes = append(dst.nodes, c)
+		if registered {
+			b.graphs.nodes[c.h] = c
+			b.graphs.owner[c] = dst
+		}
+	}
+}
+
+// GraphNodeCount is cuGraphGetNodes with no array.
+func (b *Backend) GraphNodeCount(h uintptr) (int, error) {
+	if err := b.enter("cuGraphGetNodes"); err != nil {
+		return 0, err
+	}
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	g, err := b.graphLocked(h)
+	if err != nil {
+		return 0, err
+	}
+	return len(g.nodes), nil
+}
+
+// GraphEdgeCount is cuGraphGetEdges with no arrays.
+func (b *Backend) GraphEdgeCount(h uintptr) (int, error) {
+	if err := b.enter("cuGraphGetEdges"); err != nil {
+		return 0, err
+	}
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	g, err := b.graphLocked(h)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, x := range g.nodes {
+		n += len(x.deps)
+	}
+	return n, nil
+}
+
+// addNode checks the graph and the dependencies (nodes of that graph, no
+// repeats), asks make for the node under the table lock, and adds it.
+func (b *Backend) addNode(op string, h uintptr, deps []uintptr, make func() (*gnode, error)) (uintptr, error) {
+	if err := b.enter(op); err != nil {
+		return 0, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	g, err := b.graphLocked(h)
+	if err != nil {
+		return 0, err
+	}
+	var ds []*gnode
+	for i, d := range deps {
+		n := b.graphs.nodes[d]
+		if n == nil || b.graphs.owner[n] != g {
+			return 0, driver.ErrInvalidValue
+		}
+		for _, e := range deps[:i] {
+			if e == d {
+				return 0, driver.ErrInvalidValue
+			}
+		}
+		ds = append(ds, n)
+	}
+	n, err := make()
+	if err != nil {
+		return 0, err
+	}
+	n.h, n.deps = newHandle(), ds
+	g.nodes = append(g.nodes, n)
+	b.graphs.nodes[n.h] = n
+	b.graphs.owner[n] = g
+	return n.h, nil
+}
+
+// GraphAddKernelNode is cuGraphAddKernelNode: checked as cuLaunchKernel
+// checks a launch, the arguments copied now.
+func (b *Backend) GraphAddKernelNode(g uintptr, deps []uintptr, p *backend.KernelNodeParams) (uintptr, error) {
+	const op = "cuGraphAddKernelNode"
+	return b.addNode(op, g, deps, func() (*gnode, error) {
+		if p == nil || p.Extra != nil || p.Kernel != 0 {
+			return nil, driver.ErrInvalidValue
+		}
+		f, err := b.funcLocked(p.Func)
+		if err != nil {
+			return nil, err
+		}
+		if p.Ctx != 0 && p.Ctx != f.mod.ctx.h {
+			return nil, driver.ErrInvalidValue
+		}
+		run, err := b.kernelWorkLocked(f, f.mod.ctx, p.Grid, p.Block, p.SharedMem, p.Params)
+		if err != nil {
+			return nil, err
+		}
+		return &gnode{kind: nodeKernel, run: run}, nil
+	})
+}
+
+// kernelWorkLocked checks a launch of f in c as cuLaunchKernel does and
+// returns the work, with the arguments copied from params.
+func (b *Backend) kernelWorkLocked(f *function, c *context, grid, block [3]uint32, sharedMem uint32, params unsafe.Pointer) (func() error, error) {
+	a := c.dev.attrs
+	limits := [...]int{
+		a[driver.AttrMaxGridDimX], a[driver.AttrMaxGridDimY], a[driver.AttrMaxGridDimZ],
+		a[driver.AttrMaxBlockDimX], a[driver.AttrMaxBlockDimY], a[driver.AttrMaxBlockDimZ],
+	}
+	dims := [...]uint32{grid[0], grid[1], grid[2], block[0], block[1], block[2]}
+	for i, d := range dims {
+		if d == 0 || uint64(d) > uint64(limits[i]) {
+			return nil, driver.ErrInvalidValue
+		}
+	}
+	if uint64(block[0])*uint64(block[1])*uint64(block[2]) > uint64(a[driver.AttrMaxThreadsPerBlock]) {
+		return nil, driver.ErrInvalidValue
+	}
+	if int(sharedMem) > f.maxDyn {
+		return nil, errSharedTooLarge
+	}
+	k := f.k
+	if err := k.checkInterpreted(block, sharedMem, a); err != nil {
+		return nil, err
+	}
+	if len(k.params) > 0 && params == nil {
+		return nil, driver.ErrInvalidValue
+	}
+	args := make([]byte, k.size)
+	for i, p := range k.params {
+		src := *(*unsafe.Pointer)(unsafe.Add(params, uintptr(i)*unsafe.Sizeof(params)))
+		if src == nil {
+			return nil, driver.ErrInvalidValue
+		}
+		copy(args[p.off:p.off+p.size], unsafe.Slice((*byte)(src), p.size))
+	}
+	sms := a[driver.AttrMultiprocessorCount]
+	return func() error { return k.run(b, grid, block, sharedMem, sms, args) }, nil
+}
+
+// GraphAddMemcpyNode is cuGraphAddMemcpyNode for a 1D copy. Host memory is
+// read (or written) when the node runs, at every launch.
+func (b *Backend) GraphAddMemcpyNode(g uintptr, deps []uintptr, p *backend.MemcpyNodeParams, ctx uintptr) (uintptr, error) {
+	const op = "cuGraphAddMemcpyNode"
+	return b.addNode(op, g, deps, func() (*gnode, error) {
+		if p == nil || p.Size == 0 {
+			return nil, driver.ErrInvalidValue
+		}
+		if _, err := b.liveCtxLocked(ctx); err != nil {
+			return nil, err
+		}
+		var run func() error
+		var err error
+		switch {
+		case p.SrcHost != nil && p.DstHost != nil:
+			return nil, driver.ErrInvalidValue
+		case p.SrcHost != nil:
+			run, err = b.h2dWork(p.Dst, p.SrcHost, p.Size, false)
+		case p.DstHost != nil:
+			run, err = b.d2hWork(p.DstHost, p.Src, p.Size)
+		default:
+			run, err = b.d2dWork(p.Dst, p.Src, p.Size)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &gnode{kind: nodeMemcpy, run: run}, nil
+	})
+}
+
+// GraphAddMemsetNode is cuGraphAddMemsetNode: Height rows of Width
+// elements, Pitch bytes apart.
+func (b *Backend) GraphAddMemsetNode(g uintptr, deps []uintptr, p *backend.MemsetNodeParams, ctx uintptr) (uintptr, error) {
+	const op = "cuGraphAddMemsetNode"
+	return b.addNode(op, g, deps, func() (*gnode, error) {
+		if p == nil || p.Width == 0 || p.Height == 0 {
+			return nil, driver.ErrInvalidValue
+		}
+		if p.ElementSize != 1 && p.ElementSize != 2 && p.ElementSize != 4 {
+			return nil, driver.ErrInvalidValue
+		}
+		if p.Height > 1 && p.Pitch < p.Width*uintptr(p.ElementSize) {
+			return nil, driver.ErrInvalidValue
+		}
+		if _, err := b.liveCtxLocked(ctx); err != nil {
+			return nil, err
+		}
+		var rows []func() error
+		for r := uintptr(0); r < p.Height; r++ {
+			w, err := b.memsetWork(p.Dst+r*p.Pitch, p.Value, uintptr(p.ElementSize), p.Width)
+			if err != nil {
+				return nil, err
+			}
+			rows = append(rows, w)
+		}
+		return &gnode{kind: nodeMemset, run: func() error {
+			for _, w := range rows {
+				if err := w(); err != nil {
+					return err
+				}
+			}
+			return nil
+		}}, nil
+	})
+}
+
+// GraphAddEventRecordNode is cuGraphAddEventRecordNode.
+func (b *Backend) GraphAddEventRecordNode(g uintptr, deps []uintptr, ev uintptr) (uintptr, error) {
+	const op = "cuGraphAddEventRecordNode"
+	return b.addNode(op, g, deps, func() (*gnode, error) {
+		e := b.events[ev]
+		if e == nil {
+			return nil, b.goneLocked(ev)
+		}
+		return &gnode{kind: nodeEventRecord, ev: e}, nil
+	})
+}
+
+// GraphAddEventWaitNode is cuGraphAddEventWaitNode.
+func (b *Backend) GraphAddEventWaitNode(g uintptr, deps []uintptr, ev uintptr) (uintptr, error) {
+	const op = "cuGraphAddEventWaitNode"
+	return b.addNode(op, g, deps, func() (*gnode, error) {
+		e := b.events[ev]
+		if e == nil {
+			return nil, b.goneLocked(ev)
+		}
+		return &gnode{kind: nodeWaitEvent, ev: e}, nil
+	})
+}
+
+// GraphAddChildGraphNode is cuGraphAddChildGraphNode: the child is copied.
+func (b *Backend) GraphAddChildGraphNode(g uintptr, deps []uintptr, child uintptr) (uintptr, error) {
+	const op = "cuGraphAddChildGraphNode"
+	return b.addNode(op, g, deps, func() (*gnode, error) {
+		c, err := b.graphLocked(child)
+		if err != nil {
+			return nil, err
+		}
+		if c.h == g {
+			return nil, driver.ErrInvalidValue
+		}
+		n := &gnode{kind: nodeChild, child: &fgraph{}}
+		b.copyIntoLocked(n.child, c, false)
+		return n, nil
+	})
+}
+
+// GraphAddEmptyNode is cuGraphAddEmptyNode.
+func (b *Backend) GraphAddEmptyNode(g uintptr, deps []uintptr) (uintptr, error) {
+	const op = "cuGraphAddEmptyNode"
+	return b.addNode(op, g, deps, func() (*gnode, error) {
+		return &gnode{kind: nodeEmpty}, nil
+	})
+}
+
+// GraphInstantiate is cuGraphInstantiateWithFlags in the current context.
+func (b *Backend) GraphInstantiate(h uintptr, flags uint64) (uintptr, error) {
+	if err := b.enter("cuGraphInstantiateWithFlags"); err != nil {
+		return 0, err
+	}
+	// CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH 1, UPLOAD 2,
+	// DEVICE_LAUNCH 4, USE_NODE_PRIORITY 8.
+	if flags&^0xf != 0 {
+		return 0, driver.ErrInvalidValue
+	}
+	tid := core.ThreadID()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	c, err := b.currentLocked(tid)
+	if err != nil {
+		return 0, err
+	}
+	g, err := b.graphLocked(h)
+	if err != nil {
+		return 0, err
+	}
+	x := &fexec{h: newHandle(), ctx: c}
+	b.setShapeLocked(x, g)
+	b.graphs.execs[x.h] = x
+	return x.h, nil
+}
+
+// setShapeLocked makes x run a copy of g.
+func (b *Backend) setShapeLocked(x *fexec, g *fgraph) {
+	x.shape = &fgraph{}
+	b.copyIntoLocked(x.shape, g, false)
+	x.steps = flatten(nil, x.shape)
+}
+
+func flatten(out []*gnode, g *fgraph) []*gnode {
+	for _, n := range g.nodes {
+		if n.child != nil {
+			out = flatten(out, n.child)
+			continue
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// GraphExecDestroy is cuGraphExecDestroy; launches in flight still run.
+func (b *Backend) GraphExecDestroy(h uintptr) error {
+	if err := b.enter("cuGraphExecDestroy"); err != nil {
+		return err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.graphs.execs[h] == nil || h == 0 {
+		return driver.ErrInvalidValue
+	}
+	delete(b.graphs.execs, h)
+	return nil
+}
+
+// GraphUpload is cuGraphUpload: a stream-ordered no-op on the fake.
+func (b *Backend) GraphUpload(h, s uintptr) error {
+	if err := b.enter("cuGraphUpload"); err != nil {
+		return err
+	}
+	return b.enqueue(s, &item{run: nop}, func(st *stream) error {
+		x := b.graphs.execs[h]
+		if x == nil || h == 0 {
+			return driver.ErrInvalidValue
+		}
+		if x.ctx != st.ctx {
+			return driver.ErrInvalidValue
+		}
+		return nil
+	})
+}
+
+// GraphExecUpdate is cuGraphExecUpdate: the new graph must have the same
+// topology (the same number of nodes, each of the same type, with the same
+// dependencies); node parameters, kernels and events may change.
+func (b *Backend) GraphExecUpdate(h, gh uintptr) (backend.GraphExecUpdateInfo, error) {
+	var info backend.GraphExecUpdateInfo
+	if err := b.enter("cuGraphExecUpdate"); err != nil {
+		return info, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	x := b.graphs.execs[h]
+	if x == nil || h == 0 {
+		return info, driver.ErrInvalidValue
+	}
+	g, err := b.graphLocked(gh)
+	if err != nil {
+		return info, err
+	}
+	if r, to, from := sameShape(g, x.shape); r != backend.GraphExecUpdateSuccess {
+		info.Result = r
+		if to != nil {
+			info.ErrorNode = to.h
+		}
+		if from != nil {
+			info.ErrorFromNode = from.h
+		}
+		return info, backend.ErrGraphExecUpdateFailure
+	}
+	b.setShapeLocked(x, g)
+	return info, nil
+}
+
+// sameShape compares a new graph with an instantiated one, node by node in
+// creation order, and returns why they differ and where.
+func sameShape(g, old *fgraph) (backend.GraphExecUpdateResult, *gnode, *gnode) {
+	if len(g.nodes) != len(old.nodes) {
+		return backend.GraphExecUpdateErrorTopologyChanged, nil, nil
+	}
+	idx := map[*gnode]int{}
+	oldIdx := map[*gnode]int{}
+	for i := range g.nodes {
+		idx[g.nodes[i]], oldIdx[old.nodes[i]] = i, i
+	}
+	for i, n := range g.nodes {
+		o := old.nodes[i]
+		if n.kind != o.kind {
+			return backend.GraphExecUpdateErrorNodeTypeChanged, n, o
+		}
+		if len(n.deps) != len(o.deps) {
+			return backend.GraphExecUpdateErrorTopologyChanged, n, o
+		}
+		for j := range n.deps {
+			if idx[n.deps[j]] != oldIdx[o.deps[j]] {
+				return backend.GraphExecUpdateErrorTopologyChanged, n, o
+			}
+		}
+		if n.child != nil {
+			if r, _, _ := sameShape(n.child, o.child); r != backend.GraphExecUpdateSuccess {
+				return r, n, o
+			}
+		}
+	}
+	return backend.GraphExecUpdateSuccess, nil, nil
+}
+
+// graphLeaksLocked describes the graphs and execs not destroyed.
+func (b *Backend) graphLeaksLocked(add func(rank int, l Leak)) {
+	for h, g := range b.graphs.graphs {
+		add(9, Leak{Kind: backend.LeakGraph, Handle: h, Detail: fmt.Sprintf("%d nodes", len(g.nodes))})
+	}
+	for h, x := range b.graphs.execs {
+		add(10, Leak{Kind: backend.LeakGraphExec, Handle: h, Context: x.ctx.h})
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package fpu
+
+const raceEnabled = false

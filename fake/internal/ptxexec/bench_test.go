@@ -1,0 +1,61 @@
+package ptxexec
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/nocgo/cuda/fake/internal/fpu"
+)
+
+// BenchmarkAxpy runs the elementwise kernel out[i] = a*x[i] + y[i] (with
+// its bounds check) over 1M threads; threads/s is the interpreter's
+// speed on one core.
+func BenchmarkAxpy(b *testing.B) {
+	p, mem := load(b, "90")
+	const n = 1 << 20
+	px, py, out := mem.alloc(4*n), mem.alloc(4*n), mem.alloc(4*n)
+	k := p.Kernels["axpy"]
+	l := &Launch{Grid: dim(n / 256), Block: dim(256), Params: packAxpy(k, px, py, out, n), Mem: mem, SMs: 132}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if err := k.Run(l); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "threads/s")
+}
+
+func packAxpy(k *Kernel, px, py, out uint64, n int) []byte {
+	buf := make([]byte, k.ParamSize)
+	put := func(off int, v uint64, size int) {
+		for i := 0; i < size; i++ {
+			buf[off+i] = byte(v >> (8 * i))
+		}
+	}
+	put(k.Params[0].Offset, 0x40000000, 4) // a = 2.0f
+	put(k.Params[1].Offset, px, 8)
+	put(k.Params[2].Offset, py, 8)
+	put(k.Params[3].Offset, out, 8)
+	put(k.Params[4].Offset, uint64(n), 4)
+	return buf
+}
+
+// TestMillionElementLaunch runs a 1M-element elementwise launch and checks
+// its results; BenchmarkAxpy measures how long it takes.
+func TestMillionElementLaunch(t *testing.T) {
+	p, mem := load(t, "90")
+	const n = 1 << 20
+	xs := make([]float32, n)
+	for i := range xs {
+		xs[i] = float32(i)
+	}
+	px, py, out := mem.f32s(xs), mem.f32s(xs), mem.alloc(4*n)
+	k := p.Kernels["axpy"]
+	require.NoError(t, k.Run(&Launch{Grid: dim(n / 256), Block: dim(256), Params: packAxpy(k, px, py, out, n), Mem: mem}))
+	got := mem.readF32(out, n)
+	for _, i := range []int{0, 1, n / 2, n - 1} {
+		require.Equal(t, fpu.FmaF32(2, xs[i], xs[i], fpu.Nearest), got[i])
+	}
+}

@@ -1,0 +1,113 @@
+// Package ptxexec is the fake driver's PTX interpreter: it runs the
+// kernels of a PTX module (as NVRTC emits them) on the CPU with CUDA's
+// execution model, so that a test of a CUDA C kernel needs no GPU.
+//
+// # Use
+//
+// Compile parses and decodes a module; its Globals are placed in device
+// memory by the caller (the fake) and Bind patches the code with their
+// addresses; Kernel.Run executes one launch over a Memory (the fake's
+// allocations) and returns nil or a *Fault naming the CUDA error number,
+// the PTX line, the instruction, the address and the thread.
+//
+// # Execution model
+//
+//   - Blocks run one after another, in x, y, z order, so a launch is
+//     deterministic and repeatable (Launch.Workers > 1 runs blocks on
+//     parallel goroutines instead: global atomics stay atomic, anything
+//     else blocks share races as on a GPU). Within a block, each thread runs on its
+//     own until it exits or reaches a barrier or a warp collective
+//     (threads in order of their linear index); then barriers and
+//     collectives whose participants have all arrived are released, and
+//     the threads run on. Divergent threads therefore need no
+//     reconvergence rule, and any interleaving the CUDA memory model
+//     allows between barriers is one a correct kernel tolerates.
+//   - bar.sync / barrier.sync (any barrier number, no thread count)
+//     releases when every thread of the block that has not exited waits at
+//     a barrier (different bar.sync instructions count as one barrier, as
+//     on sm_70 and later).
+//   - shfl.sync (up, down, bfly, idx, with the clamp and segment mask of
+//     its c operand and its predicate output), vote.sync (all, any, uni,
+//     ballot) and bar.warp.sync complete when every lane of the member
+//     mask that exists and has not exited waits at the same instruction.
+//     A lane not in its own member mask is CUDA_ERROR_ILLEGAL_INSTRUCTION.
+//     A shuffle from a lane outside the group reads the lane's own value.
+//     activemask returns the lanes that reached the same activemask
+//     while the others of the warp had exited or waited elsewhere.
+//   - Deadlock: when no thread can run and nothing can be released (lanes
+//     waiting at a shuffle for a lane held at a block barrier, say) the
+//     launch fails with CUDA_ERROR_LAUNCH_FAILED and a Fault saying so. A
+//     kernel that loops forever runs forever, as on a GPU.
+//   - Memory: global and const addresses go to Memory, with bounds checks
+//     (CUDA_ERROR_ILLEGAL_ADDRESS for an address in no allocation or an
+//     access past its end) and alignment checks (an access not aligned to
+//     its size, vectors to their whole size: CUDA_ERROR_MISALIGNED_ADDRESS).
+//     Shared memory is per block: the module's .shared variables, then the
+//     dynamic shared memory (extern .shared arrays) of the launch, zeroed
+//     at the start of each block. Local memory is per thread: .local
+//     frames (%SP, %SPL) and call parameters, up to 64 KiB. Generic
+//     addresses of shared and local memory (cvta) lie in windows at
+//     0x1000_0000_0000 and 0x2000_0000_0000, below the fake's device
+//     memory. Module .global/.const variables are device memory.
+//   - Calls: .func with .param arguments and results (call.uni, as NVRTC
+//     emits it), recursion included, up to 1024 frames; a frame has its
+//     own registers and local memory.
+//   - Atomics (atom, red) on global and shared memory: add (integers,
+//     f32, f64), min, max, inc, dec, and, or, xor, exch, cas, on 32- and
+//     64-bit types. Blocks run one at a time, so they are atomic.
+//   - shf (funnel shifts) and prmt (default mode) are implemented.
+//   - printf (vprintf) formats C conversions (d i u x X o c s p f e g, with
+//     flags, width, precision and l/ll) to Launch.Printf as each thread
+//     calls it; a failed device-side assert (__assertfail) prints CUDA's
+//     message there and fails the launch with CUDA_ERROR_ASSERT (710).
+//   - trap fails the launch with CUDA_ERROR_LAUNCH_FAILED (719), as the
+//     driver reports a trap.
+//
+// # Arithmetic
+//
+// Float arithmetic is package fpu's, bit for bit as the GPU computes it:
+// correctly rounded add, sub, mul, div, fma, sqrt, rcp and cvt in every
+// rounding mode (.rn, .rz, .rm, .rp; subnormals included, no double
+// rounding), .ftz and .sat, PTX's min/max and NaN rules (float32 NaN
+// results are the canonical 0x7fffffff), ordered and unordered setp, and
+// saturating float-to-integer cvt. atom.add.f32 on global memory flushes
+// subnormals, as the PTX ISA says; on shared memory it does not. Integer
+// arithmetic is exact two's complement at the instruction's width;
+// division by zero gives what the H200 gives (all ones for unsigned and
+// -1 for signed quotients, the dividend for remainders,
+// docs/h200-facts.md); shifts past the width give 0 (or the sign).
+//
+// The approximate instructions (ex2, lg2, sin, cos, rcp, rsqrt, sqrt,
+// tanh .approx.f32, div.approx, div.full) are not specified bit for bit:
+// fpu computes them within half an ulp of the true value, and the H200
+// differs from the true value by up to ex2 2 ulp, rcp 1 ulp, rsqrt 1.5
+// ulp, sqrt 1 ulp, lg2 6.6e-6 absolute, tanh 129 ulp, and sin and cos by
+// an absolute error that grows with |x| (docs/h200-facts.md, fpu's
+// documentation), so a comparison with a GPU must allow those. Library
+// functions built on exact instructions (sinf's reduction, the integer
+// and fma steps of expf) match bit for bit. ptxas contracts a mul
+// followed by an add into an fma on the GPU; the interpreter executes the
+// PTX as written, so an unfused mul.f32 + add.f32 pair in the PTX can
+// differ from the GPU in the last bit.
+//
+// # Refused at load
+//
+// Anything not implemented is a *LoadError from Compile (the fake turns
+// it into CUDA_ERROR_INVALID_PTX at cuModuleLoadData) naming the line
+// and instruction: f16/bf16 types and vector registers, textures and
+// surfaces, match, redux, bar.red, barriers with a thread count, indirect
+// branches and calls, extern .global variables, taking the address of a
+// kernel parameter, 32-bit addressing, saturating integer cvt, and
+// any opcode or modifier the decoder does not know (cache hints and
+// memory-order qualifiers are accepted and ignored: blocks run one at a
+// time).
+//
+// # Speed
+//
+// Instructions are decoded once into a compact form: every operand is a
+// slot of a per-thread register file (constants and special registers
+// included), branch targets are indices, and the values of a launch's
+// parameters and special registers are preloaded instead of moved. The
+// per-instruction path has no maps, interfaces, allocation or
+// reflection. BenchmarkAxpy measures the elementwise kernel.
+package ptxexec

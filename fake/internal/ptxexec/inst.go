@@ -1,0 +1,239 @@
+package ptxexec
+
+// inst is one decoded instruction. Every source operand is a register
+// slot: immediates, symbol addresses and special registers live in slots
+// that a thread's frame is initialised with, so that execution never
+// looks at operand kinds, names or maps.
+type inst struct {
+	op    uint8
+	kind  uint8 // operand type: kU, kS, kF, kPred
+	bits  uint8 // operand width: 8, 16, 32, 64
+	mode  uint8 // rounding mode, comparison, shuffle mode, atomic op
+	flags uint8 // fFTZ, fSat, fGuardNeg, ...
+	vec   uint8 // elements of a vector ld/st (1, 2, 4)
+	size  uint8 // bytes per element of a memory access
+	k2    uint8 // cvt: source kind
+	b2    uint8 // cvt: source width
+	guard int32 // predicate slot, or -1
+	d     int32
+	a     int32
+	b     int32
+	c     int32
+	v     [4]int32 // vector registers of ld/st and mov pack/unpack
+	imm   int64    // address offset, branch target, call site
+	mask  uint64   // mask of the result's width
+}
+
+// Operand kinds.
+const (
+	kU    = iota // .u and .b types
+	kS           // .s types
+	kF           // .f types
+	kPred        // .pred
+)
+
+// Instruction flags.
+const (
+	fFTZ      = 1 << iota // flush subnormals
+	fSat                  // saturate
+	fGuardNeg             // @!%p
+	fApprox               // an approximate instruction
+	fCombNeg              // setp combine predicate negated
+	fIntRound             // cvt rounds to an integral value (.rni, .rzi, ...)
+	fFull                 // div.full
+)
+
+// Opcodes.
+const (
+	opNop = iota
+	opMov
+	opAddImm // d = (a + imm) & mask: local addresses, cvta
+	opPack   // mov.b64 d, {v0, v1}
+	opUnpack // mov.b64 {v0, v1}, a
+	opAddI
+	opSubI
+	opMulLo
+	opMulHiU
+	opMulHiS
+	opMulWideU
+	opMulWideS
+	opMadLo
+	opMadHiU
+	opMadHiS
+	opMadWideU
+	opMadWideS
+	opDivU
+	opDivS
+	opRemU
+	opRemS
+	opMinU
+	opMinS
+	opMaxU
+	opMaxS
+	opAbsS
+	opNegI
+	opAnd
+	opOr
+	opXor
+	opNot
+	opCnot
+	opShl
+	opShrU
+	opShrS
+	opPopc
+	opClz
+	opBrev
+	opBfeU
+	opBfeS
+	opBfi
+	opAddF32
+	opSubF32
+	opMulF32
+	opFmaF32
+	opDivF32
+	opMinF32
+	opMaxF32
+	opAbsF32
+	opNegF32
+	opSqrtF32
+	opRcpF32
+	opRsqrtF32
+	opEx2F32
+	opLg2F32
+	opSinF32
+	opCosF32
+	opTanhF32
+	opAddF64
+	opSubF64
+	opMulF64
+	opFmaF64
+	opDivF64
+	opMinF64
+	opMaxF64
+	opAbsF64
+	opNegF64
+	opSqrtF64
+	opRcpF64
+	opRsqrtF64
+	opSetpI
+	opSetpF
+	opSelp
+	opCvt
+	opLdGlobal
+	opStGlobal
+	opLdShared
+	opStShared
+	opLdLocal
+	opStLocal
+	opLdParam
+	opLdGeneric
+	opStGeneric
+	opAtom
+	opBra
+	opCall
+	opRet
+	opExit
+	opBar
+	opShfl
+	opVote
+	opActivemask
+	opWarpSync
+	opTrap
+	opClock
+	opGlobalTimer
+	opShfL
+	opShfR
+	opPrmt
+)
+
+// Slots every frame has, before its constants and registers.
+const (
+	sTidX = iota
+	sTidY
+	sTidZ
+	sNtidX
+	sNtidY
+	sNtidZ
+	sCtaidX
+	sCtaidY
+	sCtaidZ
+	sNctaidX
+	sNctaidY
+	sNctaidZ
+	sLaneid
+	sWarpid
+	sNwarpid
+	sSmid
+	sNsmid
+	sDynSmem
+	sTotalSmem
+	sLanemaskEq
+	sLanemaskLt
+	sLanemaskLe
+	sLanemaskGt
+	sLanemaskGe
+	sGridid
+	sFrame // the frame's base address in local memory
+	sZero
+	sSink // written by "_" destinations
+	nSpecial
+)
+
+var specialRegs = map[string]int32{
+	"%tid.x": sTidX, "%tid.y": sTidY, "%tid.z": sTidZ,
+	"%ntid.x": sNtidX, "%ntid.y": sNtidY, "%ntid.z": sNtidZ,
+	"%ctaid.x": sCtaidX, "%ctaid.y": sCtaidY, "%ctaid.z": sCtaidZ,
+	"%nctaid.x": sNctaidX, "%nctaid.y": sNctaidY, "%nctaid.z": sNctaidZ,
+	"%laneid": sLaneid, "%warpid": sWarpid, "%nwarpid": sNwarpid,
+	"%smid": sSmid, "%nsmid": sNsmid,
+	"%dynamic_smem_size": sDynSmem, "%total_smem_size": sTotalSmem,
+	"%lanemask_eq": sLanemaskEq, "%lanemask_lt": sLanemaskLt, "%lanemask_le": sLanemaskLe,
+	"%lanemask_gt": sLanemaskGt, "%lanemask_ge": sLanemaskGe,
+	"%gridid": sGridid,
+}
+
+// Memory windows of generic addresses: shared and local memory appear at
+// these bases (below the fake's device address space); everything else is
+// global.
+const (
+	sharedWindow = 1 << 44
+	localWindow  = 2 << 44
+	windowSize   = 1 << 32
+)
+
+// Atomic operations (inst.mode of opAtom).
+const (
+	atomAdd = iota
+	atomMin
+	atomMax
+	atomInc
+	atomDec
+	atomAnd
+	atomOr
+	atomXor
+	atomExch
+	atomCas
+)
+
+// Memory spaces of atomics (inst.k2 of opAtom).
+const (
+	spGlobal = iota
+	spShared
+	spGeneric
+)
+
+// Shuffle modes.
+const (
+	shflUp = iota
+	shflDown
+	shflBfly
+	shflIdx
+)
+
+// Vote modes.
+const (
+	voteAll = iota
+	voteAny
+	voteUni
+	voteBallot
+)

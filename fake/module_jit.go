@@ -1,0 +1,77 @@
+package fake
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/ptx"
+)
+
+// ModuleLoadDataEx is cuModuleLoadDataEx with the JIT's logs: the image is
+// loaded as by ModuleLoadData (so the same checks and the same results,
+// and a call that FailNth("cuModuleLoadData", ...) also counts), and the
+// logs say what the fake's PTX checks found. A refused image's error log
+// names the result and, for PTX text, what is wrong with it where the PTX
+// reader can tell; with verbose, the info log of a successful load names
+// each kernel compiled, as ptxas's verbose output does (the fake reports no
+// register counts there: FuncGetAttribute has its resources).
+func (b *Backend) ModuleLoadDataEx(image []byte, verbose bool) (uintptr, backend.JITLog, error) {
+	if err := b.enter("cuModuleLoadDataEx"); err != nil {
+		return 0, backend.JITLog{}, err
+	}
+	h, err := b.ModuleLoadData(image)
+	if err != nil {
+		return 0, backend.JITLog{Error: jitErrorLog(image, err)}, err
+	}
+	var log backend.JITLog
+	if verbose {
+		log.Info = b.jitInfoLog(h)
+	}
+	return h, log, nil
+}
+
+// jitErrorLog describes why image was refused with err.
+func jitErrorLog(image []byte, err error) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "fake ptxas fatal: %v", err)
+	if isPTXText(image) {
+		text := string(bytes.TrimRight(image, "\x00"))
+		if _, perr := ptx.Parse(text); perr != nil {
+			fmt.Fprintf(&b, "\nfake ptxas error: %v", perr)
+		}
+		if !strings.Contains(text, ".version") || !strings.Contains(text, ".target") {
+			b.WriteString("\nfake ptxas error: PTX must start with .version and .target directives")
+		}
+	}
+	return b.String()
+}
+
+// isPTXText reports whether image is neither a CUBIN nor a fatbin.
+func isPTXText(image []byte) bool {
+	return !bytes.HasPrefix(image, elfMagic) && !bytes.HasPrefix(image, fatbinMagic)
+}
+
+// jitInfoLog lists the kernels of module h with their resources.
+func (b *Backend) jitInfoLog(h uintptr) string {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	m := b.modules[h]
+	if m == nil {
+		return ""
+	}
+	names := make([]string, 0, len(m.funcs))
+	for name := range m.funcs {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	var s strings.Builder
+	for _, name := range names {
+		fmt.Fprintf(&s, "fake ptxas info: Compiling entry function '%s'\n", name)
+	}
+	return strings.TrimRight(s.String(), "\n")
+}
+
+var _ backend.ModuleJIT = (*Backend)(nil)

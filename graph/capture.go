@@ -1,0 +1,163 @@
+package graph
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+
+	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/core"
+	"github.com/nocgo/cuda/stream"
+)
+
+// Mode is a stream capture mode (CUstreamCaptureMode): which calls the
+// driver refuses while the capture runs.
+type Mode uint32
+
+// Capture modes.
+const (
+	// Global refuses calls that are unsafe during capture (such as
+	// synchronous allocation and copies) on every thread while the capture
+	// runs. It is the safest, and the driver's default.
+	Global Mode = Mode(backend.CaptureModeGlobal)
+	// ThreadLocal refuses them on the capturing thread only; the capture
+	// must end on the thread that began it.
+	ThreadLocal Mode = Mode(backend.CaptureModeThreadLocal)
+	// Relaxed refuses nothing beyond what is always invalid.
+	Relaxed Mode = Mode(backend.CaptureModeRelaxed)
+)
+
+// Status is a stream's capture status (CUstreamCaptureStatus).
+type Status uint32
+
+// Capture statuses.
+const (
+	None        Status = Status(backend.CaptureStatusNone)        // not capturing
+	Active      Status = Status(backend.CaptureStatusActive)      // capturing
+	Invalidated Status = Status(backend.CaptureStatusInvalidated) // capturing, but failed: EndCapture will fail
+)
+
+// String names the status.
+func (s Status) String() string {
+	switch s {
+	case None:
+		return "none"
+	case Active:
+		return "active"
+	case Invalidated:
+		return "invalidated"
+	}
+	return fmt.Sprintf("status %d", uint32(s))
+}
+
+// use checks s for a capture call and returns its graph API and binding.
+func use(s *stream.Stream) (backend.Graphs, core.Binding, error) {
+	q := core.QueueOf(s)
+	if q == nil {
+		return nil, core.Binding{}, fmt.Errorf("nil or zero stream: %w", driver.ErrInvalidValue)
+	}
+	api, err := graphs(q.Hold.Context().API)
+	if err != nil {
+		return nil, core.Binding{}, err
+	}
+	b, err := q.Use()
+	if err != nil {
+		return nil, core.Binding{}, err
+	}
+	return api, b, nil
+}
+
+// BeginCapture puts s in capture mode (cuStreamBeginCapture): work enqueued
+// on it from now on is recorded, not run, until EndCapture. s may be owned
+// or wrapped; the NULL and legacy streams cannot capture.
+//
+// Unless mode is Relaxed, the driver requires EndCapture on the same OS
+// thread: lock the goroutine to its thread (runtime.LockOSThread) from
+// BeginCapture to EndCapture, or use Capture, which does.
+func BeginCapture(s *stream.Stream, mode Mode) (err error) {
+	const op = "graph.BeginCapture"
+	api, b, err := use(s)
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	defer b.Done(&err)
+	if r := api.StreamBeginCapture(s.Handle(), backend.CaptureMode(mode)); r != nil {
+		return fmt.Errorf("%s: %s: cuStreamBeginCapture: %w", op, s, r)
+	}
+	return nil
+}
+
+// EndCapture ends the capture begun on s (cuStreamEndCapture) and returns
+// the graph recorded, owned by the caller. It fails, with no graph, when
+// the capture was invalidated (ErrCaptureInvalidated), when a stream that
+// joined the capture was not joined back (ErrCaptureUnjoined), or when s
+// did not begin it (ErrCaptureUnmatched); the streams leave capture mode
+// all the same, except for ErrCaptureUnmatched.
+func EndCapture(s *stream.Stream) (_ *Graph, err error) {
+	const op = "graph.EndCapture"
+	api, b, err := use(s)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	g, r := api.StreamEndCapture(s.Handle())
+	if err := b.Unbind(); err != nil && r == nil {
+		r = err
+	}
+	if r != nil {
+		if g != 0 {
+			_ = api.GraphDestroy(g)
+		}
+		return nil, fmt.Errorf("%s: %s: cuStreamEndCapture: %w", op, s, r)
+	}
+	out, err := adopt(s.Context(), api, g)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", op, s, err)
+	}
+	return out, nil
+}
+
+// Capture records what fn enqueues on s (and on streams that join the
+// capture) and returns it as a graph. The goroutine stays on its OS thread
+// meanwhile, as the driver requires of Global and ThreadLocal captures. The
+// capture always ends: when fn fails, its error is returned (joined with
+// EndCapture's, if any) and no graph.
+func Capture(s *stream.Stream, mode Mode, fn func() error) (*Graph, error) {
+	const op = "graph.Capture"
+	if fn == nil {
+		return nil, fmt.Errorf("%s: nil function: %w", op, driver.ErrInvalidValue)
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := BeginCapture(s, mode); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	ferr := fn()
+	g, err := EndCapture(s)
+	if ferr != nil {
+		if g != nil {
+			err = g.Close()
+		}
+		return nil, fmt.Errorf("%s: %w", op, errors.Join(ferr, err))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	return g, nil
+}
+
+// CaptureStatus reports whether s is capturing, and the unique id of its
+// capture sequence (0 when none) (cuStreamGetCaptureInfo).
+func CaptureStatus(s *stream.Stream) (_ Status, id uint64, err error) {
+	const op = "graph.CaptureStatus"
+	api, b, err := use(s)
+	if err != nil {
+		return 0, 0, fmt.Errorf("%s: %w", op, err)
+	}
+	defer b.Done(&err)
+	st, id, r := api.StreamGetCaptureInfo(s.Handle())
+	if r != nil {
+		return 0, 0, fmt.Errorf("%s: %s: cuStreamGetCaptureInfo: %w", op, s, r)
+	}
+	return Status(st), id, nil
+}

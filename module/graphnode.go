@@ -1,0 +1,40 @@
+package module
+
+import (
+	"fmt"
+
+	"github.com/nocgo/cuda/driver/backend"
+)
+
+// NodeParams checks a launch of f with cfg and the prepared args as
+// LaunchArgs does, and returns it as the parameters of a CUDA graph kernel
+// node (CUDA_KERNEL_NODE_PARAMS), for package graph. The result points into
+// args: args must stay reachable until the node is added (the driver copies
+// the argument values then). A cfg.SharedMem over 48 KiB raises the
+// function's MaxDynamicSharedSize attribute first, as Launch does.
+func (f *Function) NodeParams(cfg Config, args *Args) (backend.KernelNodeParams, error) {
+	const op = "module.Function.NodeParams"
+	if err := f.check(); err != nil {
+		return backend.KernelNodeParams{}, fmt.Errorf("%s: %w", op, err)
+	}
+	if args == nil || args.f == nil || args.f.h != f.h {
+		return backend.KernelNodeParams{}, fmt.Errorf("%s: %w", op, f.argsForOther(args))
+	}
+	if err := cfg.check(f); err != nil {
+		return backend.KernelNodeParams{}, fmt.Errorf("%s: %w", op, err)
+	}
+	if cfg.SharedMem > defaultDynamicShared && int64(cfg.SharedMem) > f.k.maxDyn.Load() {
+		if err := f.ensureShared(cfg.SharedMem); err != nil {
+			return backend.KernelNodeParams{}, fmt.Errorf("%s: %w", op, err)
+		}
+	}
+	g, bl := cfg.Grid, cfg.Block
+	return backend.KernelNodeParams{
+		Func:      f.h,
+		Grid:      [3]uint32{uint32(g.X), uint32(g.Y), uint32(g.Z)},
+		Block:     [3]uint32{uint32(bl.X), uint32(bl.Y), uint32(bl.Z)},
+		SharedMem: uint32(cfg.SharedMem),
+		Params:    args.kernelParams(),
+		Ctx:       f.m.ctx.Handle(),
+	}, nil
+}
