@@ -21,6 +21,8 @@ type Backend struct {
 	version int
 	faults  map[string]*faultCounter // read-only after NewBackend
 
+	compiler compilerState // NVIDIA's NVRTC, if in use (nvrtc_real.go)
+
 	inited atomic.Bool           // cuInit was called
 	poison atomic.Pointer[error] // the sticky fault that poisoned the process, if any (see poison.go)
 

@@ -50,8 +50,37 @@
 //     calls the body once per thread, with its arguments decoded from the
 //     kernel parameter array.
 //
-// The fake NVRTC (Backend.NVRTC) reads the options NVRTC 13.0 knows
-// (others are NVRTC_ERROR_INVALID_OPTION), applies #include (in-memory
+// Real CUDA C: NVRTC needs no GPU. Where NVIDIA's libnvrtc is installed, Backend.NVRTC
+// is NVIDIA's compiler (Implementation "libnvrtc on the fake"), found the
+// first time it is asked for as driver.LoadNVRTC finds it (package loader:
+// NOCGO_CUDA_LIBNVRTC, then libnvrtc.so.13, .12, .11.2, CUDA_HOME and
+// /usr/local/cuda, NVIDIA's pip wheels): module.Compile turns the user's
+// real CUDA C into real PTX, which ModuleLoadData loads and the PTX
+// interpreter runs, with no Go body. A Go body registered with Kernel still
+// takes precedence for its kernel, also for a name expression (its body is
+// found under NVIDIA's lowered name). The default target is the fake
+// device's architecture (sm_90), capped by module.Compile to the newest one
+// that NVRTC knows; a CUBIN from this compiler is the fake's (the PTX
+// behind an ELF magic), since the fake runs no machine code, and so the
+// compile cache keeps its entries apart from NVIDIA's own on a GPU. The
+// NVRTC option gives the compiler explicitly; PretendNVRTC forces the
+// pretend compiler below (fast, the same on every machine, but every
+// kernel needs a Go body). Programs of either are the fake's handles:
+// a destroyed program is NVRTC_ERROR_INVALID_PROGRAM, never a call into
+// libnvrtc, FailNth applies, and Leaks lists programs not destroyed.
+//
+// To get the same in CI: on Debian, add "contrib non-free" to the
+// components of the apt sources and apt-get install libnvrtc11.2 (NVRTC
+// 11.8, a 16 MB download; .ci/install-nvrtc.sh in this repository does it);
+// where Python is around, pip install nvidia-cuda-nvrtc-cu12 (newer
+// NVRTC), which the loader finds in site-packages, or set
+// NOCGO_CUDA_LIBNVRTC to a libnvrtc.so. Ubuntu's nvidia-cuda-toolkit is
+// not needed. Set NOCGO_CUDA_REQUIRE_NVRTC=1 so that the tests that need
+// libnvrtc (driver/drivertest's CUDA C group, TestFakeInterpreted) fail
+// instead of skipping when it is missing.
+//
+// The fake's pretend NVRTC (PretendNVRTC, or no libnvrtc) reads the
+// options NVRTC 13.0 knows (others are NVRTC_ERROR_INVALID_OPTION), applies #include (in-memory
 // headers, then -I directories; NVRTC's built-in headers are taken unseen),
 // #define, #if/#ifdef/#ifndef/#elif/#else/#endif (lightly) and #error, and
 // checks braces. Every __global__ function left must have a Go body with as

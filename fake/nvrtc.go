@@ -19,8 +19,15 @@ import (
 // registered with Kernel, and the PTX it emits declares those entries with
 // the bodies' parameters, so that ModuleLoadData on the fake can load it.
 
-// NVRTC returns the fake run-time compiler of this backend.
-func (b *Backend) NVRTC() (backend.NVRTC, error) { return nvrtc{b}, nil }
+// NVRTC returns the run-time compiler of this backend: NVIDIA's libnvrtc
+// when one is found or given (see the package doc, NVRTC and PretendNVRTC),
+// else the fake's pretend compiler.
+func (b *Backend) NVRTC() (backend.NVRTC, error) {
+	if nv := b.realCompiler(); nv != nil {
+		return realNVRTC{b, nv}, nil
+	}
+	return nvrtc{b}, nil
+}
 
 type nvrtc struct{ b *Backend }
 
@@ -35,6 +42,10 @@ type program struct {
 	ptx      []byte
 	cubin    []byte // nil for a virtual architecture
 	lowered  map[string]string
+
+	// real is the program in NVIDIA's NVRTC, for a program of the real
+	// compiler (see nvrtc_real.go); nil for the pretend compiler's.
+	real *realProgram
 }
 
 var nvrtcNames = map[int]string{

@@ -34,6 +34,7 @@ type kernelReg struct {
 type config struct {
 	devices    []DeviceSpec
 	devicesSet bool
+	compiler   compilerOption // NVRTC or PretendNVRTC (nvrtc_real.go)
 	version    int
 	kernels    []kernelReg
 	faults     map[string][]faultRule

@@ -1,7 +1,10 @@
 // Command cudainfo reports the CUDA driver, the libraries it was loaded from,
 // every device's facts and the NVRTC version; with -selftest it also compiles
 // and runs a kernel and checks its result. With -fake it reports on the
-// in-process fake backend instead, so it runs on any machine.
+// in-process fake backend instead, so it runs on any machine; where NVIDIA's
+// libnvrtc is installed, the fake compiles the self-test's CUDA C with it and
+// runs the PTX in its interpreter (the report's nvrtc line names the
+// compiler), else it uses its pretend compiler and the kernel's Go body.
 //
 //	go run ./cmd/cudainfo            # the real driver
 //	go run ./cmd/cudainfo -fake      # no GPU needed
@@ -19,7 +22,6 @@ import (
 	"os"
 
 	"github.com/nocgo/cuda/driver"
-	"github.com/nocgo/cuda/fake"
 )
 
 func main() {
@@ -33,7 +35,7 @@ func main() {
 func run(stdout, stderr io.Writer, useFake, asJSON, selftest bool) int {
 	var drv *driver.Driver
 	if useFake {
-		drv = fake.New(append([]fake.Option{fake.Devices(1)}, selftestKernels()...)...)
+		drv = fakeDriver()
 	} else {
 		var err error
 		if drv, err = driver.Load(); err != nil {

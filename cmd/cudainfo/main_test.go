@@ -11,8 +11,11 @@ import (
 	"github.com/nocgo/cuda/driver/drivertest"
 )
 
+// TestFakeReport runs the report on the fake as on a machine without
+// libnvrtc: the pretend compiler, and the self-test kernel's Go body.
 func TestFakeReport(t *testing.T) {
 	t.Setenv("NOCGO_CUDA_CACHE", "off")
+	t.Setenv("NOCGO_CUDA_LIBNVRTC", "/nonexistent/libnvrtc.so.12")
 	var out, errb bytes.Buffer
 	require.Equal(t, 0, run(&out, &errb, true, false, true), errb.String())
 	s := out.String()
@@ -20,18 +23,33 @@ func TestFakeReport(t *testing.T) {
 	assert.Contains(t, s, "device 0: Fake CUDA Device 0")
 	assert.Contains(t, s, "compute capability   9.0")
 	assert.Contains(t, s, "multiprocessors      132")
-	assert.Contains(t, s, "nvrtc:          13.0")
+	assert.Contains(t, s, "nvrtc:          13.0 (nocgo/cuda fake)\n")
+	assert.Regexp(t, `self-test:      ok: segment_scale: 4096 elements .* match the Go reference exactly`, s)
+}
+
+// TestFakeReportNVRTC runs the report on the fake with NVIDIA's NVRTC: the
+// self-test's CUDA C is compiled by libnvrtc and runs in the fake's PTX
+// interpreter (no Go body is registered).
+func TestFakeReportNVRTC(t *testing.T) {
+	drivertest.OpenNVIDIACompiler(t)
+	t.Setenv("NOCGO_CUDA_CACHE", "off")
+	var out, errb bytes.Buffer
+	require.Equal(t, 0, run(&out, &errb, true, false, true), errb.String()+out.String())
+	s := out.String()
+	assert.Regexp(t, `nvrtc:          \d+\.\d+ \(libnvrtc on the fake: /.*libnvrtc[^ ]*\)\n`, s)
 	assert.Regexp(t, `self-test:      ok: segment_scale: 4096 elements .* match the Go reference exactly`, s)
 }
 
 func TestFakeJSON(t *testing.T) {
 	t.Setenv("NOCGO_CUDA_CACHE", "off")
+	t.Setenv("NOCGO_CUDA_LIBNVRTC", "/nonexistent/libnvrtc.so.12")
 	var out, errb bytes.Buffer
 	require.Equal(t, 0, run(&out, &errb, true, true, true), errb.String())
 	var rep report
 	require.NoError(t, json.Unmarshal(out.Bytes(), &rep))
 	assert.Equal(t, "fake", rep.Backend)
 	assert.Equal(t, "13.0", rep.DriverVersion)
+	assert.Equal(t, "nocgo/cuda fake", rep.NVRTCCompiler)
 	require.Len(t, rep.Devices, 1)
 	assert.Equal(t, "9.0", rep.Devices[0].ComputeCapability)
 	assert.NotEmpty(t, rep.Devices[0].Attributes)

@@ -14,6 +14,7 @@ type report struct {
 	DriverVersion string      `json:"driver_version"`
 	Libraries     []string    `json:"libraries,omitempty"`
 	NVRTCVersion  string      `json:"nvrtc_version,omitempty"`
+	NVRTCCompiler string      `json:"nvrtc_compiler,omitempty"`
 	NVRTCError    string      `json:"nvrtc_error,omitempty"`
 	Devices       []device    `json:"devices"`
 	SelfTest      *selfResult `json:"selftest,omitempty"`
@@ -69,6 +70,7 @@ func collect(drv *driver.Driver, isFake bool) (*report, error) {
 		rep.NVRTCError = err.Error()
 	} else {
 		rep.NVRTCVersion = fmt.Sprintf("%d.%d", major, minor)
+		rep.NVRTCCompiler = compilerOf(drv)
 	}
 	rep.Libraries = drv.LibraryPaths()
 	n, err := drv.DeviceCount()
@@ -128,7 +130,7 @@ func (r *report) print(w io.Writer) {
 		fmt.Fprintf(w, "library:        %s\n", l)
 	}
 	if r.NVRTCVersion != "" {
-		fmt.Fprintf(w, "nvrtc:          %s\n", r.NVRTCVersion)
+		fmt.Fprintf(w, "nvrtc:          %s (%s)\n", r.NVRTCVersion, r.NVRTCCompiler)
 	} else {
 		fmt.Fprintf(w, "nvrtc:          not available: %s\n", r.NVRTCError)
 	}

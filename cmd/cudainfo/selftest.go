@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/fake"
 	"github.com/nocgo/cuda/internal/segscale"
@@ -16,8 +18,19 @@ type selfResult struct {
 	Summary string `json:"summary"`
 }
 
-// selftestKernels gives the fake backend the self-test kernel's Go body.
-func selftestKernels() []fake.Option { return []fake.Option{segscale.FakeKernel()} }
+// fakeDriver returns the fake driver for -fake. With NVIDIA's NVRTC, the
+// self-test's kernel is compiled for real and runs in the fake's PTX
+// interpreter; with the pretend compiler it needs its Go body, which is
+// registered then.
+func fakeDriver() *driver.Driver {
+	drv := fake.New(fake.Devices(1))
+	if nv, err := fake.Of(drv).NVRTC(); err != nil || !strings.HasPrefix(nv.Implementation(), "libnvrtc") {
+		if err := fake.Of(drv).RegisterKernel(segscale.Name, segscale.Body); err != nil {
+			panic(err) // segscale.Body has the right shape: a bug if not
+		}
+	}
+	return drv
+}
 
 // runSelfTest compiles segment_scale at run time and applies it to borrowed
 // memory on a wrapped foreign stream, as a program sharing the GPU with

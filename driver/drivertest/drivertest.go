@@ -68,6 +68,7 @@ func Run(t *testing.T, api backend.API) {
 	t.Run("modules-ext", func(t *testing.T) { testModulesExt(t, drv) })
 	t.Run("graphs", func(t *testing.T) { testGraphs(t, drv) })
 	t.Run("stress", func(t *testing.T) { testStress(t, drv) })
+	t.Run("cuda-c", func(t *testing.T) { testCUDAKernels(t, drv) })
 	t.Run("faults", func(t *testing.T) { testFaults(t, drv) })
 }
 

@@ -32,7 +32,9 @@ var sequences = []sequence{
 // options are the fake's options every run uses: the Go body of the kernel
 // of kernelSource.
 func options() []fake.Option {
-	return []fake.Option{fake.Kernel("sweep_axpb", func(t fake.Thread, p fake.Ptr, a, b float32, n int32) {
+	// The pretend compiler: the sweep compiles thousands of times, which
+	// NVIDIA's NVRTC (0.3 s a compile) would make minutes.
+	return []fake.Option{fake.PretendNVRTC(), fake.Kernel("sweep_axpb", func(t fake.Thread, p fake.Ptr, a, b float32, n int32) {
 		if i := t.X(); i < int(n) {
 			fake.Store(t, p, i, a*fake.Load[float32](t, p, i)+b)
 		}

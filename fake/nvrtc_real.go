@@ -1,0 +1,288 @@
+package fake
+
+import (
+	"sync"
+
+	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/libcuda"
+)
+
+// The real NVRTC on the fake. NVRTC needs no GPU, so where NVIDIA's libnvrtc
+// is installed the fake compiles with it: module.Compile on the fake turns
+// the user's real CUDA C into real PTX, which the fake loads and runs. The
+// compiler is wrapped (realNVRTC) so that it behaves as part of the fake:
+//
+//   - Program handles are the fake's: a stale or unknown handle is
+//     NVRTC_ERROR_INVALID_PROGRAM and never reaches libnvrtc (where it
+//     would be a use after free), and a program not destroyed is in Leaks.
+//   - FailNth applies to its entry points, as to the pretend compiler's.
+//   - A compile for a real architecture (sm_XY) gives the fake's CUBIN (the
+//     PTX behind an ELF magic), not NVIDIA's machine code, which the fake
+//     cannot run; it loads only on a device of that architecture, as a
+//     CUBIN does.
+//   - Implementation is "libnvrtc on the fake": module.Compile's cache
+//     keeps its output apart from NVIDIA's own ("libnvrtc"). Their PTX is
+//     identical, but their CUBINs are not, and a real driver must never be
+//     given the fake's CUBIN (nor the fake NVIDIA's).
+//   - Go bodies registered for name expressions ("scale<float>") are found
+//     under the real lowered names ("_Z5scaleIfEvPT_i") after the compile,
+//     so that a Go body takes precedence there too.
+
+// realImplementation is the Implementation of NVIDIA's NVRTC on the fake.
+const realImplementation = "libnvrtc on the fake"
+
+// compilerOption is what the NVRTC and PretendNVRTC options chose.
+type compilerOption struct {
+	set bool
+	nv  backend.NVRTC // nil: the pretend compiler
+}
+
+// NVRTC makes the backend compile with nv, such as NVIDIA's libnvrtc from
+// driver.LoadNVRTC, instead of searching for libnvrtc itself. nil selects
+// the pretend compiler, as PretendNVRTC does.
+//
+// Without this option (or PretendNVRTC) the backend searches for libnvrtc
+// the first time it is asked for its compiler, as driver.LoadNVRTC does
+// (package loader's search, NOCGO_CUDA_LIBNVRTC), and uses the pretend
+// compiler when there is none.
+func NVRTC(nv backend.NVRTC) Option {
+	return func(c *config) { c.compiler = compilerOption{set: true, nv: nv} }
+}
+
+// PretendNVRTC makes the backend use its pretend compiler, even where
+// libnvrtc is installed: kernels need Go bodies (see Kernel) and compile in
+// microseconds, and the result is the same on every machine.
+func PretendNVRTC() Option { return NVRTC(nil) }
+
+// compilerState is the compiler a Backend uses, chosen once.
+type compilerState struct {
+	once sync.Once
+	nv   backend.NVRTC // nil: the pretend compiler
+}
+
+// realCompiler returns NVIDIA's NVRTC when the backend uses it, else nil.
+// The first call searches for libnvrtc unless an option chose.
+func (b *Backend) realCompiler() backend.NVRTC {
+	b.compiler.once.Do(func() {
+		if b.cfg.compiler.set {
+			b.compiler.nv = b.cfg.compiler.nv
+			return
+		}
+		if nv, err := libcuda.OpenNVRTC(); err == nil {
+			b.compiler.nv = nv
+		}
+	})
+	return b.compiler.nv
+}
+
+// realNVRTC is NVIDIA's NVRTC (or any backend.NVRTC given to the NVRTC
+// option) as the fake's compiler.
+type realNVRTC struct {
+	b  *Backend
+	nv backend.NVRTC
+}
+
+// realProgram is a program of the real compiler. Its mutex serialises the
+// calls on it: NVRTC is safe for concurrent use on different programs only.
+type realProgram struct {
+	mu        sync.Mutex
+	h         uintptr  // the program in nv
+	exprs     []string // the name expressions added
+	destroyed bool
+}
+
+// Implementation returns "libnvrtc on the fake".
+func (r realNVRTC) Implementation() string { return realImplementation }
+
+// LibraryPaths returns the compiler's library path, when it reports one.
+func (r realNVRTC) LibraryPaths() []string {
+	if p, ok := r.nv.(backend.LibraryPaths); ok {
+		return p.LibraryPaths()
+	}
+	return nil
+}
+
+// Version is nvrtcVersion.
+func (r realNVRTC) Version() (int, int, error) {
+	if err := r.enter("nvrtcVersion"); err != nil {
+		return 0, 0, err
+	}
+	return r.nv.Version()
+}
+
+func (r realNVRTC) enter(op string) error { return nvrtc{r.b}.enter(op) }
+
+// program finds the live program h and locks it; the caller unlocks.
+func (r realNVRTC) program(h uintptr, op string) (*realProgram, error) {
+	r.b.mu.RLock()
+	p := r.b.progs[h]
+	r.b.mu.RUnlock()
+	if p == nil || p.real == nil {
+		return nil, nvrtcErr(4, op) // NVRTC_ERROR_INVALID_PROGRAM
+	}
+	p.real.mu.Lock()
+	if p.real.destroyed {
+		p.real.mu.Unlock()
+		return nil, nvrtcErr(4, op)
+	}
+	return p.real, nil
+}
+
+// CreateProgram is nvrtcCreateProgram.
+func (r realNVRTC) CreateProgram(src, name string, headers, includeNames []string) (uintptr, error) {
+	if err := r.enter("nvrtcCreateProgram"); err != nil {
+		return 0, err
+	}
+	rh, err := r.nv.CreateProgram(src, name, headers, includeNames)
+	if err != nil {
+		return 0, err
+	}
+	if name == "" {
+		name = "default_program"
+	}
+	h := newHandle()
+	r.b.mu.Lock()
+	r.b.progs[h] = &program{name: name, real: &realProgram{h: rh}}
+	r.b.mu.Unlock()
+	return h, nil
+}
+
+// AddNameExpression is nvrtcAddNameExpression.
+func (r realNVRTC) AddNameExpression(h uintptr, expr string) error {
+	const op = "nvrtcAddNameExpression"
+	if err := r.enter(op); err != nil {
+		return err
+	}
+	p, err := r.program(h, op)
+	if err != nil {
+		return err
+	}
+	defer p.mu.Unlock()
+	if err := r.nv.AddNameExpression(p.h, expr); err != nil {
+		return err
+	}
+	p.exprs = append(p.exprs, expr)
+	return nil
+}
+
+// Compile is nvrtcCompileProgram. After a successful compile, the Go body of
+// each name expression that has one is registered under its lowered name
+// too, unless a body of that name exists.
+func (r realNVRTC) Compile(h uintptr, options []string) error {
+	const op = "nvrtcCompileProgram"
+	if err := r.enter(op); err != nil {
+		return err
+	}
+	p, err := r.program(h, op)
+	if err != nil {
+		return err
+	}
+	defer p.mu.Unlock()
+	if err := r.nv.Compile(p.h, options); err != nil {
+		return err
+	}
+	for _, e := range p.exprs {
+		lowered, err := r.nv.LoweredName(p.h, e)
+		if err != nil || lowered == e {
+			continue
+		}
+		r.b.mu.Lock()
+		if k := r.b.kernels[e]; k != nil && r.b.kernels[lowered] == nil {
+			r.b.kernels[lowered] = k
+		}
+		r.b.mu.Unlock()
+	}
+	return nil
+}
+
+// ProgramLog is nvrtcGetProgramLog.
+func (r realNVRTC) ProgramLog(h uintptr) (string, error) {
+	const op = "nvrtcGetProgramLog"
+	if err := r.enter(op); err != nil {
+		return "", err
+	}
+	p, err := r.program(h, op)
+	if err != nil {
+		return "", err
+	}
+	defer p.mu.Unlock()
+	return r.nv.ProgramLog(p.h)
+}
+
+// PTX is nvrtcGetPTX.
+func (r realNVRTC) PTX(h uintptr) ([]byte, error) {
+	const op = "nvrtcGetPTX"
+	if err := r.enter(op); err != nil {
+		return nil, err
+	}
+	p, err := r.program(h, op)
+	if err != nil {
+		return nil, err
+	}
+	defer p.mu.Unlock()
+	return r.nv.PTX(p.h)
+}
+
+// CUBIN is nvrtcGetCUBIN, answered with the fake's CUBIN: the program's
+// PTX behind an ELF magic. NVRTC decides whether there is a CUBIN: for a
+// virtual architecture (compute_XY) it is NVRTC's error.
+func (r realNVRTC) CUBIN(h uintptr) ([]byte, error) {
+	const op = "nvrtcGetCUBIN"
+	if err := r.enter(op); err != nil {
+		return nil, err
+	}
+	p, err := r.program(h, op)
+	if err != nil {
+		return nil, err
+	}
+	defer p.mu.Unlock()
+	if _, err := r.nv.CUBIN(p.h); err != nil {
+		return nil, err
+	}
+	ptx, err := r.nv.PTX(p.h)
+	if err != nil {
+		return nil, err
+	}
+	return append(append([]byte(nil), elfMagic...), ptx...), nil
+}
+
+// LoweredName is nvrtcGetLoweredName: NVIDIA's lowered (mangled) name.
+func (r realNVRTC) LoweredName(h uintptr, expr string) (string, error) {
+	const op = "nvrtcGetLoweredName"
+	if err := r.enter(op); err != nil {
+		return "", err
+	}
+	p, err := r.program(h, op)
+	if err != nil {
+		return "", err
+	}
+	defer p.mu.Unlock()
+	return r.nv.LoweredName(p.h, expr)
+}
+
+// DestroyProgram is nvrtcDestroyProgram. The handle stays valid when NVRTC
+// fails to destroy the program, so that the destroy can be retried.
+func (r realNVRTC) DestroyProgram(h uintptr) error {
+	const op = "nvrtcDestroyProgram"
+	if err := r.enter(op); err != nil {
+		return err
+	}
+	p, err := r.program(h, op)
+	if err != nil {
+		return err
+	}
+	defer p.mu.Unlock()
+	if err := r.nv.DestroyProgram(p.h); err != nil {
+		return err
+	}
+	p.destroyed = true
+	r.b.mu.Lock()
+	delete(r.b.progs, h)
+	r.b.mu.Unlock()
+	return nil
+}
+
+var (
+	_ backend.NVRTC        = realNVRTC{}
+	_ backend.LibraryPaths = realNVRTC{}
+)
