@@ -400,7 +400,7 @@ func (p *ptxParser) param() (uintptr, bool) {
 // and PTX the interpreter cannot run is ErrInvalidPTX (LoadError says
 // why). The module's .global and .const variables are placed in device
 // memory. A CUBIN must be for the device's architecture
-// (ErrNoBinaryForGPU), and its entries need Go bodies; PTX must not target
+// (ErrNoBinaryForGPU) and runs like PTX; PTX must not target
 // a newer one (ErrInvalidPTX). A fatbin whose entries do not lie inside
 // the image is ErrInvalidImage, as on the real backend; one with no
 // uncompressed PTX entry is ErrNoBinaryForGPU, since the fake runs no
@@ -447,12 +447,16 @@ func (b *Backend) ModuleLoadData(image []byte) (uintptr, error) {
 	m := &module{h: newHandle(), ctx: c, funcs: map[string]*function{}, globals: map[string]global{}}
 	var prog *ptxexec.Program
 	var progErr error
-	if !cubin {
+	if cubin {
+		// The fake's CUBINs (its own compilers' output) carry their PTX
+		// behind the ELF magic.
+		prog, progErr = ptxexec.Compile(ptxText(image[len(elfMagic):]))
+	} else {
 		prog, progErr = ptxexec.Compile(ptxText(image))
 	}
 	for _, e := range entries {
 		k := b.kernelForEntryLocked(e.name)
-		if k == nil && !cubin {
+		if k == nil {
 			if progErr != nil {
 				return 0, b.noteLoadError(progErr)
 			}
