@@ -42,6 +42,8 @@ type Backend struct {
 	gen      uint64    // counts finished items
 
 	exec execLock // runs queued work one item at a time, host callbacks aside
+
+	nccl ncclState // the in-process NCCL (nccl.go), guarded by mu
 }
 
 type faultCounter struct {
