@@ -1,9 +1,9 @@
 package fake
 
 import (
+	"cmp"
 	"crypto/rand"
 	"slices"
-	"cmp"
 
 	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/internal/core"

@@ -354,4 +354,3 @@ func queued(inst *collInst) bool {
 	}
 	return true
 }
-

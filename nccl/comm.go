@@ -31,7 +31,8 @@ type Comm struct {
 	rank, count int
 	nonBlocking bool
 
-	mu sync.Mutex // serialises Close and Abort
+	mu      sync.Mutex // serialises Close and Abort
+	identMu sync.Mutex // guards rank and count while they are -1 (Split in a Group)
 }
 
 // Config is a communicator's configuration (ncclConfig_t). The zero Config
@@ -169,14 +170,25 @@ func NewComm(ctx *driver.Context, nranks int, id UniqueID, rank int, cfg *Config
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	var h uintptr
-	err = hold.Do(func(backend.API) error {
+	g := currentGroup()
+	err = hold.Do(func(api backend.API) error {
+		if g != nil {
+			if err := g.join(n, api, nil); err != nil {
+				return err
+			}
+		}
 		var err error
 		h, err = n.CommInitRank(nranks, backend.NCCLUniqueID(id), rank, sc)
 		return err
 	})
 	c := &Comm{n: n, hold: hold, ctx: ctx, h: h, rank: rank, count: nranks, nonBlocking: cfg != nil && cfg.NonBlocking}
-	if err == nil || (h != 0 && errors.Is(err, InProgress)) {
+	if g == nil && c.nonBlocking && (err == nil || (h != 0 && errors.Is(err, InProgress))) {
 		err = c.await()
+	} else if g != nil && errors.Is(err, InProgress) {
+		err = nil // the group's end waits
+	}
+	if err == nil && g != nil && c.nonBlocking {
+		g.comms = append(g.comms, c)
 	}
 	if err != nil {
 		if h != 0 {
@@ -265,20 +277,51 @@ func (c *Comm) await() error {
 	}
 }
 
-// Rank returns the communicator's rank.
+// Rank returns the communicator's rank (-1 for a communicator Split inside
+// a Group that has not ended yet).
 func (c *Comm) Rank() int {
-	if c == nil {
+	if c == nil || c.ident() != nil {
 		return -1
 	}
 	return c.rank
 }
 
-// Count returns the number of ranks.
+// Count returns the number of ranks (0 for a communicator Split inside a
+// Group that has not ended yet).
 func (c *Comm) Count() int {
-	if c == nil {
+	if c == nil || c.ident() != nil {
 		return 0
 	}
 	return c.count
+}
+
+// ident learns the rank and count of a communicator made by Split, once:
+// inside a Group they are known only at its end.
+func (c *Comm) ident() error {
+	c.identMu.Lock()
+	defer c.identMu.Unlock()
+	if c.rank >= 0 {
+		return nil
+	}
+	if c.hold == nil || c.hold.Closed() {
+		return driver.ErrClosed
+	}
+	return c.identify()
+}
+
+// identify asks NCCL for the rank and count. Called with identMu held, or
+// before c is shared.
+func (c *Comm) identify() error {
+	rank, err := c.n.CommUserRank(c.h)
+	if err != nil {
+		return err
+	}
+	count, err := c.n.CommCount(c.h)
+	if err != nil {
+		return err
+	}
+	c.rank, c.count = rank, count
+	return nil
 }
 
 // Context returns the context the communicator works in.
@@ -369,7 +412,13 @@ func (c *Comm) Split(color, key int, cfg *Config) (*Comm, error) {
 		return nil, fmt.Errorf("%s: %s: %w", op, c, err)
 	}
 	var h uintptr
-	err = c.hold.Do(func(backend.API) error {
+	g := currentGroup()
+	err = c.hold.Do(func(api backend.API) error {
+		if g != nil {
+			if err := g.join(c.n, api, c); err != nil {
+				return err
+			}
+		}
 		var err error
 		h, err = c.n.CommSplit(c.h, color, key, sc)
 		return err
@@ -377,18 +426,21 @@ func (c *Comm) Split(color, key int, cfg *Config) (*Comm, error) {
 	if err == nil && h == 0 {
 		return nil, hold.Drop(nil) // no color: no communicator
 	}
-	child := &Comm{n: c.n, hold: hold, ctx: c.ctx, h: h, nonBlocking: c.nonBlocking}
+	child := &Comm{n: c.n, hold: hold, ctx: c.ctx, h: h, nonBlocking: c.nonBlocking, rank: -1, count: -1}
 	if cfg != nil {
 		child.nonBlocking = cfg.NonBlocking
 	}
-	if err == nil || (h != 0 && errors.Is(err, InProgress)) {
+	switch {
+	case g != nil && errors.Is(err, InProgress):
+		err = nil // the group's end waits
+	case g == nil && child.nonBlocking && (err == nil || (h != 0 && errors.Is(err, InProgress))):
 		err = child.await()
 	}
-	if err == nil {
-		child.rank, err = c.n.CommUserRank(h)
+	if err == nil && g != nil && child.nonBlocking {
+		g.comms = append(g.comms, child)
 	}
-	if err == nil {
-		child.count, err = c.n.CommCount(h)
+	if err == nil && g == nil {
+		err = child.identify()
 	}
 	if err != nil {
 		if h != 0 {
