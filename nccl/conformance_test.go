@@ -19,9 +19,13 @@ import (
 // real NCCL over two GPUs (TestConformanceGPU): the same code, the same
 // results.
 
-func TestConformanceFake(t *testing.T) { conformance(t, func(t *testing.T) *driver.Driver { return fakeDriver(t, 2) }) }
+func TestConformanceFake(t *testing.T) {
+	conformance(t, func(t *testing.T) *driver.Driver { return fakeDriver(t, 2) })
+}
 
-func TestConformanceGPU(t *testing.T) { conformance(t, func(t *testing.T) *driver.Driver { return realDriver(t, 2) }) }
+func TestConformanceGPU(t *testing.T) {
+	conformance(t, func(t *testing.T) *driver.Driver { return realDriver(t, 2) })
+}
 
 func conformance(t *testing.T, open func(t *testing.T) *driver.Driver) {
 	cases := []struct {
