@@ -122,11 +122,6 @@ func (n *fakeNCCL) LastError(uintptr) string {
 	return b.nccl.last
 }
 
-// groupLocked returns the calling thread's group, nil outside one.
-func (b *Backend) groupLocked(tid int64) *ncclGroup {
-	return b.ncclLocked().groups[tid]
-}
-
 func (n *fakeNCCL) newCommLocked(dev, rank int) *ncclComm {
 	st := (*Backend)(n).ncclLocked()
 	st.next += 0x100
@@ -139,7 +134,13 @@ func newClique(n int) *clique {
 	return &clique{n: n, members: make([]*ncclComm, n), ops: map[collKey]*collInst{}, splits: map[uint64]*splitInst{}}
 }
 
-func (n *fakeNCCL) CommInitRank(nranks int, id backend.NCCLUniqueID, rank int, cfg *backend.NCCLConfig) (uintptr, error) {
+func (n *fakeNCCL) CommInitRank(nranks int, id backend.NCCLUniqueID, rank int, cfg *backend.NCCLConfig, out *uintptr) error {
+	h, err := n.commInitRank(nranks, id, rank, cfg)
+	*out = h
+	return err
+}
+
+func (n *fakeNCCL) commInitRank(nranks int, id backend.NCCLUniqueID, rank int, cfg *backend.NCCLConfig) (uintptr, error) {
 	const op = "ncclCommInitRankConfig"
 	b := (*Backend)(n)
 	if err := b.enter("cuCtxGetCurrent"); err != nil {
@@ -256,15 +257,16 @@ type splitInst struct {
 	color  []int
 	key    []int
 	out    []*ncclComm // by parent rank; nil for no color
+	slots  []*uintptr  // where each rank's handle goes on completion
 	joined int
 	done   bool
 }
 
-func (n *fakeNCCL) CommSplit(h uintptr, color, key int, cfg *backend.NCCLConfig) (uintptr, error) {
+func (n *fakeNCCL) CommSplit(h uintptr, color, key int, cfg *backend.NCCLConfig, out *uintptr) error {
 	const op = "ncclCommSplit"
 	b := (*Backend)(n)
 	if color < 0 && color != backend.NCCLSplitNoColor {
-		return 0, n.fail(op, backend.NCCLInvalidArgument, "invalid color")
+		return n.fail(op, backend.NCCLInvalidArgument, "invalid color")
 	}
 	tid := core.ThreadID()
 	b.mu.Lock()
@@ -273,21 +275,21 @@ func (n *fakeNCCL) CommSplit(h uintptr, color, key int, cfg *backend.NCCLConfig)
 	st := b.ncclLocked()
 	if c == nil || c.cl == nil {
 		st.last = "comm argument is NULL or was destroyed"
-		return 0, ncclErr(op, backend.NCCLInvalidArgument, st.last)
+		return ncclErr(op, backend.NCCLInvalidArgument, st.last)
 	}
+	*out = 0 // NCCL_COMM_NULL until the split completes
 	cl := c.cl
 	k := c.split
 	c.split++
 	si := cl.splits[k]
 	if si == nil {
-		si = &splitInst{cl: cl, color: make([]int, cl.n), key: make([]int, cl.n), out: make([]*ncclComm, cl.n)}
+		si = &splitInst{cl: cl, color: make([]int, cl.n), key: make([]int, cl.n), out: make([]*ncclComm, cl.n), slots: make([]*uintptr, cl.n)}
 		cl.splits[k] = si
 	}
 	si.color[c.rank], si.key[c.rank] = color, key
-	var mine *ncclComm
 	if color != backend.NCCLSplitNoColor {
-		mine = n.newCommLocked(c.dev, -1) // its rank is known once all have joined
-		si.out[c.rank] = mine
+		si.out[c.rank] = n.newCommLocked(c.dev, -1) // its rank is known once all have joined
+		si.slots[c.rank] = out
 	}
 	si.joined++
 	if si.joined == cl.n {
@@ -295,17 +297,14 @@ func (n *fakeNCCL) CommSplit(h uintptr, color, key int, cfg *backend.NCCLConfig)
 		delete(cl.splits, k)
 		b.finished.Broadcast()
 	}
-	if mine == nil {
-		return 0, nil
-	}
 	if g := st.groups[tid]; g != nil {
 		g.split = append(g.split, si)
-		return mine.h, nil
+		return nil
 	}
 	for !si.done {
 		b.finished.Wait()
 	}
-	return mine.h, nil
+	return nil
 }
 
 // completeSplitLocked makes the new cliques: by color, ranks ordered by key
@@ -324,6 +323,7 @@ func (n *fakeNCCL) completeSplitLocked(si *splitInst) {
 			c := si.out[r]
 			c.rank, c.cl = i, cl
 			cl.members[i] = c
+			*si.slots[r] = c.h
 		}
 		cl.joined = cl.n
 	}

@@ -210,9 +210,6 @@ func (c *Comm) checkCall(name string, s *stream.Stream, op Op) error {
 	if err := c.check(name); err != nil {
 		return err
 	}
-	if err := c.ident(); err != nil {
-		return fmt.Errorf("%s: %s: %w", name, c, err)
-	}
 	if !op.valid() {
 		return fmt.Errorf("%s: %v: not a reduction: %w", name, op, driver.ErrInvalidValue)
 	}

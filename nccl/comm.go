@@ -27,7 +27,9 @@ type Comm struct {
 	n           backend.NCCL
 	hold        *core.Hold
 	ctx         *driver.Context
-	h           uintptr
+	h           uintptr  // the ncclComm_t; 0 until a Split in a Group ends (see ident)
+	slot        *uintptr // where NCCL stores h, possibly after the call returns
+	noColor     *uintptr // the slot of the last Split with no color
 	rank, count int
 	nonBlocking bool
 
@@ -169,7 +171,7 @@ func NewComm(ctx *driver.Context, nranks int, id UniqueID, rank int, cfg *Config
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
-	var h uintptr
+	slot := new(uintptr) // NCCL may write it after the call returns: kept in the Comm
 	g := currentGroup()
 	err = hold.Do(func(api backend.API) error {
 		if g != nil {
@@ -177,11 +179,10 @@ func NewComm(ctx *driver.Context, nranks int, id UniqueID, rank int, cfg *Config
 				return err
 			}
 		}
-		var err error
-		h, err = n.CommInitRank(nranks, backend.NCCLUniqueID(id), rank, sc)
-		return err
+		return n.CommInitRank(nranks, backend.NCCLUniqueID(id), rank, sc, slot)
 	})
-	c := &Comm{n: n, hold: hold, ctx: ctx, h: h, rank: rank, count: nranks, nonBlocking: cfg != nil && cfg.NonBlocking}
+	h := *slot
+	c := &Comm{n: n, hold: hold, ctx: ctx, h: h, slot: slot, rank: rank, count: nranks, nonBlocking: cfg != nil && cfg.NonBlocking}
 	if g == nil && c.nonBlocking && (err == nil || (h != 0 && errors.Is(err, InProgress))) {
 		err = c.await()
 	} else if g != nil && errors.Is(err, InProgress) {
@@ -309,9 +310,15 @@ func (c *Comm) ident() error {
 	return c.identify()
 }
 
-// identify asks NCCL for the rank and count. Called with identMu held, or
-// before c is shared.
+// identify reads the handle NCCL stored and asks NCCL for the rank and
+// count. Called with identMu held, or before c is shared.
 func (c *Comm) identify() error {
+	if c.h == 0 {
+		c.h = *c.slot
+	}
+	if c.h == 0 {
+		return fmt.Errorf("NCCL made no communicator (did its group end?): %w", InvalidUsage)
+	}
 	rank, err := c.n.CommUserRank(c.h)
 	if err != nil {
 		return err
@@ -365,6 +372,9 @@ func (c *Comm) check(op string) error {
 	if err := c.hold.Check(c); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
+	if err := c.ident(); err != nil {
+		return fmt.Errorf("%s: %s: %w", op, c, err)
+	}
 	return nil
 }
 
@@ -407,11 +417,28 @@ func (c *Comm) Split(color, key int, cfg *Config) (*Comm, error) {
 	if err != nil {
 		return nil, err
 	}
+	if color == backend.NCCLSplitNoColor {
+		// NCCL still needs the call (every rank takes part), and makes nothing.
+		none := new(uintptr) // NCCL may write NULL there at the group's end
+		c.noColor = none     // so it stays alive until the next Split
+		err := c.hold.Do(func(api backend.API) error {
+			if g := currentGroup(); g != nil {
+				if err := g.join(c.n, api, c); err != nil {
+					return err
+				}
+			}
+			return c.n.CommSplit(c.h, color, key, sc, none)
+		})
+		if err != nil && !errors.Is(err, InProgress) {
+			return nil, fmt.Errorf("%s: %s, no color: %w", op, c, err)
+		}
+		return nil, nil
+	}
 	hold, err := core.ContextOf(c.ctx).Hold()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s: %w", op, c, err)
 	}
-	var h uintptr
+	slot := new(uintptr) // NCCL writes it when the split completes: kept in the Comm
 	g := currentGroup()
 	err = c.hold.Do(func(api backend.API) error {
 		if g != nil {
@@ -419,22 +446,17 @@ func (c *Comm) Split(color, key int, cfg *Config) (*Comm, error) {
 				return err
 			}
 		}
-		var err error
-		h, err = c.n.CommSplit(c.h, color, key, sc)
-		return err
+		return c.n.CommSplit(c.h, color, key, sc, slot)
 	})
-	if err == nil && h == 0 {
-		return nil, hold.Drop(nil) // no color: no communicator
-	}
-	child := &Comm{n: c.n, hold: hold, ctx: c.ctx, h: h, nonBlocking: c.nonBlocking, rank: -1, count: -1}
+	child := &Comm{n: c.n, hold: hold, ctx: c.ctx, slot: slot, nonBlocking: c.nonBlocking, rank: -1, count: -1}
 	if cfg != nil {
 		child.nonBlocking = cfg.NonBlocking
 	}
 	switch {
 	case g != nil && errors.Is(err, InProgress):
 		err = nil // the group's end waits
-	case g == nil && child.nonBlocking && (err == nil || (h != 0 && errors.Is(err, InProgress))):
-		err = child.await()
+	case g == nil && errors.Is(err, InProgress):
+		err = c.await() // a non-blocking split completes on the parent
 	}
 	if err == nil && g != nil && child.nonBlocking {
 		g.comms = append(g.comms, child)
@@ -443,7 +465,7 @@ func (c *Comm) Split(color, key int, cfg *Config) (*Comm, error) {
 		err = child.identify()
 	}
 	if err != nil {
-		if h != 0 {
+		if h := *slot; h != 0 {
 			_ = c.n.CommAbort(h)
 		}
 		return nil, hold.Drop(fmt.Errorf("%s: %s, color %d, key %d: %w", op, c, color, key, err))
@@ -471,7 +493,14 @@ func (c *Comm) end(op, call string, f func(uintptr) error) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if err := c.hold.Close(func(backend.API) error { return f(c.h) }); err != nil {
+	destroy := func(backend.API) error { return f(c.h) }
+	if c.hold.Closed() {
+		return nil
+	}
+	if c.ident() != nil {
+		destroy = nil // NCCL made nothing to destroy
+	}
+	if err := c.hold.Close(destroy); err != nil {
 		return fmt.Errorf("%s: %s: %w", op, c, err)
 	}
 	return nil

@@ -28,15 +28,22 @@ type NCCL interface {
 	GetUniqueID() (NCCLUniqueID, error)
 	// CommInitRank is ncclCommInitRankConfig (or an equivalent taking the id
 	// by address): rank's communicator of nranks on the current context's
-	// device. cfg nil means NCCL's defaults. Outside a group it returns when
-	// every rank has joined.
-	CommInitRank(nranks int, id NCCLUniqueID, rank int, cfg *NCCLConfig) (uintptr, error)
+	// device, stored in *comm. cfg nil means NCCL's defaults. Outside a
+	// group, and in blocking mode, it returns when every rank has joined.
+	//
+	// NCCL may write *comm after the call returns (at the end of the
+	// enclosing group, or when a non-blocking call completes): comm must be
+	// heap memory that the caller keeps alive until then.
+	CommInitRank(nranks int, id NCCLUniqueID, rank int, cfg *NCCLConfig, comm *uintptr) error
 	// CommInitAll is ncclCommInitAll: one communicator per device ordinal,
 	// ranks in the order of devs.
 	CommInitAll(devs []int) ([]uintptr, error)
-	// CommSplit is ncclCommSplit; color NCCLSplitNoColor returns 0 (no
-	// communicator). cfg nil inherits comm's configuration.
-	CommSplit(comm uintptr, color, key int, cfg *NCCLConfig) (uintptr, error)
+	// CommSplit is ncclCommSplit: the new communicator is stored in
+	// *newcomm, which stays 0 for color NCCLSplitNoColor. cfg nil inherits
+	// comm's configuration. NCCL writes *newcomm when the split completes:
+	// at the end of the enclosing group, or later for a non-blocking
+	// communicator; newcomm must be heap memory kept alive until then.
+	CommSplit(comm uintptr, color, key int, cfg *NCCLConfig, newcomm *uintptr) error
 	CommFinalize(comm uintptr) error
 	CommDestroy(comm uintptr) error
 	CommAbort(comm uintptr) error

@@ -16,16 +16,16 @@ import (
 // it to memory (ids, a heap copy the callee may write to) and passes the
 // copy's address in the next general register (x2); rank and config follow
 // in x3 and x4.
-func (l *Lib) initRankByValue(nranks int, ids *backend.NCCLUniqueID, rank int, c *config, name []byte) (uintptr, error) {
+func (l *Lib) initRankByValue(nranks int, ids *backend.NCCLUniqueID, rank int, c *config, name []byte, comm *uintptr) error {
 	p, err := l.fn(symCommInitRankConfig)
 	if err != nil {
-		return 0, err
+		return err
 	}
-	var comm uintptr
-	r := dl.Call5(p, uintptr(unsafe.Pointer(&comm)), uintptr(int64(nranks)), uintptr(unsafe.Pointer(ids)),
+	r := dl.Call5(p, uintptr(unsafe.Pointer(comm)), uintptr(int64(nranks)), uintptr(unsafe.Pointer(ids)),
 		uintptr(int64(rank)), uintptr(unsafe.Pointer(c)))
 	runtime.KeepAlive(ids)
 	runtime.KeepAlive(c)
 	runtime.KeepAlive(name)
-	return comm, l.check("ncclCommInitRankConfig", r, comm)
+	runtime.KeepAlive(comm)
+	return l.check("ncclCommInitRankConfig", r, *comm)
 }

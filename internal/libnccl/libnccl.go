@@ -190,24 +190,24 @@ func (l *Lib) GetUniqueID() (backend.NCCLUniqueID, error) {
 // myrank, int nId, ncclUniqueId*, ncclConfig_t*) with one id (see the
 // package documentation), or on an older NCCL the by-value
 // ncclCommInitRankConfig where the architecture allows it.
-func (l *Lib) CommInitRank(nranks int, id backend.NCCLUniqueID, rank int, cfg *backend.NCCLConfig) (uintptr, error) {
+func (l *Lib) CommInitRank(nranks int, id backend.NCCLUniqueID, rank int, cfg *backend.NCCLConfig, comm *uintptr) error {
 	c, name, err := newConfig(cfg)
 	if err != nil {
-		return 0, &backend.NCCLError{Result: backend.NCCLInvalidArgument, Op: "ncclCommInitRankConfig", Detail: "netName: " + err.Error()}
+		return &backend.NCCLError{Result: backend.NCCLInvalidArgument, Op: "ncclCommInitRankConfig", Detail: "netName: " + err.Error()}
 	}
 	ids := new(backend.NCCLUniqueID) // heap: NCCL reads it during the call
 	*ids = id
-	var comm uintptr
 	p, err := l.fn(symCommInitRankScalable)
 	if err != nil {
-		return l.initRankByValue(nranks, ids, rank, c, name)
+		return l.initRankByValue(nranks, ids, rank, c, name, comm)
 	}
-	r := dl.Call6(p, uintptr(unsafe.Pointer(&comm)), uintptr(int64(nranks)), uintptr(int64(rank)), 1,
+	r := dl.Call6(p, uintptr(unsafe.Pointer(comm)), uintptr(int64(nranks)), uintptr(int64(rank)), 1,
 		uintptr(unsafe.Pointer(ids)), uintptr(unsafe.Pointer(c)))
 	runtime.KeepAlive(ids)
 	runtime.KeepAlive(c)
 	runtime.KeepAlive(name)
-	return comm, l.check("ncclCommInitRankScalable", r, comm)
+	runtime.KeepAlive(comm)
+	return l.check("ncclCommInitRankScalable", r, *comm)
 }
 
 // CommInitAll is ncclCommInitAll(ncclComm_t*, int ndev, const int* devlist).
@@ -231,20 +231,20 @@ func (l *Lib) CommInitAll(devs []int) ([]uintptr, error) {
 }
 
 // CommSplit is ncclCommSplit(ncclComm_t, int color, int key, ncclComm_t*, ncclConfig_t*).
-func (l *Lib) CommSplit(comm uintptr, color, key int, cfg *backend.NCCLConfig) (uintptr, error) {
+func (l *Lib) CommSplit(comm uintptr, color, key int, cfg *backend.NCCLConfig, newcomm *uintptr) error {
 	p, err := l.fn(symCommSplit)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	c, name, err := newConfig(cfg)
 	if err != nil {
-		return 0, &backend.NCCLError{Result: backend.NCCLInvalidArgument, Op: "ncclCommSplit", Detail: "netName: " + err.Error()}
+		return &backend.NCCLError{Result: backend.NCCLInvalidArgument, Op: "ncclCommSplit", Detail: "netName: " + err.Error()}
 	}
-	var out uintptr
-	r := dl.Call5(p, comm, uintptr(int64(color)), uintptr(int64(key)), uintptr(unsafe.Pointer(&out)), uintptr(unsafe.Pointer(c)))
+	r := dl.Call5(p, comm, uintptr(int64(color)), uintptr(int64(key)), uintptr(unsafe.Pointer(newcomm)), uintptr(unsafe.Pointer(c)))
 	runtime.KeepAlive(c)
 	runtime.KeepAlive(name)
-	return out, l.check("ncclCommSplit", r, comm)
+	runtime.KeepAlive(newcomm)
+	return l.check("ncclCommSplit", r, comm)
 }
 
 func (l *Lib) call1(s sym, comm uintptr) error {
