@@ -25,6 +25,7 @@ var idMagic = [16]byte{'n', 'o', 'c', 'g', 'o', '/', 'f', 'a', 'k', 'e', ' ', 'n
 
 type ncclState struct {
 	pending map[backend.NCCLUniqueID]*clique // cliques whose ranks are still joining
+	used    map[backend.NCCLUniqueID]bool    // ids whose communicator is made: their root stopped listening
 	comms   map[uintptr]*ncclComm
 	next    uintptr
 	groups  map[int64]*ncclGroup // per OS thread
@@ -66,6 +67,7 @@ func (b *Backend) ncclLocked() *ncclState {
 	n := &b.nccl
 	if n.comms == nil {
 		n.pending = map[backend.NCCLUniqueID]*clique{}
+		n.used = map[backend.NCCLUniqueID]bool{}
 		n.comms = map[uintptr]*ncclComm{}
 		n.groups = map[int64]*ncclGroup{}
 		n.next = 0x7c000000
@@ -164,6 +166,10 @@ func (n *fakeNCCL) commInitRank(nranks int, id backend.NCCLUniqueID, rank int, c
 		return 0, ncclErr(op, backend.NCCLUnhandledCudaError, "no CUDA device current")
 	}
 	st := b.ncclLocked()
+	if st.used[id] {
+		st.last = "bootstrap: the root rank of this unique id no longer listens (an id makes one communicator)"
+		return 0, ncclErr(op, backend.NCCLSystemError, st.last)
+	}
 	cl := st.pending[id]
 	if cl == nil {
 		cl = newClique(nranks)
@@ -185,6 +191,7 @@ func (n *fakeNCCL) commInitRank(nranks int, id backend.NCCLUniqueID, rank int, c
 	cl.joined++
 	if cl.ready() {
 		delete(st.pending, id) // an id makes one communicator
+		st.used[id] = true
 		b.finished.Broadcast()
 	}
 	if g := st.groups[tid]; g != nil {

@@ -229,7 +229,7 @@ func NewComms(ctxs []*driver.Context) (_ []*Comm, err error) {
 			return nil, fmt.Errorf("%s: contexts[%d] and [%d] are on the same device: %w", op, j, i, driver.ErrInvalidValue)
 		}
 		seen[ctx.Device()] = i
-		devs[i] = ctx.Device().Handle()
+		devs[i] = ctx.Device().Ordinal() // ncclCommInitAll takes CUDA runtime device numbers
 	}
 	holds := make([]*core.Hold, 0, len(ctxs))
 	defer func() {
