@@ -493,7 +493,12 @@ func (c *Comm) end(op, call string, f func(uintptr) error) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	destroy := func(backend.API) error { return f(c.h) }
+	destroy := func(backend.API) error {
+		if err := f(c.h); err != nil && !errors.Is(err, InProgress) {
+			return err // ncclInProgress: a non-blocking communicator finishing its teardown
+		}
+		return nil
+	}
 	if c.hold.Closed() {
 		return nil
 	}

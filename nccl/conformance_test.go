@@ -40,6 +40,7 @@ func conformance(t *testing.T, open func(t *testing.T) *driver.Driver) {
 		{"ReduceScatter", caseReduceScatter},
 		{"SendRecv", caseSendRecv},
 		{"NewCommGoroutines", caseNewCommGoroutines},
+		{"NewCommConfig", caseNewCommConfig},
 		{"Split", caseSplit},
 		{"StreamOrder", caseStreamOrder},
 		{"Refused", caseRefused},
@@ -258,6 +259,60 @@ func caseSendRecv(t *testing.T, drv *driver.Driver) {
 	r.sync(t)
 	assert.Equal(t, []uint8{7, 8, 9}, download(t, in[0]))
 	assert.Equal(t, []uint8{1, 2, 3}, download(t, in[1]))
+}
+
+// caseNewCommConfig makes non-blocking communicators with bounded CTAs (the
+// real NCCL reads the ncclConfig_t this package lays out) and runs an
+// AllReduce on each rank from its own goroutine, outside any group.
+func caseNewCommConfig(t *testing.T, drv *driver.Driver) {
+	ctxs := []*driver.Context{primary(t, drv, 0), primary(t, drv, 1)}
+	id, err := nccl.NewUniqueID(ctxs[0])
+	require.NoError(t, err)
+	cfg := &nccl.Config{NonBlocking: true, MinCTAs: 1, MaxCTAs: 4}
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	results := make([][]float64, 2)
+	for rank := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[rank] = func() error {
+				c, err := nccl.NewComm(ctxs[rank], 2, id, rank, cfg)
+				if err != nil {
+					return err
+				}
+				defer c.Close()
+				s, err := stream.New(ctxs[rank], stream.Options{})
+				if err != nil {
+					return err
+				}
+				defer s.Close()
+				b, err := memory.Alloc[float64](ctxs[rank], 2)
+				if err != nil {
+					return err
+				}
+				defer b.Close()
+				if err := memory.CopyToDevice(b, []float64{float64(rank), 0.25}); err != nil {
+					return err
+				}
+				if err := nccl.AllReduce(c, s, b, b, nccl.Avg); err != nil {
+					return err
+				}
+				if err := s.Synchronize(); err != nil {
+					return err
+				}
+				if err := c.AsyncError(); err != nil {
+					return err
+				}
+				results[rank] = make([]float64, 2)
+				return memory.CopyToHost(results[rank], b)
+			}()
+		}()
+	}
+	wg.Wait()
+	require.NoError(t, errors.Join(errs...))
+	assert.Equal(t, []float64{0.5, 0.25}, results[0])
+	assert.Equal(t, []float64{0.5, 0.25}, results[1])
 }
 
 // caseNewCommGoroutines is the one-rank-per-process form, with a goroutine
