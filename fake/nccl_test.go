@@ -79,7 +79,7 @@ func TestNCCLSeamErrors(t *testing.T) {
 func TestNCCLWaitsForHostCallback(t *testing.T) {
 	b, nc := ncclOf(t, 2)
 	type rank struct {
-		ctx, s, p, h uintptr
+		ctx, s, p uintptr
 	}
 	var rs [2]rank
 	runtime.LockOSThread()
