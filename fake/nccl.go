@@ -143,19 +143,19 @@ func (n *fakeNCCL) CommInitRank(nranks int, id backend.NCCLUniqueID, rank int, c
 }
 
 func (n *fakeNCCL) commInitRank(nranks int, id backend.NCCLUniqueID, rank int, cfg *backend.NCCLConfig) (uintptr, error) {
-	const op = "ncclCommInitRankConfig"
+	const call = "ncclCommInitRankConfig"
 	b := (*Backend)(n)
 	if err := b.enter("cuCtxGetCurrent"); err != nil {
-		return 0, ncclErr(op, backend.NCCLUnhandledCudaError, err.Error())
+		return 0, ncclErr(call, backend.NCCLUnhandledCudaError, err.Error())
 	}
 	if nranks < 1 || rank < 0 || rank >= nranks {
-		return 0, n.fail(op, backend.NCCLInvalidArgument, "Invalid rank requested")
+		return 0, n.fail(call, backend.NCCLInvalidArgument, "Invalid rank requested")
 	}
 	if cfg != nil && cfg.Blocking != 0 && cfg.Blocking != 1 && cfg.Blocking != backend.NCCLConfigUndef {
-		return 0, n.fail(op, backend.NCCLInvalidArgument, "Invalid config blocking attribute value")
+		return 0, n.fail(call, backend.NCCLInvalidArgument, "Invalid config blocking attribute value")
 	}
 	if [16]byte(id[:16]) != idMagic {
-		return 0, n.fail(op, backend.NCCLSystemError, "bootstrap: cannot reach the root rank named by the unique id")
+		return 0, n.fail(call, backend.NCCLSystemError, "bootstrap: cannot reach the root rank named by the unique id")
 	}
 	tid := core.ThreadID()
 	b.mu.Lock()
@@ -163,12 +163,12 @@ func (n *fakeNCCL) commInitRank(nranks int, id backend.NCCLUniqueID, rank int, c
 	ctx, err := b.currentLocked(tid)
 	if err != nil {
 		b.ncclLocked().last = "no CUDA device current"
-		return 0, ncclErr(op, backend.NCCLUnhandledCudaError, "no CUDA device current")
+		return 0, ncclErr(call, backend.NCCLUnhandledCudaError, "no CUDA device current")
 	}
 	st := b.ncclLocked()
 	if st.used[id] {
 		st.last = "bootstrap: the root rank of this unique id no longer listens (an id makes one communicator)"
-		return 0, ncclErr(op, backend.NCCLSystemError, st.last)
+		return 0, ncclErr(call, backend.NCCLSystemError, st.last)
 	}
 	cl := st.pending[id]
 	if cl == nil {
@@ -177,12 +177,12 @@ func (n *fakeNCCL) commInitRank(nranks int, id backend.NCCLUniqueID, rank int, c
 	}
 	if cl.n != nranks || cl.members[rank] != nil {
 		st.last = "ranks disagree on the number of ranks, or a rank joined twice"
-		return 0, ncclErr(op, backend.NCCLInvalidUsage, st.last)
+		return 0, ncclErr(call, backend.NCCLInvalidUsage, st.last)
 	}
 	for _, m := range cl.members {
 		if m != nil && m.dev == ctx.dev.ordinal {
 			st.last = "Duplicate GPU detected"
-			return 0, ncclErr(op, backend.NCCLInvalidUsage, st.last)
+			return 0, ncclErr(call, backend.NCCLInvalidUsage, st.last)
 		}
 	}
 	c := n.newCommLocked(ctx.dev.ordinal, rank)
@@ -205,13 +205,13 @@ func (n *fakeNCCL) commInitRank(nranks int, id backend.NCCLUniqueID, rank int, c
 }
 
 func (n *fakeNCCL) CommInitAll(devs []int) ([]uintptr, error) {
-	const op = "ncclCommInitAll"
+	const call = "ncclCommInitAll"
 	b := (*Backend)(n)
 	if err := b.enter("cuCtxGetCurrent"); err != nil {
-		return nil, ncclErr(op, backend.NCCLUnhandledCudaError, err.Error())
+		return nil, ncclErr(call, backend.NCCLUnhandledCudaError, err.Error())
 	}
 	if len(devs) == 0 {
-		return nil, n.fail(op, backend.NCCLInvalidArgument, "invalid device count")
+		return nil, n.fail(call, backend.NCCLInvalidArgument, "invalid device count")
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -219,11 +219,11 @@ func (n *fakeNCCL) CommInitAll(devs []int) ([]uintptr, error) {
 	for i, d := range devs {
 		if d < 0 || d >= len(b.devs) {
 			st.last = "invalid device"
-			return nil, ncclErr(op, backend.NCCLInvalidArgument, st.last)
+			return nil, ncclErr(call, backend.NCCLInvalidArgument, st.last)
 		}
 		if slices.Contains(devs[:i], d) {
 			st.last = "Duplicate GPU detected"
-			return nil, ncclErr(op, backend.NCCLInvalidUsage, st.last)
+			return nil, ncclErr(call, backend.NCCLInvalidUsage, st.last)
 		}
 	}
 	cl := newClique(len(devs))
@@ -270,10 +270,10 @@ type splitInst struct {
 }
 
 func (n *fakeNCCL) CommSplit(h uintptr, color, key int, cfg *backend.NCCLConfig, out *uintptr) error {
-	const op = "ncclCommSplit"
+	const call = "ncclCommSplit"
 	b := (*Backend)(n)
 	if color < 0 && color != backend.NCCLSplitNoColor {
-		return n.fail(op, backend.NCCLInvalidArgument, "invalid color")
+		return n.fail(call, backend.NCCLInvalidArgument, "invalid color")
 	}
 	tid := core.ThreadID()
 	b.mu.Lock()
@@ -282,7 +282,7 @@ func (n *fakeNCCL) CommSplit(h uintptr, color, key int, cfg *backend.NCCLConfig,
 	st := b.ncclLocked()
 	if c == nil || c.cl == nil {
 		st.last = "comm argument is NULL or was destroyed"
-		return ncclErr(op, backend.NCCLInvalidArgument, st.last)
+		return ncclErr(call, backend.NCCLInvalidArgument, st.last)
 	}
 	*out = 0 // NCCL_COMM_NULL until the split completes
 	cl := c.cl
@@ -417,7 +417,7 @@ func (n *fakeNCCL) GroupStart() error {
 }
 
 func (n *fakeNCCL) GroupEnd() error {
-	const op = "ncclGroupEnd"
+	const call = "ncclGroupEnd"
 	b := (*Backend)(n)
 	tid := core.ThreadID()
 	b.mu.Lock()
@@ -426,7 +426,7 @@ func (n *fakeNCCL) GroupEnd() error {
 	if g == nil {
 		st.last = "ncclGroupEnd: not in a group"
 		b.mu.Unlock()
-		return ncclErr(op, backend.NCCLInvalidUsage, st.last)
+		return ncclErr(call, backend.NCCLInvalidUsage, st.last)
 	}
 	g.depth--
 	if g.depth > 0 {
