@@ -429,7 +429,12 @@ func (c *Comm) Split(color, key int, cfg *Config) (*Comm, error) {
 			}
 			return c.n.CommSplit(c.h, color, key, sc, none)
 		})
-		if err != nil && !errors.Is(err, InProgress) {
+		if errors.Is(err, InProgress) && currentGroup() == nil {
+			err = c.await() // a non-blocking split completes on the parent
+		} else if errors.Is(err, InProgress) {
+			err = nil // the group's end waits
+		}
+		if err != nil {
 			return nil, fmt.Errorf("%s: %s, no color: %w", op, c, err)
 		}
 		return nil, nil

@@ -3,6 +3,7 @@ package nccl_test
 import (
 	"os"
 	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -35,6 +36,7 @@ func realDriver(t *testing.T, n int) *driver.Driver {
 		}
 		t.Skipf("needs %d GPUs, the machine has %d", n, count)
 	}
+	keepPrimaries(t, drv, count)
 	ctx := primary(t, drv, 0)
 	if _, _, _, err := nccl.Version(ctx); err != nil {
 		if must {
@@ -43,6 +45,26 @@ func realDriver(t *testing.T, n int) *driver.Driver {
 		t.Skipf("no NCCL: %v", err)
 	}
 	return drv
+}
+
+// kept holds one reference to each GPU's primary context for the rest of
+// the process, as the CUDA runtime inside NCCL does: NCCL keeps per-device
+// state for the process, so the tests never let a primary context end
+// between cases (each case retains and releases its own reference on top).
+var kept sync.Map // device ordinal -> *driver.Context
+
+func keepPrimaries(t *testing.T, drv *driver.Driver, n int) {
+	t.Helper()
+	for i := range n {
+		if _, ok := kept.Load(i); ok {
+			continue
+		}
+		dev, err := drv.Device(i)
+		require.NoError(t, err)
+		ctx, err := dev.PrimaryContext()
+		require.NoError(t, err)
+		kept.Store(i, ctx)
+	}
 }
 
 // fakeDriver is the fake with n devices, checked for leaks at the end.
