@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"slices"
 
+	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/internal/core"
 )
@@ -99,6 +100,18 @@ var ncclText = map[backend.NCCLResult]string{
 	backend.NCCLInProgress:         "NCCL operation in progress",
 }
 
+// ready is what NCCL's CUDA calls find: an initialised driver, not
+// poisoned by a sticky fault.
+func (b *Backend) ready() error {
+	if !b.inited.Load() {
+		return driver.ErrNotInitialized
+	}
+	if p := b.poison.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
 // fail records detail as the last error and returns the error.
 func (n *fakeNCCL) fail(op string, r backend.NCCLResult, detail string) error {
 	b := (*Backend)(n)
@@ -145,7 +158,7 @@ func (n *fakeNCCL) CommInitRank(nranks int, id backend.NCCLUniqueID, rank int, c
 func (n *fakeNCCL) commInitRank(nranks int, id backend.NCCLUniqueID, rank int, cfg *backend.NCCLConfig) (uintptr, error) {
 	const call = "ncclCommInitRankConfig"
 	b := (*Backend)(n)
-	if err := b.enter("cuCtxGetCurrent"); err != nil {
+	if err := b.ready(); err != nil {
 		return 0, ncclErr(call, backend.NCCLUnhandledCudaError, err.Error())
 	}
 	if nranks < 1 || rank < 0 || rank >= nranks {
@@ -207,7 +220,7 @@ func (n *fakeNCCL) commInitRank(nranks int, id backend.NCCLUniqueID, rank int, c
 func (n *fakeNCCL) CommInitAll(devs []int) ([]uintptr, error) {
 	const call = "ncclCommInitAll"
 	b := (*Backend)(n)
-	if err := b.enter("cuCtxGetCurrent"); err != nil {
+	if err := b.ready(); err != nil {
 		return nil, ncclErr(call, backend.NCCLUnhandledCudaError, err.Error())
 	}
 	if len(devs) == 0 {
