@@ -59,8 +59,9 @@ func Broadcast[T Elem](c *Comm, s *stream.Stream, send, recv *memory.Buffer[T], 
 	if err := c.root(name, root); err != nil {
 		return err
 	}
-	if c.rank != root && send == nil {
-		send = recv
+	offRoot := c.rank != root && send == nil // NCCL gets NULL, as it allows off root
+	if offRoot {
+		send = recv // for the checks
 	}
 	if err := c.buffers(name, send, recv); err != nil {
 		return err
@@ -77,7 +78,11 @@ func Broadcast[T Elem](c *Comm, s *stream.Stream, send, recv *memory.Buffer[T], 
 		return nil
 	}
 	return c.do(name, func() error {
-		return c.n.Broadcast(send.Ptr(), recv.Ptr(), uintptr(recv.Len()), dataType[T](), root, c.h, s.Handle())
+		sendPtr := send.Ptr()
+		if offRoot {
+			sendPtr = 0
+		}
+		return c.n.Broadcast(sendPtr, recv.Ptr(), uintptr(recv.Len()), dataType[T](), root, c.h, s.Handle())
 	})
 }
 
@@ -92,8 +97,9 @@ func Reduce[T Elem](c *Comm, s *stream.Stream, send, recv *memory.Buffer[T], op 
 	if err := c.root(name, root); err != nil {
 		return err
 	}
-	if c.rank != root && recv == nil {
-		recv = send
+	offRoot := c.rank != root && recv == nil // NCCL gets NULL, as it allows off root
+	if offRoot {
+		recv = send // for the checks
 	}
 	if err := c.buffers(name, send, recv); err != nil {
 		return err
@@ -110,7 +116,11 @@ func Reduce[T Elem](c *Comm, s *stream.Stream, send, recv *memory.Buffer[T], op 
 		return nil
 	}
 	return c.do(name, func() error {
-		return c.n.Reduce(send.Ptr(), recv.Ptr(), uintptr(send.Len()), dataType[T](), backend.NCCLRedOp(op), root, c.h, s.Handle())
+		recvPtr := recv.Ptr()
+		if offRoot {
+			recvPtr = 0
+		}
+		return c.n.Reduce(send.Ptr(), recvPtr, uintptr(send.Len()), dataType[T](), backend.NCCLRedOp(op), root, c.h, s.Handle())
 	})
 }
 
