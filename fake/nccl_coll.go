@@ -290,6 +290,9 @@ func (b *Backend) issueLocked(ops []*groupOp) error {
 // runColl runs the item it of stream s, which holds ops (see the top of
 // this file). The execution lock is held, the table lock is not.
 func (b *Backend) runColl(s *stream, it *item, ops []*groupOp) error {
+	if allDone(ops) {
+		return nil // another rank's item computed everything: nothing to wait for
+	}
 	b.mu.Lock()
 	s.busy = true // no one else runs it while the execution lock is let go
 	ready := true
@@ -315,6 +318,9 @@ func (b *Backend) runColl(s *stream, it *item, ops []*groupOp) error {
 	for again := true; again; {
 		again = false
 		for _, o := range ops {
+			if o.inst.done {
+				continue // computed meanwhile, while the execution lock was let go
+			}
 			for _, p := range o.inst.parts {
 				if p.s == s || p.it == it {
 					continue
@@ -323,7 +329,15 @@ func (b *Backend) runColl(s *stream, it *item, ops []*groupOp) error {
 				behind := len(p.s.q) > 0 && p.s.q[0].seq < p.it.seq
 				b.mu.RUnlock()
 				if behind {
-					b.runUpTo(p.s, p.it.seq-1, true)
+					// Never wait for a busy stream here while s is busy
+					// (its owner may be waiting for s): let the execution
+					// lock go until something finishes, and look again.
+					b.mu.RLock()
+					gen := b.gen
+					b.mu.RUnlock()
+					if !b.runUpTo(p.s, p.it.seq-1, false) {
+						b.awaitFinish(gen)
+					}
 					again = true
 				}
 			}
@@ -345,6 +359,17 @@ func (b *Backend) runColl(s *stream, it *item, ops []*groupOp) error {
 	return err
 }
 
+// allDone reports whether every operation of ops was computed. Execution
+// lock held.
+func allDone(ops []*groupOp) bool {
+	for _, o := range ops {
+		if !o.inst.done {
+			return false
+		}
+	}
+	return true
+}
+
 // queued reports whether every part of inst is on its stream. Table lock held.
 func queued(inst *collInst) bool {
 	for _, p := range inst.parts {
@@ -354,3 +379,4 @@ func queued(inst *collInst) bool {
 	}
 	return true
 }
+
