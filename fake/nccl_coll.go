@@ -379,4 +379,3 @@ func queued(inst *collInst) bool {
 	}
 	return true
 }
-
