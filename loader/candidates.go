@@ -14,6 +14,8 @@ func names(k Kind) []string {
 		return []string{"libcuda.so.1", "libcuda.so"}
 	case NVRTC:
 		return []string{"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2", "libnvrtc.so"}
+	case NCCL:
+		return []string{"libnccl.so.2", "libnccl.so"}
 	}
 	return nil
 }
@@ -64,6 +66,9 @@ func Candidates(k Kind) []string {
 				}
 			}
 		}
+	}
+	if k == NCCL {
+		ncclWheels(&c, ns)
 	}
 	return c.list
 }

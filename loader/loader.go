@@ -15,6 +15,11 @@
 //     Python environments found cheaply from the environment and the
 //     python3 on PATH (Python is never run).
 //
+// libnccl (kind NCCL, opened by package nccl on first use) is searched the
+// same way: NOCGO_CUDA_LIBNCCL, libnccl.so.2 and libnccl.so through the
+// system loader, the CUDA directories, and the nvidia/nccl/lib directory of
+// the NCCL pip wheel (nvidia-nccl-cu12, -cu13).
+//
 // Before a file is handed to the system loader, it is checked: a path that
 // is not a regular file (a named pipe would block dlopen forever), not an
 // ELF shared library of this program's class and machine, or whose loadable
@@ -45,6 +50,8 @@ const (
 	CUDA Kind = iota + 1
 	// NVRTC is the CUDA run-time compiler, libnvrtc.
 	NVRTC
+	// NCCL is NVIDIA's collective communication library, libnccl.
+	NCCL
 )
 
 // String returns the library's base name, "libcuda" or "libnvrtc".
@@ -54,6 +61,8 @@ func (k Kind) String() string {
 		return "libcuda"
 	case NVRTC:
 		return "libnvrtc"
+	case NCCL:
+		return "libnccl"
 	}
 	return fmt.Sprintf("loader.Kind(%d)", int(k))
 }
@@ -66,6 +75,8 @@ func (k Kind) EnvVar() string {
 		return "NOCGO_CUDA_LIBCUDA"
 	case NVRTC:
 		return "NOCGO_CUDA_LIBNVRTC"
+	case NCCL:
+		return "NOCGO_CUDA_LIBNCCL"
 	}
 	return ""
 }

@@ -1,0 +1,468 @@
+package fake
+
+import (
+	"cmp"
+	"crypto/rand"
+	"slices"
+
+	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/core"
+)
+
+// The fake's NCCL: communicators across the fake devices of one Backend,
+// made in one process by goroutines (one per rank, meeting by UniqueID, as
+// processes do on real NCCL) or by one goroutine (CommInitAll, or groups).
+// Collectives are items on the ranks' streams (nccl_coll.go). All of its
+// state is guarded by the table lock (Backend.mu), and every wait is on
+// Backend.finished, so that NCCL's rendezvous and the streams' work wake
+// each other.
+
+// fakeNCCLVersion is the NCCL version the fake reports: 2.28.9.
+const fakeNCCLVersion = 22809
+
+// idMagic starts every UniqueID the fake makes; the rest is random.
+var idMagic = [16]byte{'n', 'o', 'c', 'g', 'o', '/', 'f', 'a', 'k', 'e', ' ', 'n', 'c', 'c', 'l', 0}
+
+type ncclState struct {
+	pending map[backend.NCCLUniqueID]*clique // cliques whose ranks are still joining
+	used    map[backend.NCCLUniqueID]bool    // ids whose communicator is made: their root stopped listening
+	comms   map[uintptr]*ncclComm
+	next    uintptr
+	groups  map[int64]*ncclGroup // per OS thread
+	last    string               // ncclGetLastError
+}
+
+// clique is the set of communicators of one communicator (all ranks).
+type clique struct {
+	n       int
+	members []*ncclComm // by rank
+	joined  int
+	ops     map[collKey]*collInst // collectives and transfers being matched
+	splits  map[uint64]*splitInst
+}
+
+func (c *clique) ready() bool { return c.joined == c.n }
+
+type ncclComm struct {
+	h     uintptr
+	cl    *clique // nil until its split completes
+	rank  int
+	dev   int // device ordinal
+	ops   uint64
+	sends map[int]uint64 // transfers to each peer so far
+	recvs map[int]uint64 // and from each
+	split uint64         // splits so far
+	dead  bool
+}
+
+// ncclGroup is an OS thread's group in progress.
+type ncclGroup struct {
+	depth int
+	ops   []*groupOp // calls to issue at the end
+	waits []*clique  // cliques (made in the group) to wait for at the end
+	split []*splitInst
+}
+
+func (b *Backend) ncclLocked() *ncclState {
+	n := &b.nccl
+	if n.comms == nil {
+		n.pending = map[backend.NCCLUniqueID]*clique{}
+		n.used = map[backend.NCCLUniqueID]bool{}
+		n.comms = map[uintptr]*ncclComm{}
+		n.groups = map[int64]*ncclGroup{}
+		n.next = 0x7c000000
+	}
+	return n
+}
+
+// NCCL returns the fake's NCCL (backend.NCCLProvider).
+func (b *Backend) NCCL() (backend.NCCL, error) { return (*fakeNCCL)(b), nil }
+
+// fakeNCCL is the Backend seen as backend.NCCL.
+type fakeNCCL Backend
+
+var _ backend.NCCLProvider = (*Backend)(nil)
+var _ backend.NCCL = (*fakeNCCL)(nil)
+
+func ncclErr(op string, r backend.NCCLResult, detail string) error {
+	return &backend.NCCLError{Result: r, Op: op, Text: ncclText[r], Detail: detail}
+}
+
+// ncclText is what ncclGetErrorString says for each result (NCCL 2.28).
+var ncclText = map[backend.NCCLResult]string{
+	backend.NCCLUnhandledCudaError: "unhandled cuda error (run with NCCL_DEBUG=INFO for details)",
+	backend.NCCLSystemError:        "unhandled system error (run with NCCL_DEBUG=INFO for details)",
+	backend.NCCLInternalError:      "internal error - please report this issue to the NCCL developers",
+	backend.NCCLInvalidArgument:    "invalid argument (run with NCCL_DEBUG=WARN for details)",
+	backend.NCCLInvalidUsage:       "invalid usage (run with NCCL_DEBUG=WARN for details)",
+	backend.NCCLRemoteError:        "remote process exited or there was a network error",
+	backend.NCCLInProgress:         "NCCL operation in progress",
+}
+
+// ready is what NCCL's CUDA calls find: an initialised driver, not
+// poisoned by a sticky fault.
+func (b *Backend) ready() error {
+	if !b.inited.Load() {
+		return driver.ErrNotInitialized
+	}
+	if p := b.poison.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// fail records detail as the last error and returns the error.
+func (n *fakeNCCL) fail(op string, r backend.NCCLResult, detail string) error {
+	b := (*Backend)(n)
+	b.mu.Lock()
+	b.ncclLocked().last = detail
+	b.mu.Unlock()
+	return ncclErr(op, r, detail)
+}
+
+func (n *fakeNCCL) Version() (int, error) { return fakeNCCLVersion, nil }
+
+func (n *fakeNCCL) GetUniqueID() (backend.NCCLUniqueID, error) {
+	var id backend.NCCLUniqueID
+	copy(id[:], idMagic[:])
+	_, _ = rand.Read(id[len(idMagic):])
+	return id, nil
+}
+
+func (n *fakeNCCL) LastError(uintptr) string {
+	b := (*Backend)(n)
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return b.nccl.last
+}
+
+func (n *fakeNCCL) newCommLocked(dev, rank int) *ncclComm {
+	st := (*Backend)(n).ncclLocked()
+	st.next += 0x100
+	c := &ncclComm{h: st.next, rank: rank, dev: dev, sends: map[int]uint64{}, recvs: map[int]uint64{}}
+	st.comms[c.h] = c
+	return c
+}
+
+func newClique(n int) *clique {
+	return &clique{n: n, members: make([]*ncclComm, n), ops: map[collKey]*collInst{}, splits: map[uint64]*splitInst{}}
+}
+
+func (n *fakeNCCL) CommInitRank(nranks int, id backend.NCCLUniqueID, rank int, cfg *backend.NCCLConfig, out *uintptr) error {
+	h, err := n.commInitRank(nranks, id, rank, cfg)
+	*out = h
+	return err
+}
+
+func (n *fakeNCCL) commInitRank(nranks int, id backend.NCCLUniqueID, rank int, cfg *backend.NCCLConfig) (uintptr, error) {
+	const call = "ncclCommInitRankConfig"
+	b := (*Backend)(n)
+	if err := b.ready(); err != nil {
+		return 0, ncclErr(call, backend.NCCLUnhandledCudaError, err.Error())
+	}
+	if nranks < 1 || rank < 0 || rank >= nranks {
+		return 0, n.fail(call, backend.NCCLInvalidArgument, "Invalid rank requested")
+	}
+	if cfg != nil && cfg.Blocking != 0 && cfg.Blocking != 1 && cfg.Blocking != backend.NCCLConfigUndef {
+		return 0, n.fail(call, backend.NCCLInvalidArgument, "Invalid config blocking attribute value")
+	}
+	if [16]byte(id[:16]) != idMagic {
+		return 0, n.fail(call, backend.NCCLSystemError, "bootstrap: cannot reach the root rank named by the unique id")
+	}
+	tid := core.ThreadID()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	ctx, err := b.currentLocked(tid)
+	if err != nil {
+		b.ncclLocked().last = "no CUDA device current"
+		return 0, ncclErr(call, backend.NCCLUnhandledCudaError, "no CUDA device current")
+	}
+	st := b.ncclLocked()
+	if st.used[id] {
+		st.last = "bootstrap: the root rank of this unique id no longer listens (an id makes one communicator)"
+		return 0, ncclErr(call, backend.NCCLSystemError, st.last)
+	}
+	cl := st.pending[id]
+	if cl == nil {
+		cl = newClique(nranks)
+		st.pending[id] = cl
+	}
+	if cl.n != nranks || cl.members[rank] != nil {
+		st.last = "ranks disagree on the number of ranks, or a rank joined twice"
+		return 0, ncclErr(call, backend.NCCLInvalidUsage, st.last)
+	}
+	for _, m := range cl.members {
+		if m != nil && m.dev == ctx.dev.ordinal {
+			st.last = "Duplicate GPU detected"
+			return 0, ncclErr(call, backend.NCCLInvalidUsage, st.last)
+		}
+	}
+	c := n.newCommLocked(ctx.dev.ordinal, rank)
+	c.cl = cl
+	cl.members[rank] = c
+	cl.joined++
+	if cl.ready() {
+		delete(st.pending, id) // an id makes one communicator
+		st.used[id] = true
+		b.finished.Broadcast()
+	}
+	if g := st.groups[tid]; g != nil {
+		g.waits = append(g.waits, cl) // the group's end waits
+		return c.h, nil
+	}
+	for !cl.ready() {
+		b.finished.Wait()
+	}
+	return c.h, nil
+}
+
+func (n *fakeNCCL) CommInitAll(devs []int) ([]uintptr, error) {
+	const call = "ncclCommInitAll"
+	b := (*Backend)(n)
+	if err := b.ready(); err != nil {
+		return nil, ncclErr(call, backend.NCCLUnhandledCudaError, err.Error())
+	}
+	if len(devs) == 0 {
+		return nil, n.fail(call, backend.NCCLInvalidArgument, "invalid device count")
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	st := b.ncclLocked()
+	for i, d := range devs {
+		if d < 0 || d >= len(b.devs) {
+			st.last = "invalid device"
+			return nil, ncclErr(call, backend.NCCLInvalidArgument, st.last)
+		}
+		if slices.Contains(devs[:i], d) {
+			st.last = "Duplicate GPU detected"
+			return nil, ncclErr(call, backend.NCCLInvalidUsage, st.last)
+		}
+	}
+	cl := newClique(len(devs))
+	hs := make([]uintptr, len(devs))
+	for r, d := range devs {
+		c := n.newCommLocked(d, r)
+		c.cl = cl
+		cl.members[r] = c
+		hs[r] = c.h
+	}
+	cl.joined = cl.n
+	return hs, nil
+}
+
+// commLocked returns the live communicator h.
+func (n *fakeNCCL) commLocked(h uintptr) *ncclComm {
+	c := (*Backend)(n).ncclLocked().comms[h]
+	if c == nil || c.dead {
+		return nil
+	}
+	return c
+}
+
+func (n *fakeNCCL) comm(op string, h uintptr) (*ncclComm, error) {
+	b := (*Backend)(n)
+	b.mu.RLock()
+	c := n.commLocked(h)
+	b.mu.RUnlock()
+	if c == nil {
+		return nil, n.fail(op, backend.NCCLInvalidArgument, "comm argument is NULL or was destroyed")
+	}
+	return c, nil
+}
+
+// splitInst is one ncclCommSplit across the ranks of a clique.
+type splitInst struct {
+	cl     *clique
+	color  []int
+	key    []int
+	out    []*ncclComm // by parent rank; nil for no color
+	slots  []*uintptr  // where each rank's handle goes on completion
+	joined int
+	done   bool
+}
+
+func (n *fakeNCCL) CommSplit(h uintptr, color, key int, cfg *backend.NCCLConfig, out *uintptr) error {
+	const call = "ncclCommSplit"
+	b := (*Backend)(n)
+	if color < 0 && color != backend.NCCLSplitNoColor {
+		return n.fail(call, backend.NCCLInvalidArgument, "invalid color")
+	}
+	tid := core.ThreadID()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	c := n.commLocked(h)
+	st := b.ncclLocked()
+	if c == nil || c.cl == nil {
+		st.last = "comm argument is NULL or was destroyed"
+		return ncclErr(call, backend.NCCLInvalidArgument, st.last)
+	}
+	*out = 0 // NCCL_COMM_NULL until the split completes
+	cl := c.cl
+	k := c.split
+	c.split++
+	si := cl.splits[k]
+	if si == nil {
+		si = &splitInst{cl: cl, color: make([]int, cl.n), key: make([]int, cl.n), out: make([]*ncclComm, cl.n), slots: make([]*uintptr, cl.n)}
+		cl.splits[k] = si
+	}
+	si.color[c.rank], si.key[c.rank] = color, key
+	if color != backend.NCCLSplitNoColor {
+		si.out[c.rank] = n.newCommLocked(c.dev, -1) // its rank is known once all have joined
+		si.slots[c.rank] = out
+	}
+	si.joined++
+	if si.joined == cl.n {
+		n.completeSplitLocked(si)
+		delete(cl.splits, k)
+		b.finished.Broadcast()
+	}
+	if g := st.groups[tid]; g != nil {
+		g.split = append(g.split, si)
+		return nil
+	}
+	for !si.done {
+		b.finished.Wait()
+	}
+	return nil
+}
+
+// completeSplitLocked makes the new cliques: by color, ranks ordered by key
+// and then by parent rank.
+func (n *fakeNCCL) completeSplitLocked(si *splitInst) {
+	byColor := map[int][]int{}
+	for r, col := range si.color {
+		if col != backend.NCCLSplitNoColor {
+			byColor[col] = append(byColor[col], r)
+		}
+	}
+	for _, rs := range byColor {
+		slices.SortStableFunc(rs, func(a, b int) int { return cmp.Compare(si.key[a], si.key[b]) })
+		cl := newClique(len(rs))
+		for i, r := range rs {
+			c := si.out[r]
+			c.rank, c.cl = i, cl
+			cl.members[i] = c
+			*si.slots[r] = c.h
+		}
+		cl.joined = cl.n
+	}
+	si.done = true
+}
+
+func (n *fakeNCCL) CommFinalize(h uintptr) error {
+	_, err := n.comm("ncclCommFinalize", h)
+	return err
+}
+
+func (n *fakeNCCL) CommDestroy(h uintptr) error { return n.end("ncclCommDestroy", h) }
+func (n *fakeNCCL) CommAbort(h uintptr) error   { return n.end("ncclCommAbort", h) }
+
+func (n *fakeNCCL) end(op string, h uintptr) error {
+	b := (*Backend)(n)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	st := b.ncclLocked()
+	c := st.comms[h]
+	if c == nil {
+		st.last = "comm argument is NULL or was destroyed"
+		return ncclErr(op, backend.NCCLInvalidArgument, st.last)
+	}
+	c.dead = true
+	delete(st.comms, h)
+	return nil
+}
+
+func (n *fakeNCCL) CommGetAsyncError(h uintptr) (error, error) {
+	_, err := n.comm("ncclCommGetAsyncError", h)
+	return nil, err
+}
+
+func (n *fakeNCCL) CommCount(h uintptr) (int, error) {
+	c, err := n.comm("ncclCommCount", h)
+	if err != nil {
+		return 0, err
+	}
+	b := (*Backend)(n)
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if c.cl == nil {
+		return 0, ncclErr("ncclCommCount", backend.NCCLInvalidUsage, "communicator not initialized yet (ncclGroupEnd)")
+	}
+	return c.cl.n, nil
+}
+
+func (n *fakeNCCL) CommCuDevice(h uintptr) (int, error) {
+	c, err := n.comm("ncclCommCuDevice", h)
+	if err != nil {
+		return 0, err
+	}
+	return c.dev, nil
+}
+
+func (n *fakeNCCL) CommUserRank(h uintptr) (int, error) {
+	c, err := n.comm("ncclCommUserRank", h)
+	if err != nil {
+		return 0, err
+	}
+	b := (*Backend)(n)
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if c.cl == nil {
+		return 0, ncclErr("ncclCommUserRank", backend.NCCLInvalidUsage, "communicator not initialized yet (ncclGroupEnd)")
+	}
+	return c.rank, nil
+}
+
+func (n *fakeNCCL) GroupStart() error {
+	b := (*Backend)(n)
+	tid := core.ThreadID()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	st := b.ncclLocked()
+	g := st.groups[tid]
+	if g == nil {
+		g = &ncclGroup{}
+		st.groups[tid] = g
+	}
+	g.depth++
+	return nil
+}
+
+func (n *fakeNCCL) GroupEnd() error {
+	const call = "ncclGroupEnd"
+	b := (*Backend)(n)
+	tid := core.ThreadID()
+	b.mu.Lock()
+	st := b.ncclLocked()
+	g := st.groups[tid]
+	if g == nil {
+		st.last = "ncclGroupEnd: not in a group"
+		b.mu.Unlock()
+		return ncclErr(call, backend.NCCLInvalidUsage, st.last)
+	}
+	g.depth--
+	if g.depth > 0 {
+		b.mu.Unlock()
+		return nil
+	}
+	delete(st.groups, tid)
+	for _, cl := range g.waits {
+		for !cl.ready() {
+			b.finished.Wait()
+		}
+	}
+	for _, si := range g.split {
+		for !si.done {
+			b.finished.Wait()
+		}
+	}
+	err := b.issueLocked(g.ops)
+	b.mu.Unlock()
+	if err == nil {
+		for _, s := range streamsOf(g.ops) {
+			b.backpressure(s)
+		}
+	}
+	return err
+}

@@ -1,0 +1,381 @@
+package fake
+
+import (
+	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/core"
+)
+
+// A collective is one item on each rank's stream (and a Send or Recv one
+// item on its rank's stream); the items of one operation across the ranks
+// form a collInst. The item of a rank runs when its stream reaches it: it
+// waits (execution lock let go, its stream busy as for a host callback)
+// until every rank has queued its part, runs the other ranks' streams up to
+// their parts (as the GPUs would run them meanwhile), computes the whole
+// operation once for all ranks, and is done; the other ranks' items then
+// find it computed. The calls of one group are one item per stream, as
+// NCCL fuses a group into one kernel per device: that is what lets a rank
+// send to and receive from a peer that does the same.
+
+type collKind int
+
+const (
+	collAllReduce collKind = iota
+	collBroadcast
+	collReduce
+	collAllGather
+	collReduceScatter
+	collTransfer // a Send matched with a Recv
+)
+
+// collKey names one operation of a clique: the k-th collective, or the k-th
+// transfer from src to dst.
+type collKey struct {
+	transfer bool
+	src, dst int
+	k        uint64
+}
+
+// collInst is one operation across its participants.
+type collInst struct {
+	kind  collKind
+	parts []*collPart // by rank for collectives; [sender, receiver] for transfers
+	done  bool
+}
+
+// collPart is one rank's part of an operation, and where it is queued.
+type collPart struct {
+	send, recv uintptr
+	count      uintptr // elements: per rank (AllGather send, ReduceScatter recv)
+	dt         backend.NCCLDataType
+	op         backend.NCCLRedOp
+	root       int
+	s          *stream
+	it         *item // nil until queued
+}
+
+// groupOp is a call made inside a group, issued at its end.
+type groupOp struct {
+	inst *collInst
+	part *collPart
+	idx  int // the part's index in inst.parts
+}
+
+func streamsOf(ops []*groupOp) []*stream {
+	var ss []*stream
+	for _, o := range ops {
+		found := false
+		for _, s := range ss {
+			found = found || s == o.part.s
+		}
+		if !found {
+			ss = append(ss, o.part.s)
+		}
+	}
+	return ss
+}
+
+func (n *fakeNCCL) AllReduce(send, recv, count uintptr, dt backend.NCCLDataType, op backend.NCCLRedOp, comm, s uintptr) error {
+	return n.coll("ncclAllReduce", collAllReduce, comm, s, &collPart{send: send, recv: recv, count: count, dt: dt, op: op})
+}
+
+func (n *fakeNCCL) Broadcast(send, recv, count uintptr, dt backend.NCCLDataType, root int, comm, s uintptr) error {
+	return n.coll("ncclBroadcast", collBroadcast, comm, s, &collPart{send: send, recv: recv, count: count, dt: dt, root: root})
+}
+
+func (n *fakeNCCL) Reduce(send, recv, count uintptr, dt backend.NCCLDataType, op backend.NCCLRedOp, root int, comm, s uintptr) error {
+	return n.coll("ncclReduce", collReduce, comm, s, &collPart{send: send, recv: recv, count: count, dt: dt, op: op, root: root})
+}
+
+func (n *fakeNCCL) AllGather(send, recv, count uintptr, dt backend.NCCLDataType, comm, s uintptr) error {
+	return n.coll("ncclAllGather", collAllGather, comm, s, &collPart{send: send, recv: recv, count: count, dt: dt})
+}
+
+func (n *fakeNCCL) ReduceScatter(send, recv, count uintptr, dt backend.NCCLDataType, op backend.NCCLRedOp, comm, s uintptr) error {
+	return n.coll("ncclReduceScatter", collReduceScatter, comm, s, &collPart{send: send, recv: recv, count: count, dt: dt, op: op})
+}
+
+func (n *fakeNCCL) Send(buf, count uintptr, dt backend.NCCLDataType, peer int, comm, s uintptr) error {
+	return n.transfer("ncclSend", true, comm, s, peer, &collPart{send: buf, count: count, dt: dt})
+}
+
+func (n *fakeNCCL) Recv(buf, count uintptr, dt backend.NCCLDataType, peer int, comm, s uintptr) error {
+	return n.transfer("ncclRecv", false, comm, s, peer, &collPart{recv: buf, count: count, dt: dt})
+}
+
+// checkPartLocked checks what NCCL checks of a call's arguments: the
+// communicator, the stream and its device, the type, the reduction, the
+// root, and (as NCCL_CHECK_POINTERS=1 would) that the buffers are device
+// memory of the communicator's device holding the elements.
+func (n *fakeNCCL) checkPartLocked(kind collKind, c *ncclComm, h uintptr, tid int64, p *collPart) string {
+	b := (*Backend)(n)
+	if c == nil || c.cl == nil {
+		return "comm argument is NULL or was destroyed"
+	}
+	s, err := b.streamLocked(h, tid)
+	if err != nil || s.dead {
+		return "invalid stream"
+	}
+	if s.ctx.dev.ordinal != c.dev {
+		return "stream is on another device than the communicator"
+	}
+	p.s = s
+	size := uintptr(p.dt.Size())
+	if size == 0 {
+		return "invalid data type"
+	}
+	if kind != collTransfer && kind != collBroadcast && kind != collAllGather && (p.op < backend.NCCLSum || p.op > backend.NCCLAvg) {
+		return "invalid reduction operation"
+	}
+	if (kind == collBroadcast || kind == collReduce) && (p.root < 0 || p.root >= c.cl.n) {
+		return "invalid root"
+	}
+	if p.count > 1<<40 {
+		return "count too large"
+	}
+	sendN, recvN := p.count*size, p.count*size
+	switch kind {
+	case collAllGather:
+		recvN *= uintptr(c.cl.n)
+	case collReduceScatter:
+		sendN *= uintptr(c.cl.n)
+	}
+	needSend := p.send != 0 || kind != collTransfer
+	needRecv := p.recv != 0 || kind != collTransfer
+	if kind == collBroadcast && c.rank != p.root {
+		needSend = false
+	}
+	if kind == collReduce && c.rank != p.root {
+		needRecv = false
+	}
+	if p.count == 0 {
+		return ""
+	}
+	if needSend && !b.onDeviceLocked(p.send, sendN, c.dev) {
+		return "sendbuff is not device memory of the communicator's device"
+	}
+	if needRecv && !b.onDeviceLocked(p.recv, recvN, c.dev) {
+		return "recvbuff is not device memory of the communicator's device"
+	}
+	return ""
+}
+
+func (b *Backend) onDeviceLocked(p, n uintptr, dev int) bool {
+	a := b.findLocked(p)
+	return a != nil && a.kind == deviceMem && a.dev.ordinal == dev && n <= a.end()-p
+}
+
+func (n *fakeNCCL) coll(op string, kind collKind, comm, h uintptr, p *collPart) error {
+	b := (*Backend)(n)
+	tid := tidFor(h)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	st := b.ncclLocked()
+	c := n.commLocked(comm)
+	if msg := n.checkPartLocked(kind, c, h, tid, p); msg != "" {
+		st.last = msg
+		return ncclErr(op, backend.NCCLInvalidArgument, msg)
+	}
+	if p.count == 0 {
+		return nil // NCCL queues nothing for an empty collective
+	}
+	key := collKey{k: c.ops}
+	c.ops++
+	inst := c.cl.ops[key]
+	if inst == nil {
+		inst = &collInst{kind: kind, parts: make([]*collPart, c.cl.n)}
+		c.cl.ops[key] = inst
+	}
+	if inst.kind != kind {
+		st.last = "ranks called different collectives in the same position"
+		return ncclErr(op, backend.NCCLInvalidUsage, st.last)
+	}
+	inst.parts[c.rank] = p
+	if filled(inst) {
+		delete(c.cl.ops, key)
+	}
+	return n.queueLocked(&groupOp{inst: inst, part: p, idx: c.rank})
+}
+
+func (n *fakeNCCL) transfer(op string, send bool, comm, h uintptr, peer int, p *collPart) error {
+	b := (*Backend)(n)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	st := b.ncclLocked()
+	c := n.commLocked(comm)
+	if msg := n.checkPartLocked(collTransfer, c, h, tidFor(h), p); msg != "" {
+		st.last = msg
+		return ncclErr(op, backend.NCCLInvalidArgument, msg)
+	}
+	if peer < 0 || peer >= c.cl.n {
+		st.last = "invalid peer"
+		return ncclErr(op, backend.NCCLInvalidArgument, st.last)
+	}
+	if p.count == 0 {
+		return nil
+	}
+	var key collKey
+	idx := 0
+	if send {
+		key = collKey{transfer: true, src: c.rank, dst: peer, k: c.sends[peer]}
+		c.sends[peer]++
+	} else {
+		key = collKey{transfer: true, src: peer, dst: c.rank, k: c.recvs[peer]}
+		c.recvs[peer]++
+		idx = 1
+	}
+	inst := c.cl.ops[key]
+	if inst == nil {
+		inst = &collInst{kind: collTransfer, parts: make([]*collPart, 2)}
+		c.cl.ops[key] = inst
+	}
+	inst.parts[idx] = p
+	if filled(inst) {
+		delete(c.cl.ops, key)
+	}
+	return n.queueLocked(&groupOp{inst: inst, part: p, idx: idx})
+}
+
+func filled(inst *collInst) bool {
+	for _, p := range inst.parts {
+		if p == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// queueLocked issues o now, or at the end of the calling thread's group.
+func (n *fakeNCCL) queueLocked(o *groupOp) error {
+	b := (*Backend)(n)
+	if g := b.ncclLocked().groups[core.ThreadID()]; g != nil {
+		g.ops = append(g.ops, o)
+		return nil
+	}
+	if err := b.issueLocked([]*groupOp{o}); err != nil {
+		return err
+	}
+	s := o.part.s
+	b.mu.Unlock()
+	b.backpressure(s)
+	b.mu.Lock()
+	return nil
+}
+
+// issueLocked queues ops as one item per stream.
+func (b *Backend) issueLocked(ops []*groupOp) error {
+	for _, o := range ops {
+		if o.part.s.dead {
+			b.nccl.last = "invalid stream"
+			return ncclErr("ncclGroupEnd", backend.NCCLInvalidArgument, b.nccl.last)
+		}
+	}
+	for _, s := range streamsOf(ops) {
+		var mine []*groupOp
+		for _, o := range ops {
+			if o.part.s == s {
+				mine = append(mine, o)
+			}
+		}
+		it := &item{}
+		it.run = func() error { return b.runColl(s, it, mine) }
+		for _, o := range mine {
+			o.part.it = it
+		}
+		b.pushLocked(s, it)
+	}
+	b.finished.Broadcast()
+	return nil
+}
+
+// runColl runs the item it of stream s, which holds ops (see the top of
+// this file). The execution lock is held, the table lock is not.
+func (b *Backend) runColl(s *stream, it *item, ops []*groupOp) error {
+	if allDone(ops) {
+		return nil // another rank's item computed everything: nothing to wait for
+	}
+	b.mu.Lock()
+	s.busy = true // no one else runs it while the execution lock is let go
+	ready := true
+	for _, o := range ops {
+		ready = ready && queued(o.inst)
+	}
+	if !ready {
+		b.mu.Unlock()
+		b.unlockExec()
+		b.mu.Lock()
+		for _, o := range ops {
+			for !queued(o.inst) {
+				b.finished.Wait()
+			}
+		}
+		b.mu.Unlock()
+		b.relockExec()
+		b.mu.Lock()
+	}
+	b.mu.Unlock()
+	// Run the other participants' streams up to their parts, until none has
+	// anything left before its part.
+	for again := true; again; {
+		again = false
+		for _, o := range ops {
+			if o.inst.done {
+				continue // computed meanwhile, while the execution lock was let go
+			}
+			for _, p := range o.inst.parts {
+				if p.s == s || p.it == it {
+					continue
+				}
+				b.mu.RLock()
+				behind := len(p.s.q) > 0 && p.s.q[0].seq < p.it.seq
+				b.mu.RUnlock()
+				if behind {
+					// Never wait for a busy stream here while s is busy
+					// (its owner may be waiting for s): let the execution
+					// lock go until something finishes, and look again.
+					b.mu.RLock()
+					gen := b.gen
+					b.mu.RUnlock()
+					if !b.runUpTo(p.s, p.it.seq-1, false) {
+						b.awaitFinish(gen)
+					}
+					again = true
+				}
+			}
+		}
+	}
+	var err error
+	for _, o := range ops {
+		if !o.inst.done {
+			o.inst.done = true
+			if e := b.compute(o.inst); e != nil && err == nil {
+				err = e
+			}
+		}
+	}
+	b.mu.Lock()
+	s.busy = false
+	b.finished.Broadcast()
+	b.mu.Unlock()
+	return err
+}
+
+// allDone reports whether every operation of ops was computed. Execution
+// lock held.
+func allDone(ops []*groupOp) bool {
+	for _, o := range ops {
+		if !o.inst.done {
+			return false
+		}
+	}
+	return true
+}
+
+// queued reports whether every part of inst is on its stream. Table lock held.
+func queued(inst *collInst) bool {
+	for _, p := range inst.parts {
+		if p == nil || p.it == nil || p.it.seq == 0 {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,155 @@
+package fake
+
+import (
+	"math"
+	"runtime"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nocgo/cuda/driver/backend"
+)
+
+// ncclOf returns the fake's NCCL and a backend with n devices, cuInit done.
+func ncclOf(t *testing.T, n int) (*Backend, backend.NCCL) {
+	t.Helper()
+	b := NewBackend(Devices(n))
+	require.NoError(t, b.Init(0))
+	nc, err := b.NCCL()
+	require.NoError(t, err)
+	return b, nc
+}
+
+func TestNCCLSeamErrors(t *testing.T) {
+	b, nc := ncclOf(t, 2)
+	v, err := nc.Version()
+	require.NoError(t, err)
+	assert.Equal(t, 22809, v)
+
+	err = nc.GroupEnd()
+	assert.ErrorIs(t, err, backend.NCCLInvalidUsage, "GroupEnd without GroupStart")
+	assert.ErrorIs(t, nc.CommDestroy(0x1234), backend.NCCLInvalidArgument)
+	assert.NotEmpty(t, nc.LastError(0), "ncclGetLastError says why")
+	_, err = nc.CommCount(0)
+	assert.ErrorIs(t, err, backend.NCCLInvalidArgument)
+
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	ctx, err := b.DevicePrimaryCtxRetain(0)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, b.DevicePrimaryCtxRelease(0)) }()
+	require.NoError(t, b.CtxPushCurrent(ctx))
+	defer func() { _, err := b.CtxPopCurrent(); require.NoError(t, err) }()
+
+	var h uintptr
+	err = nc.CommInitRank(1, backend.NCCLUniqueID{}, 0, nil, &h)
+	assert.ErrorIs(t, err, backend.NCCLSystemError, "an id no ncclGetUniqueId made")
+	assert.Zero(t, h)
+	id, err := nc.GetUniqueID()
+	require.NoError(t, err)
+	require.NoError(t, nc.CommInitRank(1, id, 0, nil, &h), "one rank: no one to wait for")
+	require.NotZero(t, h)
+	err = nc.CommInitRank(1, id, 0, nil, new(uintptr))
+	assert.ErrorIs(t, err, backend.NCCLSystemError, "an id makes one communicator")
+
+	p, err := b.MemAlloc(64)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, b.MemFree(p)) }()
+	assert.ErrorIs(t, nc.AllReduce(p, p, 4, backend.NCCLDataType(42), backend.NCCLSum, h, 0), backend.NCCLInvalidArgument, "no such type")
+	assert.ErrorIs(t, nc.AllReduce(p, p, 4, backend.NCCLFloat32, backend.NCCLRedOp(17), h, 0), backend.NCCLInvalidArgument, "no such reduction")
+	assert.ErrorIs(t, nc.AllReduce(p, p, 32, backend.NCCLFloat32, backend.NCCLSum, h, 0), backend.NCCLInvalidArgument, "past the allocation")
+	assert.ErrorIs(t, nc.AllReduce(p, p, 4, backend.NCCLFloat32, backend.NCCLSum, h+1, 0), backend.NCCLInvalidArgument, "no such communicator")
+	assert.ErrorIs(t, nc.Send(p, 4, backend.NCCLFloat32, 1, h, 0), backend.NCCLInvalidArgument, "peer out of range")
+	require.NoError(t, nc.AllReduce(p, p, 4, backend.NCCLFloat32, backend.NCCLSum, h, 0), "a clique of one")
+	require.NoError(t, b.CtxSynchronize())
+	require.NoError(t, nc.CommDestroy(h))
+	assert.ErrorIs(t, nc.CommDestroy(h), backend.NCCLInvalidArgument, "destroyed")
+	var ncErr *backend.NCCLError
+	require.ErrorAs(t, nc.CommDestroy(h), &ncErr)
+	assert.Equal(t, "ncclCommDestroy", ncErr.Op)
+	assert.Contains(t, ncErr.Error(), "ncclCommDestroy: ncclInvalidArgument: invalid argument")
+}
+
+// TestNCCLWaitsForHostCallback: rank 1's stream is held up by a host
+// callback before its part; rank 0's stream waits for it there without
+// holding up anything else, and both finish once the callback returns.
+func TestNCCLWaitsForHostCallback(t *testing.T) {
+	b, nc := ncclOf(t, 2)
+	type rank struct {
+		ctx, s, p uintptr
+	}
+	var rs [2]rank
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	for i := range rs {
+		ctx, err := b.DevicePrimaryCtxRetain(i)
+		require.NoError(t, err)
+		require.NoError(t, b.CtxPushCurrent(ctx))
+		rs[i].ctx = ctx
+		rs[i].s, err = b.StreamCreateWithPriority(0, 0)
+		require.NoError(t, err)
+		rs[i].p, err = b.MemAlloc(8)
+		require.NoError(t, err)
+		require.NoError(t, b.MemsetD32(rs[i].p, math.Float32bits(float32(i+1)), 2))
+		_, err = b.CtxPopCurrent()
+		require.NoError(t, err)
+	}
+	hs, err := nc.CommInitAll([]int{0, 1})
+	require.NoError(t, err)
+	release := make(chan struct{})
+	require.NoError(t, b.LaunchHostFunc(rs[1].s, func() { <-release }))
+	require.NoError(t, nc.GroupStart())
+	for i, r := range rs {
+		require.NoError(t, nc.AllReduce(r.p, r.p, 2, backend.NCCLFloat32, backend.NCCLSum, hs[i], r.s))
+	}
+	require.NoError(t, nc.GroupEnd())
+
+	done := make(chan error, 1)
+	go func() { done <- b.StreamSynchronize(rs[0].s) }()
+	select {
+	case err := <-done:
+		t.Fatalf("rank 0 finished before rank 1 reached the collective: %v", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	require.NoError(t, <-done)
+	require.NoError(t, b.StreamSynchronize(rs[1].s))
+	for i, r := range rs {
+		var out [2]float32
+		require.NoError(t, b.CtxPushCurrent(r.ctx))
+		require.NoError(t, b.MemcpyDtoH(unsafe.Pointer(&out), r.p, 8))
+		assert.Equal(t, [2]float32{3, 3}, out, "rank %d", i)
+		require.NoError(t, b.MemFree(r.p))
+		require.NoError(t, b.StreamDestroy(r.s))
+		_, err := b.CtxPopCurrent()
+		require.NoError(t, err)
+		require.NoError(t, nc.CommDestroy(hs[i]))
+		require.NoError(t, b.DevicePrimaryCtxRelease(i))
+	}
+	assert.Empty(t, b.Leaks())
+}
+
+// TestHalfConversions: every binary16 and bfloat16 value survives the trip
+// through float32, and float32 values round to nearest, ties to even.
+func TestHalfConversions(t *testing.T) {
+	for h := range 1 << 16 {
+		u := uint16(h)
+		if f := halfToFloat32(u); f == f { // not NaN
+			require.Equal(t, u, float32ToHalf(f), "half %#04x (%v)", u, f)
+		}
+		if f := bf16ToFloat32(u); f == f {
+			require.Equal(t, u, float32ToBF16(f), "bfloat16 %#04x (%v)", u, f)
+		}
+	}
+	assert.Equal(t, uint16(0x6800), float32ToHalf(2049), "tie to even: 2048")
+	assert.Equal(t, uint16(0x6802), float32ToHalf(2051), "tie to even: 2052")
+	assert.Equal(t, uint16(0x7c00), float32ToHalf(65520), "rounds up to infinity")
+	assert.Equal(t, uint16(0x7bff), float32ToHalf(65519), "largest half")
+	assert.Equal(t, uint16(0x0001), float32ToHalf(float32(math.Ldexp(1, -24))), "smallest subnormal")
+	assert.Equal(t, uint16(0x0000), float32ToHalf(float32(math.Ldexp(1, -25))), "half of it ties to zero")
+	assert.Equal(t, uint16(0x4380), float32ToBF16(257), "bfloat16: 257 ties to 256")
+	assert.Equal(t, uint16(0x4382), float32ToBF16(259), "259 ties to 260")
+}

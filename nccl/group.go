@@ -1,0 +1,174 @@
+package nccl
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/core"
+)
+
+// Group runs fn between ncclGroupStart and ncclGroupEnd, on one OS thread:
+// the NCCL calls fn makes (collectives, Send and Recv, NewComm, Split, on
+// any number of communicators) are issued together at the end, as one
+// operation. It is how one goroutine drives several communicators (the
+// ranks of NewComms) without deadlock, and how Send and Recv pair up into
+// an exchange. fn must make its calls on the goroutine that called Group
+// (not on goroutines it starts); Groups nest. An error from fn is returned
+// after the group is ended; work queued before it still runs.
+//
+// With a non-blocking communicator (Config.NonBlocking) in the group, Group
+// returns once NCCL has finished issuing the group's work.
+func Group(fn func() error) (err error) {
+	const op = "nccl.Group"
+	if fn == nil {
+		return fmt.Errorf("%s: nil function: %w", op, errors.ErrUnsupported)
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	g := enterGroup()
+	defer leaveGroup(g)
+	if g.n != nil { // an enclosing level already started NCCL's group
+		if err := g.n.GroupStart(); err != nil {
+			return fmt.Errorf("%s: ncclGroupStart: %w", op, err)
+		}
+		g.started++
+	}
+	ferr := fn()
+	if g.n == nil {
+		// fn made no NCCL call: nothing was started, nothing to end.
+		return ferr
+	}
+	return errors.Join(ferr, g.end(op))
+}
+
+// group is the state of the Groups running on one OS thread. NCCL keeps
+// its group per thread; so does this package, to start NCCL's group lazily
+// (the first call in fn names the NCCL) and to find the communicators to
+// wait for.
+type group struct {
+	tid     int64
+	depth   int
+	started int          // how many levels started an NCCL group
+	n       backend.NCCL // the NCCL of the group's calls, once one was made
+	api     backend.API  // and its driver, to give the thread its context back
+	comms   []*Comm      // non-blocking communicators used in the group
+}
+
+var groups struct {
+	active   atomic.Int32 // Groups in progress, on all threads
+	mu       sync.Mutex
+	byThread map[int64]*group
+	free     []*group
+}
+
+func enterGroup() *group {
+	tid := core.ThreadID()
+	groups.mu.Lock()
+	defer groups.mu.Unlock()
+	if g := groups.byThread[tid]; g != nil {
+		g.depth++
+		return g
+	}
+	if groups.byThread == nil {
+		groups.byThread = map[int64]*group{}
+	}
+	var g *group
+	if k := len(groups.free); k > 0 {
+		g, groups.free = groups.free[k-1], groups.free[:k-1]
+	} else {
+		g = &group{}
+	}
+	g.tid, g.depth = tid, 1
+	groups.byThread[tid] = g
+	groups.active.Add(1)
+	return g
+}
+
+func leaveGroup(g *group) {
+	groups.mu.Lock()
+	defer groups.mu.Unlock()
+	g.depth--
+	if g.depth > 0 {
+		return
+	}
+	delete(groups.byThread, g.tid)
+	groups.active.Add(-1)
+	clear(g.comms)
+	*g = group{comms: g.comms[:0]}
+	groups.free = append(groups.free, g)
+}
+
+// currentGroup returns the calling thread's group, nil outside Group. It
+// costs one atomic load when no Group runs anywhere.
+func currentGroup() *group {
+	if groups.active.Load() == 0 {
+		return nil
+	}
+	tid := core.ThreadID()
+	groups.mu.Lock()
+	defer groups.mu.Unlock()
+	return groups.byThread[tid]
+}
+
+// join is called by every NCCL call inside a group before the call: it
+// starts NCCL's group at the first call (the group's NCCL is known only
+// then), and notes a non-blocking communicator.
+func (g *group) join(n backend.NCCL, api backend.API, c *Comm) error {
+	if g.n == nil {
+		g.n, g.api = n, api
+		for range g.depth {
+			if err := n.GroupStart(); err != nil {
+				return fmt.Errorf("ncclGroupStart: %w", err)
+			}
+			g.started++
+		}
+	} else if g.n != n {
+		return fmt.Errorf("a group's calls must use one NCCL (one driver): %w", InvalidUsage)
+	}
+	if c != nil && c.nonBlocking && !slices.Contains(g.comms, c) {
+		g.comms = append(g.comms, c)
+	}
+	return nil
+}
+
+// end ends one level of NCCL's group. The outermost ncclGroupEnd issues the
+// work, setting each communicator's device current in turn: the thread's
+// own current context is put back after it.
+func (g *group) end(op string) error {
+	if g.started < g.depth {
+		return nil // this level started after nothing; nothing to end
+	}
+	g.started--
+	var cur uintptr
+	var curErr error
+	if g.depth == 1 && g.api != nil {
+		cur, curErr = g.api.CtxGetCurrent()
+	}
+	err := g.n.GroupEnd()
+	if g.depth == 1 && g.api != nil && curErr == nil {
+		if now, err2 := g.api.CtxGetCurrent(); err2 == nil && now != cur {
+			if serr := g.api.CtxSetCurrent(cur); serr != nil && err == nil {
+				err = fmt.Errorf("restoring the current context: %w", serr)
+			}
+		}
+	}
+	if errors.Is(err, InProgress) {
+		err = nil
+	}
+	if err != nil {
+		return fmt.Errorf("%s: ncclGroupEnd: %w", op, err)
+	}
+	if g.depth == 1 {
+		for _, c := range g.comms {
+			if werr := c.await(); werr != nil {
+				err = errors.Join(err, fmt.Errorf("%s: %s: %w", op, c, werr))
+			}
+		}
+	}
+	return err
+}
