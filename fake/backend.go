@@ -48,7 +48,7 @@ type Backend struct {
 
 	graphs graphState  // CUDA graphs and stream captures (graph*.go); guarded by mu
 	interp interpState // the PTX interpreter's load and fault records (interp.go)
-	nccl ncclState // the in-process NCCL (nccl.go), guarded by mu
+	nccl   ncclState   // the in-process NCCL (nccl.go), guarded by mu
 }
 
 type faultCounter struct {

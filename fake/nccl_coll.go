@@ -335,7 +335,7 @@ func (b *Backend) runColl(s *stream, it *item, ops []*groupOp) error {
 					b.mu.RLock()
 					gen := b.gen
 					b.mu.RUnlock()
-					if !b.runUpTo(p.s, p.it.seq-1, false) {
+					if !b.runUpTo(p.s, p.it.seq-1, runNoWait) {
 						b.awaitFinish(gen)
 					}
 					again = true
