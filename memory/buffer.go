@@ -49,6 +49,7 @@ type allocation struct {
 	size  uintptr
 	s     *stream.Stream // allocation stream of a stream-ordered buffer
 	owner any            // kept reachable until Free (borrowed memory)
+	pool  *Pool          // the owned pool it came from (AllocFromPool), else nil
 
 	mu    sync.Mutex  // serialises Free and FreeAsync
 	freed atomic.Bool // read without the lock on every use

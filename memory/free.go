@@ -125,11 +125,21 @@ func (a *allocation) release(free func() error, call string) error {
 		}
 		// The context is unusable or gone, and the memory with it: the
 		// buffer is freed all the same, and the error says why.
-		a.owner = nil
+		a.released()
 		return fmt.Errorf("%s: %w", call, core.Unusable(r))
 	}
-	a.owner = nil
+	a.released()
 	return nil
+}
+
+// released lets go of what a freed allocation kept: its owner, and its
+// place in its pool's count.
+func (a *allocation) released() {
+	a.owner = nil
+	if a.pool != nil {
+		a.pool.live.Add(-1)
+		a.pool = nil
+	}
 }
 
 // unbind undoes a stream's binding (see use) after a call that returned err,

@@ -3,6 +3,7 @@ package memory
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
@@ -45,7 +46,21 @@ type Pool struct {
 	h     uintptr
 	dev   int
 	owned bool
+
+	// live counts the buffers allocated from the pool (AllocFromPool) and
+	// not yet freed; used records that any ever were.
+	live atomic.Int64
+	used atomic.Bool
 }
+
+// ErrPoolInUse is what Close of an owned Pool returns while buffers
+// allocated from it are not yet closed. The driver allows destroying such
+// a pool (it is released once the last allocation is freed), but on the
+// H200 with driver 580 that deferred release corrupts the driver: a later
+// cuMemPoolDestroy of a pool on another device crashes the process
+// (SIGSEGV; a C program reproduces it, docs/h200-facts.md). So Close the
+// buffers first, then the Pool.
+var ErrPoolInUse = errors.New("memory: buffers allocated from the pool are not closed")
 
 // PoolOptions configure NewPool. The zero value is a pool of the device's
 // pinned memory with the driver's default maximum size.
@@ -397,7 +412,18 @@ func (p *Pool) Close() error {
 	}
 	var destroy func(backend.API) error
 	if p.owned {
+		if n := p.live.Load(); n > 0 && !p.hold.Closed() {
+			return fmt.Errorf("%s: %s: %d buffers still allocated from it: %w", op, p, n, ErrPoolInUse)
+		}
 		destroy = func(api backend.API) error {
+			if p.used.Load() {
+				// Frees queued on streams (FreeAsync) must be done before
+				// the pool goes, or the driver defers its release (see
+				// ErrPoolInUse).
+				if r := api.CtxSynchronize(); r != nil {
+					return fmt.Errorf("%s: cuCtxSynchronize: %w", p, r)
+				}
+			}
 			if r := api.(backend.MemPools).MemPoolDestroy(p.h); r != nil {
 				return fmt.Errorf("%s: cuMemPoolDestroy: %w", p, r)
 			}
@@ -443,5 +469,11 @@ func AllocFromPool[T any](s *stream.Stream, pool *Pool, n int) (*Buffer[T], erro
 	if err != nil {
 		return nil, err
 	}
-	return newBuffer[T](&allocation{ctx: s.Context(), hold: h, kind: kindAsync, base: ptr, size: size, s: s}, ptr, n), nil
+	a := &allocation{ctx: s.Context(), hold: h, kind: kindAsync, base: ptr, size: size, s: s}
+	if ptr != 0 {
+		a.pool = pool
+		pool.live.Add(1)
+		pool.used.Store(true)
+	}
+	return newBuffer[T](a, ptr, n), nil
 }

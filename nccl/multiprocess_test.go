@@ -36,7 +36,7 @@ func TestMultiProcess(t *testing.T) {
 	// No peer-to-peer, no shared memory, no InfiniBand: the ranks talk
 	// through sockets, as across machines with no faster network.
 	t.Run("socket", func(t *testing.T) {
-		runRanks(t, []string{"NCCL_P2P_DISABLE=1", "NCCL_SHM_DISABLE=1", "NCCL_IB_DISABLE=1", "NCCL_DEBUG=INFO"}, "via NET/Socket")
+		runRanks(t, []string{"NCCL_P2P_DISABLE=1", "NCCL_SHM_DISABLE=1", "NCCL_IB_DISABLE=1", "NCCL_DEBUG=INFO"}, "NET/Socket")
 	})
 }
 
@@ -52,6 +52,9 @@ func runRanks(t *testing.T, env []string, want string) {
 		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run", "^TestMultiProcessRank$", "-test.count=1", "-test.v")
 		cmd.Env = append(os.Environ(), childRankEnv+"="+strconv.Itoa(rank), childDirEnv+"="+dir)
 		cmd.Env = append(cmd.Env, env...)
+		// NCCL logs to stdout through C's stdio, which a pipe buffers and
+		// a Go exit never flushes: a file (unbuffered by NCCL) keeps it.
+		cmd.Env = append(cmd.Env, "NCCL_DEBUG_FILE="+filepath.Join(dir, "nccl.%p.log"))
 		cmd.Stdout, cmd.Stderr = &outs[rank], &outs[rank]
 		require.NoError(t, cmd.Start())
 		cmds[rank] = cmd
@@ -72,7 +75,15 @@ func runRanks(t *testing.T, env []string, want string) {
 	}
 	require.NoError(t, errors.Join(errs...))
 	if want != "" {
-		require.Contains(t, outs[0].String()+outs[1].String(), want)
+		logs := outs[0].String() + outs[1].String()
+		files, err := filepath.Glob(filepath.Join(dir, "nccl.*.log"))
+		require.NoError(t, err)
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			require.NoError(t, err)
+			logs += string(b)
+		}
+		require.Contains(t, logs, want, "NCCL's logs (%d files) name the transport", len(files))
 	}
 }
 

@@ -191,16 +191,23 @@ func testPoolErrors(t *testing.T, drv *driver.Driver) {
 	errorIs(t, p.Trim(0), driver.ErrClosed)
 	errorIs(t, p.SetCurrent(), driver.ErrClosed)
 
-	// A buffer outlives its pool's destruction.
+	// An owned pool is not destroyed under its buffers (memory.ErrPoolInUse:
+	// the driver's deferred release crashes a later cuMemPoolDestroy on
+	// the H200); the refused Close changes nothing and can be retried.
 	p, err = memory.NewPool(ctx, memory.PoolOptions{})
 	must(t, err)
 	b, err := memory.AllocFromPool[uint32](s, p, 16)
 	must(t, err)
-	must(t, p.Close())
+	errorIs(t, p.Close(), memory.ErrPoolInUse)
 	must(t, memory.Fill(s, b, 7))
 	must(t, s.Synchronize())
 	equal(t, memRead(t, b), memFilled(16, uint32(7)))
+	b2, err := memory.AllocFromPool[uint32](s, p, 4)
+	must(t, err, "the pool still works after the refused Close")
 	must(t, b.Close())
+	errorIs(t, p.Close(), memory.ErrPoolInUse)
+	must(t, b2.FreeAsync(s))
+	must(t, p.Close(), "no buffers left: the frees queued are waited for, then the pool goes")
 	must(t, s.Synchronize())
 
 	// A pool of another device.
