@@ -12,9 +12,9 @@ import (
 // of peer's allocations may then be used by c's kernels and copies. Access
 // is one-way (enable it on peer too for the other direction) and lasts until
 // DisablePeerAccess or the end of either context. Enabling it twice returns
-// an error wrapping ErrPeerAccessAlreadyEnabled; a peer on the same device
-// ErrInvalidDevice; devices that cannot reach each other
-// (Device.CanAccessPeer) ErrPeerAccessUnsupported. On a context shared
+// an error wrapping ErrPeerAccessAlreadyEnabled; a peer on the same device,
+// or on a device c's cannot reach (Device.CanAccessPeer),
+// ErrPeerAccessUnsupported. On a context shared
 // with other libraries (the primary context), the access is theirs too.
 func (c *Context) EnablePeerAccess(peer *Context) error {
 	const op = "driver.Context.EnablePeerAccess"

@@ -462,7 +462,9 @@ func (b *Backend) CtxEnablePeerAccess(peer uintptr, flags uint32) error {
 		return err
 	}
 	if p.dev == c.dev {
-		return driver.ErrInvalidDevice
+		// Two contexts of one device: the H200 (driver 580) answers
+		// PEER_ACCESS_UNSUPPORTED, not INVALID_DEVICE.
+		return driver.ErrPeerAccessUnsupported
 	}
 	if c.peers[p] {
 		return driver.ErrPeerAccessAlreadyEnabled

@@ -38,6 +38,11 @@ type execLock struct {
 
 // inside reports whether the calling thread runs items or a host callback.
 func (l *execLock) inside() bool {
+	// Wired to the thread for the check (see core.InCallback: an unwired
+	// goroutine's thread ID may be another goroutine's by the time it is
+	// compared).
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	tid := core.ThreadID()
 	if l.owner.Load() == tid {
 		return true

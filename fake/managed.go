@@ -90,8 +90,14 @@ func (b *Backend) MemAdvise(p, n uintptr, advice backend.MemAdvice, loc backend.
 	if err := b.enter("cuMemAdvise"); err != nil {
 		return err
 	}
+	tid := core.ThreadID()
 	b.mu.RLock()
 	defer b.mu.RUnlock()
+	// Like the driver (H200, driver 580), cuMemAdvise needs a current
+	// context: CUDA_ERROR_INVALID_CONTEXT with none.
+	if _, err := b.currentLocked(tid); err != nil {
+		return err
+	}
 	if err := b.managedRangeLocked(p, n); err != nil {
 		return err
 	}

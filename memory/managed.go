@@ -207,8 +207,12 @@ func Advise[T any](b *Buffer[T], advice Advice, loc Location) error {
 	if b.n == 0 {
 		return nil
 	}
-	if r := m.MemAdvise(b.ptr, b.bytes(), backend.MemAdvice(advice), loc.raw()); r != nil {
-		return fmt.Errorf("%s: %s: cuMemAdvise(%d, %s): %w", op, b, advice, loc, r)
-	}
-	return nil
+	// cuMemAdvise reads the current context (CUDA_ERROR_INVALID_CONTEXT
+	// with none, on the H200): the buffer's is made current for it.
+	return b.a.hold.Do(func(backend.API) error {
+		if r := m.MemAdvise(b.ptr, b.bytes(), backend.MemAdvice(advice), loc.raw()); r != nil {
+			return fmt.Errorf("%s: %s: cuMemAdvise(%d, %s): %w", op, b, advice, loc, r)
+		}
+		return nil
+	})
 }

@@ -1,6 +1,7 @@
 package drivertest
 
 import (
+	"runtime"
 	"testing"
 
 	"github.com/nocgo/cuda/driver"
@@ -32,6 +33,19 @@ func testManaged(t *testing.T, drv *driver.Driver) {
 	for i := range host {
 		host[i] = int32(i)
 	}
+	// The raw call reads the current context (the H200 returns
+	// CUDA_ERROR_INVALID_CONTEXT with none); Advise makes b's current.
+	func() {
+		api := raw(t, drv)
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		cur, err := api.CtxGetCurrent()
+		must(t, err)
+		must(t, api.CtxSetCurrent(0))
+		defer func() { must(t, api.CtxSetCurrent(cur)) }()
+		errorIs(t, api.(backend.ManagedMemory).MemAdvise(b.Ptr(), uintptr(b.Size()), backend.MemAdviseSetReadMostly,
+			backend.MemLocation{Type: backend.MemLocationDevice}), driver.ErrInvalidContext)
+	}()
 	must(t, memory.Advise(b, memory.SetPreferredLocation, memory.On(ctx.Device())))
 	must(t, memory.Advise(b, memory.SetReadMostly, memory.Host))
 	must(t, memory.Prefetch(s, b, memory.On(ctx.Device())))

@@ -48,5 +48,5 @@ func testPeerAccess(t *testing.T, drv *driver.Driver) {
 	errorIs(t, a.DisablePeerAccess(b), driver.ErrPeerAccessNotEnabled)
 	// Same device: a second context of device 0.
 	own := streamOwnContext(t, drv, 0)
-	errorIs(t, a.EnablePeerAccess(own), driver.ErrInvalidDevice)
+	errorIs(t, a.EnablePeerAccess(own), driver.ErrPeerAccessUnsupported, "as the H200 answers")
 }

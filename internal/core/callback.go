@@ -74,6 +74,13 @@ func InCallback() bool {
 }
 
 func inCallbackSlow() bool {
+	// The goroutine is wired to its thread for the check: a goroutine that
+	// is not could move to another thread right after reading its ID, and
+	// a callback could then mark the thread it left, a false positive. A
+	// marked thread is wired to its callback's goroutine, so while the
+	// caller is wired to a marked thread, the caller is that goroutine.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	tid := ThreadID()
 	callbacks.mu.Lock()
 	n := callbacks.threads[tid]
