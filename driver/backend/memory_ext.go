@@ -93,3 +93,32 @@ type Memcpy2D struct {
 	WidthInBytes      uintptr
 	Height            uintptr
 }
+
+// Copies3D is implemented by backends with 3D copies: Memcpy3D is
+// cuMemcpy3D (current context), Memcpy3DAsync cuMemcpy3DAsync. A
+// pageable host side of the async form must stay alive and untouched
+// until the stream runs the copy.
+type Copies3D interface {
+	Memcpy3D(p *Memcpy3D) error
+	Memcpy3DAsync(p *Memcpy3D, s uintptr) error
+}
+
+// Memcpy3D is what cuMemcpy3D reads from a CUDA_MEMCPY3D (host or device
+// on each side; CUDA arrays and LOD are not supported here). The backend
+// lays it out (200 bytes on 64-bit; see internal/libcuda). Each side is a
+// volume of slices Height rows of Pitch bytes apart; the copied box is
+// WidthInBytes x Height x Depth from (XInBytes, Y, Z).
+type Memcpy3D struct {
+	SrcXInBytes, SrcY, SrcZ uintptr
+	SrcMemoryType           MemoryType // MemoryTypeHost or MemoryTypeDevice
+	SrcHost                 unsafe.Pointer
+	SrcDevice               uintptr
+	SrcPitch, SrcHeight     uintptr
+	DstXInBytes, DstY, DstZ uintptr
+	DstMemoryType           MemoryType
+	DstHost                 unsafe.Pointer
+	DstDevice               uintptr
+	DstPitch, DstHeight     uintptr
+	WidthInBytes            uintptr
+	Height, Depth           uintptr
+}

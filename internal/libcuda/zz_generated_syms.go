@@ -135,6 +135,8 @@ const (
 	symMemAllocPitch
 	symMemcpy2D
 	symMemcpy2DAsync
+	symMemcpy3D
+	symMemcpy3DAsync
 	numSyms
 )
 
@@ -268,6 +270,8 @@ var syms = [numSyms]symInfo{
 	symMemAllocPitch:                             {name: "cuMemAllocPitch", since: 3020, dlsym: []string{"cuMemAllocPitch_v2"}},
 	symMemcpy2D:                                  {name: "cuMemcpy2D", since: 3020, dlsym: []string{"cuMemcpy2D_v2"}},
 	symMemcpy2DAsync:                             {name: "cuMemcpy2DAsync", since: 3020, dlsym: []string{"cuMemcpy2DAsync_v2"}},
+	symMemcpy3D:                                  {name: "cuMemcpy3D", since: 3020, dlsym: []string{"cuMemcpy3D_v2"}},
+	symMemcpy3DAsync:                             {name: "cuMemcpy3DAsync", since: 3020, dlsym: []string{"cuMemcpy3DAsync_v2"}},
 }
 
 // Since returns the CUDA version that introduced the libcuda entry point
@@ -528,6 +532,10 @@ func Since(name string) (version int, ok bool) {
 	case "cuMemcpy2D":
 		return 3020, true
 	case "cuMemcpy2DAsync":
+		return 3020, true
+	case "cuMemcpy3D":
+		return 3020, true
+	case "cuMemcpy3DAsync":
 		return 3020, true
 	}
 	return 0, false
