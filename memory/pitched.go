@@ -29,8 +29,13 @@ type Pitched[T any] struct {
 // other sizes, and a zero or negative width or height, are errors wrapping
 // ErrInvalidValue, before any driver call.
 func AllocPitched[T any](ctx *driver.Context, width, height int) (*Pitched[T], error) {
+	return allocPitched[T]("memory.AllocPitched", ctx, width, height)
+}
+
+// allocPitched is AllocPitched with errors starting with op[T].
+func allocPitched[T any](name string, ctx *driver.Context, width, height int) (*Pitched[T], error) {
 	e := elemOf[T]()
-	op := "memory.AllocPitched[" + e.name + "]"
+	op := name + "[" + e.name + "]"
 	c, err := core.Of(op, ctx)
 	if err != nil {
 		return nil, err
