@@ -64,6 +64,7 @@ func Run(t *testing.T, api backend.API) {
 	t.Run("managed", func(t *testing.T) { testManaged(t, drv) })
 	t.Run("host-register", func(t *testing.T) { testHostRegister(t, drv) })
 	t.Run("pitched", func(t *testing.T) { testPitched(t, drv); testPitchedRows(t, drv) })
+	t.Run("pitched3d", func(t *testing.T) { testPitched3D(t, drv) })
 	t.Run("modules", func(t *testing.T) { testModules(t, drv) })
 	t.Run("modules-ext", func(t *testing.T) { testModulesExt(t, drv) })
 	t.Run("graphs", func(t *testing.T) { testGraphs(t, drv) })
