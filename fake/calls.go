@@ -163,6 +163,8 @@ var entryPoints = []string{
 	"cuMemAllocPitch",
 	"cuMemcpy2D",
 	"cuMemcpy2DAsync",
+	"cuMemcpy3D",
+	"cuMemcpy3DAsync",
 
 	"cuModuleLoadData",
 	"cuModuleUnload",
