@@ -368,25 +368,22 @@ func (b *Backend) GraphAddMemsetNode(g uintptr, deps []uintptr, p *backend.Memse
 
 // GraphAddEventRecordNode is cuGraphAddEventRecordNode.
 func (b *Backend) GraphAddEventRecordNode(g uintptr, deps []uintptr, ev uintptr) (uintptr, error) {
-	const op = "cuGraphAddEventRecordNode"
-	return b.addNode(op, g, deps, func() (*gnode, error) {
-		e := b.events[ev]
-		if e == nil {
-			return nil, b.goneLocked(ev)
-		}
-		return &gnode{kind: nodeEventRecord, ev: e}, nil
-	})
+	return b.addEventNode("cuGraphAddEventRecordNode", g, deps, ev, nodeEventRecord)
 }
 
 // GraphAddEventWaitNode is cuGraphAddEventWaitNode.
 func (b *Backend) GraphAddEventWaitNode(g uintptr, deps []uintptr, ev uintptr) (uintptr, error) {
-	const op = "cuGraphAddEventWaitNode"
+	return b.addEventNode("cuGraphAddEventWaitNode", g, deps, ev, nodeWaitEvent)
+}
+
+// addEventNode adds an event record or wait node on the live event ev.
+func (b *Backend) addEventNode(op string, g uintptr, deps []uintptr, ev uintptr, kind nodeKind) (uintptr, error) {
 	return b.addNode(op, g, deps, func() (*gnode, error) {
 		e := b.events[ev]
 		if e == nil {
 			return nil, b.goneLocked(ev)
 		}
-		return &gnode{kind: nodeWaitEvent, ev: e}, nil
+		return &gnode{kind: kind, ev: e}, nil
 	})
 }
 
