@@ -368,12 +368,14 @@ func (b *Backend) GraphAddMemsetNode(g uintptr, deps []uintptr, p *backend.Memse
 
 // GraphAddEventRecordNode is cuGraphAddEventRecordNode.
 func (b *Backend) GraphAddEventRecordNode(g uintptr, deps []uintptr, ev uintptr) (uintptr, error) {
-	return b.addEventNode("cuGraphAddEventRecordNode", g, deps, ev, nodeEventRecord)
+	const op = "cuGraphAddEventRecordNode"
+	return b.addEventNode(op, g, deps, ev, nodeEventRecord)
 }
 
 // GraphAddEventWaitNode is cuGraphAddEventWaitNode.
 func (b *Backend) GraphAddEventWaitNode(g uintptr, deps []uintptr, ev uintptr) (uintptr, error) {
-	return b.addEventNode("cuGraphAddEventWaitNode", g, deps, ev, nodeWaitEvent)
+	const op = "cuGraphAddEventWaitNode"
+	return b.addEventNode(op, g, deps, ev, nodeWaitEvent)
 }
 
 // addEventNode adds an event record or wait node on the live event ev.
