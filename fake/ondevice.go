@@ -1,0 +1,52 @@
+package fake
+
+import (
+	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/fake/internal/ondevice"
+)
+
+// libQueue is the fake seen by the fake math libraries: their work is a
+// queue item like a kernel launch (captured when the stream captures), and
+// reads and writes device memory by byte range.
+type libQueue struct{ b *Backend }
+
+var _ ondevice.Queue = libQueue{}
+
+func (q libQueue) Enqueue(op string, s uintptr, work func(ondevice.Memory) error) error {
+	if err := q.b.fault(op); err != nil {
+		return err
+	}
+	if p := q.b.poison.Load(); p != nil {
+		return *p
+	}
+	it := &item{}
+	return q.b.enqueue(s, it, func(st *stream) error {
+		if st.dead {
+			return driver.ErrInvalidHandle
+		}
+		it.run = func() error { return work(libraryMemory{q.b}) }
+		return nil
+	})
+}
+
+func (q libQueue) StreamDevice(s uintptr) (int, error) {
+	st, err := q.b.lookupStream(s)
+	if err != nil {
+		return 0, err
+	}
+	return st.ctx.dev.ordinal, nil
+}
+
+// libraryMemory is the fake's device memory for queued work.
+type libraryMemory struct{ b *Backend }
+
+func (m libraryMemory) Read(p, n uintptr) ([]byte, error)  { return m.bytes(p, n) }
+func (m libraryMemory) Write(p, n uintptr) ([]byte, error) { return m.bytes(p, n) }
+
+func (m libraryMemory) bytes(p, n uintptr) ([]byte, error) {
+	d, err := m.b.span(p, n)
+	if err != nil {
+		return nil, driver.ErrIllegalAddress
+	}
+	return d, nil
+}
