@@ -12,11 +12,11 @@ import (
 	"github.com/nocgo/cuda/driver/backend"
 )
 
-// Backend is the in-process fake CUDA driver: it implements backend.API and
-// backend.NVRTCProvider with Go memory and Go kernel bodies. It is safe for
-// concurrent use. A Backend holds no operating-system resources; Leaks lists
-// the CUDA objects still alive in it.
-type Backend struct {
+// fakeBackend is the in-process fake CUDA driver: it implements backend.API
+// and the optional interfaces listed in Backend with Go memory and Go kernel
+// bodies. It is safe for concurrent use. It holds no operating-system
+// resources; Leaks lists the CUDA objects still alive in it.
+type fakeBackend struct {
 	cfg     config
 	version int
 	faults  map[string]*faultCounter // read-only after NewBackend
@@ -61,7 +61,7 @@ type faultCounter struct {
 // option asks for it (FailNth("cuInit", 1, ...)) or there are no devices
 // (Devices(0) alone): use NewBackend and driver.New to test those.
 func New(opts ...Option) *driver.Driver {
-	b := NewBackend(opts...)
+	b := newBackend(opts...)
 	drv, err := driver.New(b)
 	if err != nil {
 		panic(fmt.Sprintf("fake.New: %v", err))
@@ -72,14 +72,17 @@ func New(opts ...Option) *driver.Driver {
 	return drv
 }
 
-// backends maps each live Driver made by New to its Backend, for Of.
-var backends sync.Map // weak.Pointer[driver.Driver] -> *Backend
+// backends maps each live Driver made by New to its backend, for Of.
+var backends sync.Map // weak.Pointer[driver.Driver] -> *fakeBackend
 
-// NewBackend returns a new, uninitialised fake backend (call Init, or pass
-// it to driver.New). Each Backend stands for one process: objects of one are
-// unknown to another, except through IPC handles.
-func NewBackend(opts ...Option) *Backend {
-	b := &Backend{
+// NewBackend returns a new, uninitialised fake backend, for driver.New (which
+// calls Init) or for a test's decorator around it. Each backend stands for
+// one process: objects of one are unknown to another, except through IPC
+// handles. Most programs call New instead.
+func NewBackend(opts ...Option) Backend { return newBackend(opts...) }
+
+func newBackend(opts ...Option) *fakeBackend {
+	b := &fakeBackend{
 		ctxs:    map[uintptr]*context{},
 		stacks:  map[int][]*context{},
 		streams: map[uintptr]*stream{},
@@ -114,21 +117,24 @@ func NewBackend(opts ...Option) *Backend {
 	return b
 }
 
-// Of returns the fake Backend under a Driver made by New, or nil for any
-// other Driver.
-func Of(drv *driver.Driver) *Backend {
+// Of returns the fake under a Driver made by New (or by cudatest's helpers),
+// or nil for any other Driver.
+func Of(drv *driver.Driver) *Fake {
 	if drv == nil {
 		return nil
 	}
 	b, _ := backends.Load(weak.Make(drv))
-	p, _ := b.(*Backend)
-	return p
+	p, _ := b.(*fakeBackend)
+	if p == nil {
+		return nil
+	}
+	return p.Fake()
 }
 
-// RegisterKernel registers (or replaces) the Go body of a kernel after the
+// registerKernel registers (or replaces) the Go body of a kernel after the
 // backend was built; see Kernel for the shape of body. It returns an error
 // when body has the wrong shape.
-func (b *Backend) RegisterKernel(name string, body any) error {
+func (b *fakeBackend) registerKernel(name string, body any) error {
 	k := newKernel(name, body)
 	if k.err != nil {
 		return k.err
@@ -150,7 +156,7 @@ func baseName(op string) string {
 // enter is the prologue of every entry point: the symbol must exist in the
 // configured driver version, a FailNth rule may fire, and cuInit must have
 // been called.
-func (b *Backend) enter(op string) error {
+func (b *fakeBackend) enter(op string) error {
 	if err := b.symbol(op); err != nil {
 		return err
 	}
@@ -166,7 +172,7 @@ func (b *Backend) enter(op string) error {
 	return nil
 }
 
-func (b *Backend) fault(op string) error {
+func (b *fakeBackend) fault(op string) error {
 	if len(b.faults) == 0 {
 		return nil
 	}
@@ -189,7 +195,7 @@ func (b *Backend) fault(op string) error {
 // goneLocked is the error for a handle that names no live object: the
 // driver answers CUDA_ERROR_CONTEXT_IS_DESTROYED for objects of a destroyed
 // context and CUDA_ERROR_INVALID_HANDLE otherwise.
-func (b *Backend) goneLocked(h uintptr) error {
+func (b *fakeBackend) goneLocked(h uintptr) error {
 	if b.tomb[h] {
 		return driver.ErrContextIsDestroyed
 	}
@@ -205,7 +211,7 @@ func init() { lastHandle.Store(0x5a0000) }
 func newHandle() uintptr { return lastHandle.Add(0x40) }
 
 // Init is cuInit. Flags must be 0.
-func (b *Backend) Init(flags uint32) error {
+func (b *fakeBackend) Init(flags uint32) error {
 	if err := b.symbol("cuInit"); err != nil {
 		return err
 	}
@@ -223,7 +229,7 @@ func (b *Backend) Init(flags uint32) error {
 }
 
 // DriverGetVersion is cuDriverGetVersion (works before cuInit, as on the driver).
-func (b *Backend) DriverGetVersion() (int, error) {
+func (b *fakeBackend) DriverGetVersion() (int, error) {
 	if err := b.symbol("cuDriverGetVersion"); err != nil {
 		return 0, err
 	}
@@ -233,5 +239,5 @@ func (b *Backend) DriverGetVersion() (int, error) {
 	return b.version, nil
 }
 
-var _ backend.API = (*Backend)(nil)
-var _ backend.NVRTCProvider = (*Backend)(nil)
+var _ backend.API = (*fakeBackend)(nil)
+var _ backend.NVRTCProvider = (*fakeBackend)(nil)

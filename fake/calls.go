@@ -11,11 +11,11 @@ import "sort"
 // FailNth(op, n, code) for each n in 1..k makes that same run fail at a
 // call it makes; a fault sweep needs nothing else:
 //
-//	clean := fake.NewBackend(fake.CountCalls())
+//	clean := fake.newBackend(fake.CountCalls())
 //	run(clean)
 //	for op, k := range clean.Calls() {
 //		for n := 1; n <= int(k); n++ {
-//			run(fake.NewBackend(fake.FailNth(op, n, driver.ErrOutOfMemory)))
+//			run(fake.newBackend(fake.FailNth(op, n, driver.ErrOutOfMemory)))
 //		}
 //	}
 //
@@ -46,7 +46,7 @@ func CountCalls() Option {
 //
 // The snapshot is not atomic across entry points: calls made concurrently
 // with Calls may be counted or not.
-func (b *Backend) Calls() map[string]int64 {
+func (b *fakeBackend) calls() map[string]int64 {
 	out := map[string]int64{}
 	for op, fc := range b.faults { // read-only after NewBackend
 		if n := fc.calls.Load(); n > 0 {

@@ -17,7 +17,7 @@ import (
 
 func TestCallsCountsEveryCallIncludingFailures(t *testing.T) {
 	b := bound(t, CountCalls(), FailNth("cuMemAlloc_v2", 2, driver.ErrOutOfMemory))
-	calls := b.Calls()
+	calls := b.calls()
 	assert.Equal(t, int64(1), calls["cuInit"])
 	assert.Equal(t, int64(1), calls["cuDevicePrimaryCtxRetain"])
 	assert.Equal(t, int64(1), calls["cuCtxPushCurrent"])
@@ -30,12 +30,12 @@ func TestCallsCountsEveryCallIncludingFailures(t *testing.T) {
 	require.NoError(t, b.MemFree(p))
 	require.ErrorIs(t, b.MemFree(p), driver.ErrInvalidValue, "a call that fails on its arguments")
 
-	calls = b.Calls()
+	calls = b.calls()
 	assert.Equal(t, int64(2), calls["cuMemAlloc"], "the failed call counts, under the base name")
 	assert.Equal(t, int64(2), calls["cuMemFree"])
 
 	calls["cuMemAlloc"] = 99
-	assert.Equal(t, int64(2), b.Calls()["cuMemAlloc"], "a snapshot")
+	assert.Equal(t, int64(2), b.calls()["cuMemAlloc"], "a snapshot")
 }
 
 func TestCallsWithoutCountCalls(t *testing.T) {
@@ -43,12 +43,12 @@ func TestCallsWithoutCountCalls(t *testing.T) {
 	p, err := b.MemAlloc(16)
 	require.NoError(t, err)
 	require.NoError(t, b.MemFree(p))
-	assert.Equal(t, map[string]int64{"cuMemAlloc": 1}, b.Calls(), "only what FailNth names")
-	assert.Empty(t, NewBackend().Calls())
+	assert.Equal(t, map[string]int64{"cuMemAlloc": 1}, b.calls(), "only what FailNth names")
+	assert.Empty(t, newBackend().calls())
 }
 
 func TestCallsCountsNVRTCAndUninitialised(t *testing.T) {
-	b := NewBackend(CountCalls())
+	b := newBackend(CountCalls())
 	_, err := b.MemAlloc(16)
 	require.ErrorIs(t, err, driver.ErrNotInitialized)
 	_, err = b.DriverGetVersion()
@@ -68,7 +68,7 @@ func TestCallsCountsNVRTCAndUninitialised(t *testing.T) {
 		"nvrtcCreateProgram":  1,
 		"nvrtcCompileProgram": 1,
 		"nvrtcDestroyProgram": 1,
-	}, b.Calls())
+	}, b.calls())
 }
 
 // A missing symbol (an older driver) never reaches the entry point: it is not
@@ -77,13 +77,13 @@ func TestCallsSkipsMissingSymbols(t *testing.T) {
 	b := bound(t, CountCalls(), DriverVersion(11000))
 	_, err := b.MemAllocAsync(16, 0)
 	require.Error(t, err)
-	assert.NotContains(t, b.Calls(), "cuMemAllocAsync")
+	assert.NotContains(t, b.calls(), "cuMemAllocAsync")
 }
 
 // The count is FailNth's: FailNth(op, k) with k = Calls()[op] after a run
 // fails the last call of op in the same run.
 func TestCallsMatchesFailNth(t *testing.T) {
-	run := func(b *Backend) error {
+	run := func(b *fakeBackend) error {
 		var first error
 		keep := func(err error) {
 			if first == nil {
@@ -102,13 +102,13 @@ func TestCallsMatchesFailNth(t *testing.T) {
 	}
 	clean := bound(t, CountCalls())
 	require.NoError(t, run(clean))
-	calls := clean.Calls()
+	calls := clean.calls()
 	require.Equal(t, int64(3), calls["cuMemAlloc"])
 	require.Equal(t, int64(3), calls["cuMemsetD8"])
 	for _, op := range []string{"cuMemAlloc", "cuMemsetD8", "cuMemFree"} {
 		b := bound(t, CountCalls(), FailNth(op, int(calls[op]), driver.ErrUnknown))
 		require.ErrorIs(t, run(b), driver.ErrUnknown, op)
-		assert.Equal(t, calls[op], b.Calls()[op], op)
+		assert.Equal(t, calls[op], b.calls()[op], op)
 	}
 }
 
@@ -125,7 +125,7 @@ func TestEntryPointsAreKnown(t *testing.T) {
 			assert.True(t, ok, "%s is a libcuda entry point of the real backend", op)
 		}
 	}
-	b := NewBackend(CountCalls())
+	b := newBackend(CountCalls())
 	assert.Len(t, b.faults, len(eps), "CountCalls counts each of them")
 }
 

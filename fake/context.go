@@ -29,7 +29,7 @@ var errDestroyedCurrent error = driver.ErrContextIsDestroyed
 // errDeadHandle is returned when a destroyed context is named explicitly.
 var errDeadHandle error = driver.ErrInvalidContext
 
-func (b *Backend) newContextLocked(d *device, flags uint32, primary bool) *context {
+func (b *fakeBackend) newContextLocked(d *device, flags uint32, primary bool) *context {
 	c := &context{h: newHandle(), dev: d, flags: flags, primary: primary}
 	b.activateLocked(c)
 	b.ctxs[c.h] = c
@@ -37,7 +37,7 @@ func (b *Backend) newContextLocked(d *device, flags uint32, primary bool) *conte
 }
 
 // activateLocked gives a (re)activated context its default streams.
-func (b *Backend) activateLocked(c *context) {
+func (b *fakeBackend) activateLocked(c *context) {
 	c.dead = false
 	c.null = &stream{ctx: c, kind: nullStream}
 	c.perThread = &stream{ctx: c, kind: perThreadStream}
@@ -46,7 +46,7 @@ func (b *Backend) activateLocked(c *context) {
 }
 
 // currentLocked returns the calling thread's current context.
-func (b *Backend) currentLocked(tid int64) (*context, error) {
+func (b *fakeBackend) currentLocked(tid int64) (*context, error) {
 	st := b.stacks[int(tid)]
 	if len(st) == 0 {
 		return nil, driver.ErrInvalidContext
@@ -59,7 +59,7 @@ func (b *Backend) currentLocked(tid int64) (*context, error) {
 }
 
 // current returns the calling thread's current context.
-func (b *Backend) current() (*context, error) {
+func (b *fakeBackend) current() (*context, error) {
 	tid := core.ThreadID()
 	b.mu.RLock()
 	defer b.mu.RUnlock()
@@ -67,7 +67,7 @@ func (b *Backend) current() (*context, error) {
 }
 
 // liveCtxLocked resolves a context handle named by the caller.
-func (b *Backend) liveCtxLocked(h uintptr) (*context, error) {
+func (b *fakeBackend) liveCtxLocked(h uintptr) (*context, error) {
 	c := b.ctxs[h]
 	if c == nil {
 		return nil, driver.ErrInvalidContext
@@ -81,7 +81,7 @@ func (b *Backend) liveCtxLocked(h uintptr) (*context, error) {
 // DevicePrimaryCtxRetain is cuDevicePrimaryCtxRetain. The primary context of
 // a device keeps its handle for the life of the backend; it is active while
 // retained.
-func (b *Backend) DevicePrimaryCtxRetain(dev int) (uintptr, error) {
+func (b *fakeBackend) DevicePrimaryCtxRetain(dev int) (uintptr, error) {
 	if err := b.enter("cuDevicePrimaryCtxRetain"); err != nil {
 		return 0, err
 	}
@@ -102,7 +102,7 @@ func (b *Backend) DevicePrimaryCtxRetain(dev int) (uintptr, error) {
 
 // DevicePrimaryCtxRelease is cuDevicePrimaryCtxRelease. Releasing the last
 // reference destroys everything made in the primary context.
-func (b *Backend) DevicePrimaryCtxRelease(dev int) error {
+func (b *fakeBackend) DevicePrimaryCtxRelease(dev int) error {
 	if err := b.enter("cuDevicePrimaryCtxRelease"); err != nil {
 		return err
 	}
@@ -143,7 +143,7 @@ func (b *Backend) DevicePrimaryCtxRelease(dev int) error {
 // DevicePrimaryCtxReset is cuDevicePrimaryCtxReset: the primary context's
 // work is finished, everything made in it destroyed, and its reference
 // count dropped to zero, so the next retain gets a fresh context.
-func (b *Backend) DevicePrimaryCtxReset(dev int) error {
+func (b *fakeBackend) DevicePrimaryCtxReset(dev int) error {
 	if err := b.enter("cuDevicePrimaryCtxReset"); err != nil {
 		return err
 	}
@@ -172,7 +172,7 @@ func (b *Backend) DevicePrimaryCtxReset(dev int) error {
 }
 
 // DevicePrimaryCtxGetState is cuDevicePrimaryCtxGetState.
-func (b *Backend) DevicePrimaryCtxGetState(dev int) (uint32, bool, error) {
+func (b *fakeBackend) DevicePrimaryCtxGetState(dev int) (uint32, bool, error) {
 	if err := b.enter("cuDevicePrimaryCtxGetState"); err != nil {
 		return 0, false, err
 	}
@@ -190,7 +190,7 @@ func (b *Backend) DevicePrimaryCtxGetState(dev int) (uint32, bool, error) {
 
 // CtxCreate is cuCtxCreate: the new context is pushed on the calling
 // thread's stack.
-func (b *Backend) CtxCreate(flags uint32, dev int) (uintptr, error) {
+func (b *fakeBackend) CtxCreate(flags uint32, dev int) (uintptr, error) {
 	if err := b.enter("cuCtxCreate"); err != nil {
 		return 0, err
 	}
@@ -213,7 +213,7 @@ func (b *Backend) CtxCreate(flags uint32, dev int) (uintptr, error) {
 // and everything made in it are destroyed. It is popped from the calling
 // thread's stack if current there; other threads that have it current get
 // CUDA_ERROR_CONTEXT_IS_DESTROYED from calls that use it.
-func (b *Backend) CtxDestroy(h uintptr) error {
+func (b *fakeBackend) CtxDestroy(h uintptr) error {
 	if err := b.enter("cuCtxDestroy"); err != nil {
 		return err
 	}
@@ -247,13 +247,13 @@ func (b *Backend) CtxDestroy(h uintptr) error {
 
 // setStackLocked stores a thread's stack. An emptied stack keeps its
 // capacity, so that push/pop pairs (every Bind) allocate nothing.
-func (b *Backend) setStackLocked(tid int64, st []*context) {
+func (b *fakeBackend) setStackLocked(tid int64, st []*context) {
 	b.stacks[int(tid)] = st
 }
 
 // teardownLocked destroys everything made in c and marks it dead. Its work
 // has been drained.
-func (b *Backend) teardownLocked(c *context) {
+func (b *fakeBackend) teardownLocked(c *context) {
 	for h, s := range b.streams {
 		if s.ctx == c {
 			s.dead = true
@@ -290,7 +290,7 @@ func (b *Backend) teardownLocked(c *context) {
 }
 
 // CtxGetCurrent is cuCtxGetCurrent: 0 when the thread has no context.
-func (b *Backend) CtxGetCurrent() (uintptr, error) {
+func (b *fakeBackend) CtxGetCurrent() (uintptr, error) {
 	if err := b.enter("cuCtxGetCurrent"); err != nil {
 		return 0, err
 	}
@@ -306,7 +306,7 @@ func (b *Backend) CtxGetCurrent() (uintptr, error) {
 
 // CtxSetCurrent is cuCtxSetCurrent: it replaces the top of the thread's
 // stack (pushes onto an empty one); 0 pops.
-func (b *Backend) CtxSetCurrent(h uintptr) error {
+func (b *fakeBackend) CtxSetCurrent(h uintptr) error {
 	if err := b.enter("cuCtxSetCurrent"); err != nil {
 		return err
 	}
@@ -334,7 +334,7 @@ func (b *Backend) CtxSetCurrent(h uintptr) error {
 }
 
 // CtxPushCurrent is cuCtxPushCurrent.
-func (b *Backend) CtxPushCurrent(h uintptr) error {
+func (b *fakeBackend) CtxPushCurrent(h uintptr) error {
 	if err := b.enter("cuCtxPushCurrent"); err != nil {
 		return err
 	}
@@ -355,7 +355,7 @@ func (b *Backend) CtxPushCurrent(h uintptr) error {
 }
 
 // CtxPopCurrent is cuCtxPopCurrent: ErrInvalidContext on an empty stack.
-func (b *Backend) CtxPopCurrent() (uintptr, error) {
+func (b *fakeBackend) CtxPopCurrent() (uintptr, error) {
 	if err := b.enter("cuCtxPopCurrent"); err != nil {
 		return 0, err
 	}
@@ -373,7 +373,7 @@ func (b *Backend) CtxPopCurrent() (uintptr, error) {
 }
 
 // CtxGetDevice is cuCtxGetDevice.
-func (b *Backend) CtxGetDevice() (int, error) {
+func (b *fakeBackend) CtxGetDevice() (int, error) {
 	if err := b.enter("cuCtxGetDevice"); err != nil {
 		return 0, err
 	}
@@ -386,7 +386,7 @@ func (b *Backend) CtxGetDevice() (int, error) {
 
 // CtxSynchronize is cuCtxSynchronize: it runs all work queued in the
 // current context and returns the first stream error there.
-func (b *Backend) CtxSynchronize() error {
+func (b *fakeBackend) CtxSynchronize() error {
 	if err := b.enter("cuCtxSynchronize"); err != nil {
 		return err
 	}
@@ -405,7 +405,7 @@ func (b *Backend) CtxSynchronize() error {
 }
 
 // CtxGetAPIVersion is cuCtxGetApiVersion; 0 names the current context.
-func (b *Backend) CtxGetAPIVersion(h uintptr) (uint32, error) {
+func (b *fakeBackend) CtxGetAPIVersion(h uintptr) (uint32, error) {
 	if err := b.enter("cuCtxGetApiVersion"); err != nil {
 		return 0, err
 	}
@@ -430,7 +430,7 @@ const (
 )
 
 // CtxGetStreamPriorityRange is cuCtxGetStreamPriorityRange: (0, -5).
-func (b *Backend) CtxGetStreamPriorityRange() (int, int, error) {
+func (b *fakeBackend) CtxGetStreamPriorityRange() (int, int, error) {
 	if err := b.enter("cuCtxGetStreamPriorityRange"); err != nil {
 		return 0, 0, err
 	}
@@ -443,7 +443,7 @@ func (b *Backend) CtxGetStreamPriorityRange() (int, int, error) {
 // CtxEnablePeerAccess is cuCtxEnablePeerAccess: the current context may
 // access peer's memory (the fake allows it anyway; this only keeps the
 // driver's bookkeeping and errors).
-func (b *Backend) CtxEnablePeerAccess(peer uintptr, flags uint32) error {
+func (b *fakeBackend) CtxEnablePeerAccess(peer uintptr, flags uint32) error {
 	if err := b.enter("cuCtxEnablePeerAccess"); err != nil {
 		return err
 	}

@@ -15,7 +15,7 @@ import (
 )
 
 func TestInitRequired(t *testing.T) {
-	b := NewBackend()
+	b := newBackend()
 	_, err := b.DeviceGetCount()
 	assert.ErrorIs(t, err, driver.ErrNotInitialized)
 	v, err := b.DriverGetVersion()
@@ -25,11 +25,11 @@ func TestInitRequired(t *testing.T) {
 	n, err := b.DeviceGetCount()
 	require.NoError(t, err)
 	assert.Equal(t, 1, n, "one device by default")
-	assert.ErrorIs(t, NewBackend(Devices(0)).Init(0), driver.ErrNoDevice)
+	assert.ErrorIs(t, newBackend(Devices(0)).Init(0), driver.ErrNoDevice)
 }
 
 func TestDevices(t *testing.T) {
-	b := NewBackend(Devices(2), WithDevice(DeviceSpec{Name: "Small", Major: 8, Minor: 6, SMs: 4, TotalMem: 1 << 20,
+	b := newBackend(Devices(2), WithDevice(DeviceSpec{Name: "Small", Major: 8, Minor: 6, SMs: 4, TotalMem: 1 << 20,
 		Attrs: map[driver.DeviceAttribute]int{driver.AttrWarpSize: 16}}))
 	require.NoError(t, b.Init(0))
 	n, err := b.DeviceGetCount()
@@ -72,7 +72,7 @@ func TestDevices(t *testing.T) {
 }
 
 func TestContextStackIsPerThread(t *testing.T) {
-	b := NewBackend(Devices(2))
+	b := newBackend(Devices(2))
 	require.NoError(t, b.Init(0))
 	var wg sync.WaitGroup
 	errs := make(chan error, 16)
@@ -130,7 +130,7 @@ func TestContextStackIsPerThread(t *testing.T) {
 }
 
 func TestContextCalls(t *testing.T) {
-	b := NewBackend()
+	b := newBackend()
 	require.NoError(t, b.Init(0))
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -194,7 +194,7 @@ func TestContextCalls(t *testing.T) {
 }
 
 func TestPrinciple3(t *testing.T) {
-	b := NewBackend(Kernel("nop", func(Thread, int32) {}))
+	b := newBackend(Kernel("nop", func(Thread, int32) {}))
 	require.NoError(t, b.Init(0))
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()

@@ -41,7 +41,7 @@ func extent3D(s side3D, width, height, depth uintptr) (start, n uintptr, ok bool
 // check3DLocked validates p as the driver does: pitches at least the row
 // (x + width), heights at least the rows (y + height), host pointers not
 // nil, device boxes inside one allocation; all ErrInvalidValue.
-func (b *Backend) check3DLocked(p *backend.Memcpy3D) error {
+func (b *fakeBackend) check3DLocked(p *backend.Memcpy3D) error {
 	if p.WidthInBytes == 0 || p.Height == 0 || p.Depth == 0 {
 		return nil
 	}
@@ -72,7 +72,7 @@ func (b *Backend) check3DLocked(p *backend.Memcpy3D) error {
 	return nil
 }
 
-func (b *Backend) work3D(p backend.Memcpy3D, async bool) (func() error, error) {
+func (b *fakeBackend) work3D(p backend.Memcpy3D, async bool) (func() error, error) {
 	if err := b.check3DLocked(&p); err != nil {
 		return nil, err
 	}
@@ -112,7 +112,7 @@ func (b *Backend) work3D(p backend.Memcpy3D, async bool) (func() error, error) {
 }
 
 // Memcpy3D is cuMemcpy3D (synchronous; needs a current context).
-func (b *Backend) Memcpy3D(p *backend.Memcpy3D) error {
+func (b *fakeBackend) Memcpy3D(p *backend.Memcpy3D) error {
 	if p == nil {
 		return driver.ErrInvalidValue
 	}
@@ -122,7 +122,7 @@ func (b *Backend) Memcpy3D(p *backend.Memcpy3D) error {
 
 // Memcpy3DAsync is cuMemcpy3DAsync: pageable host bytes are read at
 // enqueue, as the driver stages them.
-func (b *Backend) Memcpy3DAsync(p *backend.Memcpy3D, s uintptr) error {
+func (b *fakeBackend) Memcpy3DAsync(p *backend.Memcpy3D, s uintptr) error {
 	if p == nil {
 		return driver.ErrInvalidValue
 	}
@@ -130,4 +130,4 @@ func (b *Backend) Memcpy3DAsync(p *backend.Memcpy3D, s uintptr) error {
 	return b.asyncOp("cuMemcpy3DAsync", cp.WidthInBytes*cp.Height*cp.Depth, s, func() (func() error, error) { return b.work3D(cp, true) })
 }
 
-var _ backend.Copies3D = (*Backend)(nil)
+var _ backend.Copies3D = (*fakeBackend)(nil)

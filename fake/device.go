@@ -81,7 +81,7 @@ func newDevice(ordinal int, spec DeviceSpec) *device {
 	return d
 }
 
-func (b *Backend) dev(ordinal int) (*device, error) {
+func (b *fakeBackend) dev(ordinal int) (*device, error) {
 	if ordinal < 0 || ordinal >= len(b.devs) {
 		return nil, driver.ErrInvalidDevice
 	}
@@ -89,7 +89,7 @@ func (b *Backend) dev(ordinal int) (*device, error) {
 }
 
 // DeviceGetCount is cuDeviceGetCount.
-func (b *Backend) DeviceGetCount() (int, error) {
+func (b *fakeBackend) DeviceGetCount() (int, error) {
 	if err := b.enter("cuDeviceGetCount"); err != nil {
 		return 0, err
 	}
@@ -97,7 +97,7 @@ func (b *Backend) DeviceGetCount() (int, error) {
 }
 
 // DeviceGet is cuDeviceGet: the CUdevice of an ordinal is the ordinal.
-func (b *Backend) DeviceGet(ordinal int) (int, error) {
+func (b *fakeBackend) DeviceGet(ordinal int) (int, error) {
 	if err := b.enter("cuDeviceGet"); err != nil {
 		return 0, err
 	}
@@ -108,7 +108,7 @@ func (b *Backend) DeviceGet(ordinal int) (int, error) {
 }
 
 // DeviceGetName is cuDeviceGetName.
-func (b *Backend) DeviceGetName(dev int) (string, error) {
+func (b *fakeBackend) DeviceGetName(dev int) (string, error) {
 	if err := b.enter("cuDeviceGetName"); err != nil {
 		return "", err
 	}
@@ -120,7 +120,7 @@ func (b *Backend) DeviceGetName(dev int) (string, error) {
 }
 
 // DeviceGetAttribute is cuDeviceGetAttribute.
-func (b *Backend) DeviceGetAttribute(attr driver.DeviceAttribute, dev int) (int, error) {
+func (b *fakeBackend) DeviceGetAttribute(attr driver.DeviceAttribute, dev int) (int, error) {
 	if err := b.enter("cuDeviceGetAttribute"); err != nil {
 		return 0, err
 	}
@@ -135,7 +135,7 @@ func (b *Backend) DeviceGetAttribute(attr driver.DeviceAttribute, dev int) (int,
 }
 
 // DeviceTotalMem is cuDeviceTotalMem.
-func (b *Backend) DeviceTotalMem(dev int) (uint64, error) {
+func (b *fakeBackend) DeviceTotalMem(dev int) (uint64, error) {
 	if err := b.enter("cuDeviceTotalMem"); err != nil {
 		return 0, err
 	}
@@ -147,7 +147,7 @@ func (b *Backend) DeviceTotalMem(dev int) (uint64, error) {
 }
 
 // DeviceGetUUID is cuDeviceGetUuid; every fake device has its own.
-func (b *Backend) DeviceGetUUID(dev int) ([16]byte, error) {
+func (b *fakeBackend) DeviceGetUUID(dev int) ([16]byte, error) {
 	if err := b.enter("cuDeviceGetUuid"); err != nil {
 		return [16]byte{}, err
 	}
@@ -159,7 +159,7 @@ func (b *Backend) DeviceGetUUID(dev int) ([16]byte, error) {
 }
 
 // DeviceGetPCIBusID is cuDeviceGetPCIBusId ("0000:18:00.0").
-func (b *Backend) DeviceGetPCIBusID(dev int) (string, error) {
+func (b *fakeBackend) DeviceGetPCIBusID(dev int) (string, error) {
 	if err := b.enter("cuDeviceGetPCIBusId"); err != nil {
 		return "", err
 	}
@@ -172,7 +172,7 @@ func (b *Backend) DeviceGetPCIBusID(dev int) (string, error) {
 
 // DeviceCanAccessPeer is cuDeviceCanAccessPeer: every fake device can
 // access every other one, and none "peer-accesses" itself.
-func (b *Backend) DeviceCanAccessPeer(dev, peer int) (bool, error) {
+func (b *fakeBackend) DeviceCanAccessPeer(dev, peer int) (bool, error) {
 	if err := b.enter("cuDeviceCanAccessPeer"); err != nil {
 		return false, err
 	}

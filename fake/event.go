@@ -21,7 +21,7 @@ type event struct {
 // backends, so it has its own lock (taken after any Backend.mu).
 type evState struct {
 	mu   sync.Mutex
-	b    *Backend // backend of the recording stream; nil when never recorded
+	b    *fakeBackend // backend of the recording stream; nil when never recorded
 	s    *stream
 	seq  uint64 // the record's item
 	done bool   // the latest record has run
@@ -29,7 +29,7 @@ type evState struct {
 }
 
 // snapshot returns the latest record, and whether it is still pending.
-func (st *evState) snapshot() (b *Backend, s *stream, seq uint64, pending bool) {
+func (st *evState) snapshot() (b *fakeBackend, s *stream, seq uint64, pending bool) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	return st.b, st.s, st.seq, st.b != nil && !st.done
@@ -39,7 +39,7 @@ const eventFlags = backend.EventBlockingSync | backend.EventDisableTiming | back
 
 // EventCreate is cuEventCreate in the current context. An interprocess
 // event must also disable timing.
-func (b *Backend) EventCreate(flags uint32) (uintptr, error) {
+func (b *fakeBackend) EventCreate(flags uint32) (uintptr, error) {
 	if err := b.enter("cuEventCreate"); err != nil {
 		return 0, err
 	}
@@ -62,7 +62,7 @@ func (b *Backend) EventCreate(flags uint32) (uintptr, error) {
 }
 
 // EventDestroy is cuEventDestroy. A pending record still runs.
-func (b *Backend) EventDestroy(h uintptr) error {
+func (b *fakeBackend) EventDestroy(h uintptr) error {
 	if err := b.enter("cuEventDestroy"); err != nil {
 		return err
 	}
@@ -79,7 +79,7 @@ func (b *Backend) EventDestroy(h uintptr) error {
 
 // EventRecord is cuEventRecord: the event completes when the stream reaches
 // it, and takes the time then. Event and stream must share a context.
-func (b *Backend) EventRecord(h, s uintptr) error {
+func (b *fakeBackend) EventRecord(h, s uintptr) error {
 	if err := b.enter("cuEventRecord"); err != nil {
 		return err
 	}
@@ -114,7 +114,7 @@ func (b *Backend) EventRecord(h, s uintptr) error {
 }
 
 // event returns the event h.
-func (b *Backend) event(h uintptr) (*event, error) {
+func (b *fakeBackend) event(h uintptr) (*event, error) {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	e := b.events[h]
@@ -125,7 +125,7 @@ func (b *Backend) event(h uintptr) (*event, error) {
 }
 
 // runRecord runs the recording stream of rb up to seq (EventSynchronize).
-func runRecord(rb *Backend, s *stream, seq uint64) error {
+func runRecord(rb *fakeBackend, s *stream, seq uint64) error {
 	if err := rb.lockExec(); err != nil {
 		return err
 	}
@@ -136,7 +136,7 @@ func runRecord(rb *Backend, s *stream, seq uint64) error {
 
 // EventSynchronize is cuEventSynchronize: it runs the recording stream up to
 // the event's latest record. A never-recorded event is complete.
-func (b *Backend) EventSynchronize(h uintptr) error {
+func (b *fakeBackend) EventSynchronize(h uintptr) error {
 	if err := b.enter("cuEventSynchronize"); err != nil {
 		return err
 	}
@@ -156,7 +156,7 @@ func (b *Backend) EventSynchronize(h uintptr) error {
 
 // EventQuery is cuEventQuery: ErrNotReady while the latest record is
 // pending; each call runs one item of the recording stream.
-func (b *Backend) EventQuery(h uintptr) error {
+func (b *fakeBackend) EventQuery(h uintptr) error {
 	if err := b.enter("cuEventQuery"); err != nil {
 		return err
 	}
@@ -185,7 +185,7 @@ func (b *Backend) EventQuery(h uintptr) error {
 // EventElapsedTime is cuEventElapsedTime, in milliseconds. Events that were
 // never recorded or do not time are ErrInvalidHandle; pending ones
 // ErrNotReady.
-func (b *Backend) EventElapsedTime(start, end uintptr) (float32, error) {
+func (b *fakeBackend) EventElapsedTime(start, end uintptr) (float32, error) {
 	if err := b.enter("cuEventElapsedTime"); err != nil {
 		return 0, err
 	}

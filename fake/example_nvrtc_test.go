@@ -41,8 +41,8 @@ func Example_cudaC() {
 	dev, _ := drv.Device(0)
 	ctx, _ := dev.PrimaryContext()
 	defer ctx.Close()
-	nv, _ := fake.Of(drv).NVRTC()
-	fmt.Println("compiler:", nv.Implementation())
+	compiler, _ := fake.Of(drv).Compiler()
+	fmt.Println("compiler:", compiler)
 
 	m, err := module.Compile(ctx, sumSquaresSrc, module.Options{NoCache: true})
 	if err != nil {

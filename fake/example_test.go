@@ -1,13 +1,14 @@
 package fake_test
 
 import (
+	"errors"
 	"fmt"
-	"runtime"
-	"unsafe"
 
 	"github.com/nocgo/cuda/driver"
-	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/fake"
+	"github.com/nocgo/cuda/memory"
+	"github.com/nocgo/cuda/module"
+	"github.com/nocgo/cuda/stream"
 )
 
 const saxpySrc = `
@@ -24,47 +25,36 @@ func saxpy(t fake.Thread, a float32, x, y fake.Ptr, n int32) {
 	}
 }
 
-// A kernel registered with the fake is compiled by the fake NVRTC, loaded
-// and launched through the raw seam like on a GPU.
+// A kernel with a Go body registered with the fake is compiled, loaded and
+// launched through the user packages exactly as on a GPU. PretendNVRTC makes
+// the fake run the Go body on every machine (with NVIDIA's libnvrtc
+// installed, the fake would compile the CUDA C and run its PTX; a Go body
+// registered for a kernel takes precedence either way).
 func Example() {
-	drv := fake.New(fake.Kernel("saxpy", saxpy))
+	drv := fake.New(fake.Kernel("saxpy", saxpy), fake.PretendNVRTC())
 	dev, _ := drv.Device(0)
 	ctx, _ := dev.PrimaryContext()
 	defer ctx.Close()
+	s, _ := stream.New(ctx, stream.Options{})
+	defer s.Close()
 
-	api := fake.Of(drv) // the raw seam under drv
-	nv, _ := api.NVRTC()
-	prog, _ := nv.CreateProgram(saxpySrc, "saxpy.cu", nil, nil)
-	if err := nv.Compile(prog, []string{"--gpu-architecture=sm_90"}); err != nil {
-		log, _ := nv.ProgramLog(prog)
-		fmt.Println(err, log)
+	m, err := module.Compile(ctx, saxpySrc, module.Options{NoCache: true})
+	if err != nil {
+		fmt.Println(err)
 		return
 	}
-	ptx, _ := nv.PTX(prog)
-	nv.DestroyProgram(prog)
+	defer m.Close()
+	f, _ := m.Function("saxpy")
 
-	runtime.LockOSThread() // raw calls use the calling thread's current context
-	defer runtime.UnlockOSThread()
-	api.CtxPushCurrent(ctx.Handle())
-	defer api.CtxPopCurrent()
-	mod, _ := api.ModuleLoadData(ptx)
-	defer api.ModuleUnload(mod)
-	fn, _ := api.ModuleGetFunction(mod, "saxpy")
-
-	xs := []float32{1, 2, 3, 4}
-	ys := []float32{10, 20, 30, 40}
-	x, _ := api.MemAlloc(16)
-	y, _ := api.MemAlloc(16)
-	defer api.MemFree(x)
-	defer api.MemFree(y)
-	api.MemcpyHtoD(x, unsafe.Pointer(&xs[0]), 16)
-	api.MemcpyHtoD(y, unsafe.Pointer(&ys[0]), 16)
-
-	a, n := float32(2), int32(len(xs))
-	params := []unsafe.Pointer{unsafe.Pointer(&a), unsafe.Pointer(&x), unsafe.Pointer(&y), unsafe.Pointer(&n)}
-	err := api.LaunchKernel(fn, [3]uint32{1, 1, 1}, [3]uint32{32, 1, 1}, 0, backend.StreamNull, unsafe.Pointer(&params[0]))
+	x, _ := memory.FromSlice(ctx, []float32{1, 2, 3, 4})
+	defer x.Close()
+	y, _ := memory.FromSlice(ctx, []float32{10, 20, 30, 40})
+	defer y.Close()
+	err = f.Launch(s, module.Config{Grid: module.Dim(1), Block: module.Dim(32)}, float32(2), x, y, int32(4))
 	fmt.Println("launch:", err)
-	api.MemcpyDtoH(unsafe.Pointer(&ys[0]), y, 16) // waits for the launch
+	ys := make([]float32, 4)
+	memory.CopyToHostAsync(s, ys, y)
+	s.Synchronize()
 	fmt.Println(ys)
 	// Output:
 	// launch: <nil>
@@ -72,48 +62,43 @@ func Example() {
 }
 
 // Kernel bodies are bounds-checked: an access outside every allocation
-// fails the launch like an illegal address on a GPU.
+// fails the launch like an illegal address on a GPU: sticky, so the
+// context's later work fails too.
 func ExampleLoad() {
-	drv := fake.New(fake.Kernel("peek", func(t fake.Thread, p fake.Ptr) {
+	const src = `extern "C" __global__ void peek(const int* p) { volatile int v = p[threadIdx.x]; }`
+	drv := fake.New(fake.PretendNVRTC(), fake.Kernel("peek", func(t fake.Thread, p fake.Ptr) {
 		_ = fake.Load[int32](t, p, t.X())
 	}))
 	dev, _ := drv.Device(0)
 	ctx, _ := dev.PrimaryContext()
 	defer ctx.Close()
-	api := fake.Of(drv)
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	api.CtxPushCurrent(ctx.Handle())
-	defer api.CtxPopCurrent()
-	mod, _ := api.ModuleLoadData([]byte(".version 8.8\n.target sm_90\n.visible .entry peek(.param .u64 p)\n{\n\tret;\n}\n"))
-	defer api.ModuleUnload(mod)
-	fn, _ := api.ModuleGetFunction(mod, "peek")
-	p, _ := api.MemAlloc(8) // two int32
-	defer api.MemFree(p)
-	params := []unsafe.Pointer{unsafe.Pointer(&p)}
-	api.LaunchKernel(fn, [3]uint32{1, 1, 1}, [3]uint32{3, 1, 1}, 0, backend.StreamNull, unsafe.Pointer(&params[0]))
-	fmt.Println(api.CtxSynchronize())
+	m, _ := module.Compile(ctx, src, module.Options{NoCache: true})
+	defer m.Close()
+	f, _ := m.Function("peek")
+	p, _ := memory.Alloc[int32](ctx, 2)
+	defer p.Close()
+	s, _ := stream.New(ctx, stream.Options{})
+	defer s.Close()
+	f.Launch(s, module.Config{Grid: module.Dim(1), Block: module.Dim(3)}, p) // thread 2 reads past the end
+	err := s.Synchronize()
+	fmt.Println(errors.Is(err, driver.ErrIllegalAddress), errors.Is(err, driver.ErrStickyFault))
 	// Output:
-	// CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered
+	// true true
 }
 
-// FailNth makes one call fail, to test error paths.
+// FailNth makes one call fail, to test error paths; Leaks then shows what
+// the program still holds.
 func ExampleFailNth() {
 	drv := fake.New(fake.FailNth("cuMemAlloc", 1, driver.ErrOutOfMemory))
 	dev, _ := drv.Device(0)
 	ctx, _ := dev.PrimaryContext()
 	defer ctx.Close()
-	api := fake.Of(drv)
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	api.CtxPushCurrent(ctx.Handle())
-	defer api.CtxPopCurrent()
-	_, err := api.MemAlloc(64)
-	fmt.Println(err)
-	p, err := api.MemAlloc(64)
-	fmt.Println(err, api.Leaks()[1])
-	api.MemFree(p)
+	_, err := memory.Alloc[byte](ctx, 64)
+	fmt.Println(errors.Is(err, driver.ErrOutOfMemory))
+	buf, err := memory.Alloc[byte](ctx, 64)
+	fmt.Println(err, fake.Of(drv).Leaks()[1])
+	buf.Close()
 	// Output:
-	// CUDA_ERROR_OUT_OF_MEMORY: out of memory
+	// true
 	// <nil> device memory 0x300000000000: 64 bytes on device 0 not freed
 }

@@ -54,7 +54,7 @@ func (l *execLock) inside() bool {
 // lockExec takes the execution lock. Called from a host callback or kernel
 // body (the thread that holds it) it returns ErrNotPermitted, as the driver
 // may for CUDA calls from a host function, instead of deadlocking.
-func (b *Backend) lockExec() error {
+func (b *fakeBackend) lockExec() error {
 	if b.exec.inside() {
 		return driver.ErrNotPermitted
 	}
@@ -64,7 +64,7 @@ func (b *Backend) lockExec() error {
 
 // relockExec takes the execution lock again after the caller let it go to
 // wait for a host callback.
-func (b *Backend) relockExec() {
+func (b *fakeBackend) relockExec() {
 	b.exec.mu.Lock()
 	runtime.LockOSThread()
 	b.exec.owner.Store(core.ThreadID())
@@ -72,7 +72,7 @@ func (b *Backend) relockExec() {
 
 // tryLockExec is lockExec that gives up when another goroutine is running
 // items (ok false, err nil).
-func (b *Backend) tryLockExec() (ok bool, err error) {
+func (b *fakeBackend) tryLockExec() (ok bool, err error) {
 	if b.exec.inside() {
 		return false, driver.ErrNotPermitted
 	}
@@ -84,7 +84,7 @@ func (b *Backend) tryLockExec() (ok bool, err error) {
 	return true, nil
 }
 
-func (b *Backend) unlockExec() {
+func (b *fakeBackend) unlockExec() {
 	b.exec.owner.Store(0)
 	runtime.UnlockOSThread()
 	b.exec.mu.Unlock()
@@ -111,7 +111,7 @@ const (
 )
 
 // pushLocked appends it to s with the next sequence number.
-func (b *Backend) pushLocked(s *stream, it *item) uint64 {
+func (b *fakeBackend) pushLocked(s *stream, it *item) uint64 {
 	b.seq++
 	it.seq = b.seq
 	s.q = append(s.q, it)
@@ -119,7 +119,7 @@ func (b *Backend) pushLocked(s *stream, it *item) uint64 {
 }
 
 // backpressure runs the oldest items of s when it holds too many.
-func (b *Backend) backpressure(s *stream) {
+func (b *fakeBackend) backpressure(s *stream) {
 	b.mu.RLock()
 	n := len(s.q)
 	b.mu.RUnlock()
@@ -154,7 +154,7 @@ func (b *Backend) backpressure(s *stream) {
 // started on a goroutine of its own and not waited for.
 // Otherwise it returns true: it ran an item, waited for one, or found s
 // changed or empty.
-func (b *Backend) runHead(s *stream, mode runMode) bool {
+func (b *fakeBackend) runHead(s *stream, mode runMode) bool {
 	b.mu.RLock()
 	if len(s.q) == 0 {
 		b.mu.RUnlock()
@@ -227,7 +227,7 @@ func (b *Backend) runHead(s *stream, mode runMode) bool {
 }
 
 // finish removes the head of s, which has run, and wakes those waiting.
-func (b *Backend) finish(s *stream, err error) {
+func (b *fakeBackend) finish(s *stream, err error) {
 	b.mu.Lock()
 	s.q[0] = nil
 	s.q = s.q[1:]
@@ -245,7 +245,7 @@ func (b *Backend) finish(s *stream, err error) {
 
 // awaitIdle waits, with the execution lock let go, until no host callback
 // of s is in flight.
-func (b *Backend) awaitIdle(s *stream) {
+func (b *fakeBackend) awaitIdle(s *stream) {
 	b.unlockExec()
 	b.mu.Lock()
 	for s.busy {
@@ -257,7 +257,7 @@ func (b *Backend) awaitIdle(s *stream) {
 
 // awaitFinish waits, with the execution lock let go, until an item finishes
 // after the count gen of finished items.
-func (b *Backend) awaitFinish(gen uint64) {
+func (b *fakeBackend) awaitFinish(gen uint64) {
 	b.unlockExec()
 	b.mu.Lock()
 	for b.gen == gen {
@@ -279,7 +279,7 @@ func runItem(it *item) (err error) {
 // runUpTo runs the items of s numbered seq or lower. Execution lock held.
 // With a mode other than runWait it returns false when that needs a host callback in flight
 // on another goroutine to finish.
-func (b *Backend) runUpTo(s *stream, seq uint64, mode runMode) bool {
+func (b *fakeBackend) runUpTo(s *stream, seq uint64, mode runMode) bool {
 	for {
 		b.mu.RLock()
 		more := len(s.q) > 0 && s.q[0].seq <= seq
@@ -294,7 +294,7 @@ func (b *Backend) runUpTo(s *stream, seq uint64, mode runMode) bool {
 }
 
 // drain runs everything s holds now and returns its sticky error.
-func (b *Backend) drain(s *stream) error {
+func (b *fakeBackend) drain(s *stream) error {
 	b.mu.RLock()
 	target := b.seq
 	b.mu.RUnlock()
@@ -306,7 +306,7 @@ func (b *Backend) drain(s *stream) error {
 
 // drainContext runs all work queued in c and returns the first sticky
 // stream error there. Execution lock held.
-func (b *Backend) drainContext(c *context) error {
+func (b *fakeBackend) drainContext(c *context) error {
 	b.mu.RLock()
 	target := b.seq
 	all := append([]*stream{c.null, c.perThread}, c.streams...)
@@ -352,7 +352,7 @@ func (b *Backend) drainContext(c *context) error {
 // runSync enqueues fn on the current context's NULL stream and runs it (and
 // what it depends on) before returning its error: the fake's synchronous
 // copy or memset. The table lock is not held.
-func (b *Backend) runSync(c *context, fn func() error) error {
+func (b *fakeBackend) runSync(c *context, fn func() error) error {
 	var res error
 	it := &item{run: func() error { res = fn(); return res }}
 	if err := b.lockExec(); err != nil {

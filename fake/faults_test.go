@@ -56,7 +56,7 @@ func TestFailNthChangesNothing(t *testing.T) {
 }
 
 func TestLeaksListsLiveObjects(t *testing.T) {
-	b := NewBackend(Kernel("k", func(Thread) {}))
+	b := newBackend(Kernel("k", func(Thread) {}))
 	require.NoError(t, b.Init(0))
 	assert.Empty(t, b.Leaks())
 	func() {

@@ -20,7 +20,7 @@ type global struct {
 // placeGlobalsLocked allocates the program's globals in c's device,
 // initialised (zero where the PTX gives no initialiser), and binds the
 // program to their addresses. On failure nothing stays allocated.
-func (b *Backend) placeGlobalsLocked(c *context, m *module, prog *ptxexec.Program) error {
+func (b *fakeBackend) placeGlobalsLocked(c *context, m *module, prog *ptxexec.Program) error {
 	var placed []*alloc
 	for _, g := range prog.Globals {
 		size := uintptr(max(g.Size, 1))
@@ -43,7 +43,7 @@ func (b *Backend) placeGlobalsLocked(c *context, m *module, prog *ptxexec.Progra
 	return nil
 }
 
-func (b *Backend) removeGlobalLocked(a *alloc) {
+func (b *fakeBackend) removeGlobalLocked(a *alloc) {
 	b.removeLocked(a)
 	a.dev.used -= uint64(a.size)
 }
@@ -51,7 +51,7 @@ func (b *Backend) removeGlobalLocked(a *alloc) {
 // ModuleGetGlobal is cuModuleGetGlobal: the device address and size of
 // the module-scope .global or .const variable name. An unknown name is
 // CUDA_ERROR_NOT_FOUND, an unloaded module CUDA_ERROR_INVALID_HANDLE.
-func (b *Backend) ModuleGetGlobal(h uintptr, name string) (ptr, size uintptr, err error) {
+func (b *fakeBackend) ModuleGetGlobal(h uintptr, name string) (ptr, size uintptr, err error) {
 	if strings.IndexByte(name, 0) >= 0 {
 		return 0, 0, driver.ErrInvalidValue // no C string: the real backend never calls the driver
 	}

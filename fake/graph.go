@@ -77,10 +77,10 @@ func (gs *graphState) init() {
 	}
 }
 
-var _ backend.Graphs = (*Backend)(nil)
+var _ backend.Graphs = (*fakeBackend)(nil)
 
 // GraphCreate is cuGraphCreate; flags must be 0.
-func (b *Backend) GraphCreate(flags uint32) (uintptr, error) {
+func (b *fakeBackend) GraphCreate(flags uint32) (uintptr, error) {
 	if err := b.enter("cuGraphCreate"); err != nil {
 		return 0, err
 	}
@@ -92,7 +92,7 @@ func (b *Backend) GraphCreate(flags uint32) (uintptr, error) {
 	return b.newGraphLocked().h, nil
 }
 
-func (b *Backend) newGraphLocked() *fgraph {
+func (b *fakeBackend) newGraphLocked() *fgraph {
 	b.graphs.init()
 	g := &fgraph{h: newHandle()}
 	b.graphs.graphs[g.h] = g
@@ -101,7 +101,7 @@ func (b *Backend) newGraphLocked() *fgraph {
 
 // GraphDestroy is cuGraphDestroy. A graph being captured into has no
 // handle yet: it gets one at cuStreamEndCapture.
-func (b *Backend) GraphDestroy(h uintptr) error {
+func (b *fakeBackend) GraphDestroy(h uintptr) error {
 	if err := b.enter("cuGraphDestroy"); err != nil {
 		return err
 	}
@@ -115,7 +115,7 @@ func (b *Backend) GraphDestroy(h uintptr) error {
 	return nil
 }
 
-func (b *Backend) dropGraphLocked(g *fgraph) {
+func (b *fakeBackend) dropGraphLocked(g *fgraph) {
 	delete(b.graphs.graphs, g.h)
 	for _, n := range g.nodes {
 		delete(b.graphs.nodes, n.h)
@@ -123,7 +123,7 @@ func (b *Backend) dropGraphLocked(g *fgraph) {
 	}
 }
 
-func (b *Backend) graphLocked(h uintptr) (*fgraph, error) {
+func (b *fakeBackend) graphLocked(h uintptr) (*fgraph, error) {
 	g := b.graphs.graphs[h]
 	if g == nil || h == 0 {
 		return nil, driver.ErrInvalidValue
@@ -132,7 +132,7 @@ func (b *Backend) graphLocked(h uintptr) (*fgraph, error) {
 }
 
 // GraphClone is cuGraphClone.
-func (b *Backend) GraphClone(h uintptr) (uintptr, error) {
+func (b *fakeBackend) GraphClone(h uintptr) (uintptr, error) {
 	if err := b.enter("cuGraphClone"); err != nil {
 		return 0, err
 	}
@@ -150,7 +150,7 @@ func (b *Backend) GraphClone(h uintptr) (uintptr, error) {
 // copyIntoLocked appends deep copies of g's nodes to dst; registered says
 // whether the copies get node handles (nodes of a child graph's copy and
 // of an exec's shape are not the user's).
-func (b *Backend) copyIntoLocked(dst, g *fgraph, registered bool) {
+func (b *fakeBackend) copyIntoLocked(dst, g *fgraph, registered bool) {
 	m := map[*gnode]*gnode{}
 	for _, n := range g.nodes {
 		c := &gnode{h: newHandle(), kind: n.kind, run: n.run, host: n.host, ev: n.ev}
@@ -171,7 +171,7 @@ func (b *Backend) copyIntoLocked(dst, g *fgraph, registered bool) {
 }
 
 // GraphNodeCount is cuGraphGetNodes with no array.
-func (b *Backend) GraphNodeCount(h uintptr) (int, error) {
+func (b *fakeBackend) GraphNodeCount(h uintptr) (int, error) {
 	if err := b.enter("cuGraphGetNodes"); err != nil {
 		return 0, err
 	}
@@ -185,7 +185,7 @@ func (b *Backend) GraphNodeCount(h uintptr) (int, error) {
 }
 
 // GraphEdgeCount is cuGraphGetEdges with no arrays.
-func (b *Backend) GraphEdgeCount(h uintptr) (int, error) {
+func (b *fakeBackend) GraphEdgeCount(h uintptr) (int, error) {
 	if err := b.enter("cuGraphGetEdges"); err != nil {
 		return 0, err
 	}
@@ -204,7 +204,7 @@ func (b *Backend) GraphEdgeCount(h uintptr) (int, error) {
 
 // addNode checks the graph and the dependencies (nodes of that graph, no
 // repeats), asks make for the node under the table lock, and adds it.
-func (b *Backend) addNode(op string, h uintptr, deps []uintptr, make func() (*gnode, error)) (uintptr, error) {
+func (b *fakeBackend) addNode(op string, h uintptr, deps []uintptr, make func() (*gnode, error)) (uintptr, error) {
 	if err := b.enter(op); err != nil {
 		return 0, err
 	}
@@ -240,7 +240,7 @@ func (b *Backend) addNode(op string, h uintptr, deps []uintptr, make func() (*gn
 
 // GraphAddKernelNode is cuGraphAddKernelNode: checked as cuLaunchKernel
 // checks a launch, the arguments copied now.
-func (b *Backend) GraphAddKernelNode(g uintptr, deps []uintptr, p *backend.KernelNodeParams) (uintptr, error) {
+func (b *fakeBackend) GraphAddKernelNode(g uintptr, deps []uintptr, p *backend.KernelNodeParams) (uintptr, error) {
 	const op = "cuGraphAddKernelNode"
 	return b.addNode(op, g, deps, func() (*gnode, error) {
 		if p == nil || p.Extra != nil || p.Kernel != 0 {
@@ -263,7 +263,7 @@ func (b *Backend) GraphAddKernelNode(g uintptr, deps []uintptr, p *backend.Kerne
 
 // kernelWorkLocked checks a launch of f in c as cuLaunchKernel does and
 // returns the work, with the arguments copied from params.
-func (b *Backend) kernelWorkLocked(f *function, c *context, grid, block [3]uint32, sharedMem uint32, params unsafe.Pointer) (func() error, error) {
+func (b *fakeBackend) kernelWorkLocked(f *function, c *context, grid, block [3]uint32, sharedMem uint32, params unsafe.Pointer) (func() error, error) {
 	a := c.dev.attrs
 	limits := [...]int{
 		a[driver.AttrMaxGridDimX], a[driver.AttrMaxGridDimY], a[driver.AttrMaxGridDimZ],
@@ -302,7 +302,7 @@ func (b *Backend) kernelWorkLocked(f *function, c *context, grid, block [3]uint3
 
 // GraphAddMemcpyNode is cuGraphAddMemcpyNode for a 1D copy. Host memory is
 // read (or written) when the node runs, at every launch.
-func (b *Backend) GraphAddMemcpyNode(g uintptr, deps []uintptr, p *backend.MemcpyNodeParams, ctx uintptr) (uintptr, error) {
+func (b *fakeBackend) GraphAddMemcpyNode(g uintptr, deps []uintptr, p *backend.MemcpyNodeParams, ctx uintptr) (uintptr, error) {
 	const op = "cuGraphAddMemcpyNode"
 	return b.addNode(op, g, deps, func() (*gnode, error) {
 		if p == nil || p.Size == 0 {
@@ -332,7 +332,7 @@ func (b *Backend) GraphAddMemcpyNode(g uintptr, deps []uintptr, p *backend.Memcp
 
 // GraphAddMemsetNode is cuGraphAddMemsetNode: Height rows of Width
 // elements, Pitch bytes apart.
-func (b *Backend) GraphAddMemsetNode(g uintptr, deps []uintptr, p *backend.MemsetNodeParams, ctx uintptr) (uintptr, error) {
+func (b *fakeBackend) GraphAddMemsetNode(g uintptr, deps []uintptr, p *backend.MemsetNodeParams, ctx uintptr) (uintptr, error) {
 	const op = "cuGraphAddMemsetNode"
 	return b.addNode(op, g, deps, func() (*gnode, error) {
 		if p == nil || p.Width == 0 || p.Height == 0 {
@@ -367,19 +367,19 @@ func (b *Backend) GraphAddMemsetNode(g uintptr, deps []uintptr, p *backend.Memse
 }
 
 // GraphAddEventRecordNode is cuGraphAddEventRecordNode.
-func (b *Backend) GraphAddEventRecordNode(g uintptr, deps []uintptr, ev uintptr) (uintptr, error) {
+func (b *fakeBackend) GraphAddEventRecordNode(g uintptr, deps []uintptr, ev uintptr) (uintptr, error) {
 	const op = "cuGraphAddEventRecordNode"
 	return b.addEventNode(op, g, deps, ev, nodeEventRecord)
 }
 
 // GraphAddEventWaitNode is cuGraphAddEventWaitNode.
-func (b *Backend) GraphAddEventWaitNode(g uintptr, deps []uintptr, ev uintptr) (uintptr, error) {
+func (b *fakeBackend) GraphAddEventWaitNode(g uintptr, deps []uintptr, ev uintptr) (uintptr, error) {
 	const op = "cuGraphAddEventWaitNode"
 	return b.addEventNode(op, g, deps, ev, nodeWaitEvent)
 }
 
 // addEventNode adds an event record or wait node on the live event ev.
-func (b *Backend) addEventNode(op string, g uintptr, deps []uintptr, ev uintptr, kind nodeKind) (uintptr, error) {
+func (b *fakeBackend) addEventNode(op string, g uintptr, deps []uintptr, ev uintptr, kind nodeKind) (uintptr, error) {
 	return b.addNode(op, g, deps, func() (*gnode, error) {
 		e := b.events[ev]
 		if e == nil {
@@ -390,7 +390,7 @@ func (b *Backend) addEventNode(op string, g uintptr, deps []uintptr, ev uintptr,
 }
 
 // GraphAddChildGraphNode is cuGraphAddChildGraphNode: the child is copied.
-func (b *Backend) GraphAddChildGraphNode(g uintptr, deps []uintptr, child uintptr) (uintptr, error) {
+func (b *fakeBackend) GraphAddChildGraphNode(g uintptr, deps []uintptr, child uintptr) (uintptr, error) {
 	const op = "cuGraphAddChildGraphNode"
 	return b.addNode(op, g, deps, func() (*gnode, error) {
 		c, err := b.graphLocked(child)
@@ -407,7 +407,7 @@ func (b *Backend) GraphAddChildGraphNode(g uintptr, deps []uintptr, child uintpt
 }
 
 // GraphAddEmptyNode is cuGraphAddEmptyNode.
-func (b *Backend) GraphAddEmptyNode(g uintptr, deps []uintptr) (uintptr, error) {
+func (b *fakeBackend) GraphAddEmptyNode(g uintptr, deps []uintptr) (uintptr, error) {
 	const op = "cuGraphAddEmptyNode"
 	return b.addNode(op, g, deps, func() (*gnode, error) {
 		return &gnode{kind: nodeEmpty}, nil
@@ -415,7 +415,7 @@ func (b *Backend) GraphAddEmptyNode(g uintptr, deps []uintptr) (uintptr, error) 
 }
 
 // GraphInstantiate is cuGraphInstantiateWithFlags in the current context.
-func (b *Backend) GraphInstantiate(h uintptr, flags uint64) (uintptr, error) {
+func (b *fakeBackend) GraphInstantiate(h uintptr, flags uint64) (uintptr, error) {
 	if err := b.enter("cuGraphInstantiateWithFlags"); err != nil {
 		return 0, err
 	}
@@ -442,7 +442,7 @@ func (b *Backend) GraphInstantiate(h uintptr, flags uint64) (uintptr, error) {
 }
 
 // setShapeLocked makes x run a copy of g.
-func (b *Backend) setShapeLocked(x *fexec, g *fgraph) {
+func (b *fakeBackend) setShapeLocked(x *fexec, g *fgraph) {
 	x.shape = &fgraph{}
 	b.copyIntoLocked(x.shape, g, false)
 	x.steps = flatten(nil, x.shape)
@@ -460,7 +460,7 @@ func flatten(out []*gnode, g *fgraph) []*gnode {
 }
 
 // GraphExecDestroy is cuGraphExecDestroy; launches in flight still run.
-func (b *Backend) GraphExecDestroy(h uintptr) error {
+func (b *fakeBackend) GraphExecDestroy(h uintptr) error {
 	if err := b.enter("cuGraphExecDestroy"); err != nil {
 		return err
 	}
@@ -474,7 +474,7 @@ func (b *Backend) GraphExecDestroy(h uintptr) error {
 }
 
 // GraphUpload is cuGraphUpload: a stream-ordered no-op on the fake.
-func (b *Backend) GraphUpload(h, s uintptr) error {
+func (b *fakeBackend) GraphUpload(h, s uintptr) error {
 	if err := b.enter("cuGraphUpload"); err != nil {
 		return err
 	}
@@ -493,7 +493,7 @@ func (b *Backend) GraphUpload(h, s uintptr) error {
 // GraphExecUpdate is cuGraphExecUpdate: the new graph must have the same
 // topology (the same number of nodes, each of the same type, with the same
 // dependencies); node parameters, kernels and events may change.
-func (b *Backend) GraphExecUpdate(h, gh uintptr) (backend.GraphExecUpdateInfo, error) {
+func (b *fakeBackend) GraphExecUpdate(h, gh uintptr) (backend.GraphExecUpdateInfo, error) {
 	var info backend.GraphExecUpdateInfo
 	if err := b.enter("cuGraphExecUpdate"); err != nil {
 		return info, err
@@ -556,7 +556,7 @@ func sameShape(g, old *fgraph) (backend.GraphExecUpdateResult, *gnode, *gnode) {
 }
 
 // graphLeaksLocked describes the graphs and execs not destroyed.
-func (b *Backend) graphLeaksLocked(add func(rank int, l Leak)) {
+func (b *fakeBackend) graphLeaksLocked(add func(rank int, l Leak)) {
 	for h, g := range b.graphs.graphs {
 		add(9, Leak{Kind: backend.LeakGraph, Handle: h, Detail: fmt.Sprintf("%d nodes", len(g.nodes))})
 	}

@@ -49,7 +49,7 @@ type captureRecord struct {
 }
 
 // StreamBeginCapture is cuStreamBeginCapture_v2.
-func (b *Backend) StreamBeginCapture(h uintptr, mode backend.CaptureMode) error {
+func (b *fakeBackend) StreamBeginCapture(h uintptr, mode backend.CaptureMode) error {
 	if err := b.enter("cuStreamBeginCapture"); err != nil {
 		return err
 	}
@@ -78,7 +78,7 @@ func (b *Backend) StreamBeginCapture(h uintptr, mode backend.CaptureMode) error 
 }
 
 // StreamEndCapture is cuStreamEndCapture.
-func (b *Backend) StreamEndCapture(h uintptr) (uintptr, error) {
+func (b *fakeBackend) StreamEndCapture(h uintptr) (uintptr, error) {
 	if err := b.enter("cuStreamEndCapture"); err != nil {
 		return 0, err
 	}
@@ -127,7 +127,7 @@ func (b *Backend) StreamEndCapture(h uintptr) (uintptr, error) {
 }
 
 // endCaptureLocked takes every stream of c out of capture mode.
-func (b *Backend) endCaptureLocked(c *capture) {
+func (b *fakeBackend) endCaptureLocked(c *capture) {
 	for s := range c.leaves {
 		if b.graphs.captures[s] == c {
 			delete(b.graphs.captures, s)
@@ -141,7 +141,7 @@ func (b *Backend) endCaptureLocked(c *capture) {
 }
 
 // StreamGetCaptureInfo is cuStreamGetCaptureInfo.
-func (b *Backend) StreamGetCaptureInfo(h uintptr) (backend.CaptureStatus, uint64, error) {
+func (b *fakeBackend) StreamGetCaptureInfo(h uintptr) (backend.CaptureStatus, uint64, error) {
 	if err := b.enter("cuStreamGetCaptureInfo"); err != nil {
 		return 0, 0, err
 	}
@@ -163,7 +163,7 @@ func (b *Backend) StreamGetCaptureInfo(h uintptr) (backend.CaptureStatus, uint64
 
 // captureLocked records it, enqueued on the capturing stream s, as a node
 // of c's graph after the stream's current nodes.
-func (b *Backend) captureLocked(c *capture, s *stream, it *item) error {
+func (b *fakeBackend) captureLocked(c *capture, s *stream, it *item) error {
 	if c.invalid {
 		return backend.ErrStreamCaptureInvalidated
 	}
@@ -178,7 +178,7 @@ func (b *Backend) captureLocked(c *capture, s *stream, it *item) error {
 
 // captureRefuseLocked invalidates the capture of s, if any, for a call not
 // permitted on a capturing stream, and returns the error for it.
-func (b *Backend) captureRefuseLocked(s *stream) error {
+func (b *fakeBackend) captureRefuseLocked(s *stream) error {
 	c := b.graphs.captures[s]
 	if c == nil {
 		return nil
@@ -188,7 +188,7 @@ func (b *Backend) captureRefuseLocked(s *stream) error {
 }
 
 // captureRefuse is captureRefuseLocked taking the table lock.
-func (b *Backend) captureRefuse(s *stream) error {
+func (b *fakeBackend) captureRefuse(s *stream) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.captureRefuseLocked(s)
@@ -196,7 +196,7 @@ func (b *Backend) captureRefuse(s *stream) error {
 
 // captureRefuseContext refuses a context-wide synchronisation while a
 // stream of c captures, invalidating those captures.
-func (b *Backend) captureRefuseContext(c *context) error {
+func (b *fakeBackend) captureRefuseContext(c *context) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	var err error
@@ -212,7 +212,7 @@ func (b *Backend) captureRefuseContext(c *context) error {
 // captureRefuseEvent refuses a query or synchronisation of an event last
 // recorded in a capture that is still going: CUDA_ERROR_CAPTURED_EVENT,
 // and the capture is invalidated.
-func (b *Backend) captureRefuseEvent(e *event) error {
+func (b *fakeBackend) captureRefuseEvent(e *event) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	r := b.graphs.records[e]
@@ -226,7 +226,7 @@ func (b *Backend) captureRefuseEvent(e *event) error {
 // captureEventRecordLocked handles cuEventRecord of e on a capturing stream
 // s: the event stands for the stream's current nodes. handled is false
 // when s does not capture.
-func (b *Backend) captureEventRecordLocked(e *event, s *stream) (handled bool, err error) {
+func (b *fakeBackend) captureEventRecordLocked(e *event, s *stream) (handled bool, err error) {
 	c := b.graphs.captures[s]
 	if c == nil {
 		return false, nil
@@ -242,7 +242,7 @@ func (b *Backend) captureEventRecordLocked(e *event, s *stream) (handled bool, e
 // recorded in a capture: s joins the capture (fork) or adds the event's
 // nodes to its own (join). handled is false for an event recorded outside
 // any capture on a stream that does not capture.
-func (b *Backend) captureWaitLocked(s *stream, e *event) (handled bool, err error) {
+func (b *fakeBackend) captureWaitLocked(s *stream, e *event) (handled bool, err error) {
 	r := b.graphs.records[e]
 	c := b.graphs.captures[s]
 	switch {

@@ -12,7 +12,7 @@ import (
 // which also completes the event record nodes. Launched into a capturing
 // stream, the graph is captured as one node. The exec must belong to the
 // stream's context.
-func (b *Backend) GraphLaunch(h, s uintptr) error {
+func (b *fakeBackend) GraphLaunch(h, s uintptr) error {
 	if err := b.enter("cuGraphLaunch"); err != nil {
 		return err
 	}

@@ -13,9 +13,9 @@ import (
 // bound returns an initialised backend with device 0's primary context
 // current on the calling goroutine's locked OS thread, undone at the end of
 // the test.
-func bound(t *testing.T, opts ...Option) *Backend {
+func bound(t *testing.T, opts ...Option) *fakeBackend {
 	t.Helper()
-	b := NewBackend(opts...)
+	b := newBackend(opts...)
 	require.NoError(t, b.Init(0))
 	runtime.LockOSThread()
 	ctx, err := b.DevicePrimaryCtxRetain(0)
@@ -35,7 +35,7 @@ func args(vals ...unsafe.Pointer) unsafe.Pointer {
 }
 
 // readDevice copies n bytes of device memory to the host.
-func readDevice(t *testing.T, b *Backend, p uintptr, n int) []byte {
+func readDevice(t *testing.T, b *fakeBackend, p uintptr, n int) []byte {
 	t.Helper()
 	out := make([]byte, n)
 	require.NoError(t, b.MemcpyDtoH(unsafe.Pointer(&out[0]), p, uintptr(n)))
@@ -43,7 +43,7 @@ func readDevice(t *testing.T, b *Backend, p uintptr, n int) []byte {
 }
 
 // readF32 reads n float32 values of device memory.
-func readF32(t *testing.T, b *Backend, p uintptr, n int) []float32 {
+func readF32(t *testing.T, b *fakeBackend, p uintptr, n int) []float32 {
 	t.Helper()
 	out := make([]float32, n)
 	require.NoError(t, b.MemcpyDtoH(unsafe.Pointer(&out[0]), p, uintptr(4*n)))
@@ -51,14 +51,14 @@ func readF32(t *testing.T, b *Backend, p uintptr, n int) []float32 {
 }
 
 // writeF32 copies vals to device memory.
-func writeF32(t *testing.T, b *Backend, p uintptr, vals []float32) {
+func writeF32(t *testing.T, b *fakeBackend, p uintptr, vals []float32) {
 	t.Helper()
 	require.NoError(t, b.MemcpyHtoD(p, unsafe.Pointer(&vals[0]), uintptr(4*len(vals))))
 }
 
 // load compiles src with the fake NVRTC for sm_90 and loads it in the
 // current context.
-func load(t *testing.T, b *Backend, src string) uintptr {
+func load(t *testing.T, b *fakeBackend, src string) uintptr {
 	t.Helper()
 	nv, err := b.NVRTC()
 	require.NoError(t, err)

@@ -14,7 +14,7 @@ import (
 // that overlaps memory already registered or allocated is
 // ErrHostMemoryAlreadyRegistered; nil, 0 bytes or unknown flags are
 // ErrInvalidValue.
-func (b *Backend) MemHostRegister(p unsafe.Pointer, size uintptr, flags uint32) error {
+func (b *fakeBackend) MemHostRegister(p unsafe.Pointer, size uintptr, flags uint32) error {
 	if err := b.enter("cuMemHostRegister"); err != nil {
 		return err
 	}
@@ -48,7 +48,7 @@ func (b *Backend) MemHostRegister(p unsafe.Pointer, size uintptr, flags uint32) 
 // MemHostUnregister is cuMemHostUnregister: p must be what MemHostRegister
 // was given (ErrHostMemoryNotRegistered otherwise). Work of its context
 // that may still use the memory runs first.
-func (b *Backend) MemHostUnregister(p unsafe.Pointer) error {
+func (b *fakeBackend) MemHostUnregister(p unsafe.Pointer) error {
 	if err := b.enter("cuMemHostUnregister"); err != nil {
 		return err
 	}
@@ -72,4 +72,4 @@ func (b *Backend) MemHostUnregister(p unsafe.Pointer) error {
 	return nil
 }
 
-var _ backend.HostRegistration = (*Backend)(nil)
+var _ backend.HostRegistration = (*fakeBackend)(nil)

@@ -44,7 +44,7 @@ type interpState struct {
 // (CUDA_ERROR_INVALID_PTX) failed: the PTX line, the instruction and what
 // is not supported. It is nil when no load was refused. The error wraps
 // driver.ErrInvalidPTX.
-func (b *Backend) LoadError() error {
+func (b *fakeBackend) loadError() error {
 	b.interp.mu.Lock()
 	defer b.interp.mu.Unlock()
 	return b.interp.loadErr
@@ -56,13 +56,13 @@ func (b *Backend) LoadError() error {
 // CUDA_ERROR_MISALIGNED_ADDRESS, CUDA_ERROR_LAUNCH_FAILED for a trap or a
 // deadlock), sticky as on a GPU; the error wraps that driver.Result. It is
 // nil while no interpreted launch failed.
-func (b *Backend) KernelFault() error {
+func (b *fakeBackend) kernelFault() error {
 	b.interp.mu.Lock()
 	defer b.interp.mu.Unlock()
 	return b.interp.fault
 }
 
-func (b *Backend) noteLoadError(err error) error {
+func (b *fakeBackend) noteLoadError(err error) error {
 	e := fmt.Errorf("%w: %v", driver.ErrInvalidPTX, err)
 	b.interp.mu.Lock()
 	b.interp.loadErr = e
@@ -71,7 +71,7 @@ func (b *Backend) noteLoadError(err error) error {
 }
 
 // deviceMemory is the interpreter's view of the fake's allocations.
-type deviceMemory struct{ b *Backend }
+type deviceMemory struct{ b *fakeBackend }
 
 // Lookup returns the allocation holding addr.
 func (m deviceMemory) Lookup(addr uint64) (uint64, []byte, bool) {
@@ -86,7 +86,7 @@ func (m deviceMemory) Lookup(addr uint64) (uint64, []byte, bool) {
 
 // runPTX runs an interpreted kernel. A fault is recorded with its details
 // and returned as its driver.Result.
-func (b *Backend) runPTX(x *ptxexec.Kernel, grid, block [3]uint32, sharedMem uint32, sms int, args []byte) error {
+func (b *fakeBackend) runPTX(x *ptxexec.Kernel, grid, block [3]uint32, sharedMem uint32, sms int, args []byte) error {
 	var out io.Writer = os.Stdout
 	if b.cfg.outputSet {
 		out = b.cfg.output

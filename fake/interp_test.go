@@ -23,12 +23,12 @@ func goldenPTX(t *testing.T) []byte {
 	return b
 }
 
-func writeI32(t *testing.T, b *Backend, p uintptr, vals []int32) {
+func writeI32(t *testing.T, b *fakeBackend, p uintptr, vals []int32) {
 	t.Helper()
 	require.NoError(t, b.MemcpyHtoD(p, unsafe.Pointer(&vals[0]), uintptr(4*len(vals))))
 }
 
-func readI32(t *testing.T, b *Backend, p uintptr, n int) []int32 {
+func readI32(t *testing.T, b *fakeBackend, p uintptr, n int) []int32 {
 	t.Helper()
 	out := make([]int32, n)
 	require.NoError(t, b.MemcpyDtoH(unsafe.Pointer(&out[0]), p, uintptr(4*n)))
@@ -38,7 +38,7 @@ func readI32(t *testing.T, b *Backend, p uintptr, n int) []int32 {
 func TestInterpretedLaunch(t *testing.T) {
 	b := bound(t)
 	m, err := b.ModuleLoadData(goldenPTX(t))
-	require.NoError(t, err, "%v", b.LoadError())
+	require.NoError(t, err, "%v", b.loadError())
 	defer b.ModuleUnload(m)
 	f, err := b.ModuleGetFunction(m, "warp_sum")
 	require.NoError(t, err)
@@ -120,7 +120,7 @@ func TestInterpretedFaultIsSticky(t *testing.T) {
 	assert.ErrorIs(t, b.CtxSynchronize(), driver.ErrIllegalAddress)
 	_, err = b.MemAlloc(16)
 	assert.ErrorIs(t, err, driver.ErrIllegalAddress, "sticky: the process stays poisoned")
-	fault := b.KernelFault()
+	fault := b.kernelFault()
 	require.Error(t, fault)
 	assert.ErrorIs(t, fault, driver.ErrIllegalAddress)
 	assert.Contains(t, fault.Error(), "st.global.u32 [%rd4], %r5")
@@ -156,7 +156,7 @@ func TestInterpreterRefusesAtLoad(t *testing.T) {
 	src := ".version 7.8\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n\t.reg .b32 %r<3>;\n\tmatch.any.sync.b32 %r1, %r2, -1;\n\tret;\n}\n"
 	_, err := b.ModuleLoadData([]byte(src))
 	assert.ErrorIs(t, err, driver.ErrInvalidPTX)
-	le := b.LoadError()
+	le := b.loadError()
 	require.Error(t, le)
 	assert.ErrorIs(t, le, driver.ErrInvalidPTX)
 	assert.Contains(t, le.Error(), "ptx line 7: match.any.sync.b32 %r1, %r2, -1: unsupported instruction match")
@@ -187,7 +187,7 @@ const globalsPTX = `.version 7.8
 func TestModuleGlobals(t *testing.T) {
 	b := bound(t)
 	m, err := b.ModuleLoadData([]byte(globalsPTX))
-	require.NoError(t, err, "%v", b.LoadError())
+	require.NoError(t, err, "%v", b.loadError())
 	ptr, size, err := b.ModuleGetGlobal(m, "counter")
 	require.NoError(t, err)
 	assert.Equal(t, uintptr(4), size)
@@ -263,7 +263,7 @@ func TestInterpretedLaunchLimits(t *testing.T) {
 	b := bound(t)
 	src := ".version 7.8\n.target sm_90\n.address_size 64\n.visible .entry k()\n.maxntid 64, 1, 1\n{\n\tret;\n}\n"
 	m, err := b.ModuleLoadData([]byte(src))
-	require.NoError(t, err, "%v", b.LoadError())
+	require.NoError(t, err, "%v", b.loadError())
 	defer b.ModuleUnload(m)
 	f, err := b.ModuleGetFunction(m, "k")
 	require.NoError(t, err)
@@ -297,7 +297,7 @@ func TestInterpretedPrintfAndAssert(t *testing.T) {
 	err = b.CtxSynchronize()
 	assert.ErrorIs(t, err, driver.Result(710), "CUDA_ERROR_ASSERT, sticky")
 	assert.Contains(t, out.String(), "thread: [1,0,0] Assertion `v[threadIdx.x] >= 0` failed.")
-	assert.ErrorIs(t, b.KernelFault(), driver.Result(710))
+	assert.ErrorIs(t, b.kernelFault(), driver.Result(710))
 	b.MemFree(p)
 	b.ModuleUnload(m)
 }

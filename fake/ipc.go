@@ -21,13 +21,13 @@ var ipcReg struct {
 }
 
 type ipcMem struct {
-	b    *Backend
+	b    *fakeBackend
 	data []byte
 	size uintptr
 }
 
 type ipcEvent struct {
-	b  *Backend
+	b  *fakeBackend
 	st *evState
 }
 
@@ -67,7 +67,7 @@ func ipcExport(register func(id uint64)) uint64 {
 }
 
 // unexportMemLocked withdraws a's IPC handle (a is being freed).
-func (b *Backend) unexportMemLocked(a *alloc) {
+func (b *fakeBackend) unexportMemLocked(a *alloc) {
 	if a.ipcID == 0 {
 		return
 	}
@@ -78,7 +78,7 @@ func (b *Backend) unexportMemLocked(a *alloc) {
 }
 
 // unexportEventLocked withdraws e's IPC handle (e is being destroyed).
-func (b *Backend) unexportEventLocked(e *event) {
+func (b *fakeBackend) unexportEventLocked(e *event) {
 	if e.ipcID == 0 {
 		return
 	}
@@ -90,7 +90,7 @@ func (b *Backend) unexportEventLocked(e *event) {
 
 // IPCGetMemHandle is cuIpcGetMemHandle: ptr must be the base of a
 // cuMemAlloc allocation (not stream-ordered memory).
-func (b *Backend) IPCGetMemHandle(ptr uintptr) (driver.IPCHandle, error) {
+func (b *fakeBackend) IPCGetMemHandle(ptr uintptr) (driver.IPCHandle, error) {
 	if err := b.enter("cuIpcGetMemHandle"); err != nil {
 		return driver.IPCHandle{}, err
 	}
@@ -111,7 +111,7 @@ func (b *Backend) IPCGetMemHandle(ptr uintptr) (driver.IPCHandle, error) {
 // IPCOpenMemHandle is cuIpcOpenMemHandle: in another Backend it maps the
 // exported storage at a new address of the current context's device; the
 // mapping is closed with IPCCloseMemHandle, never freed.
-func (b *Backend) IPCOpenMemHandle(h driver.IPCHandle, flags uint32) (uintptr, error) {
+func (b *fakeBackend) IPCOpenMemHandle(h driver.IPCHandle, flags uint32) (uintptr, error) {
 	if err := b.enter("cuIpcOpenMemHandle"); err != nil {
 		return 0, err
 	}
@@ -149,7 +149,7 @@ func (b *Backend) IPCOpenMemHandle(h driver.IPCHandle, flags uint32) (uintptr, e
 
 // IPCCloseMemHandle is cuIpcCloseMemHandle: ptr must be a mapping made by
 // IPCOpenMemHandle.
-func (b *Backend) IPCCloseMemHandle(ptr uintptr) error {
+func (b *fakeBackend) IPCCloseMemHandle(ptr uintptr) error {
 	if err := b.enter("cuIpcCloseMemHandle"); err != nil {
 		return err
 	}
@@ -175,7 +175,7 @@ func (b *Backend) IPCCloseMemHandle(ptr uintptr) error {
 
 // IPCGetEventHandle is cuIpcGetEventHandle: the event needs
 // CU_EVENT_INTERPROCESS.
-func (b *Backend) IPCGetEventHandle(ev uintptr) (driver.IPCHandle, error) {
+func (b *fakeBackend) IPCGetEventHandle(ev uintptr) (driver.IPCHandle, error) {
 	if err := b.enter("cuIpcGetEventHandle"); err != nil {
 		return driver.IPCHandle{}, err
 	}
@@ -202,7 +202,7 @@ func (b *Backend) IPCGetEventHandle(ev uintptr) (driver.IPCHandle, error) {
 // an event of the current context that shares the exported one's state:
 // records, queries, synchronizes and waits in either backend see each
 // other's records.
-func (b *Backend) IPCOpenEventHandle(h driver.IPCHandle) (uintptr, error) {
+func (b *fakeBackend) IPCOpenEventHandle(h driver.IPCHandle) (uintptr, error) {
 	if err := b.enter("cuIpcOpenEventHandle"); err != nil {
 		return 0, err
 	}

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/fake/internal/cpp"
 	"github.com/nocgo/cuda/fake/internal/ptxexec"
 )
 
@@ -46,7 +47,7 @@ type Scalar interface {
 
 // launchState is shared by the threads of one running launch.
 type launchState struct {
-	b     *Backend
+	b     *fakeBackend
 	fault error // first memory fault; the launch fails with it
 }
 
@@ -221,7 +222,7 @@ func (k *kernel) ptxParams(name string) string {
 // arguments. It returns the launch's error: CUDA_ERROR_ILLEGAL_ADDRESS (or
 // MISALIGNED_ADDRESS) for a bad access, CUDA_ERROR_LAUNCH_FAILED for a
 // panic in the body.
-func (k *kernel) run(b *Backend, grid, block [3]uint32, sharedMem uint32, sms int, args []byte) error {
+func (k *kernel) run(b *fakeBackend, grid, block [3]uint32, sharedMem uint32, sms int, args []byte) error {
 	if k.interp != nil {
 		return b.runPTX(k.interp, grid, block, sharedMem, sms, args)
 	}
@@ -280,7 +281,7 @@ func callThread(fn reflect.Value, vals []reflect.Value, l *launchState) (err err
 // identifier in the style of C++ mangling, not the real mangling).
 func lowerName(expr string) string {
 	name := strings.TrimPrefix(strings.TrimSpace(expr), "&")
-	if isIdent(name) {
+	if cpp.IsIdent(name) {
 		return name
 	}
 	var sb strings.Builder
@@ -323,7 +324,7 @@ func writeID(sb *strings.Builder, s string) {
 
 // kernelForEntryLocked finds the body of a PTX entry: by name, or by the
 // lowered name of a registered name expression.
-func (b *Backend) kernelForEntryLocked(entry string) *kernel {
+func (b *fakeBackend) kernelForEntryLocked(entry string) *kernel {
 	if k := b.kernels[entry]; k != nil {
 		return k
 	}

@@ -16,7 +16,7 @@ var errSharedTooLarge error = driver.ErrInvalidValue
 // the kernel, when the stream reaches the launch. The function must belong to the stream's context (else
 // ErrInvalidHandle); grid and block sizes, dynamic shared memory and params
 // are checked like the driver does.
-func (b *Backend) LaunchKernel(fh uintptr, grid, block [3]uint32, sharedMem uint32, s uintptr, params unsafe.Pointer) error {
+func (b *fakeBackend) LaunchKernel(fh uintptr, grid, block [3]uint32, sharedMem uint32, s uintptr, params unsafe.Pointer) error {
 	if err := b.enter("cuLaunchKernel"); err != nil {
 		return err
 	}

@@ -26,7 +26,7 @@ const maxPortableCluster = 8
 //
 // Clusters and cooperative grids run as any launch does on the fake: the
 // blocks of a cluster share nothing more than other blocks do.
-func (b *Backend) LaunchKernelEx(fh uintptr, cfg *backend.LaunchConfig, params unsafe.Pointer) error {
+func (b *fakeBackend) LaunchKernelEx(fh uintptr, cfg *backend.LaunchConfig, params unsafe.Pointer) error {
 	if err := b.enter("cuLaunchKernelEx"); err != nil {
 		return err
 	}
@@ -40,7 +40,7 @@ func (b *Backend) LaunchKernelEx(fh uintptr, cfg *backend.LaunchConfig, params u
 }
 
 // checkLaunchEx checks cfg's attributes for function fh.
-func (b *Backend) checkLaunchEx(fh uintptr, cfg *backend.LaunchConfig) error {
+func (b *fakeBackend) checkLaunchEx(fh uintptr, cfg *backend.LaunchConfig) error {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	f, err := b.funcLocked(fh)
@@ -109,7 +109,7 @@ func blocksPerSM(a map[driver.DeviceAttribute]int, bs int, dynamicShared uintptr
 // cuOccupancyMaxActiveBlocksPerMultiprocessor with the fake's rule (see
 // blocksPerSM). It needs a current context, as on the H200; a block size
 // below 1 is ErrInvalidValue.
-func (b *Backend) OccupancyMaxActiveBlocksPerMultiprocessor(fh uintptr, blockSize int, dynamicSharedMem uintptr) (int, error) {
+func (b *fakeBackend) OccupancyMaxActiveBlocksPerMultiprocessor(fh uintptr, blockSize int, dynamicSharedMem uintptr) (int, error) {
 	if err := b.enter("cuOccupancyMaxActiveBlocksPerMultiprocessor"); err != nil {
 		return 0, err
 	}
@@ -133,7 +133,7 @@ func (b *Backend) OccupancyMaxActiveBlocksPerMultiprocessor(fh uintptr, blockSiz
 // multiprocessors at once make up (the real answer also depends on how
 // the device groups its multiprocessors, and may be lower). The cluster
 // shape is checked as for LaunchKernelEx; none is ErrInvalidClusterSize.
-func (b *Backend) OccupancyMaxActiveClusters(fh uintptr, cfg *backend.LaunchConfig) (int, error) {
+func (b *fakeBackend) OccupancyMaxActiveClusters(fh uintptr, cfg *backend.LaunchConfig) (int, error) {
 	if err := b.enter("cuOccupancyMaxActiveClusters"); err != nil {
 		return 0, err
 	}
@@ -164,6 +164,6 @@ func (b *Backend) OccupancyMaxActiveClusters(fh uintptr, cfg *backend.LaunchConf
 }
 
 var (
-	_ backend.KernelLauncherEx = (*Backend)(nil)
-	_ backend.Occupancy        = (*Backend)(nil)
+	_ backend.KernelLauncherEx = (*fakeBackend)(nil)
+	_ backend.Occupancy        = (*fakeBackend)(nil)
 )

@@ -20,7 +20,7 @@ type Leak = backend.Leak
 // backend's IPC handle is never counted as this backend's to free; the
 // mapping is listed until IPCCloseMemHandle. A test that closes everything
 // it made expects an empty list (NewT checks it for a test).
-func (b *Backend) Leaks() []Leak {
+func (b *fakeBackend) Leaks() []Leak {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	type ranked struct {

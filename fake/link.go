@@ -26,7 +26,7 @@ import (
 //     fake does not resolve symbols across inputs);
 //   - two inputs defining the same kernel, function or variable:
 //     ErrInvalidImage.
-func (b *Backend) Link(inputs []backend.LinkInput, verbose bool) ([]byte, backend.JITLog, error) {
+func (b *fakeBackend) Link(inputs []backend.LinkInput, verbose bool) ([]byte, backend.JITLog, error) {
 	var log backend.JITLog
 	if len(inputs) == 0 {
 		return nil, log, driver.ErrInvalidValue
@@ -53,7 +53,7 @@ func (b *Backend) Link(inputs []backend.LinkInput, verbose bool) ([]byte, backen
 }
 
 // linkInputs is the fake's cuLinkAddData and cuLinkComplete.
-func (b *Backend) linkInputs(inputs []backend.LinkInput, verbose bool) ([]byte, backend.JITLog, error) {
+func (b *fakeBackend) linkInputs(inputs []backend.LinkInput, verbose bool) ([]byte, backend.JITLog, error) {
 	var log backend.JITLog
 	refuse := func(err error, format string, args ...any) ([]byte, backend.JITLog, error) {
 		log.Error = "fake nvlink error: " + fmt.Sprintf(format, args...)
@@ -122,4 +122,4 @@ func inputTypeName(t backend.JITInputType) string {
 	return "PTX"
 }
 
-var _ backend.Linker = (*Backend)(nil)
+var _ backend.Linker = (*fakeBackend)(nil)

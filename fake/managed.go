@@ -15,7 +15,7 @@ import (
 // MemAllocManaged is cuMemAllocManaged in the current context: flags must
 // be CU_MEM_ATTACH_GLOBAL or CU_MEM_ATTACH_HOST, size not 0
 // (ErrInvalidValue). The memory is poisoned, as MemAlloc's.
-func (b *Backend) MemAllocManaged(size uintptr, flags uint32) (uintptr, error) {
+func (b *fakeBackend) MemAllocManaged(size uintptr, flags uint32) (uintptr, error) {
 	if err := b.enter("cuMemAllocManaged"); err != nil {
 		return 0, err
 	}
@@ -45,7 +45,7 @@ func (b *Backend) MemAllocManaged(size uintptr, flags uint32) (uintptr, error) {
 }
 
 // managedRangeLocked checks that [p, p+n) lies in one managed allocation.
-func (b *Backend) managedRangeLocked(p, n uintptr) error {
+func (b *fakeBackend) managedRangeLocked(p, n uintptr) error {
 	a := b.findLocked(p)
 	if n == 0 || a == nil || !a.managed || n > a.end()-p {
 		return driver.ErrInvalidValue
@@ -55,7 +55,7 @@ func (b *Backend) managedRangeLocked(p, n uintptr) error {
 
 // locationLocked checks a prefetch or advice location: the host, or a
 // device of the backend (ErrInvalidDevice for another ordinal).
-func (b *Backend) locationLocked(loc backend.MemLocation) error {
+func (b *fakeBackend) locationLocked(loc backend.MemLocation) error {
 	switch loc.Type {
 	case backend.MemLocationHost:
 		return nil
@@ -70,7 +70,7 @@ func (b *Backend) locationLocked(loc backend.MemLocation) error {
 
 // MemPrefetchAsync is cuMemPrefetchAsync (CUmemLocation form): the range
 // must be managed memory; the prefetch is queued on s and moves nothing.
-func (b *Backend) MemPrefetchAsync(p, n uintptr, loc backend.MemLocation, s uintptr) error {
+func (b *fakeBackend) MemPrefetchAsync(p, n uintptr, loc backend.MemLocation, s uintptr) error {
 	if err := b.enter("cuMemPrefetchAsync"); err != nil {
 		return err
 	}
@@ -86,7 +86,7 @@ func (b *Backend) MemPrefetchAsync(p, n uintptr, loc backend.MemLocation, s uint
 // MemAdvise is cuMemAdvise (CUmemLocation form): the range must be managed
 // memory, the advice known, and the location valid for the advice that
 // take one.
-func (b *Backend) MemAdvise(p, n uintptr, advice backend.MemAdvice, loc backend.MemLocation) error {
+func (b *fakeBackend) MemAdvise(p, n uintptr, advice backend.MemAdvice, loc backend.MemLocation) error {
 	if err := b.enter("cuMemAdvise"); err != nil {
 		return err
 	}
@@ -111,4 +111,4 @@ func (b *Backend) MemAdvise(p, n uintptr, advice backend.MemAdvice, loc backend.
 	return driver.ErrInvalidValue
 }
 
-var _ backend.ManagedMemory = (*Backend)(nil)
+var _ backend.ManagedMemory = (*fakeBackend)(nil)

@@ -45,7 +45,7 @@ type alloc struct {
 func (a *alloc) end() uintptr { return a.base + a.size }
 
 // findLocked returns the allocation containing p, or nil.
-func (b *Backend) findLocked(p uintptr) *alloc {
+func (b *fakeBackend) findLocked(p uintptr) *alloc {
 	i := sort.Search(len(b.mem), func(i int) bool { return b.mem[i].end() > p })
 	if i < len(b.mem) && b.mem[i].base <= p {
 		return b.mem[i]
@@ -53,7 +53,7 @@ func (b *Backend) findLocked(p uintptr) *alloc {
 	return nil
 }
 
-func (b *Backend) insertLocked(a *alloc) {
+func (b *fakeBackend) insertLocked(a *alloc) {
 	b.bufferID++
 	a.id = b.bufferID
 	i := sort.Search(len(b.mem), func(i int) bool { return b.mem[i].base > a.base })
@@ -63,7 +63,7 @@ func (b *Backend) insertLocked(a *alloc) {
 }
 
 // removeLocked forgets a and gives its bytes back to its device.
-func (b *Backend) removeLocked(a *alloc) {
+func (b *fakeBackend) removeLocked(a *alloc) {
 	i := sort.Search(len(b.mem), func(i int) bool { return b.mem[i].base >= a.base })
 	if i < len(b.mem) && b.mem[i] == a {
 		copy(b.mem[i:], b.mem[i+1:])
@@ -81,7 +81,7 @@ func (b *Backend) removeLocked(a *alloc) {
 }
 
 // spanLocked returns the n bytes at p, which must lie inside one allocation.
-func (b *Backend) spanLocked(p, n uintptr) ([]byte, error) {
+func (b *fakeBackend) spanLocked(p, n uintptr) ([]byte, error) {
 	a := b.findLocked(p)
 	if a == nil || n > a.end()-p {
 		return nil, driver.ErrInvalidValue
@@ -91,7 +91,7 @@ func (b *Backend) spanLocked(p, n uintptr) ([]byte, error) {
 }
 
 // span is spanLocked for code that does not hold the table lock.
-func (b *Backend) span(p, n uintptr) ([]byte, error) {
+func (b *fakeBackend) span(p, n uintptr) ([]byte, error) {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	return b.spanLocked(p, n)
@@ -103,7 +103,7 @@ func hostBytes(p unsafe.Pointer, n uintptr) []byte {
 }
 
 // pinnedLocked reports whether [p, p+n) lies in page-locked host memory.
-func (b *Backend) pinnedLocked(p unsafe.Pointer, n uintptr) bool {
+func (b *fakeBackend) pinnedLocked(p unsafe.Pointer, n uintptr) bool {
 	a := b.findLocked(uintptr(p))
 	return a != nil && a.kind == hostMem && n <= a.end()-uintptr(p)
 }
@@ -143,7 +143,7 @@ const maxStorage = deviceSpaceSize
 // request larger than what is left of d's memory (or than maxStorage) is
 // ErrOutOfMemory, checked before anything, so that no storage is ever made
 // for it.
-func (b *Backend) reserveLocked(d *device, size uintptr) (uintptr, error) {
+func (b *fakeBackend) reserveLocked(d *device, size uintptr) (uintptr, error) {
 	if uint64(size) > d.total-d.used || size > maxStorage {
 		return 0, driver.ErrOutOfMemory
 	}
@@ -158,7 +158,7 @@ func (b *Backend) reserveLocked(d *device, size uintptr) (uintptr, error) {
 // pinnedFitsLocked reports whether size more bytes of page-locked host
 // memory fit: the fake's host has as much of it as its largest device has
 // device memory (8 GiB by default).
-func (b *Backend) pinnedFitsLocked(size uintptr) bool {
+func (b *fakeBackend) pinnedFitsLocked(size uintptr) bool {
 	var limit, used uint64
 	for _, d := range b.devs {
 		limit = max(limit, d.total)
@@ -173,7 +173,7 @@ func (b *Backend) pinnedFitsLocked(size uintptr) bool {
 
 // MemAlloc is cuMemAlloc in the current context. The memory is poisoned
 // (every byte 0xA5), not zeroed.
-func (b *Backend) MemAlloc(size uintptr) (uintptr, error) {
+func (b *fakeBackend) MemAlloc(size uintptr) (uintptr, error) {
 	if err := b.enter("cuMemAlloc"); err != nil {
 		return 0, err
 	}
@@ -206,7 +206,7 @@ func (b *Backend) MemAlloc(size uintptr) (uintptr, error) {
 // MemFree is cuMemFree: 0 is a no-op; anything but the base of a live
 // cuMemAlloc allocation is ErrInvalidValue. Like the driver, it waits for
 // the allocation's context to finish its work first.
-func (b *Backend) MemFree(p uintptr) error {
+func (b *fakeBackend) MemFree(p uintptr) error {
 	if err := b.enter("cuMemFree"); err != nil {
 		return err
 	}
@@ -236,14 +236,14 @@ func (b *Backend) MemFree(p uintptr) error {
 // MemAllocAsync is cuMemAllocAsync, from the device's current pool (see
 // pools.go): the pointer is returned now and usable by work enqueued after
 // this call. Its context attribute is 0, as for the driver's pool memory.
-func (b *Backend) MemAllocAsync(size uintptr, s uintptr) (uintptr, error) {
+func (b *fakeBackend) MemAllocAsync(size uintptr, s uintptr) (uintptr, error) {
 	const op = "cuMemAllocAsync"
 	return b.allocFromPool(op, size, 0, s)
 }
 
 // MemFreeAsync is cuMemFreeAsync: the memory is released when the stream
 // reaches the free.
-func (b *Backend) MemFreeAsync(p uintptr, s uintptr) error {
+func (b *fakeBackend) MemFreeAsync(p uintptr, s uintptr) error {
 	if err := b.enter("cuMemFreeAsync"); err != nil {
 		return err
 	}
@@ -267,7 +267,7 @@ func (b *Backend) MemFreeAsync(p uintptr, s uintptr) error {
 }
 
 // MemGetInfo is cuMemGetInfo for the current context's device.
-func (b *Backend) MemGetInfo() (uint64, uint64, error) {
+func (b *fakeBackend) MemGetInfo() (uint64, uint64, error) {
 	if err := b.enter("cuMemGetInfo"); err != nil {
 		return 0, 0, err
 	}
@@ -286,7 +286,7 @@ var errAddressRange error = driver.ErrNotFound
 
 // MemGetAddressRange is cuMemGetAddressRange: the base and size of the
 // allocation that contains p.
-func (b *Backend) MemGetAddressRange(p uintptr) (uintptr, uintptr, error) {
+func (b *fakeBackend) MemGetAddressRange(p uintptr) (uintptr, uintptr, error) {
 	if err := b.enter("cuMemGetAddressRange"); err != nil {
 		return 0, 0, err
 	}
@@ -308,7 +308,7 @@ func mempoolHandle(d *device) uint64 { return 0x9900 + uint64(d.ordinal)*0x40 }
 
 // PointerGetAttribute is cuPointerGetAttribute for device, pinned host and
 // IPC-mapped memory; unknown pointers are ErrInvalidValue.
-func (b *Backend) PointerGetAttribute(attr backend.PointerAttribute, p uintptr) (uint64, error) {
+func (b *fakeBackend) PointerGetAttribute(attr backend.PointerAttribute, p uintptr) (uint64, error) {
 	if err := b.enter("cuPointerGetAttribute"); err != nil {
 		return 0, err
 	}
@@ -378,7 +378,7 @@ func (b *Backend) PointerGetAttribute(attr backend.PointerAttribute, p uintptr) 
 // copyItem validates a device-to-device style copy at enqueue and returns
 // the work that performs it, re-checking the ranges when it runs (memory
 // may have been freed by stream-ordered frees meanwhile).
-func (b *Backend) d2dWork(dst, src, n uintptr) (func() error, error) {
+func (b *fakeBackend) d2dWork(dst, src, n uintptr) (func() error, error) {
 	if _, err := b.spanLocked(dst, n); err != nil {
 		return nil, err
 	}
@@ -398,7 +398,7 @@ func (b *Backend) d2dWork(dst, src, n uintptr) (func() error, error) {
 	}, nil
 }
 
-func (b *Backend) h2dWork(dst uintptr, src unsafe.Pointer, n uintptr, async bool) (func() error, error) {
+func (b *fakeBackend) h2dWork(dst uintptr, src unsafe.Pointer, n uintptr, async bool) (func() error, error) {
 	if src == nil {
 		return nil, driver.ErrInvalidValue
 	}
@@ -420,7 +420,7 @@ func (b *Backend) h2dWork(dst uintptr, src unsafe.Pointer, n uintptr, async bool
 	}, nil
 }
 
-func (b *Backend) d2hWork(dst unsafe.Pointer, src uintptr, n uintptr) (func() error, error) {
+func (b *fakeBackend) d2hWork(dst unsafe.Pointer, src uintptr, n uintptr) (func() error, error) {
 	if dst == nil {
 		return nil, driver.ErrInvalidValue
 	}
@@ -439,7 +439,7 @@ func (b *Backend) d2hWork(dst unsafe.Pointer, src uintptr, n uintptr) (func() er
 
 // syncOp runs a synchronous copy or memset: validate under the table lock
 // with the current context, then run as a NULL-stream item and wait.
-func (b *Backend) syncOp(op string, n uintptr, prepare func() (func() error, error)) error {
+func (b *fakeBackend) syncOp(op string, n uintptr, prepare func() (func() error, error)) error {
 	if err := b.enter(op); err != nil {
 		return err
 	}
@@ -458,7 +458,7 @@ func (b *Backend) syncOp(op string, n uintptr, prepare func() (func() error, err
 }
 
 // asyncOp enqueues a copy or memset on stream s.
-func (b *Backend) asyncOp(op string, n uintptr, s uintptr, prepare func() (func() error, error)) error {
+func (b *fakeBackend) asyncOp(op string, n uintptr, s uintptr, prepare func() (func() error, error)) error {
 	if err := b.enter(op); err != nil {
 		return err
 	}
@@ -475,41 +475,41 @@ func (b *Backend) asyncOp(op string, n uintptr, s uintptr, prepare func() (func(
 }
 
 // MemcpyHtoD is cuMemcpyHtoD (synchronous; needs a current context).
-func (b *Backend) MemcpyHtoD(dst uintptr, src unsafe.Pointer, n uintptr) error {
+func (b *fakeBackend) MemcpyHtoD(dst uintptr, src unsafe.Pointer, n uintptr) error {
 	return b.syncOp("cuMemcpyHtoD", n, func() (func() error, error) { return b.h2dWork(dst, src, n, false) })
 }
 
 // MemcpyDtoH is cuMemcpyDtoH (synchronous; needs a current context).
-func (b *Backend) MemcpyDtoH(dst unsafe.Pointer, src uintptr, n uintptr) error {
+func (b *fakeBackend) MemcpyDtoH(dst unsafe.Pointer, src uintptr, n uintptr) error {
 	return b.syncOp("cuMemcpyDtoH", n, func() (func() error, error) { return b.d2hWork(dst, src, n) })
 }
 
 // MemcpyDtoD is cuMemcpyDtoD (synchronous; needs a current context).
-func (b *Backend) MemcpyDtoD(dst, src uintptr, n uintptr) error {
+func (b *fakeBackend) MemcpyDtoD(dst, src uintptr, n uintptr) error {
 	return b.syncOp("cuMemcpyDtoD", n, func() (func() error, error) { return b.d2dWork(dst, src, n) })
 }
 
 // MemcpyHtoDAsync is cuMemcpyHtoDAsync: pageable source memory is copied
 // at enqueue (as the driver stages it); pinned memory is read when the
 // stream runs the copy.
-func (b *Backend) MemcpyHtoDAsync(dst uintptr, src unsafe.Pointer, n uintptr, s uintptr) error {
+func (b *fakeBackend) MemcpyHtoDAsync(dst uintptr, src unsafe.Pointer, n uintptr, s uintptr) error {
 	return b.asyncOp("cuMemcpyHtoDAsync", n, s, func() (func() error, error) { return b.h2dWork(dst, src, n, true) })
 }
 
 // MemcpyDtoHAsync is cuMemcpyDtoHAsync: dst is written when the stream
 // runs the copy.
-func (b *Backend) MemcpyDtoHAsync(dst unsafe.Pointer, src uintptr, n uintptr, s uintptr) error {
+func (b *fakeBackend) MemcpyDtoHAsync(dst unsafe.Pointer, src uintptr, n uintptr, s uintptr) error {
 	return b.asyncOp("cuMemcpyDtoHAsync", n, s, func() (func() error, error) { return b.d2hWork(dst, src, n) })
 }
 
 // MemcpyDtoDAsync is cuMemcpyDtoDAsync.
-func (b *Backend) MemcpyDtoDAsync(dst, src uintptr, n uintptr, s uintptr) error {
+func (b *fakeBackend) MemcpyDtoDAsync(dst, src uintptr, n uintptr, s uintptr) error {
 	return b.asyncOp("cuMemcpyDtoDAsync", n, s, func() (func() error, error) { return b.d2dWork(dst, src, n) })
 }
 
 // MemcpyPeer is cuMemcpyPeer: a synchronous copy between contexts (and
 // devices); it runs on the destination context's NULL stream.
-func (b *Backend) MemcpyPeer(dst, dstCtx, src, srcCtx uintptr, n uintptr) error {
+func (b *fakeBackend) MemcpyPeer(dst, dstCtx, src, srcCtx uintptr, n uintptr) error {
 	if err := b.enter("cuMemcpyPeer"); err != nil {
 		return err
 	}
@@ -530,7 +530,7 @@ func (b *Backend) MemcpyPeer(dst, dstCtx, src, srcCtx uintptr, n uintptr) error 
 }
 
 // MemcpyPeerAsync is cuMemcpyPeerAsync.
-func (b *Backend) MemcpyPeerAsync(dst, dstCtx, src, srcCtx uintptr, n uintptr, s uintptr) error {
+func (b *fakeBackend) MemcpyPeerAsync(dst, dstCtx, src, srcCtx uintptr, n uintptr, s uintptr) error {
 	if err := b.enter("cuMemcpyPeerAsync"); err != nil {
 		return err
 	}
@@ -553,7 +553,7 @@ func (b *Backend) MemcpyPeerAsync(dst, dstCtx, src, srcCtx uintptr, n uintptr, s
 }
 
 // memsetWork validates a memset of n elements of size bytes at dst.
-func (b *Backend) memsetWork(dst uintptr, pattern uint32, size, n uintptr) (func() error, error) {
+func (b *fakeBackend) memsetWork(dst uintptr, pattern uint32, size, n uintptr) (func() error, error) {
 	if dst%size != 0 || n > ^uintptr(0)/size {
 		return nil, driver.ErrInvalidValue
 	}
@@ -578,32 +578,32 @@ func (b *Backend) memsetWork(dst uintptr, pattern uint32, size, n uintptr) (func
 }
 
 // MemsetD8 is cuMemsetD8 (synchronous).
-func (b *Backend) MemsetD8(dst uintptr, v uint8, n uintptr) error {
+func (b *fakeBackend) MemsetD8(dst uintptr, v uint8, n uintptr) error {
 	return b.syncOp("cuMemsetD8", n, func() (func() error, error) { return b.memsetWork(dst, uint32(v), 1, n) })
 }
 
 // MemsetD16 is cuMemsetD16 (synchronous); dst must be 2-byte aligned.
-func (b *Backend) MemsetD16(dst uintptr, v uint16, n uintptr) error {
+func (b *fakeBackend) MemsetD16(dst uintptr, v uint16, n uintptr) error {
 	return b.syncOp("cuMemsetD16", n, func() (func() error, error) { return b.memsetWork(dst, uint32(v), 2, n) })
 }
 
 // MemsetD32 is cuMemsetD32 (synchronous); dst must be 4-byte aligned.
-func (b *Backend) MemsetD32(dst uintptr, v uint32, n uintptr) error {
+func (b *fakeBackend) MemsetD32(dst uintptr, v uint32, n uintptr) error {
 	return b.syncOp("cuMemsetD32", n, func() (func() error, error) { return b.memsetWork(dst, v, 4, n) })
 }
 
 // MemsetD8Async is cuMemsetD8Async.
-func (b *Backend) MemsetD8Async(dst uintptr, v uint8, n uintptr, s uintptr) error {
+func (b *fakeBackend) MemsetD8Async(dst uintptr, v uint8, n uintptr, s uintptr) error {
 	return b.asyncOp("cuMemsetD8Async", n, s, func() (func() error, error) { return b.memsetWork(dst, uint32(v), 1, n) })
 }
 
 // MemsetD16Async is cuMemsetD16Async.
-func (b *Backend) MemsetD16Async(dst uintptr, v uint16, n uintptr, s uintptr) error {
+func (b *fakeBackend) MemsetD16Async(dst uintptr, v uint16, n uintptr, s uintptr) error {
 	return b.asyncOp("cuMemsetD16Async", n, s, func() (func() error, error) { return b.memsetWork(dst, uint32(v), 2, n) })
 }
 
 // MemsetD32Async is cuMemsetD32Async.
-func (b *Backend) MemsetD32Async(dst uintptr, v uint32, n uintptr, s uintptr) error {
+func (b *fakeBackend) MemsetD32Async(dst uintptr, v uint32, n uintptr, s uintptr) error {
 	return b.asyncOp("cuMemsetD32Async", n, s, func() (func() error, error) { return b.memsetWork(dst, v, 4, n) })
 }
 
@@ -611,7 +611,7 @@ func (b *Backend) MemsetD32Async(dst uintptr, v uint32, n uintptr, s uintptr) er
 // context, backed by a Go byte slice the backend keeps until MemFreeHost.
 // The fake's host has as much page-locked memory as its largest device has
 // device memory: more is ErrOutOfMemory.
-func (b *Backend) MemHostAlloc(size uintptr, flags uint32) (unsafe.Pointer, error) {
+func (b *fakeBackend) MemHostAlloc(size uintptr, flags uint32) (unsafe.Pointer, error) {
 	if err := b.enter("cuMemHostAlloc"); err != nil {
 		return nil, err
 	}
@@ -647,7 +647,7 @@ func (b *Backend) MemHostAlloc(size uintptr, flags uint32) (unsafe.Pointer, erro
 
 // MemFreeHost is cuMemFreeHost: p must be what MemHostAlloc returned.
 // Work of its context that may still read or write it runs first.
-func (b *Backend) MemFreeHost(p unsafe.Pointer) error {
+func (b *fakeBackend) MemFreeHost(p unsafe.Pointer) error {
 	if err := b.enter("cuMemFreeHost"); err != nil {
 		return err
 	}
@@ -672,7 +672,7 @@ func (b *Backend) MemFreeHost(p unsafe.Pointer) error {
 }
 
 // freeContextMemoryLocked releases everything allocated in c.
-func (b *Backend) freeContextMemoryLocked(c *context) {
+func (b *fakeBackend) freeContextMemoryLocked(c *context) {
 	for _, a := range append([]*alloc(nil), b.mem...) {
 		if a.ctx == c {
 			b.removeLocked(a)

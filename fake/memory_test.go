@@ -147,7 +147,7 @@ func TestAsyncHostCopiesPageableVsPinned(t *testing.T) {
 }
 
 func TestPeerCopiesAcrossDevices(t *testing.T) {
-	b := NewBackend(Devices(2))
+	b := newBackend(Devices(2))
 	require.NoError(t, b.Init(0))
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -183,7 +183,7 @@ func TestIPCBetweenBackends(t *testing.T) {
 	_, err = exporter.IPCOpenMemHandle(h, 0)
 	assert.ErrorIs(t, err, driver.ErrInvalidContext, "opening in the exporting process")
 
-	importer := NewBackend()
+	importer := newBackend()
 	require.NoError(t, importer.Init(0))
 	ctx, err := importer.CtxCreate(0, 0)
 	require.NoError(t, err)

@@ -405,7 +405,7 @@ func (p *ptxParser) param() (uintptr, bool) {
 // the image is ErrInvalidImage, as on the real backend; one with no
 // uncompressed PTX entry is ErrNoBinaryForGPU, since the fake runs no
 // machine code.
-func (b *Backend) ModuleLoadData(image []byte) (uintptr, error) {
+func (b *fakeBackend) ModuleLoadData(image []byte) (uintptr, error) {
 	if err := b.enter("cuModuleLoadData"); err != nil {
 		return 0, err
 	}
@@ -488,7 +488,7 @@ func (b *Backend) ModuleLoadData(image []byte) (uintptr, error) {
 }
 
 // ModuleUnload is cuModuleUnload. Launches already queued still run.
-func (b *Backend) ModuleUnload(h uintptr) error {
+func (b *fakeBackend) ModuleUnload(h uintptr) error {
 	if err := b.enter("cuModuleUnload"); err != nil {
 		return err
 	}
@@ -503,7 +503,7 @@ func (b *Backend) ModuleUnload(h uintptr) error {
 	return nil
 }
 
-func (b *Backend) unloadLocked(m *module) {
+func (b *fakeBackend) unloadLocked(m *module) {
 	for _, f := range m.funcs {
 		delete(b.funcs, f.h)
 	}
@@ -526,7 +526,7 @@ func ptxText(image []byte) string {
 // module lacks. The same name gives the same handle. A name with a NUL byte
 // is ErrInvalidValue before anything else, as on the real backend, which
 // cannot pass it as a C string and so never calls the driver.
-func (b *Backend) ModuleGetFunction(h uintptr, name string) (uintptr, error) {
+func (b *fakeBackend) ModuleGetFunction(h uintptr, name string) (uintptr, error) {
 	if strings.IndexByte(name, 0) >= 0 {
 		return 0, driver.ErrInvalidValue
 	}
@@ -546,7 +546,7 @@ func (b *Backend) ModuleGetFunction(h uintptr, name string) (uintptr, error) {
 	return f.h, nil
 }
 
-func (b *Backend) funcLocked(h uintptr) (*function, error) {
+func (b *fakeBackend) funcLocked(h uintptr) (*function, error) {
 	f := b.funcs[h]
 	if f == nil {
 		return nil, b.goneLocked(h)
@@ -556,7 +556,7 @@ func (b *Backend) funcLocked(h uintptr) (*function, error) {
 
 // FuncGetParamInfo is cuFuncGetParamInfo: the offset and size of parameter
 // index, laid out with C alignment; ErrInvalidValue past the last.
-func (b *Backend) FuncGetParamInfo(h uintptr, index int) (uintptr, uintptr, error) {
+func (b *fakeBackend) FuncGetParamInfo(h uintptr, index int) (uintptr, uintptr, error) {
 	if err := b.enter("cuFuncGetParamInfo"); err != nil {
 		return 0, 0, err
 	}
@@ -579,7 +579,7 @@ func (b *Backend) FuncGetParamInfo(h uintptr, index int) (uintptr, uintptr, erro
 // declares (at most 255); kernels with a Go body report 1024 threads per
 // block, 32 registers, no static shared, constant or local memory. All
 // report PTX and binary version 90.
-func (b *Backend) FuncGetAttribute(attr backend.FunctionAttribute, h uintptr) (int, error) {
+func (b *fakeBackend) FuncGetAttribute(attr backend.FunctionAttribute, h uintptr) (int, error) {
 	if err := b.enter("cuFuncGetAttribute"); err != nil {
 		return 0, err
 	}
@@ -627,7 +627,7 @@ func (b *Backend) FuncGetAttribute(attr backend.FunctionAttribute, h uintptr) (i
 // FuncSetAttribute is cuFuncSetAttribute: the maximum dynamic shared
 // memory (up to the device's opt-in limit) and the preferred carveout can be
 // set.
-func (b *Backend) FuncSetAttribute(h uintptr, attr backend.FunctionAttribute, value int) error {
+func (b *fakeBackend) FuncSetAttribute(h uintptr, attr backend.FunctionAttribute, value int) error {
 	if err := b.enter("cuFuncSetAttribute"); err != nil {
 		return err
 	}
@@ -660,7 +660,7 @@ func (b *Backend) FuncSetAttribute(h uintptr, attr backend.FunctionAttribute, va
 // blocks per SM = min(2048/bs, 32); the block size with the most threads
 // per SM wins (ties to the larger); the minimum grid is blocks per SM times
 // the SM count. Dynamic shared memory does not limit it.
-func (b *Backend) OccupancyMaxPotentialBlockSize(h uintptr, dynamicSharedMem uintptr, blockSizeLimit int) (int, int, error) {
+func (b *fakeBackend) OccupancyMaxPotentialBlockSize(h uintptr, dynamicSharedMem uintptr, blockSizeLimit int) (int, int, error) {
 	if err := b.enter("cuOccupancyMaxPotentialBlockSize"); err != nil {
 		return 0, 0, err
 	}

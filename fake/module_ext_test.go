@@ -76,7 +76,7 @@ func TestLinkSeam(t *testing.T) {
 	fb := bound(t, Kernel("a", noop), CountCalls(), FailNth("cuLinkAddData", 2, driver.ErrOutOfMemory))
 	_, _, err = fb.Link([]backend.LinkInput{in("a.ptx", extPTX("a")), in("b.ptx", extPTX("b"))}, false)
 	assert.ErrorIs(t, err, driver.ErrOutOfMemory)
-	calls := fb.Calls()
+	calls := fb.calls()
 	assert.Equal(t, int64(1), calls["cuLinkCreate"])
 	assert.Equal(t, int64(2), calls["cuLinkAddData"])
 	assert.Zero(t, calls["cuLinkComplete"])
@@ -148,7 +148,7 @@ func TestLaunchKernelExSeam(t *testing.T) {
 }
 
 func TestOccupancyNeedsContext(t *testing.T) {
-	b := NewBackend(Kernel("k", noop))
+	b := newBackend(Kernel("k", noop))
 	require.NoError(t, b.Init(0))
 	_, err := b.OccupancyMaxActiveBlocksPerMultiprocessor(0x1234, 32, 0)
 	assert.ErrorIs(t, err, driver.ErrInvalidContext)

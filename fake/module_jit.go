@@ -18,7 +18,7 @@ import (
 // reader can tell; with verbose, the info log of a successful load names
 // each kernel compiled, as ptxas's verbose output does (the fake reports no
 // register counts there: FuncGetAttribute has its resources).
-func (b *Backend) ModuleLoadDataEx(image []byte, verbose bool) (uintptr, backend.JITLog, error) {
+func (b *fakeBackend) ModuleLoadDataEx(image []byte, verbose bool) (uintptr, backend.JITLog, error) {
 	if err := b.enter("cuModuleLoadDataEx"); err != nil {
 		return 0, backend.JITLog{}, err
 	}
@@ -55,7 +55,7 @@ func isPTXText(image []byte) bool {
 }
 
 // jitInfoLog lists the kernels of module h with their resources.
-func (b *Backend) jitInfoLog(h uintptr) string {
+func (b *fakeBackend) jitInfoLog(h uintptr) string {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	m := b.modules[h]
@@ -74,4 +74,4 @@ func (b *Backend) jitInfoLog(h uintptr) string {
 	return strings.TrimRight(s.String(), "\n")
 }
 
-var _ backend.ModuleJIT = (*Backend)(nil)
+var _ backend.ModuleJIT = (*fakeBackend)(nil)

@@ -93,7 +93,7 @@ func TestModuleLoadMalformedPTX(t *testing.T) {
 // TestModuleGetFunctionNULFirst: as on the real backend, the NUL is
 // refused before the driver would be called: before initialisation too.
 func TestModuleGetFunctionNULFirst(t *testing.T) {
-	b := NewBackend()
+	b := newBackend()
 	_, err := b.ModuleGetFunction(1, "k\x00")
 	assert.ErrorIs(t, err, driver.ErrInvalidValue)
 	_, err = b.ModuleGetFunction(1, "k")

@@ -64,7 +64,7 @@ type ncclGroup struct {
 	split []*splitInst
 }
 
-func (b *Backend) ncclLocked() *ncclState {
+func (b *fakeBackend) ncclLocked() *ncclState {
 	n := &b.nccl
 	if n.comms == nil {
 		n.pending = map[backend.NCCLUniqueID]*clique{}
@@ -77,12 +77,12 @@ func (b *Backend) ncclLocked() *ncclState {
 }
 
 // NCCL returns the fake's NCCL (backend.NCCLProvider).
-func (b *Backend) NCCL() (backend.NCCL, error) { return (*fakeNCCL)(b), nil }
+func (b *fakeBackend) NCCL() (backend.NCCL, error) { return (*fakeNCCL)(b), nil }
 
 // fakeNCCL is the Backend seen as backend.NCCL.
-type fakeNCCL Backend
+type fakeNCCL fakeBackend
 
-var _ backend.NCCLProvider = (*Backend)(nil)
+var _ backend.NCCLProvider = (*fakeBackend)(nil)
 var _ backend.NCCL = (*fakeNCCL)(nil)
 
 func ncclErr(op string, r backend.NCCLResult, detail string) error {
@@ -102,7 +102,7 @@ var ncclText = map[backend.NCCLResult]string{
 
 // ready is what NCCL's CUDA calls find: an initialised driver, not
 // poisoned by a sticky fault.
-func (b *Backend) ready() error {
+func (b *fakeBackend) ready() error {
 	if !b.inited.Load() {
 		return driver.ErrNotInitialized
 	}
@@ -114,7 +114,7 @@ func (b *Backend) ready() error {
 
 // fail records detail as the last error and returns the error.
 func (n *fakeNCCL) fail(op string, r backend.NCCLResult, detail string) error {
-	b := (*Backend)(n)
+	b := (*fakeBackend)(n)
 	b.mu.Lock()
 	b.ncclLocked().last = detail
 	b.mu.Unlock()
@@ -131,14 +131,14 @@ func (n *fakeNCCL) GetUniqueID() (backend.NCCLUniqueID, error) {
 }
 
 func (n *fakeNCCL) LastError(uintptr) string {
-	b := (*Backend)(n)
+	b := (*fakeBackend)(n)
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	return b.nccl.last
 }
 
 func (n *fakeNCCL) newCommLocked(dev, rank int) *ncclComm {
-	st := (*Backend)(n).ncclLocked()
+	st := (*fakeBackend)(n).ncclLocked()
 	st.next += 0x100
 	c := &ncclComm{h: st.next, rank: rank, dev: dev, sends: map[int]uint64{}, recvs: map[int]uint64{}}
 	st.comms[c.h] = c
@@ -157,7 +157,7 @@ func (n *fakeNCCL) CommInitRank(nranks int, id backend.NCCLUniqueID, rank int, c
 
 func (n *fakeNCCL) commInitRank(nranks int, id backend.NCCLUniqueID, rank int, cfg *backend.NCCLConfig) (uintptr, error) {
 	const call = "ncclCommInitRankConfig"
-	b := (*Backend)(n)
+	b := (*fakeBackend)(n)
 	if err := b.ready(); err != nil {
 		return 0, ncclErr(call, backend.NCCLUnhandledCudaError, err.Error())
 	}
@@ -219,7 +219,7 @@ func (n *fakeNCCL) commInitRank(nranks int, id backend.NCCLUniqueID, rank int, c
 
 func (n *fakeNCCL) CommInitAll(devs []int) ([]uintptr, error) {
 	const call = "ncclCommInitAll"
-	b := (*Backend)(n)
+	b := (*fakeBackend)(n)
 	if err := b.ready(); err != nil {
 		return nil, ncclErr(call, backend.NCCLUnhandledCudaError, err.Error())
 	}
@@ -253,7 +253,7 @@ func (n *fakeNCCL) CommInitAll(devs []int) ([]uintptr, error) {
 
 // commLocked returns the live communicator h.
 func (n *fakeNCCL) commLocked(h uintptr) *ncclComm {
-	c := (*Backend)(n).ncclLocked().comms[h]
+	c := (*fakeBackend)(n).ncclLocked().comms[h]
 	if c == nil || c.dead {
 		return nil
 	}
@@ -261,7 +261,7 @@ func (n *fakeNCCL) commLocked(h uintptr) *ncclComm {
 }
 
 func (n *fakeNCCL) comm(op string, h uintptr) (*ncclComm, error) {
-	b := (*Backend)(n)
+	b := (*fakeBackend)(n)
 	b.mu.RLock()
 	c := n.commLocked(h)
 	b.mu.RUnlock()
@@ -284,7 +284,7 @@ type splitInst struct {
 
 func (n *fakeNCCL) CommSplit(h uintptr, color, key int, cfg *backend.NCCLConfig, out *uintptr) error {
 	const call = "ncclCommSplit"
-	b := (*Backend)(n)
+	b := (*fakeBackend)(n)
 	if color < 0 && color != backend.NCCLSplitNoColor {
 		return n.fail(call, backend.NCCLInvalidArgument, "invalid color")
 	}
@@ -359,7 +359,7 @@ func (n *fakeNCCL) CommDestroy(h uintptr) error { return n.end("ncclCommDestroy"
 func (n *fakeNCCL) CommAbort(h uintptr) error   { return n.end("ncclCommAbort", h) }
 
 func (n *fakeNCCL) end(op string, h uintptr) error {
-	b := (*Backend)(n)
+	b := (*fakeBackend)(n)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	st := b.ncclLocked()
@@ -383,7 +383,7 @@ func (n *fakeNCCL) CommCount(h uintptr) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	b := (*Backend)(n)
+	b := (*fakeBackend)(n)
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	if c.cl == nil {
@@ -405,7 +405,7 @@ func (n *fakeNCCL) CommUserRank(h uintptr) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	b := (*Backend)(n)
+	b := (*fakeBackend)(n)
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	if c.cl == nil {
@@ -415,7 +415,7 @@ func (n *fakeNCCL) CommUserRank(h uintptr) (int, error) {
 }
 
 func (n *fakeNCCL) GroupStart() error {
-	b := (*Backend)(n)
+	b := (*fakeBackend)(n)
 	tid := core.ThreadID()
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -431,7 +431,7 @@ func (n *fakeNCCL) GroupStart() error {
 
 func (n *fakeNCCL) GroupEnd() error {
 	const call = "ncclGroupEnd"
-	b := (*Backend)(n)
+	b := (*fakeBackend)(n)
 	tid := core.ThreadID()
 	b.mu.Lock()
 	st := b.ncclLocked()

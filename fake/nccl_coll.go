@@ -107,7 +107,7 @@ func (n *fakeNCCL) Recv(buf, count uintptr, dt backend.NCCLDataType, peer int, c
 // root, and (as NCCL_CHECK_POINTERS=1 would) that the buffers are device
 // memory of the communicator's device holding the elements.
 func (n *fakeNCCL) checkPartLocked(kind collKind, c *ncclComm, h uintptr, tid int64, p *collPart) string {
-	b := (*Backend)(n)
+	b := (*fakeBackend)(n)
 	if c == nil || c.cl == nil {
 		return "comm argument is NULL or was destroyed"
 	}
@@ -159,13 +159,13 @@ func (n *fakeNCCL) checkPartLocked(kind collKind, c *ncclComm, h uintptr, tid in
 	return ""
 }
 
-func (b *Backend) onDeviceLocked(p, n uintptr, dev int) bool {
+func (b *fakeBackend) onDeviceLocked(p, n uintptr, dev int) bool {
 	a := b.findLocked(p)
 	return a != nil && a.kind == deviceMem && a.dev.ordinal == dev && n <= a.end()-p
 }
 
 func (n *fakeNCCL) coll(op string, kind collKind, comm, h uintptr, p *collPart) error {
-	b := (*Backend)(n)
+	b := (*fakeBackend)(n)
 	tid := tidFor(h)
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -197,7 +197,7 @@ func (n *fakeNCCL) coll(op string, kind collKind, comm, h uintptr, p *collPart) 
 }
 
 func (n *fakeNCCL) transfer(op string, send bool, comm, h uintptr, peer int, p *collPart) error {
-	b := (*Backend)(n)
+	b := (*fakeBackend)(n)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	st := b.ncclLocked()
@@ -246,7 +246,7 @@ func filled(inst *collInst) bool {
 
 // queueLocked issues o now, or at the end of the calling thread's group.
 func (n *fakeNCCL) queueLocked(o *groupOp) error {
-	b := (*Backend)(n)
+	b := (*fakeBackend)(n)
 	if g := b.ncclLocked().groups[core.ThreadID()]; g != nil {
 		g.ops = append(g.ops, o)
 		return nil
@@ -262,7 +262,7 @@ func (n *fakeNCCL) queueLocked(o *groupOp) error {
 }
 
 // issueLocked queues ops as one item per stream.
-func (b *Backend) issueLocked(ops []*groupOp) error {
+func (b *fakeBackend) issueLocked(ops []*groupOp) error {
 	for _, o := range ops {
 		if o.part.s.dead {
 			b.nccl.last = "invalid stream"
@@ -289,7 +289,7 @@ func (b *Backend) issueLocked(ops []*groupOp) error {
 
 // runColl runs the item it of stream s, which holds ops (see the top of
 // this file). The execution lock is held, the table lock is not.
-func (b *Backend) runColl(s *stream, it *item, ops []*groupOp) error {
+func (b *fakeBackend) runColl(s *stream, it *item, ops []*groupOp) error {
 	if allDone(ops) {
 		return nil // another rank's item computed everything: nothing to wait for
 	}

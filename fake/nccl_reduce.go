@@ -20,7 +20,7 @@ import (
 
 // compute performs inst for all its ranks: it reads every input first, so
 // in-place forms see the inputs as they were. Execution lock held.
-func (b *Backend) compute(inst *collInst) error {
+func (b *fakeBackend) compute(inst *collInst) error {
 	p0 := inst.parts[0]
 	size := uintptr(p0.dt.Size())
 	n := len(inst.parts)

@@ -14,9 +14,9 @@ import (
 )
 
 // ncclOf returns the fake's NCCL and a backend with n devices, cuInit done.
-func ncclOf(t *testing.T, n int) (*Backend, backend.NCCL) {
+func ncclOf(t *testing.T, n int) (*fakeBackend, backend.NCCL) {
 	t.Helper()
-	b := NewBackend(Devices(n))
+	b := newBackend(Devices(n))
 	require.NoError(t, b.Init(0))
 	nc, err := b.NCCL()
 	require.NoError(t, err)

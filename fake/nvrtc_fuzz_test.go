@@ -20,7 +20,7 @@ func FuzzPreprocess(f *testing.F) {
 	f.Add("#if 1 ? 2 : 1/0\n#elif\n#else\n#endif\n", "#pragma once\n#include \"h.h\"\n")
 	f.Add("#define X (X + 1)\n#if X << 63 >> -1 == 0x8000000000000000u\n#error x\n#endif\n", "")
 	f.Add(scaleSrc, "template <typename T>\n__global__ void k(T* p) {}\n")
-	b := NewBackend(PretendNVRTC(), Kernel("segment_scale", func(t Thread, out, in Ptr, n int32) {}))
+	b := newBackend(PretendNVRTC(), Kernel("segment_scale", func(t Thread, out, in Ptr, n int32) {}))
 	nv, err := b.NVRTC()
 	if err != nil {
 		f.Fatal(err)

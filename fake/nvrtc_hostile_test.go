@@ -16,7 +16,7 @@ import (
 // compileWithin compiles src with the given headers on a fresh program and
 // fails the test when the compile takes longer than limit (the compile goes
 // on in the background then: it is a test failure either way).
-func compileWithin(t *testing.T, b *Backend, limit time.Duration, src string, headers, names []string, opts ...string) (string, error) {
+func compileWithin(t *testing.T, b *fakeBackend, limit time.Duration, src string, headers, names []string, opts ...string) (string, error) {
 	t.Helper()
 	nv, err := b.NVRTC()
 	require.NoError(t, err)
@@ -40,7 +40,7 @@ func compileWithin(t *testing.T, b *Backend, limit time.Duration, src string, he
 // doubled at each level) ends with a nesting error, as a real compiler's,
 // and a compile that fails.
 func TestNVRTCIncludeRecursion(t *testing.T) {
-	b := NewBackend(PretendNVRTC())
+	b := newBackend(PretendNVRTC())
 	self := "#include \"self.h\"\n#include \"self.h\"\n"
 	log, err := compileWithin(t, b, 5*time.Second, "#include \"self.h\"\n", []string{self}, []string{"self.h"})
 	assert.Equal(t, backend.NVRTCErrorCompilation, compileCode(err))
@@ -67,7 +67,7 @@ func TestNVRTCIncludeRecursion(t *testing.T) {
 // next one twice (2^40 inclusions) stop at the fake's bound on the work of
 // one compile.
 func TestNVRTCIncludeWorkBounded(t *testing.T) {
-	b := NewBackend(PretendNVRTC())
+	b := newBackend(PretendNVRTC())
 	var headers, names []string
 	for i := 0; i < 40; i++ {
 		next := fmt.Sprintf("h%d.h", i+1)
@@ -85,7 +85,7 @@ func TestNVRTCIncludeWorkBounded(t *testing.T) {
 // TestNVRTCIfExpressions: #if evaluates C preprocessor expressions with C's
 // precedence and arithmetic.
 func TestNVRTCIfExpressions(t *testing.T) {
-	b := NewBackend(PretendNVRTC())
+	b := newBackend(PretendNVRTC())
 	defs := []string{"-DA=1", "-DB=0", "-DC=0", "-DN=4", "-DM=N+1", "-DE=", "-DNEG=-1", "-DPAREN=(A||B)"}
 	taken := map[string]bool{
 		"(A || B) && C":                         false,
@@ -153,7 +153,7 @@ func TestNVRTCIfExpressions(t *testing.T) {
 // TestNVRTCIfErrors: what #if cannot evaluate is an error in the log, never
 // a guess.
 func TestNVRTCIfErrors(t *testing.T) {
-	b := NewBackend(PretendNVRTC())
+	b := newBackend(PretendNVRTC())
 	cases := map[string]string{
 		"1 / 0":                "division by zero in #if",
 		"1 % 0":                "division by zero in #if",
@@ -246,7 +246,7 @@ func TestNVRTCLargeSourceLinear(t *testing.T) {
 		"spaces before list": strings.Repeat("__global__ f", 1000) + strings.Repeat(" ", 1<<20) + "(",
 	} {
 		t.Run(name, func(t *testing.T) {
-			b := NewBackend(PretendNVRTC()) // one that a compile still going on does not hold
+			b := newBackend(PretendNVRTC()) // one that a compile still going on does not hold
 			log, err := compileWithin(t, b, 10*time.Second, src, nil, nil)
 			assert.Equal(t, backend.NVRTCErrorCompilation, compileCode(err), log)
 		})
@@ -256,7 +256,7 @@ func TestNVRTCLargeSourceLinear(t *testing.T) {
 // TestNVRTCIncludeFromDisk: -I reads regular files only, within the bound
 // on the text of one compile.
 func TestNVRTCIncludeFromDisk(t *testing.T) {
-	b := NewBackend(PretendNVRTC())
+	b := newBackend(PretendNVRTC())
 	log, err := compileWithin(t, b, 5*time.Second, "#include \"zero\"\n", nil, nil, "-I/dev")
 	assert.Equal(t, backend.NVRTCErrorCompilation, compileCode(err), log)
 	assert.Contains(t, log, `prog.cu(1): catastrophic error: cannot open source file "zero"`)
@@ -275,7 +275,7 @@ func TestNVRTCIncludeFromDisk(t *testing.T) {
 // TestNVRTCIfNesting: deeply nested #if expressions are refused, not
 // recursed into without bound.
 func TestNVRTCIfNesting(t *testing.T) {
-	b := NewBackend(PretendNVRTC())
+	b := newBackend(PretendNVRTC())
 	for _, expr := range []string{
 		strings.Repeat("(", 10000) + "1" + strings.Repeat(")", 10000),
 		strings.Repeat("!", 10000) + "1",

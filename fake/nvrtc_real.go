@@ -62,7 +62,7 @@ type compilerState struct {
 
 // realCompiler returns NVIDIA's NVRTC when the backend uses it, else nil.
 // The first call searches for libnvrtc unless an option chose.
-func (b *Backend) realCompiler() backend.NVRTC {
+func (b *fakeBackend) realCompiler() backend.NVRTC {
 	b.compiler.once.Do(func() {
 		if b.cfg.compiler.set {
 			b.compiler.nv = b.cfg.compiler.nv
@@ -78,7 +78,7 @@ func (b *Backend) realCompiler() backend.NVRTC {
 // realNVRTC is NVIDIA's NVRTC (or any backend.NVRTC given to the NVRTC
 // option) as the fake's compiler.
 type realNVRTC struct {
-	b  *Backend
+	b  *fakeBackend
 	nv backend.NVRTC
 }
 

@@ -129,7 +129,7 @@ func nvrtcCode(t *testing.T, err error) int {
 // are leaks, FailNth applies, and a failed destroy can be retried.
 func TestNVRTCOptionWrapsCompiler(t *testing.T) {
 	stub := newStub()
-	b := NewBackend(NVRTC(stub), FailNth("nvrtcCompileProgram", 2, driver.Result(backend.NVRTCErrorCompilation)))
+	b := newBackend(NVRTC(stub), FailNth("nvrtcCompileProgram", 2, driver.Result(backend.NVRTCErrorCompilation)))
 	nv, err := b.NVRTC()
 	require.NoError(t, err)
 	assert.Equal(t, "libnvrtc on the fake", nv.Implementation(), "kept apart from NVIDIA's own in the cache")
@@ -220,10 +220,10 @@ func TestNVRTCOptionNameExpressionBodies(t *testing.T) {
 // Without libnvrtc the fake uses its pretend compiler.
 func TestNVRTCAbsentPretends(t *testing.T) {
 	t.Setenv("NOCGO_CUDA_LIBNVRTC", "/nonexistent/libnvrtc.so.12")
-	nv, err := NewBackend().NVRTC()
+	nv, err := newBackend().NVRTC()
 	require.NoError(t, err)
 	assert.Equal(t, "nocgo/cuda fake", nv.Implementation())
-	nv, err = NewBackend(NVRTC(newStub())).NVRTC()
+	nv, err = newBackend(NVRTC(newStub())).NVRTC()
 	require.NoError(t, err)
 	assert.Equal(t, "libnvrtc on the fake", nv.Implementation(), "an explicit compiler needs no search")
 }
@@ -232,14 +232,14 @@ func TestNVRTCAbsentPretends(t *testing.T) {
 // real CUDA C: errors and logs are NVIDIA's, programs are checked as above.
 func TestNVRTCFoundByDefault(t *testing.T) {
 	requireLibNVRTC(t)
-	b := NewBackend()
+	b := newBackend()
 	nv, err := b.NVRTC()
 	require.NoError(t, err)
 	assert.Equal(t, "libnvrtc on the fake", nv.Implementation())
 	paths := nv.(backend.LibraryPaths).LibraryPaths()
 	require.Len(t, paths, 1)
 	assert.Contains(t, paths[0], "libnvrtc")
-	pretend, err := NewBackend(PretendNVRTC()).NVRTC()
+	pretend, err := newBackend(PretendNVRTC()).NVRTC()
 	require.NoError(t, err)
 	assert.Equal(t, "nocgo/cuda fake", pretend.Implementation())
 

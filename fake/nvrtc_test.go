@@ -11,7 +11,7 @@ import (
 )
 
 // compile runs the fake NVRTC and returns the PTX, the log and the error.
-func compile(t *testing.T, b *Backend, src string, exprs []string, opts ...string) (string, string, error) {
+func compile(t *testing.T, b *fakeBackend, src string, exprs []string, opts ...string) (string, string, error) {
 	t.Helper()
 	nv, err := b.NVRTC()
 	require.NoError(t, err)

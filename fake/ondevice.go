@@ -8,7 +8,7 @@ import (
 // libQueue is the fake seen by the fake math libraries: their work is a
 // queue item like a kernel launch (captured when the stream captures), and
 // reads and writes device memory by byte range.
-type libQueue struct{ b *Backend }
+type libQueue struct{ b *fakeBackend }
 
 var _ ondevice.Queue = libQueue{}
 
@@ -38,7 +38,7 @@ func (q libQueue) StreamDevice(s uintptr) (int, error) {
 }
 
 // libraryMemory is the fake's device memory for queued work.
-type libraryMemory struct{ b *Backend }
+type libraryMemory struct{ b *fakeBackend }
 
 func (m libraryMemory) Read(p, n uintptr) ([]byte, error)  { return m.bytes(p, n) }
 func (m libraryMemory) Write(p, n uintptr) ([]byte, error) { return m.bytes(p, n) }

@@ -12,7 +12,7 @@ const pitchAlign = 512
 // MemAllocPitch is cuMemAllocPitch in the current context: rows of
 // widthBytes rounded up to pitchAlign. elemSize must be 4, 8 or 16, and
 // width and height not 0 (ErrInvalidValue, as on the driver).
-func (b *Backend) MemAllocPitch(widthBytes, height uintptr, elemSize uint32) (uintptr, uintptr, error) {
+func (b *fakeBackend) MemAllocPitch(widthBytes, height uintptr, elemSize uint32) (uintptr, uintptr, error) {
 	if err := b.enter("cuMemAllocPitch"); err != nil {
 		return 0, 0, err
 	}
@@ -32,7 +32,7 @@ func (b *Backend) MemAllocPitch(widthBytes, height uintptr, elemSize uint32) (ui
 
 // check2DLocked validates p: host pointers not nil, pitches at least the
 // width, device rows inside one allocation.
-func (b *Backend) check2DLocked(p *backend.Memcpy2D) error {
+func (b *fakeBackend) check2DLocked(p *backend.Memcpy2D) error {
 	if p.WidthInBytes == 0 || p.Height == 0 {
 		return nil
 	}
@@ -65,7 +65,7 @@ func (b *Backend) check2DLocked(p *backend.Memcpy2D) error {
 }
 
 // rows returns the row slices of one side of a copy.
-func (b *Backend) rows(t backend.MemoryType, host []byte, dev, x, y, pitch, width, height uintptr) ([][]byte, error) {
+func (b *fakeBackend) rows(t backend.MemoryType, host []byte, dev, x, y, pitch, width, height uintptr) ([][]byte, error) {
 	out := make([][]byte, height)
 	for r := range height {
 		off := (y+r)*pitch + x
@@ -82,7 +82,7 @@ func (b *Backend) rows(t backend.MemoryType, host []byte, dev, x, y, pitch, widt
 	return out, nil
 }
 
-func (b *Backend) work2D(p backend.Memcpy2D, async bool) (func() error, error) {
+func (b *fakeBackend) work2D(p backend.Memcpy2D, async bool) (func() error, error) {
 	if err := b.check2DLocked(&p); err != nil {
 		return nil, err
 	}
@@ -117,7 +117,7 @@ func (b *Backend) work2D(p backend.Memcpy2D, async bool) (func() error, error) {
 }
 
 // Memcpy2D is cuMemcpy2D (synchronous; needs a current context).
-func (b *Backend) Memcpy2D(p *backend.Memcpy2D) error {
+func (b *fakeBackend) Memcpy2D(p *backend.Memcpy2D) error {
 	if p == nil {
 		return driver.ErrInvalidValue
 	}
@@ -127,7 +127,7 @@ func (b *Backend) Memcpy2D(p *backend.Memcpy2D) error {
 
 // Memcpy2DAsync is cuMemcpy2DAsync: pageable host rows are read at
 // enqueue, as the driver stages them.
-func (b *Backend) Memcpy2DAsync(p *backend.Memcpy2D, s uintptr) error {
+func (b *fakeBackend) Memcpy2DAsync(p *backend.Memcpy2D, s uintptr) error {
 	if p == nil {
 		return driver.ErrInvalidValue
 	}
@@ -135,4 +135,4 @@ func (b *Backend) Memcpy2DAsync(p *backend.Memcpy2D, s uintptr) error {
 	return b.asyncOp("cuMemcpy2DAsync", cp.WidthInBytes*cp.Height, s, func() (func() error, error) { return b.work2D(cp, true) })
 }
 
-var _ backend.Pitched = (*Backend)(nil)
+var _ backend.Pitched = (*fakeBackend)(nil)

@@ -38,7 +38,7 @@ var survivesFault = map[string]bool{
 
 // noteFault poisons the backend when err, the outcome of running queued
 // work, is a sticky fault.
-func (b *Backend) noteFault(err error) {
+func (b *fakeBackend) noteFault(err error) {
 	r, ok := err.(backend.Result)
 	if !ok || !r.Sticky() {
 		return

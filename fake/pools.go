@@ -51,7 +51,7 @@ type poolState struct {
 
 // defaultPoolLocked returns d's default pool, made on first use. b.mu is
 // held for writing.
-func (b *Backend) defaultPoolLocked(d *device) *mempool {
+func (b *fakeBackend) defaultPoolLocked(d *device) *mempool {
 	ps := &b.pools
 	if ps.defaults == nil {
 		ps.byHandle = map[uintptr]*mempool{}
@@ -73,7 +73,7 @@ func newMempool(h uintptr, d *device, owned bool, maxSize uint64) *mempool {
 }
 
 // currentPoolLocked returns the pool cuMemAllocAsync takes from on d.
-func (b *Backend) currentPoolLocked(d *device) *mempool {
+func (b *fakeBackend) currentPoolLocked(d *device) *mempool {
 	def := b.defaultPoolLocked(d)
 	if p := b.pools.current[d]; p != nil {
 		return p
@@ -82,7 +82,7 @@ func (b *Backend) currentPoolLocked(d *device) *mempool {
 }
 
 // poolLocked returns the live pool with handle h, or ErrInvalidValue.
-func (b *Backend) poolLocked(h uintptr) (*mempool, error) {
+func (b *fakeBackend) poolLocked(h uintptr) (*mempool, error) {
 	for _, d := range b.devs { // the default pools exist once asked for
 		b.defaultPoolLocked(d)
 	}
@@ -96,7 +96,7 @@ func (b *Backend) poolLocked(h uintptr) (*mempool, error) {
 // poolReserveLocked takes size bytes for an allocation from p: cached
 // bytes first, the rest from p's device. It returns the allocation's
 // address.
-func (b *Backend) poolReserveLocked(p *mempool, size uintptr) (uintptr, error) {
+func (b *fakeBackend) poolReserveLocked(p *mempool, size uintptr) (uintptr, error) {
 	d := p.dev
 	n := uint64(size)
 	take := min(p.cached, n)
@@ -120,7 +120,7 @@ func (b *Backend) poolReserveLocked(p *mempool, size uintptr) (uintptr, error) {
 
 // poolReturnLocked gives size bytes of a freed allocation back to p, and
 // what is cached above the release threshold back to the device.
-func (b *Backend) poolReturnLocked(p *mempool, size uintptr) {
+func (b *fakeBackend) poolReturnLocked(p *mempool, size uintptr) {
 	p.used -= uint64(size)
 	p.cached += uint64(size)
 	p.live--
@@ -134,7 +134,7 @@ func (b *Backend) poolReturnLocked(p *mempool, size uintptr) {
 }
 
 // poolReleaseLocked returns up to n cached bytes of p to its device.
-func (b *Backend) poolReleaseLocked(p *mempool, n uint64) {
+func (b *fakeBackend) poolReleaseLocked(p *mempool, n uint64) {
 	r := min(n, p.cached)
 	p.cached -= r
 	p.reserved -= r
@@ -145,7 +145,7 @@ func (b *Backend) poolReleaseLocked(p *mempool, n uint64) {
 // cuMemAllocFromPoolAsync: the pointer is returned now and usable by work
 // enqueued after this call. Its context attribute is 0, as for the driver's
 // pool memory.
-func (b *Backend) allocFromPool(op string, size uintptr, pool uintptr, s uintptr) (uintptr, error) {
+func (b *fakeBackend) allocFromPool(op string, size uintptr, pool uintptr, s uintptr) (uintptr, error) {
 	if err := b.enter(op); err != nil {
 		return 0, err
 	}
@@ -191,7 +191,7 @@ func (b *Backend) allocFromPool(op string, size uintptr, pool uintptr, s uintptr
 
 // MemAllocFromPoolAsync is cuMemAllocFromPoolAsync. An unknown or
 // destroyed pool is ErrInvalidValue.
-func (b *Backend) MemAllocFromPoolAsync(size uintptr, pool uintptr, s uintptr) (uintptr, error) {
+func (b *fakeBackend) MemAllocFromPoolAsync(size uintptr, pool uintptr, s uintptr) (uintptr, error) {
 	const op = "cuMemAllocFromPoolAsync"
 	if pool == 0 {
 		if err := b.enter(op); err != nil {
@@ -203,7 +203,7 @@ func (b *Backend) MemAllocFromPoolAsync(size uintptr, pool uintptr, s uintptr) (
 }
 
 // DeviceGetDefaultMemPool is cuDeviceGetDefaultMemPool.
-func (b *Backend) DeviceGetDefaultMemPool(dev int) (uintptr, error) {
+func (b *fakeBackend) DeviceGetDefaultMemPool(dev int) (uintptr, error) {
 	if err := b.enter("cuDeviceGetDefaultMemPool"); err != nil {
 		return 0, err
 	}
@@ -217,7 +217,7 @@ func (b *Backend) DeviceGetDefaultMemPool(dev int) (uintptr, error) {
 }
 
 // DeviceGetMemPool is cuDeviceGetMemPool.
-func (b *Backend) DeviceGetMemPool(dev int) (uintptr, error) {
+func (b *fakeBackend) DeviceGetMemPool(dev int) (uintptr, error) {
 	if err := b.enter("cuDeviceGetMemPool"); err != nil {
 		return 0, err
 	}
@@ -232,7 +232,7 @@ func (b *Backend) DeviceGetMemPool(dev int) (uintptr, error) {
 
 // DeviceSetMemPool is cuDeviceSetMemPool: the pool must be of dev
 // (ErrInvalidValue otherwise, and for an unknown pool).
-func (b *Backend) DeviceSetMemPool(dev int, pool uintptr) error {
+func (b *fakeBackend) DeviceSetMemPool(dev int, pool uintptr) error {
 	if err := b.enter("cuDeviceSetMemPool"); err != nil {
 		return err
 	}
@@ -256,7 +256,7 @@ func (b *Backend) DeviceSetMemPool(dev int, pool uintptr) error {
 // MemPoolCreate is cuMemPoolCreate: pinned device memory only, no
 // exportable handle types (ErrNotSupported), a valid device
 // (ErrInvalidValue otherwise, as for any other bad property).
-func (b *Backend) MemPoolCreate(props backend.MemPoolProps) (uintptr, error) {
+func (b *fakeBackend) MemPoolCreate(props backend.MemPoolProps) (uintptr, error) {
 	if err := b.enter("cuMemPoolCreate"); err != nil {
 		return 0, err
 	}
@@ -281,7 +281,7 @@ func (b *Backend) MemPoolCreate(props backend.MemPoolProps) (uintptr, error) {
 // MemPoolDestroy is cuMemPoolDestroy. A default pool is ErrInvalidValue.
 // A pool that is a device's current pool stops being it (the default
 // takes over). Allocations not yet freed keep their memory until freed.
-func (b *Backend) MemPoolDestroy(pool uintptr) error {
+func (b *fakeBackend) MemPoolDestroy(pool uintptr) error {
 	if err := b.enter("cuMemPoolDestroy"); err != nil {
 		return err
 	}
@@ -306,7 +306,7 @@ func (b *Backend) MemPoolDestroy(pool uintptr) error {
 }
 
 // MemPoolTrimTo is cuMemPoolTrimTo.
-func (b *Backend) MemPoolTrimTo(pool uintptr, minBytesToKeep uintptr) error {
+func (b *fakeBackend) MemPoolTrimTo(pool uintptr, minBytesToKeep uintptr) error {
 	if err := b.enter("cuMemPoolTrimTo"); err != nil {
 		return err
 	}
@@ -325,7 +325,7 @@ func (b *Backend) MemPoolTrimTo(pool uintptr, minBytesToKeep uintptr) error {
 // MemPoolSetAttribute is cuMemPoolSetAttribute: the reuse flags and the
 // release threshold are set; the high-water marks accept only 0 (which
 // resets them); the current values are read-only (ErrInvalidValue).
-func (b *Backend) MemPoolSetAttribute(pool uintptr, attr backend.MemPoolAttribute, value uint64) error {
+func (b *fakeBackend) MemPoolSetAttribute(pool uintptr, attr backend.MemPoolAttribute, value uint64) error {
 	if err := b.enter("cuMemPoolSetAttribute"); err != nil {
 		return err
 	}
@@ -362,7 +362,7 @@ func (b *Backend) MemPoolSetAttribute(pool uintptr, attr backend.MemPoolAttribut
 }
 
 // MemPoolGetAttribute is cuMemPoolGetAttribute.
-func (b *Backend) MemPoolGetAttribute(pool uintptr, attr backend.MemPoolAttribute) (uint64, error) {
+func (b *fakeBackend) MemPoolGetAttribute(pool uintptr, attr backend.MemPoolAttribute) (uint64, error) {
 	if err := b.enter("cuMemPoolGetAttribute"); err != nil {
 		return 0, err
 	}
@@ -394,7 +394,7 @@ func (b *Backend) MemPoolGetAttribute(pool uintptr, attr backend.MemPoolAttribut
 // ErrInvalidDevice); a device that cannot access the pool's device as a
 // peer is ErrInvalidDevice; read-only access is ErrInvalidValue (the
 // driver supports none and read-write for pools).
-func (b *Backend) MemPoolSetAccess(pool uintptr, descs []backend.MemAccessDesc) error {
+func (b *fakeBackend) MemPoolSetAccess(pool uintptr, descs []backend.MemAccessDesc) error {
 	if err := b.enter("cuMemPoolSetAccess"); err != nil {
 		return err
 	}
@@ -430,7 +430,7 @@ func (b *Backend) MemPoolSetAccess(pool uintptr, descs []backend.MemAccessDesc) 
 }
 
 // MemPoolGetAccess is cuMemPoolGetAccess.
-func (b *Backend) MemPoolGetAccess(pool uintptr, loc backend.MemLocation) (backend.MemAccessFlags, error) {
+func (b *fakeBackend) MemPoolGetAccess(pool uintptr, loc backend.MemLocation) (backend.MemAccessFlags, error) {
 	if err := b.enter("cuMemPoolGetAccess"); err != nil {
 		return 0, err
 	}
@@ -451,7 +451,7 @@ func (b *Backend) MemPoolGetAccess(pool uintptr, loc backend.MemLocation) (backe
 
 // CtxDisablePeerAccess is cuCtxDisablePeerAccess: ErrPeerAccessNotEnabled
 // when the current context has no access to peer.
-func (b *Backend) CtxDisablePeerAccess(peer uintptr) error {
+func (b *fakeBackend) CtxDisablePeerAccess(peer uintptr) error {
 	if err := b.enter("cuCtxDisablePeerAccess"); err != nil {
 		return err
 	}
@@ -474,6 +474,6 @@ func (b *Backend) CtxDisablePeerAccess(peer uintptr) error {
 }
 
 var (
-	_ backend.MemPools           = (*Backend)(nil)
-	_ backend.PeerAccessDisabler = (*Backend)(nil)
+	_ backend.MemPools           = (*fakeBackend)(nil)
+	_ backend.PeerAccessDisabler = (*fakeBackend)(nil)
 )

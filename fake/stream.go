@@ -33,7 +33,7 @@ type stream struct {
 
 // streamLocked resolves a stream handle; 0, 1 and 2 resolve through the
 // calling thread's current context.
-func (b *Backend) streamLocked(h uintptr, tid int64) (*stream, error) {
+func (b *fakeBackend) streamLocked(h uintptr, tid int64) (*stream, error) {
 	if h <= backend.StreamPerThread {
 		c, err := b.currentLocked(tid)
 		if err != nil {
@@ -59,7 +59,7 @@ func tidFor(h uintptr) int64 {
 	return 0
 }
 
-func (b *Backend) lookupStream(h uintptr) (*stream, error) {
+func (b *fakeBackend) lookupStream(h uintptr) (*stream, error) {
 	tid := tidFor(h)
 	b.mu.RLock()
 	defer b.mu.RUnlock()
@@ -69,7 +69,7 @@ func (b *Backend) lookupStream(h uintptr) (*stream, error) {
 // enqueue appends run to stream h (after an optional event wait) and
 // returns what validate returned; validate runs under the table lock with
 // the resolved stream and may refuse the work, changing nothing.
-func (b *Backend) enqueue(h uintptr, it *item, validate func(s *stream) error) error {
+func (b *fakeBackend) enqueue(h uintptr, it *item, validate func(s *stream) error) error {
 	tid := tidFor(h)
 	b.mu.Lock()
 	s, err := b.streamLocked(h, tid)
@@ -93,7 +93,7 @@ func (b *Backend) enqueue(h uintptr, it *item, validate func(s *stream) error) e
 
 // StreamCreateWithPriority is cuStreamCreateWithPriority in the current
 // context; priorities outside [-5, 0] are clamped as the driver does.
-func (b *Backend) StreamCreateWithPriority(flags uint32, priority int) (uintptr, error) {
+func (b *fakeBackend) StreamCreateWithPriority(flags uint32, priority int) (uintptr, error) {
 	if err := b.enter("cuStreamCreateWithPriority"); err != nil {
 		return 0, err
 	}
@@ -116,7 +116,7 @@ func (b *Backend) StreamCreateWithPriority(flags uint32, priority int) (uintptr,
 
 // StreamDestroy is cuStreamDestroy: pending work still completes (the fake
 // runs it first). The special streams cannot be destroyed.
-func (b *Backend) StreamDestroy(h uintptr) error {
+func (b *fakeBackend) StreamDestroy(h uintptr) error {
 	if err := b.enter("cuStreamDestroy"); err != nil {
 		return err
 	}
@@ -152,7 +152,7 @@ func (b *Backend) StreamDestroy(h uintptr) error {
 // StreamQuery is cuStreamQuery: ErrNotReady while work is pending, and each
 // call runs one pending item, so that a polling loop finishes. A failed item
 // makes it return that error from then on.
-func (b *Backend) StreamQuery(h uintptr) error {
+func (b *fakeBackend) StreamQuery(h uintptr) error {
 	if err := b.enter("cuStreamQuery"); err != nil {
 		return err
 	}
@@ -182,7 +182,7 @@ func (b *Backend) StreamQuery(h uintptr) error {
 
 // StreamSynchronize is cuStreamSynchronize: it runs the stream's work and
 // returns the stream's sticky error, if any.
-func (b *Backend) StreamSynchronize(h uintptr) error {
+func (b *fakeBackend) StreamSynchronize(h uintptr) error {
 	if err := b.enter("cuStreamSynchronize"); err != nil {
 		return err
 	}
@@ -202,7 +202,7 @@ func (b *Backend) StreamSynchronize(h uintptr) error {
 
 // StreamWaitEvent is cuStreamWaitEvent: later work on the stream waits for
 // the event's latest record (a no-op when never recorded).
-func (b *Backend) StreamWaitEvent(h, ev uintptr, flags uint32) error {
+func (b *fakeBackend) StreamWaitEvent(h, ev uintptr, flags uint32) error {
 	if err := b.enter("cuStreamWaitEvent"); err != nil {
 		return err
 	}
@@ -233,7 +233,7 @@ func (b *Backend) StreamWaitEvent(h, ev uintptr, flags uint32) error {
 func nop() error { return nil }
 
 // StreamGetCtx is cuStreamGetCtx; for the special streams, the current context.
-func (b *Backend) StreamGetCtx(h uintptr) (uintptr, error) {
+func (b *fakeBackend) StreamGetCtx(h uintptr) (uintptr, error) {
 	if err := b.enter("cuStreamGetCtx"); err != nil {
 		return 0, err
 	}
@@ -245,7 +245,7 @@ func (b *Backend) StreamGetCtx(h uintptr) (uintptr, error) {
 }
 
 // StreamGetFlags is cuStreamGetFlags.
-func (b *Backend) StreamGetFlags(h uintptr) (uint32, error) {
+func (b *fakeBackend) StreamGetFlags(h uintptr) (uint32, error) {
 	if err := b.enter("cuStreamGetFlags"); err != nil {
 		return 0, err
 	}
@@ -257,7 +257,7 @@ func (b *Backend) StreamGetFlags(h uintptr) (uint32, error) {
 }
 
 // StreamGetPriority is cuStreamGetPriority.
-func (b *Backend) StreamGetPriority(h uintptr) (int, error) {
+func (b *fakeBackend) StreamGetPriority(h uintptr) (int, error) {
 	if err := b.enter("cuStreamGetPriority"); err != nil {
 		return 0, err
 	}
@@ -273,7 +273,7 @@ func (b *Backend) StreamGetPriority(h uintptr) (int, error) {
 // execution lock: while fn blocks, only the work that depends on it waits. A panic in fn is recovered
 // and fails the stream with CUDA_ERROR_LAUNCH_FAILED. fn must not call into
 // the fake (calls that would run work return ErrNotPermitted).
-func (b *Backend) LaunchHostFunc(h uintptr, fn func()) error {
+func (b *fakeBackend) LaunchHostFunc(h uintptr, fn func()) error {
 	if err := b.enter("cuLaunchHostFunc"); err != nil {
 		return err
 	}
@@ -288,7 +288,7 @@ func (b *Backend) LaunchHostFunc(h uintptr, fn func()) error {
 // runtime.Goexit in fn ends only that thread's work (a panic is reported on
 // stderr, as the real backend's trampoline does), and a CUDA call from fn
 // gets ErrNotPermitted (its thread is marked in exec.callbacks).
-func (b *Backend) runCallback(fn func()) {
+func (b *fakeBackend) runCallback(fn func()) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -241,7 +241,7 @@ func TestFullQueueRunsOldestWork(t *testing.T) {
 // goroutines at once (run with -race): every callback runs exactly once,
 // in order per stream.
 func TestConcurrentStreams(t *testing.T) {
-	b := NewBackend()
+	b := newBackend()
 	require.NoError(t, b.Init(0))
 	prim, err := b.DevicePrimaryCtxRetain(0)
 	require.NoError(t, err)

@@ -33,7 +33,7 @@ func within(t *testing.T, d time.Duration, what string, fn func()) {
 // (locked) thread and creates a stream with flags there. The backends of
 // these tests are dropped, not torn down, so that a failure does not hang
 // in a cleanup.
-func onDevice(t *testing.T, b *Backend, dev int, flags uint32) uintptr {
+func onDevice(t *testing.T, b *fakeBackend, dev int, flags uint32) uintptr {
 	t.Helper()
 	ctx, err := b.DevicePrimaryCtxRetain(dev)
 	require.NoError(t, err)
@@ -47,7 +47,7 @@ func onDevice(t *testing.T, b *Backend, dev int, flags uint32) uintptr {
 // querying a stream that does not depend on it, on the same device or on
 // another one.
 func TestBlockedHostFuncDoesNotStallOtherStreams(t *testing.T) {
-	b := NewBackend(Devices(2))
+	b := newBackend(Devices(2))
 	require.NoError(t, b.Init(0))
 	release := make(chan struct{})
 	entered := make(chan struct{})
@@ -114,7 +114,7 @@ func TestBlockedHostFuncDoesNotStallOtherStreams(t *testing.T) {
 // one after the other, and so may the fake when one goroutine forces both.
 func TestHostFuncWaitingForAnotherStream(t *testing.T) {
 	for _, flags := range []uint32{0, backend.StreamNonBlocking} {
-		b := NewBackend(Devices(2))
+		b := newBackend(Devices(2))
 		require.NoError(t, b.Init(0))
 		var order []string
 		within(t, 5*time.Second, "A waits for B", func() {

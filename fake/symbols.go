@@ -16,7 +16,7 @@ const fakeLibrary = "fake libcuda"
 
 // symbol reports an entry point the configured driver version lacks, the
 // way the real backend does.
-func (b *Backend) symbol(op string) error {
+func (b *fakeBackend) symbol(op string) error {
 	v, ok := libcuda.Since(op)
 	if !ok || v <= oldestDriver || b.version >= v {
 		return nil

@@ -20,7 +20,7 @@ import (
 // options make cuInit fail.
 func NewT(t testing.TB, opts ...Option) *driver.Driver {
 	t.Helper()
-	b := NewBackend(opts...)
+	b := newBackend(opts...)
 	drv, err := driver.New(b)
 	if err != nil {
 		t.Fatalf("fake.NewT: %v", err)

@@ -49,7 +49,7 @@ func emptyKernel() fake.Option { return fake.Kernel("empty", func(fake.Thread) {
 
 // noWork is the fake with launches of kernels and graphs that check their
 // handles and do nothing else.
-type noWork struct{ *fake.Backend }
+type noWork struct{ fake.Backend }
 
 func (noWork) LaunchKernel(f uintptr, grid, block [3]uint32, sharedMem uint32, s uintptr, params unsafe.Pointer) error {
 	if f == 0 {

@@ -20,7 +20,7 @@ import (
 // can make for a buffer: context binding, synchronisation, allocation,
 // freeing, copies, memsets and the pointer checks.
 type countingAPI struct {
-	*fake.Backend
+	fake.Backend
 	mu    sync.Mutex
 	calls []string
 }
@@ -234,7 +234,7 @@ func TestEmptyMakesNoDriverCalls(t *testing.T) {
 // until Close, and it holds its context like any other (see hold_test.go).
 func TestEmptyHostBuffer(t *testing.T) {
 	drv, ctx := ownedCtx(t)
-	api := fake.Of(drv)
+	api := fake.Of(drv).Backend()
 	h := ctx.Handle()
 	hb, err := memory.AllocHost[int16](ctx, 0)
 	require.NoError(t, err)

@@ -47,7 +47,7 @@ func TestFreeFailureAfterReleaseKeepsTheContext(t *testing.T) {
 	drv, ctx := ownedCtx(t,
 		fake.FailNth("cuMemFree", 1, driver.ErrUnknown),
 		fake.FailNth("cuMemFreeHost", 1, driver.ErrUnknown))
-	api, h := fake.Of(drv), ctx.Handle()
+	api, h := fake.Of(drv).Backend(), ctx.Handle()
 	b, err := memory.Alloc[int32](ctx, 8)
 	require.NoError(t, err)
 	hb, err := memory.AllocHost[int32](ctx, 8)
@@ -98,15 +98,15 @@ func TestFailedAllocationsReleaseTheirHold(t *testing.T) {
 	require.NoError(t, s.Close())
 
 	h := ctx.Handle()
-	assert.True(t, ctxAlive(t, fake.Of(drv), h))
+	assert.True(t, ctxAlive(t, fake.Of(drv).Backend(), h))
 	require.NoError(t, ctx.Close())
-	assert.False(t, ctxAlive(t, fake.Of(drv), h), "no failed allocation kept a Hold: Release destroys the context at once")
+	assert.False(t, ctxAlive(t, fake.Of(drv).Backend(), h), "no failed allocation kept a Hold: Release destroys the context at once")
 }
 
 func TestOpenIPCHoldsTheContext(t *testing.T) {
 	_, exporter, _ := setup(t)
 	drv, ctx := ownedCtx(t, fake.FailNth("cuIpcCloseMemHandle", 1, driver.ErrUnknown))
-	api, h := fake.Of(drv), ctx.Handle()
+	api, h := fake.Of(drv).Backend(), ctx.Handle()
 	a, err := memory.Alloc[float32](exporter, 64)
 	require.NoError(t, err)
 	defer a.Close()
@@ -217,7 +217,7 @@ func TestBorrowedBufferOutlivesItsContext(t *testing.T) {
 
 func TestLastFreeReportsTheContextEnd(t *testing.T) {
 	drv, ctx := ownedCtx(t, fake.FailNth("cuCtxDestroy", 1, driver.ErrUnknown))
-	api, h := fake.Of(drv), ctx.Handle()
+	api, h := fake.Of(drv).Backend(), ctx.Handle()
 	b, err := memory.Alloc[float32](ctx, 16)
 	require.NoError(t, err)
 	require.NoError(t, ctx.Close())
@@ -244,7 +244,7 @@ func TestStreamOrderedFreeAfterReleaseOnASpecialStream(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			drv, ctx := ownedCtx(t)
-			api, h := fake.Of(drv), ctx.Handle()
+			api, h := fake.Of(drv).Backend(), ctx.Handle()
 			s, err := stream.Default(ctx)
 			require.NoError(t, err)
 			b, err := memory.AllocAsync[int32](s, 64)

@@ -129,7 +129,7 @@ func TestIPCFake(t *testing.T) {
 	require.NoError(t, memory.CopyToDevice(part, iota32(10, 100)))
 	require.NoError(t, b.Close())
 	assert.Zero(t, part.Ptr())
-	_, err = fake.Of(drvB).PointerGetAttribute(backend.PointerAttrMemoryType, mapped)
+	_, err = fake.Of(drvB).Backend().PointerGetAttribute(backend.PointerAttrMemoryType, mapped)
 	assert.ErrorIs(t, err, driver.ErrInvalidValue, "Free closed the mapping")
 
 	got := read(t, a)
@@ -174,6 +174,6 @@ func TestIPCFakeEmpty(t *testing.T) {
 	assert.Equal(t, mapped, v.Ptr())
 	require.NoError(t, b.Close())
 	assert.Zero(t, v.Ptr())
-	_, err = fake.Of(drvB).PointerGetAttribute(backend.PointerAttrMemoryType, mapped)
+	_, err = fake.Of(drvB).Backend().PointerGetAttribute(backend.PointerAttrMemoryType, mapped)
 	assert.ErrorIs(t, err, driver.ErrInvalidValue, "Close closed the mapping")
 }

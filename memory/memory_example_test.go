@@ -65,7 +65,7 @@ type otherTensor struct {
 // on the backend under ctx's driver (the fake's, here; another library
 // would use its own bindings).
 func rawCall(ctx *driver.Context, fn func(api backend.API) error) error {
-	api := fake.Of(ctx.Driver())
+	api := fake.Of(ctx.Driver()).Backend()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	if err := api.CtxPushCurrent(ctx.Handle()); err != nil {

@@ -22,7 +22,7 @@ import (
 // launches and copies out what kernelParams (a void**, one pointer per
 // parameter) points at, for the parameter sizes the test expects.
 type recLaunch struct {
-	*fake.Backend
+	fake.Backend
 	st *recState
 }
 
@@ -398,7 +398,7 @@ func FuzzLaunchArgs(f *testing.F) {
 				in = append(in, p.goTyp)
 			}
 			body := reflect.MakeFunc(reflect.FuncOf(in, nil, false), func([]reflect.Value) []reflect.Value { return nil })
-			require.NoError(t, fb.RegisterKernel(kname, body.Interface()))
+			require.NoError(t, fb.Fake().RegisterKernel(kname, body.Interface()))
 			registered[kname] = true
 		}
 		m, err := module.Load(ctx, []byte(ptx.String()))

@@ -31,7 +31,7 @@ import (
 // countLaunch is a backend whose cuLaunchKernel only counts the launches:
 // it allocates nothing, so allocation counts are the module package's own.
 type countLaunch struct {
-	*fake.Backend
+	fake.Backend
 	n *atomic.Int64
 }
 

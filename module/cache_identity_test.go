@@ -23,7 +23,7 @@ type otherNVRTC struct{ backend.NVRTC }
 func (otherNVRTC) Implementation() string { return "other compiler" }
 
 // otherCompiler is a fake backend whose run-time compiler is otherNVRTC.
-type otherCompiler struct{ *fake.Backend }
+type otherCompiler struct{ fake.Backend }
 
 func (o otherCompiler) NVRTC() (backend.NVRTC, error) {
 	nv, err := o.Backend.NVRTC()

@@ -196,7 +196,7 @@ func foreignAlloc(ctx *driver.Context, n int) (in, out, s uintptr) {
 // the backend under ctx's driver (the fake's, here; another library would
 // use its own bindings), until unbind.
 func foreignBind(ctx *driver.Context) (api backend.API, unbind func()) {
-	fb := fake.Of(ctx.Driver())
+	fb := fake.Of(ctx.Driver()).Backend()
 	runtime.LockOSThread()
 	if err := fb.CtxPushCurrent(ctx.Handle()); err != nil {
 		log.Fatal(err)

@@ -81,7 +81,7 @@ func runSegscale(t testing.TB, ctx *driver.Context, s *stream.Stream, f *module.
 func TestPTXFallback(t *testing.T) {
 	drv := fakeDriver(fake.DriverVersion(12030))
 	ctx, s := setup(t, drv)
-	_, _, err := fake.Of(drv).FuncGetParamInfo(0, 0)
+	_, _, err := fake.Of(drv).Backend().FuncGetParamInfo(0, 0)
 	var serr *loader.SymbolError
 	require.ErrorAs(t, err, &serr, "the entry point is missing")
 
@@ -136,7 +136,7 @@ func TestPTXFallback(t *testing.T) {
 
 // noLaunch is a backend whose cuLaunchKernel does nothing, to measure what
 // the module package itself allocates on the launch path.
-type noLaunch struct{ *fake.Backend }
+type noLaunch struct{ fake.Backend }
 
 func (noLaunch) LaunchKernel(f uintptr, grid, block [3]uint32, sharedMem uint32, s uintptr, params unsafe.Pointer) error {
 	if params == nil {

@@ -16,7 +16,7 @@ import (
 
 // failPop is a fake whose next cuCtxPopCurrent fails, once armed.
 type failPop struct {
-	*fake.Backend
+	fake.Backend
 	armed atomic.Bool
 }
 

@@ -73,7 +73,7 @@ func TestLoadFailureReleasesHold(t *testing.T) {
 	_, err = module.Compile(ctx, segscale.Source, module.Options{NoCache: true})
 	require.ErrorIs(t, err, driver.ErrOutOfMemory)
 	require.NoError(t, ctx.Close())
-	_, err = fake.Of(drv).CtxGetAPIVersion(h)
+	_, err = fake.Of(drv).Backend().CtxGetAPIVersion(h)
 	assert.ErrorIs(t, err, driver.ErrInvalidContext, "no failed load kept the context alive")
 }
 

@@ -18,7 +18,7 @@ import (
 // backend's trampoline does (internal/callback), so that what the library
 // knows of a callback does not rest on how the fake runs them.
 type manualCallbacks struct {
-	*fake.Backend
+	fake.Backend
 	mu  sync.Mutex
 	fns []func()
 }

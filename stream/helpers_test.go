@@ -99,7 +99,7 @@ func rawAPI(t testing.TB, ctx *driver.Context) backend.API {
 		return api.(backend.API)
 	}
 	if b := fake.Of(ctx.Driver()); b != nil {
-		return b
+		return b.Backend()
 	}
 	return drivertest.RealBackend(t)
 }

@@ -58,7 +58,7 @@ func ExampleWrap() {
 
 	// Another library created this stream (here with raw driver calls on
 	// the fake's backend, with ctx current).
-	api := fake.Of(ctx.Driver())
+	api := fake.Of(ctx.Driver()).Backend()
 	runtime.LockOSThread()
 	api.CtxPushCurrent(ctx.Handle())
 	h, _ := api.StreamCreateWithPriority(backend.StreamNonBlocking, 0)

@@ -17,7 +17,7 @@ func compilerOf(drv *driver.Driver) string {
 	if b == nil {
 		return "libnvrtc"
 	}
-	nv, err := b.NVRTC()
+	nv, err := b.Backend().NVRTC()
 	if err != nil {
 		return "unknown: " + err.Error()
 	}

@@ -24,7 +24,7 @@ type selfResult struct {
 // registered then.
 func fakeDriver() *driver.Driver {
 	drv := fake.New(fake.Devices(1))
-	if nv, err := fake.Of(drv).NVRTC(); err != nil || !strings.HasPrefix(nv.Implementation(), "libnvrtc") {
+	if nv, err := fake.Of(drv).Backend().NVRTC(); err != nil || !strings.HasPrefix(nv.Implementation(), "libnvrtc") {
 		if err := fake.Of(drv).RegisterKernel(segscale.Name, segscale.Body); err != nil {
 			panic(err) // segscale.Body has the right shape: a bug if not
 		}

@@ -49,9 +49,9 @@ func runTimeout() time.Duration {
 // over it, a peer process for IPC (never faulted) and what the sequence
 // made, in order.
 type env struct {
-	b     *fake.Backend
+	b     fake.Backend
 	drv   *driver.Driver
-	peerB *fake.Backend
+	peerB fake.Backend
 	peerD *driver.Driver
 	kept  []kept
 }
@@ -145,7 +145,7 @@ func execute(e *env, seq sequence) outcome {
 			done <- o
 		}()
 		o.body = seq.body(e)
-		o.callsBefore = e.b.Calls()
+		o.callsBefore = e.b.Fake().Calls()
 		o.closeErrs, o.unclosed = e.cleanup()
 	}()
 	timer := time.NewTimer(runTimeout())
@@ -246,7 +246,7 @@ func profile(t *testing.T, seq sequence) map[string]int64 {
 		if len(problems) > 0 {
 			t.Fatalf("clean run of %s:\n%s", seq.name, strings.Join(problems, "\n"))
 		}
-		calls = append(calls, e.b.Calls())
+		calls = append(calls, e.b.Fake().Calls())
 	}
 	if !mapsEqual(calls[0], calls[1]) {
 		t.Fatalf("two clean runs of %s made different calls:\n%v\n%v", seq.name, calls[0], calls[1])
@@ -369,7 +369,7 @@ func runCase(st *stats, seq sequence, c faultCase, clean map[string]int64) []str
 	code := codeOf(c.code)
 	e := newEnv(fake.FailNth(c.op, int(c.nth), code))
 	o := execute(e, seq)
-	calls := e.b.Calls()
+	calls := e.b.Fake().Calls()
 	problems, fired := check(o, calls, c.op, c.nth, code)
 	if len(problems) == 1 && problems[0] == swallowed && (sameAnswer(c, clean) || retried(c)) {
 		problems = nil

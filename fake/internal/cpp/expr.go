@@ -1,8 +1,9 @@
-package fake
+package cpp
 
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -274,7 +275,7 @@ func evalIf(expr string, m *macros) (bool, error) {
 			}
 			return false, errors.New("unterminated character constant in #if")
 		case ppPunct:
-			if !contains(ppPuncts, t.s) {
+			if !slices.Contains(ppPuncts, t.s) {
 				return false, fmt.Errorf("token %q is not valid in #if", t.s)
 			}
 		}
