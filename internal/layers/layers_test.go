@@ -1,0 +1,171 @@
+package layers
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const (
+	root   = "../.."
+	module = "github.com/nocgo/cuda"
+)
+
+// layer is one row of the architecture document's table.
+type layer struct {
+	n        int
+	patterns []string // "driver" or "fake/..."
+}
+
+// readLayers parses the rows "| N | `pkg`, `pkg/...` | ... |".
+func readLayers(t *testing.T) []layer {
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "ARCHITECTURE.md"))
+	require.NoError(t, err)
+	row := regexp.MustCompile("(?m)^\\| (\\d+) \\| ([^|]*) \\|")
+	tick := regexp.MustCompile("`([^`]+)`")
+	var out []layer
+	for _, m := range row.FindAllStringSubmatch(string(doc), -1) {
+		n, _ := strconv.Atoi(m[1])
+		l := layer{n: n}
+		for _, p := range tick.FindAllStringSubmatch(m[2], -1) {
+			l.patterns = append(l.patterns, p[1])
+		}
+		out = append(out, l)
+	}
+	require.NotEmpty(t, out, "no layer table in docs/ARCHITECTURE.md")
+	return out
+}
+
+// layerOf returns the layer of a package (its path inside the module), the
+// most specific pattern winning; 0 when no pattern covers it.
+func layerOf(layers []layer, pkg string) int {
+	best, bestLen := 0, -1
+	for _, l := range layers {
+		for _, p := range l.patterns {
+			if match(p, pkg) && len(p) > bestLen {
+				best, bestLen = l.n, len(p)
+			}
+		}
+	}
+	return best
+}
+
+func match(pattern, pkg string) bool {
+	if base, ok := strings.CutSuffix(pattern, "/..."); ok {
+		return pkg == base || strings.HasPrefix(pkg, base+"/")
+	}
+	return pkg == pattern
+}
+
+// imports returns each package of the module (path inside it) with the
+// packages its non-test files import: the module's by their path inside it,
+// others as "std:" and their import path.
+func imports(t *testing.T) map[string]map[string]bool {
+	pkgs := map[string]map[string]bool{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != root && (strings.HasPrefix(name, ".") || name == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(path))
+		rel = filepath.ToSlash(rel)
+		if pkgs[rel] == nil {
+			pkgs[rel] = map[string]bool{}
+		}
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if q, ok := strings.CutPrefix(p, module+"/"); ok {
+				pkgs[rel][q] = true
+			} else {
+				pkgs[rel]["std:"+p] = true
+			}
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	return pkgs
+}
+
+func TestFoldersFollowImports(t *testing.T) {
+	layers := readLayers(t)
+	pkgs := imports(t)
+	require.Greater(t, len(pkgs), 10, "the walk found the module's packages")
+	for pkg, deps := range pkgs {
+		from := layerOf(layers, pkg)
+		if !assert.NotZero(t, from, "%s is on no layer of docs/ARCHITECTURE.md", pkg) {
+			continue
+		}
+		for dep := range deps {
+			if strings.HasPrefix(dep, "std:") {
+				continue
+			}
+			to := layerOf(layers, dep)
+			assert.LessOrEqual(t, to, from, "%s (layer %d) imports %s (layer %d), a higher layer", pkg, from, dep, to)
+			assert.False(t, strings.HasPrefix(pkg, dep+"/"), "%s imports %s, a folder above its own", pkg, dep)
+		}
+	}
+}
+
+// The conformance suite knows no implementation, and the fake neither the
+// real backend nor package testing: checked over every dependency, not only
+// direct imports.
+func TestWhatPartsKnow(t *testing.T) {
+	pkgs := imports(t)
+	deps := func(pkg string) map[string]bool {
+		seen := map[string]bool{}
+		var walk func(string)
+		walk = func(p string) {
+			for d := range pkgs[p] {
+				if !seen[d] {
+					seen[d] = true
+					walk(d)
+				}
+			}
+		}
+		walk(pkg)
+		return seen
+	}
+	if _, ok := pkgs["conformance"]; ok {
+		for d := range deps("conformance") {
+			assert.False(t, d == "fake" || strings.HasPrefix(d, "fake/") || d == "internal/libcuda" || d == "internal/libnccl",
+				"the conformance suite depends on %s, an implementation", d)
+		}
+	}
+	for d := range deps("fake") {
+		assert.NotEqual(t, "internal/libcuda", d, "the fake depends on the real backend")
+		assert.NotEqual(t, "std:testing", d, "the fake depends on package testing")
+	}
+}
+
+// TestLayerTable catches a layer table that lost a row: the ones this
+// repository has always had must be there.
+func TestLayerTable(t *testing.T) {
+	layers := readLayers(t)
+	for _, pkg := range []string{"driver/backend", "driver", "stream", "memory", "module", "graph", "nccl", "fake", "cudatest", "cmd/cudainfo"} {
+		assert.NotZero(t, layerOf(layers, pkg), pkg)
+	}
+	assert.Less(t, layerOf(layers, "driver/backend"), layerOf(layers, "driver"))
+	assert.Less(t, layerOf(layers, "fake/internal/ptxexec"), layerOf(layers, "conformance")+1)
+}
