@@ -142,8 +142,9 @@ func (b *fakeBackend) backpressure(s *stream) {
 }
 
 // runHead runs the first pending item of s, after the work it depends on:
-// for the NULL stream, earlier items of the context's blocking streams; for
-// a blocking stream, earlier NULL-stream items; for an event wait, the
+// for the NULL stream, earlier items of the context's blocking streams (the
+// per-thread default stream among them); for a blocking stream and the
+// per-thread default stream, earlier NULL-stream items; for an event wait, the
 // recording stream up to the record. The execution lock is held; it is let
 // go and taken again while a host callback runs or is waited for, so the
 // caller must look at the queues afresh after.
@@ -172,13 +173,21 @@ func (b *fakeBackend) runHead(s *stream, mode runMode) bool {
 	var deps []*stream
 	switch s.kind {
 	case nullStream:
+		// The legacy stream waits for every blocking stream of its context,
+		// the per-thread default stream among them (CUDA's "Default Stream"
+		// semantics; measured on the H200).
+		if t := s.ctx.perThread; len(t.q) > 0 && t.q[0].seq < it.seq {
+			deps = append(deps, t)
+		}
 		for _, t := range s.ctx.streams {
 			if t.flags&backend.StreamNonBlocking == 0 && len(t.q) > 0 && t.q[0].seq < it.seq {
 				deps = append(deps, t)
 			}
 		}
-	case userStream:
-		if s.flags&backend.StreamNonBlocking == 0 {
+	case userStream, perThreadStream:
+		// A blocking stream, and the per-thread default stream (which is
+		// one), wait for the legacy stream's earlier work.
+		if s.kind == perThreadStream || s.flags&backend.StreamNonBlocking == 0 {
 			if n := s.ctx.null; len(n.q) > 0 && n.q[0].seq < it.seq {
 				deps = append(deps, n)
 			}

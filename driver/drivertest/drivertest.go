@@ -54,6 +54,7 @@ func Run(t *testing.T, api backend.API) {
 	t.Run("devices", func(t *testing.T) { testDevices(t, drv) })
 	t.Run("contexts", func(t *testing.T) { testContexts(t, drv) })
 	t.Run("streams", func(t *testing.T) { testStreams(t, drv) })
+	t.Run("default-streams", func(t *testing.T) { testDefaultStreams(t, drv) })
 	t.Run("events", func(t *testing.T) { testEvents(t, drv) })
 	t.Run("memory", func(t *testing.T) { testMemory(t, drv) })
 	t.Run("pools", func(t *testing.T) { testPools(t, drv) })
