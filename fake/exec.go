@@ -373,6 +373,10 @@ func (b *fakeBackend) runSync(c *context, fn func() error) error {
 		b.mu.Unlock()
 		return errDestroyedCurrent
 	}
+	if err := b.captureImplicitLocked(c); err != nil {
+		b.mu.Unlock()
+		return err
+	}
 	seq := b.pushLocked(c.null, it)
 	b.mu.Unlock()
 	b.runUpTo(c.null, seq, runWait)

@@ -287,3 +287,49 @@ func capturedOK(err error) error {
 	}
 	return err
 }
+
+// captureUnsafe refuses a "potentially unsafe" call (a synchronous
+// allocation, copy or memset) from thread tid while a capture prohibits it,
+// as the driver documents for the capture modes (cuStreamBeginCapture): a
+// capture in global mode prohibits such calls on every thread; one in
+// thread-local mode on the thread that began it; one in relaxed mode
+// nowhere. The call fails with STREAM_CAPTURE_UNSUPPORTED and the
+// prohibiting captures are invalidated (as measured on the H200: a
+// synchronous cuMemAlloc or cuMemcpyHtoD inside a global capture fails and
+// the capture ends with STREAM_CAPTURE_INVALIDATED).
+func (b *fakeBackend) captureUnsafe(tid int64) error {
+	b.mu.RLock()
+	n := len(b.graphs.captures)
+	b.mu.RUnlock()
+	if n == 0 {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var err error
+	for _, c := range b.graphs.captures {
+		if c.mode == backend.CaptureModeGlobal || c.mode == backend.CaptureModeThreadLocal && c.tid == tid {
+			c.invalid = true
+			err = backend.ErrStreamCaptureUnsupported
+		}
+	}
+	return err
+}
+
+// captureImplicitLocked refuses work on the legacy stream of context c
+// while a blocking stream of c (the per-thread default stream among them)
+// captures: the legacy stream encompasses those streams, so the work would
+// depend on the capture (the programming guide's "Prohibited and Unhandled
+// Operations"; synchronous copies run on the legacy stream too). The call
+// fails with STREAM_CAPTURE_IMPLICIT and those captures are invalidated.
+func (b *fakeBackend) captureImplicitLocked(c *context) error {
+	var err error
+	for s, cp := range b.graphs.captures {
+		blocking := s.kind == perThreadStream || s.kind == userStream && s.flags&backend.StreamNonBlocking == 0
+		if s.ctx == c && blocking {
+			cp.invalid = true
+			err = backend.ErrStreamCaptureImplicit
+		}
+	}
+	return err
+}

@@ -181,6 +181,9 @@ func (b *fakeBackend) MemAlloc(size uintptr) (uintptr, error) {
 		return 0, driver.ErrInvalidValue
 	}
 	tid := core.ThreadID()
+	if err := b.captureUnsafe(tid); err != nil {
+		return 0, err
+	}
 	b.mu.Lock()
 	c, err := b.currentLocked(tid)
 	if err != nil {
@@ -444,6 +447,9 @@ func (b *fakeBackend) syncOp(op string, n uintptr, prepare func() (func() error,
 		return err
 	}
 	tid := core.ThreadID()
+	if err := b.captureUnsafe(tid); err != nil {
+		return err
+	}
 	b.mu.RLock()
 	c, err := b.currentLocked(tid)
 	var work func() error

@@ -73,6 +73,9 @@ func (b *fakeBackend) enqueue(h uintptr, it *item, validate func(s *stream) erro
 	tid := tidFor(h)
 	b.mu.Lock()
 	s, err := b.streamLocked(h, tid)
+	if err == nil && s.kind == nullStream && len(b.graphs.captures) > 0 {
+		err = b.captureImplicitLocked(s.ctx)
+	}
 	if err == nil && validate != nil {
 		err = validate(s)
 	}

@@ -22,8 +22,10 @@ func testDefaultStreams(t *testing.T, drv *driver.Driver) {
 	must(t, err)
 	perThread, err := stream.PerThread(ctx)
 	must(t, err)
+	defer func() { must(t, perThread.Close()) }()
 	legacy, err := stream.Legacy(ctx)
 	must(t, err)
+	defer func() { must(t, legacy.Close()) }()
 	blocking := newStream(t, ctx)
 	slow := func(s *stream.Stream) {
 		t.Helper()

@@ -26,6 +26,8 @@ func testGraphs(t *testing.T, drv *driver.Driver) {
 		{"capture-foreign", testGraphCaptureForeign},
 		{"capture-status", testGraphCaptureStatus},
 		{"capture-sync-invalidates", testGraphCaptureSync},
+		{"capture-modes", testGraphCaptureModes},
+		{"capture-implicit", testGraphCaptureImplicit},
 		{"capture-illegal-state", testGraphCaptureIllegal},
 		{"fork-join", testGraphForkJoin},
 		{"unjoined", testGraphUnjoined},
