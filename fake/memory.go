@@ -38,6 +38,8 @@ type alloc struct {
 	registered bool
 	// freeQueued: a cuMemFreeAsync is pending.
 	freeQueued bool
+	// pendingFree: that free, for a pool allocation (see pools.go).
+	pendingFree *pendingFree
 	id         uint64 // buffer id
 	ipcID      uint64 // exported under this id, 0 if not
 }
@@ -72,7 +74,7 @@ func (b *fakeBackend) removeLocked(a *alloc) {
 	}
 	if a.kind == deviceMem {
 		if a.pool != nil {
-			b.poolReturnLocked(a.pool, a.size)
+			b.poolReturnLocked(a)
 		} else {
 			a.dev.used -= uint64(a.size)
 		}
@@ -257,6 +259,9 @@ func (b *fakeBackend) MemFreeAsync(p uintptr, s uintptr) error {
 			return driver.ErrInvalidValue
 		}
 		a.freeQueued = true
+		if a.pool != nil && b.graphs.captures[st] == nil {
+			b.poolFreeQueuedLocked(a, st, it)
+		}
 		it.run = func() error {
 			b.mu.Lock()
 			defer b.mu.Unlock()

@@ -21,6 +21,7 @@ func testPools(t *testing.T, drv *driver.Driver) {
 	t.Run("access", func(t *testing.T) { testPoolAccess(t, drv) })
 	t.Run("errors", func(t *testing.T) { testPoolErrors(t, drv) })
 	t.Run("mem-info", func(t *testing.T) { testMemInfo(t, drv) })
+	t.Run("reuse", func(t *testing.T) { testPoolReuse(t, drv) })
 }
 
 func testPoolDefault(t *testing.T, drv *driver.Driver) {
