@@ -40,8 +40,8 @@ type alloc struct {
 	freeQueued bool
 	// pendingFree: that free, for a pool allocation (see pools.go).
 	pendingFree *pendingFree
-	id         uint64 // buffer id
-	ipcID      uint64 // exported under this id, 0 if not
+	id          uint64 // buffer id
+	ipcID       uint64 // exported under this id, 0 if not
 }
 
 func (a *alloc) end() uintptr { return a.base + a.size }
