@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/nocgo/cuda/fake/internal/fpu"
 	"github.com/nocgo/cuda/internal/ptx"
 )
 
@@ -198,6 +199,12 @@ func (d *decoder) reg(name string) (int32, uint8, bool) {
 	if s, ok := specialRegs[name]; ok {
 		return s, kU, true
 	}
+	if v, ok := constRegs[name]; ok {
+		if name == "%is_explicit_cluster" {
+			return d.constSlot(v), kPred, true
+		}
+		return d.constSlot(v), kU, true
+	}
 	return 0, 0, false
 }
 
@@ -273,6 +280,9 @@ func (d *decoder) src(o ptx.Operand, k, bits uint8) (int32, error) {
 		}
 		return d.constSlot(v), nil
 	case ptx.OpSym:
+		if o.Name == "WARP_SZ" {
+			return d.constSlot(warpSize), nil
+		}
 		if g, ok := d.mod.globals[o.Name]; ok {
 			return d.relocSlot(g, 0), nil
 		}
@@ -294,7 +304,8 @@ func (d *decoder) dst(o ptx.Operand) (int32, error) {
 		s, ok := d.regs[o.Name]
 		d.writes[s]++
 		if !ok {
-			if _, special := specialRegs[o.Name]; special {
+			_, constant := constRegs[o.Name]
+			if _, special := specialRegs[o.Name]; special || constant {
 				return 0, d.fail("special register %s is read-only", o.Name)
 			}
 			return 0, d.fail("unknown register %s", o.Name)
@@ -536,6 +547,12 @@ func (d *decoder) instr(s *ptx.Stmt, in *inst) error {
 		return err
 	case "atom", "red":
 		return d.atom(s, m, in)
+	case "redux":
+		return d.redux(s, m, in)
+	case "bfind", "lop3", "dp4a", "dp2a":
+		return d.bitOp(s, m, in)
+	case "match":
+		return d.match(s, m, in)
 	case "shf", "prmt":
 		return d.bytesAndFunnel(s, m, in)
 	}
@@ -574,6 +591,12 @@ func (d *decoder) bytesAndFunnel(s *ptx.Stmt, m mods, in *inst) error {
 		}
 	} else {
 		in.op = opPrmt
+		modes := map[string]fpu.PrmtMode{"f4e": fpu.PrmtF4E, "b4e": fpu.PrmtB4E, "rc8": fpu.PrmtRC8, "ecl": fpu.PrmtECL, "ecr": fpu.PrmtECR, "rc16": fpu.PrmtRC16}
+		for name, mode := range modes {
+			if m.take(name) != "" {
+				in.mode = uint8(mode)
+			}
+		}
 	}
 	if err := d.oneType(m, in); err != nil {
 		return err
@@ -999,35 +1022,6 @@ func (d *decoder) call(s *ptx.Stmt, m mods, in *inst) error {
 	in.imm = int64(len(d.calls))
 	d.calls = append(d.calls, cs)
 	return nil
-}
-
-func (d *decoder) bar(s *ptx.Stmt, m mods, in *inst) error {
-	kind := m.take("warp", "sync", "arrive", "red")
-	m.take("aligned")
-	switch {
-	case kind == "warp" && s.Op == "bar":
-		m.take("sync")
-		if err := d.noMore(m); err != nil {
-			return err
-		}
-		if err := d.args(s, 1); err != nil {
-			return err
-		}
-		in.op = opWarpSync
-		var err error
-		in.a, err = d.src(s.Args[0], kU, 32)
-		return err
-	case kind == "sync" || kind == "" && s.Op == "bar":
-		if err := d.noMore(m); err != nil {
-			return err
-		}
-		if len(s.Args) != 1 {
-			return d.fail("barriers with a thread count are not supported")
-		}
-		in.op = opBar
-		return nil
-	}
-	return d.fail("unsupported barrier")
 }
 
 func (d *decoder) shfl(s *ptx.Stmt, m mods, in *inst) error {
