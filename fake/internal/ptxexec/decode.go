@@ -263,11 +263,16 @@ func (d *decoder) src(o ptx.Operand, k, bits uint8) (int32, error) {
 			if v != 0 {
 				v = 1
 			}
+		case kH, kBH:
+			v &= widthMask(bits) // a bit pattern, as mov.b16 writes it
 		default:
 			v &= widthMask(bits)
 		}
 		return d.constSlot(v), nil
 	case ptx.OpF32, ptx.OpF64:
+		if (k == kH || k == kBH) && bits == 16 {
+			return d.constSlot(uint64(toHalf(k, f64(o.Bits), 0))), nil
+		}
 		if k != kF {
 			return 0, d.fail("float constant for a .%s operand", typeName(k, bits))
 		}
@@ -336,8 +341,17 @@ func typeName(k, bits uint8) string {
 
 // parseType reads a type modifier ("u32", "f64", "pred", "b16").
 func parseType(m string) (k, bits uint8, ok bool) {
-	if m == "pred" {
+	switch m {
+	case "pred":
 		return kPred, 1, true
+	case "f16":
+		return kH, 16, true
+	case "f16x2":
+		return kH, 32, true
+	case "bf16":
+		return kBH, 16, true
+	case "bf16x2":
+		return kBH, 32, true
 	}
 	if len(m) < 2 {
 		return 0, 0, false
@@ -555,6 +569,9 @@ func (d *decoder) instr(s *ptx.Stmt, in *inst) error {
 		return d.match(s, m, in)
 	case "shf", "prmt":
 		return d.bytesAndFunnel(s, m, in)
+	}
+	if isHalf(s.Mods) {
+		return d.half(s, m, in)
 	}
 	if !arithOps[s.Op] {
 		return d.fail("unsupported instruction %s", s.Op)
@@ -885,6 +902,12 @@ func (d *decoder) cvt(s *ptx.Stmt, m mods, in *inst) error {
 	if m.take("sat") != "" {
 		in.flags |= fSat
 	}
+	if m.take("relu") != "" {
+		in.flags |= fRelu
+	}
+	if m.take("satfinite") != "" {
+		in.vec = 2
+	}
 	if err := d.noMore(m); err != nil {
 		return err
 	}
@@ -899,8 +922,29 @@ func (d *decoder) cvt(s *ptx.Stmt, m mods, in *inst) error {
 	in.mask = widthMask(in.bits)
 	in.mode = uint8(mode)
 	in.op = opCvt
-	if in.kind != kF && in.k2 != kF && in.flags&fSat != 0 {
+	if !isFloat(in.kind) && !isFloat(in.k2) && in.flags&fSat != 0 {
 		return d.fail("saturating integer conversions are not supported")
+	}
+	half := in.kind == kH || in.kind == kBH
+	if in.flags&fRelu != 0 && !half || in.vec == 2 && !half {
+		return d.fail(".relu and .satfinite need an f16 or bf16 destination")
+	}
+	if half && in.bits == 32 { // cvt.rn.f16x2.f32 d, a, b: a to the high half
+		if in.k2 != kF || in.b2 != 32 {
+			return d.fail("cvt to .%s needs .f32 sources", m.types[0])
+		}
+		if err := d.args(s, 3); err != nil {
+			return err
+		}
+		in.op = opCvtPack
+		var err error
+		if in.d, err = d.dst(s.Args[0]); err != nil {
+			return err
+		}
+		return d.srcs(s, in, 1, kF, 32)
+	}
+	if in.k2 == kH && in.b2 == 32 || in.k2 == kBH && in.b2 == 32 {
+		return d.fail("cvt from .%s", m.types[1])
 	}
 	if err := d.args(s, 2); err != nil {
 		return err
@@ -935,7 +979,9 @@ func (d *decoder) setp(s *ptx.Stmt, m mods, in *inst) error {
 		return err
 	}
 	in.mode = uint8(cmp)
-	if in.kind == kF {
+	if in.kind == kH || in.kind == kBH {
+		in.op = opSetpH
+	} else if in.kind == kF {
 		in.op = opSetpF
 	} else {
 		in.op = opSetpI

@@ -1146,6 +1146,15 @@ func (m *machine) slow(t *thread, in *inst, r []uint64) bool {
 		v = dot(in, a, b, c)
 	case opCvt:
 		v = m.cvt(in, a)
+	case opHalf:
+		v = halfOp(in, a, b, c)
+	case opCvtPack:
+		hi := cvtHalf(&inst{kind: in.kind, bits: 16, k2: kF, b2: 32, mode: in.mode, flags: in.flags, vec: in.vec}, a)
+		lo := cvtHalf(&inst{kind: in.kind, bits: 16, k2: kF, b2: 32, mode: in.mode, flags: in.flags, vec: in.vec}, b)
+		v = hi<<16 | lo
+	case opSetpH:
+		m.setpHalf(in, r)
+		return true
 	case opAtom:
 		return m.atomic(t, in, r)
 	case opClock:
@@ -1186,6 +1195,8 @@ func (m *machine) cvt(in *inst, a uint64) uint64 {
 	ftz := in.flags&fFTZ != 0
 	sat := in.flags&fSat != 0
 	switch {
+	case in.kind == kH || in.kind == kBH || in.k2 == kH || in.k2 == kBH:
+		return cvtHalf(in, a)
 	case in.kind != kF && in.k2 != kF: // integer to integer
 		if in.k2 == kS {
 			return uint64(sx(a, in.b2))

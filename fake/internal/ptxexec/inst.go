@@ -156,6 +156,7 @@ const (
 	opBarRed    // bar.red: a block barrier with a reduction
 	opHalf      // f16/bf16 arithmetic: see half.go
 	opCvtPack   // cvt.rn.f16x2.f32 d, a, b: two conversions packed
+	opSetpH     // setp on 16-bit floats
 )
 
 // Slots every frame has, before its constants and registers.
