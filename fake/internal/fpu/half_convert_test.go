@@ -33,4 +33,3 @@ func TestIntToHalf(t *testing.T) {
 	assert.Equal(t, uint16(0x8000), FlushF16(0x83ff))
 	assert.Equal(t, uint16(0x0400), FlushF16(0x0400))
 }
-

@@ -1,7 +1,9 @@
 package ptxexec
 
 import (
+	"encoding/binary"
 	"errors"
+	"math/bits"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -177,4 +179,29 @@ END:` + out32, 128, threads(128, func(i uint64) uint64 { return 1 + b2u(i >= 64)
 	var f *Fault
 	require.True(t, errors.As(err, &f), "%v", err)
 	assert.Contains(t, f.Msg, "deadlock")
+}
+
+// TestWarpIntrinsicsKernel runs what NVRTC 11.8 emits for warpSize,
+// __reduce_*_sync, __match_any_sync, __ffs, __clz, __popc and inline
+// named barriers (testdata/kernels.cu, warp_intrinsics).
+func TestWarpIntrinsicsKernel(t *testing.T) {
+	for _, arch := range archs {
+		p, mem := load(t, arch)
+		out := mem.alloc(4 * 8 * 64)
+		require.NoError(t, run(t, p, mem, "warp_intrinsics", dim(1), dim(64), 0, out))
+		b := mem.bytes(out)
+		for i := 0; i < 64; i++ {
+			lane := uint32(i % 32)
+			o := func(j int) uint32 { return binary.LittleEndian.Uint32(b[4*(8*i+j):]) }
+			ffs := uint32(0)
+			if lane != 0 {
+				ffs = uint32(bits.TrailingZeros32(lane<<4)) + 1
+			}
+			want := []uint32{32, 31 * 32 / 2, uint32(0xffffffff - 20), 0xffffffff, 0x11111111 << (lane & 3), ffs,
+				uint32(bits.LeadingZeros32(lane) + bits.OnesCount32(lane)), map[bool]uint32{true: 1, false: 99}[i < 32]}
+			for j, w := range want {
+				require.Equal(t, w, o(j), "%s thread %d output %d", arch, i, j)
+			}
+		}
+	}
 }
