@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math/bits"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -203,5 +204,22 @@ func TestWarpIntrinsicsKernel(t *testing.T) {
 				require.Equal(t, w, o(j), "%s thread %d output %d", arch, i, j)
 			}
 		}
+	}
+}
+
+// TestDebugInfo runs kernels NVRTC 11.8 compiled with -G (DWARF .section
+// blocks, .file, .loc) and with -lineinfo (.file, .loc): the debug
+// directives are accepted and change nothing.
+func TestDebugInfo(t *testing.T) {
+	for _, name := range []string{"debug_G_90.ptx", "debug_li_90.ptx"} {
+		src, err := os.ReadFile("testdata/" + name)
+		require.NoError(t, err)
+		p, err := Compile(string(src))
+		require.NoError(t, err, name)
+		mem := newMem()
+		mem.bind(p)
+		buf := mem.f32s([]float32{1, 2, 3, 4})
+		require.NoError(t, run(t, p, mem, "dbg", dim(1), dim(4), 0, buf, int32(3)), name)
+		assert.Equal(t, []float32{3, 5, 7, 4}, mem.readF32(buf, 4), name)
 	}
 }
