@@ -276,10 +276,13 @@ func (p *parser) module() (*Module, error) {
 				return nil, p.errf("bad .address_size")
 			}
 			m.AddressSize = n
-		case ".file", ".loc", ".section":
-			if t == ".section" {
-				return nil, p.errf("unsupported directive .section")
+		case ".section": // DWARF (-G, -lineinfo): .section name { ... }
+			p.next()
+			p.next()
+			if err := p.skipBlock(); err != nil {
+				return nil, err
 			}
+		case ".file", ".loc":
 			p.skipLine()
 		case ".pragma":
 			if err := p.skipStatement(); err != nil {
@@ -295,6 +298,25 @@ func (p *parser) module() (*Module, error) {
 		return nil, &Error{1, "no .version directive"}
 	}
 	return m, nil
+}
+
+// skipBlock skips a braced block, nested braces included.
+func (p *parser) skipBlock() error {
+	if err := p.expect("{"); err != nil {
+		return err
+	}
+	for depth := 1; depth > 0; {
+		if p.i >= len(p.toks) {
+			return p.errf("unterminated .section")
+		}
+		switch p.next() {
+		case "{":
+			depth++
+		case "}":
+			depth--
+		}
+	}
+	return nil
 }
 
 func (p *parser) skipStatement() error {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/nocgo/cuda/fake/internal/fpu"
 	"github.com/nocgo/cuda/internal/ptx"
 )
 
@@ -198,6 +199,12 @@ func (d *decoder) reg(name string) (int32, uint8, bool) {
 	if s, ok := specialRegs[name]; ok {
 		return s, kU, true
 	}
+	if v, ok := constRegs[name]; ok {
+		if name == "%is_explicit_cluster" {
+			return d.constSlot(v), kPred, true
+		}
+		return d.constSlot(v), kU, true
+	}
 	return 0, 0, false
 }
 
@@ -256,11 +263,16 @@ func (d *decoder) src(o ptx.Operand, k, bits uint8) (int32, error) {
 			if v != 0 {
 				v = 1
 			}
+		case kH, kBH:
+			v &= widthMask(bits) // a bit pattern, as mov.b16 writes it
 		default:
 			v &= widthMask(bits)
 		}
 		return d.constSlot(v), nil
 	case ptx.OpF32, ptx.OpF64:
+		if (k == kH || k == kBH) && bits == 16 {
+			return d.constSlot(uint64(toHalf(k, f64(o.Bits), 0))), nil
+		}
 		if k != kF {
 			return 0, d.fail("float constant for a .%s operand", typeName(k, bits))
 		}
@@ -273,6 +285,9 @@ func (d *decoder) src(o ptx.Operand, k, bits uint8) (int32, error) {
 		}
 		return d.constSlot(v), nil
 	case ptx.OpSym:
+		if o.Name == "WARP_SZ" {
+			return d.constSlot(warpSize), nil
+		}
 		if g, ok := d.mod.globals[o.Name]; ok {
 			return d.relocSlot(g, 0), nil
 		}
@@ -294,7 +309,8 @@ func (d *decoder) dst(o ptx.Operand) (int32, error) {
 		s, ok := d.regs[o.Name]
 		d.writes[s]++
 		if !ok {
-			if _, special := specialRegs[o.Name]; special {
+			_, constant := constRegs[o.Name]
+			if _, special := specialRegs[o.Name]; special || constant {
 				return 0, d.fail("special register %s is read-only", o.Name)
 			}
 			return 0, d.fail("unknown register %s", o.Name)
@@ -325,8 +341,17 @@ func typeName(k, bits uint8) string {
 
 // parseType reads a type modifier ("u32", "f64", "pred", "b16").
 func parseType(m string) (k, bits uint8, ok bool) {
-	if m == "pred" {
+	switch m {
+	case "pred":
 		return kPred, 1, true
+	case "f16":
+		return kH, 16, true
+	case "f16x2":
+		return kH, 32, true
+	case "bf16":
+		return kBH, 16, true
+	case "bf16x2":
+		return kBH, 32, true
 	}
 	if len(m) < 2 {
 		return 0, 0, false
@@ -536,8 +561,17 @@ func (d *decoder) instr(s *ptx.Stmt, in *inst) error {
 		return err
 	case "atom", "red":
 		return d.atom(s, m, in)
+	case "redux":
+		return d.redux(s, m, in)
+	case "bfind", "lop3", "dp4a", "dp2a":
+		return d.bitOp(s, m, in)
+	case "match":
+		return d.match(s, m, in)
 	case "shf", "prmt":
 		return d.bytesAndFunnel(s, m, in)
+	}
+	if isHalf(s.Mods) {
+		return d.half(s, m, in)
 	}
 	if !arithOps[s.Op] {
 		return d.fail("unsupported instruction %s", s.Op)
@@ -574,6 +608,12 @@ func (d *decoder) bytesAndFunnel(s *ptx.Stmt, m mods, in *inst) error {
 		}
 	} else {
 		in.op = opPrmt
+		modes := map[string]fpu.PrmtMode{"f4e": fpu.PrmtF4E, "b4e": fpu.PrmtB4E, "rc8": fpu.PrmtRC8, "ecl": fpu.PrmtECL, "ecr": fpu.PrmtECR, "rc16": fpu.PrmtRC16}
+		for name, mode := range modes {
+			if m.take(name) != "" {
+				in.mode = uint8(mode)
+			}
+		}
 	}
 	if err := d.oneType(m, in); err != nil {
 		return err
@@ -862,6 +902,12 @@ func (d *decoder) cvt(s *ptx.Stmt, m mods, in *inst) error {
 	if m.take("sat") != "" {
 		in.flags |= fSat
 	}
+	if m.take("relu") != "" {
+		in.flags |= fRelu
+	}
+	if m.take("satfinite") != "" {
+		in.vec = 2
+	}
 	if err := d.noMore(m); err != nil {
 		return err
 	}
@@ -876,8 +922,29 @@ func (d *decoder) cvt(s *ptx.Stmt, m mods, in *inst) error {
 	in.mask = widthMask(in.bits)
 	in.mode = uint8(mode)
 	in.op = opCvt
-	if in.kind != kF && in.k2 != kF && in.flags&fSat != 0 {
+	if !isFloat(in.kind) && !isFloat(in.k2) && in.flags&fSat != 0 {
 		return d.fail("saturating integer conversions are not supported")
+	}
+	half := in.kind == kH || in.kind == kBH
+	if in.flags&fRelu != 0 && !half || in.vec == 2 && !half {
+		return d.fail(".relu and .satfinite need an f16 or bf16 destination")
+	}
+	if half && in.bits == 32 { // cvt.rn.f16x2.f32 d, a, b: a to the high half
+		if in.k2 != kF || in.b2 != 32 {
+			return d.fail("cvt to .%s needs .f32 sources", m.types[0])
+		}
+		if err := d.args(s, 3); err != nil {
+			return err
+		}
+		in.op = opCvtPack
+		var err error
+		if in.d, err = d.dst(s.Args[0]); err != nil {
+			return err
+		}
+		return d.srcs(s, in, 1, kF, 32)
+	}
+	if in.k2 == kH && in.b2 == 32 || in.k2 == kBH && in.b2 == 32 {
+		return d.fail("cvt from .%s", m.types[1])
 	}
 	if err := d.args(s, 2); err != nil {
 		return err
@@ -912,7 +979,9 @@ func (d *decoder) setp(s *ptx.Stmt, m mods, in *inst) error {
 		return err
 	}
 	in.mode = uint8(cmp)
-	if in.kind == kF {
+	if in.kind == kH || in.kind == kBH {
+		in.op = opSetpH
+	} else if in.kind == kF {
 		in.op = opSetpF
 	} else {
 		in.op = opSetpI
@@ -999,35 +1068,6 @@ func (d *decoder) call(s *ptx.Stmt, m mods, in *inst) error {
 	in.imm = int64(len(d.calls))
 	d.calls = append(d.calls, cs)
 	return nil
-}
-
-func (d *decoder) bar(s *ptx.Stmt, m mods, in *inst) error {
-	kind := m.take("warp", "sync", "arrive", "red")
-	m.take("aligned")
-	switch {
-	case kind == "warp" && s.Op == "bar":
-		m.take("sync")
-		if err := d.noMore(m); err != nil {
-			return err
-		}
-		if err := d.args(s, 1); err != nil {
-			return err
-		}
-		in.op = opWarpSync
-		var err error
-		in.a, err = d.src(s.Args[0], kU, 32)
-		return err
-	case kind == "sync" || kind == "" && s.Op == "bar":
-		if err := d.noMore(m); err != nil {
-			return err
-		}
-		if len(s.Args) != 1 {
-			return d.fail("barriers with a thread count are not supported")
-		}
-		in.op = opBar
-		return nil
-	}
-	return d.fail("unsupported barrier")
 }
 
 func (d *decoder) shfl(s *ptx.Stmt, m mods, in *inst) error {

@@ -22,13 +22,17 @@
 //     the threads run on. Divergent threads therefore need no
 //     reconvergence rule, and any interleaving the CUDA memory model
 //     allows between barriers is one a correct kernel tolerates.
-//   - bar.sync / barrier.sync (any barrier number, no thread count)
-//     releases when every thread of the block that has not exited waits at
-//     a barrier (different bar.sync instructions count as one barrier, as
-//     on sm_70 and later).
+//   - bar.sync / barrier.sync, bar.arrive and bar.red (popc, and, or):
+//     16 barriers per block; each counts the threads that arrived at it
+//     (bar.arrive included, thread by thread) and completes at the
+//     instruction's thread count or, without one, when every thread of
+//     the block that has not exited has arrived (different instructions
+//     on one barrier number count as one barrier, as on sm_70 and later).
+//     A count that can never be reached is a deadlock (below).
 //   - shfl.sync (up, down, bfly, idx, with the clamp and segment mask of
 //     its c operand and its predicate output), vote.sync (all, any, uni,
-//     ballot) and bar.warp.sync complete when every lane of the member
+//     ballot), redux.sync (add, min, max on .u32/.s32; and, or, xor on
+//     .b32), match.any/all.sync (.b32, .b64) and bar.warp.sync complete when every lane of the member
 //     mask that exists and has not exited waits at the same instruction.
 //     A lane not in its own member mask is CUDA_ERROR_ILLEGAL_INSTRUCTION.
 //     A shuffle from a lane outside the group reads the lane's own value.
@@ -55,7 +59,16 @@
 //   - Atomics (atom, red) on global and shared memory: add (integers,
 //     f32, f64), min, max, inc, dec, and, or, xor, exch, cas, on 32- and
 //     64-bit types. Blocks run one at a time, so they are atomic.
-//   - shf (funnel shifts) and prmt (default mode) are implemented.
+//   - shf (funnel shifts), prmt (every mode), lop3, bfind (.shiftamt),
+//     dp4a and dp2a are implemented.
+//   - Special registers: WARP_SZ is 32; %laneid, %warpid, %nwarpid,
+//     %lanemask_*, %smid (block index mod Launch.SMs), %nsmid; %clock
+//     and %clock64 count nanoseconds since the launch began, %globaltimer
+//     nanoseconds since 1970; %envreg* are 0 (the driver's environment);
+//     the cluster registers are those of 1x1x1 clusters; %pm* are 0.
+//   - Debug information: the DWARF .section blocks of -G and the .file
+//     and .loc directives of -G and -lineinfo are accepted and ignored
+//     (a fault names the PTX line, not yet the .cu line).
 //   - printf (vprintf) formats C conversions (d i u x X o c s p f e g, with
 //     flags, width, precision and l/ll) to Launch.Printf as each thread
 //     calls it; a failed device-side assert (__assertfail) prints CUDA's
@@ -64,6 +77,13 @@
 //     driver reports a trap.
 //
 // # Arithmetic
+//
+// f16 and bf16 (.f16, .f16x2, .bf16, .bf16x2): add, sub, mul, fma (.rn
+// only, as PTX allows; .ftz, .sat, .relu), min and max (.NaN), neg and
+// abs, setp (an x2 setp sets one predicate per half), and cvt to and from
+// .f32, .f64, the integers and each other in every rounding mode (.relu,
+// .satfinite, the packing cvt.rn.f16x2.f32), all correctly rounded. neg
+// and abs flip or clear the sign bit, NaN included.
 //
 // Float arithmetic is package fpu's, bit for bit as the GPU computes it:
 // correctly rounded add, sub, mul, div, fma, sqrt, rcp and cvt in every
@@ -94,13 +114,19 @@
 //
 // Anything not implemented is a *LoadError from Compile (the fake turns
 // it into CUDA_ERROR_INVALID_PTX at cuModuleLoadData) naming the line
-// and instruction: f16/bf16 types and vector registers, textures and
-// surfaces, match, redux, bar.red, barriers with a thread count, indirect
-// branches and calls, extern .global variables, taking the address of a
-// kernel parameter, 32-bit addressing, saturating integer cvt, and
-// any opcode or modifier the decoder does not know (cache hints and
-// memory-order qualifiers are accepted and ignored: blocks run one at a
-// time).
+// and instruction: vector registers; textures and surfaces (tex, tld4,
+// suld, sust: no texture objects in the fake); the approximate f16
+// instructions (ex2, tanh .f16) and set.f16x2; the sm_90 asynchronous
+// machinery (cp.async, cp.async.bulk, mbarrier, wgmma, setmaxnreg,
+// elect, griddepcontrol, clusters beyond 1x1x1): not yet modelled;
+// grid-wide synchronisation (cooperative_groups' grid.sync reads
+// %envreg1/2, which are 0 here, so grid.sync sees an invalid group):
+// cooperative launches still run their blocks one after another;
+// indirect branches and calls, extern .global variables, taking the
+// address of a kernel parameter, 32-bit addressing, saturating integer
+// cvt, and any opcode or modifier the decoder does not know (cache hints
+// and memory-order qualifiers are accepted and ignored: blocks run one at
+// a time).
 //
 // # Speed
 //

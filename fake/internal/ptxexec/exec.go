@@ -115,18 +115,19 @@ const (
 )
 
 type machine struct {
-	k       *Kernel
-	l       *Launch
-	threads []thread
-	shared  []byte
-	cache   [4]span // recently used allocations
-	next    int     // the cache entry to replace next
-	fault   *Fault
-	block   [3]uint32
-	start   time.Time
-	cs      []callSite
-	tmpl    []uint64    // the entry's initial slots for the current block
-	atomMu  *sync.Mutex // with parallel workers: held by global atomics
+	k        *Kernel
+	l        *Launch
+	threads  []thread
+	shared   []byte
+	cache    [4]span // recently used allocations
+	next     int     // the cache entry to replace next
+	fault    *Fault
+	block    [3]uint32
+	start    time.Time
+	cs       []callSite
+	tmpl     []uint64    // the entry's initial slots for the current block
+	atomMu   *sync.Mutex // with parallel workers: held by global atomics
+	barriers [numBarriers]barrierState
 }
 
 // Run executes the kernel over the launch's grid, blocks one after
@@ -301,6 +302,7 @@ func (m *machine) runBlock() error {
 		m.initThread(&m.threads[i], i)
 	}
 	clear(m.shared)
+	m.barriers = [numBarriers]barrierState{}
 	for {
 		for i := range m.threads {
 			t := &m.threads[i]
@@ -311,26 +313,20 @@ func (m *machine) runBlock() error {
 				}
 			}
 		}
-		live, atBar := 0, 0
+		live, waiting := 0, 0
 		for i := range m.threads {
 			switch m.threads[i].state {
-			case tBarrier:
-				atBar++
+			case tBarrier, tWarp:
+				waiting++
 				live++
-			case tWarp:
+			case tRunning:
 				live++
 			}
 		}
-		if live == 0 {
+		if waiting == 0 {
 			return nil
 		}
-		if atBar == live {
-			for i := range m.threads {
-				m.threads[i].state = tRunning
-			}
-			continue
-		}
-		released := false
+		released := m.releaseBarriers(live)
 		for w := 0; w*32 < len(m.threads); w++ {
 			if m.resolveWarp(w) {
 				released = true
@@ -379,7 +375,7 @@ func (m *machine) resolveWarp(w int) bool {
 		switch in.op {
 		case opShfl:
 			member = uint32(t.regs[in.v[1]])
-		case opVote:
+		case opVote, opRedux, opMatch:
 			member = uint32(t.regs[in.b])
 		case opWarpSync:
 			member = uint32(t.regs[in.a])
@@ -485,6 +481,15 @@ func (m *machine) collective(ts []thread, in *inst, group uint32) {
 				ts[j].regs[in.d] = uint64(group)
 			}
 		}
+	case opRedux:
+		v := reduxResult(ts, in, group)
+		for j := range ts {
+			if group&(1<<j) != 0 {
+				ts[j].regs[in.d] = v
+			}
+		}
+	case opMatch:
+		matchResults(ts, in, group)
 	case opVote:
 		var ballot uint32
 		for j := range ts {
@@ -801,11 +806,19 @@ func (m *machine) run(t *thread) {
 				return
 			}
 			code, r, pc = t.fn.code, t.regs, t.pc
-		case opBar:
+		case opBar, opBarRed:
 			t.pc = pc
+			if !m.arrive(t, in) {
+				return
+			}
 			t.state = tBarrier
 			return
-		case opShfl, opVote, opWarpSync, opActivemask:
+		case opBarArrive:
+			t.pc = pc
+			if !m.arrive(t, in) {
+				return
+			}
+		case opShfl, opVote, opWarpSync, opActivemask, opRedux, opMatch:
 			t.pc = pc
 			t.state = tWarp
 			return
@@ -1126,20 +1139,22 @@ func (m *machine) slow(t *thread, in *inst, r []uint64) bool {
 			v = wide >> n
 		}
 	case opPrmt:
-		src := b<<32 | a&math.MaxUint32
-		for i := 0; i < 4; i++ {
-			sel := c >> (4 * i) & 0xf
-			byt := src >> (8 * (sel & 7)) & 0xff
-			if sel&8 != 0 {
-				byt = 0
-				if src>>(8*(sel&7)+7)&1 != 0 {
-					byt = 0xff
-				}
-			}
-			v |= byt << (8 * i)
-		}
+		v = uint64(fpu.Prmt(uint32(a), uint32(b), uint32(c), fpu.PrmtMode(in.mode)))
+	case opBfind, opLop3:
+		v = bitResult(in, a, b, c)
+	case opDp4a, opDp2a:
+		v = dot(in, a, b, c)
 	case opCvt:
 		v = m.cvt(in, a)
+	case opHalf:
+		v = halfOp(in, a, b, c)
+	case opCvtPack:
+		hi := cvtHalf(&inst{kind: in.kind, bits: 16, k2: kF, b2: 32, mode: in.mode, flags: in.flags, vec: in.vec}, a)
+		lo := cvtHalf(&inst{kind: in.kind, bits: 16, k2: kF, b2: 32, mode: in.mode, flags: in.flags, vec: in.vec}, b)
+		v = hi<<16 | lo
+	case opSetpH:
+		m.setpHalf(in, r)
+		return true
 	case opAtom:
 		return m.atomic(t, in, r)
 	case opClock:
@@ -1180,6 +1195,8 @@ func (m *machine) cvt(in *inst, a uint64) uint64 {
 	ftz := in.flags&fFTZ != 0
 	sat := in.flags&fSat != 0
 	switch {
+	case in.kind == kH || in.kind == kBH || in.k2 == kH || in.k2 == kBH:
+		return cvtHalf(in, a)
 	case in.kind != kF && in.k2 != kF: // integer to integer
 		if in.k2 == kS {
 			return uint64(sx(a, in.b2))

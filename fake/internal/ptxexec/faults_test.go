@@ -40,9 +40,15 @@ const header = ".version 7.8\n.target sm_90\n.address_size 64\n"
 
 func TestRefusedAtLoad(t *testing.T) {
 	cases := []struct{ body, want string }{
-		{"\tmatch.any.sync.b32 %r1, %r2, -1;", "line 10: match.any.sync.b32 %r1, %r2, -1: unsupported instruction match"},
-		{"\tadd.f16 %f1, %f1, %f1;", "line 10: add.f16 %f1, %f1, %f1: want one type modifier"},
-		{"\tbar.sync 0, 64;", "barriers with a thread count"},
+		{"\tmatch.any.sync.b16 %r1, %r2, -1;", "line 10: match.any.sync.b16 %r1, %r2, -1: match of .u16"},
+		{"\tredux.sync.add.b32 %r1, %r2, -1;", "redux.sync.add needs .u32 or .s32"},
+		{"\tbar.sync 16;", "barrier number 16"},
+		{"\tbar.sync 0, 48;", "not a multiple of 32"},
+		{"\tbar.arrive 1;", "needs a thread count"},
+		{"\tadd.rz.f16 %r1, %r1, %r1;", "line 10: add.rz.f16 %r1, %r1, %r1: add on 16-bit floats rounds to nearest only"},
+		{"\tex2.approx.f16 %r1, %r1;", "ex2 on 16-bit floats is not supported"},
+		{"\tadd.ftz.bf16 %r1, %r1, %r1;", ".ftz and .sat are not allowed on bf16"},
+		{"\tcvt.rn.f16x2.f64 %r1, %fd1, %fd1;", "needs .f32 sources"},
 		{"\tbra %r1;", "indirect branches"},
 		{"\tbra NOWHERE;", "unknown label NOWHERE"},
 		{"\tadd.s32 %r1, %r9, 1;", "unknown register %r9"},

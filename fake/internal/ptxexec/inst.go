@@ -1,5 +1,7 @@
 package ptxexec
 
+import "fmt"
+
 // inst is one decoded instruction. Every source operand is a register
 // slot: immediates, symbol addresses and special registers live in slots
 // that a thread's frame is initialised with, so that execution never
@@ -144,6 +146,17 @@ const (
 	opShfL
 	opShfR
 	opPrmt
+	opLop3
+	opBfind
+	opDp4a
+	opDp2a
+	opRedux     // redux.sync: a warp collective
+	opMatch     // match.any/all.sync: a warp collective
+	opBarArrive // bar.arrive: counts at a barrier without waiting
+	opBarRed    // bar.red: a block barrier with a reduction
+	opHalf      // f16/bf16 arithmetic: see half.go
+	opCvtPack   // cvt.rn.f16x2.f32 d, a, b: two conversions packed
+	opSetpH     // setp on 16-bit floats
 )
 
 // Slots every frame has, before its constants and registers.
@@ -173,6 +186,8 @@ const (
 	sLanemaskGt
 	sLanemaskGe
 	sGridid
+	sEnvreg1 // with sEnvreg2: the grid workspace of a cooperative launch
+	sEnvreg2
 	sFrame // the frame's base address in local memory
 	sZero
 	sSink // written by "_" destinations
@@ -189,8 +204,37 @@ var specialRegs = map[string]int32{
 	"%dynamic_smem_size": sDynSmem, "%total_smem_size": sTotalSmem,
 	"%lanemask_eq": sLanemaskEq, "%lanemask_lt": sLanemaskLt, "%lanemask_le": sLanemaskLe,
 	"%lanemask_gt": sLanemaskGt, "%lanemask_ge": sLanemaskGe,
-	"%gridid": sGridid,
+	"%gridid":  sGridid,
+	"%envreg1": sEnvreg1, "%envreg2": sEnvreg2,
+	// A launch without clusters is one of 1x1x1-block clusters.
+	"%clusterid.x": sCtaidX, "%clusterid.y": sCtaidY, "%clusterid.z": sCtaidZ,
+	"%nclusterid.x": sNctaidX, "%nclusterid.y": sNctaidY, "%nclusterid.z": sNctaidZ,
 }
+
+// constRegs are the special registers whose value is the same in every
+// launch the fake runs: the other environment registers (the driver's,
+// zero here), the cluster registers of a launch without clusters, and
+// the performance-monitor counters (never counting).
+var constRegs = func() map[string]uint64 {
+	m := map[string]uint64{
+		"%cluster_ctaid.x": 0, "%cluster_ctaid.y": 0, "%cluster_ctaid.z": 0,
+		"%cluster_nctaid.x": 1, "%cluster_nctaid.y": 1, "%cluster_nctaid.z": 1,
+		"%cluster_ctarank": 0, "%cluster_nctarank": 1, "%is_explicit_cluster": 0,
+	}
+	for i := 0; i < 32; i++ {
+		if i != 1 && i != 2 {
+			m[fmt.Sprintf("%%envreg%d", i)] = 0
+		}
+	}
+	for i := 0; i < 8; i++ {
+		m[fmt.Sprintf("%%pm%d", i)] = 0
+		m[fmt.Sprintf("%%pm%d_64", i)] = 0
+	}
+	return m
+}()
+
+// warpSize is the value of the PTX constant WARP_SZ.
+const warpSize = 32
 
 // Memory windows of generic addresses: shared and local memory appear at
 // these bases (below the fake's device address space); everything else is

@@ -178,3 +178,30 @@ extern "C" __global__ void checked(const int *v)
 {
     check(v[threadIdx.x] >= 0);
 }
+
+// Warp intrinsics of sm_80: warpSize (WARP_SZ), __reduce_*_sync
+// (redux.sync), __match_any_sync (match), __ffs and __clz (bfind, clz),
+// __popc, and named barriers with a thread count (inline PTX, as
+// producer/consumer code writes them).
+extern "C" __global__ void warp_intrinsics(unsigned *out)
+{
+    unsigned lane = threadIdx.x % warpSize;
+    unsigned w = threadIdx.x / warpSize;
+    unsigned *o = out + 8 * threadIdx.x;
+    o[0] = warpSize;
+    o[1] = __reduce_add_sync(0xffffffffu, lane);
+    o[2] = (unsigned)__reduce_min_sync(0xffffffffu, 10 - (int)lane);
+    o[3] = __reduce_or_sync(0xffffffffu, 1u << lane);
+    o[4] = __match_any_sync(0xffffffffu, lane & 3);
+    o[5] = __ffs(lane << 4);
+    o[6] = __clz(lane) + __popc(lane);
+    __shared__ unsigned s;
+    if (w == 0) {
+        if (lane == 0) s = 99;
+        asm volatile("bar.arrive 1, 64;" ::: "memory");
+        o[7] = 1;
+    } else {
+        asm volatile("bar.sync 1, 64;" ::: "memory");
+        o[7] = s;
+    }
+}
