@@ -277,3 +277,31 @@ func TestPlan2D3D(t *testing.T) {
 	near(t, dft(x, []int{2, 3, 4}, 1), download(t, s, out), 1e-12, "Plan3D")
 	assert.Equal(t, cufft.Z2Z, p3.Type())
 }
+
+// In place, a basic-layout R2C reads real rows padded to 2·(n/2+1).
+func TestRealInPlace(t *testing.T) {
+	_, ctx, s := setup(t)
+	const n, batch = 8, 2
+	x := make([]float32, 2*(n/2+1)*batch)
+	var rows [batch][]complex128
+	for b := 0; b < batch; b++ {
+		rows[b] = make([]complex128, n)
+		for i := 0; i < n; i++ {
+			v := float32(i*(b+1)) * 0.25
+			x[b*2*(n/2+1)+i] = v
+			rows[b][i] = complex(float64(v), 0)
+		}
+	}
+	in := upload(t, ctx, x)
+	out, err := memory.Borrow[complex64](ctx, in.Ptr(), (n/2+1)*batch, nil)
+	require.NoError(t, err)
+	defer out.Close()
+	p, err := cufft.Plan1D(s, n, cufft.R2C, batch)
+	require.NoError(t, err)
+	defer p.Close()
+	require.NoError(t, cufft.ExecR2C(p, in, out))
+	got := widen(download(t, s, out))
+	for b := 0; b < batch; b++ {
+		near(t, dft(rows[b], []int{n}, -1)[:n/2+1], got[b*(n/2+1):(b+1)*(n/2+1)], 1e-5, "in-place R2C")
+	}
+}
