@@ -199,4 +199,3 @@ func TestBorrowedAndWrapped(t *testing.T) {
 	}
 	assert.Equal(t, leg, g.Stream())
 }
-
