@@ -16,6 +16,10 @@ func names(k Kind) []string {
 		return []string{"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2", "libnvrtc.so"}
 	case NCCL:
 		return []string{"libnccl.so.2", "libnccl.so"}
+	case CURAND:
+		return []string{"libcurand.so.10", "libcurand.so"}
+	case CUFFT:
+		return []string{"libcufft.so.12", "libcufft.so.11", "libcufft.so"}
 	}
 	return nil
 }
@@ -69,6 +73,9 @@ func Candidates(k Kind) []string {
 	}
 	if k == NCCL {
 		ncclWheels(&c, ns)
+	}
+	if k == CURAND || k == CUFFT {
+		mathWheels(&c, k, ns)
 	}
 	return c.list
 }

@@ -18,7 +18,10 @@
 // libnccl (kind NCCL, opened by package nccl on first use) is searched the
 // same way: NOCGO_CUDA_LIBNCCL, libnccl.so.2 and libnccl.so through the
 // system loader, the CUDA directories, and the nvidia/nccl/lib directory of
-// the NCCL pip wheel (nvidia-nccl-cu12, -cu13).
+// the NCCL pip wheel (nvidia-nccl-cu12, -cu13). libcurand (kind CURAND:
+// NOCGO_CUDA_LIBCURAND, libcurand.so.10) and libcufft (kind CUFFT:
+// NOCGO_CUDA_LIBCUFFT, libcufft.so.12, .11) likewise, with the wheels'
+// nvidia/cu13/lib, nvidia/curand/lib and nvidia/cufft/lib directories.
 //
 // Before a file is handed to the system loader, it is checked: a path that
 // is not a regular file (a named pipe would block dlopen forever), not an
@@ -52,6 +55,10 @@ const (
 	NVRTC
 	// NCCL is NVIDIA's collective communication library, libnccl.
 	NCCL
+	// CURAND is NVIDIA's random number generation library, libcurand.
+	CURAND
+	// CUFFT is NVIDIA's fast Fourier transform library, libcufft.
+	CUFFT
 )
 
 // String returns the library's base name, "libcuda" or "libnvrtc".
@@ -63,6 +70,10 @@ func (k Kind) String() string {
 		return "libnvrtc"
 	case NCCL:
 		return "libnccl"
+	case CURAND:
+		return "libcurand"
+	case CUFFT:
+		return "libcufft"
 	}
 	return fmt.Sprintf("loader.Kind(%d)", int(k))
 }
@@ -77,6 +88,10 @@ func (k Kind) EnvVar() string {
 		return "NOCGO_CUDA_LIBNVRTC"
 	case NCCL:
 		return "NOCGO_CUDA_LIBNCCL"
+	case CURAND:
+		return "NOCGO_CUDA_LIBCURAND"
+	case CUFFT:
+		return "NOCGO_CUDA_LIBCUFFT"
 	}
 	return ""
 }

@@ -1,0 +1,93 @@
+package curand
+
+import "github.com/nocgo/cuda/driver/backend"
+
+// The host API's output order: the model the fake follows, which the GPU
+// test (TestMatchesCURAND) checks against libcurand. cuRAND runs each
+// pseudo-random generator as Threads threads, thread t on subsequence t of
+// the seed's sequence; output word m (counted from the generator's offset,
+// across calls) is element m/Threads of thread m%Threads for XORWOW and
+// MRG32k3a, and Philox threads write blocks of four words (element
+// 4·(q/Threads) + m%4 of thread q%Threads, q = m/4). This is the
+// CURAND_ORDERING_PSEUDO_LEGACY order as cuRAND documents it, which the
+// fake also gives for the default ordering.
+const Threads = 4096
+
+// stream produces a pseudo-random generator's 32-bit output words from
+// global word index m on.
+type stream interface {
+	words(dst []uint32, m uint64)
+}
+
+type philoxStream struct{ seed uint64 }
+
+func (p philoxStream) words(dst []uint32, m uint64) {
+	for i := range dst {
+		w := m + uint64(i)
+		q := w / 4
+		dst[i] = philoxAt(p.seed, q%Threads, 4*(q/Threads)+w%4)
+	}
+}
+
+// interleaved is a generator whose thread t gives word m (m%Threads == t)
+// as element m/Threads of subsequence t.
+type interleaved struct {
+	start func(subsequence, offset uint64) func() uint32
+}
+
+func (g interleaved) words(dst []uint32, m uint64) {
+	n := uint64(len(dst))
+	for t := uint64(0); t < Threads && t < n; t++ {
+		first := m + t // the first index of the call in thread (m+t)%Threads
+		th := first % Threads
+		next := g.start(th, first/Threads)
+		for i := t; i < n; i += Threads {
+			dst[i] = next()
+		}
+	}
+}
+
+func xorwowStream(seed uint64) stream {
+	return interleaved{func(s, off uint64) func() uint32 {
+		g := newXORWOW(seed, s, off)
+		return g.next
+	}}
+}
+
+func mrgStream(seed uint64) stream {
+	return interleaved{func(s, off uint64) func() uint32 {
+		g := newMRG32k3a(seed, s, off)
+		return g.next
+	}}
+}
+
+// mrgDoubles is MRG32k3a's own double output (curand_MRG32k3a), in the
+// interleaved order: cuRAND's uniform distributions of MRG32k3a scale it
+// rather than a 32-bit word.
+func mrgDoubles(seed uint64, dst []float64, m uint64) {
+	n := uint64(len(dst))
+	for t := uint64(0); t < Threads && t < n; t++ {
+		first := m + t
+		g := newMRG32k3a(seed, first%Threads, first/Threads)
+		for i := t; i < n; i += Threads {
+			dst[i] = g.nextDouble()
+		}
+	}
+}
+
+// mtgpStream stands in for MTGP32 and MT19937, whose parameter tables are
+// cuRAND's: Philox under a key derived from the seed. The values are not
+// cuRAND's (see the package documentation).
+func mtgpStream(seed uint64) stream { return philoxStream{seed ^ 0x4d54475033320000} }
+
+func newStream(kind backend.RNGType, seed uint64) stream {
+	switch kind {
+	case backend.RNGPhilox4x32x10:
+		return philoxStream{seed}
+	case backend.RNGMRG32k3a:
+		return mrgStream(seed)
+	case backend.RNGMTGP32, backend.RNGMT19937:
+		return mtgpStream(seed)
+	}
+	return xorwowStream(seed)
+}

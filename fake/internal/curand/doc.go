@@ -1,0 +1,41 @@
+// Package curand is the fake driver's cuRAND (backend.CURAND): generators
+// computed on the CPU, in stream order, through the narrow view of the fake
+// in package ondevice.
+//
+// # What is cuRAND's, bit for bit
+//
+// The generators are cuRAND's device-API algorithms, written from their
+// published definitions: Philox4x32-10 (Salmon et al. 2011; key = seed,
+// subsequence = the counter's upper half), XORWOW (Marsaglia 2003, seeded
+// and skipped ahead as curand_init does, subsequences 2^67 apart) and
+// MRG32k3a (L'Ecuyer 1999, seeded as curand_init does, subsequences 2^76
+// apart), Sobol32 and Sobol64 with Joe and Kuo's direction numbers
+// (new-joe-kuo-6, the first ExactSobolDimensions dimensions). The host
+// API's order across its threads is modelled in bits.go (the documented
+// legacy order: Threads interleaved subsequences); the conversions to
+// uniform floats and doubles are those of curand_uniform.h.
+//
+// Expected bit for bit equal to libcurand, and checked on the GPU by
+// TestMatchesCURAND (the lead runs it; its failure message locates each
+// differing value in the model, subsequence and position):
+//   - curandGenerate and curandGenerateUniform(Double) of Philox4_32_10,
+//     XORWOW and MRG32k3a with a seed and an offset, in the default and
+//     legacy orderings;
+//   - Sobol32 and Sobol64 (curandGenerate, curandGenerateLongLong, the
+//     uniforms) in the first ExactSobolDimensions dimensions.
+//
+// Not bit for bit (the same distribution, the same argument checks and
+// errors, values that differ):
+//   - normal and log-normal numbers: Box–Muller (pseudo-random) and the
+//     inverse normal CDF (quasi-random) as cuRAND computes them, but with
+//     Go's log, sqrt and sincos, which round differently from the GPU's
+//     logf/sqrtf/__sincosf: equal within a few ulp where the words are;
+//   - Poisson numbers: cuRAND's method (tables per lambda) is not
+//     published; the fake draws Knuth's and Hörmann's PTRS variates;
+//   - MTGP32 and MT19937, whose parameter tables are cuRAND's: a Philox
+//     stream stands in for them;
+//   - scrambled Sobol, whose scrambling constants are cuRAND's table, and
+//     Sobol dimensions past ExactSobolDimensions, made with the primitive
+//     polynomials in Joe and Kuo's order and every initial m = 1;
+//   - the seeded and best orderings, which are the default one here.
+package curand
