@@ -20,7 +20,7 @@ import (
 // ints, each with garbage in its upper half, so every stack slot is checked.
 func TestCallWideArities(t *testing.T) {
 	snprintf := sym(t, libc(t), "snprintf")
-	buf := make([]byte, 512)
+	buf := cbytes(t, strings.Repeat(" ", 511)) // heap memory: the arguments below make calls (g)
 	n := uintptr(len(buf))
 	g := func(i int) uintptr { return garbage(int32(-(i + 1) * 7)) }
 	check := func(arity int, r uintptr, f []byte) {
