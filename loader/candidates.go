@@ -16,6 +16,10 @@ func names(k Kind) []string {
 		return []string{"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2", "libnvrtc.so"}
 	case NCCL:
 		return []string{"libnccl.so.2", "libnccl.so"}
+	case CUBLAS:
+		return []string{"libcublas.so.13", "libcublas.so.12", "libcublas.so.11", "libcublas.so"}
+	case CUBLASLt:
+		return []string{"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so.11", "libcublasLt.so"}
 	}
 	return nil
 }
@@ -69,6 +73,9 @@ func Candidates(k Kind) []string {
 	}
 	if k == NCCL {
 		ncclWheels(&c, ns)
+	}
+	if k == CUBLAS || k == CUBLASLt {
+		cublasWheels(&c, ns)
 	}
 	return c.list
 }

@@ -20,6 +20,12 @@
 // system loader, the CUDA directories, and the nvidia/nccl/lib directory of
 // the NCCL pip wheel (nvidia-nccl-cu12, -cu13).
 //
+// libcublas and libcublasLt (kinds CUBLAS and CUBLASLt, opened by package
+// cublas on first use) likewise: NOCGO_CUDA_LIBCUBLAS and
+// NOCGO_CUDA_LIBCUBLASLT, the .so.13, .so.12 and .so.11 names through the
+// system loader, the CUDA directories, and the nvidia/cu13/lib and
+// nvidia/cublas/lib directories of the cuBLAS pip wheels.
+//
 // Before a file is handed to the system loader, it is checked: a path that
 // is not a regular file (a named pipe would block dlopen forever), not an
 // ELF shared library of this program's class and machine, or whose loadable
@@ -52,6 +58,10 @@ const (
 	NVRTC
 	// NCCL is NVIDIA's collective communication library, libnccl.
 	NCCL
+	// CUBLAS is NVIDIA's dense linear algebra library, libcublas.
+	CUBLAS
+	// CUBLASLt is cuBLAS's lightweight matrix-multiply library, libcublasLt.
+	CUBLASLt
 )
 
 // String returns the library's base name, "libcuda" or "libnvrtc".
@@ -63,6 +73,10 @@ func (k Kind) String() string {
 		return "libnvrtc"
 	case NCCL:
 		return "libnccl"
+	case CUBLAS:
+		return "libcublas"
+	case CUBLASLt:
+		return "libcublasLt"
 	}
 	return fmt.Sprintf("loader.Kind(%d)", int(k))
 }
@@ -77,6 +91,10 @@ func (k Kind) EnvVar() string {
 		return "NOCGO_CUDA_LIBNVRTC"
 	case NCCL:
 		return "NOCGO_CUDA_LIBNCCL"
+	case CUBLAS:
+		return "NOCGO_CUDA_LIBCUBLAS"
+	case CUBLASLt:
+		return "NOCGO_CUDA_LIBCUBLASLT"
 	}
 	return ""
 }
