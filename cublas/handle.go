@@ -3,6 +3,7 @@ package cublas
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/nocgo/cuda/driver"
@@ -384,6 +385,9 @@ func (c call) leave(op string, err error) error {
 	uerr := c.bd.Unbind()
 	c.h.mu.RUnlock()
 	if err != nil {
+		if strings.HasPrefix(err.Error(), op+": ") {
+			return err // a check's error, which names op already
+		}
 		return fmt.Errorf("%s: cuBLAS handle %#x: %w", op, c.h.h, err)
 	}
 	return uerr
