@@ -80,7 +80,6 @@ func (l *Lib) SetAtomicsMode(h uintptr, m backend.BLASAtomics) error {
 	return l.handleCall(symSetAtomicsMode, h, uintptr(m))
 }
 
-
 // Axpy is cublas?axpy_v2(h, int n, const T* alpha, const T* x, int incx, T* y, int incy).
 func (l *Lib) Axpy(h uintptr, t backend.BLASType, n int, alpha backend.BLASScalar, x uintptr, incx int, y uintptr, incy int) error {
 	p, op, err := l.typed(famAxpy, t)
