@@ -22,7 +22,7 @@ type fakeBackend struct {
 	faults  map[string]*faultCounter // read-only after NewBackend
 
 	compiler compilerState // NVIDIA's NVRTC, if in use (nvrtc_real.go)
-	libs     mathLibs      // the fake cuRAND and cuFFT, made on first use (curand.go)
+	libs     mathLibs      // the fake cuBLAS, cuRAND and cuFFT, made on first use (curand.go)
 
 	inited atomic.Bool           // cuInit was called
 	poison atomic.Pointer[error] // the sticky fault that poisoned the process, if any (see poison.go)

@@ -7,9 +7,9 @@ import (
 
 // CUFFT returns the fake's cuFFT (backend.FFTProvider): plans computed on
 // the CPU in stream order with gonum's FFT (see fake/internal/cufft).
-func (b *Backend) CUFFT() (backend.CUFFT, error) {
+func (b *fakeBackend) CUFFT() (backend.CUFFT, error) {
 	b.libs.fftOnce.Do(func() { b.libs.fft = fakecufft.New(libQueue{b}) })
 	return b.libs.fft, nil
 }
 
-var _ backend.FFTProvider = (*Backend)(nil)
+var _ backend.FFTProvider = (*fakeBackend)(nil)

@@ -26,6 +26,10 @@ type Backend interface {
 	backend.MemPools
 	backend.Graphs
 	backend.NCCLProvider
+	backend.BLASProvider
+	backend.BLASLtProvider
+	backend.RANDProvider
+	backend.FFTProvider
 
 	// Fake returns the backend's reports and kernels (see Fake).
 	Fake() *Fake

@@ -20,6 +20,10 @@ func names(k Kind) []string {
 		return []string{"libcurand.so.10", "libcurand.so"}
 	case CUFFT:
 		return []string{"libcufft.so.12", "libcufft.so.11", "libcufft.so"}
+	case CUBLAS:
+		return []string{"libcublas.so.13", "libcublas.so.12", "libcublas.so.11", "libcublas.so"}
+	case CUBLASLt:
+		return []string{"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so.11", "libcublasLt.so"}
 	}
 	return nil
 }
@@ -74,7 +78,7 @@ func Candidates(k Kind) []string {
 	if k == NCCL {
 		ncclWheels(&c, ns)
 	}
-	if k == CURAND || k == CUFFT {
+	if wheelDirs[k] != nil {
 		mathWheels(&c, k, ns)
 	}
 	return c.list

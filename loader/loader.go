@@ -23,6 +23,12 @@
 // NOCGO_CUDA_LIBCUFFT, libcufft.so.12, .11) likewise, with the wheels'
 // nvidia/cu13/lib, nvidia/curand/lib and nvidia/cufft/lib directories.
 //
+// libcublas and libcublasLt (kinds CUBLAS and CUBLASLt, opened by package
+// cublas on first use) likewise: NOCGO_CUDA_LIBCUBLAS and
+// NOCGO_CUDA_LIBCUBLASLT, the .so.13, .so.12 and .so.11 names through the
+// system loader, the CUDA directories, and the nvidia/cu13/lib and
+// nvidia/cublas/lib directories of the cuBLAS pip wheels.
+//
 // Before a file is handed to the system loader, it is checked: a path that
 // is not a regular file (a named pipe would block dlopen forever), not an
 // ELF shared library of this program's class and machine, or whose loadable
@@ -59,6 +65,10 @@ const (
 	CURAND
 	// CUFFT is NVIDIA's fast Fourier transform library, libcufft.
 	CUFFT
+	// CUBLAS is NVIDIA's dense linear algebra library, libcublas.
+	CUBLAS
+	// CUBLASLt is cuBLAS's lightweight matrix-multiply library, libcublasLt.
+	CUBLASLt
 )
 
 // String returns the library's base name, "libcuda" or "libnvrtc".
@@ -74,6 +84,10 @@ func (k Kind) String() string {
 		return "libcurand"
 	case CUFFT:
 		return "libcufft"
+	case CUBLAS:
+		return "libcublas"
+	case CUBLASLt:
+		return "libcublasLt"
 	}
 	return fmt.Sprintf("loader.Kind(%d)", int(k))
 }
@@ -92,6 +106,10 @@ func (k Kind) EnvVar() string {
 		return "NOCGO_CUDA_LIBCURAND"
 	case CUFFT:
 		return "NOCGO_CUDA_LIBCUFFT"
+	case CUBLAS:
+		return "NOCGO_CUDA_LIBCUBLAS"
+	case CUBLASLt:
+		return "NOCGO_CUDA_LIBCUBLASLT"
 	}
 	return ""
 }

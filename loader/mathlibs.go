@@ -2,19 +2,24 @@ package loader
 
 import "path/filepath"
 
-// mathWheels adds libcurand and libcufft from the NVIDIA pip wheels:
-// CUDA 13's (nvidia-curand, nvidia-cufft) install into nvidia/cu13/lib,
-// CUDA 12's (nvidia-curand-cu12, nvidia-cufft-cu12, which PyTorch depends
-// on) into nvidia/curand/lib and nvidia/cufft/lib of site-packages. Only
-// directories that exist are listed.
+// wheelDirs are the site-packages directories where NVIDIA's pip wheels put
+// each math library: CUDA 13's wheels (nvidia-cublas, nvidia-curand,
+// nvidia-cufft) all install into nvidia/cu13/lib; CUDA 12's and 11's
+// (nvidia-cublas-cu12 and the others PyTorch depends on) into a directory
+// of their own.
+var wheelDirs = map[Kind][]string{
+	CUBLAS:   {"nvidia/cu13/lib", "nvidia/cublas/lib"},
+	CUBLASLt: {"nvidia/cu13/lib", "nvidia/cublas/lib"},
+	CURAND:   {"nvidia/cu13/lib", "nvidia/curand/lib"},
+	CUFFT:    {"nvidia/cu13/lib", "nvidia/cufft/lib"},
+}
+
+// mathWheels adds library k from the NVIDIA pip wheels of every
+// site-packages directory. Only directories that exist are listed.
 func mathWheels(c *candidateList, k Kind, ns []string) {
-	sub := "nvidia/curand/lib"
-	if k == CUFFT {
-		sub = "nvidia/cufft/lib"
-	}
 	for _, sp := range sitePackages() {
-		for _, s := range []string{"nvidia/cu13/lib", sub} {
-			d := filepath.Join(sp, s)
+		for _, sub := range wheelDirs[k] {
+			d := filepath.Join(sp, sub)
 			if !isDir(d) {
 				continue
 			}

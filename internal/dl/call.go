@@ -40,7 +40,7 @@ import (
 // statement if it needs a call. The linker checks that a nosplit function and
 // the nosplit functions it calls fit in a fixed stack budget (800 bytes less
 // a margin): the CallN functions fill their frame field by field, which keeps
-// even Call14 built with -gcflags=all='-N -l' (debuggers) within it on amd64
+// even Call24 built with -gcflags=all='-N -l' (debuggers) within it on amd64
 // and arm64; a composite literal doubled the frame and overflowed it.
 //
 // Callbacks. If fn calls back into Go on the same thread (a purego callback,
@@ -84,7 +84,7 @@ func cgocall(fn uintptr, arg unsafe.Pointer) int32
 // trampolines[n] is the address of the n-argument trampoline (callN in
 // zcall_GOARCH.s, which defines it with its contents; leanTrampolines, in
 // lean.go, is its lean counterpart).
-var trampolines [15]uintptr
+var trampolines [25]uintptr
 
 // Trampolines reports whether the CallN functions go through the
 // library's own trampolines: false when built with -tags nocgo_syscalln,

@@ -10,7 +10,7 @@ import (
 
 // The fallback call path, built with -tags nocgo_syscalln for a Go release
 // that no longer links runtime.cgocall or runtime.asmcgocall from outside the
-// runtime: Call0 ... Call14 (zcall_syscalln.go) and LeanCall0 ... LeanCall3
+// runtime: Call0 ... Call24 (zcall_syscalln.go) and LeanCall0 ... LeanCall3
 // hand purego.SyscallN a pooled argument slice. They keep the old contract:
 // marked //go:uintptrescapes, so a local whose address is converted to
 // uintptr in the call expression moves to the heap (one allocation) and stays
@@ -24,7 +24,7 @@ const Trampolines = false
 // leanBuilt reports whether the LeanCallN functions skip entersyscall.
 const leanBuilt = false
 
-type argBuf [14]uintptr
+type argBuf [24]uintptr
 
 var argPool = sync.Pool{New: func() any { return new(argBuf) }}
 

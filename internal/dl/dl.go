@@ -1,6 +1,6 @@
 // Package dl is the thin layer over the system's dynamic loader (dlopen,
 // dlsym, dlinfo) that package loader builds on, and the call path into the
-// loaded C functions: Call0 ... Call14, the library's own trampolines into
+// loaded C functions: Call0 ... Call24, the library's own trampolines into
 // runtime.cgocall (no allocation), and LeanCall0 ... LeanCall3, which skip
 // entersyscall for the few calls that never block. Building with
 // -tags nocgo_syscalln puts the same functions over purego.SyscallN.

@@ -21,7 +21,7 @@ import (
 
 // maxArgs is the largest arity; leanMax the largest LeanCall arity.
 const (
-	maxArgs = 14
+	maxArgs = 24
 	leanMax = 3
 )
 

@@ -96,6 +96,66 @@ type frame14 struct {
 	a                 [14]uintptr
 }
 
+// frame15 is Call15's frame (see frame in call.go).
+type frame15 struct {
+	fn, r, moved, top uintptr
+	a                 [15]uintptr
+}
+
+// frame16 is Call16's frame (see frame in call.go).
+type frame16 struct {
+	fn, r, moved, top uintptr
+	a                 [16]uintptr
+}
+
+// frame17 is Call17's frame (see frame in call.go).
+type frame17 struct {
+	fn, r, moved, top uintptr
+	a                 [17]uintptr
+}
+
+// frame18 is Call18's frame (see frame in call.go).
+type frame18 struct {
+	fn, r, moved, top uintptr
+	a                 [18]uintptr
+}
+
+// frame19 is Call19's frame (see frame in call.go).
+type frame19 struct {
+	fn, r, moved, top uintptr
+	a                 [19]uintptr
+}
+
+// frame20 is Call20's frame (see frame in call.go).
+type frame20 struct {
+	fn, r, moved, top uintptr
+	a                 [20]uintptr
+}
+
+// frame21 is Call21's frame (see frame in call.go).
+type frame21 struct {
+	fn, r, moved, top uintptr
+	a                 [21]uintptr
+}
+
+// frame22 is Call22's frame (see frame in call.go).
+type frame22 struct {
+	fn, r, moved, top uintptr
+	a                 [22]uintptr
+}
+
+// frame23 is Call23's frame (see frame in call.go).
+type frame23 struct {
+	fn, r, moved, top uintptr
+	a                 [23]uintptr
+}
+
+// frame24 is Call24's frame (see frame in call.go).
+type frame24 struct {
+	fn, r, moved, top uintptr
+	a                 [24]uintptr
+}
+
 // Call0 calls fn() through runtime.cgocall.
 //
 //go:nosplit
@@ -435,6 +495,361 @@ func Call14(fn, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14 uint
 	f.a[12] = a13
 	f.a[13] = a14
 	cgocall(trampolines[14], unsafe.Pointer(&f))
+	if f.moved != 0 {
+		stackMoved(uintptr(unsafe.Pointer(&f)), f.moved, f.top, f.a[:])
+	}
+	return f.r
+}
+
+// Call15 calls fn(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15) through runtime.cgocall.
+//
+//go:nosplit
+func Call15(fn, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15 uintptr) uintptr {
+	if fn == 0 {
+		panic(errNilFn)
+	}
+	var f frame15
+	f.fn = fn
+	f.a[0] = a1
+	f.a[1] = a2
+	f.a[2] = a3
+	f.a[3] = a4
+	f.a[4] = a5
+	f.a[5] = a6
+	f.a[6] = a7
+	f.a[7] = a8
+	f.a[8] = a9
+	f.a[9] = a10
+	f.a[10] = a11
+	f.a[11] = a12
+	f.a[12] = a13
+	f.a[13] = a14
+	f.a[14] = a15
+	cgocall(trampolines[15], unsafe.Pointer(&f))
+	if f.moved != 0 {
+		stackMoved(uintptr(unsafe.Pointer(&f)), f.moved, f.top, f.a[:])
+	}
+	return f.r
+}
+
+// Call16 calls fn(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16) through runtime.cgocall.
+//
+//go:nosplit
+func Call16(fn, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16 uintptr) uintptr {
+	if fn == 0 {
+		panic(errNilFn)
+	}
+	var f frame16
+	f.fn = fn
+	f.a[0] = a1
+	f.a[1] = a2
+	f.a[2] = a3
+	f.a[3] = a4
+	f.a[4] = a5
+	f.a[5] = a6
+	f.a[6] = a7
+	f.a[7] = a8
+	f.a[8] = a9
+	f.a[9] = a10
+	f.a[10] = a11
+	f.a[11] = a12
+	f.a[12] = a13
+	f.a[13] = a14
+	f.a[14] = a15
+	f.a[15] = a16
+	cgocall(trampolines[16], unsafe.Pointer(&f))
+	if f.moved != 0 {
+		stackMoved(uintptr(unsafe.Pointer(&f)), f.moved, f.top, f.a[:])
+	}
+	return f.r
+}
+
+// Call17 calls fn(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17) through runtime.cgocall.
+//
+//go:nosplit
+func Call17(fn, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17 uintptr) uintptr {
+	if fn == 0 {
+		panic(errNilFn)
+	}
+	var f frame17
+	f.fn = fn
+	f.a[0] = a1
+	f.a[1] = a2
+	f.a[2] = a3
+	f.a[3] = a4
+	f.a[4] = a5
+	f.a[5] = a6
+	f.a[6] = a7
+	f.a[7] = a8
+	f.a[8] = a9
+	f.a[9] = a10
+	f.a[10] = a11
+	f.a[11] = a12
+	f.a[12] = a13
+	f.a[13] = a14
+	f.a[14] = a15
+	f.a[15] = a16
+	f.a[16] = a17
+	cgocall(trampolines[17], unsafe.Pointer(&f))
+	if f.moved != 0 {
+		stackMoved(uintptr(unsafe.Pointer(&f)), f.moved, f.top, f.a[:])
+	}
+	return f.r
+}
+
+// Call18 calls fn(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18) through runtime.cgocall.
+//
+//go:nosplit
+func Call18(fn, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18 uintptr) uintptr {
+	if fn == 0 {
+		panic(errNilFn)
+	}
+	var f frame18
+	f.fn = fn
+	f.a[0] = a1
+	f.a[1] = a2
+	f.a[2] = a3
+	f.a[3] = a4
+	f.a[4] = a5
+	f.a[5] = a6
+	f.a[6] = a7
+	f.a[7] = a8
+	f.a[8] = a9
+	f.a[9] = a10
+	f.a[10] = a11
+	f.a[11] = a12
+	f.a[12] = a13
+	f.a[13] = a14
+	f.a[14] = a15
+	f.a[15] = a16
+	f.a[16] = a17
+	f.a[17] = a18
+	cgocall(trampolines[18], unsafe.Pointer(&f))
+	if f.moved != 0 {
+		stackMoved(uintptr(unsafe.Pointer(&f)), f.moved, f.top, f.a[:])
+	}
+	return f.r
+}
+
+// Call19 calls fn(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19) through runtime.cgocall.
+//
+//go:nosplit
+func Call19(fn, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19 uintptr) uintptr {
+	if fn == 0 {
+		panic(errNilFn)
+	}
+	var f frame19
+	f.fn = fn
+	f.a[0] = a1
+	f.a[1] = a2
+	f.a[2] = a3
+	f.a[3] = a4
+	f.a[4] = a5
+	f.a[5] = a6
+	f.a[6] = a7
+	f.a[7] = a8
+	f.a[8] = a9
+	f.a[9] = a10
+	f.a[10] = a11
+	f.a[11] = a12
+	f.a[12] = a13
+	f.a[13] = a14
+	f.a[14] = a15
+	f.a[15] = a16
+	f.a[16] = a17
+	f.a[17] = a18
+	f.a[18] = a19
+	cgocall(trampolines[19], unsafe.Pointer(&f))
+	if f.moved != 0 {
+		stackMoved(uintptr(unsafe.Pointer(&f)), f.moved, f.top, f.a[:])
+	}
+	return f.r
+}
+
+// Call20 calls fn(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20) through runtime.cgocall.
+//
+//go:nosplit
+func Call20(fn, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20 uintptr) uintptr {
+	if fn == 0 {
+		panic(errNilFn)
+	}
+	var f frame20
+	f.fn = fn
+	f.a[0] = a1
+	f.a[1] = a2
+	f.a[2] = a3
+	f.a[3] = a4
+	f.a[4] = a5
+	f.a[5] = a6
+	f.a[6] = a7
+	f.a[7] = a8
+	f.a[8] = a9
+	f.a[9] = a10
+	f.a[10] = a11
+	f.a[11] = a12
+	f.a[12] = a13
+	f.a[13] = a14
+	f.a[14] = a15
+	f.a[15] = a16
+	f.a[16] = a17
+	f.a[17] = a18
+	f.a[18] = a19
+	f.a[19] = a20
+	cgocall(trampolines[20], unsafe.Pointer(&f))
+	if f.moved != 0 {
+		stackMoved(uintptr(unsafe.Pointer(&f)), f.moved, f.top, f.a[:])
+	}
+	return f.r
+}
+
+// Call21 calls fn(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21) through runtime.cgocall.
+//
+//go:nosplit
+func Call21(fn, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21 uintptr) uintptr {
+	if fn == 0 {
+		panic(errNilFn)
+	}
+	var f frame21
+	f.fn = fn
+	f.a[0] = a1
+	f.a[1] = a2
+	f.a[2] = a3
+	f.a[3] = a4
+	f.a[4] = a5
+	f.a[5] = a6
+	f.a[6] = a7
+	f.a[7] = a8
+	f.a[8] = a9
+	f.a[9] = a10
+	f.a[10] = a11
+	f.a[11] = a12
+	f.a[12] = a13
+	f.a[13] = a14
+	f.a[14] = a15
+	f.a[15] = a16
+	f.a[16] = a17
+	f.a[17] = a18
+	f.a[18] = a19
+	f.a[19] = a20
+	f.a[20] = a21
+	cgocall(trampolines[21], unsafe.Pointer(&f))
+	if f.moved != 0 {
+		stackMoved(uintptr(unsafe.Pointer(&f)), f.moved, f.top, f.a[:])
+	}
+	return f.r
+}
+
+// Call22 calls fn(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22) through runtime.cgocall.
+//
+//go:nosplit
+func Call22(fn, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22 uintptr) uintptr {
+	if fn == 0 {
+		panic(errNilFn)
+	}
+	var f frame22
+	f.fn = fn
+	f.a[0] = a1
+	f.a[1] = a2
+	f.a[2] = a3
+	f.a[3] = a4
+	f.a[4] = a5
+	f.a[5] = a6
+	f.a[6] = a7
+	f.a[7] = a8
+	f.a[8] = a9
+	f.a[9] = a10
+	f.a[10] = a11
+	f.a[11] = a12
+	f.a[12] = a13
+	f.a[13] = a14
+	f.a[14] = a15
+	f.a[15] = a16
+	f.a[16] = a17
+	f.a[17] = a18
+	f.a[18] = a19
+	f.a[19] = a20
+	f.a[20] = a21
+	f.a[21] = a22
+	cgocall(trampolines[22], unsafe.Pointer(&f))
+	if f.moved != 0 {
+		stackMoved(uintptr(unsafe.Pointer(&f)), f.moved, f.top, f.a[:])
+	}
+	return f.r
+}
+
+// Call23 calls fn(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23) through runtime.cgocall.
+//
+//go:nosplit
+func Call23(fn, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23 uintptr) uintptr {
+	if fn == 0 {
+		panic(errNilFn)
+	}
+	var f frame23
+	f.fn = fn
+	f.a[0] = a1
+	f.a[1] = a2
+	f.a[2] = a3
+	f.a[3] = a4
+	f.a[4] = a5
+	f.a[5] = a6
+	f.a[6] = a7
+	f.a[7] = a8
+	f.a[8] = a9
+	f.a[9] = a10
+	f.a[10] = a11
+	f.a[11] = a12
+	f.a[12] = a13
+	f.a[13] = a14
+	f.a[14] = a15
+	f.a[15] = a16
+	f.a[16] = a17
+	f.a[17] = a18
+	f.a[18] = a19
+	f.a[19] = a20
+	f.a[20] = a21
+	f.a[21] = a22
+	f.a[22] = a23
+	cgocall(trampolines[23], unsafe.Pointer(&f))
+	if f.moved != 0 {
+		stackMoved(uintptr(unsafe.Pointer(&f)), f.moved, f.top, f.a[:])
+	}
+	return f.r
+}
+
+// Call24 calls fn(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24) through runtime.cgocall.
+//
+//go:nosplit
+func Call24(fn, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24 uintptr) uintptr {
+	if fn == 0 {
+		panic(errNilFn)
+	}
+	var f frame24
+	f.fn = fn
+	f.a[0] = a1
+	f.a[1] = a2
+	f.a[2] = a3
+	f.a[3] = a4
+	f.a[4] = a5
+	f.a[5] = a6
+	f.a[6] = a7
+	f.a[7] = a8
+	f.a[8] = a9
+	f.a[9] = a10
+	f.a[10] = a11
+	f.a[11] = a12
+	f.a[12] = a13
+	f.a[13] = a14
+	f.a[14] = a15
+	f.a[15] = a16
+	f.a[16] = a17
+	f.a[17] = a18
+	f.a[18] = a19
+	f.a[19] = a20
+	f.a[20] = a21
+	f.a[21] = a22
+	f.a[22] = a23
+	f.a[23] = a24
+	cgocall(trampolines[24], unsafe.Pointer(&f))
 	if f.moved != 0 {
 		stackMoved(uintptr(unsafe.Pointer(&f)), f.moved, f.top, f.a[:])
 	}

@@ -521,6 +521,576 @@ TEXT call14<>(SB), NOSPLIT, $96-0
 call14_done:
 	RET
 
+// call15 calls a 15-argument function.
+TEXT call15<>(SB), NOSPLIT, $96-0
+	MOVQ	DI, 88(SP)	// the frame
+	CALL	_cgo_topofstack(SB)
+	MOVQ	AX, 80(SP)	// the goroutine's stack top, before
+	MOVQ	88(SP), R11
+	MOVQ	80(R11), AX	// a7
+	MOVQ	AX, 0(SP)
+	MOVQ	88(R11), AX	// a8
+	MOVQ	AX, 8(SP)
+	MOVQ	96(R11), AX	// a9
+	MOVQ	AX, 16(SP)
+	MOVQ	104(R11), AX	// a10
+	MOVQ	AX, 24(SP)
+	MOVQ	112(R11), AX	// a11
+	MOVQ	AX, 32(SP)
+	MOVQ	120(R11), AX	// a12
+	MOVQ	AX, 40(SP)
+	MOVQ	128(R11), AX	// a13
+	MOVQ	AX, 48(SP)
+	MOVQ	136(R11), AX	// a14
+	MOVQ	AX, 56(SP)
+	MOVQ	144(R11), AX	// a15
+	MOVQ	AX, 64(SP)
+	MOVQ	32(R11), DI	// a1
+	MOVQ	40(R11), SI	// a2
+	MOVQ	48(R11), DX	// a3
+	MOVQ	56(R11), CX	// a4
+	MOVQ	64(R11), R8	// a5
+	MOVQ	72(R11), R9	// a6
+	MOVQ	0(R11), R10	// fn
+	XORL	AX, AX	// AL=0: no vector registers
+	CALL	R10
+	MOVQ	AX, 72(SP)	// the result
+	CALL	_cgo_topofstack(SB)
+	MOVQ	80(SP), DX	// the stack top before
+	SUBQ	DX, AX	// how far the stack moved
+	MOVQ	88(SP), CX
+	ADDQ	AX, CX	// the frame, where it is now
+	MOVQ	72(SP), SI
+	MOVQ	SI, 8(CX)	// the result
+	TESTQ	AX, AX
+	JEQ	call15_done
+	MOVQ	AX, 16(CX)	// moved
+	MOVQ	DX, 24(CX)	// top
+call15_done:
+	RET
+
+// call16 calls a 16-argument function.
+TEXT call16<>(SB), NOSPLIT, $112-0
+	MOVQ	DI, 104(SP)	// the frame
+	CALL	_cgo_topofstack(SB)
+	MOVQ	AX, 96(SP)	// the goroutine's stack top, before
+	MOVQ	104(SP), R11
+	MOVQ	80(R11), AX	// a7
+	MOVQ	AX, 0(SP)
+	MOVQ	88(R11), AX	// a8
+	MOVQ	AX, 8(SP)
+	MOVQ	96(R11), AX	// a9
+	MOVQ	AX, 16(SP)
+	MOVQ	104(R11), AX	// a10
+	MOVQ	AX, 24(SP)
+	MOVQ	112(R11), AX	// a11
+	MOVQ	AX, 32(SP)
+	MOVQ	120(R11), AX	// a12
+	MOVQ	AX, 40(SP)
+	MOVQ	128(R11), AX	// a13
+	MOVQ	AX, 48(SP)
+	MOVQ	136(R11), AX	// a14
+	MOVQ	AX, 56(SP)
+	MOVQ	144(R11), AX	// a15
+	MOVQ	AX, 64(SP)
+	MOVQ	152(R11), AX	// a16
+	MOVQ	AX, 72(SP)
+	MOVQ	32(R11), DI	// a1
+	MOVQ	40(R11), SI	// a2
+	MOVQ	48(R11), DX	// a3
+	MOVQ	56(R11), CX	// a4
+	MOVQ	64(R11), R8	// a5
+	MOVQ	72(R11), R9	// a6
+	MOVQ	0(R11), R10	// fn
+	XORL	AX, AX	// AL=0: no vector registers
+	CALL	R10
+	MOVQ	AX, 88(SP)	// the result
+	CALL	_cgo_topofstack(SB)
+	MOVQ	96(SP), DX	// the stack top before
+	SUBQ	DX, AX	// how far the stack moved
+	MOVQ	104(SP), CX
+	ADDQ	AX, CX	// the frame, where it is now
+	MOVQ	88(SP), SI
+	MOVQ	SI, 8(CX)	// the result
+	TESTQ	AX, AX
+	JEQ	call16_done
+	MOVQ	AX, 16(CX)	// moved
+	MOVQ	DX, 24(CX)	// top
+call16_done:
+	RET
+
+// call17 calls a 17-argument function.
+TEXT call17<>(SB), NOSPLIT, $112-0
+	MOVQ	DI, 104(SP)	// the frame
+	CALL	_cgo_topofstack(SB)
+	MOVQ	AX, 96(SP)	// the goroutine's stack top, before
+	MOVQ	104(SP), R11
+	MOVQ	80(R11), AX	// a7
+	MOVQ	AX, 0(SP)
+	MOVQ	88(R11), AX	// a8
+	MOVQ	AX, 8(SP)
+	MOVQ	96(R11), AX	// a9
+	MOVQ	AX, 16(SP)
+	MOVQ	104(R11), AX	// a10
+	MOVQ	AX, 24(SP)
+	MOVQ	112(R11), AX	// a11
+	MOVQ	AX, 32(SP)
+	MOVQ	120(R11), AX	// a12
+	MOVQ	AX, 40(SP)
+	MOVQ	128(R11), AX	// a13
+	MOVQ	AX, 48(SP)
+	MOVQ	136(R11), AX	// a14
+	MOVQ	AX, 56(SP)
+	MOVQ	144(R11), AX	// a15
+	MOVQ	AX, 64(SP)
+	MOVQ	152(R11), AX	// a16
+	MOVQ	AX, 72(SP)
+	MOVQ	160(R11), AX	// a17
+	MOVQ	AX, 80(SP)
+	MOVQ	32(R11), DI	// a1
+	MOVQ	40(R11), SI	// a2
+	MOVQ	48(R11), DX	// a3
+	MOVQ	56(R11), CX	// a4
+	MOVQ	64(R11), R8	// a5
+	MOVQ	72(R11), R9	// a6
+	MOVQ	0(R11), R10	// fn
+	XORL	AX, AX	// AL=0: no vector registers
+	CALL	R10
+	MOVQ	AX, 88(SP)	// the result
+	CALL	_cgo_topofstack(SB)
+	MOVQ	96(SP), DX	// the stack top before
+	SUBQ	DX, AX	// how far the stack moved
+	MOVQ	104(SP), CX
+	ADDQ	AX, CX	// the frame, where it is now
+	MOVQ	88(SP), SI
+	MOVQ	SI, 8(CX)	// the result
+	TESTQ	AX, AX
+	JEQ	call17_done
+	MOVQ	AX, 16(CX)	// moved
+	MOVQ	DX, 24(CX)	// top
+call17_done:
+	RET
+
+// call18 calls a 18-argument function.
+TEXT call18<>(SB), NOSPLIT, $128-0
+	MOVQ	DI, 120(SP)	// the frame
+	CALL	_cgo_topofstack(SB)
+	MOVQ	AX, 112(SP)	// the goroutine's stack top, before
+	MOVQ	120(SP), R11
+	MOVQ	80(R11), AX	// a7
+	MOVQ	AX, 0(SP)
+	MOVQ	88(R11), AX	// a8
+	MOVQ	AX, 8(SP)
+	MOVQ	96(R11), AX	// a9
+	MOVQ	AX, 16(SP)
+	MOVQ	104(R11), AX	// a10
+	MOVQ	AX, 24(SP)
+	MOVQ	112(R11), AX	// a11
+	MOVQ	AX, 32(SP)
+	MOVQ	120(R11), AX	// a12
+	MOVQ	AX, 40(SP)
+	MOVQ	128(R11), AX	// a13
+	MOVQ	AX, 48(SP)
+	MOVQ	136(R11), AX	// a14
+	MOVQ	AX, 56(SP)
+	MOVQ	144(R11), AX	// a15
+	MOVQ	AX, 64(SP)
+	MOVQ	152(R11), AX	// a16
+	MOVQ	AX, 72(SP)
+	MOVQ	160(R11), AX	// a17
+	MOVQ	AX, 80(SP)
+	MOVQ	168(R11), AX	// a18
+	MOVQ	AX, 88(SP)
+	MOVQ	32(R11), DI	// a1
+	MOVQ	40(R11), SI	// a2
+	MOVQ	48(R11), DX	// a3
+	MOVQ	56(R11), CX	// a4
+	MOVQ	64(R11), R8	// a5
+	MOVQ	72(R11), R9	// a6
+	MOVQ	0(R11), R10	// fn
+	XORL	AX, AX	// AL=0: no vector registers
+	CALL	R10
+	MOVQ	AX, 104(SP)	// the result
+	CALL	_cgo_topofstack(SB)
+	MOVQ	112(SP), DX	// the stack top before
+	SUBQ	DX, AX	// how far the stack moved
+	MOVQ	120(SP), CX
+	ADDQ	AX, CX	// the frame, where it is now
+	MOVQ	104(SP), SI
+	MOVQ	SI, 8(CX)	// the result
+	TESTQ	AX, AX
+	JEQ	call18_done
+	MOVQ	AX, 16(CX)	// moved
+	MOVQ	DX, 24(CX)	// top
+call18_done:
+	RET
+
+// call19 calls a 19-argument function.
+TEXT call19<>(SB), NOSPLIT, $128-0
+	MOVQ	DI, 120(SP)	// the frame
+	CALL	_cgo_topofstack(SB)
+	MOVQ	AX, 112(SP)	// the goroutine's stack top, before
+	MOVQ	120(SP), R11
+	MOVQ	80(R11), AX	// a7
+	MOVQ	AX, 0(SP)
+	MOVQ	88(R11), AX	// a8
+	MOVQ	AX, 8(SP)
+	MOVQ	96(R11), AX	// a9
+	MOVQ	AX, 16(SP)
+	MOVQ	104(R11), AX	// a10
+	MOVQ	AX, 24(SP)
+	MOVQ	112(R11), AX	// a11
+	MOVQ	AX, 32(SP)
+	MOVQ	120(R11), AX	// a12
+	MOVQ	AX, 40(SP)
+	MOVQ	128(R11), AX	// a13
+	MOVQ	AX, 48(SP)
+	MOVQ	136(R11), AX	// a14
+	MOVQ	AX, 56(SP)
+	MOVQ	144(R11), AX	// a15
+	MOVQ	AX, 64(SP)
+	MOVQ	152(R11), AX	// a16
+	MOVQ	AX, 72(SP)
+	MOVQ	160(R11), AX	// a17
+	MOVQ	AX, 80(SP)
+	MOVQ	168(R11), AX	// a18
+	MOVQ	AX, 88(SP)
+	MOVQ	176(R11), AX	// a19
+	MOVQ	AX, 96(SP)
+	MOVQ	32(R11), DI	// a1
+	MOVQ	40(R11), SI	// a2
+	MOVQ	48(R11), DX	// a3
+	MOVQ	56(R11), CX	// a4
+	MOVQ	64(R11), R8	// a5
+	MOVQ	72(R11), R9	// a6
+	MOVQ	0(R11), R10	// fn
+	XORL	AX, AX	// AL=0: no vector registers
+	CALL	R10
+	MOVQ	AX, 104(SP)	// the result
+	CALL	_cgo_topofstack(SB)
+	MOVQ	112(SP), DX	// the stack top before
+	SUBQ	DX, AX	// how far the stack moved
+	MOVQ	120(SP), CX
+	ADDQ	AX, CX	// the frame, where it is now
+	MOVQ	104(SP), SI
+	MOVQ	SI, 8(CX)	// the result
+	TESTQ	AX, AX
+	JEQ	call19_done
+	MOVQ	AX, 16(CX)	// moved
+	MOVQ	DX, 24(CX)	// top
+call19_done:
+	RET
+
+// call20 calls a 20-argument function.
+TEXT call20<>(SB), NOSPLIT, $144-0
+	MOVQ	DI, 136(SP)	// the frame
+	CALL	_cgo_topofstack(SB)
+	MOVQ	AX, 128(SP)	// the goroutine's stack top, before
+	MOVQ	136(SP), R11
+	MOVQ	80(R11), AX	// a7
+	MOVQ	AX, 0(SP)
+	MOVQ	88(R11), AX	// a8
+	MOVQ	AX, 8(SP)
+	MOVQ	96(R11), AX	// a9
+	MOVQ	AX, 16(SP)
+	MOVQ	104(R11), AX	// a10
+	MOVQ	AX, 24(SP)
+	MOVQ	112(R11), AX	// a11
+	MOVQ	AX, 32(SP)
+	MOVQ	120(R11), AX	// a12
+	MOVQ	AX, 40(SP)
+	MOVQ	128(R11), AX	// a13
+	MOVQ	AX, 48(SP)
+	MOVQ	136(R11), AX	// a14
+	MOVQ	AX, 56(SP)
+	MOVQ	144(R11), AX	// a15
+	MOVQ	AX, 64(SP)
+	MOVQ	152(R11), AX	// a16
+	MOVQ	AX, 72(SP)
+	MOVQ	160(R11), AX	// a17
+	MOVQ	AX, 80(SP)
+	MOVQ	168(R11), AX	// a18
+	MOVQ	AX, 88(SP)
+	MOVQ	176(R11), AX	// a19
+	MOVQ	AX, 96(SP)
+	MOVQ	184(R11), AX	// a20
+	MOVQ	AX, 104(SP)
+	MOVQ	32(R11), DI	// a1
+	MOVQ	40(R11), SI	// a2
+	MOVQ	48(R11), DX	// a3
+	MOVQ	56(R11), CX	// a4
+	MOVQ	64(R11), R8	// a5
+	MOVQ	72(R11), R9	// a6
+	MOVQ	0(R11), R10	// fn
+	XORL	AX, AX	// AL=0: no vector registers
+	CALL	R10
+	MOVQ	AX, 120(SP)	// the result
+	CALL	_cgo_topofstack(SB)
+	MOVQ	128(SP), DX	// the stack top before
+	SUBQ	DX, AX	// how far the stack moved
+	MOVQ	136(SP), CX
+	ADDQ	AX, CX	// the frame, where it is now
+	MOVQ	120(SP), SI
+	MOVQ	SI, 8(CX)	// the result
+	TESTQ	AX, AX
+	JEQ	call20_done
+	MOVQ	AX, 16(CX)	// moved
+	MOVQ	DX, 24(CX)	// top
+call20_done:
+	RET
+
+// call21 calls a 21-argument function.
+TEXT call21<>(SB), NOSPLIT, $144-0
+	MOVQ	DI, 136(SP)	// the frame
+	CALL	_cgo_topofstack(SB)
+	MOVQ	AX, 128(SP)	// the goroutine's stack top, before
+	MOVQ	136(SP), R11
+	MOVQ	80(R11), AX	// a7
+	MOVQ	AX, 0(SP)
+	MOVQ	88(R11), AX	// a8
+	MOVQ	AX, 8(SP)
+	MOVQ	96(R11), AX	// a9
+	MOVQ	AX, 16(SP)
+	MOVQ	104(R11), AX	// a10
+	MOVQ	AX, 24(SP)
+	MOVQ	112(R11), AX	// a11
+	MOVQ	AX, 32(SP)
+	MOVQ	120(R11), AX	// a12
+	MOVQ	AX, 40(SP)
+	MOVQ	128(R11), AX	// a13
+	MOVQ	AX, 48(SP)
+	MOVQ	136(R11), AX	// a14
+	MOVQ	AX, 56(SP)
+	MOVQ	144(R11), AX	// a15
+	MOVQ	AX, 64(SP)
+	MOVQ	152(R11), AX	// a16
+	MOVQ	AX, 72(SP)
+	MOVQ	160(R11), AX	// a17
+	MOVQ	AX, 80(SP)
+	MOVQ	168(R11), AX	// a18
+	MOVQ	AX, 88(SP)
+	MOVQ	176(R11), AX	// a19
+	MOVQ	AX, 96(SP)
+	MOVQ	184(R11), AX	// a20
+	MOVQ	AX, 104(SP)
+	MOVQ	192(R11), AX	// a21
+	MOVQ	AX, 112(SP)
+	MOVQ	32(R11), DI	// a1
+	MOVQ	40(R11), SI	// a2
+	MOVQ	48(R11), DX	// a3
+	MOVQ	56(R11), CX	// a4
+	MOVQ	64(R11), R8	// a5
+	MOVQ	72(R11), R9	// a6
+	MOVQ	0(R11), R10	// fn
+	XORL	AX, AX	// AL=0: no vector registers
+	CALL	R10
+	MOVQ	AX, 120(SP)	// the result
+	CALL	_cgo_topofstack(SB)
+	MOVQ	128(SP), DX	// the stack top before
+	SUBQ	DX, AX	// how far the stack moved
+	MOVQ	136(SP), CX
+	ADDQ	AX, CX	// the frame, where it is now
+	MOVQ	120(SP), SI
+	MOVQ	SI, 8(CX)	// the result
+	TESTQ	AX, AX
+	JEQ	call21_done
+	MOVQ	AX, 16(CX)	// moved
+	MOVQ	DX, 24(CX)	// top
+call21_done:
+	RET
+
+// call22 calls a 22-argument function.
+TEXT call22<>(SB), NOSPLIT, $160-0
+	MOVQ	DI, 152(SP)	// the frame
+	CALL	_cgo_topofstack(SB)
+	MOVQ	AX, 144(SP)	// the goroutine's stack top, before
+	MOVQ	152(SP), R11
+	MOVQ	80(R11), AX	// a7
+	MOVQ	AX, 0(SP)
+	MOVQ	88(R11), AX	// a8
+	MOVQ	AX, 8(SP)
+	MOVQ	96(R11), AX	// a9
+	MOVQ	AX, 16(SP)
+	MOVQ	104(R11), AX	// a10
+	MOVQ	AX, 24(SP)
+	MOVQ	112(R11), AX	// a11
+	MOVQ	AX, 32(SP)
+	MOVQ	120(R11), AX	// a12
+	MOVQ	AX, 40(SP)
+	MOVQ	128(R11), AX	// a13
+	MOVQ	AX, 48(SP)
+	MOVQ	136(R11), AX	// a14
+	MOVQ	AX, 56(SP)
+	MOVQ	144(R11), AX	// a15
+	MOVQ	AX, 64(SP)
+	MOVQ	152(R11), AX	// a16
+	MOVQ	AX, 72(SP)
+	MOVQ	160(R11), AX	// a17
+	MOVQ	AX, 80(SP)
+	MOVQ	168(R11), AX	// a18
+	MOVQ	AX, 88(SP)
+	MOVQ	176(R11), AX	// a19
+	MOVQ	AX, 96(SP)
+	MOVQ	184(R11), AX	// a20
+	MOVQ	AX, 104(SP)
+	MOVQ	192(R11), AX	// a21
+	MOVQ	AX, 112(SP)
+	MOVQ	200(R11), AX	// a22
+	MOVQ	AX, 120(SP)
+	MOVQ	32(R11), DI	// a1
+	MOVQ	40(R11), SI	// a2
+	MOVQ	48(R11), DX	// a3
+	MOVQ	56(R11), CX	// a4
+	MOVQ	64(R11), R8	// a5
+	MOVQ	72(R11), R9	// a6
+	MOVQ	0(R11), R10	// fn
+	XORL	AX, AX	// AL=0: no vector registers
+	CALL	R10
+	MOVQ	AX, 136(SP)	// the result
+	CALL	_cgo_topofstack(SB)
+	MOVQ	144(SP), DX	// the stack top before
+	SUBQ	DX, AX	// how far the stack moved
+	MOVQ	152(SP), CX
+	ADDQ	AX, CX	// the frame, where it is now
+	MOVQ	136(SP), SI
+	MOVQ	SI, 8(CX)	// the result
+	TESTQ	AX, AX
+	JEQ	call22_done
+	MOVQ	AX, 16(CX)	// moved
+	MOVQ	DX, 24(CX)	// top
+call22_done:
+	RET
+
+// call23 calls a 23-argument function.
+TEXT call23<>(SB), NOSPLIT, $160-0
+	MOVQ	DI, 152(SP)	// the frame
+	CALL	_cgo_topofstack(SB)
+	MOVQ	AX, 144(SP)	// the goroutine's stack top, before
+	MOVQ	152(SP), R11
+	MOVQ	80(R11), AX	// a7
+	MOVQ	AX, 0(SP)
+	MOVQ	88(R11), AX	// a8
+	MOVQ	AX, 8(SP)
+	MOVQ	96(R11), AX	// a9
+	MOVQ	AX, 16(SP)
+	MOVQ	104(R11), AX	// a10
+	MOVQ	AX, 24(SP)
+	MOVQ	112(R11), AX	// a11
+	MOVQ	AX, 32(SP)
+	MOVQ	120(R11), AX	// a12
+	MOVQ	AX, 40(SP)
+	MOVQ	128(R11), AX	// a13
+	MOVQ	AX, 48(SP)
+	MOVQ	136(R11), AX	// a14
+	MOVQ	AX, 56(SP)
+	MOVQ	144(R11), AX	// a15
+	MOVQ	AX, 64(SP)
+	MOVQ	152(R11), AX	// a16
+	MOVQ	AX, 72(SP)
+	MOVQ	160(R11), AX	// a17
+	MOVQ	AX, 80(SP)
+	MOVQ	168(R11), AX	// a18
+	MOVQ	AX, 88(SP)
+	MOVQ	176(R11), AX	// a19
+	MOVQ	AX, 96(SP)
+	MOVQ	184(R11), AX	// a20
+	MOVQ	AX, 104(SP)
+	MOVQ	192(R11), AX	// a21
+	MOVQ	AX, 112(SP)
+	MOVQ	200(R11), AX	// a22
+	MOVQ	AX, 120(SP)
+	MOVQ	208(R11), AX	// a23
+	MOVQ	AX, 128(SP)
+	MOVQ	32(R11), DI	// a1
+	MOVQ	40(R11), SI	// a2
+	MOVQ	48(R11), DX	// a3
+	MOVQ	56(R11), CX	// a4
+	MOVQ	64(R11), R8	// a5
+	MOVQ	72(R11), R9	// a6
+	MOVQ	0(R11), R10	// fn
+	XORL	AX, AX	// AL=0: no vector registers
+	CALL	R10
+	MOVQ	AX, 136(SP)	// the result
+	CALL	_cgo_topofstack(SB)
+	MOVQ	144(SP), DX	// the stack top before
+	SUBQ	DX, AX	// how far the stack moved
+	MOVQ	152(SP), CX
+	ADDQ	AX, CX	// the frame, where it is now
+	MOVQ	136(SP), SI
+	MOVQ	SI, 8(CX)	// the result
+	TESTQ	AX, AX
+	JEQ	call23_done
+	MOVQ	AX, 16(CX)	// moved
+	MOVQ	DX, 24(CX)	// top
+call23_done:
+	RET
+
+// call24 calls a 24-argument function.
+TEXT call24<>(SB), NOSPLIT, $176-0
+	MOVQ	DI, 168(SP)	// the frame
+	CALL	_cgo_topofstack(SB)
+	MOVQ	AX, 160(SP)	// the goroutine's stack top, before
+	MOVQ	168(SP), R11
+	MOVQ	80(R11), AX	// a7
+	MOVQ	AX, 0(SP)
+	MOVQ	88(R11), AX	// a8
+	MOVQ	AX, 8(SP)
+	MOVQ	96(R11), AX	// a9
+	MOVQ	AX, 16(SP)
+	MOVQ	104(R11), AX	// a10
+	MOVQ	AX, 24(SP)
+	MOVQ	112(R11), AX	// a11
+	MOVQ	AX, 32(SP)
+	MOVQ	120(R11), AX	// a12
+	MOVQ	AX, 40(SP)
+	MOVQ	128(R11), AX	// a13
+	MOVQ	AX, 48(SP)
+	MOVQ	136(R11), AX	// a14
+	MOVQ	AX, 56(SP)
+	MOVQ	144(R11), AX	// a15
+	MOVQ	AX, 64(SP)
+	MOVQ	152(R11), AX	// a16
+	MOVQ	AX, 72(SP)
+	MOVQ	160(R11), AX	// a17
+	MOVQ	AX, 80(SP)
+	MOVQ	168(R11), AX	// a18
+	MOVQ	AX, 88(SP)
+	MOVQ	176(R11), AX	// a19
+	MOVQ	AX, 96(SP)
+	MOVQ	184(R11), AX	// a20
+	MOVQ	AX, 104(SP)
+	MOVQ	192(R11), AX	// a21
+	MOVQ	AX, 112(SP)
+	MOVQ	200(R11), AX	// a22
+	MOVQ	AX, 120(SP)
+	MOVQ	208(R11), AX	// a23
+	MOVQ	AX, 128(SP)
+	MOVQ	216(R11), AX	// a24
+	MOVQ	AX, 136(SP)
+	MOVQ	32(R11), DI	// a1
+	MOVQ	40(R11), SI	// a2
+	MOVQ	48(R11), DX	// a3
+	MOVQ	56(R11), CX	// a4
+	MOVQ	64(R11), R8	// a5
+	MOVQ	72(R11), R9	// a6
+	MOVQ	0(R11), R10	// fn
+	XORL	AX, AX	// AL=0: no vector registers
+	CALL	R10
+	MOVQ	AX, 152(SP)	// the result
+	CALL	_cgo_topofstack(SB)
+	MOVQ	160(SP), DX	// the stack top before
+	SUBQ	DX, AX	// how far the stack moved
+	MOVQ	168(SP), CX
+	ADDQ	AX, CX	// the frame, where it is now
+	MOVQ	152(SP), SI
+	MOVQ	SI, 8(CX)	// the result
+	TESTQ	AX, AX
+	JEQ	call24_done
+	MOVQ	AX, 16(CX)	// moved
+	MOVQ	DX, 24(CX)	// top
+call24_done:
+	RET
+
 // lean0 calls a 0-argument function.
 TEXT lean0<>(SB), NOSPLIT, $16-0
 	MOVQ	DI, 8(SP)	// the frame
@@ -572,7 +1142,7 @@ TEXT lean3<>(SB), NOSPLIT, $16-0
 	RET
 
 // The trampolines' addresses, for runtime.cgocall and runtime.asmcgocall.
-GLOBL	·trampolines(SB), NOPTR|RODATA, $120
+GLOBL	·trampolines(SB), NOPTR|RODATA, $200
 DATA	·trampolines+0(SB)/8, $call0<>(SB)
 DATA	·trampolines+8(SB)/8, $call1<>(SB)
 DATA	·trampolines+16(SB)/8, $call2<>(SB)
@@ -588,6 +1158,16 @@ DATA	·trampolines+88(SB)/8, $call11<>(SB)
 DATA	·trampolines+96(SB)/8, $call12<>(SB)
 DATA	·trampolines+104(SB)/8, $call13<>(SB)
 DATA	·trampolines+112(SB)/8, $call14<>(SB)
+DATA	·trampolines+120(SB)/8, $call15<>(SB)
+DATA	·trampolines+128(SB)/8, $call16<>(SB)
+DATA	·trampolines+136(SB)/8, $call17<>(SB)
+DATA	·trampolines+144(SB)/8, $call18<>(SB)
+DATA	·trampolines+152(SB)/8, $call19<>(SB)
+DATA	·trampolines+160(SB)/8, $call20<>(SB)
+DATA	·trampolines+168(SB)/8, $call21<>(SB)
+DATA	·trampolines+176(SB)/8, $call22<>(SB)
+DATA	·trampolines+184(SB)/8, $call23<>(SB)
+DATA	·trampolines+192(SB)/8, $call24<>(SB)
 
 GLOBL	·leanTrampolines(SB), NOPTR|RODATA, $32
 DATA	·leanTrampolines+0(SB)/8, $lean0<>(SB)

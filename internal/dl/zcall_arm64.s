@@ -535,6 +535,576 @@ call14_done:
 	ADD	$80, RSP
 	RET
 
+// call15 calls a 15-argument function.
+TEXT call15<>(SB), NOSPLIT|NOFRAME, $0-0
+	SUB	$96, RSP
+	MOVD	R30, 88(RSP)	// the link register
+	MOVD	R0, 80(RSP)	// the frame
+	BL	_cgo_topofstack(SB)
+	MOVD	R0, 72(RSP)	// the goroutine's stack top, before
+	MOVD	80(RSP), R9
+	MOVD	96(R9), R10	// a9
+	MOVD	R10, 0(RSP)
+	MOVD	104(R9), R10	// a10
+	MOVD	R10, 8(RSP)
+	MOVD	112(R9), R10	// a11
+	MOVD	R10, 16(RSP)
+	MOVD	120(R9), R10	// a12
+	MOVD	R10, 24(RSP)
+	MOVD	128(R9), R10	// a13
+	MOVD	R10, 32(RSP)
+	MOVD	136(R9), R10	// a14
+	MOVD	R10, 40(RSP)
+	MOVD	144(R9), R10	// a15
+	MOVD	R10, 48(RSP)
+	MOVD	32(R9), R0	// a1
+	MOVD	40(R9), R1	// a2
+	MOVD	48(R9), R2	// a3
+	MOVD	56(R9), R3	// a4
+	MOVD	64(R9), R4	// a5
+	MOVD	72(R9), R5	// a6
+	MOVD	80(R9), R6	// a7
+	MOVD	88(R9), R7	// a8
+	MOVD	0(R9), R10	// fn
+	BL	(R10)
+	MOVD	R0, 64(RSP)	// the result
+	BL	_cgo_topofstack(SB)
+	MOVD	72(RSP), R3	// the stack top before
+	SUB	R3, R0, R0	// how far the stack moved
+	MOVD	80(RSP), R1
+	ADD	R0, R1, R1	// the frame, where it is now
+	MOVD	64(RSP), R2
+	MOVD	R2, 8(R1)	// the result
+	CBZ	R0, call15_done
+	MOVD	R0, 16(R1)	// moved
+	MOVD	R3, 24(R1)	// top
+call15_done:
+	MOVD	88(RSP), R30
+	ADD	$96, RSP
+	RET
+
+// call16 calls a 16-argument function.
+TEXT call16<>(SB), NOSPLIT|NOFRAME, $0-0
+	SUB	$96, RSP
+	MOVD	R30, 88(RSP)	// the link register
+	MOVD	R0, 80(RSP)	// the frame
+	BL	_cgo_topofstack(SB)
+	MOVD	R0, 72(RSP)	// the goroutine's stack top, before
+	MOVD	80(RSP), R9
+	MOVD	96(R9), R10	// a9
+	MOVD	R10, 0(RSP)
+	MOVD	104(R9), R10	// a10
+	MOVD	R10, 8(RSP)
+	MOVD	112(R9), R10	// a11
+	MOVD	R10, 16(RSP)
+	MOVD	120(R9), R10	// a12
+	MOVD	R10, 24(RSP)
+	MOVD	128(R9), R10	// a13
+	MOVD	R10, 32(RSP)
+	MOVD	136(R9), R10	// a14
+	MOVD	R10, 40(RSP)
+	MOVD	144(R9), R10	// a15
+	MOVD	R10, 48(RSP)
+	MOVD	152(R9), R10	// a16
+	MOVD	R10, 56(RSP)
+	MOVD	32(R9), R0	// a1
+	MOVD	40(R9), R1	// a2
+	MOVD	48(R9), R2	// a3
+	MOVD	56(R9), R3	// a4
+	MOVD	64(R9), R4	// a5
+	MOVD	72(R9), R5	// a6
+	MOVD	80(R9), R6	// a7
+	MOVD	88(R9), R7	// a8
+	MOVD	0(R9), R10	// fn
+	BL	(R10)
+	MOVD	R0, 64(RSP)	// the result
+	BL	_cgo_topofstack(SB)
+	MOVD	72(RSP), R3	// the stack top before
+	SUB	R3, R0, R0	// how far the stack moved
+	MOVD	80(RSP), R1
+	ADD	R0, R1, R1	// the frame, where it is now
+	MOVD	64(RSP), R2
+	MOVD	R2, 8(R1)	// the result
+	CBZ	R0, call16_done
+	MOVD	R0, 16(R1)	// moved
+	MOVD	R3, 24(R1)	// top
+call16_done:
+	MOVD	88(RSP), R30
+	ADD	$96, RSP
+	RET
+
+// call17 calls a 17-argument function.
+TEXT call17<>(SB), NOSPLIT|NOFRAME, $0-0
+	SUB	$112, RSP
+	MOVD	R30, 104(RSP)	// the link register
+	MOVD	R0, 96(RSP)	// the frame
+	BL	_cgo_topofstack(SB)
+	MOVD	R0, 88(RSP)	// the goroutine's stack top, before
+	MOVD	96(RSP), R9
+	MOVD	96(R9), R10	// a9
+	MOVD	R10, 0(RSP)
+	MOVD	104(R9), R10	// a10
+	MOVD	R10, 8(RSP)
+	MOVD	112(R9), R10	// a11
+	MOVD	R10, 16(RSP)
+	MOVD	120(R9), R10	// a12
+	MOVD	R10, 24(RSP)
+	MOVD	128(R9), R10	// a13
+	MOVD	R10, 32(RSP)
+	MOVD	136(R9), R10	// a14
+	MOVD	R10, 40(RSP)
+	MOVD	144(R9), R10	// a15
+	MOVD	R10, 48(RSP)
+	MOVD	152(R9), R10	// a16
+	MOVD	R10, 56(RSP)
+	MOVD	160(R9), R10	// a17
+	MOVD	R10, 64(RSP)
+	MOVD	32(R9), R0	// a1
+	MOVD	40(R9), R1	// a2
+	MOVD	48(R9), R2	// a3
+	MOVD	56(R9), R3	// a4
+	MOVD	64(R9), R4	// a5
+	MOVD	72(R9), R5	// a6
+	MOVD	80(R9), R6	// a7
+	MOVD	88(R9), R7	// a8
+	MOVD	0(R9), R10	// fn
+	BL	(R10)
+	MOVD	R0, 80(RSP)	// the result
+	BL	_cgo_topofstack(SB)
+	MOVD	88(RSP), R3	// the stack top before
+	SUB	R3, R0, R0	// how far the stack moved
+	MOVD	96(RSP), R1
+	ADD	R0, R1, R1	// the frame, where it is now
+	MOVD	80(RSP), R2
+	MOVD	R2, 8(R1)	// the result
+	CBZ	R0, call17_done
+	MOVD	R0, 16(R1)	// moved
+	MOVD	R3, 24(R1)	// top
+call17_done:
+	MOVD	104(RSP), R30
+	ADD	$112, RSP
+	RET
+
+// call18 calls a 18-argument function.
+TEXT call18<>(SB), NOSPLIT|NOFRAME, $0-0
+	SUB	$112, RSP
+	MOVD	R30, 104(RSP)	// the link register
+	MOVD	R0, 96(RSP)	// the frame
+	BL	_cgo_topofstack(SB)
+	MOVD	R0, 88(RSP)	// the goroutine's stack top, before
+	MOVD	96(RSP), R9
+	MOVD	96(R9), R10	// a9
+	MOVD	R10, 0(RSP)
+	MOVD	104(R9), R10	// a10
+	MOVD	R10, 8(RSP)
+	MOVD	112(R9), R10	// a11
+	MOVD	R10, 16(RSP)
+	MOVD	120(R9), R10	// a12
+	MOVD	R10, 24(RSP)
+	MOVD	128(R9), R10	// a13
+	MOVD	R10, 32(RSP)
+	MOVD	136(R9), R10	// a14
+	MOVD	R10, 40(RSP)
+	MOVD	144(R9), R10	// a15
+	MOVD	R10, 48(RSP)
+	MOVD	152(R9), R10	// a16
+	MOVD	R10, 56(RSP)
+	MOVD	160(R9), R10	// a17
+	MOVD	R10, 64(RSP)
+	MOVD	168(R9), R10	// a18
+	MOVD	R10, 72(RSP)
+	MOVD	32(R9), R0	// a1
+	MOVD	40(R9), R1	// a2
+	MOVD	48(R9), R2	// a3
+	MOVD	56(R9), R3	// a4
+	MOVD	64(R9), R4	// a5
+	MOVD	72(R9), R5	// a6
+	MOVD	80(R9), R6	// a7
+	MOVD	88(R9), R7	// a8
+	MOVD	0(R9), R10	// fn
+	BL	(R10)
+	MOVD	R0, 80(RSP)	// the result
+	BL	_cgo_topofstack(SB)
+	MOVD	88(RSP), R3	// the stack top before
+	SUB	R3, R0, R0	// how far the stack moved
+	MOVD	96(RSP), R1
+	ADD	R0, R1, R1	// the frame, where it is now
+	MOVD	80(RSP), R2
+	MOVD	R2, 8(R1)	// the result
+	CBZ	R0, call18_done
+	MOVD	R0, 16(R1)	// moved
+	MOVD	R3, 24(R1)	// top
+call18_done:
+	MOVD	104(RSP), R30
+	ADD	$112, RSP
+	RET
+
+// call19 calls a 19-argument function.
+TEXT call19<>(SB), NOSPLIT|NOFRAME, $0-0
+	SUB	$128, RSP
+	MOVD	R30, 120(RSP)	// the link register
+	MOVD	R0, 112(RSP)	// the frame
+	BL	_cgo_topofstack(SB)
+	MOVD	R0, 104(RSP)	// the goroutine's stack top, before
+	MOVD	112(RSP), R9
+	MOVD	96(R9), R10	// a9
+	MOVD	R10, 0(RSP)
+	MOVD	104(R9), R10	// a10
+	MOVD	R10, 8(RSP)
+	MOVD	112(R9), R10	// a11
+	MOVD	R10, 16(RSP)
+	MOVD	120(R9), R10	// a12
+	MOVD	R10, 24(RSP)
+	MOVD	128(R9), R10	// a13
+	MOVD	R10, 32(RSP)
+	MOVD	136(R9), R10	// a14
+	MOVD	R10, 40(RSP)
+	MOVD	144(R9), R10	// a15
+	MOVD	R10, 48(RSP)
+	MOVD	152(R9), R10	// a16
+	MOVD	R10, 56(RSP)
+	MOVD	160(R9), R10	// a17
+	MOVD	R10, 64(RSP)
+	MOVD	168(R9), R10	// a18
+	MOVD	R10, 72(RSP)
+	MOVD	176(R9), R10	// a19
+	MOVD	R10, 80(RSP)
+	MOVD	32(R9), R0	// a1
+	MOVD	40(R9), R1	// a2
+	MOVD	48(R9), R2	// a3
+	MOVD	56(R9), R3	// a4
+	MOVD	64(R9), R4	// a5
+	MOVD	72(R9), R5	// a6
+	MOVD	80(R9), R6	// a7
+	MOVD	88(R9), R7	// a8
+	MOVD	0(R9), R10	// fn
+	BL	(R10)
+	MOVD	R0, 96(RSP)	// the result
+	BL	_cgo_topofstack(SB)
+	MOVD	104(RSP), R3	// the stack top before
+	SUB	R3, R0, R0	// how far the stack moved
+	MOVD	112(RSP), R1
+	ADD	R0, R1, R1	// the frame, where it is now
+	MOVD	96(RSP), R2
+	MOVD	R2, 8(R1)	// the result
+	CBZ	R0, call19_done
+	MOVD	R0, 16(R1)	// moved
+	MOVD	R3, 24(R1)	// top
+call19_done:
+	MOVD	120(RSP), R30
+	ADD	$128, RSP
+	RET
+
+// call20 calls a 20-argument function.
+TEXT call20<>(SB), NOSPLIT|NOFRAME, $0-0
+	SUB	$128, RSP
+	MOVD	R30, 120(RSP)	// the link register
+	MOVD	R0, 112(RSP)	// the frame
+	BL	_cgo_topofstack(SB)
+	MOVD	R0, 104(RSP)	// the goroutine's stack top, before
+	MOVD	112(RSP), R9
+	MOVD	96(R9), R10	// a9
+	MOVD	R10, 0(RSP)
+	MOVD	104(R9), R10	// a10
+	MOVD	R10, 8(RSP)
+	MOVD	112(R9), R10	// a11
+	MOVD	R10, 16(RSP)
+	MOVD	120(R9), R10	// a12
+	MOVD	R10, 24(RSP)
+	MOVD	128(R9), R10	// a13
+	MOVD	R10, 32(RSP)
+	MOVD	136(R9), R10	// a14
+	MOVD	R10, 40(RSP)
+	MOVD	144(R9), R10	// a15
+	MOVD	R10, 48(RSP)
+	MOVD	152(R9), R10	// a16
+	MOVD	R10, 56(RSP)
+	MOVD	160(R9), R10	// a17
+	MOVD	R10, 64(RSP)
+	MOVD	168(R9), R10	// a18
+	MOVD	R10, 72(RSP)
+	MOVD	176(R9), R10	// a19
+	MOVD	R10, 80(RSP)
+	MOVD	184(R9), R10	// a20
+	MOVD	R10, 88(RSP)
+	MOVD	32(R9), R0	// a1
+	MOVD	40(R9), R1	// a2
+	MOVD	48(R9), R2	// a3
+	MOVD	56(R9), R3	// a4
+	MOVD	64(R9), R4	// a5
+	MOVD	72(R9), R5	// a6
+	MOVD	80(R9), R6	// a7
+	MOVD	88(R9), R7	// a8
+	MOVD	0(R9), R10	// fn
+	BL	(R10)
+	MOVD	R0, 96(RSP)	// the result
+	BL	_cgo_topofstack(SB)
+	MOVD	104(RSP), R3	// the stack top before
+	SUB	R3, R0, R0	// how far the stack moved
+	MOVD	112(RSP), R1
+	ADD	R0, R1, R1	// the frame, where it is now
+	MOVD	96(RSP), R2
+	MOVD	R2, 8(R1)	// the result
+	CBZ	R0, call20_done
+	MOVD	R0, 16(R1)	// moved
+	MOVD	R3, 24(R1)	// top
+call20_done:
+	MOVD	120(RSP), R30
+	ADD	$128, RSP
+	RET
+
+// call21 calls a 21-argument function.
+TEXT call21<>(SB), NOSPLIT|NOFRAME, $0-0
+	SUB	$144, RSP
+	MOVD	R30, 136(RSP)	// the link register
+	MOVD	R0, 128(RSP)	// the frame
+	BL	_cgo_topofstack(SB)
+	MOVD	R0, 120(RSP)	// the goroutine's stack top, before
+	MOVD	128(RSP), R9
+	MOVD	96(R9), R10	// a9
+	MOVD	R10, 0(RSP)
+	MOVD	104(R9), R10	// a10
+	MOVD	R10, 8(RSP)
+	MOVD	112(R9), R10	// a11
+	MOVD	R10, 16(RSP)
+	MOVD	120(R9), R10	// a12
+	MOVD	R10, 24(RSP)
+	MOVD	128(R9), R10	// a13
+	MOVD	R10, 32(RSP)
+	MOVD	136(R9), R10	// a14
+	MOVD	R10, 40(RSP)
+	MOVD	144(R9), R10	// a15
+	MOVD	R10, 48(RSP)
+	MOVD	152(R9), R10	// a16
+	MOVD	R10, 56(RSP)
+	MOVD	160(R9), R10	// a17
+	MOVD	R10, 64(RSP)
+	MOVD	168(R9), R10	// a18
+	MOVD	R10, 72(RSP)
+	MOVD	176(R9), R10	// a19
+	MOVD	R10, 80(RSP)
+	MOVD	184(R9), R10	// a20
+	MOVD	R10, 88(RSP)
+	MOVD	192(R9), R10	// a21
+	MOVD	R10, 96(RSP)
+	MOVD	32(R9), R0	// a1
+	MOVD	40(R9), R1	// a2
+	MOVD	48(R9), R2	// a3
+	MOVD	56(R9), R3	// a4
+	MOVD	64(R9), R4	// a5
+	MOVD	72(R9), R5	// a6
+	MOVD	80(R9), R6	// a7
+	MOVD	88(R9), R7	// a8
+	MOVD	0(R9), R10	// fn
+	BL	(R10)
+	MOVD	R0, 112(RSP)	// the result
+	BL	_cgo_topofstack(SB)
+	MOVD	120(RSP), R3	// the stack top before
+	SUB	R3, R0, R0	// how far the stack moved
+	MOVD	128(RSP), R1
+	ADD	R0, R1, R1	// the frame, where it is now
+	MOVD	112(RSP), R2
+	MOVD	R2, 8(R1)	// the result
+	CBZ	R0, call21_done
+	MOVD	R0, 16(R1)	// moved
+	MOVD	R3, 24(R1)	// top
+call21_done:
+	MOVD	136(RSP), R30
+	ADD	$144, RSP
+	RET
+
+// call22 calls a 22-argument function.
+TEXT call22<>(SB), NOSPLIT|NOFRAME, $0-0
+	SUB	$144, RSP
+	MOVD	R30, 136(RSP)	// the link register
+	MOVD	R0, 128(RSP)	// the frame
+	BL	_cgo_topofstack(SB)
+	MOVD	R0, 120(RSP)	// the goroutine's stack top, before
+	MOVD	128(RSP), R9
+	MOVD	96(R9), R10	// a9
+	MOVD	R10, 0(RSP)
+	MOVD	104(R9), R10	// a10
+	MOVD	R10, 8(RSP)
+	MOVD	112(R9), R10	// a11
+	MOVD	R10, 16(RSP)
+	MOVD	120(R9), R10	// a12
+	MOVD	R10, 24(RSP)
+	MOVD	128(R9), R10	// a13
+	MOVD	R10, 32(RSP)
+	MOVD	136(R9), R10	// a14
+	MOVD	R10, 40(RSP)
+	MOVD	144(R9), R10	// a15
+	MOVD	R10, 48(RSP)
+	MOVD	152(R9), R10	// a16
+	MOVD	R10, 56(RSP)
+	MOVD	160(R9), R10	// a17
+	MOVD	R10, 64(RSP)
+	MOVD	168(R9), R10	// a18
+	MOVD	R10, 72(RSP)
+	MOVD	176(R9), R10	// a19
+	MOVD	R10, 80(RSP)
+	MOVD	184(R9), R10	// a20
+	MOVD	R10, 88(RSP)
+	MOVD	192(R9), R10	// a21
+	MOVD	R10, 96(RSP)
+	MOVD	200(R9), R10	// a22
+	MOVD	R10, 104(RSP)
+	MOVD	32(R9), R0	// a1
+	MOVD	40(R9), R1	// a2
+	MOVD	48(R9), R2	// a3
+	MOVD	56(R9), R3	// a4
+	MOVD	64(R9), R4	// a5
+	MOVD	72(R9), R5	// a6
+	MOVD	80(R9), R6	// a7
+	MOVD	88(R9), R7	// a8
+	MOVD	0(R9), R10	// fn
+	BL	(R10)
+	MOVD	R0, 112(RSP)	// the result
+	BL	_cgo_topofstack(SB)
+	MOVD	120(RSP), R3	// the stack top before
+	SUB	R3, R0, R0	// how far the stack moved
+	MOVD	128(RSP), R1
+	ADD	R0, R1, R1	// the frame, where it is now
+	MOVD	112(RSP), R2
+	MOVD	R2, 8(R1)	// the result
+	CBZ	R0, call22_done
+	MOVD	R0, 16(R1)	// moved
+	MOVD	R3, 24(R1)	// top
+call22_done:
+	MOVD	136(RSP), R30
+	ADD	$144, RSP
+	RET
+
+// call23 calls a 23-argument function.
+TEXT call23<>(SB), NOSPLIT|NOFRAME, $0-0
+	SUB	$160, RSP
+	MOVD	R30, 152(RSP)	// the link register
+	MOVD	R0, 144(RSP)	// the frame
+	BL	_cgo_topofstack(SB)
+	MOVD	R0, 136(RSP)	// the goroutine's stack top, before
+	MOVD	144(RSP), R9
+	MOVD	96(R9), R10	// a9
+	MOVD	R10, 0(RSP)
+	MOVD	104(R9), R10	// a10
+	MOVD	R10, 8(RSP)
+	MOVD	112(R9), R10	// a11
+	MOVD	R10, 16(RSP)
+	MOVD	120(R9), R10	// a12
+	MOVD	R10, 24(RSP)
+	MOVD	128(R9), R10	// a13
+	MOVD	R10, 32(RSP)
+	MOVD	136(R9), R10	// a14
+	MOVD	R10, 40(RSP)
+	MOVD	144(R9), R10	// a15
+	MOVD	R10, 48(RSP)
+	MOVD	152(R9), R10	// a16
+	MOVD	R10, 56(RSP)
+	MOVD	160(R9), R10	// a17
+	MOVD	R10, 64(RSP)
+	MOVD	168(R9), R10	// a18
+	MOVD	R10, 72(RSP)
+	MOVD	176(R9), R10	// a19
+	MOVD	R10, 80(RSP)
+	MOVD	184(R9), R10	// a20
+	MOVD	R10, 88(RSP)
+	MOVD	192(R9), R10	// a21
+	MOVD	R10, 96(RSP)
+	MOVD	200(R9), R10	// a22
+	MOVD	R10, 104(RSP)
+	MOVD	208(R9), R10	// a23
+	MOVD	R10, 112(RSP)
+	MOVD	32(R9), R0	// a1
+	MOVD	40(R9), R1	// a2
+	MOVD	48(R9), R2	// a3
+	MOVD	56(R9), R3	// a4
+	MOVD	64(R9), R4	// a5
+	MOVD	72(R9), R5	// a6
+	MOVD	80(R9), R6	// a7
+	MOVD	88(R9), R7	// a8
+	MOVD	0(R9), R10	// fn
+	BL	(R10)
+	MOVD	R0, 128(RSP)	// the result
+	BL	_cgo_topofstack(SB)
+	MOVD	136(RSP), R3	// the stack top before
+	SUB	R3, R0, R0	// how far the stack moved
+	MOVD	144(RSP), R1
+	ADD	R0, R1, R1	// the frame, where it is now
+	MOVD	128(RSP), R2
+	MOVD	R2, 8(R1)	// the result
+	CBZ	R0, call23_done
+	MOVD	R0, 16(R1)	// moved
+	MOVD	R3, 24(R1)	// top
+call23_done:
+	MOVD	152(RSP), R30
+	ADD	$160, RSP
+	RET
+
+// call24 calls a 24-argument function.
+TEXT call24<>(SB), NOSPLIT|NOFRAME, $0-0
+	SUB	$160, RSP
+	MOVD	R30, 152(RSP)	// the link register
+	MOVD	R0, 144(RSP)	// the frame
+	BL	_cgo_topofstack(SB)
+	MOVD	R0, 136(RSP)	// the goroutine's stack top, before
+	MOVD	144(RSP), R9
+	MOVD	96(R9), R10	// a9
+	MOVD	R10, 0(RSP)
+	MOVD	104(R9), R10	// a10
+	MOVD	R10, 8(RSP)
+	MOVD	112(R9), R10	// a11
+	MOVD	R10, 16(RSP)
+	MOVD	120(R9), R10	// a12
+	MOVD	R10, 24(RSP)
+	MOVD	128(R9), R10	// a13
+	MOVD	R10, 32(RSP)
+	MOVD	136(R9), R10	// a14
+	MOVD	R10, 40(RSP)
+	MOVD	144(R9), R10	// a15
+	MOVD	R10, 48(RSP)
+	MOVD	152(R9), R10	// a16
+	MOVD	R10, 56(RSP)
+	MOVD	160(R9), R10	// a17
+	MOVD	R10, 64(RSP)
+	MOVD	168(R9), R10	// a18
+	MOVD	R10, 72(RSP)
+	MOVD	176(R9), R10	// a19
+	MOVD	R10, 80(RSP)
+	MOVD	184(R9), R10	// a20
+	MOVD	R10, 88(RSP)
+	MOVD	192(R9), R10	// a21
+	MOVD	R10, 96(RSP)
+	MOVD	200(R9), R10	// a22
+	MOVD	R10, 104(RSP)
+	MOVD	208(R9), R10	// a23
+	MOVD	R10, 112(RSP)
+	MOVD	216(R9), R10	// a24
+	MOVD	R10, 120(RSP)
+	MOVD	32(R9), R0	// a1
+	MOVD	40(R9), R1	// a2
+	MOVD	48(R9), R2	// a3
+	MOVD	56(R9), R3	// a4
+	MOVD	64(R9), R4	// a5
+	MOVD	72(R9), R5	// a6
+	MOVD	80(R9), R6	// a7
+	MOVD	88(R9), R7	// a8
+	MOVD	0(R9), R10	// fn
+	BL	(R10)
+	MOVD	R0, 128(RSP)	// the result
+	BL	_cgo_topofstack(SB)
+	MOVD	136(RSP), R3	// the stack top before
+	SUB	R3, R0, R0	// how far the stack moved
+	MOVD	144(RSP), R1
+	ADD	R0, R1, R1	// the frame, where it is now
+	MOVD	128(RSP), R2
+	MOVD	R2, 8(R1)	// the result
+	CBZ	R0, call24_done
+	MOVD	R0, 16(R1)	// moved
+	MOVD	R3, 24(R1)	// top
+call24_done:
+	MOVD	152(RSP), R30
+	ADD	$160, RSP
+	RET
+
 // lean0 calls a 0-argument function.
 TEXT lean0<>(SB), NOSPLIT|NOFRAME, $0-0
 	SUB	$16, RSP
@@ -598,7 +1168,7 @@ TEXT lean3<>(SB), NOSPLIT|NOFRAME, $0-0
 	RET
 
 // The trampolines' addresses, for runtime.cgocall and runtime.asmcgocall.
-GLOBL	·trampolines(SB), NOPTR|RODATA, $120
+GLOBL	·trampolines(SB), NOPTR|RODATA, $200
 DATA	·trampolines+0(SB)/8, $call0<>(SB)
 DATA	·trampolines+8(SB)/8, $call1<>(SB)
 DATA	·trampolines+16(SB)/8, $call2<>(SB)
@@ -614,6 +1184,16 @@ DATA	·trampolines+88(SB)/8, $call11<>(SB)
 DATA	·trampolines+96(SB)/8, $call12<>(SB)
 DATA	·trampolines+104(SB)/8, $call13<>(SB)
 DATA	·trampolines+112(SB)/8, $call14<>(SB)
+DATA	·trampolines+120(SB)/8, $call15<>(SB)
+DATA	·trampolines+128(SB)/8, $call16<>(SB)
+DATA	·trampolines+136(SB)/8, $call17<>(SB)
+DATA	·trampolines+144(SB)/8, $call18<>(SB)
+DATA	·trampolines+152(SB)/8, $call19<>(SB)
+DATA	·trampolines+160(SB)/8, $call20<>(SB)
+DATA	·trampolines+168(SB)/8, $call21<>(SB)
+DATA	·trampolines+176(SB)/8, $call22<>(SB)
+DATA	·trampolines+184(SB)/8, $call23<>(SB)
+DATA	·trampolines+192(SB)/8, $call24<>(SB)
 
 GLOBL	·leanTrampolines(SB), NOPTR|RODATA, $32
 DATA	·leanTrampolines+0(SB)/8, $lean0<>(SB)

@@ -225,3 +225,278 @@ func Call14(fn, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14 uint
 	b[13] = a14
 	return call(fn, b, 14)
 }
+
+// Call15 calls fn(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15) through purego.SyscallN.
+//
+//go:uintptrescapes
+func Call15(fn, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15 uintptr) uintptr {
+	b := args()
+	b[0] = a1
+	b[1] = a2
+	b[2] = a3
+	b[3] = a4
+	b[4] = a5
+	b[5] = a6
+	b[6] = a7
+	b[7] = a8
+	b[8] = a9
+	b[9] = a10
+	b[10] = a11
+	b[11] = a12
+	b[12] = a13
+	b[13] = a14
+	b[14] = a15
+	return call(fn, b, 15)
+}
+
+// Call16 calls fn(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16) through purego.SyscallN.
+//
+//go:uintptrescapes
+func Call16(fn, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16 uintptr) uintptr {
+	b := args()
+	b[0] = a1
+	b[1] = a2
+	b[2] = a3
+	b[3] = a4
+	b[4] = a5
+	b[5] = a6
+	b[6] = a7
+	b[7] = a8
+	b[8] = a9
+	b[9] = a10
+	b[10] = a11
+	b[11] = a12
+	b[12] = a13
+	b[13] = a14
+	b[14] = a15
+	b[15] = a16
+	return call(fn, b, 16)
+}
+
+// Call17 calls fn(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17) through purego.SyscallN.
+//
+//go:uintptrescapes
+func Call17(fn, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17 uintptr) uintptr {
+	b := args()
+	b[0] = a1
+	b[1] = a2
+	b[2] = a3
+	b[3] = a4
+	b[4] = a5
+	b[5] = a6
+	b[6] = a7
+	b[7] = a8
+	b[8] = a9
+	b[9] = a10
+	b[10] = a11
+	b[11] = a12
+	b[12] = a13
+	b[13] = a14
+	b[14] = a15
+	b[15] = a16
+	b[16] = a17
+	return call(fn, b, 17)
+}
+
+// Call18 calls fn(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18) through purego.SyscallN.
+//
+//go:uintptrescapes
+func Call18(fn, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18 uintptr) uintptr {
+	b := args()
+	b[0] = a1
+	b[1] = a2
+	b[2] = a3
+	b[3] = a4
+	b[4] = a5
+	b[5] = a6
+	b[6] = a7
+	b[7] = a8
+	b[8] = a9
+	b[9] = a10
+	b[10] = a11
+	b[11] = a12
+	b[12] = a13
+	b[13] = a14
+	b[14] = a15
+	b[15] = a16
+	b[16] = a17
+	b[17] = a18
+	return call(fn, b, 18)
+}
+
+// Call19 calls fn(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19) through purego.SyscallN.
+//
+//go:uintptrescapes
+func Call19(fn, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19 uintptr) uintptr {
+	b := args()
+	b[0] = a1
+	b[1] = a2
+	b[2] = a3
+	b[3] = a4
+	b[4] = a5
+	b[5] = a6
+	b[6] = a7
+	b[7] = a8
+	b[8] = a9
+	b[9] = a10
+	b[10] = a11
+	b[11] = a12
+	b[12] = a13
+	b[13] = a14
+	b[14] = a15
+	b[15] = a16
+	b[16] = a17
+	b[17] = a18
+	b[18] = a19
+	return call(fn, b, 19)
+}
+
+// Call20 calls fn(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20) through purego.SyscallN.
+//
+//go:uintptrescapes
+func Call20(fn, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20 uintptr) uintptr {
+	b := args()
+	b[0] = a1
+	b[1] = a2
+	b[2] = a3
+	b[3] = a4
+	b[4] = a5
+	b[5] = a6
+	b[6] = a7
+	b[7] = a8
+	b[8] = a9
+	b[9] = a10
+	b[10] = a11
+	b[11] = a12
+	b[12] = a13
+	b[13] = a14
+	b[14] = a15
+	b[15] = a16
+	b[16] = a17
+	b[17] = a18
+	b[18] = a19
+	b[19] = a20
+	return call(fn, b, 20)
+}
+
+// Call21 calls fn(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21) through purego.SyscallN.
+//
+//go:uintptrescapes
+func Call21(fn, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21 uintptr) uintptr {
+	b := args()
+	b[0] = a1
+	b[1] = a2
+	b[2] = a3
+	b[3] = a4
+	b[4] = a5
+	b[5] = a6
+	b[6] = a7
+	b[7] = a8
+	b[8] = a9
+	b[9] = a10
+	b[10] = a11
+	b[11] = a12
+	b[12] = a13
+	b[13] = a14
+	b[14] = a15
+	b[15] = a16
+	b[16] = a17
+	b[17] = a18
+	b[18] = a19
+	b[19] = a20
+	b[20] = a21
+	return call(fn, b, 21)
+}
+
+// Call22 calls fn(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22) through purego.SyscallN.
+//
+//go:uintptrescapes
+func Call22(fn, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22 uintptr) uintptr {
+	b := args()
+	b[0] = a1
+	b[1] = a2
+	b[2] = a3
+	b[3] = a4
+	b[4] = a5
+	b[5] = a6
+	b[6] = a7
+	b[7] = a8
+	b[8] = a9
+	b[9] = a10
+	b[10] = a11
+	b[11] = a12
+	b[12] = a13
+	b[13] = a14
+	b[14] = a15
+	b[15] = a16
+	b[16] = a17
+	b[17] = a18
+	b[18] = a19
+	b[19] = a20
+	b[20] = a21
+	b[21] = a22
+	return call(fn, b, 22)
+}
+
+// Call23 calls fn(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23) through purego.SyscallN.
+//
+//go:uintptrescapes
+func Call23(fn, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23 uintptr) uintptr {
+	b := args()
+	b[0] = a1
+	b[1] = a2
+	b[2] = a3
+	b[3] = a4
+	b[4] = a5
+	b[5] = a6
+	b[6] = a7
+	b[7] = a8
+	b[8] = a9
+	b[9] = a10
+	b[10] = a11
+	b[11] = a12
+	b[12] = a13
+	b[13] = a14
+	b[14] = a15
+	b[15] = a16
+	b[16] = a17
+	b[17] = a18
+	b[18] = a19
+	b[19] = a20
+	b[20] = a21
+	b[21] = a22
+	b[22] = a23
+	return call(fn, b, 23)
+}
+
+// Call24 calls fn(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24) through purego.SyscallN.
+//
+//go:uintptrescapes
+func Call24(fn, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24 uintptr) uintptr {
+	b := args()
+	b[0] = a1
+	b[1] = a2
+	b[2] = a3
+	b[3] = a4
+	b[4] = a5
+	b[5] = a6
+	b[6] = a7
+	b[7] = a8
+	b[8] = a9
+	b[9] = a10
+	b[10] = a11
+	b[11] = a12
+	b[12] = a13
+	b[13] = a14
+	b[14] = a15
+	b[15] = a16
+	b[16] = a17
+	b[17] = a18
+	b[18] = a19
+	b[19] = a20
+	b[20] = a21
+	b[21] = a22
+	b[22] = a23
+	b[23] = a24
+	return call(fn, b, 24)
+}

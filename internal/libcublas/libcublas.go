@@ -1,0 +1,265 @@
+//go:build linux && (amd64 || arm64)
+
+package libcublas
+
+import (
+	"errors"
+	"math"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/cstr"
+	"github.com/nocgo/cuda/internal/dl"
+	"github.com/nocgo/cuda/loader"
+)
+
+// family indexes the typed routines, each with one entry point per
+// precision.
+type family int
+
+const (
+	famAxpy family = iota
+	famScal
+	famCopy
+	famSwap
+	famDot
+	famDotc
+	famNrm2
+	famAsum
+	famAmax
+	famGemv
+	famGeam
+	famGemm
+	famGemmStridedBatched
+	famGemmBatched
+	numFamilies
+)
+
+// familyNames are the entry points of each family, by backend.BLASType
+// (S, D, C, Z); "" where there is none (dotc of the real types).
+var familyNames = [numFamilies][backend.NumBLASTypes]string{
+	famAxpy:               {"cublasSaxpy_v2", "cublasDaxpy_v2", "cublasCaxpy_v2", "cublasZaxpy_v2"},
+	famScal:               {"cublasSscal_v2", "cublasDscal_v2", "cublasCscal_v2", "cublasZscal_v2"},
+	famCopy:               {"cublasScopy_v2", "cublasDcopy_v2", "cublasCcopy_v2", "cublasZcopy_v2"},
+	famSwap:               {"cublasSswap_v2", "cublasDswap_v2", "cublasCswap_v2", "cublasZswap_v2"},
+	famDot:                {"cublasSdot_v2", "cublasDdot_v2", "cublasCdotu_v2", "cublasZdotu_v2"},
+	famDotc:               {"cublasSdot_v2", "cublasDdot_v2", "cublasCdotc_v2", "cublasZdotc_v2"},
+	famNrm2:               {"cublasSnrm2_v2", "cublasDnrm2_v2", "cublasScnrm2_v2", "cublasDznrm2_v2"},
+	famAsum:               {"cublasSasum_v2", "cublasDasum_v2", "cublasScasum_v2", "cublasDzasum_v2"},
+	famAmax:               {"cublasIsamax_v2", "cublasIdamax_v2", "cublasIcamax_v2", "cublasIzamax_v2"},
+	famGemv:               {"cublasSgemv_v2", "cublasDgemv_v2", "cublasCgemv_v2", "cublasZgemv_v2"},
+	famGeam:               {"cublasSgeam", "cublasDgeam", "cublasCgeam", "cublasZgeam"},
+	famGemm:               {"cublasSgemm_v2", "cublasDgemm_v2", "cublasCgemm_v2", "cublasZgemm_v2"},
+	famGemmStridedBatched: {"cublasSgemmStridedBatched", "cublasDgemmStridedBatched", "cublasCgemmStridedBatched", "cublasZgemmStridedBatched"},
+	famGemmBatched:        {"cublasSgemmBatched", "cublasDgemmBatched", "cublasCgemmBatched", "cublasZgemmBatched"},
+}
+
+// single indexes the other entry points, after the families' in the table.
+type single int
+
+const (
+	symCreate single = iota
+	symDestroy
+	symGetVersion
+	symSetStream
+	symSetWorkspace
+	symSetPointerMode
+	symSetMathMode
+	symSetAtomicsMode
+	symGetStatusString
+	symGemmEx
+	symGemmStridedBatchedEx
+	symGemmBatchedEx
+	numSingles
+)
+
+var singleNames = [numSingles]string{
+	symCreate:               "cublasCreate_v2",
+	symDestroy:              "cublasDestroy_v2",
+	symGetVersion:           "cublasGetVersion_v2",
+	symSetStream:            "cublasSetStream_v2",
+	symSetWorkspace:         "cublasSetWorkspace_v2",
+	symSetPointerMode:       "cublasSetPointerMode_v2",
+	symSetMathMode:          "cublasSetMathMode",
+	symSetAtomicsMode:       "cublasSetAtomicsMode",
+	symGetStatusString:      "cublasGetStatusString",
+	symGemmEx:               "cublasGemmEx",
+	symGemmStridedBatchedEx: "cublasGemmStridedBatchedEx",
+	symGemmBatchedEx:        "cublasGemmBatchedEx",
+}
+
+const numSyms = int(numFamilies)*int(backend.NumBLASTypes) + int(numSingles)
+
+func symName(i int) string {
+	if f := i / int(backend.NumBLASTypes); f < int(numFamilies) {
+		return familyNames[f][i%int(backend.NumBLASTypes)]
+	}
+	return singleNames[i-int(numFamilies)*int(backend.NumBLASTypes)]
+}
+
+// symbols resolves a library's entry points on first use.
+type symbols struct {
+	lib  *loader.Library
+	ptrs [numSyms]atomic.Uintptr
+	errs [numSyms]atomic.Pointer[error]
+}
+
+func (s *symbols) fn(i int) (uintptr, error) {
+	if p := s.ptrs[i].Load(); p != 0 {
+		return p, nil
+	}
+	if e := s.errs[i].Load(); e != nil {
+		return 0, *e
+	}
+	name := symName(i)
+	p, err := s.lib.Symbol(name)
+	if err == nil && p == 0 {
+		err = &loader.SymbolError{Library: s.lib.Path(), Symbol: name, Err: errors.New("NULL address")}
+	}
+	if err != nil {
+		s.errs[i].Store(&err)
+		return 0, err
+	}
+	s.ptrs[i].Store(p)
+	return p, nil
+}
+
+// Lib is the real cuBLAS: libcublas through internal/dl.
+type Lib struct{ syms symbols }
+
+var _ backend.CUBLAS = (*Lib)(nil)
+
+// Open opens libcublas through package loader.
+func Open() (*Lib, error) {
+	lib, err := loader.Open(loader.CUBLAS)
+	if err != nil {
+		return nil, err
+	}
+	return &Lib{syms: symbols{lib: lib}}, nil
+}
+
+// Path returns the path of the library opened.
+func (l *Lib) Path() string { return l.syms.lib.Path() }
+
+func (l *Lib) typed(f family, t backend.BLASType) (uintptr, string, error) {
+	if !t.Valid() {
+		return 0, "", &backend.BLASError{Status: backend.BLASInvalidValue, Op: "cublas", Text: backend.BLASStatusText[backend.BLASInvalidValue], Detail: "unknown precision"}
+	}
+	i := int(f)*int(backend.NumBLASTypes) + int(t)
+	p, err := l.syms.fn(i)
+	return p, familyNames[f][t], err
+}
+
+func (l *Lib) single(s single) (uintptr, error) {
+	return l.syms.fn(int(numFamilies)*int(backend.NumBLASTypes) + int(s))
+}
+
+// check turns a cublasStatus_t (a 32-bit enum in a 64-bit register) from
+// op into nil or a *BLASError with cuBLAS's text.
+func (l *Lib) check(op string, r uintptr) error {
+	code := backend.BLASStatus(int32(uint32(r)))
+	if code == 0 {
+		return nil
+	}
+	return &backend.BLASError{Status: code, Op: op, Text: l.statusString(code)}
+}
+
+func (l *Lib) statusString(s backend.BLASStatus) string {
+	p, err := l.single(symGetStatusString)
+	if err != nil {
+		return backend.BLASStatusText[s]
+	}
+	return cString(dl.Call1(p, uintptr(uint32(s))))
+}
+
+// cString reads the const char* a call returned.
+func cString(r uintptr) string {
+	var p unsafe.Pointer
+	*(*uintptr)(unsafe.Pointer(&p)) = r
+	return cstr.GoString(p)
+}
+
+// tooBig is the error for sizes beyond cuBLAS's 32-bit int.
+func tooBig(op string) error {
+	return &backend.BLASError{Status: backend.BLASInvalidValue, Op: op, Text: backend.BLASStatusText[backend.BLASInvalidValue],
+		Detail: "a size, increment or leading dimension beyond 2^31-1 (the 64-bit API is not used)"}
+}
+
+// ints reports whether every value fits a C int.
+func ints(vs ...int) bool {
+	for _, v := range vs {
+		if v < math.MinInt32 || v > math.MaxInt32 {
+			return false
+		}
+	}
+	return true
+}
+
+// scalars holds host-mode scalars (alpha, beta) in the routine's
+// representation: 16 bytes each.
+type scalars [4]uint64
+
+// set stores s as scalar i of type t, and returns the mask that selects
+// its host address in the call (all ones in host mode, 0 in device mode:
+// the argument is then s.Ptr | mask&address, computed in the call
+// expression).
+func (sc *scalars) set(i int, t backend.BLASType, s backend.BLASScalar) uintptr {
+	if s.Ptr != 0 {
+		return 0
+	}
+	p := unsafe.Pointer(&sc[2*i])
+	switch t {
+	case backend.BLASFloat32:
+		*(*float32)(p) = float32(s.Re)
+	case backend.BLASFloat64:
+		*(*float64)(p) = s.Re
+	case backend.BLASComplex64:
+		*(*complex64)(p) = complex(float32(s.Re), float32(s.Im))
+	default:
+		*(*complex128)(p) = complex(s.Re, s.Im)
+	}
+	return ^uintptr(0)
+}
+
+// setData stores s as scalar i of data type t (GemmEx's scale types).
+func (sc *scalars) setData(i int, t backend.DataType, s backend.BLASScalar) uintptr {
+	if s.Ptr != 0 {
+		return 0
+	}
+	p := unsafe.Pointer(&sc[2*i])
+	switch t {
+	case backend.DataR16F:
+		*(*uint16)(p) = halfOf(s.Re)
+	case backend.DataR64F:
+		*(*float64)(p) = s.Re
+	case backend.DataR32I:
+		*(*int32)(p) = int32(s.Re)
+	default:
+		*(*float32)(p) = float32(s.Re)
+	}
+	return ^uintptr(0)
+}
+
+// halfOf rounds x to binary16 (to nearest even, through float32: exact
+// for the float32 values users pass).
+func halfOf(x float64) uint16 {
+	f := float32(x)
+	b := math.Float32bits(f)
+	sign := uint16(b>>16) & 0x8000
+	a := math.Abs(float64(f))
+	switch {
+	case f != f:
+		return 0x7e00
+	case a >= 65520:
+		return sign | 0x7c00
+	case a < 0x1p-14: // subnormal: multiples of 2^-24, rounded to even
+		return sign | uint16(math.RoundToEven(a*0x1p24))
+	}
+	e := math.Ilogb(a)
+	m := math.RoundToEven(a/math.Ldexp(1, e-10)) - 1024 // 10 mantissa bits
+	if m == 1024 {
+		m, e = 0, e+1
+	}
+	return sign | uint16(e+15)<<10 | uint16(m)
+}

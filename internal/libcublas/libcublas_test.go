@@ -1,0 +1,77 @@
+//go:build linux && (amd64 || arm64)
+
+package libcublas
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nocgo/cuda/driver/backend"
+)
+
+// A missing library is an error naming the path tried, for both libraries.
+func TestOpenMissing(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("NOCGO_CUDA_LIBCUBLAS", filepath.Join(dir, "libcublas.so.13"))
+	_, err := Open()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), filepath.Join(dir, "libcublas.so.13"))
+	t.Setenv("NOCGO_CUDA_LIBCUBLASLT", filepath.Join(dir, "libcublasLt.so.13"))
+	_, err = OpenLt()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), filepath.Join(dir, "libcublasLt.so.13"))
+}
+
+// Every entry point has a name, and the names are the _v2 ones where
+// cuBLAS exports those.
+func TestSymbolNames(t *testing.T) {
+	seen := map[string]bool{}
+	for i := range numSyms {
+		n := symName(i)
+		require.NotEmpty(t, n, "symbol %d", i)
+		seen[n] = true
+	}
+	for _, n := range []string{"cublasSgemm_v2", "cublasCreate_v2", "cublasIzamax_v2", "cublasScnrm2_v2", "cublasZdotc_v2",
+		"cublasGemmEx", "cublasGemmStridedBatchedEx", "cublasDgeam", "cublasCgemmBatched"} {
+		assert.True(t, seen[n], n)
+	}
+	for _, n := range ltNames {
+		assert.NotEmpty(t, n)
+	}
+}
+
+// Host scalars are stored in the routine's representation and selected
+// by the mask; device scalars pass their pointer.
+func TestScalars(t *testing.T) {
+	var sc scalars
+	assert.Equal(t, ^uintptr(0), sc.set(0, backend.BLASComplex64, backend.HostScalar(complex(1.5, -2))))
+	assert.Equal(t, uint64(0xc00000003fc00000), sc[0], "cuComplex{1.5, -2}")
+	assert.Equal(t, uintptr(0), sc.set(1, backend.BLASFloat32, backend.DeviceScalar(0x1000)))
+	assert.Equal(t, ^uintptr(0), sc.setData(1, backend.DataR16F, backend.HostScalar(1)))
+	assert.Equal(t, uint64(0x3c00), sc[2], "__half 1.0")
+	for _, c := range []struct {
+		x float64
+		h uint16
+	}{{65504, 0x7bff}, {65520, 0x7c00}, {-2, 0xc000}, {0x1p-24, 1}, {0x1p-25, 0}, {1 + 0x1p-11, 0x3c00}, {1 + 3*0x1p-11, 0x3c02}, {0x1p-14, 0x0400}} {
+		assert.Equal(t, c.h, halfOf(c.x), "%v", c.x)
+	}
+}
+
+// The real library, where there is one: create a handle without a GPU
+// context fails cleanly or works; nothing crashes. (The full checks run
+// through package cublas on the GPU.)
+func TestOpenReal(t *testing.T) {
+	if os.Getenv("NOCGO_CUDA_REQUIRE_GPU") != "1" {
+		t.Skip("NOCGO_CUDA_REQUIRE_GPU=1 runs this on a GPU machine")
+	}
+	l, err := Open()
+	require.NoError(t, err)
+	t.Log("libcublas:", l.Path())
+	lt, err := OpenLt()
+	require.NoError(t, err)
+	assert.Greater(t, lt.Version(), 110000)
+}
