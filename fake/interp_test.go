@@ -153,13 +153,13 @@ func TestGoBodyTakesPrecedence(t *testing.T) {
 
 func TestInterpreterRefusesAtLoad(t *testing.T) {
 	b := bound(t)
-	src := ".version 7.8\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n\t.reg .b32 %r<3>;\n\tmatch.any.sync.b32 %r1, %r2, -1;\n\tret;\n}\n"
+	src := ".version 7.8\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n\t.reg .b32 %r<3>;\n\tset.eq.u32.f16x2 %r1, %r2, %r2;\n\tret;\n}\n"
 	_, err := b.ModuleLoadData([]byte(src))
 	assert.ErrorIs(t, err, driver.ErrInvalidPTX)
 	le := b.loadError()
 	require.Error(t, le)
 	assert.ErrorIs(t, le, driver.ErrInvalidPTX)
-	assert.Contains(t, le.Error(), "ptx line 7: match.any.sync.b32 %r1, %r2, -1: unsupported instruction match")
+	assert.Contains(t, le.Error(), "ptx line 7: set.eq.u32.f16x2 %r1, %r2, %r2: set on 16-bit floats is not supported")
 	assert.Empty(t, b.Leaks()[1:], "nothing stays from a refused load") // [0]: the primary context
 }
 
