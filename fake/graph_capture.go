@@ -3,6 +3,7 @@ package fake
 import (
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/abi"
 	"github.com/nocgo/cuda/internal/core"
 )
 
@@ -50,7 +51,7 @@ type captureRecord struct {
 
 // StreamBeginCapture is cuStreamBeginCapture_v2.
 func (b *Backend) StreamBeginCapture(h uintptr, mode backend.CaptureMode) error {
-	if err := b.enter("cuStreamBeginCapture"); err != nil {
+	if err := b.enter(abi.CuStreamBeginCapture); err != nil {
 		return err
 	}
 	if mode > backend.CaptureModeRelaxed {
@@ -79,7 +80,7 @@ func (b *Backend) StreamBeginCapture(h uintptr, mode backend.CaptureMode) error 
 
 // StreamEndCapture is cuStreamEndCapture.
 func (b *Backend) StreamEndCapture(h uintptr) (uintptr, error) {
-	if err := b.enter("cuStreamEndCapture"); err != nil {
+	if err := b.enter(abi.CuStreamEndCapture); err != nil {
 		return 0, err
 	}
 	tid := core.ThreadID()
@@ -142,7 +143,7 @@ func (b *Backend) endCaptureLocked(c *capture) {
 
 // StreamGetCaptureInfo is cuStreamGetCaptureInfo.
 func (b *Backend) StreamGetCaptureInfo(h uintptr) (backend.CaptureStatus, uint64, error) {
-	if err := b.enter("cuStreamGetCaptureInfo"); err != nil {
+	if err := b.enter(abi.CuStreamGetCaptureInfo); err != nil {
 		return 0, 0, err
 	}
 	b.mu.RLock()

@@ -5,6 +5,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/abi"
 	"github.com/nocgo/cuda/internal/core"
 )
 
@@ -192,7 +193,7 @@ func (b *Backend) allocFromPool(op string, size uintptr, pool uintptr, s uintptr
 // MemAllocFromPoolAsync is cuMemAllocFromPoolAsync. An unknown or
 // destroyed pool is ErrInvalidValue.
 func (b *Backend) MemAllocFromPoolAsync(size uintptr, pool uintptr, s uintptr) (uintptr, error) {
-	const op = "cuMemAllocFromPoolAsync"
+	const op = abi.CuMemAllocFromPoolAsync
 	if pool == 0 {
 		if err := b.enter(op); err != nil {
 			return 0, err
@@ -204,7 +205,7 @@ func (b *Backend) MemAllocFromPoolAsync(size uintptr, pool uintptr, s uintptr) (
 
 // DeviceGetDefaultMemPool is cuDeviceGetDefaultMemPool.
 func (b *Backend) DeviceGetDefaultMemPool(dev int) (uintptr, error) {
-	if err := b.enter("cuDeviceGetDefaultMemPool"); err != nil {
+	if err := b.enter(abi.CuDeviceGetDefaultMemPool); err != nil {
 		return 0, err
 	}
 	d, err := b.dev(dev)
@@ -218,7 +219,7 @@ func (b *Backend) DeviceGetDefaultMemPool(dev int) (uintptr, error) {
 
 // DeviceGetMemPool is cuDeviceGetMemPool.
 func (b *Backend) DeviceGetMemPool(dev int) (uintptr, error) {
-	if err := b.enter("cuDeviceGetMemPool"); err != nil {
+	if err := b.enter(abi.CuDeviceGetMemPool); err != nil {
 		return 0, err
 	}
 	d, err := b.dev(dev)
@@ -233,7 +234,7 @@ func (b *Backend) DeviceGetMemPool(dev int) (uintptr, error) {
 // DeviceSetMemPool is cuDeviceSetMemPool: the pool must be of dev
 // (ErrInvalidValue otherwise, and for an unknown pool).
 func (b *Backend) DeviceSetMemPool(dev int, pool uintptr) error {
-	if err := b.enter("cuDeviceSetMemPool"); err != nil {
+	if err := b.enter(abi.CuDeviceSetMemPool); err != nil {
 		return err
 	}
 	d, err := b.dev(dev)
@@ -257,7 +258,7 @@ func (b *Backend) DeviceSetMemPool(dev int, pool uintptr) error {
 // exportable handle types (ErrNotSupported), a valid device
 // (ErrInvalidValue otherwise, as for any other bad property).
 func (b *Backend) MemPoolCreate(props backend.MemPoolProps) (uintptr, error) {
-	if err := b.enter("cuMemPoolCreate"); err != nil {
+	if err := b.enter(abi.CuMemPoolCreate); err != nil {
 		return 0, err
 	}
 	if props.AllocType != backend.MemAllocationTypePinned || props.Location.Type != backend.MemLocationDevice || props.Usage != 0 {
@@ -282,7 +283,7 @@ func (b *Backend) MemPoolCreate(props backend.MemPoolProps) (uintptr, error) {
 // A pool that is a device's current pool stops being it (the default
 // takes over). Allocations not yet freed keep their memory until freed.
 func (b *Backend) MemPoolDestroy(pool uintptr) error {
-	if err := b.enter("cuMemPoolDestroy"); err != nil {
+	if err := b.enter(abi.CuMemPoolDestroy); err != nil {
 		return err
 	}
 	b.mu.Lock()
@@ -307,7 +308,7 @@ func (b *Backend) MemPoolDestroy(pool uintptr) error {
 
 // MemPoolTrimTo is cuMemPoolTrimTo.
 func (b *Backend) MemPoolTrimTo(pool uintptr, minBytesToKeep uintptr) error {
-	if err := b.enter("cuMemPoolTrimTo"); err != nil {
+	if err := b.enter(abi.CuMemPoolTrimTo); err != nil {
 		return err
 	}
 	b.mu.Lock()
@@ -326,7 +327,7 @@ func (b *Backend) MemPoolTrimTo(pool uintptr, minBytesToKeep uintptr) error {
 // release threshold are set; the high-water marks accept only 0 (which
 // resets them); the current values are read-only (ErrInvalidValue).
 func (b *Backend) MemPoolSetAttribute(pool uintptr, attr backend.MemPoolAttribute, value uint64) error {
-	if err := b.enter("cuMemPoolSetAttribute"); err != nil {
+	if err := b.enter(abi.CuMemPoolSetAttribute); err != nil {
 		return err
 	}
 	b.mu.Lock()
@@ -363,7 +364,7 @@ func (b *Backend) MemPoolSetAttribute(pool uintptr, attr backend.MemPoolAttribut
 
 // MemPoolGetAttribute is cuMemPoolGetAttribute.
 func (b *Backend) MemPoolGetAttribute(pool uintptr, attr backend.MemPoolAttribute) (uint64, error) {
-	if err := b.enter("cuMemPoolGetAttribute"); err != nil {
+	if err := b.enter(abi.CuMemPoolGetAttribute); err != nil {
 		return 0, err
 	}
 	b.mu.Lock()
@@ -395,7 +396,7 @@ func (b *Backend) MemPoolGetAttribute(pool uintptr, attr backend.MemPoolAttribut
 // peer is ErrInvalidDevice; read-only access is ErrInvalidValue (the
 // driver supports none and read-write for pools).
 func (b *Backend) MemPoolSetAccess(pool uintptr, descs []backend.MemAccessDesc) error {
-	if err := b.enter("cuMemPoolSetAccess"); err != nil {
+	if err := b.enter(abi.CuMemPoolSetAccess); err != nil {
 		return err
 	}
 	if len(descs) == 0 {
@@ -431,7 +432,7 @@ func (b *Backend) MemPoolSetAccess(pool uintptr, descs []backend.MemAccessDesc) 
 
 // MemPoolGetAccess is cuMemPoolGetAccess.
 func (b *Backend) MemPoolGetAccess(pool uintptr, loc backend.MemLocation) (backend.MemAccessFlags, error) {
-	if err := b.enter("cuMemPoolGetAccess"); err != nil {
+	if err := b.enter(abi.CuMemPoolGetAccess); err != nil {
 		return 0, err
 	}
 	if loc.Type != backend.MemLocationDevice {
@@ -452,7 +453,7 @@ func (b *Backend) MemPoolGetAccess(pool uintptr, loc backend.MemLocation) (backe
 // CtxDisablePeerAccess is cuCtxDisablePeerAccess: ErrPeerAccessNotEnabled
 // when the current context has no access to peer.
 func (b *Backend) CtxDisablePeerAccess(peer uintptr) error {
-	if err := b.enter("cuCtxDisablePeerAccess"); err != nil {
+	if err := b.enter(abi.CuCtxDisablePeerAccess); err != nil {
 		return err
 	}
 	tid := core.ThreadID()

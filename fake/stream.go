@@ -8,6 +8,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/abi"
 	"github.com/nocgo/cuda/internal/core"
 )
 
@@ -94,7 +95,7 @@ func (b *Backend) enqueue(h uintptr, it *item, validate func(s *stream) error) e
 // StreamCreateWithPriority is cuStreamCreateWithPriority in the current
 // context; priorities outside [-5, 0] are clamped as the driver does.
 func (b *Backend) StreamCreateWithPriority(flags uint32, priority int) (uintptr, error) {
-	if err := b.enter("cuStreamCreateWithPriority"); err != nil {
+	if err := b.enter(abi.CuStreamCreateWithPriority); err != nil {
 		return 0, err
 	}
 	if flags&^backend.StreamNonBlocking != 0 {
@@ -117,7 +118,7 @@ func (b *Backend) StreamCreateWithPriority(flags uint32, priority int) (uintptr,
 // StreamDestroy is cuStreamDestroy: pending work still completes (the fake
 // runs it first). The special streams cannot be destroyed.
 func (b *Backend) StreamDestroy(h uintptr) error {
-	if err := b.enter("cuStreamDestroy"); err != nil {
+	if err := b.enter(abi.CuStreamDestroy); err != nil {
 		return err
 	}
 	if h <= backend.StreamPerThread {
@@ -153,7 +154,7 @@ func (b *Backend) StreamDestroy(h uintptr) error {
 // call runs one pending item, so that a polling loop finishes. A failed item
 // makes it return that error from then on.
 func (b *Backend) StreamQuery(h uintptr) error {
-	if err := b.enter("cuStreamQuery"); err != nil {
+	if err := b.enter(abi.CuStreamQuery); err != nil {
 		return err
 	}
 	s, err := b.lookupStream(h)
@@ -183,7 +184,7 @@ func (b *Backend) StreamQuery(h uintptr) error {
 // StreamSynchronize is cuStreamSynchronize: it runs the stream's work and
 // returns the stream's sticky error, if any.
 func (b *Backend) StreamSynchronize(h uintptr) error {
-	if err := b.enter("cuStreamSynchronize"); err != nil {
+	if err := b.enter(abi.CuStreamSynchronize); err != nil {
 		return err
 	}
 	s, err := b.lookupStream(h)
@@ -203,7 +204,7 @@ func (b *Backend) StreamSynchronize(h uintptr) error {
 // StreamWaitEvent is cuStreamWaitEvent: later work on the stream waits for
 // the event's latest record (a no-op when never recorded).
 func (b *Backend) StreamWaitEvent(h, ev uintptr, flags uint32) error {
-	if err := b.enter("cuStreamWaitEvent"); err != nil {
+	if err := b.enter(abi.CuStreamWaitEvent); err != nil {
 		return err
 	}
 	if flags > 1 {
@@ -234,7 +235,7 @@ func nop() error { return nil }
 
 // StreamGetCtx is cuStreamGetCtx; for the special streams, the current context.
 func (b *Backend) StreamGetCtx(h uintptr) (uintptr, error) {
-	if err := b.enter("cuStreamGetCtx"); err != nil {
+	if err := b.enter(abi.CuStreamGetCtx); err != nil {
 		return 0, err
 	}
 	s, err := b.lookupStream(h)
@@ -246,7 +247,7 @@ func (b *Backend) StreamGetCtx(h uintptr) (uintptr, error) {
 
 // StreamGetFlags is cuStreamGetFlags.
 func (b *Backend) StreamGetFlags(h uintptr) (uint32, error) {
-	if err := b.enter("cuStreamGetFlags"); err != nil {
+	if err := b.enter(abi.CuStreamGetFlags); err != nil {
 		return 0, err
 	}
 	s, err := b.lookupStream(h)
@@ -258,7 +259,7 @@ func (b *Backend) StreamGetFlags(h uintptr) (uint32, error) {
 
 // StreamGetPriority is cuStreamGetPriority.
 func (b *Backend) StreamGetPriority(h uintptr) (int, error) {
-	if err := b.enter("cuStreamGetPriority"); err != nil {
+	if err := b.enter(abi.CuStreamGetPriority); err != nil {
 		return 0, err
 	}
 	s, err := b.lookupStream(h)
@@ -274,7 +275,7 @@ func (b *Backend) StreamGetPriority(h uintptr) (int, error) {
 // and fails the stream with CUDA_ERROR_LAUNCH_FAILED. fn must not call into
 // the fake (calls that would run work return ErrNotPermitted).
 func (b *Backend) LaunchHostFunc(h uintptr, fn func()) error {
-	if err := b.enter("cuLaunchHostFunc"); err != nil {
+	if err := b.enter(abi.CuLaunchHostFunc); err != nil {
 		return err
 	}
 	if fn == nil {

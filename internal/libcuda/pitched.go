@@ -53,17 +53,6 @@ func toC2D(p *backend.Memcpy2D) *cMemcpy2D {
 	}
 }
 
-// MemAllocPitch is cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch,
-// size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes).
-func (l *libcuda) MemAllocPitch(widthBytes, height uintptr, elemSize uint32) (ptr, pitch uintptr, err error) {
-	p, err := l.fn(symMemAllocPitch)
-	if err != nil {
-		return 0, 0, err
-	}
-	r := dl.Call5(p, uintptr(unsafe.Pointer(&ptr)), uintptr(unsafe.Pointer(&pitch)), widthBytes, height, uintptr(elemSize))
-	return ptr, pitch, check(r)
-}
-
 // Memcpy2D is cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy).
 func (l *libcuda) Memcpy2D(cp *backend.Memcpy2D) error {
 	p, err := l.fn(symMemcpy2D)

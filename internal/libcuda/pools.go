@@ -59,17 +59,6 @@ func cLocation(l backend.MemLocation) cMemLocation {
 	return cMemLocation{typ: int32(l.Type), id: l.ID}
 }
 
-// DeviceGetDefaultMemPool is cuDeviceGetDefaultMemPool(CUmemoryPool
-// *pool_out, CUdevice dev).
-func (l *libcuda) DeviceGetDefaultMemPool(dev int) (uintptr, error) {
-	return l.devicePool(symDeviceGetDefaultMemPool, dev)
-}
-
-// DeviceGetMemPool is cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev).
-func (l *libcuda) DeviceGetMemPool(dev int) (uintptr, error) {
-	return l.devicePool(symDeviceGetMemPool, dev)
-}
-
 func (l *libcuda) devicePool(s sym, dev int) (uintptr, error) {
 	if !cInt(dev) {
 		return 0, backend.ErrInvalidDevice
@@ -81,18 +70,6 @@ func (l *libcuda) devicePool(s sym, dev int) (uintptr, error) {
 	var pool uintptr
 	r := dl.Call2(p, uintptr(unsafe.Pointer(&pool)), uintptr(dev))
 	return pool, check(r)
-}
-
-// DeviceSetMemPool is cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool).
-func (l *libcuda) DeviceSetMemPool(dev int, pool uintptr) error {
-	if !cInt(dev) {
-		return backend.ErrInvalidDevice
-	}
-	p, err := l.fn(symDeviceSetMemPool)
-	if err != nil {
-		return err
-	}
-	return check(dl.Call2(p, uintptr(dev), pool))
 }
 
 // MemPoolCreate is cuMemPoolCreate(CUmemoryPool *pool, const
@@ -112,25 +89,6 @@ func (l *libcuda) MemPoolCreate(props backend.MemPoolProps) (uintptr, error) {
 	var pool uintptr
 	r := dl.Call2(p, uintptr(unsafe.Pointer(&pool)), uintptr(unsafe.Pointer(&c)))
 	return pool, check(r)
-}
-
-// MemPoolDestroy is cuMemPoolDestroy(CUmemoryPool pool).
-func (l *libcuda) MemPoolDestroy(pool uintptr) error {
-	p, err := l.fn(symMemPoolDestroy)
-	if err != nil {
-		return err
-	}
-	return check(dl.Call1(p, pool))
-}
-
-// MemPoolTrimTo is cuMemPoolTrimTo(CUmemoryPool pool, size_t
-// minBytesToKeep).
-func (l *libcuda) MemPoolTrimTo(pool uintptr, minBytesToKeep uintptr) error {
-	p, err := l.fn(symMemPoolTrimTo)
-	if err != nil {
-		return err
-	}
-	return check(dl.Call2(p, pool, minBytesToKeep))
 }
 
 // poolIntAttr reports whether attr's value is a C int (the reuse
@@ -201,27 +159,6 @@ func (l *libcuda) MemPoolGetAccess(pool uintptr, loc backend.MemLocation) (backe
 	c := cLocation(loc)
 	r := dl.Call3(p, uintptr(unsafe.Pointer(&flags)), pool, uintptr(unsafe.Pointer(&c)))
 	return backend.MemAccessFlags(flags), check(r)
-}
-
-// MemAllocFromPoolAsync is cuMemAllocFromPoolAsync(CUdeviceptr *dptr,
-// size_t bytesize, CUmemoryPool pool, CUstream hStream).
-func (l *libcuda) MemAllocFromPoolAsync(size uintptr, pool uintptr, s uintptr) (uintptr, error) {
-	p, err := l.fn(symMemAllocFromPoolAsync)
-	if err != nil {
-		return 0, err
-	}
-	var dptr uintptr
-	r := dl.Call4(p, uintptr(unsafe.Pointer(&dptr)), size, pool, s)
-	return dptr, check(r)
-}
-
-// CtxDisablePeerAccess is cuCtxDisablePeerAccess(CUcontext peerContext).
-func (l *libcuda) CtxDisablePeerAccess(peer uintptr) error {
-	p, err := l.fn(symCtxDisablePeerAccess)
-	if err != nil {
-		return err
-	}
-	return check(dl.Call1(p, peer))
 }
 
 var (
