@@ -55,7 +55,7 @@ func (f elfFile) table(what string, off, count, entsize, min, at uint64) error {
 		return elfErr(at, "%s entry size %d, smaller than %d", what, entsize, min)
 	}
 	if off > n || count > (n-off)/entsize {
-		return elfErr(at, "%d %s entries of %d bytes at %d run past the image's end (%d bytes)", count, what, entsize, off, n)
+		return elfErr(at, "%s table (%d entries of %d bytes at %d) runs past the image's end (%d bytes)", what, count, entsize, off, n)
 	}
 	return nil
 }
@@ -140,8 +140,8 @@ func CheckELF(image []byte) error {
 			phnum = f.u32(shoff + shInfo)
 		}
 	}
-	if shoff == 0 {
-		shnum = 0
+	if shoff == 0 && shnum != 0 {
+		return elfErr(shoffAt, "%d sections but no section header table", shnum)
 	}
 	if err := f.table("section header", shoff, shnum, shent, ssize, shoffAt); err != nil {
 		return err
