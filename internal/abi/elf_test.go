@@ -29,8 +29,8 @@ func minimalELF() []byte {
 
 // Offsets in craftedELF's image.
 const (
-	ceProgs    = 64             // one program header
-	ceSections = ceProgs + 56   // four section headers: null, .shstrtab, .text, .bss
+	ceProgs    = 64           // one program header
+	ceSections = ceProgs + 56 // four section headers: null, .shstrtab, .text, .bss
 	ceData     = ceSections + 4*64
 	ceNames    = "\x00.shstrtab\x00.text\x00.bss\x00"
 	ceText     = ceData + len(ceNames) // 32 bytes of .text
