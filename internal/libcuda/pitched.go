@@ -10,6 +10,10 @@ import (
 	"github.com/nocgo/cuda/internal/dl"
 )
 
+// The hand-written methods of backend.Pitched (the 2D copies and their C
+// layout); MemAllocPitch is generated from entrypoints.txt
+// (zz_generated.go).
+
 // cMemcpy2D is CUDA_MEMCPY2D (cuda.h 13.0; cudarc's sys bindings and
 // cuda-python's cydriver agree on the fields and their order): 128 bytes,
 // each CUmemorytype (a 32-bit enum) padded to 8 by the pointer after it.

@@ -9,6 +9,11 @@ import (
 	"github.com/nocgo/cuda/internal/dl"
 )
 
+// The hand-written methods of backend.MemPools and their C layouts; the
+// plain ones (the device's pools, destroy, trim, allocation from a pool)
+// and backend.PeerAccessDisabler are generated from entrypoints.txt
+// (zz_generated.go).
+
 // cMemLocation is CUmemLocation (cuda.h 13.0; cudarc's sys bindings and the
 // runtime's cudaMemLocation agree): {CUmemLocationType type; int id;}, 8
 // bytes, type at 0, id at 4.
@@ -57,19 +62,6 @@ var (
 
 func cLocation(l backend.MemLocation) cMemLocation {
 	return cMemLocation{typ: int32(l.Type), id: l.ID}
-}
-
-func (l *libcuda) devicePool(s sym, dev int) (uintptr, error) {
-	if !cInt(dev) {
-		return 0, backend.ErrInvalidDevice
-	}
-	p, err := l.fn(s)
-	if err != nil {
-		return 0, err
-	}
-	var pool uintptr
-	r := dl.Call2(p, uintptr(unsafe.Pointer(&pool)), uintptr(dev))
-	return pool, check(r)
 }
 
 // MemPoolCreate is cuMemPoolCreate(CUmemoryPool *pool, const
