@@ -13,6 +13,6 @@
 //
 //	go generate ./internal/libcuda
 //
-// The package imports nothing of this module and no dynamic loading, so
-// that the fake links no part of the real backend.
+// The package imports nothing of this module and no dynamic loading: the
+// fake reads these facts without importing the real backend.
 package abi

@@ -47,6 +47,7 @@ type ImageError struct {
 	Reason string
 }
 
+// Error says what is wrong with the image and at which byte.
 func (e *ImageError) Error() string {
 	return fmt.Sprintf("abi: %s image: %s (at byte %d)", e.Format, e.Reason, e.Offset)
 }
