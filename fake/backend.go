@@ -10,6 +10,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/abi"
 )
 
 // fakeBackend is the in-process fake CUDA driver: it implements backend.API
@@ -213,10 +214,10 @@ func newHandle() uintptr { return lastHandle.Add(0x40) }
 
 // Init is cuInit. Flags must be 0.
 func (b *fakeBackend) Init(flags uint32) error {
-	if err := b.symbol("cuInit"); err != nil {
+	if err := b.symbol(abi.CuInit); err != nil {
 		return err
 	}
-	if err := b.fault("cuInit"); err != nil {
+	if err := b.fault(abi.CuInit); err != nil {
 		return err
 	}
 	if flags != 0 {
@@ -231,10 +232,10 @@ func (b *fakeBackend) Init(flags uint32) error {
 
 // DriverGetVersion is cuDriverGetVersion (works before cuInit, as on the driver).
 func (b *fakeBackend) DriverGetVersion() (int, error) {
-	if err := b.symbol("cuDriverGetVersion"); err != nil {
+	if err := b.symbol(abi.CuDriverGetVersion); err != nil {
 		return 0, err
 	}
-	if err := b.fault("cuDriverGetVersion"); err != nil {
+	if err := b.fault(abi.CuDriverGetVersion); err != nil {
 		return 0, err
 	}
 	return b.version, nil

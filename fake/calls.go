@@ -1,6 +1,10 @@
 package fake
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/nocgo/cuda/internal/abi"
+)
 
 // CountCalls makes the backend count the calls of every entry point, for
 // Calls. The count is the one FailNth counts by: a call is counted when it
@@ -60,161 +64,21 @@ func (b *fakeBackend) calls() map[string]int64 {
 // libcuda and NVRTC functions it implements, by CUDA base name), sorted:
 // the names CountCalls counts and FailNth can name.
 func EntryPoints() []string {
-	out := append([]string(nil), entryPoints...)
-	sort.Strings(out)
-	return out
+	return append([]string(nil), entryPoints...)
 }
 
-// entryPoints lists every name the fake passes to Backend.fault, directly
-// or through enter, syncOp, asyncOp and the NVRTC enter (a test checks the
-// list against the sources).
-var entryPoints = []string{
-	"cuInit",
-	"cuDriverGetVersion",
-
-	"cuDeviceGetCount",
-	"cuDeviceGet",
-	"cuDeviceGetName",
-	"cuDeviceGetAttribute",
-	"cuDeviceTotalMem",
-	"cuDeviceGetUuid",
-	"cuDeviceGetPCIBusId",
-	"cuDeviceCanAccessPeer",
-	"cuDevicePrimaryCtxRetain",
-	"cuDevicePrimaryCtxRelease",
-	"cuDevicePrimaryCtxReset",
-	"cuDevicePrimaryCtxGetState",
-
-	"cuCtxCreate",
-	"cuCtxDestroy",
-	"cuCtxGetCurrent",
-	"cuCtxSetCurrent",
-	"cuCtxPushCurrent",
-	"cuCtxPopCurrent",
-	"cuCtxGetDevice",
-	"cuCtxSynchronize",
-	"cuCtxGetApiVersion",
-	"cuCtxGetStreamPriorityRange",
-	"cuCtxEnablePeerAccess",
-
-	"cuStreamCreateWithPriority",
-	"cuStreamDestroy",
-	"cuStreamQuery",
-	"cuStreamSynchronize",
-	"cuStreamWaitEvent",
-	"cuStreamGetCtx",
-	"cuStreamGetFlags",
-	"cuStreamGetPriority",
-	"cuLaunchHostFunc",
-
-	"cuEventCreate",
-	"cuEventDestroy",
-	"cuEventRecord",
-	"cuEventQuery",
-	"cuEventSynchronize",
-	"cuEventElapsedTime",
-	"cuIpcGetEventHandle",
-	"cuIpcOpenEventHandle",
-
-	"cuMemAlloc",
-	"cuMemAllocAsync",
-	"cuMemFree",
-	"cuMemFreeAsync",
-	"cuMemGetInfo",
-	"cuMemGetAddressRange",
-	"cuPointerGetAttribute",
-	"cuMemHostAlloc",
-	"cuMemFreeHost",
-	"cuMemcpyHtoD",
-	"cuMemcpyDtoH",
-	"cuMemcpyDtoD",
-	"cuMemcpyHtoDAsync",
-	"cuMemcpyDtoHAsync",
-	"cuMemcpyDtoDAsync",
-	"cuMemcpyPeer",
-	"cuMemcpyPeerAsync",
-	"cuMemsetD8",
-	"cuMemsetD16",
-	"cuMemsetD32",
-	"cuMemsetD8Async",
-	"cuMemsetD16Async",
-	"cuMemsetD32Async",
-	"cuIpcGetMemHandle",
-	"cuIpcOpenMemHandle",
-	"cuIpcCloseMemHandle",
-
-	"cuDeviceGetDefaultMemPool",
-	"cuDeviceGetMemPool",
-	"cuDeviceSetMemPool",
-	"cuMemPoolCreate",
-	"cuMemPoolDestroy",
-	"cuMemPoolTrimTo",
-	"cuMemPoolSetAttribute",
-	"cuMemPoolGetAttribute",
-	"cuMemPoolSetAccess",
-	"cuMemPoolGetAccess",
-	"cuMemAllocFromPoolAsync",
-	"cuCtxDisablePeerAccess",
-	"cuMemAllocManaged",
-	"cuMemPrefetchAsync",
-	"cuMemAdvise",
-	"cuMemHostRegister",
-	"cuMemHostUnregister",
-	"cuMemAllocPitch",
-	"cuMemcpy2D",
-	"cuMemcpy2DAsync",
-	"cuMemcpy3D",
-	"cuMemcpy3DAsync",
-
-	"cuModuleLoadData",
-	"cuModuleUnload",
-	"cuModuleGetFunction",
-	"cuModuleGetGlobal",
-	"cuFuncGetParamInfo",
-	"cuFuncGetAttribute",
-	"cuFuncSetAttribute",
-	"cuOccupancyMaxPotentialBlockSize",
-	"cuLaunchKernel",
-	// Loads with logs, links, launches with attributes and their occupancy
-	// (module_jit.go, link.go, launch_ex.go).
-	"cuModuleLoadDataEx",
-	"cuLinkCreate",
-	"cuLinkAddData",
-	"cuLinkComplete",
-	"cuLinkDestroy",
-	"cuLaunchKernelEx",
-	"cuOccupancyMaxActiveBlocksPerMultiprocessor",
-	"cuOccupancyMaxActiveClusters",
-
-	"nvrtcVersion",
-	"nvrtcCreateProgram",
-	"nvrtcAddNameExpression",
-	"nvrtcCompileProgram",
-	"nvrtcGetProgramLog",
-	"nvrtcGetPTX",
-	"nvrtcGetCUBIN",
-	"nvrtcGetLoweredName",
-	"nvrtcDestroyProgram",
-
-	// CUDA graphs (graph*.go).
-	"cuStreamBeginCapture",
-	"cuStreamEndCapture",
-	"cuStreamGetCaptureInfo",
-	"cuGraphCreate",
-	"cuGraphDestroy",
-	"cuGraphClone",
-	"cuGraphGetNodes",
-	"cuGraphGetEdges",
-	"cuGraphAddKernelNode",
-	"cuGraphAddMemcpyNode",
-	"cuGraphAddMemsetNode",
-	"cuGraphAddEventRecordNode",
-	"cuGraphAddEventWaitNode",
-	"cuGraphAddChildGraphNode",
-	"cuGraphAddEmptyNode",
-	"cuGraphInstantiateWithFlags",
-	"cuGraphExecDestroy",
-	"cuGraphLaunch",
-	"cuGraphUpload",
-	"cuGraphExecUpdate",
-}
+// entryPoints lists, sorted, every name the fake passes to Backend.fault,
+// directly or through enter, syncOp, asyncOp and the NVRTC enter: the
+// backends' declaration table (internal/libcuda/entrypoints.txt, through
+// package abi) but its inner entry points, which are called only inside
+// other entry points' methods. A test checks the list against the sources.
+var entryPoints = func() []string {
+	var names []string
+	for _, ep := range abi.EntryPoints() {
+		if !ep.Inner {
+			names = append(names, ep.Name)
+		}
+	}
+	sort.Strings(names)
+	return names
+}()

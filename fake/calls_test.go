@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nocgo/cuda/driver"
-	"github.com/nocgo/cuda/internal/libcuda"
+	"github.com/nocgo/cuda/internal/abi"
 )
 
 func TestCallsCountsEveryCallIncludingFailures(t *testing.T) {
@@ -120,9 +120,9 @@ func TestEntryPointsAreKnown(t *testing.T) {
 		require.False(t, seen[op], "duplicate %s", op)
 		seen[op] = true
 		assert.Equal(t, op, baseName(op), "a base name")
-		if strings.HasPrefix(op, "cu") {
-			_, ok := libcuda.Since(op)
-			assert.True(t, ok, "%s is a libcuda entry point of the real backend", op)
+		ep, ok := abi.Lookup(op)
+		if assert.True(t, ok, "%s is an entry point of the real backends", op) {
+			assert.False(t, ep.Inner, "%s is called inside other entry points only", op)
 		}
 	}
 	b := newBackend(CountCalls())
@@ -131,11 +131,15 @@ func TestEntryPointsAreKnown(t *testing.T) {
 
 // TestEntryPointsMatchSources keeps entryPoints equal to the names the
 // fake's sources pass to fault (through enter, syncOp, asyncOp, the NVRTC
-// enter or directly), so that CountCalls counts every entry point.
+// enter or directly), so that CountCalls counts every entry point. The
+// sources name entry points by package abi's constants only, never by
+// string literals, so that a typo fails to compile.
 func TestEntryPointsMatchSources(t *testing.T) {
 	files, err := filepath.Glob("*.go")
 	require.NoError(t, err)
-	lit := regexp.MustCompile(`(?:\benter\(|\bfault\(|\bsyncOp\(|\basyncOp\(|const op = )"([A-Za-z0-9_]+)"`)
+	call := `(?:\benter\(|\bfault\(|\bsyncOp\(|\basyncOp\(|\bsymbol\(|const op = )`
+	named := regexp.MustCompile(call + `abi\.([A-Za-z0-9_]+)`)
+	literal := regexp.MustCompile(call + `"`)
 	indirect := regexp.MustCompile(`\b(?:enter|fault)\(([a-z][A-Za-z0-9_]*)\)`)
 	want := map[string]bool{}
 	for _, f := range files {
@@ -144,11 +148,17 @@ func TestEntryPointsMatchSources(t *testing.T) {
 		}
 		src, err := os.ReadFile(f)
 		require.NoError(t, err)
-		for _, m := range lit.FindAllStringSubmatch(string(src), -1) {
-			want[m[1]] = true
+		for _, m := range named.FindAllStringSubmatch(string(src), -1) {
+			name := strings.ToLower(m[1][:1]) + m[1][1:] // abi's constant CuMemAlloc is "cuMemAlloc"
+			_, ok := abi.Lookup(name)
+			require.True(t, ok, "%s: abi.%s is no entry point", f, m[1])
+			if m[0] != "symbol(abi."+m[1] {
+				want[name] = true
+			}
 		}
+		assert.Empty(t, literal.FindAllString(string(src), -1), "%s: name entry points by abi's constants", f)
 		for _, m := range indirect.FindAllStringSubmatch(string(src), -1) {
-			// Only the helpers that take op from a literal at their call
+			// Only the helpers that take op from a constant at their call
 			// sites (matched above), or a const op, may pass a variable.
 			assert.Equal(t, "op", m[1], "%s: fault/enter with %s: add its names to the check", f, m[0])
 		}

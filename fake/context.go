@@ -2,6 +2,7 @@ package fake
 
 import (
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/internal/abi"
 	"github.com/nocgo/cuda/internal/core"
 )
 
@@ -82,7 +83,7 @@ func (b *fakeBackend) liveCtxLocked(h uintptr) (*context, error) {
 // a device keeps its handle for the life of the backend; it is active while
 // retained.
 func (b *fakeBackend) DevicePrimaryCtxRetain(dev int) (uintptr, error) {
-	if err := b.enter("cuDevicePrimaryCtxRetain"); err != nil {
+	if err := b.enter(abi.CuDevicePrimaryCtxRetain); err != nil {
 		return 0, err
 	}
 	d, err := b.dev(dev)
@@ -103,7 +104,7 @@ func (b *fakeBackend) DevicePrimaryCtxRetain(dev int) (uintptr, error) {
 // DevicePrimaryCtxRelease is cuDevicePrimaryCtxRelease. Releasing the last
 // reference destroys everything made in the primary context.
 func (b *fakeBackend) DevicePrimaryCtxRelease(dev int) error {
-	if err := b.enter("cuDevicePrimaryCtxRelease"); err != nil {
+	if err := b.enter(abi.CuDevicePrimaryCtxRelease); err != nil {
 		return err
 	}
 	d, err := b.dev(dev)
@@ -144,7 +145,7 @@ func (b *fakeBackend) DevicePrimaryCtxRelease(dev int) error {
 // work is finished, everything made in it destroyed, and its reference
 // count dropped to zero, so the next retain gets a fresh context.
 func (b *fakeBackend) DevicePrimaryCtxReset(dev int) error {
-	if err := b.enter("cuDevicePrimaryCtxReset"); err != nil {
+	if err := b.enter(abi.CuDevicePrimaryCtxReset); err != nil {
 		return err
 	}
 	d, err := b.dev(dev)
@@ -173,7 +174,7 @@ func (b *fakeBackend) DevicePrimaryCtxReset(dev int) error {
 
 // DevicePrimaryCtxGetState is cuDevicePrimaryCtxGetState.
 func (b *fakeBackend) DevicePrimaryCtxGetState(dev int) (uint32, bool, error) {
-	if err := b.enter("cuDevicePrimaryCtxGetState"); err != nil {
+	if err := b.enter(abi.CuDevicePrimaryCtxGetState); err != nil {
 		return 0, false, err
 	}
 	d, err := b.dev(dev)
@@ -191,7 +192,7 @@ func (b *fakeBackend) DevicePrimaryCtxGetState(dev int) (uint32, bool, error) {
 // CtxCreate is cuCtxCreate: the new context is pushed on the calling
 // thread's stack.
 func (b *fakeBackend) CtxCreate(flags uint32, dev int) (uintptr, error) {
-	if err := b.enter("cuCtxCreate"); err != nil {
+	if err := b.enter(abi.CuCtxCreate); err != nil {
 		return 0, err
 	}
 	d, err := b.dev(dev)
@@ -214,7 +215,7 @@ func (b *fakeBackend) CtxCreate(flags uint32, dev int) (uintptr, error) {
 // thread's stack if current there; other threads that have it current get
 // CUDA_ERROR_CONTEXT_IS_DESTROYED from calls that use it.
 func (b *fakeBackend) CtxDestroy(h uintptr) error {
-	if err := b.enter("cuCtxDestroy"); err != nil {
+	if err := b.enter(abi.CuCtxDestroy); err != nil {
 		return err
 	}
 	tid := core.ThreadID()
@@ -291,7 +292,7 @@ func (b *fakeBackend) teardownLocked(c *context) {
 
 // CtxGetCurrent is cuCtxGetCurrent: 0 when the thread has no context.
 func (b *fakeBackend) CtxGetCurrent() (uintptr, error) {
-	if err := b.enter("cuCtxGetCurrent"); err != nil {
+	if err := b.enter(abi.CuCtxGetCurrent); err != nil {
 		return 0, err
 	}
 	tid := core.ThreadID()
@@ -307,7 +308,7 @@ func (b *fakeBackend) CtxGetCurrent() (uintptr, error) {
 // CtxSetCurrent is cuCtxSetCurrent: it replaces the top of the thread's
 // stack (pushes onto an empty one); 0 pops.
 func (b *fakeBackend) CtxSetCurrent(h uintptr) error {
-	if err := b.enter("cuCtxSetCurrent"); err != nil {
+	if err := b.enter(abi.CuCtxSetCurrent); err != nil {
 		return err
 	}
 	tid := core.ThreadID()
@@ -335,7 +336,7 @@ func (b *fakeBackend) CtxSetCurrent(h uintptr) error {
 
 // CtxPushCurrent is cuCtxPushCurrent.
 func (b *fakeBackend) CtxPushCurrent(h uintptr) error {
-	if err := b.enter("cuCtxPushCurrent"); err != nil {
+	if err := b.enter(abi.CuCtxPushCurrent); err != nil {
 		return err
 	}
 	tid := core.ThreadID()
@@ -356,7 +357,7 @@ func (b *fakeBackend) CtxPushCurrent(h uintptr) error {
 
 // CtxPopCurrent is cuCtxPopCurrent: ErrInvalidContext on an empty stack.
 func (b *fakeBackend) CtxPopCurrent() (uintptr, error) {
-	if err := b.enter("cuCtxPopCurrent"); err != nil {
+	if err := b.enter(abi.CuCtxPopCurrent); err != nil {
 		return 0, err
 	}
 	tid := core.ThreadID()
@@ -374,7 +375,7 @@ func (b *fakeBackend) CtxPopCurrent() (uintptr, error) {
 
 // CtxGetDevice is cuCtxGetDevice.
 func (b *fakeBackend) CtxGetDevice() (int, error) {
-	if err := b.enter("cuCtxGetDevice"); err != nil {
+	if err := b.enter(abi.CuCtxGetDevice); err != nil {
 		return 0, err
 	}
 	c, err := b.current()
@@ -387,7 +388,7 @@ func (b *fakeBackend) CtxGetDevice() (int, error) {
 // CtxSynchronize is cuCtxSynchronize: it runs all work queued in the
 // current context and returns the first stream error there.
 func (b *fakeBackend) CtxSynchronize() error {
-	if err := b.enter("cuCtxSynchronize"); err != nil {
+	if err := b.enter(abi.CuCtxSynchronize); err != nil {
 		return err
 	}
 	c, err := b.current()
@@ -406,7 +407,7 @@ func (b *fakeBackend) CtxSynchronize() error {
 
 // CtxGetAPIVersion is cuCtxGetApiVersion; 0 names the current context.
 func (b *fakeBackend) CtxGetAPIVersion(h uintptr) (uint32, error) {
-	if err := b.enter("cuCtxGetApiVersion"); err != nil {
+	if err := b.enter(abi.CuCtxGetApiVersion); err != nil {
 		return 0, err
 	}
 	if h == 0 {
@@ -431,7 +432,7 @@ const (
 
 // CtxGetStreamPriorityRange is cuCtxGetStreamPriorityRange: (0, -5).
 func (b *fakeBackend) CtxGetStreamPriorityRange() (int, int, error) {
-	if err := b.enter("cuCtxGetStreamPriorityRange"); err != nil {
+	if err := b.enter(abi.CuCtxGetStreamPriorityRange); err != nil {
 		return 0, 0, err
 	}
 	if _, err := b.current(); err != nil {
@@ -444,7 +445,7 @@ func (b *fakeBackend) CtxGetStreamPriorityRange() (int, int, error) {
 // access peer's memory (the fake allows it anyway; this only keeps the
 // driver's bookkeeping and errors).
 func (b *fakeBackend) CtxEnablePeerAccess(peer uintptr, flags uint32) error {
-	if err := b.enter("cuCtxEnablePeerAccess"); err != nil {
+	if err := b.enter(abi.CuCtxEnablePeerAccess); err != nil {
 		return err
 	}
 	if flags != 0 {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/abi"
 )
 
 // side3D is one side of a 3D copy.
@@ -117,7 +118,7 @@ func (b *fakeBackend) Memcpy3D(p *backend.Memcpy3D) error {
 		return driver.ErrInvalidValue
 	}
 	cp := *p
-	return b.syncOp("cuMemcpy3D", cp.WidthInBytes*cp.Height*cp.Depth, func() (func() error, error) { return b.work3D(cp, false) })
+	return b.syncOp(abi.CuMemcpy3D, cp.WidthInBytes*cp.Height*cp.Depth, func() (func() error, error) { return b.work3D(cp, false) })
 }
 
 // Memcpy3DAsync is cuMemcpy3DAsync: pageable host bytes are read at
@@ -127,7 +128,7 @@ func (b *fakeBackend) Memcpy3DAsync(p *backend.Memcpy3D, s uintptr) error {
 		return driver.ErrInvalidValue
 	}
 	cp := *p
-	return b.asyncOp("cuMemcpy3DAsync", cp.WidthInBytes*cp.Height*cp.Depth, s, func() (func() error, error) { return b.work3D(cp, true) })
+	return b.asyncOp(abi.CuMemcpy3DAsync, cp.WidthInBytes*cp.Height*cp.Depth, s, func() (func() error, error) { return b.work3D(cp, true) })
 }
 
 var _ backend.Copies3D = (*fakeBackend)(nil)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/internal/abi"
 )
 
 // attrMax is CU_DEVICE_ATTRIBUTE_MAX in CUDA 13.0: attributes at or above it
@@ -90,7 +91,7 @@ func (b *fakeBackend) dev(ordinal int) (*device, error) {
 
 // DeviceGetCount is cuDeviceGetCount.
 func (b *fakeBackend) DeviceGetCount() (int, error) {
-	if err := b.enter("cuDeviceGetCount"); err != nil {
+	if err := b.enter(abi.CuDeviceGetCount); err != nil {
 		return 0, err
 	}
 	return len(b.devs), nil
@@ -98,7 +99,7 @@ func (b *fakeBackend) DeviceGetCount() (int, error) {
 
 // DeviceGet is cuDeviceGet: the CUdevice of an ordinal is the ordinal.
 func (b *fakeBackend) DeviceGet(ordinal int) (int, error) {
-	if err := b.enter("cuDeviceGet"); err != nil {
+	if err := b.enter(abi.CuDeviceGet); err != nil {
 		return 0, err
 	}
 	if _, err := b.dev(ordinal); err != nil {
@@ -109,7 +110,7 @@ func (b *fakeBackend) DeviceGet(ordinal int) (int, error) {
 
 // DeviceGetName is cuDeviceGetName.
 func (b *fakeBackend) DeviceGetName(dev int) (string, error) {
-	if err := b.enter("cuDeviceGetName"); err != nil {
+	if err := b.enter(abi.CuDeviceGetName); err != nil {
 		return "", err
 	}
 	d, err := b.dev(dev)
@@ -121,7 +122,7 @@ func (b *fakeBackend) DeviceGetName(dev int) (string, error) {
 
 // DeviceGetAttribute is cuDeviceGetAttribute.
 func (b *fakeBackend) DeviceGetAttribute(attr driver.DeviceAttribute, dev int) (int, error) {
-	if err := b.enter("cuDeviceGetAttribute"); err != nil {
+	if err := b.enter(abi.CuDeviceGetAttribute); err != nil {
 		return 0, err
 	}
 	d, err := b.dev(dev)
@@ -136,7 +137,7 @@ func (b *fakeBackend) DeviceGetAttribute(attr driver.DeviceAttribute, dev int) (
 
 // DeviceTotalMem is cuDeviceTotalMem.
 func (b *fakeBackend) DeviceTotalMem(dev int) (uint64, error) {
-	if err := b.enter("cuDeviceTotalMem"); err != nil {
+	if err := b.enter(abi.CuDeviceTotalMem); err != nil {
 		return 0, err
 	}
 	d, err := b.dev(dev)
@@ -148,7 +149,7 @@ func (b *fakeBackend) DeviceTotalMem(dev int) (uint64, error) {
 
 // DeviceGetUUID is cuDeviceGetUuid; every fake device has its own.
 func (b *fakeBackend) DeviceGetUUID(dev int) ([16]byte, error) {
-	if err := b.enter("cuDeviceGetUuid"); err != nil {
+	if err := b.enter(abi.CuDeviceGetUuid); err != nil {
 		return [16]byte{}, err
 	}
 	d, err := b.dev(dev)
@@ -160,7 +161,7 @@ func (b *fakeBackend) DeviceGetUUID(dev int) ([16]byte, error) {
 
 // DeviceGetPCIBusID is cuDeviceGetPCIBusId ("0000:18:00.0").
 func (b *fakeBackend) DeviceGetPCIBusID(dev int) (string, error) {
-	if err := b.enter("cuDeviceGetPCIBusId"); err != nil {
+	if err := b.enter(abi.CuDeviceGetPCIBusId); err != nil {
 		return "", err
 	}
 	d, err := b.dev(dev)
@@ -173,7 +174,7 @@ func (b *fakeBackend) DeviceGetPCIBusID(dev int) (string, error) {
 // DeviceCanAccessPeer is cuDeviceCanAccessPeer: every fake device can
 // access every other one, and none "peer-accesses" itself.
 func (b *fakeBackend) DeviceCanAccessPeer(dev, peer int) (bool, error) {
-	if err := b.enter("cuDeviceCanAccessPeer"); err != nil {
+	if err := b.enter(abi.CuDeviceCanAccessPeer); err != nil {
 		return false, err
 	}
 	if _, err := b.dev(dev); err != nil {

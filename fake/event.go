@@ -6,6 +6,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/abi"
 	"github.com/nocgo/cuda/internal/core"
 )
 
@@ -40,7 +41,7 @@ const eventFlags = backend.EventBlockingSync | backend.EventDisableTiming | back
 // EventCreate is cuEventCreate in the current context. An interprocess
 // event must also disable timing.
 func (b *fakeBackend) EventCreate(flags uint32) (uintptr, error) {
-	if err := b.enter("cuEventCreate"); err != nil {
+	if err := b.enter(abi.CuEventCreate); err != nil {
 		return 0, err
 	}
 	if flags&^eventFlags != 0 {
@@ -63,7 +64,7 @@ func (b *fakeBackend) EventCreate(flags uint32) (uintptr, error) {
 
 // EventDestroy is cuEventDestroy. A pending record still runs.
 func (b *fakeBackend) EventDestroy(h uintptr) error {
-	if err := b.enter("cuEventDestroy"); err != nil {
+	if err := b.enter(abi.CuEventDestroy); err != nil {
 		return err
 	}
 	b.mu.Lock()
@@ -80,7 +81,7 @@ func (b *fakeBackend) EventDestroy(h uintptr) error {
 // EventRecord is cuEventRecord: the event completes when the stream reaches
 // it, and takes the time then. Event and stream must share a context.
 func (b *fakeBackend) EventRecord(h, s uintptr) error {
-	if err := b.enter("cuEventRecord"); err != nil {
+	if err := b.enter(abi.CuEventRecord); err != nil {
 		return err
 	}
 	it := &item{}
@@ -137,7 +138,7 @@ func runRecord(rb *fakeBackend, s *stream, seq uint64) error {
 // EventSynchronize is cuEventSynchronize: it runs the recording stream up to
 // the event's latest record. A never-recorded event is complete.
 func (b *fakeBackend) EventSynchronize(h uintptr) error {
-	if err := b.enter("cuEventSynchronize"); err != nil {
+	if err := b.enter(abi.CuEventSynchronize); err != nil {
 		return err
 	}
 	e, err := b.event(h)
@@ -157,7 +158,7 @@ func (b *fakeBackend) EventSynchronize(h uintptr) error {
 // EventQuery is cuEventQuery: ErrNotReady while the latest record is
 // pending; each call runs one item of the recording stream.
 func (b *fakeBackend) EventQuery(h uintptr) error {
-	if err := b.enter("cuEventQuery"); err != nil {
+	if err := b.enter(abi.CuEventQuery); err != nil {
 		return err
 	}
 	e, err := b.event(h)
@@ -186,7 +187,7 @@ func (b *fakeBackend) EventQuery(h uintptr) error {
 // never recorded or do not time are ErrInvalidHandle; pending ones
 // ErrNotReady.
 func (b *fakeBackend) EventElapsedTime(start, end uintptr) (float32, error) {
-	if err := b.enter("cuEventElapsedTime"); err != nil {
+	if err := b.enter(abi.CuEventElapsedTime); err != nil {
 		return 0, err
 	}
 	b.mu.RLock()

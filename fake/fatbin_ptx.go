@@ -2,38 +2,38 @@ package fake
 
 import (
 	"bytes"
-	"encoding/binary"
+
+	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/internal/abi"
 )
 
-// fatbinPTX returns the PTX text of the first uncompressed PTX entry of a
-// fatbin that libcuda.CheckFatbin accepted, or nil. The layout (two
-// reverse-engineered descriptions agree: cuda-fatbin-decompress's
-// fat_text_header and nvopen-tools' FORMAT_SPECIFICATION.md): a 16-byte
-// container header (magic, version, header size u16 at 6, body size u64 at
-// 8), then entries of a header (kind u16 at 0: 1 PTX, 2 ELF; header size
-// u32 at 4; payload size u64 at 8) and a payload. A compressed payload is
-// binary, not text, and is skipped.
-func fatbinPTX(image []byte) []byte {
-	hdr := uint64(binary.LittleEndian.Uint16(image[6:]))
-	body := binary.LittleEndian.Uint64(image[8:])
-	for off, end := hdr, hdr+body; off+fatbinEntryMin <= end; {
-		kind := binary.LittleEndian.Uint16(image[off:])
-		eh := uint64(binary.LittleEndian.Uint32(image[off+4:]))
-		size := binary.LittleEndian.Uint64(image[off+8:])
-		payload := image[off+eh : off+eh+size]
-		if kind == 1 {
-			text := bytes.TrimRight(payload, "\x00")
-			if isText(text) && bytes.Contains(text, []byte(".version")) {
-				return text
-			}
-		}
-		off += eh + size
+// checkFatbin refuses a fatbin whose container header, entry headers or
+// payloads do not lie inside image with ErrInvalidImage, as the real
+// backend does before calling the driver: the check is the same one
+// (package abi's), and allocates nothing.
+func checkFatbin(image []byte) error {
+	if abi.CheckFatbin(image) != nil {
+		return driver.ErrInvalidImage
 	}
 	return nil
 }
 
-// fatbinEntryMin is the smallest fatbin entry header.
-const fatbinEntryMin = 64
+// fatbinPTX returns the PTX text of the first uncompressed PTX entry of a
+// fatbin that checkFatbin accepted, or nil: a subslice of image, never a
+// copy. The layout is package abi's. A compressed payload is binary, not
+// text, and is skipped.
+func fatbinPTX(image []byte) []byte {
+	for e := range abi.FatbinEntries(image) {
+		if e.Kind != abi.FatbinPTX {
+			continue
+		}
+		text := bytes.TrimRight(e.Payload, "\x00")
+		if isText(text) && bytes.Contains(text, []byte(".version")) {
+			return text
+		}
+	}
+	return nil
+}
 
 // isText reports printable ASCII with tabs and line breaks.
 func isText(b []byte) bool {

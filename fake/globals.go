@@ -5,6 +5,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/fake/internal/ptxexec"
+	"github.com/nocgo/cuda/internal/abi"
 )
 
 // moduleMem is the allocation kind of a module's .global and .const
@@ -55,7 +56,7 @@ func (b *fakeBackend) ModuleGetGlobal(h uintptr, name string) (ptr, size uintptr
 	if strings.IndexByte(name, 0) >= 0 {
 		return 0, 0, driver.ErrInvalidValue // no C string: the real backend never calls the driver
 	}
-	if err := b.enter("cuModuleGetGlobal"); err != nil {
+	if err := b.enter(abi.CuModuleGetGlobal); err != nil {
 		return 0, 0, err
 	}
 	b.mu.RLock()

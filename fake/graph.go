@@ -6,6 +6,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/abi"
 	"github.com/nocgo/cuda/internal/core"
 )
 
@@ -81,7 +82,7 @@ var _ backend.Graphs = (*fakeBackend)(nil)
 
 // GraphCreate is cuGraphCreate; flags must be 0.
 func (b *fakeBackend) GraphCreate(flags uint32) (uintptr, error) {
-	if err := b.enter("cuGraphCreate"); err != nil {
+	if err := b.enter(abi.CuGraphCreate); err != nil {
 		return 0, err
 	}
 	if flags != 0 {
@@ -102,7 +103,7 @@ func (b *fakeBackend) newGraphLocked() *fgraph {
 // GraphDestroy is cuGraphDestroy. A graph being captured into has no
 // handle yet: it gets one at cuStreamEndCapture.
 func (b *fakeBackend) GraphDestroy(h uintptr) error {
-	if err := b.enter("cuGraphDestroy"); err != nil {
+	if err := b.enter(abi.CuGraphDestroy); err != nil {
 		return err
 	}
 	b.mu.Lock()
@@ -133,7 +134,7 @@ func (b *fakeBackend) graphLocked(h uintptr) (*fgraph, error) {
 
 // GraphClone is cuGraphClone.
 func (b *fakeBackend) GraphClone(h uintptr) (uintptr, error) {
-	if err := b.enter("cuGraphClone"); err != nil {
+	if err := b.enter(abi.CuGraphClone); err != nil {
 		return 0, err
 	}
 	b.mu.Lock()
@@ -172,7 +173,7 @@ func (b *fakeBackend) copyIntoLocked(dst, g *fgraph, registered bool) {
 
 // GraphNodeCount is cuGraphGetNodes with no array.
 func (b *fakeBackend) GraphNodeCount(h uintptr) (int, error) {
-	if err := b.enter("cuGraphGetNodes"); err != nil {
+	if err := b.enter(abi.CuGraphGetNodes); err != nil {
 		return 0, err
 	}
 	b.mu.RLock()
@@ -186,7 +187,7 @@ func (b *fakeBackend) GraphNodeCount(h uintptr) (int, error) {
 
 // GraphEdgeCount is cuGraphGetEdges with no arrays.
 func (b *fakeBackend) GraphEdgeCount(h uintptr) (int, error) {
-	if err := b.enter("cuGraphGetEdges"); err != nil {
+	if err := b.enter(abi.CuGraphGetEdges); err != nil {
 		return 0, err
 	}
 	b.mu.RLock()
@@ -241,7 +242,7 @@ func (b *fakeBackend) addNode(op string, h uintptr, deps []uintptr, make func() 
 // GraphAddKernelNode is cuGraphAddKernelNode: checked as cuLaunchKernel
 // checks a launch, the arguments copied now.
 func (b *fakeBackend) GraphAddKernelNode(g uintptr, deps []uintptr, p *backend.KernelNodeParams) (uintptr, error) {
-	const op = "cuGraphAddKernelNode"
+	const op = abi.CuGraphAddKernelNode
 	return b.addNode(op, g, deps, func() (*gnode, error) {
 		if p == nil || p.Extra != nil || p.Kernel != 0 {
 			return nil, driver.ErrInvalidValue
@@ -303,7 +304,7 @@ func (b *fakeBackend) kernelWorkLocked(f *function, c *context, grid, block [3]u
 // GraphAddMemcpyNode is cuGraphAddMemcpyNode for a 1D copy. Host memory is
 // read (or written) when the node runs, at every launch.
 func (b *fakeBackend) GraphAddMemcpyNode(g uintptr, deps []uintptr, p *backend.MemcpyNodeParams, ctx uintptr) (uintptr, error) {
-	const op = "cuGraphAddMemcpyNode"
+	const op = abi.CuGraphAddMemcpyNode
 	return b.addNode(op, g, deps, func() (*gnode, error) {
 		if p == nil || p.Size == 0 {
 			return nil, driver.ErrInvalidValue
@@ -333,7 +334,7 @@ func (b *fakeBackend) GraphAddMemcpyNode(g uintptr, deps []uintptr, p *backend.M
 // GraphAddMemsetNode is cuGraphAddMemsetNode: Height rows of Width
 // elements, Pitch bytes apart.
 func (b *fakeBackend) GraphAddMemsetNode(g uintptr, deps []uintptr, p *backend.MemsetNodeParams, ctx uintptr) (uintptr, error) {
-	const op = "cuGraphAddMemsetNode"
+	const op = abi.CuGraphAddMemsetNode
 	return b.addNode(op, g, deps, func() (*gnode, error) {
 		if p == nil || p.Width == 0 || p.Height == 0 {
 			return nil, driver.ErrInvalidValue
@@ -368,13 +369,13 @@ func (b *fakeBackend) GraphAddMemsetNode(g uintptr, deps []uintptr, p *backend.M
 
 // GraphAddEventRecordNode is cuGraphAddEventRecordNode.
 func (b *fakeBackend) GraphAddEventRecordNode(g uintptr, deps []uintptr, ev uintptr) (uintptr, error) {
-	const op = "cuGraphAddEventRecordNode"
+	const op = abi.CuGraphAddEventRecordNode
 	return b.addEventNode(op, g, deps, ev, nodeEventRecord)
 }
 
 // GraphAddEventWaitNode is cuGraphAddEventWaitNode.
 func (b *fakeBackend) GraphAddEventWaitNode(g uintptr, deps []uintptr, ev uintptr) (uintptr, error) {
-	const op = "cuGraphAddEventWaitNode"
+	const op = abi.CuGraphAddEventWaitNode
 	return b.addEventNode(op, g, deps, ev, nodeWaitEvent)
 }
 
@@ -391,7 +392,7 @@ func (b *fakeBackend) addEventNode(op string, g uintptr, deps []uintptr, ev uint
 
 // GraphAddChildGraphNode is cuGraphAddChildGraphNode: the child is copied.
 func (b *fakeBackend) GraphAddChildGraphNode(g uintptr, deps []uintptr, child uintptr) (uintptr, error) {
-	const op = "cuGraphAddChildGraphNode"
+	const op = abi.CuGraphAddChildGraphNode
 	return b.addNode(op, g, deps, func() (*gnode, error) {
 		c, err := b.graphLocked(child)
 		if err != nil {
@@ -408,7 +409,7 @@ func (b *fakeBackend) GraphAddChildGraphNode(g uintptr, deps []uintptr, child ui
 
 // GraphAddEmptyNode is cuGraphAddEmptyNode.
 func (b *fakeBackend) GraphAddEmptyNode(g uintptr, deps []uintptr) (uintptr, error) {
-	const op = "cuGraphAddEmptyNode"
+	const op = abi.CuGraphAddEmptyNode
 	return b.addNode(op, g, deps, func() (*gnode, error) {
 		return &gnode{kind: nodeEmpty}, nil
 	})
@@ -416,7 +417,7 @@ func (b *fakeBackend) GraphAddEmptyNode(g uintptr, deps []uintptr) (uintptr, err
 
 // GraphInstantiate is cuGraphInstantiateWithFlags in the current context.
 func (b *fakeBackend) GraphInstantiate(h uintptr, flags uint64) (uintptr, error) {
-	if err := b.enter("cuGraphInstantiateWithFlags"); err != nil {
+	if err := b.enter(abi.CuGraphInstantiateWithFlags); err != nil {
 		return 0, err
 	}
 	// CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH 1, UPLOAD 2,
@@ -461,7 +462,7 @@ func flatten(out []*gnode, g *fgraph) []*gnode {
 
 // GraphExecDestroy is cuGraphExecDestroy; launches in flight still run.
 func (b *fakeBackend) GraphExecDestroy(h uintptr) error {
-	if err := b.enter("cuGraphExecDestroy"); err != nil {
+	if err := b.enter(abi.CuGraphExecDestroy); err != nil {
 		return err
 	}
 	b.mu.Lock()
@@ -475,7 +476,7 @@ func (b *fakeBackend) GraphExecDestroy(h uintptr) error {
 
 // GraphUpload is cuGraphUpload: a stream-ordered no-op on the fake.
 func (b *fakeBackend) GraphUpload(h, s uintptr) error {
-	if err := b.enter("cuGraphUpload"); err != nil {
+	if err := b.enter(abi.CuGraphUpload); err != nil {
 		return err
 	}
 	return b.enqueue(s, &item{run: nop}, func(st *stream) error {
@@ -495,7 +496,7 @@ func (b *fakeBackend) GraphUpload(h, s uintptr) error {
 // dependencies); node parameters, kernels and events may change.
 func (b *fakeBackend) GraphExecUpdate(h, gh uintptr) (backend.GraphExecUpdateInfo, error) {
 	var info backend.GraphExecUpdateInfo
-	if err := b.enter("cuGraphExecUpdate"); err != nil {
+	if err := b.enter(abi.CuGraphExecUpdate); err != nil {
 		return info, err
 	}
 	b.mu.Lock()

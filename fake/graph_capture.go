@@ -3,6 +3,7 @@ package fake
 import (
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/abi"
 	"github.com/nocgo/cuda/internal/core"
 )
 
@@ -50,7 +51,7 @@ type captureRecord struct {
 
 // StreamBeginCapture is cuStreamBeginCapture_v2.
 func (b *fakeBackend) StreamBeginCapture(h uintptr, mode backend.CaptureMode) error {
-	if err := b.enter("cuStreamBeginCapture"); err != nil {
+	if err := b.enter(abi.CuStreamBeginCapture); err != nil {
 		return err
 	}
 	if mode > backend.CaptureModeRelaxed {
@@ -79,7 +80,7 @@ func (b *fakeBackend) StreamBeginCapture(h uintptr, mode backend.CaptureMode) er
 
 // StreamEndCapture is cuStreamEndCapture.
 func (b *fakeBackend) StreamEndCapture(h uintptr) (uintptr, error) {
-	if err := b.enter("cuStreamEndCapture"); err != nil {
+	if err := b.enter(abi.CuStreamEndCapture); err != nil {
 		return 0, err
 	}
 	tid := core.ThreadID()
@@ -142,7 +143,7 @@ func (b *fakeBackend) endCaptureLocked(c *capture) {
 
 // StreamGetCaptureInfo is cuStreamGetCaptureInfo.
 func (b *fakeBackend) StreamGetCaptureInfo(h uintptr) (backend.CaptureStatus, uint64, error) {
-	if err := b.enter("cuStreamGetCaptureInfo"); err != nil {
+	if err := b.enter(abi.CuStreamGetCaptureInfo); err != nil {
 		return 0, 0, err
 	}
 	b.mu.RLock()

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/internal/abi"
 )
 
 // GraphLaunch is cuGraphLaunch: the exec's steps are pushed onto the stream
@@ -13,7 +14,7 @@ import (
 // stream, the graph is captured as one node. The exec must belong to the
 // stream's context.
 func (b *fakeBackend) GraphLaunch(h, s uintptr) error {
-	if err := b.enter("cuGraphLaunch"); err != nil {
+	if err := b.enter(abi.CuGraphLaunch); err != nil {
 		return err
 	}
 	tid := tidFor(s)

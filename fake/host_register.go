@@ -5,6 +5,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/abi"
 	"github.com/nocgo/cuda/internal/core"
 )
 
@@ -15,7 +16,7 @@ import (
 // ErrHostMemoryAlreadyRegistered; nil, 0 bytes or unknown flags are
 // ErrInvalidValue.
 func (b *fakeBackend) MemHostRegister(p unsafe.Pointer, size uintptr, flags uint32) error {
-	if err := b.enter("cuMemHostRegister"); err != nil {
+	if err := b.enter(abi.CuMemHostRegister); err != nil {
 		return err
 	}
 	known := backend.MemHostRegisterPortable | backend.MemHostRegisterDeviceMap | backend.MemHostRegisterReadOnly
@@ -49,7 +50,7 @@ func (b *fakeBackend) MemHostRegister(p unsafe.Pointer, size uintptr, flags uint
 // was given (ErrHostMemoryNotRegistered otherwise). Work of its context
 // that may still use the memory runs first.
 func (b *fakeBackend) MemHostUnregister(p unsafe.Pointer) error {
-	if err := b.enter("cuMemHostUnregister"); err != nil {
+	if err := b.enter(abi.CuMemHostUnregister); err != nil {
 		return err
 	}
 	b.mu.RLock()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/abi"
 	"github.com/nocgo/cuda/internal/core"
 )
 
@@ -91,7 +92,7 @@ func (b *fakeBackend) unexportEventLocked(e *event) {
 // IPCGetMemHandle is cuIpcGetMemHandle: ptr must be the base of a
 // cuMemAlloc allocation (not stream-ordered memory).
 func (b *fakeBackend) IPCGetMemHandle(ptr uintptr) (driver.IPCHandle, error) {
-	if err := b.enter("cuIpcGetMemHandle"); err != nil {
+	if err := b.enter(abi.CuIpcGetMemHandle); err != nil {
 		return driver.IPCHandle{}, err
 	}
 	b.mu.Lock()
@@ -112,7 +113,7 @@ func (b *fakeBackend) IPCGetMemHandle(ptr uintptr) (driver.IPCHandle, error) {
 // exported storage at a new address of the current context's device; the
 // mapping is closed with IPCCloseMemHandle, never freed.
 func (b *fakeBackend) IPCOpenMemHandle(h driver.IPCHandle, flags uint32) (uintptr, error) {
-	if err := b.enter("cuIpcOpenMemHandle"); err != nil {
+	if err := b.enter(abi.CuIpcOpenMemHandle); err != nil {
 		return 0, err
 	}
 	if flags&^backend.IPCMemLazyEnablePeerAccess != 0 {
@@ -150,7 +151,7 @@ func (b *fakeBackend) IPCOpenMemHandle(h driver.IPCHandle, flags uint32) (uintpt
 // IPCCloseMemHandle is cuIpcCloseMemHandle: ptr must be a mapping made by
 // IPCOpenMemHandle.
 func (b *fakeBackend) IPCCloseMemHandle(ptr uintptr) error {
-	if err := b.enter("cuIpcCloseMemHandle"); err != nil {
+	if err := b.enter(abi.CuIpcCloseMemHandle); err != nil {
 		return err
 	}
 	b.mu.RLock()
@@ -176,7 +177,7 @@ func (b *fakeBackend) IPCCloseMemHandle(ptr uintptr) error {
 // IPCGetEventHandle is cuIpcGetEventHandle: the event needs
 // CU_EVENT_INTERPROCESS.
 func (b *fakeBackend) IPCGetEventHandle(ev uintptr) (driver.IPCHandle, error) {
-	if err := b.enter("cuIpcGetEventHandle"); err != nil {
+	if err := b.enter(abi.CuIpcGetEventHandle); err != nil {
 		return driver.IPCHandle{}, err
 	}
 	// Measured on the H200: cuIpcGetEventHandle needs a current context (201).
@@ -203,7 +204,7 @@ func (b *fakeBackend) IPCGetEventHandle(ev uintptr) (driver.IPCHandle, error) {
 // records, queries, synchronizes and waits in either backend see each
 // other's records.
 func (b *fakeBackend) IPCOpenEventHandle(h driver.IPCHandle) (uintptr, error) {
-	if err := b.enter("cuIpcOpenEventHandle"); err != nil {
+	if err := b.enter(abi.CuIpcOpenEventHandle); err != nil {
 		return 0, err
 	}
 	id, ok := parseIPCHandle(ipcEventMagic, h)

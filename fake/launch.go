@@ -4,6 +4,7 @@ import (
 	"unsafe"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/internal/abi"
 )
 
 // errSharedTooLarge is what a launch asking for more dynamic shared memory
@@ -17,7 +18,7 @@ var errSharedTooLarge error = driver.ErrInvalidValue
 // ErrInvalidHandle); grid and block sizes, dynamic shared memory and params
 // are checked like the driver does.
 func (b *fakeBackend) LaunchKernel(fh uintptr, grid, block [3]uint32, sharedMem uint32, s uintptr, params unsafe.Pointer) error {
-	if err := b.enter("cuLaunchKernel"); err != nil {
+	if err := b.enter(abi.CuLaunchKernel); err != nil {
 		return err
 	}
 	it := &item{}

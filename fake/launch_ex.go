@@ -5,6 +5,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/abi"
 )
 
 // maxPortableCluster is the most blocks a thread-block cluster may have
@@ -27,7 +28,7 @@ const maxPortableCluster = 8
 // Clusters and cooperative grids run as any launch does on the fake: the
 // blocks of a cluster share nothing more than other blocks do.
 func (b *fakeBackend) LaunchKernelEx(fh uintptr, cfg *backend.LaunchConfig, params unsafe.Pointer) error {
-	if err := b.enter("cuLaunchKernelEx"); err != nil {
+	if err := b.enter(abi.CuLaunchKernelEx); err != nil {
 		return err
 	}
 	if cfg == nil {
@@ -110,7 +111,7 @@ func blocksPerSM(a map[driver.DeviceAttribute]int, bs int, dynamicShared uintptr
 // blocksPerSM). It needs a current context, as on the H200; a block size
 // below 1 is ErrInvalidValue.
 func (b *fakeBackend) OccupancyMaxActiveBlocksPerMultiprocessor(fh uintptr, blockSize int, dynamicSharedMem uintptr) (int, error) {
-	if err := b.enter("cuOccupancyMaxActiveBlocksPerMultiprocessor"); err != nil {
+	if err := b.enter(abi.CuOccupancyMaxActiveBlocksPerMultiprocessor); err != nil {
 		return 0, err
 	}
 	if _, err := b.current(); err != nil {
@@ -134,7 +135,7 @@ func (b *fakeBackend) OccupancyMaxActiveBlocksPerMultiprocessor(fh uintptr, bloc
 // the device groups its multiprocessors, and may be lower). The cluster
 // shape is checked as for LaunchKernelEx; none is ErrInvalidClusterSize.
 func (b *fakeBackend) OccupancyMaxActiveClusters(fh uintptr, cfg *backend.LaunchConfig) (int, error) {
-	if err := b.enter("cuOccupancyMaxActiveClusters"); err != nil {
+	if err := b.enter(abi.CuOccupancyMaxActiveClusters); err != nil {
 		return 0, err
 	}
 	if _, err := b.current(); err != nil {

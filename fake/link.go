@@ -8,6 +8,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/abi"
 	"github.com/nocgo/cuda/internal/cstr"
 )
 
@@ -39,14 +40,14 @@ func (b *fakeBackend) Link(inputs []backend.LinkInput, verbose bool) ([]byte, ba
 			return nil, log, driver.ErrInvalidValue
 		}
 	}
-	if err := b.enter("cuLinkCreate"); err != nil {
+	if err := b.enter(abi.CuLinkCreate); err != nil {
 		return nil, log, err
 	}
 	if _, err := b.current(); err != nil {
 		return nil, log, err
 	}
 	image, log, err := b.linkInputs(inputs, verbose)
-	if derr := b.enter("cuLinkDestroy"); derr != nil && err == nil {
+	if derr := b.enter(abi.CuLinkDestroy); derr != nil && err == nil {
 		return nil, log, derr
 	}
 	return image, log, err
@@ -62,7 +63,7 @@ func (b *fakeBackend) linkInputs(inputs []backend.LinkInput, verbose bool) ([]by
 	var out bytes.Buffer
 	defined := map[string]string{} // symbol -> input name
 	for i, in := range inputs {
-		if err := b.enter("cuLinkAddData"); err != nil {
+		if err := b.enter(abi.CuLinkAddData); err != nil {
 			return nil, log, err
 		}
 		if in.Type != backend.JITInputPTX {
@@ -87,7 +88,7 @@ func (b *fakeBackend) linkInputs(inputs []backend.LinkInput, verbose bool) ([]by
 			log.Info += fmt.Sprintf("fake nvlink info: added PTX input %q (%d bytes)\n", in.Name, len(in.Data))
 		}
 	}
-	if err := b.enter("cuLinkComplete"); err != nil {
+	if err := b.enter(abi.CuLinkComplete); err != nil {
 		return nil, log, err
 	}
 	log.Info = strings.TrimRight(log.Info, "\n")

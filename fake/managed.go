@@ -3,6 +3,7 @@ package fake
 import (
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/abi"
 	"github.com/nocgo/cuda/internal/core"
 )
 
@@ -16,7 +17,7 @@ import (
 // be CU_MEM_ATTACH_GLOBAL or CU_MEM_ATTACH_HOST, size not 0
 // (ErrInvalidValue). The memory is poisoned, as MemAlloc's.
 func (b *fakeBackend) MemAllocManaged(size uintptr, flags uint32) (uintptr, error) {
-	if err := b.enter("cuMemAllocManaged"); err != nil {
+	if err := b.enter(abi.CuMemAllocManaged); err != nil {
 		return 0, err
 	}
 	if size == 0 || (flags != backend.MemAttachGlobal && flags != backend.MemAttachHost) {
@@ -71,7 +72,7 @@ func (b *fakeBackend) locationLocked(loc backend.MemLocation) error {
 // MemPrefetchAsync is cuMemPrefetchAsync (CUmemLocation form): the range
 // must be managed memory; the prefetch is queued on s and moves nothing.
 func (b *fakeBackend) MemPrefetchAsync(p, n uintptr, loc backend.MemLocation, s uintptr) error {
-	if err := b.enter("cuMemPrefetchAsync"); err != nil {
+	if err := b.enter(abi.CuMemPrefetchAsync); err != nil {
 		return err
 	}
 	it := &item{run: nop}
@@ -87,7 +88,7 @@ func (b *fakeBackend) MemPrefetchAsync(p, n uintptr, loc backend.MemLocation, s 
 // memory, the advice known, and the location valid for the advice that
 // take one.
 func (b *fakeBackend) MemAdvise(p, n uintptr, advice backend.MemAdvice, loc backend.MemLocation) error {
-	if err := b.enter("cuMemAdvise"); err != nil {
+	if err := b.enter(abi.CuMemAdvise); err != nil {
 		return err
 	}
 	tid := core.ThreadID()

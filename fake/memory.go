@@ -6,6 +6,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/abi"
 	"github.com/nocgo/cuda/internal/core"
 )
 
@@ -176,7 +177,7 @@ func (b *fakeBackend) pinnedFitsLocked(size uintptr) bool {
 // MemAlloc is cuMemAlloc in the current context. The memory is poisoned
 // (every byte 0xA5), not zeroed.
 func (b *fakeBackend) MemAlloc(size uintptr) (uintptr, error) {
-	if err := b.enter("cuMemAlloc"); err != nil {
+	if err := b.enter(abi.CuMemAlloc); err != nil {
 		return 0, err
 	}
 	if size == 0 {
@@ -212,7 +213,7 @@ func (b *fakeBackend) MemAlloc(size uintptr) (uintptr, error) {
 // cuMemAlloc allocation is ErrInvalidValue. Like the driver, it waits for
 // the allocation's context to finish its work first.
 func (b *fakeBackend) MemFree(p uintptr) error {
-	if err := b.enter("cuMemFree"); err != nil {
+	if err := b.enter(abi.CuMemFree); err != nil {
 		return err
 	}
 	if p == 0 {
@@ -242,14 +243,14 @@ func (b *fakeBackend) MemFree(p uintptr) error {
 // pools.go): the pointer is returned now and usable by work enqueued after
 // this call. Its context attribute is 0, as for the driver's pool memory.
 func (b *fakeBackend) MemAllocAsync(size uintptr, s uintptr) (uintptr, error) {
-	const op = "cuMemAllocAsync"
+	const op = abi.CuMemAllocAsync
 	return b.allocFromPool(op, size, 0, s)
 }
 
 // MemFreeAsync is cuMemFreeAsync: the memory is released when the stream
 // reaches the free.
 func (b *fakeBackend) MemFreeAsync(p uintptr, s uintptr) error {
-	if err := b.enter("cuMemFreeAsync"); err != nil {
+	if err := b.enter(abi.CuMemFreeAsync); err != nil {
 		return err
 	}
 	it := &item{}
@@ -276,7 +277,7 @@ func (b *fakeBackend) MemFreeAsync(p uintptr, s uintptr) error {
 
 // MemGetInfo is cuMemGetInfo for the current context's device.
 func (b *fakeBackend) MemGetInfo() (uint64, uint64, error) {
-	if err := b.enter("cuMemGetInfo"); err != nil {
+	if err := b.enter(abi.CuMemGetInfo); err != nil {
 		return 0, 0, err
 	}
 	tid := core.ThreadID()
@@ -295,7 +296,7 @@ var errAddressRange error = driver.ErrNotFound
 // MemGetAddressRange is cuMemGetAddressRange: the base and size of the
 // allocation that contains p.
 func (b *fakeBackend) MemGetAddressRange(p uintptr) (uintptr, uintptr, error) {
-	if err := b.enter("cuMemGetAddressRange"); err != nil {
+	if err := b.enter(abi.CuMemGetAddressRange); err != nil {
 		return 0, 0, err
 	}
 	tid := core.ThreadID()
@@ -317,7 +318,7 @@ func mempoolHandle(d *device) uint64 { return 0x9900 + uint64(d.ordinal)*0x40 }
 // PointerGetAttribute is cuPointerGetAttribute for device, pinned host and
 // IPC-mapped memory; unknown pointers are ErrInvalidValue.
 func (b *fakeBackend) PointerGetAttribute(attr backend.PointerAttribute, p uintptr) (uint64, error) {
-	if err := b.enter("cuPointerGetAttribute"); err != nil {
+	if err := b.enter(abi.CuPointerGetAttribute); err != nil {
 		return 0, err
 	}
 	b.mu.RLock()
@@ -487,41 +488,41 @@ func (b *fakeBackend) asyncOp(op string, n uintptr, s uintptr, prepare func() (f
 
 // MemcpyHtoD is cuMemcpyHtoD (synchronous; needs a current context).
 func (b *fakeBackend) MemcpyHtoD(dst uintptr, src unsafe.Pointer, n uintptr) error {
-	return b.syncOp("cuMemcpyHtoD", n, func() (func() error, error) { return b.h2dWork(dst, src, n, false) })
+	return b.syncOp(abi.CuMemcpyHtoD, n, func() (func() error, error) { return b.h2dWork(dst, src, n, false) })
 }
 
 // MemcpyDtoH is cuMemcpyDtoH (synchronous; needs a current context).
 func (b *fakeBackend) MemcpyDtoH(dst unsafe.Pointer, src uintptr, n uintptr) error {
-	return b.syncOp("cuMemcpyDtoH", n, func() (func() error, error) { return b.d2hWork(dst, src, n) })
+	return b.syncOp(abi.CuMemcpyDtoH, n, func() (func() error, error) { return b.d2hWork(dst, src, n) })
 }
 
 // MemcpyDtoD is cuMemcpyDtoD (synchronous; needs a current context).
 func (b *fakeBackend) MemcpyDtoD(dst, src uintptr, n uintptr) error {
-	return b.syncOp("cuMemcpyDtoD", n, func() (func() error, error) { return b.d2dWork(dst, src, n) })
+	return b.syncOp(abi.CuMemcpyDtoD, n, func() (func() error, error) { return b.d2dWork(dst, src, n) })
 }
 
 // MemcpyHtoDAsync is cuMemcpyHtoDAsync: pageable source memory is copied
 // at enqueue (as the driver stages it); pinned memory is read when the
 // stream runs the copy.
 func (b *fakeBackend) MemcpyHtoDAsync(dst uintptr, src unsafe.Pointer, n uintptr, s uintptr) error {
-	return b.asyncOp("cuMemcpyHtoDAsync", n, s, func() (func() error, error) { return b.h2dWork(dst, src, n, true) })
+	return b.asyncOp(abi.CuMemcpyHtoDAsync, n, s, func() (func() error, error) { return b.h2dWork(dst, src, n, true) })
 }
 
 // MemcpyDtoHAsync is cuMemcpyDtoHAsync: dst is written when the stream
 // runs the copy.
 func (b *fakeBackend) MemcpyDtoHAsync(dst unsafe.Pointer, src uintptr, n uintptr, s uintptr) error {
-	return b.asyncOp("cuMemcpyDtoHAsync", n, s, func() (func() error, error) { return b.d2hWork(dst, src, n) })
+	return b.asyncOp(abi.CuMemcpyDtoHAsync, n, s, func() (func() error, error) { return b.d2hWork(dst, src, n) })
 }
 
 // MemcpyDtoDAsync is cuMemcpyDtoDAsync.
 func (b *fakeBackend) MemcpyDtoDAsync(dst, src uintptr, n uintptr, s uintptr) error {
-	return b.asyncOp("cuMemcpyDtoDAsync", n, s, func() (func() error, error) { return b.d2dWork(dst, src, n) })
+	return b.asyncOp(abi.CuMemcpyDtoDAsync, n, s, func() (func() error, error) { return b.d2dWork(dst, src, n) })
 }
 
 // MemcpyPeer is cuMemcpyPeer: a synchronous copy between contexts (and
 // devices); it runs on the destination context's NULL stream.
 func (b *fakeBackend) MemcpyPeer(dst, dstCtx, src, srcCtx uintptr, n uintptr) error {
-	if err := b.enter("cuMemcpyPeer"); err != nil {
+	if err := b.enter(abi.CuMemcpyPeer); err != nil {
 		return err
 	}
 	b.mu.RLock()
@@ -542,7 +543,7 @@ func (b *fakeBackend) MemcpyPeer(dst, dstCtx, src, srcCtx uintptr, n uintptr) er
 
 // MemcpyPeerAsync is cuMemcpyPeerAsync.
 func (b *fakeBackend) MemcpyPeerAsync(dst, dstCtx, src, srcCtx uintptr, n uintptr, s uintptr) error {
-	if err := b.enter("cuMemcpyPeerAsync"); err != nil {
+	if err := b.enter(abi.CuMemcpyPeerAsync); err != nil {
 		return err
 	}
 	it := &item{}
@@ -590,32 +591,32 @@ func (b *fakeBackend) memsetWork(dst uintptr, pattern uint32, size, n uintptr) (
 
 // MemsetD8 is cuMemsetD8 (synchronous).
 func (b *fakeBackend) MemsetD8(dst uintptr, v uint8, n uintptr) error {
-	return b.syncOp("cuMemsetD8", n, func() (func() error, error) { return b.memsetWork(dst, uint32(v), 1, n) })
+	return b.syncOp(abi.CuMemsetD8, n, func() (func() error, error) { return b.memsetWork(dst, uint32(v), 1, n) })
 }
 
 // MemsetD16 is cuMemsetD16 (synchronous); dst must be 2-byte aligned.
 func (b *fakeBackend) MemsetD16(dst uintptr, v uint16, n uintptr) error {
-	return b.syncOp("cuMemsetD16", n, func() (func() error, error) { return b.memsetWork(dst, uint32(v), 2, n) })
+	return b.syncOp(abi.CuMemsetD16, n, func() (func() error, error) { return b.memsetWork(dst, uint32(v), 2, n) })
 }
 
 // MemsetD32 is cuMemsetD32 (synchronous); dst must be 4-byte aligned.
 func (b *fakeBackend) MemsetD32(dst uintptr, v uint32, n uintptr) error {
-	return b.syncOp("cuMemsetD32", n, func() (func() error, error) { return b.memsetWork(dst, v, 4, n) })
+	return b.syncOp(abi.CuMemsetD32, n, func() (func() error, error) { return b.memsetWork(dst, v, 4, n) })
 }
 
 // MemsetD8Async is cuMemsetD8Async.
 func (b *fakeBackend) MemsetD8Async(dst uintptr, v uint8, n uintptr, s uintptr) error {
-	return b.asyncOp("cuMemsetD8Async", n, s, func() (func() error, error) { return b.memsetWork(dst, uint32(v), 1, n) })
+	return b.asyncOp(abi.CuMemsetD8Async, n, s, func() (func() error, error) { return b.memsetWork(dst, uint32(v), 1, n) })
 }
 
 // MemsetD16Async is cuMemsetD16Async.
 func (b *fakeBackend) MemsetD16Async(dst uintptr, v uint16, n uintptr, s uintptr) error {
-	return b.asyncOp("cuMemsetD16Async", n, s, func() (func() error, error) { return b.memsetWork(dst, uint32(v), 2, n) })
+	return b.asyncOp(abi.CuMemsetD16Async, n, s, func() (func() error, error) { return b.memsetWork(dst, uint32(v), 2, n) })
 }
 
 // MemsetD32Async is cuMemsetD32Async.
 func (b *fakeBackend) MemsetD32Async(dst uintptr, v uint32, n uintptr, s uintptr) error {
-	return b.asyncOp("cuMemsetD32Async", n, s, func() (func() error, error) { return b.memsetWork(dst, v, 4, n) })
+	return b.asyncOp(abi.CuMemsetD32Async, n, s, func() (func() error, error) { return b.memsetWork(dst, v, 4, n) })
 }
 
 // MemHostAlloc is cuMemHostAlloc: page-locked host memory of the current
@@ -623,7 +624,7 @@ func (b *fakeBackend) MemsetD32Async(dst uintptr, v uint32, n uintptr, s uintptr
 // The fake's host has as much page-locked memory as its largest device has
 // device memory: more is ErrOutOfMemory.
 func (b *fakeBackend) MemHostAlloc(size uintptr, flags uint32) (unsafe.Pointer, error) {
-	if err := b.enter("cuMemHostAlloc"); err != nil {
+	if err := b.enter(abi.CuMemHostAlloc); err != nil {
 		return nil, err
 	}
 	if size == 0 || flags&^(backend.MemHostAllocPortable|backend.MemHostAllocDeviceMap|backend.MemHostAllocWriteCombined) != 0 {
@@ -659,7 +660,7 @@ func (b *fakeBackend) MemHostAlloc(size uintptr, flags uint32) (unsafe.Pointer, 
 // MemFreeHost is cuMemFreeHost: p must be what MemHostAlloc returned.
 // Work of its context that may still read or write it runs first.
 func (b *fakeBackend) MemFreeHost(p unsafe.Pointer) error {
-	if err := b.enter("cuMemFreeHost"); err != nil {
+	if err := b.enter(abi.CuMemFreeHost); err != nil {
 		return err
 	}
 	b.mu.RLock()

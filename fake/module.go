@@ -8,8 +8,8 @@ import (
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/fake/internal/ptxexec"
+	"github.com/nocgo/cuda/internal/abi"
 	"github.com/nocgo/cuda/internal/core"
-	"github.com/nocgo/cuda/internal/libcuda"
 )
 
 type module struct {
@@ -36,8 +36,8 @@ type function struct {
 const defaultMaxDynamicShared = 49152
 
 var (
-	elfMagic    = []byte("\x7fELF")
-	fatbinMagic = []byte{0x50, 0xed, 0x55, 0xba} // 0xBA55ED50, little-endian
+	elfMagic    = []byte(abi.ELFMagic)
+	fatbinMagic = []byte(abi.FatbinMagic)
 )
 
 // ptxEntry is one .entry of an image: its name and parameter sizes.
@@ -406,7 +406,7 @@ func (p *ptxParser) param() (uintptr, bool) {
 // uncompressed PTX entry is ErrNoBinaryForGPU, since the fake runs no
 // machine code.
 func (b *fakeBackend) ModuleLoadData(image []byte) (uintptr, error) {
-	if err := b.enter("cuModuleLoadData"); err != nil {
+	if err := b.enter(abi.CuModuleLoadData); err != nil {
 		return 0, err
 	}
 	if len(image) == 0 {
@@ -414,7 +414,7 @@ func (b *fakeBackend) ModuleLoadData(image []byte) (uintptr, error) {
 	}
 	fatbin := bytes.HasPrefix(image, fatbinMagic)
 	if fatbin {
-		if err := libcuda.CheckFatbin(image); err != nil {
+		if err := checkFatbin(image); err != nil {
 			return 0, err // refused before the driver, as by the real backend
 		}
 	}
@@ -489,7 +489,7 @@ func (b *fakeBackend) ModuleLoadData(image []byte) (uintptr, error) {
 
 // ModuleUnload is cuModuleUnload. Launches already queued still run.
 func (b *fakeBackend) ModuleUnload(h uintptr) error {
-	if err := b.enter("cuModuleUnload"); err != nil {
+	if err := b.enter(abi.CuModuleUnload); err != nil {
 		return err
 	}
 	b.mu.Lock()
@@ -530,7 +530,7 @@ func (b *fakeBackend) ModuleGetFunction(h uintptr, name string) (uintptr, error)
 	if strings.IndexByte(name, 0) >= 0 {
 		return 0, driver.ErrInvalidValue
 	}
-	if err := b.enter("cuModuleGetFunction"); err != nil {
+	if err := b.enter(abi.CuModuleGetFunction); err != nil {
 		return 0, err
 	}
 	b.mu.RLock()
@@ -557,7 +557,7 @@ func (b *fakeBackend) funcLocked(h uintptr) (*function, error) {
 // FuncGetParamInfo is cuFuncGetParamInfo: the offset and size of parameter
 // index, laid out with C alignment; ErrInvalidValue past the last.
 func (b *fakeBackend) FuncGetParamInfo(h uintptr, index int) (uintptr, uintptr, error) {
-	if err := b.enter("cuFuncGetParamInfo"); err != nil {
+	if err := b.enter(abi.CuFuncGetParamInfo); err != nil {
 		return 0, 0, err
 	}
 	b.mu.RLock()
@@ -580,7 +580,7 @@ func (b *fakeBackend) FuncGetParamInfo(h uintptr, index int) (uintptr, uintptr, 
 // block, 32 registers, no static shared, constant or local memory. All
 // report PTX and binary version 90.
 func (b *fakeBackend) FuncGetAttribute(attr backend.FunctionAttribute, h uintptr) (int, error) {
-	if err := b.enter("cuFuncGetAttribute"); err != nil {
+	if err := b.enter(abi.CuFuncGetAttribute); err != nil {
 		return 0, err
 	}
 	b.mu.RLock()
@@ -628,7 +628,7 @@ func (b *fakeBackend) FuncGetAttribute(attr backend.FunctionAttribute, h uintptr
 // memory (up to the device's opt-in limit) and the preferred carveout can be
 // set.
 func (b *fakeBackend) FuncSetAttribute(h uintptr, attr backend.FunctionAttribute, value int) error {
-	if err := b.enter("cuFuncSetAttribute"); err != nil {
+	if err := b.enter(abi.CuFuncSetAttribute); err != nil {
 		return err
 	}
 	b.mu.Lock()
@@ -661,7 +661,7 @@ func (b *fakeBackend) FuncSetAttribute(h uintptr, attr backend.FunctionAttribute
 // per SM wins (ties to the larger); the minimum grid is blocks per SM times
 // the SM count. Dynamic shared memory does not limit it.
 func (b *fakeBackend) OccupancyMaxPotentialBlockSize(h uintptr, dynamicSharedMem uintptr, blockSizeLimit int) (int, int, error) {
-	if err := b.enter("cuOccupancyMaxPotentialBlockSize"); err != nil {
+	if err := b.enter(abi.CuOccupancyMaxPotentialBlockSize); err != nil {
 		return 0, 0, err
 	}
 	// Measured on the H200: the occupancy calculator needs a current context (201).

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/abi"
 	"github.com/nocgo/cuda/internal/ptx"
 )
 
@@ -19,7 +20,7 @@ import (
 // each kernel compiled, as ptxas's verbose output does (the fake reports no
 // register counts there: FuncGetAttribute has its resources).
 func (b *fakeBackend) ModuleLoadDataEx(image []byte, verbose bool) (uintptr, backend.JITLog, error) {
-	if err := b.enter("cuModuleLoadDataEx"); err != nil {
+	if err := b.enter(abi.CuModuleLoadDataEx); err != nil {
 		return 0, backend.JITLog{}, err
 	}
 	h, err := b.ModuleLoadData(image)

@@ -9,6 +9,7 @@ import (
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/fake/internal/cpp"
+	"github.com/nocgo/cuda/internal/abi"
 )
 
 // The fake NVRTC "compiles" CUDA C++ by finding its kernels: every
@@ -88,7 +89,7 @@ func (n nvrtc) Implementation() string { return "nocgo/cuda fake" }
 
 // Version is nvrtcVersion: 13.0.
 func (n nvrtc) Version() (int, int, error) {
-	if err := n.enter("nvrtcVersion"); err != nil {
+	if err := n.enter(abi.NvrtcVersion); err != nil {
 		return 0, 0, err
 	}
 	return 13, 0, nil
@@ -96,7 +97,7 @@ func (n nvrtc) Version() (int, int, error) {
 
 // CreateProgram is nvrtcCreateProgram.
 func (n nvrtc) CreateProgram(src, name string, headers, includeNames []string) (uintptr, error) {
-	const op = "nvrtcCreateProgram"
+	const op = abi.NvrtcCreateProgram
 	if err := n.enter(op); err != nil {
 		return 0, err
 	}
@@ -121,7 +122,7 @@ func (n nvrtc) CreateProgram(src, name string, headers, includeNames []string) (
 
 // AddNameExpression is nvrtcAddNameExpression (before Compile).
 func (n nvrtc) AddNameExpression(h uintptr, expr string) error {
-	const op = "nvrtcAddNameExpression"
+	const op = abi.NvrtcAddNameExpression
 	if err := n.enter(op); err != nil {
 		return err
 	}
@@ -152,7 +153,7 @@ func (n nvrtc) AddNameExpression(h uintptr, expr string) error {
 
 // ProgramLog is nvrtcGetProgramLog.
 func (n nvrtc) ProgramLog(h uintptr) (string, error) {
-	const op = "nvrtcGetProgramLog"
+	const op = abi.NvrtcGetProgramLog
 	if err := n.enter(op); err != nil {
 		return "", err
 	}
@@ -167,7 +168,7 @@ func (n nvrtc) ProgramLog(h uintptr) (string, error) {
 
 // PTX is nvrtcGetPTX.
 func (n nvrtc) PTX(h uintptr) ([]byte, error) {
-	const op = "nvrtcGetPTX"
+	const op = abi.NvrtcGetPTX
 	if err := n.enter(op); err != nil {
 		return nil, err
 	}
@@ -186,7 +187,7 @@ func (n nvrtc) PTX(h uintptr) ([]byte, error) {
 // CUBIN is nvrtcGetCUBIN: an error (NVRTC_ERROR_INVALID_INPUT) when the
 // program was compiled for a virtual architecture (compute_XX).
 func (n nvrtc) CUBIN(h uintptr) ([]byte, error) {
-	const op = "nvrtcGetCUBIN"
+	const op = abi.NvrtcGetCUBIN
 	if err := n.enter(op); err != nil {
 		return nil, err
 	}
@@ -209,7 +210,7 @@ func (n nvrtc) CUBIN(h uintptr) ([]byte, error) {
 // PTX identifiers in the style of C++ mangling, not the real ones:
 // "scale<float>" lowers to "_Z5scaleI5floatE"; a plain name stays itself.
 func (n nvrtc) LoweredName(h uintptr, expr string) (string, error) {
-	const op = "nvrtcGetLoweredName"
+	const op = abi.NvrtcGetLoweredName
 	if err := n.enter(op); err != nil {
 		return "", err
 	}
@@ -235,7 +236,7 @@ func (n nvrtc) LoweredName(h uintptr, expr string) (string, error) {
 
 // DestroyProgram is nvrtcDestroyProgram.
 func (n nvrtc) DestroyProgram(h uintptr) error {
-	const op = "nvrtcDestroyProgram"
+	const op = abi.NvrtcDestroyProgram
 	if err := n.enter(op); err != nil {
 		return err
 	}
@@ -386,7 +387,7 @@ func parseOptions(options []string) (compileOpts, string, bool) {
 // Compile is nvrtcCompileProgram. See the package doc for what the fake
 // compiler checks.
 func (n nvrtc) Compile(h uintptr, options []string) error {
-	const op = "nvrtcCompileProgram"
+	const op = abi.NvrtcCompileProgram
 	if err := n.enter(op); err != nil {
 		return err
 	}

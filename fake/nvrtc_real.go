@@ -3,8 +3,9 @@ package fake
 import (
 	"sync"
 
+	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
-	"github.com/nocgo/cuda/internal/libcuda"
+	"github.com/nocgo/cuda/internal/abi"
 )
 
 // The real NVRTC on the fake. NVRTC needs no GPU, so where NVIDIA's libnvrtc
@@ -68,7 +69,7 @@ func (b *fakeBackend) realCompiler() backend.NVRTC {
 			b.compiler.nv = b.cfg.compiler.nv
 			return
 		}
-		if nv, err := libcuda.OpenNVRTC(); err == nil {
+		if nv, err := driver.LoadNVRTC(); err == nil {
 			b.compiler.nv = nv
 		}
 	})
@@ -104,7 +105,7 @@ func (r realNVRTC) LibraryPaths() []string {
 
 // Version is nvrtcVersion.
 func (r realNVRTC) Version() (int, int, error) {
-	if err := r.enter("nvrtcVersion"); err != nil {
+	if err := r.enter(abi.NvrtcVersion); err != nil {
 		return 0, 0, err
 	}
 	return r.nv.Version()
@@ -130,7 +131,7 @@ func (r realNVRTC) program(h uintptr, op string) (*realProgram, error) {
 
 // CreateProgram is nvrtcCreateProgram.
 func (r realNVRTC) CreateProgram(src, name string, headers, includeNames []string) (uintptr, error) {
-	if err := r.enter("nvrtcCreateProgram"); err != nil {
+	if err := r.enter(abi.NvrtcCreateProgram); err != nil {
 		return 0, err
 	}
 	rh, err := r.nv.CreateProgram(src, name, headers, includeNames)
@@ -149,7 +150,7 @@ func (r realNVRTC) CreateProgram(src, name string, headers, includeNames []strin
 
 // AddNameExpression is nvrtcAddNameExpression.
 func (r realNVRTC) AddNameExpression(h uintptr, expr string) error {
-	const op = "nvrtcAddNameExpression"
+	const op = abi.NvrtcAddNameExpression
 	if err := r.enter(op); err != nil {
 		return err
 	}
@@ -169,7 +170,7 @@ func (r realNVRTC) AddNameExpression(h uintptr, expr string) error {
 // each name expression that has one is registered under its lowered name
 // too, unless a body of that name exists.
 func (r realNVRTC) Compile(h uintptr, options []string) error {
-	const op = "nvrtcCompileProgram"
+	const op = abi.NvrtcCompileProgram
 	if err := r.enter(op); err != nil {
 		return err
 	}
@@ -197,7 +198,7 @@ func (r realNVRTC) Compile(h uintptr, options []string) error {
 
 // ProgramLog is nvrtcGetProgramLog.
 func (r realNVRTC) ProgramLog(h uintptr) (string, error) {
-	const op = "nvrtcGetProgramLog"
+	const op = abi.NvrtcGetProgramLog
 	if err := r.enter(op); err != nil {
 		return "", err
 	}
@@ -211,7 +212,7 @@ func (r realNVRTC) ProgramLog(h uintptr) (string, error) {
 
 // PTX is nvrtcGetPTX.
 func (r realNVRTC) PTX(h uintptr) ([]byte, error) {
-	const op = "nvrtcGetPTX"
+	const op = abi.NvrtcGetPTX
 	if err := r.enter(op); err != nil {
 		return nil, err
 	}
@@ -227,7 +228,7 @@ func (r realNVRTC) PTX(h uintptr) ([]byte, error) {
 // PTX behind an ELF magic. NVRTC decides whether there is a CUBIN: for a
 // virtual architecture (compute_XY) it is NVRTC's error.
 func (r realNVRTC) CUBIN(h uintptr) ([]byte, error) {
-	const op = "nvrtcGetCUBIN"
+	const op = abi.NvrtcGetCUBIN
 	if err := r.enter(op); err != nil {
 		return nil, err
 	}
@@ -248,7 +249,7 @@ func (r realNVRTC) CUBIN(h uintptr) ([]byte, error) {
 
 // LoweredName is nvrtcGetLoweredName: NVIDIA's lowered (mangled) name.
 func (r realNVRTC) LoweredName(h uintptr, expr string) (string, error) {
-	const op = "nvrtcGetLoweredName"
+	const op = abi.NvrtcGetLoweredName
 	if err := r.enter(op); err != nil {
 		return "", err
 	}
@@ -263,7 +264,7 @@ func (r realNVRTC) LoweredName(h uintptr, expr string) (string, error) {
 // DestroyProgram is nvrtcDestroyProgram. The handle stays valid when NVRTC
 // fails to destroy the program, so that the destroy can be retried.
 func (r realNVRTC) DestroyProgram(h uintptr) error {
-	const op = "nvrtcDestroyProgram"
+	const op = abi.NvrtcDestroyProgram
 	if err := r.enter(op); err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package fake
 import (
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/abi"
 )
 
 // pitchAlign is the fake's row alignment of pitched allocations: 512
@@ -13,7 +14,7 @@ const pitchAlign = 512
 // widthBytes rounded up to pitchAlign. elemSize must be 4, 8 or 16, and
 // width and height not 0 (ErrInvalidValue, as on the driver).
 func (b *fakeBackend) MemAllocPitch(widthBytes, height uintptr, elemSize uint32) (uintptr, uintptr, error) {
-	if err := b.enter("cuMemAllocPitch"); err != nil {
+	if err := b.enter(abi.CuMemAllocPitch); err != nil {
 		return 0, 0, err
 	}
 	if (elemSize != 4 && elemSize != 8 && elemSize != 16) || widthBytes == 0 || height == 0 || widthBytes > maxStorage {
@@ -122,7 +123,7 @@ func (b *fakeBackend) Memcpy2D(p *backend.Memcpy2D) error {
 		return driver.ErrInvalidValue
 	}
 	cp := *p
-	return b.syncOp("cuMemcpy2D", cp.WidthInBytes*cp.Height, func() (func() error, error) { return b.work2D(cp, false) })
+	return b.syncOp(abi.CuMemcpy2D, cp.WidthInBytes*cp.Height, func() (func() error, error) { return b.work2D(cp, false) })
 }
 
 // Memcpy2DAsync is cuMemcpy2DAsync: pageable host rows are read at
@@ -132,7 +133,7 @@ func (b *fakeBackend) Memcpy2DAsync(p *backend.Memcpy2D, s uintptr) error {
 		return driver.ErrInvalidValue
 	}
 	cp := *p
-	return b.asyncOp("cuMemcpy2DAsync", cp.WidthInBytes*cp.Height, s, func() (func() error, error) { return b.work2D(cp, true) })
+	return b.asyncOp(abi.CuMemcpy2DAsync, cp.WidthInBytes*cp.Height, s, func() (func() error, error) { return b.work2D(cp, true) })
 }
 
 var _ backend.Pitched = (*fakeBackend)(nil)

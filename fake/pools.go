@@ -6,6 +6,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/abi"
 	"github.com/nocgo/cuda/internal/core"
 )
 
@@ -314,7 +315,7 @@ func (b *fakeBackend) allocFromPool(op string, size uintptr, pool uintptr, s uin
 // MemAllocFromPoolAsync is cuMemAllocFromPoolAsync. An unknown or
 // destroyed pool is ErrInvalidValue.
 func (b *fakeBackend) MemAllocFromPoolAsync(size uintptr, pool uintptr, s uintptr) (uintptr, error) {
-	const op = "cuMemAllocFromPoolAsync"
+	const op = abi.CuMemAllocFromPoolAsync
 	if pool == 0 {
 		if err := b.enter(op); err != nil {
 			return 0, err
@@ -326,7 +327,7 @@ func (b *fakeBackend) MemAllocFromPoolAsync(size uintptr, pool uintptr, s uintpt
 
 // DeviceGetDefaultMemPool is cuDeviceGetDefaultMemPool.
 func (b *fakeBackend) DeviceGetDefaultMemPool(dev int) (uintptr, error) {
-	if err := b.enter("cuDeviceGetDefaultMemPool"); err != nil {
+	if err := b.enter(abi.CuDeviceGetDefaultMemPool); err != nil {
 		return 0, err
 	}
 	d, err := b.dev(dev)
@@ -340,7 +341,7 @@ func (b *fakeBackend) DeviceGetDefaultMemPool(dev int) (uintptr, error) {
 
 // DeviceGetMemPool is cuDeviceGetMemPool.
 func (b *fakeBackend) DeviceGetMemPool(dev int) (uintptr, error) {
-	if err := b.enter("cuDeviceGetMemPool"); err != nil {
+	if err := b.enter(abi.CuDeviceGetMemPool); err != nil {
 		return 0, err
 	}
 	d, err := b.dev(dev)
@@ -355,7 +356,7 @@ func (b *fakeBackend) DeviceGetMemPool(dev int) (uintptr, error) {
 // DeviceSetMemPool is cuDeviceSetMemPool: the pool must be of dev
 // (ErrInvalidValue otherwise, and for an unknown pool).
 func (b *fakeBackend) DeviceSetMemPool(dev int, pool uintptr) error {
-	if err := b.enter("cuDeviceSetMemPool"); err != nil {
+	if err := b.enter(abi.CuDeviceSetMemPool); err != nil {
 		return err
 	}
 	d, err := b.dev(dev)
@@ -379,7 +380,7 @@ func (b *fakeBackend) DeviceSetMemPool(dev int, pool uintptr) error {
 // exportable handle types (ErrNotSupported), a valid device
 // (ErrInvalidValue otherwise, as for any other bad property).
 func (b *fakeBackend) MemPoolCreate(props backend.MemPoolProps) (uintptr, error) {
-	if err := b.enter("cuMemPoolCreate"); err != nil {
+	if err := b.enter(abi.CuMemPoolCreate); err != nil {
 		return 0, err
 	}
 	if props.AllocType != backend.MemAllocationTypePinned || props.Location.Type != backend.MemLocationDevice || props.Usage != 0 {
@@ -404,7 +405,7 @@ func (b *fakeBackend) MemPoolCreate(props backend.MemPoolProps) (uintptr, error)
 // A pool that is a device's current pool stops being it (the default
 // takes over). Allocations not yet freed keep their memory until freed.
 func (b *fakeBackend) MemPoolDestroy(pool uintptr) error {
-	if err := b.enter("cuMemPoolDestroy"); err != nil {
+	if err := b.enter(abi.CuMemPoolDestroy); err != nil {
 		return err
 	}
 	b.mu.Lock()
@@ -429,7 +430,7 @@ func (b *fakeBackend) MemPoolDestroy(pool uintptr) error {
 
 // MemPoolTrimTo is cuMemPoolTrimTo.
 func (b *fakeBackend) MemPoolTrimTo(pool uintptr, minBytesToKeep uintptr) error {
-	if err := b.enter("cuMemPoolTrimTo"); err != nil {
+	if err := b.enter(abi.CuMemPoolTrimTo); err != nil {
 		return err
 	}
 	b.mu.Lock()
@@ -448,7 +449,7 @@ func (b *fakeBackend) MemPoolTrimTo(pool uintptr, minBytesToKeep uintptr) error 
 // release threshold are set; the high-water marks accept only 0 (which
 // resets them); the current values are read-only (ErrInvalidValue).
 func (b *fakeBackend) MemPoolSetAttribute(pool uintptr, attr backend.MemPoolAttribute, value uint64) error {
-	if err := b.enter("cuMemPoolSetAttribute"); err != nil {
+	if err := b.enter(abi.CuMemPoolSetAttribute); err != nil {
 		return err
 	}
 	b.mu.Lock()
@@ -485,7 +486,7 @@ func (b *fakeBackend) MemPoolSetAttribute(pool uintptr, attr backend.MemPoolAttr
 
 // MemPoolGetAttribute is cuMemPoolGetAttribute.
 func (b *fakeBackend) MemPoolGetAttribute(pool uintptr, attr backend.MemPoolAttribute) (uint64, error) {
-	if err := b.enter("cuMemPoolGetAttribute"); err != nil {
+	if err := b.enter(abi.CuMemPoolGetAttribute); err != nil {
 		return 0, err
 	}
 	b.mu.Lock()
@@ -517,7 +518,7 @@ func (b *fakeBackend) MemPoolGetAttribute(pool uintptr, attr backend.MemPoolAttr
 // peer is ErrInvalidDevice; read-only access is ErrInvalidValue (the
 // driver supports none and read-write for pools).
 func (b *fakeBackend) MemPoolSetAccess(pool uintptr, descs []backend.MemAccessDesc) error {
-	if err := b.enter("cuMemPoolSetAccess"); err != nil {
+	if err := b.enter(abi.CuMemPoolSetAccess); err != nil {
 		return err
 	}
 	if len(descs) == 0 {
@@ -553,7 +554,7 @@ func (b *fakeBackend) MemPoolSetAccess(pool uintptr, descs []backend.MemAccessDe
 
 // MemPoolGetAccess is cuMemPoolGetAccess.
 func (b *fakeBackend) MemPoolGetAccess(pool uintptr, loc backend.MemLocation) (backend.MemAccessFlags, error) {
-	if err := b.enter("cuMemPoolGetAccess"); err != nil {
+	if err := b.enter(abi.CuMemPoolGetAccess); err != nil {
 		return 0, err
 	}
 	if loc.Type != backend.MemLocationDevice {
@@ -574,7 +575,7 @@ func (b *fakeBackend) MemPoolGetAccess(pool uintptr, loc backend.MemLocation) (b
 // CtxDisablePeerAccess is cuCtxDisablePeerAccess: ErrPeerAccessNotEnabled
 // when the current context has no access to peer.
 func (b *fakeBackend) CtxDisablePeerAccess(peer uintptr) error {
-	if err := b.enter("cuCtxDisablePeerAccess"); err != nil {
+	if err := b.enter(abi.CuCtxDisablePeerAccess); err != nil {
 		return err
 	}
 	tid := core.ThreadID()

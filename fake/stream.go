@@ -8,6 +8,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/abi"
 	"github.com/nocgo/cuda/internal/core"
 )
 
@@ -97,7 +98,7 @@ func (b *fakeBackend) enqueue(h uintptr, it *item, validate func(s *stream) erro
 // StreamCreateWithPriority is cuStreamCreateWithPriority in the current
 // context; priorities outside [-5, 0] are clamped as the driver does.
 func (b *fakeBackend) StreamCreateWithPriority(flags uint32, priority int) (uintptr, error) {
-	if err := b.enter("cuStreamCreateWithPriority"); err != nil {
+	if err := b.enter(abi.CuStreamCreateWithPriority); err != nil {
 		return 0, err
 	}
 	if flags&^backend.StreamNonBlocking != 0 {
@@ -120,7 +121,7 @@ func (b *fakeBackend) StreamCreateWithPriority(flags uint32, priority int) (uint
 // StreamDestroy is cuStreamDestroy: pending work still completes (the fake
 // runs it first). The special streams cannot be destroyed.
 func (b *fakeBackend) StreamDestroy(h uintptr) error {
-	if err := b.enter("cuStreamDestroy"); err != nil {
+	if err := b.enter(abi.CuStreamDestroy); err != nil {
 		return err
 	}
 	if h <= backend.StreamPerThread {
@@ -156,7 +157,7 @@ func (b *fakeBackend) StreamDestroy(h uintptr) error {
 // call runs one pending item, so that a polling loop finishes. A failed item
 // makes it return that error from then on.
 func (b *fakeBackend) StreamQuery(h uintptr) error {
-	if err := b.enter("cuStreamQuery"); err != nil {
+	if err := b.enter(abi.CuStreamQuery); err != nil {
 		return err
 	}
 	s, err := b.lookupStream(h)
@@ -186,7 +187,7 @@ func (b *fakeBackend) StreamQuery(h uintptr) error {
 // StreamSynchronize is cuStreamSynchronize: it runs the stream's work and
 // returns the stream's sticky error, if any.
 func (b *fakeBackend) StreamSynchronize(h uintptr) error {
-	if err := b.enter("cuStreamSynchronize"); err != nil {
+	if err := b.enter(abi.CuStreamSynchronize); err != nil {
 		return err
 	}
 	s, err := b.lookupStream(h)
@@ -206,7 +207,7 @@ func (b *fakeBackend) StreamSynchronize(h uintptr) error {
 // StreamWaitEvent is cuStreamWaitEvent: later work on the stream waits for
 // the event's latest record (a no-op when never recorded).
 func (b *fakeBackend) StreamWaitEvent(h, ev uintptr, flags uint32) error {
-	if err := b.enter("cuStreamWaitEvent"); err != nil {
+	if err := b.enter(abi.CuStreamWaitEvent); err != nil {
 		return err
 	}
 	if flags > 1 {
@@ -237,7 +238,7 @@ func nop() error { return nil }
 
 // StreamGetCtx is cuStreamGetCtx; for the special streams, the current context.
 func (b *fakeBackend) StreamGetCtx(h uintptr) (uintptr, error) {
-	if err := b.enter("cuStreamGetCtx"); err != nil {
+	if err := b.enter(abi.CuStreamGetCtx); err != nil {
 		return 0, err
 	}
 	s, err := b.lookupStream(h)
@@ -249,7 +250,7 @@ func (b *fakeBackend) StreamGetCtx(h uintptr) (uintptr, error) {
 
 // StreamGetFlags is cuStreamGetFlags.
 func (b *fakeBackend) StreamGetFlags(h uintptr) (uint32, error) {
-	if err := b.enter("cuStreamGetFlags"); err != nil {
+	if err := b.enter(abi.CuStreamGetFlags); err != nil {
 		return 0, err
 	}
 	s, err := b.lookupStream(h)
@@ -261,7 +262,7 @@ func (b *fakeBackend) StreamGetFlags(h uintptr) (uint32, error) {
 
 // StreamGetPriority is cuStreamGetPriority.
 func (b *fakeBackend) StreamGetPriority(h uintptr) (int, error) {
-	if err := b.enter("cuStreamGetPriority"); err != nil {
+	if err := b.enter(abi.CuStreamGetPriority); err != nil {
 		return 0, err
 	}
 	s, err := b.lookupStream(h)
@@ -277,7 +278,7 @@ func (b *fakeBackend) StreamGetPriority(h uintptr) (int, error) {
 // and fails the stream with CUDA_ERROR_LAUNCH_FAILED. fn must not call into
 // the fake (calls that would run work return ErrNotPermitted).
 func (b *fakeBackend) LaunchHostFunc(h uintptr, fn func()) error {
-	if err := b.enter("cuLaunchHostFunc"); err != nil {
+	if err := b.enter(abi.CuLaunchHostFunc); err != nil {
 		return err
 	}
 	if fn == nil {

@@ -4,14 +4,16 @@
 //
 // # The raw layer
 //
-// entrypoints.txt declares every libcuda entry point the backend calls, one
-// line each: the backend.API method, the C signature, and how the entry
-// point is resolved (since, cap, dlsym, direct) and called (lean). From it
-// internal/gen writes the sym enum, the syms table and Since
-// (zz_generated_syms.go), and the methods of the mechanical entry points
-// (zz_generated.go). The others (marked hand) are written by hand: strings,
-// callbacks, by-value structs, image checks. After changing the table or
-// backend.API, regenerate with
+// entrypoints.txt declares every entry point the backends call, one line
+// each: the backend method (of backend.API or an optional interface), the
+// C signature, and how the entry point is resolved (since, cap, dlsym,
+// direct, strict) and called (lean). From it internal/gen writes package
+// internal/abi's names and versions of the entry points (shared with the
+// fake), the sym and nvsym enums and their tables (zz_generated_syms.go),
+// and the methods of the mechanical entry points (zz_generated.go). The
+// others (marked hand) are written by hand: strings, callbacks, by-value
+// structs, image checks. After changing the table or package backend's
+// interfaces, regenerate with
 //
 //	go generate ./internal/libcuda
 //

@@ -3,7 +3,6 @@
 package libcuda
 
 import (
-	"math"
 	"runtime"
 	"unsafe"
 
@@ -114,23 +113,6 @@ func (l *libcuda) LaunchKernelEx(f uintptr, cfg *backend.LaunchConfig, params un
 	r := dl.Call4(p, uintptr(unsafe.Pointer(b)), f, uintptr(params), 0)
 	runtime.KeepAlive(b)
 	return check(r)
-}
-
-// OccupancyMaxActiveBlocksPerMultiprocessor is
-// cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction
-// func, int blockSize, size_t dynamicSMemSize). A block size that does not
-// fit an int is ErrInvalidValue.
-func (l *libcuda) OccupancyMaxActiveBlocksPerMultiprocessor(f uintptr, blockSize int, dynamicSharedMem uintptr) (int, error) {
-	if blockSize < math.MinInt32 || blockSize > math.MaxInt32 {
-		return 0, backend.ErrInvalidValue
-	}
-	p, err := l.fn(symOccupancyMaxActiveBlocksPerMultiprocessor)
-	if err != nil {
-		return 0, err
-	}
-	var n int32
-	r := dl.Call4(p, uintptr(unsafe.Pointer(&n)), f, uintptr(int64(blockSize)), dynamicSharedMem)
-	return int(n), check(r)
 }
 
 // OccupancyMaxActiveClusters is cuOccupancyMaxActiveClusters(int

@@ -203,3 +203,17 @@ type procOut struct {
 //
 //go:noinline
 func newProcOut() *procOut { return &procOut{status: procAddressSuccess} }
+
+// strictFn resolves an entry point marked strict in entrypoints.txt,
+// refusing it on a driver older than the ABI this backend calls: several
+// base names were given a new ABI (cuStreamGetCaptureInfo, cuGraphGetEdges
+// in 12.3; cuGraphAddKernelNode, cuGraphExecUpdate in 12.0;
+// cuMemPrefetchAsync, cuMemAdvise in 13.0), and cuGetProcAddress on an
+// older driver would hand out the old one, which takes other arguments.
+func (l *libcuda) strictFn(s sym) (uintptr, error) {
+	if info := &syms[s]; l.version > 0 && l.version < info.since {
+		return 0, &loader.SymbolError{Library: l.lib.Path(), Symbol: info.name, Since: info.since, Have: l.version,
+			Err: errors.New("the driver has only an older ABI of it")}
+	}
+	return l.fn(s)
+}

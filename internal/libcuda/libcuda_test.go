@@ -364,7 +364,7 @@ func TestModuleImage(t *testing.T) {
 	_, err = moduleImage([]byte("\x7fELF\x02\x01\x01rest"))
 	assert.ErrorIs(t, err, backend.ErrInvalidImage)
 
-	fatbin := craftFatbin(0, fatbinEntry{kind: 1, payload: []byte{1, 2, 3, 4}}) // see TestCheckFatbin
+	fatbin := craftFatbin(0, fatbinEntry{kind: 1, payload: []byte{1, 2, 3, 4}}) // see TestModuleImageFatbin
 	img, err = moduleImage(fatbin)
 	require.NoError(t, err)
 	assert.Same(t, &fatbin[0], &img[0])

@@ -3,35 +3,35 @@
 package libcuda
 
 import (
-	"bytes"
-	"debug/elf"
 	"runtime"
 	"unsafe"
 
 	"github.com/nocgo/cuda/driver/backend"
 
+	"github.com/nocgo/cuda/internal/abi"
 	"github.com/nocgo/cuda/internal/cstr"
 	"github.com/nocgo/cuda/internal/dl"
 )
 
-// Magic numbers of the binary images cuModuleLoadData takes besides PTX.
-var (
-	elfMagic    = []byte{0x7f, 'E', 'L', 'F'}    // CUBIN
-	fatbinMagic = []byte{0x50, 0xed, 0x55, 0xba} // fatbin (0xBA55ED50, little-endian)
-)
-
 // moduleImage returns image ready for cuModuleLoadData: a CUBIN or fatbin
-// as is, once its headers (a fatbin's entries too) are checked to lie
-// inside the slice, else ErrInvalidImage (the driver
-// takes no length and would read past a truncated image), and PTX text
-// NUL-terminated (a copy with a NUL appended when the text lacks one; the
-// driver reads text up to the NUL).
+// as is, once its headers (a fatbin's entries too, a CUBIN's sections and
+// segments) are checked to lie inside the slice, else ErrInvalidImage (the
+// driver takes no length and would read past a truncated image), and PTX
+// text NUL-terminated (a copy with a NUL appended when the text lacks one;
+// the driver reads text up to the NUL). The checks allocate nothing (see
+// package abi): a hostile image costs no memory.
 func moduleImage(image []byte) ([]byte, error) {
-	switch {
-	case bytes.HasPrefix(image, elfMagic):
-		return image, checkELF(image)
-	case bytes.HasPrefix(image, fatbinMagic):
-		return image, CheckFatbin(image)
+	switch abi.KindOf(image) {
+	case abi.ImageELF:
+		if abi.CheckELF(image) != nil {
+			return nil, backend.ErrInvalidImage
+		}
+		return image, nil
+	case abi.ImageFatbin:
+		if abi.CheckFatbin(image) != nil {
+			return nil, backend.ErrInvalidImage
+		}
+		return image, nil
 	}
 	if image[len(image)-1] == 0 {
 		return image, nil
@@ -39,32 +39,6 @@ func moduleImage(image []byte) ([]byte, error) {
 	img := make([]byte, len(image)+1)
 	copy(img, image)
 	return img, nil
-}
-
-// Fatbin layout: a container header (magic u32, version u16, header size
-// u16, body size u64), then the body: entries one after the other, each an
-// entry header (kind u16, version u16, entry header size u32, payload size
-// u64, then architecture, flags, ...: 64 bytes or more) followed by its
-// payload.
-
-// checkELF checks that a CUBIN's header tables and sections lie inside it.
-func checkELF(image []byte) error {
-	f, err := elf.NewFile(bytes.NewReader(image))
-	if err != nil {
-		return backend.ErrInvalidImage
-	}
-	n := uint64(len(image))
-	for _, s := range f.Sections {
-		if s.Type != elf.SHT_NOBITS && (s.Offset > n || s.Size > n-s.Offset) {
-			return backend.ErrInvalidImage
-		}
-	}
-	for _, p := range f.Progs {
-		if p.Off > n || p.Filesz > n-p.Off {
-			return backend.ErrInvalidImage
-		}
-	}
-	return nil
 }
 
 // ModuleLoadData is cuModuleLoadData(CUmodule*, const void *image), in the

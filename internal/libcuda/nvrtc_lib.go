@@ -15,46 +15,6 @@ import (
 	"github.com/nocgo/cuda/loader"
 )
 
-// nvsym indexes the libnvrtc entry points.
-type nvsym int
-
-const (
-	nvVersion nvsym = iota
-	nvCreateProgram
-	nvAddNameExpression
-	nvCompileProgram
-	nvGetProgramLogSize
-	nvGetProgramLog
-	nvGetPTXSize
-	nvGetPTX
-	nvGetCUBINSize
-	nvGetCUBIN
-	nvGetLoweredName
-	nvDestroyProgram
-	nvGetErrorString
-	numNVSyms
-)
-
-// nvsyms names each entry point and the CUDA version that introduced it.
-var nvsyms = [numNVSyms]struct {
-	name  string
-	since int
-}{
-	nvVersion:           {"nvrtcVersion", 7000},
-	nvCreateProgram:     {"nvrtcCreateProgram", 7000},
-	nvAddNameExpression: {"nvrtcAddNameExpression", 8000},
-	nvCompileProgram:    {"nvrtcCompileProgram", 7000},
-	nvGetProgramLogSize: {"nvrtcGetProgramLogSize", 7000},
-	nvGetProgramLog:     {"nvrtcGetProgramLog", 7000},
-	nvGetPTXSize:        {"nvrtcGetPTXSize", 7000},
-	nvGetPTX:            {"nvrtcGetPTX", 7000},
-	nvGetCUBINSize:      {"nvrtcGetCUBINSize", 11010},
-	nvGetCUBIN:          {"nvrtcGetCUBIN", 11010},
-	nvGetLoweredName:    {"nvrtcGetLoweredName", 8000},
-	nvDestroyProgram:    {"nvrtcDestroyProgram", 7000},
-	nvGetErrorString:    {"nvrtcGetErrorString", 7000},
-}
-
 // libnvrtc is the real NVRTC: libnvrtc through internal/dl.CallN, its entry
 // points resolved with dlsym on first use.
 type libnvrtc struct {

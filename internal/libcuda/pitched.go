@@ -10,6 +10,10 @@ import (
 	"github.com/nocgo/cuda/internal/dl"
 )
 
+// The hand-written methods of backend.Pitched (the 2D copies and their C
+// layout); MemAllocPitch is generated from entrypoints.txt
+// (zz_generated.go).
+
 // cMemcpy2D is CUDA_MEMCPY2D (cuda.h 13.0; cudarc's sys bindings and
 // cuda-python's cydriver agree on the fields and their order): 128 bytes,
 // each CUmemorytype (a 32-bit enum) padded to 8 by the pointer after it.
@@ -51,17 +55,6 @@ func toC2D(p *backend.Memcpy2D) *cMemcpy2D {
 		dstHost: p.DstHost, dstDevice: p.DstDevice, dstPitch: p.DstPitch,
 		widthInBytes: p.WidthInBytes, height: p.Height,
 	}
-}
-
-// MemAllocPitch is cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch,
-// size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes).
-func (l *libcuda) MemAllocPitch(widthBytes, height uintptr, elemSize uint32) (ptr, pitch uintptr, err error) {
-	p, err := l.fn(symMemAllocPitch)
-	if err != nil {
-		return 0, 0, err
-	}
-	r := dl.Call5(p, uintptr(unsafe.Pointer(&ptr)), uintptr(unsafe.Pointer(&pitch)), widthBytes, height, uintptr(elemSize))
-	return ptr, pitch, check(r)
 }
 
 // Memcpy2D is cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy).

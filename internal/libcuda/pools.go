@@ -9,6 +9,11 @@ import (
 	"github.com/nocgo/cuda/internal/dl"
 )
 
+// The hand-written methods of backend.MemPools and their C layouts; the
+// plain ones (the device's pools, destroy, trim, allocation from a pool)
+// and backend.PeerAccessDisabler are generated from entrypoints.txt
+// (zz_generated.go).
+
 // cMemLocation is CUmemLocation (cuda.h 13.0; cudarc's sys bindings and the
 // runtime's cudaMemLocation agree): {CUmemLocationType type; int id;}, 8
 // bytes, type at 0, id at 4.
@@ -59,42 +64,6 @@ func cLocation(l backend.MemLocation) cMemLocation {
 	return cMemLocation{typ: int32(l.Type), id: l.ID}
 }
 
-// DeviceGetDefaultMemPool is cuDeviceGetDefaultMemPool(CUmemoryPool
-// *pool_out, CUdevice dev).
-func (l *libcuda) DeviceGetDefaultMemPool(dev int) (uintptr, error) {
-	return l.devicePool(symDeviceGetDefaultMemPool, dev)
-}
-
-// DeviceGetMemPool is cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev).
-func (l *libcuda) DeviceGetMemPool(dev int) (uintptr, error) {
-	return l.devicePool(symDeviceGetMemPool, dev)
-}
-
-func (l *libcuda) devicePool(s sym, dev int) (uintptr, error) {
-	if !cInt(dev) {
-		return 0, backend.ErrInvalidDevice
-	}
-	p, err := l.fn(s)
-	if err != nil {
-		return 0, err
-	}
-	var pool uintptr
-	r := dl.Call2(p, uintptr(unsafe.Pointer(&pool)), uintptr(dev))
-	return pool, check(r)
-}
-
-// DeviceSetMemPool is cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool).
-func (l *libcuda) DeviceSetMemPool(dev int, pool uintptr) error {
-	if !cInt(dev) {
-		return backend.ErrInvalidDevice
-	}
-	p, err := l.fn(symDeviceSetMemPool)
-	if err != nil {
-		return err
-	}
-	return check(dl.Call2(p, uintptr(dev), pool))
-}
-
 // MemPoolCreate is cuMemPoolCreate(CUmemoryPool *pool, const
 // CUmemPoolProps *poolProps).
 func (l *libcuda) MemPoolCreate(props backend.MemPoolProps) (uintptr, error) {
@@ -112,25 +81,6 @@ func (l *libcuda) MemPoolCreate(props backend.MemPoolProps) (uintptr, error) {
 	var pool uintptr
 	r := dl.Call2(p, uintptr(unsafe.Pointer(&pool)), uintptr(unsafe.Pointer(&c)))
 	return pool, check(r)
-}
-
-// MemPoolDestroy is cuMemPoolDestroy(CUmemoryPool pool).
-func (l *libcuda) MemPoolDestroy(pool uintptr) error {
-	p, err := l.fn(symMemPoolDestroy)
-	if err != nil {
-		return err
-	}
-	return check(dl.Call1(p, pool))
-}
-
-// MemPoolTrimTo is cuMemPoolTrimTo(CUmemoryPool pool, size_t
-// minBytesToKeep).
-func (l *libcuda) MemPoolTrimTo(pool uintptr, minBytesToKeep uintptr) error {
-	p, err := l.fn(symMemPoolTrimTo)
-	if err != nil {
-		return err
-	}
-	return check(dl.Call2(p, pool, minBytesToKeep))
 }
 
 // poolIntAttr reports whether attr's value is a C int (the reuse
@@ -201,27 +151,6 @@ func (l *libcuda) MemPoolGetAccess(pool uintptr, loc backend.MemLocation) (backe
 	c := cLocation(loc)
 	r := dl.Call3(p, uintptr(unsafe.Pointer(&flags)), pool, uintptr(unsafe.Pointer(&c)))
 	return backend.MemAccessFlags(flags), check(r)
-}
-
-// MemAllocFromPoolAsync is cuMemAllocFromPoolAsync(CUdeviceptr *dptr,
-// size_t bytesize, CUmemoryPool pool, CUstream hStream).
-func (l *libcuda) MemAllocFromPoolAsync(size uintptr, pool uintptr, s uintptr) (uintptr, error) {
-	p, err := l.fn(symMemAllocFromPoolAsync)
-	if err != nil {
-		return 0, err
-	}
-	var dptr uintptr
-	r := dl.Call4(p, uintptr(unsafe.Pointer(&dptr)), size, pool, s)
-	return dptr, check(r)
-}
-
-// CtxDisablePeerAccess is cuCtxDisablePeerAccess(CUcontext peerContext).
-func (l *libcuda) CtxDisablePeerAccess(peer uintptr) error {
-	p, err := l.fn(symCtxDisablePeerAccess)
-	if err != nil {
-		return err
-	}
-	return check(dl.Call1(p, peer))
 }
 
 var (

@@ -11,32 +11,39 @@ import (
 )
 
 const (
-	pkgDir  = "../.."
-	table   = pkgDir + "/entrypoints.txt"
-	apiFile = "../../../../driver/backend/api.go"
+	pkgDir     = "../.."
+	abiDir     = "../../../abi"
+	table      = pkgDir + "/entrypoints.txt"
+	backendDir = "../../../../driver/backend"
 )
 
 // The checked-in output is what the generator writes from the checked-in
-// table and API. When this fails, run go generate ./internal/libcuda.
+// table and package backend. When this fails, run go generate
+// ./internal/libcuda.
 func TestGeneratedFilesAreCurrent(t *testing.T) {
-	files, err := generateFiles(table, apiFile)
+	out, err := generateFiles(table, backendDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, want := range files {
-		have, err := os.ReadFile(filepath.Join(pkgDir, name))
+	for path, want := range map[string][]byte{
+		filepath.Join(pkgDir, symsFile):  out.syms,
+		filepath.Join(pkgDir, callsFile): out.calls,
+		filepath.Join(abiDir, abiFile):   out.abi,
+	} {
+		have, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(have, want) {
-			t.Errorf("internal/libcuda/%s is not current: run go generate ./internal/libcuda", name)
+			t.Errorf("%s is not current: run go generate ./internal/libcuda", path)
 		}
 	}
 }
 
 // Every method of backend.API is in the table (generated or hand-written),
-// so its sym entry and since version come from the one place; and the table
-// names no method backend.API lacks.
+// so its sym entry and since version come from the one place; and every
+// other method the table names is a method of an optional interface of
+// package backend.
 func TestTableCoversAPI(t *testing.T) {
 	src, err := os.ReadFile(table)
 	if err != nil {
@@ -60,8 +67,75 @@ func TestTableCoversAPI(t *testing.T) {
 		}
 		delete(listed, m)
 	}
+	files, err := readBackend(backendDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	methods, _, err := parseBackend(files)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for m := range listed {
-		t.Errorf("entrypoints.txt lists %s, which backend.API lacks", m)
+		if sig := methods[m]; sig == nil || sig.iface == "API" {
+			t.Errorf("entrypoints.txt lists %s, which no optional interface of package backend has", m)
+		}
+	}
+}
+
+// The generated methods take what the optional interfaces pass: a slice
+// of handles with its count, a by-value CUmemLocation, constant NULLs and
+// a strict entry point's version check.
+func TestMethodShapes(t *testing.T) {
+	sig := &goSig{params: []goParam{{"g", "uintptr"}, {"deps", "[]uintptr"}, {"loc", "backend.MemLocation"}}, results: []string{"uintptr", "int"}}
+	e, err := parseLine("F cuF(out CUgraphNode* node, CUgraph g, const CUgraphNode* deps, size_t n, CUmemLocation loc, void* x=0, out size_t* count) since=12000 strict")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := method(&b, new(imports), e, sig); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"l.strictFn(symF)",
+		"uintptr(unsafe.Pointer(unsafe.SliceData(deps))), uintptr(len(deps)), locationArg(loc), 0,",
+		"runtime.KeepAlive(deps)",
+		"int(out.count)",
+		"a *loader.SymbolError",
+	} {
+		if !bytes.Contains(b.Bytes(), []byte(want)) {
+			t.Errorf("generated method lacks %q:\n%s", want, b.String())
+		}
+	}
+	// A slice needs its count right after it.
+	e, err = parseLine("F cuF(out CUgraphNode* node, CUgraph g, const CUgraphNode* deps, CUmemLocation loc, out size_t* count) since=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := method(new(bytes.Buffer), new(imports), e, sig); err == nil {
+		t.Error("a slice without its count was accepted")
+	}
+}
+
+// libnvrtc lines name the library by prefix and take no libcuda options;
+// inner entry points have no method.
+func TestNVRTCAndInnerLines(t *testing.T) {
+	e, err := parseLine("- nvrtcGetPTXSize(nvrtcProgram prog, out size_t* n) since=7000 inner")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.lib != "nvrtc" || !e.inner || !e.hand {
+		t.Errorf("parsed %+v", e)
+	}
+	for _, line := range []string{
+		"- nvrtcF(int x) since=7000 lean", // a libcuda option
+		"F nvrtcF(int x) since=7000",      // a method
+		"F cuF(int x) since=7000 inner",   // an inner entry point with a method
+		"- nvrtc(int x) since=7000",       // no name after the prefix
+		"- cublasSgemm(int x) since=7000", // another library
+	} {
+		if _, err := parseLine(line); err == nil {
+			t.Errorf("parseLine(%q) accepted it", line)
+		}
 	}
 }
 

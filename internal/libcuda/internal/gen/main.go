@@ -1,10 +1,21 @@
-// Command gen writes the raw layer of package libcuda from one declaration
-// table, entrypoints.txt: the sym enum, the syms table and Since
-// (zz_generated_syms.go), and one backend.API method per mechanical entry
-// point (zz_generated.go). The Go signature of each method is read from
-// driver/backend/api.go; the table gives the C signature and the resolution
-// details (since, cap, dlsym, direct, lean). Entry points marked hand in the
-// table get only their sym entry; their methods are written by hand.
+// Command gen writes, from one declaration table (entrypoints.txt, in
+// package libcuda's directory), the code of the entry points that the real
+// backend and the fake share:
+//
+//   - package abi (zz_generated.go there): a constant for every entry
+//     point's name, with its library and the CUDA version that introduced
+//     it (the facts the fake reads: its entry-point list, the versions
+//     missing from an older driver);
+//   - package libcuda: the sym and nvsym enums and their resolution tables
+//     (zz_generated_syms.go), and one method per mechanical entry point
+//     (zz_generated.go), of backend.API or of an optional interface of
+//     package backend.
+//
+// The Go signature of each method is read from the interfaces of package
+// backend (driver/backend); the table gives the C signature and the
+// resolution details (since, cap, dlsym, direct, lean, strict). Entry
+// points marked hand in the table get only their sym entry; their methods
+// are written by hand.
 //
 // Run it from internal/libcuda, through go generate:
 //
@@ -19,46 +30,56 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 )
 
 func main() {
 	table := flag.String("table", "entrypoints.txt", "the declaration table")
-	api := flag.String("api", "../../driver/backend/api.go", "the file declaring backend.API")
-	dir := flag.String("dir", ".", "the directory to write the generated files to")
+	backendDir := flag.String("backend", "../../driver/backend", "the directory of package backend")
+	dir := flag.String("dir", ".", "the directory of package libcuda, to write its generated files to")
+	abiDir := flag.String("abi", "../abi", "the directory of package abi, to write its generated file to")
 	flag.Parse()
-	if err := run(*table, *api, *dir); err != nil {
+	if err := run(*table, *backendDir, *dir, *abiDir); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
 }
 
-// Output file names, in the package directory.
+// Output file names: two in package libcuda, one in package abi.
 const (
 	symsFile  = "zz_generated_syms.go"
 	callsFile = "zz_generated.go"
+	abiFile   = "zz_generated.go"
 )
 
-func run(table, api, dir string) error {
-	files, err := generateFiles(table, api)
+// outputs are the generated files' contents.
+type outputs struct {
+	syms, calls []byte // package libcuda's
+	abi         []byte // package abi's
+}
+
+func run(table, backendDir, dir, abiDir string) error {
+	out, err := generateFiles(table, backendDir)
 	if err != nil {
 		return err
 	}
-	for name, src := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), src, 0o644); err != nil {
+	for path, src := range map[string][]byte{
+		filepath.Join(dir, symsFile):   out.syms,
+		filepath.Join(dir, callsFile):  out.calls,
+		filepath.Join(abiDir, abiFile): out.abi,
+	} {
+		if err := os.WriteFile(path, src, 0o644); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// generateFiles reads the table and the API and returns the generated
-// files' contents by name.
-func generateFiles(table, api string) (map[string][]byte, error) {
+// generateFiles reads the table and package backend and returns the
+// generated files.
+func generateFiles(table, backendDir string) (*outputs, error) {
 	tsrc, err := os.ReadFile(table)
-	if err != nil {
-		return nil, err
-	}
-	asrc, err := os.ReadFile(api)
 	if err != nil {
 		return nil, err
 	}
@@ -66,13 +87,38 @@ func generateFiles(table, api string) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	methods, order, err := parseAPI(api, asrc)
+	files, err := readBackend(backendDir)
 	if err != nil {
 		return nil, err
 	}
-	syms, calls, err := generate(entries, methods, order)
+	methods, order, err := parseBackend(files)
 	if err != nil {
 		return nil, err
 	}
-	return map[string][]byte{symsFile: syms, callsFile: calls}, nil
+	return generate(entries, methods, order)
+}
+
+// readBackend reads the Go files of package backend but its tests, in
+// name order.
+func readBackend(dir string) ([]backendFile, error) {
+	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	var files []backendFile
+	for _, n := range names {
+		if strings.HasSuffix(n, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(n)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, backendFile{filepath.Base(n), src})
+	}
+	if files == nil {
+		return nil, fmt.Errorf("%s: no Go files of package backend", dir)
+	}
+	return files, nil
 }

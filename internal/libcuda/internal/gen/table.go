@@ -23,8 +23,9 @@ type param struct {
 // entry is one line of the table.
 type entry struct {
 	pos    string // file:line, for errors
-	method string // the backend.API method; "" for none ("-")
+	method string // the backend method; "" for none ("-")
 	cname  string
+	lib    string // "cu" (libcuda) or "nvrtc" (libnvrtc): the name's prefix
 	params []param
 	since  int
 	cap    int
@@ -32,6 +33,8 @@ type entry struct {
 	direct bool
 	lean   bool
 	hand   bool
+	inner  bool   // called only inside another entry point's method: no fake entry point
+	strict bool   // refused on a driver older than since (which has an older ABI under the name)
 	einval string // the error for a Go int that does not fit a C int
 	note   string
 }
@@ -113,8 +116,14 @@ func parseLine(line string) (*entry, error) {
 		e.method = head[0]
 	}
 	e.cname = head[1]
-	if !strings.HasPrefix(e.cname, "cu") || !token.IsIdentifier(e.cname) {
-		return nil, fmt.Errorf("%q is no libcuda entry point name", e.cname)
+	for _, lib := range []string{"nvrtc", "cu"} {
+		if strings.HasPrefix(e.cname, lib) && len(e.cname) > len(lib) && token.IsExported(e.cname[len(lib):]) {
+			e.lib = lib
+			break
+		}
+	}
+	if e.lib == "" || !token.IsIdentifier(e.cname) {
+		return nil, fmt.Errorf("%q is no libcuda (cu...) or libnvrtc (nvrtc...) entry point name", e.cname)
 	}
 	if strings.Contains(e.cname, "_v") {
 		return nil, fmt.Errorf("%s: cuGetProcAddress takes base names; put versioned names in dlsym", e.cname)
@@ -154,6 +163,10 @@ func parseLine(line string) (*entry, error) {
 			e.lean = true
 		case k == "hand" && !hasV:
 			e.hand = true
+		case k == "inner" && !hasV:
+			e.inner = true
+		case k == "strict" && !hasV:
+			e.strict = true
 		default:
 			err = fmt.Errorf("unknown option %q", opt)
 		}
@@ -166,6 +179,16 @@ func parseLine(line string) (*entry, error) {
 	}
 	if e.cap != 0 && e.cap < e.since {
 		return nil, fmt.Errorf("%s: cap %d is before since %d", e.cname, e.cap, e.since)
+	}
+	if e.lib == "nvrtc" {
+		// libnvrtc's entry points are found with dlsym, never versioned,
+		// and its methods are written by hand (strings everywhere).
+		if e.method != "" || e.cap != 0 || e.dlsym != nil || e.direct || e.lean || e.strict || e.einval != "" {
+			return nil, fmt.Errorf("%s: a libnvrtc entry point takes no method and no option but since, inner and hand", e.cname)
+		}
+	}
+	if e.inner && e.method != "" {
+		return nil, fmt.Errorf("%s: an inner entry point has no method of its own", e.cname)
 	}
 	if e.method == "" && !e.hand {
 		e.hand = true // nothing to generate but the sym entry
@@ -206,66 +229,103 @@ func parseParam(s string) (param, error) {
 	return p, nil
 }
 
-// goParam is one parameter of a backend.API method.
+// goParam is one parameter of a backend method.
 type goParam struct{ name, typ string }
 
-// goSig is the Go signature of a backend.API method: its parameters and its
-// results but the final error. Types are as written in package libcuda
-// ("backend.DeviceAttribute", "unsafe.Pointer").
+// goSig is the Go signature of a method of an interface of package backend:
+// its parameters and its results but the final error. Types are as written
+// in package libcuda ("backend.DeviceAttribute", "unsafe.Pointer").
 type goSig struct {
+	iface   string // the interface that declares it
 	params  []goParam
 	results []string
 }
 
-// parseAPI reads the method set of interface API from api.go.
-func parseAPI(file string, src []byte) (map[string]*goSig, []string, error) {
+// backendFile is one Go file of package backend, for parseBackend.
+type backendFile struct {
+	name string
+	src  []byte
+}
+
+// parseBackend reads the methods of every interface of package backend
+// (backend.API and the optional interfaces) from its files. It returns
+// the methods by name (a name that two interfaces declare maps to nil: the
+// table cannot name it), and the names of backend.API's methods in order.
+func parseBackend(files []backendFile) (map[string]*goSig, []string, error) {
 	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, file, src, parser.SkipObjectResolution)
-	if err != nil {
-		return nil, nil, err
-	}
-	var iface *ast.InterfaceType
-	ast.Inspect(f, func(n ast.Node) bool {
-		if ts, ok := n.(*ast.TypeSpec); ok && ts.Name.Name == "API" {
-			iface, _ = ts.Type.(*ast.InterfaceType)
-		}
-		return iface == nil
-	})
-	if iface == nil {
-		return nil, nil, fmt.Errorf("%s: no interface API", file)
-	}
 	methods := map[string]*goSig{}
-	var order []string
-	for _, m := range iface.Methods.List {
-		ft, ok := m.Type.(*ast.FuncType)
-		if !ok || len(m.Names) != 1 {
-			return nil, nil, fmt.Errorf("%s: API embeds %s; only methods are supported", file, types.ExprString(m.Type))
+	var apiOrder []string
+	for _, bf := range files {
+		f, err := parser.ParseFile(fset, bf.name, bf.src, parser.SkipObjectResolution)
+		if err != nil {
+			return nil, nil, err
 		}
-		name := m.Names[0].Name
-		sig := &goSig{}
-		for _, p := range ft.Params.List {
-			if len(p.Names) == 0 {
-				return nil, nil, fmt.Errorf("%s: API.%s has an unnamed parameter", file, name)
+		for _, d := range f.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || gd.Tok != token.TYPE {
+				continue
 			}
-			for _, n := range p.Names {
-				sig.params = append(sig.params, goParam{n.Name, qualify(p.Type)})
-			}
-		}
-		if ft.Results != nil {
-			for _, r := range ft.Results.List {
-				for range max(1, len(r.Names)) {
-					sig.results = append(sig.results, qualify(r.Type))
+			for _, spec := range gd.Specs {
+				ts := spec.(*ast.TypeSpec)
+				iface, ok := ts.Type.(*ast.InterfaceType)
+				if !ok {
+					continue
+				}
+				for _, m := range iface.Methods.List {
+					ft, ok := m.Type.(*ast.FuncType)
+					if !ok || len(m.Names) != 1 {
+						continue // an embedded interface: its own methods are read where it is declared
+					}
+					name := m.Names[0].Name
+					sig, err := goSignature(ft)
+					if err != nil {
+						if ts.Name.Name == "API" {
+							return nil, nil, fmt.Errorf("%s: API.%s %v", bf.name, name, err)
+						}
+						sig = nil // not a method the generator can write: the table cannot name it
+					} else {
+						sig.iface = ts.Name.Name
+					}
+					if _, dup := methods[name]; dup {
+						sig = nil
+					}
+					methods[name] = sig
+					if ts.Name.Name == "API" {
+						apiOrder = append(apiOrder, name)
+					}
 				}
 			}
 		}
-		if len(sig.results) == 0 || sig.results[len(sig.results)-1] != "error" {
-			return nil, nil, fmt.Errorf("%s: API.%s does not return an error last", file, name)
-		}
-		sig.results = sig.results[:len(sig.results)-1]
-		methods[name] = sig
-		order = append(order, name)
 	}
-	return methods, order, nil
+	if apiOrder == nil {
+		return nil, nil, fmt.Errorf("package backend has no interface API")
+	}
+	return methods, apiOrder, nil
+}
+
+// goSignature returns the signature of an interface method.
+func goSignature(ft *ast.FuncType) (*goSig, error) {
+	sig := &goSig{}
+	for _, p := range ft.Params.List {
+		if len(p.Names) == 0 {
+			return nil, fmt.Errorf("has an unnamed parameter")
+		}
+		for _, n := range p.Names {
+			sig.params = append(sig.params, goParam{n.Name, qualify(p.Type)})
+		}
+	}
+	if ft.Results != nil {
+		for _, r := range ft.Results.List {
+			for range max(1, len(r.Names)) {
+				sig.results = append(sig.results, qualify(r.Type))
+			}
+		}
+	}
+	if len(sig.results) == 0 || sig.results[len(sig.results)-1] != "error" {
+		return nil, fmt.Errorf("does not return an error last")
+	}
+	sig.results = sig.results[:len(sig.results)-1]
+	return sig, nil
 }
 
 // qualify writes a type of package backend as package libcuda spells it.
