@@ -279,7 +279,7 @@ func compare[T cmp.Ordered](t testing.TB, got T, op string, want T, msgAndArgs .
 	case ">=":
 		ok = got >= want
 	default:
-		panic("drivertest: compare with " + op)
+		panic("conformance: compare with " + op)
 	}
 	if !ok {
 		fail(t, false, msgAndArgs, "got %s, want %s %s", show(got), op, show(want))
