@@ -15,9 +15,10 @@ import (
 // compiler, which cannot compile CUDA C).
 const RequireNVRTCEnv = "NOCGO_CUDA_REQUIRE_NVRTC"
 
-// NVIDIACompiler returns the compiler of drv's backend when it is NVIDIA's
-// NVRTC (its Implementation starts with "libnvrtc": the real backend's, or
-// libnvrtc used by the fake). Otherwise the test is skipped, or failed when
+// NVIDIACompiler returns the compiler of drv's backend (drv is a Driver the
+// suite opened: Run's or Open's) when it is NVIDIA's NVRTC (its
+// Implementation starts with "libnvrtc": the real backend's, or libnvrtc
+// used by the fake). Otherwise the test is skipped, or failed when
 // NOCGO_CUDA_REQUIRE_NVRTC=1.
 func NVIDIACompiler(t testing.TB, drv *driver.Driver) backend.NVRTC {
 	t.Helper()
