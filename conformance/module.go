@@ -8,7 +8,7 @@ import (
 	"github.com/nocgo/cuda/module"
 )
 
-// Kernels compiles kernels.Source in ctx (without the on-disk cache) and
+// Kernels compiles [kernels.Source] in ctx (without the on-disk cache) and
 // unloads it when the test ends.
 func Kernels(t testing.TB, ctx *driver.Context) *module.Module {
 	t.Helper()
