@@ -7,7 +7,7 @@
 //
 // It behaves like the real driver on everything a caller can see, as
 // measured on an H200 (driver 580, CUDA 13.0), and the conformance suite in
-// driver/drivertest holds both to it:
+// package conformance holds both to it:
 //
 //   - Devices: H200-like attributes (compute capability 9.0, 132 SMs),
 //     8 GiB of memory each unless WithDevice says otherwise.
@@ -76,7 +76,7 @@
 // NVRTC), which the loader finds in site-packages, or set
 // NOCGO_CUDA_LIBNVRTC to a libnvrtc.so. Ubuntu's nvidia-cuda-toolkit is
 // not needed. Set NOCGO_CUDA_REQUIRE_NVRTC=1 so that the tests that need
-// libnvrtc (driver/drivertest's CUDA C group, TestFakeInterpreted) fail
+// libnvrtc (the conformance suite's CUDA C group, TestFakeInterpreted) fail
 // instead of skipping when it is missing.
 //
 // The fake's pretend NVRTC (PretendNVRTC, or no libnvrtc) reads the
@@ -100,6 +100,6 @@
 //
 // FailNth injects a failure into the n-th call of any entry point, and
 // Leaks lists what a test forgot to release, as structured Leak values.
-// In tests, NewT(t) is New with that check done at the test's end: it fails
+// In tests, cudatest.Fake(t) is New with that check done at the test's end: it fails
 // the test, listing each leak, when anything is left open.
 package fake

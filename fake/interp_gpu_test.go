@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/nocgo/cuda/cudatest"
 	"github.com/nocgo/cuda/driver"
-	"github.com/nocgo/cuda/driver/drivertest"
 	"github.com/nocgo/cuda/fake"
 	"github.com/nocgo/cuda/memory"
 	"github.com/nocgo/cuda/module"
@@ -23,7 +23,7 @@ import (
 // exponential, about 4 ulp after the division). It needs a GPU (skipped
 // without one; NOCGO_CUDA_REQUIRE_GPU=1 makes that a failure).
 func TestInterpreterMatchesGPU(t *testing.T) {
-	real := drivertest.Real(t)
+	real := cudatest.Real(t)
 	src, err := os.ReadFile("internal/ptxexec/testdata/kernels_90.ptx")
 	require.NoError(t, err)
 	want := interpreterRuns(t, real, src)

@@ -19,7 +19,7 @@ type Leak = backend.Leak
 // memory pools made by cuMemPoolCreate. Memory mapped from another
 // backend's IPC handle is never counted as this backend's to free; the
 // mapping is listed until IPCCloseMemHandle. A test that closes everything
-// it made expects an empty list (NewT checks it for a test).
+// it made expects an empty list (cudatest.Fake checks it for a test).
 func (b *fakeBackend) Leaks() []Leak {
 	b.mu.RLock()
 	defer b.mu.RUnlock()

@@ -283,7 +283,7 @@ func TestNVRTCFoundByDefault(t *testing.T) {
 }
 
 // requireLibNVRTC skips the test without libnvrtc, or fails it with
-// NOCGO_CUDA_REQUIRE_NVRTC=1 (drivertest.RequireNVRTCEnv).
+// NOCGO_CUDA_REQUIRE_NVRTC=1 (conformance.RequireNVRTCEnv).
 func requireLibNVRTC(t *testing.T) {
 	t.Helper()
 	if _, err := driver.LoadNVRTC(); err != nil {

@@ -5,11 +5,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/nocgo/cuda/conformance/fakekernels"
+	"github.com/nocgo/cuda/conformance/kernels"
 	"github.com/nocgo/cuda/driver"
-	"github.com/nocgo/cuda/driver/drivertest"
 	"github.com/nocgo/cuda/fake"
 	"github.com/nocgo/cuda/graph"
-	"github.com/nocgo/cuda/internal/suitekernels"
 	"github.com/nocgo/cuda/memory"
 	"github.com/nocgo/cuda/module"
 	"github.com/nocgo/cuda/stream"
@@ -29,7 +29,7 @@ type env struct {
 
 func newEnv(t *testing.T, opts ...fake.Option) *env {
 	t.Helper()
-	drv := fake.New(append(append([]fake.Option{fake.Devices(1)}, suitekernels.Options()...), opts...)...)
+	drv := fake.New(append(append([]fake.Option{fake.Devices(1)}, fakekernels.Options()...), opts...)...)
 	t.Cleanup(func() { require.Empty(t, fake.Of(drv).Leaks(), "leaks") })
 	e := &env{drv: drv, n: 100}
 	e.ctx = primary(t, drv)
@@ -37,10 +37,10 @@ func newEnv(t *testing.T, opts ...fake.Option) *env {
 	e.s, err = stream.New(e.ctx, stream.Options{Flags: stream.NonBlocking})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, e.s.Close()) })
-	m, err := module.Compile(e.ctx, drivertest.KernelSource, module.Options{Name: "k.cu", NoCache: true, NameExpressions: []string{drivertest.KernelFillFloat}})
+	m, err := module.Compile(e.ctx, kernels.Source, module.Options{Name: "k.cu", NoCache: true, NameExpressions: []string{kernels.FillFloat}})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, m.Close()) })
-	e.add1, err = m.Function(drivertest.KernelAdd1)
+	e.add1, err = m.Function(kernels.Add1)
 	require.NoError(t, err)
 	e.buf = e.floats(t)
 	return e

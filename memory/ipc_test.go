@@ -10,9 +10,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/nocgo/cuda/conformance"
+	"github.com/nocgo/cuda/cudatest"
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
-	"github.com/nocgo/cuda/driver/drivertest"
 	"github.com/nocgo/cuda/fake"
 	"github.com/nocgo/cuda/memory"
 )
@@ -30,8 +31,8 @@ const (
 // the data, overwrite it and close the mapping; the exporter then sees the
 // child's data in its own, still allocated, buffer.
 func TestIPCTwoProcesses(t *testing.T) {
-	drv := drivertest.Real(t)
-	ctx := drivertest.Primary(t, drv)
+	drv := cudatest.Real(t)
+	ctx := conformance.Primary(t, drv)
 	const n = 1 << 20
 	b, err := memory.Alloc[float32](ctx, n)
 	require.NoError(t, err)
@@ -50,7 +51,7 @@ func TestIPCTwoProcesses(t *testing.T) {
 		ipcEnvN+"="+strconv.Itoa(n),
 		ipcEnvWant+"=1",
 		ipcEnvWrite+"=1000",
-		drivertest.RequireGPUEnv+"=1",
+		cudatest.RequireGPUEnv+"=1",
 	)
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "child:\n%s", out)
@@ -78,8 +79,8 @@ func TestIPCChild(t *testing.T) {
 	write, err := strconv.Atoi(os.Getenv(ipcEnvWrite))
 	require.NoError(t, err)
 
-	drv := drivertest.Real(t)
-	ctx := drivertest.Primary(t, drv)
+	drv := cudatest.Real(t)
+	ctx := conformance.Primary(t, drv)
 
 	_, err = memory.OpenIPC[float32](ctx, h, n+1<<20)
 	assert.ErrorIs(t, err, driver.ErrInvalidValue, "more than was exported")

@@ -19,10 +19,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/nocgo/cuda/conformance"
+	"github.com/nocgo/cuda/conformance/kernels"
+	"github.com/nocgo/cuda/conformance/segscale"
 	"github.com/nocgo/cuda/driver"
-	"github.com/nocgo/cuda/driver/drivertest"
 	"github.com/nocgo/cuda/fake"
-	"github.com/nocgo/cuda/internal/segscale"
 	"github.com/nocgo/cuda/memory"
 	"github.com/nocgo/cuda/module"
 	"github.com/nocgo/cuda/stream"
@@ -108,8 +109,8 @@ func TestLaunchRefusesPtrMethods(t *testing.T) {
 func TestLaunchBufferTypes(t *testing.T) {
 	drv := fakeDriver()
 	ctx, s := setup(t, drv)
-	k := drivertest.Kernels(t, ctx)
-	f, err := k.Function(drivertest.KernelAdd1)
+	k := conformance.Kernels(t, ctx)
+	f, err := k.Function(kernels.Add1)
 	require.NoError(t, err)
 	const n = 64
 	p := alloc(t, ctx, n)
@@ -230,7 +231,7 @@ func TestLaunchStructAllocs(t *testing.T) {
 	drv, err := driver.New(countLaunch{fake.NewBackend(fakeOptions()...), launches})
 	require.NoError(t, err)
 	ctx, s := setup(t, drv)
-	aff, err := drivertest.Kernels(t, ctx).Function("affine")
+	aff, err := conformance.Kernels(t, ctx).Function("affine")
 	require.NoError(t, err)
 	out := alloc(t, ctx, 64)
 	type affine struct {

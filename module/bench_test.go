@@ -3,9 +3,9 @@ package module_test
 import (
 	"testing"
 
+	"github.com/nocgo/cuda/conformance/segscale"
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/fake"
-	"github.com/nocgo/cuda/internal/segscale"
 	"github.com/nocgo/cuda/memory"
 	"github.com/nocgo/cuda/module"
 	"github.com/nocgo/cuda/stream"

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nocgo/cuda/internal/segscale"
+	"github.com/nocgo/cuda/conformance/segscale"
 	"github.com/nocgo/cuda/module"
 )
 

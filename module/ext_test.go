@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/nocgo/cuda/cudatest"
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/fake"
@@ -47,7 +48,7 @@ func addBody(d float32) func(t fake.Thread, p fake.Ptr, n int32) {
 func extSetup(t *testing.T, opts ...fake.Option) (*driver.Context, *stream.Stream) {
 	t.Helper()
 	opts = append(opts, fake.Kernel("add1", addBody(1)), fake.Kernel("add10", addBody(10)))
-	drv := fake.NewT(t, opts...)
+	drv := cudatest.Fake(t, opts...)
 	dev, err := drv.Device(0)
 	require.NoError(t, err)
 	ctx, err := dev.PrimaryContext()

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nocgo/cuda/driver/drivertest"
+	"github.com/nocgo/cuda/cudatest"
 	"github.com/nocgo/cuda/memory"
 	"github.com/nocgo/cuda/module"
 	"github.com/nocgo/cuda/stream"
@@ -36,7 +36,7 @@ func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 // A fatbin made by nvcc (several architectures and PTX) passes the
 // library's bounds check and loads and runs on the real driver.
 func TestLoadNvccFatbinGPU(t *testing.T) {
-	drv := drivertest.Real(t)
+	drv := cudatest.Real(t)
 	cc, ok := nvcc()
 	if !ok {
 		t.Skip("no nvcc: no CUDA toolkit here")

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nocgo/cuda/driver/drivertest"
+	"github.com/nocgo/cuda/cudatest"
 	"github.com/nocgo/cuda/memory"
 	"github.com/nocgo/cuda/module"
 	"github.com/nocgo/cuda/stream"
@@ -81,7 +81,7 @@ $L__BB0_2:
 // The driver's linker resolves a kernel's call into another PTX input, and
 // refuses, with its error log, a kernel whose callee is missing.
 func TestLinkResolvesExternGPU(t *testing.T) {
-	drv := drivertest.Real(t)
+	drv := cudatest.Real(t)
 	dev, err := drv.Device(0)
 	require.NoError(t, err)
 	if major, _, err := dev.ComputeCapability(); err != nil || major < 9 {
@@ -130,7 +130,7 @@ func TestLinkResolvesExternGPU(t *testing.T) {
 // The JIT's info log of a PTX load on the real driver, and a refused
 // load's error log.
 func TestJITLogsGPU(t *testing.T) {
-	drv := drivertest.Real(t)
+	drv := cudatest.Real(t)
 	dev, err := drv.Device(0)
 	require.NoError(t, err)
 	ctx, err := dev.PrimaryContext()

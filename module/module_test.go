@@ -9,12 +9,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/nocgo/cuda/conformance"
+	"github.com/nocgo/cuda/conformance/fakekernels"
+	"github.com/nocgo/cuda/conformance/kernels"
+	"github.com/nocgo/cuda/conformance/segscale"
+	"github.com/nocgo/cuda/cudatest"
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
-	"github.com/nocgo/cuda/driver/drivertest"
 	"github.com/nocgo/cuda/fake"
-	"github.com/nocgo/cuda/internal/segscale"
-	"github.com/nocgo/cuda/internal/suitekernels"
 	"github.com/nocgo/cuda/loader"
 	"github.com/nocgo/cuda/memory"
 	"github.com/nocgo/cuda/module"
@@ -27,7 +29,7 @@ func fakeDriver(opts ...fake.Option) *driver.Driver {
 }
 
 func fakeOptions(opts ...fake.Option) []fake.Option {
-	return append(append([]fake.Option{fake.Devices(1)}, suitekernels.Options()...), opts...)
+	return append(append([]fake.Option{fake.Devices(1)}, fakekernels.Options()...), opts...)
 }
 
 // setup returns device 0's primary context and an owned stream.
@@ -100,13 +102,13 @@ func TestPTXFallback(t *testing.T) {
 	assert.Contains(t, err.Error(), "from PTX")
 
 	// A struct parameter and a template instance through the PTX.
-	k := drivertest.Kernels(t, ctx)
+	k := conformance.Kernels(t, ctx)
 	aff, err := k.Function("affine")
 	require.NoError(t, err)
 	params, err = aff.Params()
 	require.NoError(t, err)
 	assert.Equal(t, []module.Param{{0, 8}, {8, 12}}, params)
-	fill, err := k.Function(drivertest.KernelFillFloat)
+	fill, err := k.Function(kernels.FillFloat)
 	require.NoError(t, err)
 	params, err = fill.Params()
 	require.NoError(t, err)
@@ -207,7 +209,7 @@ func TestLaunchAllocatesNothing(t *testing.T) {
 	assert.Zero(t, allocs, "LaunchArgs on the NULL stream")
 
 	// Structs are checked by reflection once per type, then from a cache.
-	aff, err := drivertest.Kernels(t, ctx).Function("affine")
+	aff, err := conformance.Kernels(t, ctx).Function("affine")
 	require.NoError(t, err)
 	type affine struct {
 		A, B float32
@@ -254,7 +256,7 @@ func TestCompileNewerDevice(t *testing.T) {
 	// pretend NVRTC 13.0): the default target falls back to PTX for the
 	// newest architecture NVRTC knows, which the driver compiles at load.
 	// (TestCompileNewerDeviceRealNVRTC is the same with NVIDIA's NVRTC.)
-	drv := fake.New(append([]fake.Option{fake.PretendNVRTC(), fake.WithDevice(fake.DeviceSpec{Major: 13, Minor: 0})}, suitekernels.Options()...)...)
+	drv := fake.New(append([]fake.Option{fake.PretendNVRTC(), fake.WithDevice(fake.DeviceSpec{Major: 13, Minor: 0})}, fakekernels.Options()...)...)
 	ctx, s := setup(t, drv)
 	m := compileSegscale(t, ctx, module.Options{NoCache: true})
 	assert.Equal(t, module.PTX, m.Kind())
@@ -282,7 +284,7 @@ func TestCompileFailures(t *testing.T) {
 		t.Run(op, func(t *testing.T) {
 			drv := fakeDriver(fake.FailNth(op, 1, driver.Result(backend.NVRTCErrorInvalidInput)))
 			ctx, _ := setup(t, drv)
-			_, err := module.Compile(ctx, drivertest.KernelSource, module.Options{NoCache: true, NameExpressions: []string{drivertest.KernelFillFloat}})
+			_, err := module.Compile(ctx, kernels.Source, module.Options{NoCache: true, NameExpressions: []string{kernels.FillFloat}})
 			var nv *backend.NVRTCError
 			require.ErrorAs(t, err, &nv)
 			assert.Equal(t, op, nv.Op)
@@ -377,7 +379,7 @@ func TestLaunchAllocatesNothingReal(t *testing.T) {
 	if raceEnabled {
 		t.Skip("allocation counts are meaningless under the race detector")
 	}
-	drv := drivertest.Real(t)
+	drv := cudatest.Real(t)
 	ctx, s := setup(t, drv)
 	m := compileSegscale(t, ctx, module.Options{NoCache: true})
 	f, err := m.Function(segscale.Name)

@@ -9,10 +9,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nocgo/cuda/driver/drivertest"
+	"github.com/nocgo/cuda/conformance"
+	"github.com/nocgo/cuda/conformance/fakekernels"
+	"github.com/nocgo/cuda/conformance/segscale"
 	"github.com/nocgo/cuda/fake"
-	"github.com/nocgo/cuda/internal/segscale"
-	"github.com/nocgo/cuda/internal/suitekernels"
 	"github.com/nocgo/cuda/module"
 )
 
@@ -23,11 +23,11 @@ import (
 // loads as a driver would JIT it. The Go body registered for segment_scale
 // runs in both cases (it takes precedence over the compiled kernel).
 func TestCompileFakeArchitectureRealNVRTC(t *testing.T) {
-	nv := drivertest.OpenNVIDIACompiler(t)
+	nv := conformance.OpenNVIDIACompiler(t)
 	major, minor, err := nv.Version()
 	require.NoError(t, err)
 
-	drv := fake.New(append([]fake.Option{fake.NVRTC(nv)}, suitekernels.Options()...)...)
+	drv := fake.New(append([]fake.Option{fake.NVRTC(nv)}, fakekernels.Options()...)...)
 	ctx, s := setup(t, drv)
 	m := compileSegscale(t, ctx, module.Options{NoCache: true})
 	assert.Equal(t, module.CUBIN, m.Kind())
@@ -36,7 +36,7 @@ func TestCompileFakeArchitectureRealNVRTC(t *testing.T) {
 	require.NoError(t, err)
 	runSegscale(t, ctx, s, f, 100)
 
-	drv = fake.New(append([]fake.Option{fake.NVRTC(nv), fake.WithDevice(fake.DeviceSpec{Major: 13, Minor: 0})}, suitekernels.Options()...)...)
+	drv = fake.New(append([]fake.Option{fake.NVRTC(nv), fake.WithDevice(fake.DeviceSpec{Major: 13, Minor: 0})}, fakekernels.Options()...)...)
 	ctx, s = setup(t, drv)
 	m = compileSegscale(t, ctx, module.Options{NoCache: true})
 	assert.Equal(t, module.PTX, m.Kind(), "NVRTC %d.%d knows no sm_130", major, minor)
@@ -60,10 +60,10 @@ func TestCompileFakeArchitectureRealNVRTC(t *testing.T) {
 // (NVIDIA's NVRTC on the fake and on a GPU are apart too: their CUBINs
 // differ; see package fake.)
 func TestCacheKeepsFakeCompilersApart(t *testing.T) {
-	nv := drivertest.OpenNVIDIACompiler(t)
+	nv := conformance.OpenNVIDIACompiler(t)
 	dir := t.TempDir()
 	compileIn := func(opts ...fake.Option) *module.Module {
-		drv := fake.New(append(opts, suitekernels.Options()...)...)
+		drv := fake.New(append(opts, fakekernels.Options()...)...)
 		ctx, _ := setup(t, drv)
 		return compileSegscale(t, ctx, module.Options{CacheDir: dir})
 	}

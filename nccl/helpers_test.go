@@ -8,8 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/nocgo/cuda/cudatest"
 	"github.com/nocgo/cuda/driver"
-	"github.com/nocgo/cuda/driver/drivertest"
 	"github.com/nocgo/cuda/fake"
 	"github.com/nocgo/cuda/memory"
 	"github.com/nocgo/cuda/nccl"
@@ -25,8 +25,8 @@ const requireGPUsEnv = "NOCGO_CUDA_REQUIRE_GPUS"
 // NCCL, or skips (fails where the environment says the machine has them).
 func realDriver(t *testing.T, n int) *driver.Driver {
 	t.Helper()
-	drv := drivertest.Real(t)
-	must := os.Getenv(drivertest.RequireGPUEnv) == "1"
+	drv := cudatest.Real(t)
+	must := os.Getenv(cudatest.RequireGPUEnv) == "1"
 	want, _ := strconv.Atoi(os.Getenv(requireGPUsEnv))
 	count, err := drv.DeviceCount()
 	require.NoError(t, err)

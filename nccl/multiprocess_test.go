@@ -14,7 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/nocgo/cuda/driver/drivertest"
+	"github.com/nocgo/cuda/cudatest"
 	"github.com/nocgo/cuda/nccl"
 	"github.com/nocgo/cuda/stream"
 )
@@ -97,7 +97,7 @@ func TestMultiProcessRank(t *testing.T) {
 	rank, err := strconv.Atoi(rankText)
 	require.NoError(t, err)
 	dir := os.Getenv(childDirEnv)
-	drv := drivertest.Real(t)
+	drv := cudatest.Real(t)
 	ctx := primary(t, drv, rank)
 
 	idFile := filepath.Join(dir, "id")

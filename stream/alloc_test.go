@@ -6,9 +6,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/nocgo/cuda/cudatest"
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
-	"github.com/nocgo/cuda/driver/drivertest"
 	"github.com/nocgo/cuda/fake"
 	"github.com/nocgo/cuda/stream"
 )
@@ -61,5 +61,5 @@ func TestHotPathsAllocateNothing(t *testing.T) {
 
 // TestHotPathsAllocateNothingGPU: the same through the real driver.
 func TestHotPathsAllocateNothingGPU(t *testing.T) {
-	hotPathAllocs(t, primary(t, drivertest.Real(t)))
+	hotPathAllocs(t, primary(t, cudatest.Real(t)))
 }

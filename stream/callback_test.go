@@ -8,8 +8,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/nocgo/cuda/conformance"
+	"github.com/nocgo/cuda/cudatest"
 	"github.com/nocgo/cuda/driver"
-	"github.com/nocgo/cuda/driver/drivertest"
 	"github.com/nocgo/cuda/fake"
 	"github.com/nocgo/cuda/stream"
 )
@@ -55,7 +56,7 @@ func TestMillionCallbacksFake(t *testing.T) {
 // TestManyCallbacksGPU runs 100k host callbacks through the real driver's
 // one trampoline; it must take seconds, not minutes.
 func TestManyCallbacksGPU(t *testing.T) {
-	drv := drivertest.Real(t)
+	drv := cudatest.Real(t)
 	n := 100_000
 	took := manyCallbacks(t, drv, n, 10_000)
 	t.Logf("%d callbacks on the GPU in %v", n, took)
@@ -65,8 +66,8 @@ func TestManyCallbacksGPU(t *testing.T) {
 // TestCallbackPanicGPU: a panic on a real driver thread is recovered and
 // returned by Synchronize; the process and the stream go on.
 func TestCallbackPanicGPU(t *testing.T) {
-	drv := drivertest.Real(t)
-	ctx := drivertest.Primary(t, drv)
+	drv := cudatest.Real(t)
+	ctx := conformance.Primary(t, drv)
 	s, err := stream.New(ctx, stream.Options{})
 	require.NoError(t, err)
 	defer s.Close()

@@ -8,9 +8,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/nocgo/cuda/cudatest"
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
-	"github.com/nocgo/cuda/driver/drivertest"
 	"github.com/nocgo/cuda/fake"
 )
 
@@ -101,7 +101,7 @@ func rawAPI(t testing.TB, ctx *driver.Context) backend.API {
 	if b := fake.Of(ctx.Driver()); b != nil {
 		return b.Backend()
 	}
-	return drivertest.RealBackend(t)
+	return cudatest.RealBackend(t)
 }
 
 func primary(t testing.TB, drv *driver.Driver) *driver.Context {

@@ -13,8 +13,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/nocgo/cuda/conformance"
+	"github.com/nocgo/cuda/cudatest"
 	"github.com/nocgo/cuda/driver"
-	"github.com/nocgo/cuda/driver/drivertest"
 	"github.com/nocgo/cuda/stream"
 )
 
@@ -32,8 +33,8 @@ const ipcEnv = "NOCGO_STREAM_TEST_IPC_EVENT"
 // records the opened event behind its own held-up stream, and this process
 // must see its event pending until the helper lets go.
 func TestIPCEventGPU(t *testing.T) {
-	drv := drivertest.Real(t)
-	ctx := drivertest.Primary(t, drv)
+	drv := cudatest.Real(t)
+	ctx := conformance.Primary(t, drv)
 	s, err := stream.New(ctx, stream.Options{})
 	require.NoError(t, err)
 	defer s.Close()
@@ -154,8 +155,8 @@ func TestIPCEventHelper(t *testing.T) {
 	require.Len(t, raw, len(h))
 	copy(h[:], raw)
 
-	drv := drivertest.Real(t)
-	ctx := drivertest.Primary(t, drv)
+	drv := cudatest.Real(t)
+	ctx := conformance.Primary(t, drv)
 
 	ev, err := stream.OpenIPCEvent(ctx, h)
 	require.NoError(t, err)

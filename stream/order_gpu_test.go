@@ -5,8 +5,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/nocgo/cuda/conformance"
+	"github.com/nocgo/cuda/cudatest"
 	"github.com/nocgo/cuda/driver/backend"
-	"github.com/nocgo/cuda/driver/drivertest"
 	"github.com/nocgo/cuda/stream"
 )
 
@@ -18,8 +19,8 @@ import (
 // than B's small copy. It runs with A owned, and with A a foreign stream
 // created by raw driver calls (as another library would) and wrapped.
 func TestOrderGPU(t *testing.T) {
-	drv := drivertest.Real(t)
-	ctx := drivertest.Primary(t, drv)
+	drv := conformance.Open(t, cudatest.RealBackend(t)) // CheckStreamOrder makes raw calls on it
+	ctx := conformance.Primary(t, drv)
 
 	const size, rounds = 256 << 20, 50
 	b, err := stream.New(ctx, stream.Options{Flags: stream.NonBlocking})
@@ -30,7 +31,7 @@ func TestOrderGPU(t *testing.T) {
 		a, err := stream.New(ctx, stream.Options{Flags: stream.NonBlocking})
 		require.NoError(t, err)
 		defer a.Close()
-		drivertest.CheckStreamOrder(t, a, b, size, rounds)
+		conformance.CheckStreamOrder(t, a, b, size, rounds)
 	})
 	t.Run("foreign", func(t *testing.T) {
 		var h uintptr
@@ -43,6 +44,6 @@ func TestOrderGPU(t *testing.T) {
 		a, err := stream.Wrap(ctx, h)
 		require.NoError(t, err)
 		defer a.Close()
-		drivertest.CheckStreamOrder(t, a, b, size, rounds)
+		conformance.CheckStreamOrder(t, a, b, size, rounds)
 	})
 }

@@ -16,7 +16,7 @@ import (
 )
 
 // Behaviour specific to this package, on the fake. The behaviour shared
-// with the real driver is in the conformance suite (driver/drivertest).
+// with the real driver is in the conformance suite (package conformance).
 
 func TestWrapInvalidHandle(t *testing.T) {
 	ctx := fakeContext(t)

@@ -3,21 +3,22 @@ package main
 import (
 	"strings"
 
-	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
-	"github.com/nocgo/cuda/fake"
 )
 
-// compilerOf names the run-time compiler drv compiles with: "libnvrtc" for
+// compilerOf names the run-time compiler of the backend api: "libnvrtc" for
 // the real driver's; on the fake, its Implementation ("libnvrtc on the
 // fake" or the pretend "nocgo/cuda fake"), with the library's path when it
 // is NVIDIA's.
-func compilerOf(drv *driver.Driver) string {
-	b := fake.Of(drv)
-	if b == nil {
+func compilerOf(api backend.API, isFake bool) string {
+	if !isFake {
 		return "libnvrtc"
 	}
-	nv, err := b.Backend().NVRTC()
+	p, ok := api.(backend.NVRTCProvider)
+	if !ok {
+		return "none"
+	}
+	nv, err := p.NVRTC()
 	if err != nil {
 		return "unknown: " + err.Error()
 	}

@@ -20,8 +20,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-
-	"github.com/nocgo/cuda/driver"
 )
 
 func main() {
@@ -33,25 +31,26 @@ func main() {
 }
 
 func run(stdout, stderr io.Writer, useFake, asJSON, selftest bool) int {
-	var drv *driver.Driver
+	open, what := realDriver, "no CUDA driver"
 	if useFake {
-		drv = fakeDriver()
-	} else {
-		var err error
-		if drv, err = driver.Load(); err != nil {
-			fmt.Fprintf(stderr, "cudainfo: no CUDA driver: %v\n", err)
-			fmt.Fprintln(stderr, "cudainfo: set NOCGO_CUDA_LIBCUDA to the library's path, or run with -fake to use the in-process fake driver")
-			return 1
-		}
+		open, what = fakeDriver, "the fake driver does not start"
 	}
-	rep, err := collect(drv, useFake)
+	drv, api, err := open()
+	if err != nil {
+		fmt.Fprintf(stderr, "cudainfo: %s: %v\n", what, err)
+		if !useFake {
+			fmt.Fprintln(stderr, "cudainfo: set NOCGO_CUDA_LIBCUDA to the library's path, or run with -fake to use the in-process fake driver")
+		}
+		return 1
+	}
+	rep, err := collect(drv, api, useFake)
 	status := 0
 	if err != nil {
 		fmt.Fprintf(stderr, "cudainfo: %v\n", err)
 		status = 1
 	}
 	if selftest {
-		rep.SelfTest = runSelfTest(drv)
+		rep.SelfTest = runSelfTest(drv, api)
 		if !rep.SelfTest.OK {
 			status = 1
 		}

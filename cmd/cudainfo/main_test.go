@@ -8,7 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nocgo/cuda/driver/drivertest"
+	"github.com/nocgo/cuda/conformance"
+	"github.com/nocgo/cuda/cudatest"
 )
 
 // TestFakeReport runs the report on the fake as on a machine without
@@ -31,7 +32,7 @@ func TestFakeReport(t *testing.T) {
 // self-test's CUDA C is compiled by libnvrtc and runs in the fake's PTX
 // interpreter (no Go body is registered).
 func TestFakeReportNVRTC(t *testing.T) {
-	drivertest.OpenNVIDIACompiler(t)
+	conformance.OpenNVIDIACompiler(t)
 	t.Setenv("NOCGO_CUDA_CACHE", "off")
 	var out, errb bytes.Buffer
 	require.Equal(t, 0, run(&out, &errb, true, false, true), errb.String()+out.String())
@@ -68,7 +69,7 @@ func TestNoDriverSaysWhatWasSearched(t *testing.T) {
 
 // TestRealReport runs the report and the self-test on the real driver.
 func TestRealReport(t *testing.T) {
-	drivertest.Real(t)
+	cudatest.Real(t)
 	var out, errb bytes.Buffer
 	require.Equal(t, 0, run(&out, &errb, false, false, true), errb.String())
 	s := out.String()

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 )
 
 // report is everything cudainfo prints.
@@ -56,7 +57,7 @@ var keyAttributes = []struct {
 	{"memory pools supported", driver.AttrMemoryPoolsSupported},
 }
 
-func collect(drv *driver.Driver, isFake bool) (*report, error) {
+func collect(drv *driver.Driver, api backend.API, isFake bool) (*report, error) {
 	rep := &report{Backend: "libcuda"}
 	if isFake {
 		rep.Backend = "fake"
@@ -70,7 +71,7 @@ func collect(drv *driver.Driver, isFake bool) (*report, error) {
 		rep.NVRTCError = err.Error()
 	} else {
 		rep.NVRTCVersion = fmt.Sprintf("%d.%d", major, minor)
-		rep.NVRTCCompiler = compilerOf(drv)
+		rep.NVRTCCompiler = compilerOf(api, isFake)
 	}
 	rep.Libraries = drv.LibraryPaths()
 	n, err := drv.DeviceCount()

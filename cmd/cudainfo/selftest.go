@@ -1,11 +1,14 @@
 package main
 
 import (
-	"strings"
+	"fmt"
 
+	"github.com/nocgo/cuda/conformance/fakekernels"
+	"github.com/nocgo/cuda/conformance/segscale"
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/fake"
-	"github.com/nocgo/cuda/internal/segscale"
+	"github.com/nocgo/cuda/internal/libcuda"
 	"github.com/nocgo/cuda/module"
 )
 
@@ -18,29 +21,53 @@ type selfResult struct {
 	Summary string `json:"summary"`
 }
 
-// fakeDriver returns the fake driver for -fake. With NVIDIA's NVRTC, the
-// self-test's kernel is compiled for real and runs in the fake's PTX
-// interpreter; with the pretend compiler it needs its Go body, which is
-// registered then.
-func fakeDriver() *driver.Driver {
-	drv := fake.New(fake.Devices(1))
-	if nv, err := fake.Of(drv).Backend().NVRTC(); err != nil || !strings.HasPrefix(nv.Implementation(), "libnvrtc") {
-		if err := fake.Of(drv).RegisterKernel(segscale.Name, segscale.Body); err != nil {
-			panic(err) // segscale.Body has the right shape: a bug if not
-		}
+// fakeDriver returns the fake driver for -fake and its backend. With
+// NVIDIA's NVRTC, the self-test's kernel is compiled for real and runs in
+// the fake's PTX interpreter; without it, the fake uses its pretend
+// compiler, and the kernel's Go body is registered.
+func fakeDriver() (*driver.Driver, backend.API, error) {
+	opts := []fake.Option{fake.Devices(1)}
+	if nv, err := driver.LoadNVRTC(); err == nil {
+		opts = append(opts, fake.NVRTC(nv))
+	} else {
+		opts = append(opts, fake.PretendNVRTC(), fake.Kernel(segscale.Name, fakekernels.SegmentScale))
 	}
-	return drv
+	api := fake.NewBackend(opts...)
+	drv, err := driver.New(api)
+	if err != nil {
+		return nil, nil, err
+	}
+	return drv, api, nil
+}
+
+// realDriver opens the real driver and returns it with its backend (libcuda),
+// on which the self-test makes its foreign library's raw calls. Its errors
+// list every library path tried, as driver.Load's do.
+func realDriver() (*driver.Driver, backend.API, error) {
+	api, err := libcuda.Open()
+	if err != nil {
+		return nil, nil, err
+	}
+	drv, err := driver.New(api)
+	if err != nil {
+		if p, ok := api.(backend.LibraryPaths); ok {
+			return nil, nil, fmt.Errorf("%v: %w", p.LibraryPaths(), err)
+		}
+		return nil, nil, err
+	}
+	return drv, api, nil
 }
 
 // runSelfTest compiles segment_scale at run time and applies it to borrowed
-// memory on a wrapped foreign stream, as a program sharing the GPU with
-// PyTorch would, and checks the result against the Go reference exactly.
-func runSelfTest(drv *driver.Driver) *selfResult {
+// memory on a wrapped foreign stream (made by raw calls on api, drv's
+// backend), as a program sharing the GPU with PyTorch would, and checks the
+// result against the Go reference exactly.
+func runSelfTest(drv *driver.Driver, api backend.API) *selfResult {
 	n := selftestElements
 	if drv.LibraryPaths() == nil {
 		n = 1 << 12 // the fake runs each GPU thread as a Go call
 	}
-	res, err := segscale.Run(drv, n, module.Options{})
+	res, err := segscale.Run(drv, api, n, module.Options{})
 	if err != nil {
 		return &selfResult{OK: false, Summary: "FAILED: " + err.Error()}
 	}

@@ -4,7 +4,7 @@
 // in-process fake (package fake). Users of the library never need this
 // package: they hold *driver.Driver, *driver.Context, streams, buffers and
 // modules. Implementers, and the conformance suite (package
-// driver/drivertest), do.
+// conformance), do.
 //
 // The seam is raw and handle-level: one method per driver entry point,
 // handles as uintptr (CUdevice as int), the CUresult as a Result error, out
@@ -34,7 +34,7 @@ import "unsafe"
 // Two backends implement it: the real driver (libcuda through purego, built
 // by Load) and the in-process fake (package fake). Everything above the seam
 // is written against this interface only, and the conformance suite
-// (driver/drivertest) checks that both behave alike.
+// (package conformance) checks that both behave alike.
 //
 // Methods return nil on success, a Result for a CUresult the driver (or the
 // fake) returned, and for the real backend a *loader.SymbolError when the

@@ -77,7 +77,7 @@
 //     the failed run left it (empty but for rule 4's exception). This holds
 //     for every code, sticky ones included: FailNth injects a code at one
 //     call and does not poison the fake (only a kernel that faults does;
-//     the conformance suite in driver/drivertest covers that), so nothing in
+//     the conformance suite in package conformance covers that), so nothing in
 //     the library may remember the failure either.
 //
 // # Known bugs

@@ -11,13 +11,13 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/nocgo/cuda/cudatest"
 	"github.com/nocgo/cuda/driver/backend"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/nocgo/cuda/driver"
-	"github.com/nocgo/cuda/driver/drivertest"
 	"github.com/nocgo/cuda/internal/callback"
 	"github.com/nocgo/cuda/stream"
 )
@@ -61,7 +61,7 @@ func (b binding) Unbind() {
 // 0's primary context and creates a non-blocking stream in it.
 func realSetup(t *testing.T) (*driver.Driver, *driver.Context, backend.API, uintptr) {
 	t.Helper()
-	api := drivertest.RealBackend(t)
+	api := cudatest.RealBackend(t)
 	drv, err := driver.New(api)
 	require.NoError(t, err)
 	dev, err := drv.Device(0)

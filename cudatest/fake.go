@@ -1,0 +1,49 @@
+package cudatest
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/fake"
+)
+
+// Fake returns a driver over a new fake backend for the test t, as
+// fake.New(opts...) makes it (fake.Of finds its backend). When the test and
+// its subtests end, it fails t if anything made on the fake is still alive,
+// listing each leak: a context not closed, a stream, an event, a module,
+// memory or an NVRTC program. Cleanups run last registered first, so
+// objects closed in cleanups registered after Fake (or deferred in the
+// test) are closed before the check.
+//
+// Fake fails the test at once (t.Fatal) where fake.New would panic: when
+// the options make cuInit fail.
+func Fake(t testing.TB, opts ...fake.Option) *driver.Driver {
+	t.Helper()
+	drv, err := newFake(opts)
+	if err != nil {
+		t.Fatalf("cudatest.Fake: %v", err)
+	}
+	t.Cleanup(func() {
+		if leaks := fake.Of(drv).Leaks(); len(leaks) > 0 {
+			lines := make([]string, len(leaks))
+			for i, l := range leaks {
+				lines[i] = "\t" + l.String()
+			}
+			t.Errorf("cudatest.Fake: %d objects left alive at the end of the test:\n%s", len(leaks), strings.Join(lines, "\n"))
+		}
+	})
+	return drv
+}
+
+// newFake is fake.New, with its panic (cuInit failed on the fake) turned
+// into an error.
+func newFake(opts []fake.Option) (drv *driver.Driver, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	return fake.New(opts...), nil
+}
