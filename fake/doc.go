@@ -1,9 +1,22 @@
-// Package fake is an in-process CUDA driver: a backend of backend.API (and of
-// the NVRTC seam, backend.NVRTCProvider) that needs no GPU, so that the
+// Package fake is an in-process CUDA driver that needs no GPU, so that the
 // whole library, and programs built on it, run and compute real results in
-// CI.
+// CI. New returns a *driver.Driver that every package of the module works
+// on as on the real one; Of returns what a test asks of the fake beyond
+// that (Fake: leaks, call counts, kernel faults, late kernel bodies).
 //
 //	drv := fake.New(fake.Devices(2), fake.Kernel("scale", scaleBody))
+//	...
+//	if leaks := fake.Of(drv).Leaks(); len(leaks) > 0 { ... }
+//
+// In a test, cudatest.Fake(t, opts...) is New with the leak check done at
+// the test's end, and cudatest.Driver(t) the GPU where one loads and the
+// fake elsewhere. NewBackend gives the fake as a driver backend (Backend),
+// for a test's decorator around it.
+//
+// The fake also has cuBLAS, cuRAND and cuFFT (packages cublas, curand,
+// cufft), computed on the CPU in stream order: see fake/internal/cublas,
+// fake/internal/curand and fake/internal/cufft for what matches NVIDIA's
+// libraries and how closely.
 //
 // It behaves like the real driver on everything a caller can see, as
 // measured on an H200 (driver 580, CUDA 13.0), and the conformance suite in
@@ -29,7 +42,7 @@
 //     Every copy and memset must stay inside one allocation (else
 //     CUDA_ERROR_INVALID_VALUE, nothing written), and every kernel access
 //     too (else the launch fails with CUDA_ERROR_ILLEGAL_ADDRESS).
-//   - IPC handles open in another Backend of the same process (the fake's
+//   - IPC handles open in another fake of the same process (the fake's
 //     stand-in for another process) and map the same storage.
 //   - Kernels run in a PTX interpreter (package fake/internal/ptxexec):
 //     PTX loaded with ModuleLoadData (from a real NVRTC, a file, a fatbin's
@@ -50,7 +63,7 @@
 //     calls the body once per thread, with its arguments decoded from the
 //     kernel parameter array.
 //
-// Real CUDA C: NVRTC needs no GPU. Where NVIDIA's libnvrtc is installed, Backend.NVRTC
+// Real CUDA C: NVRTC needs no GPU. Where NVIDIA's libnvrtc is installed, the NVRTC
 // is NVIDIA's compiler (Implementation "libnvrtc on the fake"), found the
 // first time it is asked for as driver.LoadNVRTC finds it (package loader:
 // NOCGO_CUDA_LIBNVRTC, then libnvrtc.so.13, .12, .11.2, CUDA_HOME and
@@ -94,12 +107,11 @@
 // Beyond the core seam the fake implements the optional interfaces of
 // package backend that modules use: loads with the JIT's logs (the PTX
 // checks' findings in the error log), a linker for PTX inputs that stand
-// alone (Backend.Link says what it refuses), launches with clusters and
+// alone (what the linker refuses is said in its error log), launches with clusters and
 // cooperative grids, checked as the driver checks them, and the occupancy
 // queries, from the device's attributes.
 //
 // FailNth injects a failure into the n-th call of any entry point, and
-// Leaks lists what a test forgot to release, as structured Leak values.
-// In tests, cudatest.Fake(t) is New with that check done at the test's end: it fails
-// the test, listing each leak, when anything is left open.
+// Fake.Leaks lists what a test forgot to release, as structured Leak
+// values.
 package fake
