@@ -369,7 +369,7 @@ func (m *Module) available() string {
 // A second Close after a successful one is a no-op that returns nil.
 func (m *Module) Close() error {
 	if m == nil || m.hold == nil {
-		return nil
+		return fmt.Errorf("module.Module.Close: nil or zero module: %w", driver.ErrInvalidValue)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
