@@ -14,7 +14,9 @@ import (
 // needed, on any stream of its context. It is owned: Close destroys it
 // (cuGraphExecDestroy; launches in flight still complete). It holds its
 // context until Close, and is safe for concurrent use, except that Update
-// must not run while a Launch of the same Exec is being made.
+// must not run while a Launch of the same Exec is being made. Each call
+// holds the Exec while it runs: a concurrent Close waits for it, and calls
+// made once Close has begun fail with an error wrapping ErrClosed.
 type Exec struct {
 	ctx  *driver.Context
 	hold *core.Hold
@@ -102,11 +104,21 @@ func (x *Exec) Close() error {
 }
 
 // onStream checks x and s for a stream-ordered call and returns the
-// stream's binding (see core.Queue.Use).
-func (x *Exec) onStream(s *stream.Stream) (core.Binding, error) {
-	if err := x.check(); err != nil {
+// stream's binding (see core.Queue.Use). It holds x for the call (a
+// concurrent Close waits): the caller ends it with x.hold.Unuse once the
+// error is nil.
+func (x *Exec) onStream(s *stream.Stream) (_ core.Binding, err error) {
+	if x == nil || x.hold == nil {
+		return core.Binding{}, fmt.Errorf("nil graph exec: %w", driver.ErrInvalidValue)
+	}
+	if err := x.hold.Use(x); err != nil {
 		return core.Binding{}, err
 	}
+	defer func() {
+		if err != nil {
+			x.hold.Unuse()
+		}
+	}()
 	q := core.QueueOf(s)
 	if q == nil {
 		return core.Binding{}, fmt.Errorf("%s: nil or zero stream: %w", x, driver.ErrInvalidValue)
@@ -130,6 +142,7 @@ func (x *Exec) Launch(s *stream.Stream) (err error) {
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
+	defer x.hold.Unuse()
 	defer b.Done(&err)
 	if r := x.api.GraphLaunch(x.h, s.Handle()); r != nil {
 		return fmt.Errorf("%s: %s on %s: cuGraphLaunch: %w", op, x, s, core.Unusable(r))
@@ -146,6 +159,7 @@ func (x *Exec) Upload(s *stream.Stream) (err error) {
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
+	defer x.hold.Unuse()
 	defer b.Done(&err)
 	if r := x.api.GraphUpload(x.h, s.Handle()); r != nil {
 		return fmt.Errorf("%s: %s on %s: cuGraphUpload: %w", op, x, s, core.Unusable(r))
@@ -170,6 +184,10 @@ func (x *Exec) Update(g *Graph) error {
 	if g.ctx.Handle() != x.ctx.Handle() {
 		return fmt.Errorf("%s: %s: %s belongs to another context: %w", op, x, g, driver.ErrWrongContext)
 	}
+	if err := g.use(); err != nil { // g is read by the update: held until then
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	defer g.hold.Unuse()
 	var info backend.GraphExecUpdateInfo
 	err := x.hold.Do(func(backend.API) error {
 		var r error

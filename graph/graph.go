@@ -17,7 +17,9 @@ import (
 // Graph is a CUDA graph (CUgraph) of one context, made by New, Clone or
 // stream capture. It is owned: Close destroys it (cuGraphDestroy). It holds
 // its context until Close. Building a graph (the Add methods) is not safe
-// for concurrent use; everything else is.
+// for concurrent use; everything else is. Each call holds the graph while
+// it runs: a concurrent Close waits for it, and calls made once Close has
+// begun fail with an error wrapping ErrClosed.
 type Graph struct {
 	ctx  *driver.Context
 	hold *core.Hold
@@ -132,6 +134,15 @@ func (g *Graph) check() error {
 	return g.hold.Check(g)
 }
 
+// use is check for a call that reads the graph's handle: it holds the
+// graph open (a concurrent Close waits) until g.hold.Unuse.
+func (g *Graph) use() error {
+	if g == nil || g.hold == nil {
+		return fmt.Errorf("nil graph: %w", driver.ErrInvalidValue)
+	}
+	return g.hold.Use(g)
+}
+
 // Close destroys the graph (cuGraphDestroy) and lets go of its context.
 // Execs instantiated from it stay valid. A second Close returns nil; a
 // failed destroy leaves the graph open so that Close can be retried.
@@ -180,9 +191,10 @@ func (g *Graph) Clone() (*Graph, error) {
 // as one).
 func (g *Graph) NodeCount() (int, error) {
 	const op = "graph.Graph.NodeCount"
-	if err := g.check(); err != nil {
+	if err := g.use(); err != nil {
 		return 0, fmt.Errorf("%s: %w", op, err)
 	}
+	defer g.hold.Unuse()
 	n, r := g.api.GraphNodeCount(g.h)
 	if r != nil {
 		return 0, fmt.Errorf("%s: %s: cuGraphGetNodes: %w", op, g, r)
@@ -193,9 +205,10 @@ func (g *Graph) NodeCount() (int, error) {
 // EdgeCount returns the number of dependency edges of the graph.
 func (g *Graph) EdgeCount() (int, error) {
 	const op = "graph.Graph.EdgeCount"
-	if err := g.check(); err != nil {
+	if err := g.use(); err != nil {
 		return 0, fmt.Errorf("%s: %w", op, err)
 	}
+	defer g.hold.Unuse()
 	n, r := g.api.GraphEdgeCount(g.h)
 	if r != nil {
 		return 0, fmt.Errorf("%s: %s: cuGraphGetEdges: %w", op, g, r)
@@ -407,9 +420,13 @@ func (g *Graph) AddChild(child *Graph, deps ...Node) (Node, error) {
 	if child == g {
 		return Node{}, fmt.Errorf("%s: %s: a graph cannot be its own child: %w", op, g, driver.ErrInvalidValue)
 	}
-	if child.ctx.Handle() != g.Context().Handle() {
+	if g.Context() == nil || child.ctx.Handle() != g.Context().Handle() {
 		return Node{}, fmt.Errorf("%s: child %s: %w", op, child, driver.ErrWrongContext)
 	}
+	if err := child.use(); err != nil { // child is copied: held until then
+		return Node{}, fmt.Errorf("%s: child: %w", op, err)
+	}
+	defer child.hold.Unuse()
 	return g.add(op, "cuGraphAddChildGraphNode", deps, func(ds []uintptr) (uintptr, error) {
 		return g.api.GraphAddChildGraphNode(g.h, ds, child.h)
 	})

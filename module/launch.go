@@ -94,6 +94,12 @@ func (f *Function) launch(s *stream.Stream, cfg *Config, params unsafe.Pointer) 
 	if q == nil {
 		return fmt.Errorf("%s: nil or zero stream: %w", f, driver.ErrInvalidValue)
 	}
+	// The module is held for the call: a concurrent Close (cuModuleUnload)
+	// waits for it.
+	if err := f.m.hold.Use(f.m); err != nil {
+		return fmt.Errorf("%s: %w", f, err)
+	}
+	defer f.m.hold.Unuse()
 	b, err := q.Use()
 	if err != nil {
 		return fmt.Errorf("%s: %w", f, err)
