@@ -79,7 +79,16 @@ func AllocAsync[T any](s *stream.Stream, n int) (*Buffer[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	return newBuffer[T](&allocation{ctx: s.Context(), hold: h, kind: kindAsync, base: ptr, size: size, s: s}, ptr, n), nil
+	a := &allocation{ctx: s.Context(), hold: h, kind: kindAsync, base: ptr, size: size, s: s}
+	if ptr != 0 {
+		if pool := currentOwnedPool(s.Context()); pool != nil {
+			// The memory is the pool's: counted, so that the pool is not
+			// destroyed under it (ErrPoolInUse).
+			a.pool = pool
+			pool.live.Add(1)
+		}
+	}
+	return newBuffer[T](a, ptr, n), nil
 }
 
 // allocAsync checks s (Queue.Use, which binds the context of the special
