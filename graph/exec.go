@@ -123,7 +123,7 @@ func (x *Exec) onStream(s *stream.Stream) (_ core.Binding, err error) {
 	if q == nil {
 		return core.Binding{}, fmt.Errorf("%s: nil or zero stream: %w", x, driver.ErrInvalidValue)
 	}
-	if sc := s.Context(); sc.Handle() != x.ctx.Handle() {
+	if sc := s.Context(); !sc.Same(x.ctx) {
 		return core.Binding{}, fmt.Errorf("%s: %s belongs to %s: %w", x, s, sc, driver.ErrWrongContext)
 	}
 	b, err := q.Use()
@@ -181,7 +181,7 @@ func (x *Exec) Update(g *Graph) error {
 	if err := g.check(); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	if g.ctx.Handle() != x.ctx.Handle() {
+	if !g.ctx.Same(x.ctx) {
 		return fmt.Errorf("%s: %s: %s belongs to another context: %w", op, x, g, driver.ErrWrongContext)
 	}
 	if err := g.use(); err != nil { // g is read by the update: held until then

@@ -250,7 +250,7 @@ func (g *Graph) AddKernel(f *module.Function, cfg module.Config, args *module.Ar
 	if err := g.check(); err != nil {
 		return Node{}, fmt.Errorf("%s: %w", op, err)
 	}
-	if m := f.Module(); m != nil && m.Context().Handle() != g.ctx.Handle() {
+	if m := f.Module(); m != nil && !m.Context().Same(g.ctx) {
 		return Node{}, fmt.Errorf("%s: %s belongs to %s, the graph to %s: %w", op, f, m.Context(), g.ctx, driver.ErrWrongContext)
 	}
 	p, err := f.NodeParams(cfg, args)
@@ -307,7 +307,7 @@ func addHostCopy[T any](op string, g *Graph, dev *memory.Buffer[T], host *memory
 	if host.Len() != dev.Len() {
 		return Node{}, fmt.Errorf("%s: %s: host buffer of %d elements, device buffer of %d: %w", op, g, host.Len(), dev.Len(), driver.ErrInvalidValue)
 	}
-	if hc := host.Context(); hc == nil || hc.Handle() != g.ctx.Handle() {
+	if hc := host.Context(); !hc.Same(g.ctx) {
 		return Node{}, fmt.Errorf("%s: %s: the host buffer belongs to another context: %w", op, g, driver.ErrWrongContext)
 	}
 	hp := unsafe.Pointer(unsafe.SliceData(host.Slice()))
@@ -334,7 +334,7 @@ func (g *Graph) buffers(bufs ...interface {
 		if b == nil || b.Closed() || b.Ptr() == 0 {
 			return fmt.Errorf("buffer %d is nil or freed: %w", i, driver.ErrInvalidValue)
 		}
-		if b.Context().Handle() != g.ctx.Handle() {
+		if !b.Context().Same(g.ctx) {
 			return fmt.Errorf("buffer %d belongs to %s: %w", i, b.Context(), driver.ErrWrongContext)
 		}
 		if b.Len() != bufs[0].Len() {
@@ -404,7 +404,7 @@ func (g *Graph) event(ev *stream.Event) error {
 	if ev == nil || ev.Handle() == 0 || ev.Context() == nil {
 		return fmt.Errorf("%s: nil or closed event: %w", g, driver.ErrInvalidValue)
 	}
-	if ev.Context().Handle() != g.ctx.Handle() {
+	if !ev.Context().Same(g.ctx) {
 		return fmt.Errorf("%s: %s belongs to %s: %w", g, ev, ev.Context(), driver.ErrWrongContext)
 	}
 	return nil
@@ -420,7 +420,7 @@ func (g *Graph) AddChild(child *Graph, deps ...Node) (Node, error) {
 	if child == g {
 		return Node{}, fmt.Errorf("%s: %s: a graph cannot be its own child: %w", op, g, driver.ErrInvalidValue)
 	}
-	if g.Context() == nil || child.ctx.Handle() != g.Context().Handle() {
+	if !child.ctx.Same(g.Context()) {
 		return Node{}, fmt.Errorf("%s: child %s: %w", op, child, driver.ErrWrongContext)
 	}
 	if err := child.use(); err != nil { // child is copied: held until then

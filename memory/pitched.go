@@ -160,7 +160,7 @@ func (p *Pitched[T]) async(op string, s *stream.Stream, c *backend.Memcpy2D, hos
 	if err := streamCheck(op, s); err != nil {
 		return err
 	}
-	if s.Context().Handle() != p.b.a.ctx.Handle() {
+	if !s.Context().Same(p.b.a.ctx) {
 		return fmt.Errorf("%s: %s on stream %#x of %s: %w", op, p.b, s.Handle(), s.Context(), driver.ErrWrongContext)
 	}
 	pa := p.b.a.hold.Context().API.(backend.Pitched)

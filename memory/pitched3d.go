@@ -139,7 +139,7 @@ func (v *Pitched3D[T]) async(op string, s *stream.Stream, ca backend.Copies3D, c
 	if err := streamCheck(op, s); err != nil {
 		return err
 	}
-	if s.Context().Handle() != v.p.b.a.ctx.Handle() {
+	if !s.Context().Same(v.p.b.a.ctx) {
 		return fmt.Errorf("%s: %s on stream %#x of %s: %w", op, v.p.b, s.Handle(), s.Context(), driver.ErrWrongContext)
 	}
 	u, err := use(s)

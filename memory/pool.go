@@ -419,6 +419,20 @@ func (p *Pool) ResetHighWater() error {
 	})
 }
 
+// peer checks a device given to SetAccess or Access: a nil or zero one is
+// an error wrapping ErrInvalidValue, one of another *driver.Driver than the
+// pool's an error wrapping ErrWrongContext (its ordinal would name a device
+// of this driver).
+func (p *Pool) peer(op string, dev *driver.Device) error {
+	if dev == nil || dev.Driver() == nil {
+		return fmt.Errorf("%s: %s: nil or zero device: %w", op, p, driver.ErrInvalidValue)
+	}
+	if p != nil && p.ctx != nil && dev.Driver() != p.ctx.Driver() {
+		return fmt.Errorf("%s: %s: device %d belongs to another *driver.Driver: %w", op, p, dev.Ordinal(), ErrWrongContext)
+	}
+	return nil
+}
+
 // SetAccess sets what dev, another device, may do with the pool's memory
 // (cuMemPoolSetAccess): AccessReadWrite maps all the pool's memory, now and
 // later, into dev; AccessNone unmaps it. The pool's own device always has
@@ -428,8 +442,8 @@ func (p *Pool) ResetHighWater() error {
 // (Device.CanAccessPeer).
 func (p *Pool) SetAccess(dev *driver.Device, a Access) error {
 	const op = "memory.Pool.SetAccess"
-	if dev == nil {
-		return fmt.Errorf("%s: %s: nil device: %w", op, p, driver.ErrInvalidValue)
+	if err := p.peer(op, dev); err != nil {
+		return err
 	}
 	if a != AccessNone && a != AccessReadWrite {
 		return fmt.Errorf("%s: %s: access %s: pools take AccessNone or AccessReadWrite: %w", op, p, a, driver.ErrInvalidValue)
@@ -450,8 +464,8 @@ func (p *Pool) SetAccess(dev *driver.Device, a Access) error {
 // the pool's own device has AccessReadWrite.
 func (p *Pool) Access(dev *driver.Device) (Access, error) {
 	const op = "memory.Pool.Access"
-	if dev == nil {
-		return 0, fmt.Errorf("%s: %s: nil device: %w", op, p, driver.ErrInvalidValue)
+	if err := p.peer(op, dev); err != nil {
+		return 0, err
 	}
 	var a Access
 	err := p.do(op, func(mp backend.MemPools) error {

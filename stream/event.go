@@ -215,7 +215,7 @@ func (e *Event) Record(s *Stream) (err error) {
 	if err := s.check(); err != nil {
 		return fmt.Errorf("%s: %s: %w", op, e, err)
 	}
-	if s.ctx.Handle() != e.ctx.Handle() {
+	if !s.ctx.Same(e.ctx) {
 		return fmt.Errorf("%s: %s on %s: %w", op, e, s, ErrWrongContext)
 	}
 	b, err := s.use()

@@ -72,6 +72,9 @@ func (s *Stream) Wait(ev *Event) (err error) {
 	if err := ev.check(); err != nil {
 		return fmt.Errorf("%s: %s: %w", op, s, err)
 	}
+	if ev.ctx.Driver() != s.ctx.Driver() {
+		return fmt.Errorf("%s: %s: %s belongs to another *driver.Driver: %w", op, s, ev, ErrWrongContext)
+	}
 	if r := s.api().StreamWaitEvent(s.q.Handle, ev.h, 0); r != nil {
 		return fmt.Errorf("%s: %s: cuStreamWaitEvent(%s): %w", op, s, ev, r)
 	}
@@ -90,6 +93,9 @@ func (s *Stream) WaitStream(o *Stream) (err error) {
 	}
 	if err := o.check(); err != nil {
 		return fmt.Errorf("%s: %s: waiting for %w", op, s, err)
+	}
+	if o.ctx.Driver() != s.ctx.Driver() {
+		return fmt.Errorf("%s: %s: waiting for %s of another *driver.Driver: %w", op, s, o, ErrWrongContext)
 	}
 	sb, err := s.use()
 	if err != nil {

@@ -138,7 +138,7 @@ func (s *Stream) Equal(o *Stream) bool {
 	if s == nil || o == nil || s.ctx == nil || o.ctx == nil {
 		return s == o
 	}
-	return s.q.Handle == o.q.Handle && s.ctx.Handle() == o.ctx.Handle()
+	return s.q.Handle == o.q.Handle && s.ctx.Same(o.ctx)
 }
 
 // Close ends this Stream and lets go of its context (see driver.Context
