@@ -44,6 +44,9 @@ func (g *Graph) Instantiate() (*Exec, error) {
 		return nil
 	})
 	if err != nil {
+		if e != 0 { // made, but unbinding failed
+			err = h.Undo(err, func(backend.API) error { return g.api.GraphExecDestroy(e) })
+		}
 		return nil, fmt.Errorf("%s: %s: %w", op, g, h.Drop(err))
 	}
 	return &Exec{ctx: g.ctx, hold: h, api: g.api, h: e}, nil

@@ -81,6 +81,9 @@ func New(ctx *driver.Context) (*Graph, error) {
 		return nil
 	})
 	if err != nil {
+		if g != 0 { // made, but unbinding failed
+			err = h.Undo(err, func(backend.API) error { return api.GraphDestroy(g) })
+		}
 		return nil, fmt.Errorf("%s: %s: %w", op, ctx, h.Drop(err))
 	}
 	return &Graph{ctx: ctx, hold: h, api: api, h: g}, nil
@@ -178,6 +181,9 @@ func (g *Graph) Clone() (*Graph, error) {
 		return nil
 	})
 	if err != nil {
+		if c != 0 { // made, but unbinding failed
+			_ = g.hold.Do(func(backend.API) error { return g.api.GraphDestroy(c) })
+		}
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	out, err := adopt(g.ctx, g.api, c)

@@ -49,6 +49,9 @@ func alloc[T any](op string, ctx *driver.Context, n int) (*Buffer[T], error) {
 		return nil
 	})
 	if err != nil {
+		if ptr != 0 { // allocated, but unbinding failed
+			err = h.Undo(err, func(api backend.API) error { return api.MemFree(ptr) })
+		}
 		return nil, h.Drop(fmt.Errorf("%s: %w", op, err))
 	}
 	return newBuffer[T](&allocation{ctx: ctx, hold: h, kind: kindAlloc, base: ptr, size: size}, ptr, n), nil

@@ -73,6 +73,9 @@ func AllocHost[T any](ctx *driver.Context, n int) (*HostBuffer[T], error) {
 		return nil
 	})
 	if err != nil {
+		if p != nil { // allocated, but unbinding failed
+			err = h.Undo(err, func(api backend.API) error { return api.MemFreeHost(p) })
+		}
 		return nil, h.Drop(fmt.Errorf("%s: %w", op, err))
 	}
 	return &HostBuffer[T]{ctx: ctx, hold: h, p: p, n: n}, nil

@@ -139,6 +139,9 @@ func AllocManaged[T any](ctx *driver.Context, n int, flags ManagedFlag) (*Buffer
 		return nil
 	})
 	if err != nil {
+		if ptr != 0 { // allocated, but unbinding failed
+			err = h.Undo(err, func(api backend.API) error { return api.MemFree(ptr) })
+		}
 		return nil, h.Drop(fmt.Errorf("%s: %w", op, err))
 	}
 	return newBuffer[T](&allocation{ctx: ctx, hold: h, kind: kindManaged, base: ptr, size: size}, ptr, n), nil

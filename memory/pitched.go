@@ -70,6 +70,9 @@ func allocPitched[T any](name string, ctx *driver.Context, width, height int) (*
 		return nil
 	})
 	if err != nil {
+		if ptr != 0 { // allocated, but unbinding failed
+			err = h.Undo(err, func(api backend.API) error { return api.MemFree(ptr) })
+		}
 		return nil, h.Drop(fmt.Errorf("%s: %w", op, err))
 	}
 	n := int(pitch/e.size) * height

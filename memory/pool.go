@@ -219,6 +219,7 @@ func NewPool(ctx *driver.Context, opts PoolOptions) (*Pool, error) {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	var pool uintptr
+	made := false
 	err = h.Do(func(backend.API) error {
 		var r error
 		props := backend.MemPoolProps{
@@ -235,9 +236,13 @@ func NewPool(ctx *driver.Context, opts PoolOptions) (*Pool, error) {
 				return fmt.Errorf("%s: cuMemPoolSetAttribute(release threshold): %w", ctx, r)
 			}
 		}
+		made = true
 		return nil
 	})
 	if err != nil {
+		if made { // made, but unbinding failed
+			err = h.Undo(err, func(backend.API) error { return mp.MemPoolDestroy(pool) })
+		}
 		return nil, h.Drop(fmt.Errorf("%s: %w", op, err))
 	}
 	return &Pool{ctx: ctx, hold: h, h: pool, dev: dev, owned: true}, nil

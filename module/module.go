@@ -149,6 +149,9 @@ func load(ctx *driver.Context, image []byte, kind ImageKind, ptxText []byte) (*M
 		return r
 	})
 	if err != nil {
+		if h != 0 { // loaded, but unbinding failed
+			err = hold.Undo(err, func(api backend.API) error { return api.ModuleUnload(h) })
+		}
 		return nil, hold.Drop(err)
 	}
 	m.h, m.hold = h, hold

@@ -111,6 +111,9 @@ func NewEvent(ctx *driver.Context, opts EventOptions) (*Event, error) {
 		return nil
 	})
 	if err != nil {
+		if h != 0 { // made, but unbinding failed
+			err = hold.Undo(err, func(api backend.API) error { return api.EventDestroy(h) })
+		}
 		return nil, hold.Drop(err)
 	}
 	return &Event{ctx: ctx, hold: hold, h: h, kind: ownedEvent, flags: f, flagsKnown: true}, nil

@@ -104,6 +104,7 @@ func (s *Stream) WaitStream(o *Stream) (err error) {
 	defer sb.Done(&err)
 	// The internal event is made in o's context, bound through o's hold.
 	err = o.q.Hold.Do(func(api backend.API) error {
+		_ = o.destroyOrphans(api) // earlier internal events, if any: best effort
 		ev, r := api.EventCreate(uint32(DisableTiming))
 		if r != nil {
 			return fmt.Errorf("%s: waiting for %s: cuEventCreate: %w", s, o, r)
@@ -113,8 +114,14 @@ func (s *Stream) WaitStream(o *Stream) (err error) {
 		} else if r = s.api().StreamWaitEvent(s.q.Handle, ev, 0); r != nil {
 			r = fmt.Errorf("%s: waiting for %s: cuStreamWaitEvent: %w", s, o, r)
 		}
-		if d := api.EventDestroy(ev); d != nil && r == nil {
-			r = fmt.Errorf("%s: waiting for %s: cuEventDestroy: %w", s, o, d)
+		if d := api.EventDestroy(ev); d != nil {
+			// Kept on o, destroyed by its next WaitStream or its Close:
+			// never dropped. The wait itself is queued, and what matters
+			// of the call succeeded.
+			o.keepOrphan(ev)
+			if r == nil {
+				r = fmt.Errorf("%s: waiting for %s: cuEventDestroy (the event is kept, and destroyed again by the next WaitStream or Close): %w", s, o, d)
+			}
 		}
 		return r
 	})
