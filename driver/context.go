@@ -231,6 +231,15 @@ func (c *Context) Driver() *Driver {
 	return c.dev.drv
 }
 
+// Same reports whether c and o are references to one CUDA context of one
+// Driver: the same handle, through the same *Driver (false when either is
+// nil or zero). Calls that take objects of several contexts compare them
+// with Same, so that an object of another Driver is refused even where its
+// handle happens to equal one of this Driver's.
+func (c *Context) Same(o *Context) bool {
+	return c != nil && o != nil && c.c != nil && o.c != nil && c.Driver() == o.Driver() && c.c.Handle == o.c.Handle
+}
+
 // Kind says whether the context is the primary context, owned or wrapped.
 func (c *Context) Kind() ContextKind {
 	if c == nil {

@@ -133,8 +133,11 @@ func (d *Device) CanAccessPeer(peer *Device) (bool, error) {
 	if d == nil || d.drv == nil {
 		return false, nilDevice("driver.Device.CanAccessPeer")
 	}
-	if peer == nil {
-		return false, fmt.Errorf("driver.Device.CanAccessPeer: device %d: nil peer: %w", d.ordinal, ErrInvalidValue)
+	if peer == nil || peer.drv == nil {
+		return false, fmt.Errorf("driver.Device.CanAccessPeer: device %d: nil or zero peer: %w", d.ordinal, ErrInvalidValue)
+	}
+	if peer.drv != d.drv {
+		return false, fmt.Errorf("driver.Device.CanAccessPeer: device %d: peer device %d belongs to another *driver.Driver: %w", d.ordinal, peer.ordinal, ErrWrongContext)
 	}
 	ok, r := d.drv.api.DeviceCanAccessPeer(d.handle, peer.handle)
 	if r != nil {

@@ -12,6 +12,24 @@
 // The packages stream, memory and module build on the Context defined here;
 // the seam between these objects and a driver implementation is package
 // driver/backend, which users never need.
+//
+// # Zero values, other drivers, closing
+//
+// One rule holds for every exported type of driver, stream, memory, module,
+// graph and nccl: a nil pointer or a zero value (one not made by this
+// module) never panics. Accessors answer zero values ("nil stream", 0, nil);
+// every other method, Close included, returns an error wrapping
+// ErrInvalidValue; only a second Close of an object that was made returns
+// nil. A zero object given as an argument is refused like a nil one, and an
+// object of another *Driver (see Context.Same) with an error wrapping
+// ErrWrongContext, before any driver call. Calls on an object hold it while
+// they run: a Close racing them waits for them (calls begun after it fail
+// with ErrClosed), so no call hands the driver a destroyed handle. A create
+// call either returns its object or destroys what the driver made, even
+// when only its unbinding failed. A panic or runtime.Goexit in a function
+// given to the library (graph.Capture, nccl.Group, stream callbacks)
+// leaves the library's state as it was, and the panic goes on to the
+// caller (callbacks report it through Synchronize instead).
 package driver
 
 import (

@@ -24,6 +24,9 @@ func (c *Context) EnablePeerAccess(peer *Context) error {
 	if peer == nil || peer.c == nil {
 		return fmt.Errorf("%s: %s: nil peer context: %w", op, c, ErrInvalidValue)
 	}
+	if peer.Driver() != c.Driver() {
+		return fmt.Errorf("%s: %s: peer %s belongs to another *driver.Driver: %w", op, c, peer, ErrWrongContext)
+	}
 	if peer.Closed() {
 		return fmt.Errorf("%s: %s: peer %s: %w", op, c, peer, ErrClosed)
 	}
@@ -50,6 +53,9 @@ func (c *Context) DisablePeerAccess(peer *Context) error {
 	}
 	if peer == nil || peer.c == nil {
 		return fmt.Errorf("%s: %s: nil peer context: %w", op, c, ErrInvalidValue)
+	}
+	if peer.Driver() != c.Driver() {
+		return fmt.Errorf("%s: %s: peer %s belongs to another *driver.Driver: %w", op, c, peer, ErrWrongContext)
 	}
 	if peer.Closed() {
 		return fmt.Errorf("%s: %s: peer %s: %w", op, c, peer, ErrClosed)

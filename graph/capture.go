@@ -121,7 +121,10 @@ func EndCapture(s *stream.Stream) (_ *Graph, err error) {
 // capture) and returns it as a graph. The goroutine stays on its OS thread
 // meanwhile, as the driver requires of Global and ThreadLocal captures. The
 // capture always ends: when fn fails, its error is returned (joined with
-// EndCapture's, if any) and no graph.
+// EndCapture's, if any) and no graph. When fn panics or calls
+// runtime.Goexit (t.FailNow, testify's require), the capture is ended and
+// its graph destroyed before the panic goes on to the caller: the stream is
+// never left capturing.
 func Capture(s *stream.Stream, mode Mode, fn func() error) (*Graph, error) {
 	const op = "graph.Capture"
 	if fn == nil {
@@ -132,7 +135,19 @@ func Capture(s *stream.Stream, mode Mode, fn func() error) (*Graph, error) {
 	if err := BeginCapture(s, mode); err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
+	returned := false
+	defer func() {
+		if !returned {
+			// fn panicked or called runtime.Goexit: end the capture (on
+			// this thread, still locked) and drop what it recorded; the
+			// panic goes on.
+			if g, err := EndCapture(s); err == nil {
+				_ = g.Close()
+			}
+		}
+	}()
 	ferr := fn()
+	returned = true
 	g, err := EndCapture(s)
 	if ferr != nil {
 		if g != nil {

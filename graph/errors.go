@@ -72,12 +72,25 @@ type UpdateError struct {
 	Err      error
 }
 
+// Error describes the refusal: why, the node, and the driver's error.
 func (e *UpdateError) Error() string {
+	if e == nil {
+		return "graph.UpdateError: nil"
+	}
 	s := "update refused: " + e.Result.String()
 	if e.Node != 0 {
 		s += fmt.Sprintf(" (node %#x)", e.Node)
 	}
+	if e.Err == nil {
+		return s
+	}
 	return s + ": " + e.Err.Error()
 }
 
-func (e *UpdateError) Unwrap() error { return e.Err }
+// Unwrap returns the driver's error (nil for a nil UpdateError).
+func (e *UpdateError) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Err
+}

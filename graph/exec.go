@@ -14,7 +14,9 @@ import (
 // needed, on any stream of its context. It is owned: Close destroys it
 // (cuGraphExecDestroy; launches in flight still complete). It holds its
 // context until Close, and is safe for concurrent use, except that Update
-// must not run while a Launch of the same Exec is being made.
+// must not run while a Launch of the same Exec is being made. Each call
+// holds the Exec while it runs: a concurrent Close waits for it, and calls
+// made once Close has begun fail with an error wrapping ErrClosed.
 type Exec struct {
 	ctx  *driver.Context
 	hold *core.Hold
@@ -42,6 +44,9 @@ func (g *Graph) Instantiate() (*Exec, error) {
 		return nil
 	})
 	if err != nil {
+		if e != 0 { // made, but unbinding failed
+			err = h.Undo(err, func(backend.API) error { return g.api.GraphExecDestroy(e) })
+		}
 		return nil, fmt.Errorf("%s: %s: %w", op, g, h.Drop(err))
 	}
 	return &Exec{ctx: g.ctx, hold: h, api: g.api, h: e}, nil
@@ -102,16 +107,26 @@ func (x *Exec) Close() error {
 }
 
 // onStream checks x and s for a stream-ordered call and returns the
-// stream's binding (see core.Queue.Use).
-func (x *Exec) onStream(s *stream.Stream) (core.Binding, error) {
-	if err := x.check(); err != nil {
+// stream's binding (see core.Queue.Use). It holds x for the call (a
+// concurrent Close waits): the caller ends it with x.hold.Unuse once the
+// error is nil.
+func (x *Exec) onStream(s *stream.Stream) (_ core.Binding, err error) {
+	if x == nil || x.hold == nil {
+		return core.Binding{}, fmt.Errorf("nil graph exec: %w", driver.ErrInvalidValue)
+	}
+	if err := x.hold.Use(x); err != nil {
 		return core.Binding{}, err
 	}
+	defer func() {
+		if err != nil {
+			x.hold.Unuse()
+		}
+	}()
 	q := core.QueueOf(s)
 	if q == nil {
 		return core.Binding{}, fmt.Errorf("%s: nil or zero stream: %w", x, driver.ErrInvalidValue)
 	}
-	if sc := s.Context(); sc.Handle() != x.ctx.Handle() {
+	if sc := s.Context(); !sc.Same(x.ctx) {
 		return core.Binding{}, fmt.Errorf("%s: %s belongs to %s: %w", x, s, sc, driver.ErrWrongContext)
 	}
 	b, err := q.Use()
@@ -130,6 +145,7 @@ func (x *Exec) Launch(s *stream.Stream) (err error) {
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
+	defer x.hold.Unuse()
 	defer b.Done(&err)
 	if r := x.api.GraphLaunch(x.h, s.Handle()); r != nil {
 		return fmt.Errorf("%s: %s on %s: cuGraphLaunch: %w", op, x, s, core.Unusable(r))
@@ -146,6 +162,7 @@ func (x *Exec) Upload(s *stream.Stream) (err error) {
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
+	defer x.hold.Unuse()
 	defer b.Done(&err)
 	if r := x.api.GraphUpload(x.h, s.Handle()); r != nil {
 		return fmt.Errorf("%s: %s on %s: cuGraphUpload: %w", op, x, s, core.Unusable(r))
@@ -167,9 +184,13 @@ func (x *Exec) Update(g *Graph) error {
 	if err := g.check(); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	if g.ctx.Handle() != x.ctx.Handle() {
+	if !g.ctx.Same(x.ctx) {
 		return fmt.Errorf("%s: %s: %s belongs to another context: %w", op, x, g, driver.ErrWrongContext)
 	}
+	if err := g.use(); err != nil { // g is read by the update: held until then
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	defer g.hold.Unuse()
 	var info backend.GraphExecUpdateInfo
 	err := x.hold.Do(func(backend.API) error {
 		var r error

@@ -17,7 +17,9 @@ import (
 // Graph is a CUDA graph (CUgraph) of one context, made by New, Clone or
 // stream capture. It is owned: Close destroys it (cuGraphDestroy). It holds
 // its context until Close. Building a graph (the Add methods) is not safe
-// for concurrent use; everything else is.
+// for concurrent use; everything else is. Each call holds the graph while
+// it runs: a concurrent Close waits for it, and calls made once Close has
+// begun fail with an error wrapping ErrClosed.
 type Graph struct {
 	ctx  *driver.Context
 	hold *core.Hold
@@ -79,6 +81,9 @@ func New(ctx *driver.Context) (*Graph, error) {
 		return nil
 	})
 	if err != nil {
+		if g != 0 { // made, but unbinding failed
+			err = h.Undo(err, func(backend.API) error { return api.GraphDestroy(g) })
+		}
 		return nil, fmt.Errorf("%s: %s: %w", op, ctx, h.Drop(err))
 	}
 	return &Graph{ctx: ctx, hold: h, api: api, h: g}, nil
@@ -132,6 +137,15 @@ func (g *Graph) check() error {
 	return g.hold.Check(g)
 }
 
+// use is check for a call that reads the graph's handle: it holds the
+// graph open (a concurrent Close waits) until g.hold.Unuse.
+func (g *Graph) use() error {
+	if g == nil || g.hold == nil {
+		return fmt.Errorf("nil graph: %w", driver.ErrInvalidValue)
+	}
+	return g.hold.Use(g)
+}
+
 // Close destroys the graph (cuGraphDestroy) and lets go of its context.
 // Execs instantiated from it stay valid. A second Close returns nil; a
 // failed destroy leaves the graph open so that Close can be retried.
@@ -167,6 +181,9 @@ func (g *Graph) Clone() (*Graph, error) {
 		return nil
 	})
 	if err != nil {
+		if c != 0 { // made, but unbinding failed
+			_ = g.hold.Do(func(backend.API) error { return g.api.GraphDestroy(c) })
+		}
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	out, err := adopt(g.ctx, g.api, c)
@@ -180,9 +197,10 @@ func (g *Graph) Clone() (*Graph, error) {
 // as one).
 func (g *Graph) NodeCount() (int, error) {
 	const op = "graph.Graph.NodeCount"
-	if err := g.check(); err != nil {
+	if err := g.use(); err != nil {
 		return 0, fmt.Errorf("%s: %w", op, err)
 	}
+	defer g.hold.Unuse()
 	n, r := g.api.GraphNodeCount(g.h)
 	if r != nil {
 		return 0, fmt.Errorf("%s: %s: cuGraphGetNodes: %w", op, g, r)
@@ -193,9 +211,10 @@ func (g *Graph) NodeCount() (int, error) {
 // EdgeCount returns the number of dependency edges of the graph.
 func (g *Graph) EdgeCount() (int, error) {
 	const op = "graph.Graph.EdgeCount"
-	if err := g.check(); err != nil {
+	if err := g.use(); err != nil {
 		return 0, fmt.Errorf("%s: %w", op, err)
 	}
+	defer g.hold.Unuse()
 	n, r := g.api.GraphEdgeCount(g.h)
 	if r != nil {
 		return 0, fmt.Errorf("%s: %s: cuGraphGetEdges: %w", op, g, r)
@@ -237,7 +256,7 @@ func (g *Graph) AddKernel(f *module.Function, cfg module.Config, args *module.Ar
 	if err := g.check(); err != nil {
 		return Node{}, fmt.Errorf("%s: %w", op, err)
 	}
-	if m := f.Module(); m != nil && m.Context().Handle() != g.ctx.Handle() {
+	if m := f.Module(); m != nil && !m.Context().Same(g.ctx) {
 		return Node{}, fmt.Errorf("%s: %s belongs to %s, the graph to %s: %w", op, f, m.Context(), g.ctx, driver.ErrWrongContext)
 	}
 	p, err := f.NodeParams(cfg, args)
@@ -294,7 +313,7 @@ func addHostCopy[T any](op string, g *Graph, dev *memory.Buffer[T], host *memory
 	if host.Len() != dev.Len() {
 		return Node{}, fmt.Errorf("%s: %s: host buffer of %d elements, device buffer of %d: %w", op, g, host.Len(), dev.Len(), driver.ErrInvalidValue)
 	}
-	if hc := host.Context(); hc == nil || hc.Handle() != g.ctx.Handle() {
+	if hc := host.Context(); !hc.Same(g.ctx) {
 		return Node{}, fmt.Errorf("%s: %s: the host buffer belongs to another context: %w", op, g, driver.ErrWrongContext)
 	}
 	hp := unsafe.Pointer(unsafe.SliceData(host.Slice()))
@@ -321,7 +340,7 @@ func (g *Graph) buffers(bufs ...interface {
 		if b == nil || b.Closed() || b.Ptr() == 0 {
 			return fmt.Errorf("buffer %d is nil or freed: %w", i, driver.ErrInvalidValue)
 		}
-		if b.Context().Handle() != g.ctx.Handle() {
+		if !b.Context().Same(g.ctx) {
 			return fmt.Errorf("buffer %d belongs to %s: %w", i, b.Context(), driver.ErrWrongContext)
 		}
 		if b.Len() != bufs[0].Len() {
@@ -391,7 +410,7 @@ func (g *Graph) event(ev *stream.Event) error {
 	if ev == nil || ev.Handle() == 0 || ev.Context() == nil {
 		return fmt.Errorf("%s: nil or closed event: %w", g, driver.ErrInvalidValue)
 	}
-	if ev.Context().Handle() != g.ctx.Handle() {
+	if !ev.Context().Same(g.ctx) {
 		return fmt.Errorf("%s: %s belongs to %s: %w", g, ev, ev.Context(), driver.ErrWrongContext)
 	}
 	return nil
@@ -407,9 +426,13 @@ func (g *Graph) AddChild(child *Graph, deps ...Node) (Node, error) {
 	if child == g {
 		return Node{}, fmt.Errorf("%s: %s: a graph cannot be its own child: %w", op, g, driver.ErrInvalidValue)
 	}
-	if child.ctx.Handle() != g.Context().Handle() {
+	if !child.ctx.Same(g.Context()) {
 		return Node{}, fmt.Errorf("%s: child %s: %w", op, child, driver.ErrWrongContext)
 	}
+	if err := child.use(); err != nil { // child is copied: held until then
+		return Node{}, fmt.Errorf("%s: child: %w", op, err)
+	}
+	defer child.hold.Unuse()
 	return g.add(op, "cuGraphAddChildGraphNode", deps, func(ds []uintptr) (uintptr, error) {
 		return g.api.GraphAddChildGraphNode(g.h, ds, child.h)
 	})

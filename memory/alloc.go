@@ -49,6 +49,9 @@ func alloc[T any](op string, ctx *driver.Context, n int) (*Buffer[T], error) {
 		return nil
 	})
 	if err != nil {
+		if ptr != 0 { // allocated, but unbinding failed
+			err = h.Undo(err, func(api backend.API) error { return api.MemFree(ptr) })
+		}
 		return nil, h.Drop(fmt.Errorf("%s: %w", op, err))
 	}
 	return newBuffer[T](&allocation{ctx: ctx, hold: h, kind: kindAlloc, base: ptr, size: size}, ptr, n), nil
@@ -79,7 +82,16 @@ func AllocAsync[T any](s *stream.Stream, n int) (*Buffer[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	return newBuffer[T](&allocation{ctx: s.Context(), hold: h, kind: kindAsync, base: ptr, size: size, s: s}, ptr, n), nil
+	a := &allocation{ctx: s.Context(), hold: h, kind: kindAsync, base: ptr, size: size, s: s}
+	if ptr != 0 {
+		if pool := currentOwnedPool(s.Context()); pool != nil {
+			// The memory is the pool's: counted, so that the pool is not
+			// destroyed under it (ErrPoolInUse).
+			a.pool = pool
+			pool.live.Add(1)
+		}
+	}
+	return newBuffer[T](a, ptr, n), nil
 }
 
 // allocAsync checks s (Queue.Use, which binds the context of the special

@@ -112,7 +112,7 @@ func CopyDtoD[T any](dst, src *Buffer[T]) (err error) {
 	defer b.Done(&err)
 	api := apiOf(ctx)
 	n := src.bytes()
-	if src.a.ctx.Handle() == ctx.Handle() {
+	if src.a.ctx.Same(ctx) {
 		if r := api.MemcpyDtoD(dst.ptr, src.ptr, n); r != nil {
 			return fmt.Errorf("%s: %d bytes from %s to %s: cuMemcpyDtoD: %w", op, n, src, dst, core.Unusable(r))
 		}
@@ -141,6 +141,9 @@ func checkDtoD[T any](op string, dst, src *Buffer[T]) error {
 	}
 	if src.n > dst.n {
 		return fitError(op, dst.n, src.n)
+	}
+	if dd, sd := dst.a.ctx.Driver(), src.a.ctx.Driver(); dd != sd {
+		return fmt.Errorf("%s: dst %s and src %s belong to different *driver.Driver values: %w", op, dst, src, ErrWrongContext)
 	}
 	if dst.a == src.a {
 		n := src.bytes()

@@ -125,7 +125,7 @@ func CopyDtoDAsync[T any](s *stream.Stream, dst, src *Buffer[T]) (err error) {
 		return wrongStream(op, s, dst.String(), dctx.String())
 	}
 	n := src.bytes()
-	if dctx.Handle() == sctx.Handle() {
+	if dctx.Same(sctx) {
 		if r := apiOf(dctx).MemcpyDtoDAsync(dst.ptr, src.ptr, n, s.Handle()); r != nil {
 			return fmt.Errorf("%s: %d bytes from %s to %s on stream %#x: cuMemcpyDtoDAsync: %w", op, n, src, dst, s.Handle(), r)
 		}

@@ -51,7 +51,7 @@ func Fill[T any](s *stream.Stream, b *Buffer[T], value T) (err error) {
 		if err := streamCheck(op, s); err != nil {
 			return err
 		}
-		if s.Context().Handle() != ctx.Handle() {
+		if !s.Context().Same(ctx) {
 			return wrongFill(op, s, b.String(), ctx)
 		}
 		return nil
@@ -61,7 +61,7 @@ func Fill[T any](s *stream.Stream, b *Buffer[T], value T) (err error) {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	defer sb.Done(&err)
-	if s.Context().Handle() != ctx.Handle() {
+	if !s.Context().Same(ctx) {
 		return wrongFill(op, s, b.String(), ctx)
 	}
 	api := apiOf(ctx)

@@ -43,7 +43,7 @@ import (
 // wrapping driver.ErrNotPermitted and changes nothing.
 func (b *Buffer[T]) Close() error {
 	if b == nil || b.a == nil {
-		return nil
+		return fmt.Errorf("memory.Buffer.Close: nil or zero buffer: %w", driver.ErrInvalidValue)
 	}
 	if b.view {
 		b.closed.Store(true)
@@ -162,10 +162,10 @@ func unbind(b core.Binding, err error) error {
 // From inside a host callback it fails with an error wrapping
 // driver.ErrNotPermitted, as Close does.
 func (b *Buffer[T]) FreeAsync(s *stream.Stream) error {
-	if b == nil || b.a == nil {
-		return nil
-	}
 	const op = "memory.Buffer.FreeAsync"
+	if b == nil || b.a == nil {
+		return fmt.Errorf("%s: nil or zero buffer: %w", op, driver.ErrInvalidValue)
+	}
 	if core.InCallback() {
 		return fmt.Errorf("%s: %s: %w", op, b, core.ErrInCallback)
 	}

@@ -73,6 +73,9 @@ func AllocHost[T any](ctx *driver.Context, n int) (*HostBuffer[T], error) {
 		return nil
 	})
 	if err != nil {
+		if p != nil { // allocated, but unbinding failed
+			err = h.Undo(err, func(api backend.API) error { return api.MemFreeHost(p) })
+		}
 		return nil, h.Drop(fmt.Errorf("%s: %w", op, err))
 	}
 	return &HostBuffer[T]{ctx: ctx, hold: h, p: p, n: n}, nil
@@ -127,10 +130,10 @@ func (h *HostBuffer[T]) Context() *driver.Context {
 // (stream.Stream.Callback), which must not call into CUDA, it fails with an
 // error wrapping driver.ErrNotPermitted and changes nothing.
 func (h *HostBuffer[T]) Close() error {
-	if h == nil || h.hold == nil {
-		return nil
-	}
 	const op = "memory.HostBuffer.Close"
+	if h == nil || h.hold == nil {
+		return fmt.Errorf("%s: nil or zero pinned buffer: %w", op, driver.ErrInvalidValue)
+	}
 	// Before the lock: a Close in progress on another goroutine may hold it
 	// while cuMemFreeHost waits for the very callback calling this one.
 	if core.InCallback() {

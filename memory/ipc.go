@@ -79,6 +79,9 @@ func OpenIPC[T any](ctx *driver.Context, h driver.IPCHandle, n int) (*Buffer[T],
 		return err
 	})
 	if err != nil {
+		if ptr != 0 { // mapped, but unbinding failed
+			err = hold.Undo(err, func(api backend.API) error { return api.IPCCloseMemHandle(ptr) })
+		}
 		return nil, hold.Drop(fmt.Errorf("%s: %w", op, err))
 	}
 	a := &allocation{ctx: ctx, hold: hold, kind: kindIPC, base: ptr, size: size}

@@ -25,30 +25,52 @@ const (
 
 // Location is where Prefetch moves managed memory and what Advise names:
 // the host (Host) or a device (On).
+//
+// The zero Location names no memory: Prefetch and Advise refuse it (and
+// On(nil)) with an error wrapping ErrInvalidValue, and a device of another
+// *driver.Driver than the buffer's with one wrapping ErrWrongContext.
 type Location struct {
 	host bool
-	dev  int
+	dev  *driver.Device
 }
 
 // Host is the CPU's memory.
 var Host = Location{host: true}
 
 // On is dev's memory.
-func On(dev *driver.Device) Location { return Location{dev: dev.Ordinal()} }
+func On(dev *driver.Device) Location { return Location{dev: dev} }
 
 func (l Location) raw() backend.MemLocation {
 	if l.host {
 		return backend.MemLocation{Type: backend.MemLocationHost}
 	}
-	return backend.MemLocation{Type: backend.MemLocationDevice, ID: int32(l.dev)}
+	return backend.MemLocation{Type: backend.MemLocationDevice, ID: int32(l.dev.Ordinal())}
 }
 
-// String returns "host" or "device N".
-func (l Location) String() string {
-	if l.host {
-		return "host"
+// check refuses a Location that names no memory, or a device of another
+// driver than ctx's.
+func (l Location) check(op string, ctx *driver.Context) error {
+	switch {
+	case l.host:
+		return nil
+	case l.dev == nil || l.dev.Driver() == nil:
+		return fmt.Errorf("%s: no location (a zero Location, or On of a nil or zero device): use memory.Host or memory.On: %w", op, driver.ErrInvalidValue)
+	case l.dev.Driver() != ctx.Driver():
+		return fmt.Errorf("%s: %s belongs to another *driver.Driver than %s: %w", op, l, ctx, ErrWrongContext)
 	}
-	return fmt.Sprintf("device %d", l.dev)
+	return nil
+}
+
+// String returns "host", "device N", or "no location" for the zero
+// Location.
+func (l Location) String() string {
+	switch {
+	case l.host:
+		return "host"
+	case l.dev == nil:
+		return "no location"
+	}
+	return fmt.Sprintf("device %d", l.dev.Ordinal())
 }
 
 // Advice is a hint about how managed memory is used (CUmem_advise).
@@ -117,6 +139,9 @@ func AllocManaged[T any](ctx *driver.Context, n int, flags ManagedFlag) (*Buffer
 		return nil
 	})
 	if err != nil {
+		if ptr != 0 { // allocated, but unbinding failed
+			err = h.Undo(err, func(api backend.API) error { return api.MemFree(ptr) })
+		}
 		return nil, h.Drop(fmt.Errorf("%s: %w", op, err))
 	}
 	return newBuffer[T](&allocation{ctx: ctx, hold: h, kind: kindManaged, base: ptr, size: size}, ptr, n), nil
@@ -171,6 +196,9 @@ func Prefetch[T any](s *stream.Stream, b *Buffer[T], loc Location) (err error) {
 	if err != nil {
 		return err
 	}
+	if err := loc.check(op, b.a.ctx); err != nil {
+		return err
+	}
 	if err := streamCheck(op, s); err != nil {
 		return err
 	}
@@ -202,6 +230,9 @@ func Advise[T any](b *Buffer[T], advice Advice, loc Location) error {
 	}
 	m, err := managedOf(op, core.ContextOf(b.a.ctx))
 	if err != nil {
+		return err
+	}
+	if err := loc.check(op, b.a.ctx); err != nil {
 		return err
 	}
 	if b.n == 0 {

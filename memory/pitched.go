@@ -70,6 +70,9 @@ func allocPitched[T any](name string, ctx *driver.Context, width, height int) (*
 		return nil
 	})
 	if err != nil {
+		if ptr != 0 { // allocated, but unbinding failed
+			err = h.Undo(err, func(api backend.API) error { return api.MemFree(ptr) })
+		}
 		return nil, h.Drop(fmt.Errorf("%s: %w", op, err))
 	}
 	n := int(pitch/e.size) * height
@@ -77,25 +80,41 @@ func allocPitched[T any](name string, ctx *driver.Context, width, height int) (*
 	return &Pitched[T]{b: b, pitch: pitch, width: width, height: height}, nil
 }
 
-// Width returns the elements of a row.
-func (p *Pitched[T]) Width() int { return p.width }
+// orZero returns p, or a zero Pitched for a nil p, for the accessors.
+func (p *Pitched[T]) orZero() *Pitched[T] {
+	if p == nil {
+		return &Pitched[T]{}
+	}
+	return p
+}
 
-// Height returns the rows.
-func (p *Pitched[T]) Height() int { return p.height }
+// Width returns the elements of a row (0 for a nil or zero Pitched).
+func (p *Pitched[T]) Width() int { return p.orZero().width }
+
+// Height returns the rows (0 for a nil or zero Pitched).
+func (p *Pitched[T]) Height() int { return p.orZero().height }
 
 // Pitch returns the bytes from one row to the next (at least Width
-// elements).
-func (p *Pitched[T]) Pitch() int { return int(p.pitch) }
+// elements; 0 for a nil or zero Pitched).
+func (p *Pitched[T]) Pitch() int { return int(p.orZero().pitch) }
 
-// Ptr returns the device address of element (0, 0) (0 after Close).
-func (p *Pitched[T]) Ptr() uintptr { return p.b.Ptr() }
+// Ptr returns the device address of element (0, 0) (0 after Close, and for
+// a nil or zero Pitched).
+func (p *Pitched[T]) Ptr() uintptr { return p.orZero().b.Ptr() }
 
 // Buffer returns the whole allocation (Height rows of Pitch bytes) as a
-// Buffer, for kernel launches and fills; it is freed with p.
-func (p *Pitched[T]) Buffer() *Buffer[T] { return p.b }
+// Buffer, for kernel launches and fills; it is freed with p. It is nil for
+// a nil or zero Pitched.
+func (p *Pitched[T]) Buffer() *Buffer[T] { return p.orZero().b }
 
-// Close frees the memory (cuMemFree); see Buffer.Close.
-func (p *Pitched[T]) Close() error { return p.b.Close() }
+// Close frees the memory (cuMemFree); see Buffer.Close. A nil or zero
+// Pitched is an error wrapping ErrInvalidValue.
+func (p *Pitched[T]) Close() error {
+	if p == nil || p.b == nil {
+		return fmt.Errorf("memory.Pitched.Close: nil or zero pitched array: %w", driver.ErrInvalidValue)
+	}
+	return p.b.Close()
+}
 
 // copy2D builds the copy of the p's rows to or from host rows of rowLen
 // elements at host.
@@ -144,7 +163,7 @@ func (p *Pitched[T]) async(op string, s *stream.Stream, c *backend.Memcpy2D, hos
 	if err := streamCheck(op, s); err != nil {
 		return err
 	}
-	if s.Context().Handle() != p.b.a.ctx.Handle() {
+	if !s.Context().Same(p.b.a.ctx) {
 		return fmt.Errorf("%s: %s on stream %#x of %s: %w", op, p.b, s.Handle(), s.Context(), driver.ErrWrongContext)
 	}
 	pa := p.b.a.hold.Context().API.(backend.Pitched)

@@ -40,31 +40,57 @@ func AllocPitched3D[T any](ctx *driver.Context, width, height, depth int) (*Pitc
 	return &Pitched3D[T]{p: p, depth: depth}, nil
 }
 
-// Width returns the elements of a row.
-func (v *Pitched3D[T]) Width() int { return v.p.width }
+// rows returns the volume's rows as a Pitched (a zero one for a nil or
+// zero volume), for the accessors.
+func (v *Pitched3D[T]) rows() *Pitched[T] {
+	if v == nil {
+		return nil
+	}
+	return v.p.orZero()
+}
 
-// Height returns the rows of a slice.
-func (v *Pitched3D[T]) Height() int { return v.p.height }
+// Width returns the elements of a row (0 for a nil or zero volume).
+func (v *Pitched3D[T]) Width() int { return v.rows().Width() }
 
-// Depth returns the slices.
-func (v *Pitched3D[T]) Depth() int { return v.depth }
+// Height returns the rows of a slice (0 for a nil or zero volume).
+func (v *Pitched3D[T]) Height() int { return v.rows().Height() }
 
-// Pitch returns the bytes from one row to the next.
-func (v *Pitched3D[T]) Pitch() int { return int(v.p.pitch) }
+// Depth returns the slices (0 for a nil or zero volume).
+func (v *Pitched3D[T]) Depth() int {
+	if v == nil {
+		return 0
+	}
+	return v.depth
+}
 
-// Ptr returns the device address of element (0, 0, 0) (0 after Close).
-func (v *Pitched3D[T]) Ptr() uintptr { return v.p.Ptr() }
+// Pitch returns the bytes from one row to the next (0 for a nil or zero
+// volume).
+func (v *Pitched3D[T]) Pitch() int { return v.rows().Pitch() }
+
+// Ptr returns the device address of element (0, 0, 0) (0 after Close, and
+// for a nil or zero volume).
+func (v *Pitched3D[T]) Ptr() uintptr { return v.rows().Ptr() }
 
 // Buffer returns the whole allocation (Height*Depth rows of Pitch bytes)
-// as a Buffer, for kernel launches and fills; it is freed with v.
-func (v *Pitched3D[T]) Buffer() *Buffer[T] { return v.p.b }
+// as a Buffer, for kernel launches and fills; it is freed with v. It is
+// nil for a nil or zero volume.
+func (v *Pitched3D[T]) Buffer() *Buffer[T] { return v.rows().Buffer() }
 
-// Close frees the memory (cuMemFree); see Buffer.Close.
-func (v *Pitched3D[T]) Close() error { return v.p.Close() }
+// Close frees the memory (cuMemFree); see Buffer.Close. A nil or zero
+// volume is an error wrapping ErrInvalidValue.
+func (v *Pitched3D[T]) Close() error {
+	if v == nil || v.p == nil || v.p.b == nil {
+		return fmt.Errorf("memory.Pitched3D.Close: nil or zero pitched volume: %w", driver.ErrInvalidValue)
+	}
+	return v.p.b.Close()
+}
 
 // copy3D builds the copy of the whole volume to or from a dense host
 // slice of Width*Height*Depth elements.
 func (v *Pitched3D[T]) copy3D(op string, host []T, toDevice bool) (*backend.Memcpy3D, backend.Copies3D, error) {
+	if v.p == nil || v.p.b == nil {
+		return nil, nil, fmt.Errorf("%s: nil or zero pitched volume: %w", op, driver.ErrInvalidValue)
+	}
 	b := v.p.b
 	if err := b.usable(op, "pitched volume"); err != nil {
 		return nil, nil, err
@@ -113,7 +139,7 @@ func (v *Pitched3D[T]) async(op string, s *stream.Stream, ca backend.Copies3D, c
 	if err := streamCheck(op, s); err != nil {
 		return err
 	}
-	if s.Context().Handle() != v.p.b.a.ctx.Handle() {
+	if !s.Context().Same(v.p.b.a.ctx) {
 		return fmt.Errorf("%s: %s on stream %#x of %s: %w", op, v.p.b, s.Handle(), s.Context(), driver.ErrWrongContext)
 	}
 	u, err := use(s)

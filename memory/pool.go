@@ -3,6 +3,8 @@ package memory
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/nocgo/cuda/driver"
@@ -47,10 +49,89 @@ type Pool struct {
 	dev   int
 	owned bool
 
-	// live counts the buffers allocated from the pool (AllocFromPool) and
-	// not yet freed; used records that any ever were.
+	// live counts the buffers the pool backs and that are not yet freed:
+	// those of AllocFromPool, and those of AllocAsync while the pool was its
+	// device's current pool (see SetCurrent); used records that any ever
+	// were, or that the pool was made current.
 	live atomic.Int64
 	used atomic.Bool
+}
+
+// madeCurrent lists the open owned pools that SetCurrent made current, per
+// driver and device: AllocAsync on such a device asks the driver which pool
+// is current (cuDeviceGetMemPool) and counts its buffer in that Pool, so
+// that the Pool is not destroyed under it. Empty (the common case), it
+// costs AllocAsync one atomic load.
+var madeCurrent struct {
+	n     atomic.Int32
+	mu    sync.Mutex
+	pools map[deviceKey][]*Pool
+}
+
+// deviceKey names a device of a driver.
+type deviceKey struct {
+	drv *driver.Driver
+	dev int
+}
+
+// noteCurrent records that p was made current.
+func (p *Pool) noteCurrent() {
+	p.used.Store(true)
+	madeCurrent.mu.Lock()
+	defer madeCurrent.mu.Unlock()
+	k := deviceKey{p.ctx.Driver(), p.dev}
+	if slices.Contains(madeCurrent.pools[k], p) {
+		return
+	}
+	if madeCurrent.pools == nil {
+		madeCurrent.pools = map[deviceKey][]*Pool{}
+	}
+	madeCurrent.pools[k] = append(madeCurrent.pools[k], p)
+	madeCurrent.n.Add(1)
+}
+
+// forgetCurrent drops p from madeCurrent once it is destroyed.
+func (p *Pool) forgetCurrent() {
+	madeCurrent.mu.Lock()
+	defer madeCurrent.mu.Unlock()
+	k := deviceKey{p.ctx.Driver(), p.dev}
+	if i := slices.Index(madeCurrent.pools[k], p); i >= 0 {
+		madeCurrent.pools[k] = slices.Delete(madeCurrent.pools[k], i, i+1)
+		if len(madeCurrent.pools[k]) == 0 {
+			delete(madeCurrent.pools, k)
+		}
+		madeCurrent.n.Add(-1)
+	}
+}
+
+// currentOwnedPool returns the Pool of this package that AllocAsync on
+// ctx's device allocates from now, or nil when it is none of them (or the
+// driver cannot say).
+func currentOwnedPool(ctx *driver.Context) *Pool {
+	if madeCurrent.n.Load() == 0 {
+		return nil
+	}
+	k := deviceKey{ctx.Driver(), ctx.Device().Ordinal()}
+	madeCurrent.mu.Lock()
+	candidates := slices.Clone(madeCurrent.pools[k])
+	madeCurrent.mu.Unlock()
+	if len(candidates) == 0 {
+		return nil
+	}
+	mp, ok := core.ContextOf(ctx).API.(backend.MemPools)
+	if !ok {
+		return nil
+	}
+	h, err := mp.DeviceGetMemPool(k.dev)
+	if err != nil {
+		return nil
+	}
+	for _, p := range candidates {
+		if p.h == h && !p.hold.Closed() {
+			return p
+		}
+	}
+	return nil
 }
 
 // ErrPoolInUse is what Close of an owned Pool returns while buffers
@@ -138,6 +219,7 @@ func NewPool(ctx *driver.Context, opts PoolOptions) (*Pool, error) {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	var pool uintptr
+	made := false
 	err = h.Do(func(backend.API) error {
 		var r error
 		props := backend.MemPoolProps{
@@ -154,9 +236,13 @@ func NewPool(ctx *driver.Context, opts PoolOptions) (*Pool, error) {
 				return fmt.Errorf("%s: cuMemPoolSetAttribute(release threshold): %w", ctx, r)
 			}
 		}
+		made = true
 		return nil
 	})
 	if err != nil {
+		if made { // made, but unbinding failed
+			err = h.Undo(err, func(backend.API) error { return mp.MemPoolDestroy(pool) })
+		}
 		return nil, h.Drop(fmt.Errorf("%s: %w", op, err))
 	}
 	return &Pool{ctx: ctx, hold: h, h: pool, dev: dev, owned: true}, nil
@@ -338,6 +424,20 @@ func (p *Pool) ResetHighWater() error {
 	})
 }
 
+// peer checks a device given to SetAccess or Access: a nil or zero one is
+// an error wrapping ErrInvalidValue, one of another *driver.Driver than the
+// pool's an error wrapping ErrWrongContext (its ordinal would name a device
+// of this driver).
+func (p *Pool) peer(op string, dev *driver.Device) error {
+	if dev == nil || dev.Driver() == nil {
+		return fmt.Errorf("%s: %s: nil or zero device: %w", op, p, driver.ErrInvalidValue)
+	}
+	if p != nil && p.ctx != nil && dev.Driver() != p.ctx.Driver() {
+		return fmt.Errorf("%s: %s: device %d belongs to another *driver.Driver: %w", op, p, dev.Ordinal(), ErrWrongContext)
+	}
+	return nil
+}
+
 // SetAccess sets what dev, another device, may do with the pool's memory
 // (cuMemPoolSetAccess): AccessReadWrite maps all the pool's memory, now and
 // later, into dev; AccessNone unmaps it. The pool's own device always has
@@ -347,8 +447,8 @@ func (p *Pool) ResetHighWater() error {
 // (Device.CanAccessPeer).
 func (p *Pool) SetAccess(dev *driver.Device, a Access) error {
 	const op = "memory.Pool.SetAccess"
-	if dev == nil {
-		return fmt.Errorf("%s: %s: nil device: %w", op, p, driver.ErrInvalidValue)
+	if err := p.peer(op, dev); err != nil {
+		return err
 	}
 	if a != AccessNone && a != AccessReadWrite {
 		return fmt.Errorf("%s: %s: access %s: pools take AccessNone or AccessReadWrite: %w", op, p, a, driver.ErrInvalidValue)
@@ -369,8 +469,8 @@ func (p *Pool) SetAccess(dev *driver.Device, a Access) error {
 // the pool's own device has AccessReadWrite.
 func (p *Pool) Access(dev *driver.Device) (Access, error) {
 	const op = "memory.Pool.Access"
-	if dev == nil {
-		return 0, fmt.Errorf("%s: %s: nil device: %w", op, p, driver.ErrInvalidValue)
+	if err := p.peer(op, dev); err != nil {
+		return 0, err
 	}
 	var a Access
 	err := p.do(op, func(mp backend.MemPools) error {
@@ -393,6 +493,12 @@ func (p *Pool) Access(dev *driver.Device) (Access, error) {
 func (p *Pool) SetCurrent() error {
 	const op = "memory.Pool.SetCurrent"
 	return p.do(op, func(mp backend.MemPools) error {
+		if p.owned {
+			// Noted before the call, so that no AllocAsync from p goes
+			// uncounted; a refused call leaves a note that costs only a
+			// query per AllocAsync.
+			p.noteCurrent()
+		}
 		if r := mp.DeviceSetMemPool(p.dev, p.h); r != nil {
 			return fmt.Errorf("cuDeviceSetMemPool(device %d): %w", p.dev, r)
 		}
@@ -400,11 +506,14 @@ func (p *Pool) SetCurrent() error {
 	})
 }
 
-// Close ends the Pool: an owned pool is destroyed (cuMemPoolDestroy;
-// buffers still allocated from it stay valid until freed), a wrapped one
-// detached. It then lets go of the context. A second Close is a no-op
-// returning nil; if the driver refuses, the error is returned and the Pool
-// stays open.
+// Close ends the Pool: an owned pool is destroyed (cuMemPoolDestroy), a
+// wrapped one detached. It then lets go of the context. While buffers the
+// pool backs are open, Close of an owned pool is refused with an error
+// wrapping ErrPoolInUse and changes nothing: those of AllocFromPool, those
+// of AllocAsync made while the pool was current (SetCurrent), and any other
+// memory the driver counts as in use in the pool (memory another library
+// allocated from it). A second Close is a no-op returning nil; if the
+// driver refuses, the error is returned and the Pool stays open.
 func (p *Pool) Close() error {
 	const op = "memory.Pool.Close"
 	if p == nil || p.hold == nil {
@@ -424,7 +533,14 @@ func (p *Pool) Close() error {
 					return fmt.Errorf("%s: cuCtxSynchronize: %w", p, r)
 				}
 			}
-			if r := api.(backend.MemPools).MemPoolDestroy(p.h); r != nil {
+			mp := api.(backend.MemPools)
+			// Whatever allocated it, memory in use in the pool keeps it.
+			if used, r := mp.MemPoolGetAttribute(p.h, backend.MemPoolUsedMemCurrent); r != nil {
+				return fmt.Errorf("%s: cuMemPoolGetAttribute(USED_MEM_CURRENT): %w", p, r)
+			} else if used > 0 {
+				return fmt.Errorf("%s: %d bytes of it are still allocated: %w", p, used, ErrPoolInUse)
+			}
+			if r := mp.MemPoolDestroy(p.h); r != nil {
 				return fmt.Errorf("%s: cuMemPoolDestroy: %w", p, r)
 			}
 			return nil
@@ -432,6 +548,9 @@ func (p *Pool) Close() error {
 	}
 	if err := p.hold.Close(destroy); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
+	}
+	if p.owned {
+		p.forgetCurrent()
 	}
 	return nil
 }

@@ -90,13 +90,18 @@ func Register[T any](ctx *driver.Context, s []T, flags RegisterFlag) (*Registere
 	r := &Registered[T]{ctx: ctx, hold: h, s: s}
 	p := unsafe.Pointer(unsafe.SliceData(s))
 	r.pin.Pin(p)
+	registered := false
 	err = h.Do(func(backend.API) error {
 		if r := hr.MemHostRegister(p, size, uint32(flags)); r != nil {
 			return fmt.Errorf("%d bytes at %p in %s: cuMemHostRegister: %w", size, p, ctx, r)
 		}
+		registered = true
 		return nil
 	})
 	if err != nil {
+		if registered { // registered, but unbinding failed
+			err = h.Undo(err, func(backend.API) error { return hr.MemHostUnregister(p) })
+		}
 		r.pin.Unpin()
 		return nil, h.Drop(fmt.Errorf("%s: %w", op, err))
 	}

@@ -25,6 +25,9 @@ type CompileError struct {
 // Error returns the source name, the architecture, the NVRTC error and the
 // whole log.
 func (e *CompileError) Error() string {
+	if e == nil {
+		return "module.CompileError: nil"
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "module.Compile: %s (%s): %v", e.Name, e.Arch, e.Err)
 	if log := strings.TrimSpace(e.Log); log != "" {
@@ -35,7 +38,12 @@ func (e *CompileError) Error() string {
 }
 
 // Unwrap returns the NVRTC error.
-func (e *CompileError) Unwrap() error { return e.Err }
+func (e *CompileError) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Err
+}
 
 // compiled is what a compile produces, and what the cache keeps.
 type compiled struct {

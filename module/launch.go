@@ -94,6 +94,12 @@ func (f *Function) launch(s *stream.Stream, cfg *Config, params unsafe.Pointer) 
 	if q == nil {
 		return fmt.Errorf("%s: nil or zero stream: %w", f, driver.ErrInvalidValue)
 	}
+	// The module is held for the call: a concurrent Close (cuModuleUnload)
+	// waits for it.
+	if err := f.m.hold.Use(f.m); err != nil {
+		return fmt.Errorf("%s: %w", f, err)
+	}
+	defer f.m.hold.Unuse()
 	b, err := q.Use()
 	if err != nil {
 		return fmt.Errorf("%s: %w", f, err)
@@ -106,7 +112,7 @@ func (f *Function) launch(s *stream.Stream, cfg *Config, params unsafe.Pointer) 
 			err = fmt.Errorf("%s on %s: %w", f, s, uerr)
 		}
 	}()
-	if sc := s.Context(); sc.Handle() != f.m.ctx.Handle() {
+	if sc := s.Context(); !sc.Same(f.m.ctx) {
 		return fmt.Errorf("%s: %s belongs to %s, the module to %s: %w", f, s, sc, f.m.ctx, ErrWrongContext)
 	}
 	if cfg.SharedMem > defaultDynamicShared && int64(cfg.SharedMem) > f.k.maxDyn.Load() {

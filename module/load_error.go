@@ -21,6 +21,9 @@ type LoadError struct {
 
 // Error returns what failed, the driver's error and the whole error log.
 func (e *LoadError) Error() string {
+	if e == nil {
+		return "module.LoadError: nil"
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s: %v", e.What, e.Call, e.Err)
 	if log := strings.TrimSpace(e.Log); log != "" {
@@ -31,4 +34,9 @@ func (e *LoadError) Error() string {
 }
 
 // Unwrap returns the driver's error.
-func (e *LoadError) Unwrap() error { return e.Err }
+func (e *LoadError) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Err
+}

@@ -149,6 +149,9 @@ func load(ctx *driver.Context, image []byte, kind ImageKind, ptxText []byte) (*M
 		return r
 	})
 	if err != nil {
+		if h != 0 { // loaded, but unbinding failed
+			err = hold.Undo(err, func(api backend.API) error { return api.ModuleUnload(h) })
+		}
 		return nil, hold.Drop(err)
 	}
 	m.h, m.hold = h, hold
@@ -369,7 +372,7 @@ func (m *Module) available() string {
 // A second Close after a successful one is a no-op that returns nil.
 func (m *Module) Close() error {
 	if m == nil || m.hold == nil {
-		return nil
+		return fmt.Errorf("module.Module.Close: nil or zero module: %w", driver.ErrInvalidValue)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()

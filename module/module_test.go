@@ -361,7 +361,8 @@ func TestDetectKind(t *testing.T) {
 
 func TestNilReceivers(t *testing.T) {
 	var m *module.Module
-	assert.NoError(t, m.Close())
+	assert.ErrorIs(t, m.Close(), driver.ErrInvalidValue)
+	assert.ErrorIs(t, (&module.Module{}).Close(), driver.ErrInvalidValue, "a zero Module is refused as zero contexts, streams, events and pools are")
 	_, err := m.Function("x")
 	assert.ErrorIs(t, err, driver.ErrInvalidValue)
 	var f *module.Function

@@ -33,7 +33,7 @@ func TestNilModuleAndFunction(t *testing.T) {
 		assert.Equal(t, "nil module", m.String())
 		_, err := m.Function("k")
 		assert.ErrorIs(t, err, driver.ErrInvalidValue)
-		assert.NoError(t, m.Close())
+		assert.ErrorIs(t, m.Close(), driver.ErrInvalidValue)
 	})
 	var f *module.Function
 	assert.NotPanics(t, func() {

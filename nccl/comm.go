@@ -482,24 +482,27 @@ func (c *Comm) Split(color, key int, cfg *Config) (*Comm, error) {
 // is done; Close again is nil. A failed destroy leaves it open, so that
 // Close (or Abort) can be retried.
 func (c *Comm) Close() error {
-	return c.end("nccl.Comm.Close", "ncclCommDestroy", c.n.CommDestroy)
+	return c.end("nccl.Comm.Close", false, func(n backend.NCCL, h uintptr) error { return n.CommDestroy(h) })
 }
 
 // Abort ends the communicator at once (ncclCommAbort), stopping its work in
 // flight, as after a failed peer: it is how a job gives up on a collective
 // that cannot complete. After Close or Abort it is a no-op that returns nil.
 func (c *Comm) Abort() error {
-	return c.end("nccl.Comm.Abort", "ncclCommAbort", c.n.CommAbort)
+	return c.end("nccl.Comm.Abort", true, func(n backend.NCCL, h uintptr) error { return n.CommAbort(h) })
 }
 
-func (c *Comm) end(op, call string, f func(uintptr) error) error {
+// end ends the communicator with f (ncclCommDestroy or ncclCommAbort):
+// once the calls in progress on it are done, or at once for an abort, which
+// is what stops a call stuck on a peer that never comes.
+func (c *Comm) end(op string, abort bool, f func(n backend.NCCL, h uintptr) error) error {
 	if c == nil || c.hold == nil {
 		return fmt.Errorf("%s: nil communicator: %w", op, driver.ErrInvalidValue)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	destroy := func(backend.API) error {
-		if err := f(c.h); err != nil && !errors.Is(err, InProgress) {
+		if err := f(c.n, c.h); err != nil && !errors.Is(err, InProgress) {
 			return err // ncclInProgress: a non-blocking communicator finishing its teardown
 		}
 		return nil
@@ -510,7 +513,11 @@ func (c *Comm) end(op, call string, f func(uintptr) error) error {
 	if c.ident() != nil {
 		destroy = nil // NCCL made nothing to destroy
 	}
-	if err := c.hold.Close(destroy); err != nil {
+	closeHold := c.hold.Close
+	if abort {
+		closeHold = c.hold.Abort
+	}
+	if err := closeHold(destroy); err != nil {
 		return fmt.Errorf("%s: %s: %w", op, c, err)
 	}
 	return nil

@@ -23,6 +23,11 @@ import (
 //
 // With a non-blocking communicator (Config.NonBlocking) in the group, Group
 // returns once NCCL has finished issuing the group's work.
+//
+// A panic in fn, or a runtime.Goexit (t.FailNow, testify's require), ends
+// this level of the group all the same (the calls fn made before are
+// issued, as after an error) and then goes on to the caller: NCCL's group
+// is never left open on the thread, and the next Group starts afresh.
 func Group(fn func() error) (err error) {
 	const op = "nccl.Group"
 	if fn == nil {
@@ -38,7 +43,17 @@ func Group(fn func() error) (err error) {
 		}
 		g.started++
 	}
+	returned := false
+	defer func() {
+		if !returned && g.n != nil {
+			// fn panicked or called runtime.Goexit: end this level of
+			// NCCL's group, so that the thread is left as it was found;
+			// the panic goes on (its error, if any, has nowhere to go).
+			_ = g.end(op)
+		}
+	}()
 	ferr := fn()
+	returned = true
 	if g.n == nil {
 		// fn made no NCCL call: nothing was started, nothing to end.
 		return ferr

@@ -111,6 +111,9 @@ func NewEvent(ctx *driver.Context, opts EventOptions) (*Event, error) {
 		return nil
 	})
 	if err != nil {
+		if h != 0 { // made, but unbinding failed
+			err = hold.Undo(err, func(api backend.API) error { return api.EventDestroy(h) })
+		}
 		return nil, hold.Drop(err)
 	}
 	return &Event{ctx: ctx, hold: hold, h: h, kind: ownedEvent, flags: f, flagsKnown: true}, nil
@@ -215,7 +218,7 @@ func (e *Event) Record(s *Stream) (err error) {
 	if err := s.check(); err != nil {
 		return fmt.Errorf("%s: %s: %w", op, e, err)
 	}
-	if s.ctx.Handle() != e.ctx.Handle() {
+	if !s.ctx.Same(e.ctx) {
 		return fmt.Errorf("%s: %s on %s: %w", op, e, s, ErrWrongContext)
 	}
 	b, err := s.use()

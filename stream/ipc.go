@@ -67,6 +67,9 @@ func OpenIPCEvent(ctx *driver.Context, h driver.IPCHandle) (*Event, error) {
 		return nil
 	})
 	if err != nil {
+		if ev != 0 { // opened, but unbinding failed
+			err = hold.Undo(err, func(api backend.API) error { return api.EventDestroy(ev) })
+		}
 		return nil, hold.Drop(err)
 	}
 	return &Event{ctx: ctx, hold: hold, h: ev, kind: openedEvent, flags: Interprocess | DisableTiming, flagsKnown: true}, nil

@@ -77,6 +77,9 @@ func New(ctx *driver.Context, opts Options) (*Stream, error) {
 		return nil
 	})
 	if err != nil {
+		if h != 0 { // made, but unbinding failed
+			err = hold.Undo(err, func(api backend.API) error { return api.StreamDestroy(h) })
+		}
 		return nil, hold.Drop(err)
 	}
 	return newStream(ctx, hold, h, owned), nil

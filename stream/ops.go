@@ -72,6 +72,9 @@ func (s *Stream) Wait(ev *Event) (err error) {
 	if err := ev.check(); err != nil {
 		return fmt.Errorf("%s: %s: %w", op, s, err)
 	}
+	if ev.ctx.Driver() != s.ctx.Driver() {
+		return fmt.Errorf("%s: %s: %s belongs to another *driver.Driver: %w", op, s, ev, ErrWrongContext)
+	}
 	if r := s.api().StreamWaitEvent(s.q.Handle, ev.h, 0); r != nil {
 		return fmt.Errorf("%s: %s: cuStreamWaitEvent(%s): %w", op, s, ev, r)
 	}
@@ -91,6 +94,9 @@ func (s *Stream) WaitStream(o *Stream) (err error) {
 	if err := o.check(); err != nil {
 		return fmt.Errorf("%s: %s: waiting for %w", op, s, err)
 	}
+	if o.ctx.Driver() != s.ctx.Driver() {
+		return fmt.Errorf("%s: %s: waiting for %s of another *driver.Driver: %w", op, s, o, ErrWrongContext)
+	}
 	sb, err := s.use()
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
@@ -98,6 +104,7 @@ func (s *Stream) WaitStream(o *Stream) (err error) {
 	defer sb.Done(&err)
 	// The internal event is made in o's context, bound through o's hold.
 	err = o.q.Hold.Do(func(api backend.API) error {
+		_ = o.destroyOrphans(api) // earlier internal events, if any: best effort
 		ev, r := api.EventCreate(uint32(DisableTiming))
 		if r != nil {
 			return fmt.Errorf("%s: waiting for %s: cuEventCreate: %w", s, o, r)
@@ -107,8 +114,14 @@ func (s *Stream) WaitStream(o *Stream) (err error) {
 		} else if r = s.api().StreamWaitEvent(s.q.Handle, ev, 0); r != nil {
 			r = fmt.Errorf("%s: waiting for %s: cuStreamWaitEvent: %w", s, o, r)
 		}
-		if d := api.EventDestroy(ev); d != nil && r == nil {
-			r = fmt.Errorf("%s: waiting for %s: cuEventDestroy: %w", s, o, d)
+		if d := api.EventDestroy(ev); d != nil {
+			// Kept on o, destroyed by its next WaitStream or its Close:
+			// never dropped. The wait itself is queued, and what matters
+			// of the call succeeded.
+			o.keepOrphan(ev)
+			if r == nil {
+				r = fmt.Errorf("%s: waiting for %s: cuEventDestroy (the event is kept, and destroyed again by the next WaitStream or Close): %w", s, o, d)
+			}
 		}
 		return r
 	})

@@ -78,6 +78,41 @@ type Stream struct {
 	panicked atomic.Bool
 	mu       sync.Mutex
 	panicErr *CallbackPanicError
+
+	// Internal events of WaitStream (in this stream's context) whose
+	// cuEventDestroy failed: destroyed by the next WaitStream on this
+	// stream, or by Close, which fails (and can be retried) while one
+	// remains.
+	orphanMu sync.Mutex
+	orphans  []uintptr
+}
+
+// keepOrphan keeps ev, an internal event that could not be destroyed, for
+// a later try.
+func (s *Stream) keepOrphan(ev uintptr) {
+	s.orphanMu.Lock()
+	defer s.orphanMu.Unlock()
+	s.orphans = append(s.orphans, ev)
+}
+
+// destroyOrphans destroys the kept internal events, with the stream's
+// context current; those the driver still refuses stay kept, and the first
+// refusal is returned.
+func (s *Stream) destroyOrphans(api backend.API) error {
+	s.orphanMu.Lock()
+	defer s.orphanMu.Unlock()
+	var first error
+	kept := s.orphans[:0]
+	for _, ev := range s.orphans {
+		if r := api.EventDestroy(ev); r != nil {
+			kept = append(kept, ev)
+			if first == nil {
+				first = fmt.Errorf("%s: an internal event of WaitStream: cuEventDestroy: %w", s, r)
+			}
+		}
+	}
+	s.orphans = kept
+	return first
 }
 
 func init() {
@@ -138,7 +173,7 @@ func (s *Stream) Equal(o *Stream) bool {
 	if s == nil || o == nil || s.ctx == nil || o.ctx == nil {
 		return s == o
 	}
-	return s.q.Handle == o.q.Handle && s.ctx.Handle() == o.ctx.Handle()
+	return s.q.Handle == o.q.Handle && s.ctx.Same(o.ctx)
 }
 
 // Close ends this Stream and lets go of its context (see driver.Context
@@ -153,14 +188,24 @@ func (s *Stream) Close() error {
 	if s == nil || s.ctx == nil {
 		return fmt.Errorf("%s: %w", op, errNilStream)
 	}
-	var destroy func(backend.API) error
-	if s.kind == owned {
-		destroy = func(api backend.API) error {
-			if r := api.StreamDestroy(s.q.Handle); r != nil {
-				return fmt.Errorf("%s: cuStreamDestroy: %w", s, r)
-			}
-			return nil
+	destroy := func(api backend.API) error {
+		if err := s.destroyOrphans(api); err != nil {
+			return err
 		}
+		if s.kind != owned {
+			return nil // a wrapped or special stream is only detached
+		}
+		if r := api.StreamDestroy(s.q.Handle); r != nil {
+			return fmt.Errorf("%s: cuStreamDestroy: %w", s, r)
+		}
+		return nil
+	}
+	if s.kind != owned {
+		s.orphanMu.Lock()
+		if len(s.orphans) == 0 {
+			destroy = nil // nothing to do in the driver: no binding
+		}
+		s.orphanMu.Unlock()
 	}
 	if err := s.q.Hold.Close(destroy); err != nil {
 		return fmt.Errorf("%s: %w", op, err)

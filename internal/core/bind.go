@@ -9,6 +9,7 @@ import (
 // undoes exactly what Bind did.
 type Binding struct {
 	c      *Context
+	h      *Hold // the object held for the call (Hold.Bind, Queue.Use), if any
 	pushed bool
 }
 
@@ -57,6 +58,9 @@ func (c *Context) bind(fresh bool) (Binding, error) {
 // it) and is returned. Calling it on a zero Binding does nothing. Call it
 // exactly once, on the goroutine that called Bind.
 func (b Binding) Unbind() error {
+	if b.h != nil {
+		defer b.h.Unuse()
+	}
 	if b.c == nil {
 		return nil
 	}
@@ -77,10 +81,14 @@ func (b Binding) Unbind() error {
 
 // Done is Unbind for a deferred call in a function with a named error
 // result: defer b.Done(&err). The unbinding's error is stored in *err when
-// the function returns none of its own. On a zero Binding (the common case:
-// a call on an ordinary stream binds nothing) it does nothing.
+// the function returns none of its own. On a zero Binding it does nothing;
+// on one that binds nothing (the common case: a call on an ordinary stream)
+// it only ends the call's hold on the object.
 func (b Binding) Done(err *error) {
 	if b.c == nil {
+		if b.h != nil {
+			b.h.Unuse()
+		}
 		return
 	}
 	if uerr := b.Unbind(); uerr != nil && *err == nil {

@@ -93,12 +93,28 @@ func (c *Context) endIfUnheldLocked() error {
 }
 
 // Hold is an object's hold on its context, from the object's creation until
-// its Close.
+// its Close; it also counts the calls in progress on the object (Use,
+// Bind, Do), so that Close destroys the object only once none is: a call
+// that passed its "not closed" check never hands the driver a destroyed
+// handle.
 type Hold struct {
 	c      *Context
 	mu     sync.Mutex  // serialises Close
 	closed atomic.Bool // read without the lock on every use
+
+	// users is twice the number of calls in progress, plus closing while a
+	// Close waits for them and after it succeeded: a call that finds
+	// closing set fails with ErrClosed (it raced Close; had Close won, it
+	// would have found the object closed), so no call waits for a Close,
+	// and a call made while another one holds the object (even on the same
+	// goroutine) never deadlocks. The last call to end while closing is set
+	// signals drained.
+	users   atomic.Uint64
+	drained chan struct{}
 }
+
+// closing is the flag bit of Hold.users.
+const closing = 1
 
 // Hold takes a hold for a new object. It fails with ErrClosed once the
 // user's reference was released: objects are made only in open contexts.
@@ -111,7 +127,7 @@ func (c *Context) Hold() (*Hold, error) {
 	if err := c.acquire(true); err != nil {
 		return nil, err
 	}
-	return &Hold{c: c}, nil
+	return &Hold{c: c, drained: make(chan struct{}, 1)}, nil
 }
 
 // acquire counts one more holder. fresh holders (new objects, the user's own
@@ -150,17 +166,72 @@ func (h *Hold) Check(what fmt.Stringer) error {
 	return nil
 }
 
-// Bind makes the context current on the calling OS thread for one call on
-// the object (see Context.Bind). It works after the user released the
-// Context, until the object's Close.
-func (h *Hold) Bind() (Binding, error) {
-	if h.closed.Load() {
-		return Binding{}, fmt.Errorf("%s: %w", h.c.Desc, ErrClosed)
+// Use holds the object open for one call that reaches the driver without
+// binding its context: until Unuse, a Close waits, so the call's handle
+// stays valid. It fails with an error wrapping ErrClosed that names what
+// once Close succeeded, or while one is in progress. Every successful Use
+// is matched by one Unuse.
+func (h *Hold) Use(what fmt.Stringer) error {
+	if h.use() {
+		return nil
 	}
-	return h.c.bind(false)
+	return fmt.Errorf("%s: %w", what, ErrClosed)
 }
 
-// Close closes the object: destroy (nil for an object that owns nothing in
+// Unuse ends a call begun by Use.
+func (h *Hold) Unuse() {
+	if h.users.Add(^uint64(1)) == closing { // the last call a Close waits for
+		select {
+		case h.drained <- struct{}{}:
+		default: // a signal is pending already; Close reads the count again
+		}
+	}
+}
+
+// use counts one more call in progress, unless the object is closing or
+// closed.
+func (h *Hold) use() bool {
+	if h.users.Add(2)&closing != 0 {
+		h.Unuse()
+		return false
+	}
+	return true
+}
+
+// quiesce refuses new calls and waits for those in progress to end; open
+// undoes it when the Close fails. Called with h.mu held.
+func (h *Hold) quiesce() {
+	for h.users.Or(closing)>>1 != 0 {
+		<-h.drained
+		if h.users.Load()>>1 == 0 {
+			return
+		}
+	}
+}
+
+// open lets calls in again after a Close that failed.
+func (h *Hold) open() { h.users.And(^uint64(closing)) }
+
+// Bind makes the context current on the calling OS thread for one call on
+// the object (see Context.Bind), and holds the object for the call (see
+// Use) until Unbind. It works after the user released the Context, until
+// the object's Close.
+func (h *Hold) Bind() (Binding, error) {
+	if !h.use() {
+		return Binding{}, fmt.Errorf("%s: %w", h.c.Desc, ErrClosed)
+	}
+	b, err := h.c.bind(false)
+	if err != nil {
+		h.Unuse()
+		return Binding{}, err
+	}
+	b.h = h
+	return b, nil
+}
+
+// Close closes the object: it waits for the calls in progress on the object
+// (Use, Bind, Do) to end, refusing new ones with ErrClosed meanwhile; then
+// destroy (nil for an object that owns nothing in
 // the driver, such as a wrapped stream) runs with the context bound, and on
 // success the hold is let go, which ends a released context when it was the
 // last holder. A destroy that fails leaves the object open, so that Close
@@ -182,10 +253,34 @@ func (h *Hold) Close(destroy func(api backend.API) error) error {
 	if h.closed.Load() {
 		return nil
 	}
+	h.quiesce()
+	return h.closeLocked(destroy)
+}
+
+// Abort is Close without waiting for the calls in progress: for the
+// objects whose driver call is made to stop a call stuck on them
+// (ncclCommAbort). New calls are refused from its start.
+func (h *Hold) Abort(destroy func(api backend.API) error) error {
+	if err := NotInCallback(h.c); err != nil {
+		return err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed.Load() {
+		return nil
+	}
+	h.users.Or(closing)
+	return h.closeLocked(destroy)
+}
+
+// closeLocked is Close once the calls are refused (h.users has closing):
+// it lets them in again when the destroy fails.
+func (h *Hold) closeLocked(destroy func(api backend.API) error) error {
 	var lost error
 	if destroy != nil {
 		b, err := h.c.bind(false)
 		if err != nil {
+			h.open()
 			return err
 		}
 		err = destroy(h.c.API)
@@ -201,6 +296,7 @@ func (h *Hold) Close(destroy func(api backend.API) error) error {
 			// it is closed, and the error says why.
 			lost = errors.Join(Unusable(err), uerr)
 		default:
+			h.open()
 			return errors.Join(err, uerr)
 		}
 	}

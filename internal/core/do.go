@@ -55,3 +55,16 @@ func unbind(b Binding, err error) error {
 	}
 	return err
 }
+
+// Undo destroys an object the driver made for a create call that then
+// failed (its unbinding did: the object exists, but the call reports an
+// error), so that nothing the driver made is dropped: a call either returns
+// its object or destroys it. destroy runs with the context bound through h
+// (which the failed unbinding left current anyway). It returns err, joined
+// with destroy's error if the object could not be destroyed either.
+func (h *Hold) Undo(err error, destroy func(api backend.API) error) error {
+	if derr := h.Do(destroy); derr != nil {
+		return errors.Join(err, fmt.Errorf("destroying the object made: %w", derr))
+	}
+	return err
+}

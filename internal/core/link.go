@@ -26,7 +26,8 @@ type Queue struct {
 	What    fmt.Stringer // the stream, for errors
 }
 
-// Use prepares a call that enqueues work on the stream: it returns an error
+// Use prepares a call that enqueues work on the stream: it holds the stream
+// for the call (see Hold.Use), returns an error
 // wrapping ErrClosed after the stream's Close, and, for the special streams
 // only, binds the stream's context on the calling OS thread, since the
 // driver resolves 0x0, 0x1 and 0x2 through the current context. For every
@@ -36,13 +37,13 @@ func (q *Queue) Use() (Binding, error) {
 	if q.Special {
 		return q.Hold.Bind()
 	}
-	if q.Hold.Closed() {
-		return Binding{}, q.closedErr()
-	}
 	if callbacks.running.Load() != 0 && inCallbackSlow() {
 		return Binding{}, fmt.Errorf("%s: %w", q.What, ErrInCallback)
 	}
-	return Binding{}, nil
+	if !q.Hold.use() {
+		return Binding{}, q.closedErr()
+	}
+	return Binding{h: q.Hold}, nil
 }
 
 func (q *Queue) closedErr() error { return fmt.Errorf("%s: %w", q.What, ErrClosed) }
