@@ -8,10 +8,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/nocgo/cuda/conformance/fakekernels"
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/fake"
 	"github.com/nocgo/cuda/graph"
-	"github.com/nocgo/cuda/internal/suitekernels"
 	"github.com/nocgo/cuda/stream"
 )
 
@@ -20,7 +20,7 @@ import (
 // destroyed: a call on one of those is a use after free, which on a GPU
 // hands the driver freed memory.
 type slowGraphs struct {
-	*fake.Backend
+	fake.Backend
 	mu        sync.Mutex
 	destroyed map[uintptr]bool
 	uses      []string // use-after-free calls seen
@@ -91,7 +91,7 @@ func (b *slowGraphs) GraphExecDestroy(x uintptr) error {
 // hands the driver a destroyed handle, and every call either works or
 // fails with ErrClosed.
 func TestCloseRacingCalls(t *testing.T) {
-	api := &slowGraphs{Backend: fake.NewBackend(append([]fake.Option{fake.Devices(1)}, suitekernels.Options()...)...), destroyed: map[uintptr]bool{}}
+	api := &slowGraphs{Backend: fake.NewBackend(append([]fake.Option{fake.Devices(1)}, fakekernels.Options()...)...), destroyed: map[uintptr]bool{}}
 	drv, err := driver.New(api)
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.Empty(t, api.Leaks(), "leaks") })

@@ -7,12 +7,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/nocgo/cuda/conformance/fakekernels"
+	"github.com/nocgo/cuda/conformance/kernels"
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
-	"github.com/nocgo/cuda/driver/drivertest"
 	"github.com/nocgo/cuda/fake"
 	"github.com/nocgo/cuda/graph"
-	"github.com/nocgo/cuda/internal/suitekernels"
 	"github.com/nocgo/cuda/memory"
 	"github.com/nocgo/cuda/module"
 	"github.com/nocgo/cuda/stream"
@@ -20,7 +20,7 @@ import (
 
 // failPop is a fake whose next cuCtxPopCurrent fails, once armed.
 type failPop struct {
-	*fake.Backend
+	fake.Backend
 	armed atomic.Bool
 }
 
@@ -39,7 +39,7 @@ var _ backend.API = (*failPop)(nil)
 // goroutine of its own, whose thread the failed pop leaves locked with the
 // context pushed.
 func TestCreateDestroysWhatItMadeWhenUnbindFails(t *testing.T) {
-	api := &failPop{Backend: fake.NewBackend(append([]fake.Option{fake.Devices(1)}, suitekernels.Options()...)...)}
+	api := &failPop{Backend: fake.NewBackend(append([]fake.Option{fake.Devices(1)}, fakekernels.Options()...)...)}
 	drv, err := driver.New(api)
 	require.NoError(t, err)
 	dev, err := drv.Device(0)
@@ -50,7 +50,7 @@ func TestCreateDestroysWhatItMadeWhenUnbindFails(t *testing.T) {
 	require.NoError(t, err)
 	_, err = g.AddEmpty()
 	require.NoError(t, err)
-	ptx, err := module.Compile(ctx, drivertest.KernelSource, module.Options{Name: "k.cu", NoCache: true})
+	ptx, err := module.Compile(ctx, kernels.Source, module.Options{Name: "k.cu", NoCache: true})
 	require.NoError(t, err)
 	image := ptx.Image()
 	require.NoError(t, ptx.Close())

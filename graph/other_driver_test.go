@@ -6,10 +6,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/nocgo/cuda/conformance/fakekernels"
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/fake"
 	"github.com/nocgo/cuda/graph"
-	"github.com/nocgo/cuda/internal/suitekernels"
 	"github.com/nocgo/cuda/memory"
 	"github.com/nocgo/cuda/stream"
 )
@@ -21,7 +21,7 @@ import (
 // object of the same number.
 func TestObjectsOfAnotherDriverAreRefused(t *testing.T) {
 	e := newEnv(t, fake.Devices(2))
-	other := fake.New(append([]fake.Option{fake.Devices(2)}, suitekernels.Options()...)...)
+	other := fake.New(append([]fake.Option{fake.Devices(2)}, fakekernels.Options()...)...)
 	t.Cleanup(func() { require.Empty(t, fake.Of(other).Leaks(), "leaks") })
 	octx := primary(t, other)
 	assert.False(t, e.ctx.Same(octx))

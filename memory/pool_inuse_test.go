@@ -46,7 +46,7 @@ func TestPoolCloseRefusedUnderAllocAsyncBuffers(t *testing.T) {
 	p, err = memory.NewPool(ctx, memory.PoolOptions{})
 	require.NoError(t, err)
 	require.NoError(t, p.SetCurrent())
-	var api backend.API = fake.Of(drv)
+	var api backend.API = fake.Of(drv).Backend()
 	ptr, err := api.MemAllocAsync(64, s.Handle()) // stream-scoped: no context to bind
 	require.NoError(t, err)
 	require.NoError(t, s.Synchronize())
