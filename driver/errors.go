@@ -21,6 +21,10 @@ var ErrWrongContext = errors.New("cuda: wrong context")
 // and which matches the constants below with errors.Is:
 //
 //	if errors.Is(err, driver.ErrNotReady) { ... }
+//
+// It is backend.Result under the user's name (an alias, so that a backend's
+// errors reach users unconverted): users never need to import
+// driver/backend.
 type Result = backend.Result
 
 // The CUresult codes the library names. Any other code is still a Result
@@ -62,6 +66,9 @@ const (
 // IPCHandle is an interprocess handle (CUipcMemHandle / CUipcEventHandle):
 // 64 opaque bytes that another process opens (see memory.OpenIPC and
 // stream.OpenIPCEvent).
+//
+// It is backend.IPCHandle under the user's name (an alias): users never need
+// to import driver/backend.
 type IPCHandle = backend.IPCHandle
 
 // ErrStickyFault marks the errors of a sticky fault: a kernel that faulted

@@ -3,7 +3,9 @@ package fake
 import (
 	"sync"
 
+	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/core"
 	"github.com/nocgo/cuda/internal/libcuda"
 )
 
@@ -37,7 +39,7 @@ type compilerOption struct {
 	nv  backend.NVRTC // nil: the pretend compiler
 }
 
-// NVRTC makes the backend compile with nv, such as NVIDIA's libnvrtc from
+// NVRTC makes the backend compile with nv, NVIDIA's libnvrtc from
 // driver.LoadNVRTC, instead of searching for libnvrtc itself. nil selects
 // the pretend compiler, as PretendNVRTC does.
 //
@@ -45,14 +47,18 @@ type compilerOption struct {
 // the first time it is asked for its compiler, as driver.LoadNVRTC does
 // (package loader's search, NOCGO_CUDA_LIBNVRTC), and uses the pretend
 // compiler when there is none.
-func NVRTC(nv backend.NVRTC) Option {
+func NVRTC(nv *driver.NVRTC) Option { return compilerNVRTC(core.NVRTCOf(nv)) }
+
+// compilerNVRTC is NVRTC for any backend.NVRTC (the fake's tests give it
+// stubs); nil selects the pretend compiler.
+func compilerNVRTC(nv backend.NVRTC) Option {
 	return func(c *config) { c.compiler = compilerOption{set: true, nv: nv} }
 }
 
 // PretendNVRTC makes the backend use its pretend compiler, even where
 // libnvrtc is installed: kernels need Go bodies (see Kernel) and compile in
 // microseconds, and the result is the same on every machine.
-func PretendNVRTC() Option { return NVRTC(nil) }
+func PretendNVRTC() Option { return compilerNVRTC(nil) }
 
 // compilerState is the compiler a Backend uses, chosen once.
 type compilerState struct {

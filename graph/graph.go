@@ -240,7 +240,7 @@ func (g *Graph) AddKernel(f *module.Function, cfg module.Config, args *module.Ar
 	if m := f.Module(); m != nil && m.Context().Handle() != g.ctx.Handle() {
 		return Node{}, fmt.Errorf("%s: %s belongs to %s, the graph to %s: %w", op, f, m.Context(), g.ctx, driver.ErrWrongContext)
 	}
-	p, err := f.NodeParams(cfg, args)
+	p, err := core.KernelNode(f, cfg, args)
 	if err != nil {
 		return Node{}, fmt.Errorf("%s: %w", op, err)
 	}

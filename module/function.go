@@ -16,6 +16,8 @@ import (
 // once the module is unloaded every method returns an error wrapping
 // ErrClosed. It is safe for concurrent use.
 type Function struct {
+	kernelNodeLink // kernelNode, for package graph
+
 	m     *Module
 	h     uintptr
 	name  string // as asked for
@@ -81,6 +83,7 @@ const defaultDynamicShared = 48 << 10
 
 func newFunction(m *Module, k *kernel, h uintptr, name, entry string) *Function {
 	f := &Function{m: m, k: k, h: h, name: name, entry: entry}
+	f.kernelNodeLink = core.LinkKernelNode(f.kernelNode)
 	// A failure leaves the layout unread: the first launch reads it again
 	// and reports the failure if it persists.
 	_, _ = f.readLayout()

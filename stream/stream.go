@@ -69,9 +69,10 @@ const (
 // Close return ErrClosed). The zero Stream is not usable: every operation on
 // it returns an error.
 type Stream struct {
-	ctx  *driver.Context
-	q    core.Queue // its hold on ctx, handle, and whether it is special
-	kind kind
+	queueLink // &q (core.QueueOf), for the packages that enqueue work
+	ctx       *driver.Context
+	q         core.Queue // its hold on ctx, handle, and whether it is special
+	kind      kind
 
 	// The first panic of a host callback (see Callback), reported by the
 	// next Synchronize.
@@ -80,21 +81,16 @@ type Stream struct {
 	panicErr *CallbackPanicError
 }
 
-func init() {
-	core.QueueOf = func(v any) *core.Queue {
-		if s, ok := v.(*Stream); ok && s != nil && s.ctx != nil {
-			return &s.q
-		}
-		return nil
-	}
-}
-
 // newStream returns a Stream of kind k for handle h, holding ctx through hold.
 func newStream(ctx *driver.Context, hold *core.Hold, h uintptr, k kind) *Stream {
 	s := &Stream{ctx: ctx, kind: k}
 	s.q = core.Queue{Hold: hold, Handle: h, Special: k == special, What: s}
+	s.queueLink = core.LinkQueue(&s.q)
 	return s
 }
+
+// queueLink names the embedded link unexported: users see nothing of it.
+type queueLink = core.QueueLink
 
 // api is the backend of the stream's context.
 func (s *Stream) api() backend.API { return s.q.Hold.Context().API }
