@@ -67,7 +67,7 @@ const (
 
 // ErrNoManaged is wrapped when the backend has no managed memory
 // (errors.Is(err, errors.ErrUnsupported) holds too).
-var ErrNoManaged = fmt.Errorf("the backend has no managed memory (backend.ManagedMemory): %w", errors.ErrUnsupported)
+var ErrNoManaged = fmt.Errorf("memory: the backend has no managed memory (backend.ManagedMemory): %w", errors.ErrUnsupported)
 
 func managedOf(op string, c *core.Context) (backend.ManagedMemory, error) {
 	m, ok := c.API.(backend.ManagedMemory)

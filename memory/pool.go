@@ -105,7 +105,7 @@ func (a Access) String() string {
 
 // ErrNoPools is wrapped by the pool functions when the backend has no
 // memory pools (errors.Is(err, errors.ErrUnsupported) holds too).
-var ErrNoPools = fmt.Errorf("the backend has no stream-ordered memory pools (backend.MemPools): %w", errors.ErrUnsupported)
+var ErrNoPools = fmt.Errorf("memory: the backend has no stream-ordered memory pools (backend.MemPools): %w", errors.ErrUnsupported)
 
 // poolsOf returns ctx's backend as backend.MemPools.
 func poolsOf(op string, ctx *driver.Context) (*core.Context, backend.MemPools, error) {
@@ -439,7 +439,7 @@ func (p *Pool) Close() error {
 // AllocFromPool is AllocAsync from a chosen pool (cuMemAllocFromPoolAsync):
 // n elements of T, usable by work queued on s after this call, returned as
 // a stream-ordered Buffer that Close or FreeAsync frees (back to pool). s
-// and pool must be of the same device (ErrWrongContext otherwise, before any
+// and pool must be of the same device (driver.ErrWrongContext otherwise, before any
 // driver call). The buffer does not keep the pool: destroying the pool
 // first leaves the buffer valid until freed.
 func AllocFromPool[T any](s *stream.Stream, pool *Pool, n int) (*Buffer[T], error) {

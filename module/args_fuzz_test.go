@@ -303,7 +303,7 @@ func checkArgErr(t *testing.T, err error, e expect, what string) {
 	require.Error(t, err, what)
 	require.ErrorIs(t, err, module.ErrArgs, what)
 	if e.closed {
-		require.ErrorIs(t, err, module.ErrClosed, what)
+		require.ErrorIs(t, err, driver.ErrClosed, what)
 	}
 }
 

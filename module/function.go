@@ -14,7 +14,7 @@ import (
 
 // Function is a kernel of a Module (a CUfunction). It belongs to its module:
 // once the module is unloaded every method returns an error wrapping
-// ErrClosed. It is safe for concurrent use.
+// driver.ErrClosed. It is safe for concurrent use.
 type Function struct {
 	kernelNodeLink // kernelNode, for package graph
 
@@ -251,7 +251,7 @@ func (f *Function) check() error {
 		return fmt.Errorf("nil function: %w", driver.ErrInvalidValue)
 	}
 	if f.m.closed() {
-		return fmt.Errorf("%s: module %#x is closed: %w", f, f.m.h, ErrClosed)
+		return fmt.Errorf("%s: module %#x is closed: %w", f, f.m.h, driver.ErrClosed)
 	}
 	return nil
 }
