@@ -50,7 +50,7 @@ func runTimeout() time.Duration {
 // and still far above a run's milliseconds, so that a fixed bug passes.
 func knownTimeout() time.Duration {
 	if raceEnabled {
-		return 5 * time.Second
+		return 3 * time.Second
 	}
 	return 2 * time.Second
 }
