@@ -502,15 +502,15 @@ func testGraphClosed(t *testing.T, drv *driver.Driver) {
 	must(t, g.Close())
 	must(t, g.Close())
 	_, err = g.Instantiate()
-	mustIs(t, err, graph.ErrClosed, "Instantiate after Close")
+	mustIs(t, err, driver.ErrClosed, "Instantiate after Close")
 	_, err = g.AddEmpty()
-	mustIs(t, err, graph.ErrClosed, "AddEmpty after Close")
+	mustIs(t, err, driver.ErrClosed, "AddEmpty after Close")
 	must(t, x.Launch(s))
 	must(t, s.Synchronize())
 	expectAll(t, f.buf, 1, "the Exec ran after its graph was closed")
 	must(t, x.Close())
 	must(t, x.Close())
-	mustIs(t, x.Launch(s), graph.ErrClosed, "Launch after Close")
+	mustIs(t, x.Launch(s), driver.ErrClosed, "Launch after Close")
 	var nilExec *graph.Exec
 	mustIs(t, nilExec.Launch(s), driver.ErrInvalidValue, "Launch of a nil Exec")
 	if !errors.Is(nilExec.Close(), driver.ErrInvalidValue) {

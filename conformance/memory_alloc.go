@@ -146,30 +146,30 @@ func testMemFree(t *testing.T, drv *driver.Driver) {
 	equal(t, b.Len(), 16)
 
 	host := make([]int32, 16)
-	errorIs(t, memory.CopyToDevice(b, host), memory.ErrClosed)
-	errorIs(t, memory.CopyToHost(host, b), memory.ErrClosed)
-	errorIs(t, memory.CopyToDeviceAsync(s, b, host), memory.ErrClosed)
-	errorIs(t, memory.CopyToHostAsync(s, host, b), memory.ErrClosed)
-	errorIs(t, memory.Fill(s, b, 1), memory.ErrClosed)
-	errorIs(t, memory.CopyToDevice(v, host[:8]), memory.ErrClosed)
+	errorIs(t, memory.CopyToDevice(b, host), driver.ErrClosed)
+	errorIs(t, memory.CopyToHost(host, b), driver.ErrClosed)
+	errorIs(t, memory.CopyToDeviceAsync(s, b, host), driver.ErrClosed)
+	errorIs(t, memory.CopyToHostAsync(s, host, b), driver.ErrClosed)
+	errorIs(t, memory.Fill(s, b, 1), driver.ErrClosed)
+	errorIs(t, memory.CopyToDevice(v, host[:8]), driver.ErrClosed)
 	// No view is made of freed memory, empty or not.
 	for _, r := range [][2]int{{0, 1}, {0, 0}, {16, 16}, {-1, 2}} {
 		fv, err := b.Slice(r[0], r[1])
-		errorIs(t, err, memory.ErrClosed, "Slice(%d, %d) of a freed buffer", r[0], r[1])
+		errorIs(t, err, driver.ErrClosed, "Slice(%d, %d) of a freed buffer", r[0], r[1])
 		isNil(t, fv, "no view of a freed buffer")
 	}
 	fb, err := b.Bytes()
-	errorIs(t, err, memory.ErrClosed)
+	errorIs(t, err, driver.ErrClosed)
 	isNil(t, fb, "no Bytes view of a freed buffer")
 	_, err = v.Slice(0, 1)
-	errorIs(t, err, memory.ErrClosed, "a view of a view of freed memory")
+	errorIs(t, err, driver.ErrClosed, "a view of a view of freed memory")
 	_, err = b.IPCHandle()
-	errorIs(t, err, memory.ErrClosed)
+	errorIs(t, err, driver.ErrClosed)
 	must(t, v.Close(), "Free of a view of freed memory is a no-op")
 
 	other := memAlloc[int32](t, ctx, 16)
-	errorIs(t, memory.CopyDtoD(other, b), memory.ErrClosed)
-	errorIs(t, memory.CopyDtoDAsync(s, b, other), memory.ErrClosed)
+	errorIs(t, memory.CopyDtoD(other, b), driver.ErrClosed)
+	errorIs(t, memory.CopyDtoDAsync(s, b, other), driver.ErrClosed)
 
 	// FreeAsync is for stream-ordered memory only, and changes nothing
 	// when refused.
@@ -227,7 +227,7 @@ func testMemViews(t *testing.T, drv *driver.Driver) {
 	// Freeing a view detaches it only.
 	must(t, v.Close())
 	isZero(t, v.Ptr())
-	errorIs(t, memory.CopyToDevice(v, []float32{1, 2, 3}), memory.ErrClosed)
+	errorIs(t, memory.CopyToDevice(v, []float32{1, 2, 3}), driver.ErrClosed)
 	notZero(t, b.Ptr())
 	notZero(t, vv.Ptr(), "views of the memory stay usable")
 	equal(t, memRead(t, b), []float32{0, 0, 7, 1, 1, 0, 0, 0, 0, 0})
@@ -271,7 +271,7 @@ func testMemAllocAsync(t *testing.T, drv *driver.Driver) {
 	must(t, memory.Fill(s, c, int32(-1)))
 	must(t, c.Close())
 	must(t, s.Synchronize())
-	errorIs(t, memory.Fill(s, c, int32(0)), memory.ErrClosed)
+	errorIs(t, memory.Fill(s, c, int32(0)), driver.ErrClosed)
 
 	// Freed on another stream, after it waits for the allocation stream.
 	s2, err := stream.New(ctx, stream.Options{Flags: stream.NonBlocking})
@@ -290,7 +290,7 @@ func testMemAllocAsync(t *testing.T, drv *driver.Driver) {
 	must(t, memory.Fill(s2, e, int32(4)))
 	must(t, s2.Synchronize())
 	must(t, s2.Close())
-	errorIs(t, e.FreeAsync(s2), memory.ErrClosed, "a closed stream cannot free")
+	errorIs(t, e.FreeAsync(s2), driver.ErrClosed, "a closed stream cannot free")
 	notZero(t, e.Ptr(), "a refused FreeAsync changes nothing")
 	memSame(t, memFilled(64, int32(4)), memRead(t, e))
 	must(t, e.Close())

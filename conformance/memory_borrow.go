@@ -85,7 +85,7 @@ func testMemBorrow(t *testing.T, drv *driver.Driver) {
 	// Free never frees the foreign memory: the owner frees it afterwards.
 	must(t, b.Close())
 	isZero(t, b.Ptr())
-	errorIs(t, memory.CopyToDevice(b, memIota(n, 0)), memory.ErrClosed)
+	errorIs(t, memory.CopyToDevice(b, memIota(n, 0)), driver.ErrClosed)
 	must(t, b.Close())
 	equal(t, memRawRead(t, ctx, ptr, 1)[0], float32(100), "still valid for its owner")
 	must(t, memRawFree(ctx, ptr), "the owner's cuMemFree succeeds after our Free")
@@ -127,7 +127,7 @@ func testMemBorrowChecks(t *testing.T, drv *driver.Driver) {
 	must(t, memory.CopyToDevice(e, nil))
 	must(t, memory.CopyToHost(nil, e))
 	must(t, e.Close())
-	errorIs(t, memory.CopyToHost(nil, e), memory.ErrClosed, "a closed empty borrow")
+	errorIs(t, memory.CopyToHost(nil, e), driver.ErrClosed, "a closed empty borrow")
 	_, err = memory.Borrow[float32](ctx, 0, 0, nil)
 	errorContains(t, err, "NULL", "n=0")
 	_, err = memory.Borrow[float32](ctx, ptr+2, 0, nil)
@@ -162,10 +162,10 @@ func testMemBorrowChecks(t *testing.T, drv *driver.Driver) {
 	defer func() { must(t, other.Close()) }()
 	theirs := memRawAlloc(t, other, 4096)
 	_, err = memory.Borrow[float32](ctx, theirs, 16, nil)
-	errorIs(t, err, memory.ErrWrongContext)
+	errorIs(t, err, driver.ErrWrongContext)
 	errorContains(t, err, "context")
 	_, err = memory.Borrow[float32](ctx, theirs, 0, nil)
-	errorIs(t, err, memory.ErrWrongContext, "n=0")
+	errorIs(t, err, driver.ErrWrongContext, "n=0")
 	ok, err := memory.Borrow[float32](other, theirs, 16, nil)
 	must(t, err, "borrowed in its own context")
 	must(t, ok.Close())
@@ -176,9 +176,9 @@ func testMemBorrowChecks(t *testing.T, drv *driver.Driver) {
 	must(t, err)
 	must(t, c2.Close())
 	_, err = memory.Borrow[float32](c2, ptr, 16, nil)
-	errorIs(t, err, memory.ErrClosed)
+	errorIs(t, err, driver.ErrClosed)
 	_, err = memory.Borrow[float32](c2, ptr, 0, nil)
-	errorIs(t, err, memory.ErrClosed, "n=0")
+	errorIs(t, err, driver.ErrClosed, "n=0")
 }
 
 func testMemBorrowPool(t *testing.T, drv *driver.Driver) {
@@ -244,18 +244,18 @@ func testMemTwoDevices(t *testing.T, drv *driver.Driver) {
 
 	// A stream of another device reaches neither side of a host copy.
 	err = memory.CopyToDeviceAsync(s0, b, memIota(n, 0))
-	errorIs(t, err, memory.ErrWrongContext)
-	errorIs(t, memory.Fill(s0, b, float32(1)), memory.ErrWrongContext)
+	errorIs(t, err, driver.ErrWrongContext)
+	errorIs(t, memory.Fill(s0, b, float32(1)), driver.ErrWrongContext)
 	memSame(t, memFilled(n, float32(5)), memRead(t, b))
 
 	// Device 1's memory is not device 0's to borrow.
 	_, err = memory.Borrow[float32](ctx0, b.Ptr(), n, nil)
-	errorIs(t, err, memory.ErrWrongContext)
+	errorIs(t, err, driver.ErrWrongContext)
 	errorContains(t, err, "device 1")
 
 	c, err := memory.AllocAsync[float32](s1, n)
 	must(t, err)
-	errorIs(t, c.FreeAsync(s0), memory.ErrWrongContext)
+	errorIs(t, c.FreeAsync(s0), driver.ErrWrongContext)
 	must(t, c.FreeAsync(s1))
 	must(t, s1.Synchronize())
 
@@ -265,13 +265,13 @@ func testMemTwoDevices(t *testing.T, drv *driver.Driver) {
 	end1, err := b.Slice(n, n)
 	must(t, err)
 	for _, e := range []*memory.Buffer[float32]{e1, end1} {
-		errorIs(t, memory.CopyToDeviceAsync(s0, e, nil), memory.ErrWrongContext, "empty CopyToDeviceAsync")
-		errorIs(t, memory.CopyToHostAsync(s0, nil, e), memory.ErrWrongContext, "empty CopyToHostAsync")
-		errorIs(t, memory.CopyDtoDAsync(s0, e, e), memory.ErrWrongContext, "empty CopyDtoDAsync")
-		errorIs(t, memory.Fill(s0, e, 0), memory.ErrWrongContext, "empty Fill")
+		errorIs(t, memory.CopyToDeviceAsync(s0, e, nil), driver.ErrWrongContext, "empty CopyToDeviceAsync")
+		errorIs(t, memory.CopyToHostAsync(s0, nil, e), driver.ErrWrongContext, "empty CopyToHostAsync")
+		errorIs(t, memory.CopyDtoDAsync(s0, e, e), driver.ErrWrongContext, "empty CopyDtoDAsync")
+		errorIs(t, memory.Fill(s0, e, 0), driver.ErrWrongContext, "empty Fill")
 		must(t, memory.CopyDtoDAsync(s0, a, e), "an empty peer copy on the destination's device")
 		must(t, memory.CopyDtoD(a, e), "an empty synchronous peer copy")
 	}
-	errorIs(t, e1.FreeAsync(s0), memory.ErrWrongContext, "an empty buffer's FreeAsync checks the device")
+	errorIs(t, e1.FreeAsync(s0), driver.ErrWrongContext, "an empty buffer's FreeAsync checks the device")
 	must(t, e1.FreeAsync(s1))
 }

@@ -210,7 +210,7 @@ func testMemCopyContexts(t *testing.T, drv *driver.Driver) {
 
 	// A memset runs in its stream's context: another context's memory is
 	// refused, and left as it was.
-	errorIs(t, memory.Fill(s, b, float32(3)), memory.ErrWrongContext)
+	errorIs(t, memory.Fill(s, b, float32(3)), driver.ErrWrongContext)
 	must(t, s.Synchronize())
 	memSame(t, memIota(n, 9), memRead(t, b))
 	s2, err := stream.New(other, stream.Options{})

@@ -68,8 +68,8 @@ func testMemEmptyViews(t *testing.T, drv *driver.Driver) {
 	must(t, err)
 	must(t, v.Close())
 	isZero(t, v.Ptr())
-	errorIs(t, memory.CopyToDevice(v, nil), memory.ErrClosed, "a closed empty view is closed")
-	errorIs(t, memory.Fill(s, v, 0), memory.ErrClosed)
+	errorIs(t, memory.CopyToDevice(v, nil), driver.ErrClosed, "a closed empty view is closed")
+	errorIs(t, memory.Fill(s, v, 0), driver.ErrClosed)
 	memSame(t, memIota(n, 1), memRead(t, b))
 
 	// An empty view stops working with the memory it views.
@@ -80,12 +80,12 @@ func testMemEmptyViews(t *testing.T, drv *driver.Driver) {
 	must(t, memory.CopyToHost(nil, end))
 	must(t, c.Close())
 	isZero(t, end.Ptr())
-	errorIs(t, memory.CopyToHost(nil, end), memory.ErrClosed)
-	errorIs(t, memory.CopyToDeviceAsync(s, end, nil), memory.ErrClosed)
-	errorIs(t, memory.CopyDtoD(other, end), memory.ErrClosed)
-	errorIs(t, memory.Fill(s, end, 0), memory.ErrClosed)
+	errorIs(t, memory.CopyToHost(nil, end), driver.ErrClosed)
+	errorIs(t, memory.CopyToDeviceAsync(s, end, nil), driver.ErrClosed)
+	errorIs(t, memory.CopyDtoD(other, end), driver.ErrClosed)
+	errorIs(t, memory.Fill(s, end, 0), driver.ErrClosed)
 	_, err = end.Slice(0, 0)
-	errorIs(t, err, memory.ErrClosed)
+	errorIs(t, err, driver.ErrClosed)
 	must(t, end.Close(), "Close of a view of freed memory is a no-op")
 }
 
@@ -179,12 +179,12 @@ func testMemEmptyBuffers(t *testing.T, drv *driver.Driver) {
 	must(t, e.Close())
 	must(t, e.Close(), "a second Close is a no-op")
 	isZero(t, e.Ptr())
-	errorIs(t, memory.CopyToHost(nil, e), memory.ErrClosed)
+	errorIs(t, memory.CopyToHost(nil, e), driver.ErrClosed)
 	_, err = e.Slice(0, 0)
-	errorIs(t, err, memory.ErrClosed)
+	errorIs(t, err, driver.ErrClosed)
 	must(t, a.Close(), "an empty stream-ordered buffer")
 	must(t, a.FreeAsync(s), "FreeAsync after Close is a no-op")
-	errorIs(t, memory.Fill(s, a, 0), memory.ErrClosed)
+	errorIs(t, memory.Fill(s, a, 0), driver.ErrClosed)
 	must(t, h.Close())
 	must(t, h.Close(), "a second Close is a no-op")
 	isNil(t, h.Slice(), "the Slice of a closed HostBuffer is nil")
@@ -199,7 +199,7 @@ func testMemEmptyBuffers(t *testing.T, drv *driver.Driver) {
 	errorIs(t, f.FreeAsync(s2), driver.ErrClosed, "a closed stream")
 	must(t, memory.Fill(s, f, 0), "a refused FreeAsync changes nothing")
 	must(t, f.FreeAsync(s))
-	errorIs(t, memory.Fill(s, f, 0), memory.ErrClosed)
+	errorIs(t, memory.Fill(s, f, 0), driver.ErrClosed)
 	must(t, f.FreeAsync(s), "a second FreeAsync is a no-op")
 
 	// Empty buffers of every element type; a negative count stays an error
@@ -240,8 +240,8 @@ func testMemEmptyChecks(t *testing.T, drv *driver.Driver) {
 	}{
 		{"nil buffer", nilBuf, driver.ErrInvalidValue},
 		{"zero Buffer", &memory.Buffer[float32]{}, driver.ErrInvalidValue},
-		{"closed empty buffer", freed, memory.ErrClosed},
-		{"empty view of freed memory", goneView, memory.ErrClosed},
+		{"closed empty buffer", freed, driver.ErrClosed},
+		{"empty view of freed memory", goneView, driver.ErrClosed},
 	} {
 		errorIs(t, memory.CopyToDevice(c.b, nil), c.want, "CopyToDevice: %s", c.name)
 		errorIs(t, memory.CopyToHost(nil, c.b), c.want, "CopyToHost: %s", c.name)
@@ -295,7 +295,7 @@ func testMemEmptyChecks(t *testing.T, drv *driver.Driver) {
 	theirs, err := memory.Alloc[float32](other, 0)
 	must(t, err)
 	defer func() { must(t, theirs.Close()) }()
-	errorIs(t, memory.Fill(s, theirs, 0), memory.ErrWrongContext)
+	errorIs(t, memory.Fill(s, theirs, 0), driver.ErrWrongContext)
 	must(t, memory.CopyToDeviceAsync(s, theirs, nil))
 	must(t, memory.CopyToHostAsync(s, nil, theirs))
 	must(t, memory.CopyDtoDAsync(s, theirs, e))
@@ -304,7 +304,7 @@ func testMemEmptyChecks(t *testing.T, drv *driver.Driver) {
 	must(t, err)
 	defer func() { must(t, s2.Close()) }()
 	must(t, memory.Fill(s2, theirs, 0))
-	errorIs(t, memory.Fill(s2, fullEnd, 0), memory.ErrWrongContext, "an empty view of another context's memory")
+	errorIs(t, memory.Fill(s2, fullEnd, 0), driver.ErrWrongContext, "an empty view of another context's memory")
 
 	// Fill's own checks of the value come first, as for any buffer.
 	type wide struct{ A, B, C int32 }
@@ -356,9 +356,9 @@ func checkMemEmptyOutliveContext(t *testing.T, ctx *driver.Context, ended func(t
 	must(t, ctx.Close())
 	alive("after the Context's Release, while empty buffers hold it")
 	_, err = memory.Alloc[float32](ctx, 0)
-	errorIs(t, err, memory.ErrClosed, "nothing is made in a released Context, not even an empty buffer")
+	errorIs(t, err, driver.ErrClosed, "nothing is made in a released Context, not even an empty buffer")
 	_, err = memory.AllocHost[float32](ctx, 0)
-	errorIs(t, err, memory.ErrClosed)
+	errorIs(t, err, driver.ErrClosed)
 
 	must(t, memory.CopyToHost(nil, dev))
 	must(t, memory.CopyDtoD(view, async))
@@ -366,7 +366,7 @@ func checkMemEmptyOutliveContext(t *testing.T, ctx *driver.Context, ended func(t
 
 	must(t, dev.Close())
 	alive("while empty buffers still hold it")
-	errorIs(t, memory.CopyToHost(nil, view), memory.ErrClosed)
+	errorIs(t, memory.CopyToHost(nil, view), driver.ErrClosed)
 	must(t, async.Close())
 	alive("while the empty pinned buffer still holds it")
 	must(t, host.Close())

@@ -67,13 +67,13 @@ func checkMemOutliveContext(t *testing.T, ctx *driver.Context, ended func(t *tes
 	// Nothing new is allocated in the closed Context; the borrowed buffer
 	// holds it too, and keeps working until its own Close.
 	_, err = memory.Alloc[float32](ctx, 1)
-	errorIs(t, err, memory.ErrClosed)
+	errorIs(t, err, driver.ErrClosed)
 	_, err = memory.AllocHost[float32](ctx, 1)
-	errorIs(t, err, memory.ErrClosed)
+	errorIs(t, err, driver.ErrClosed)
 	_, err = memory.AllocAsync[float32](s, 1)
-	errorIs(t, err, memory.ErrClosed, "the stream lives on, but its Context is released")
+	errorIs(t, err, driver.ErrClosed, "the stream lives on, but its Context is released")
 	_, err = memory.Borrow[float32](ctx, dev.Ptr(), n, nil)
-	errorIs(t, err, memory.ErrClosed)
+	errorIs(t, err, driver.ErrClosed)
 	out := make([]float32, n)
 	must(t, memory.CopyToHost(out, borrowed))
 	must(t, memory.CopyToDevice(borrowed, out))
@@ -82,7 +82,7 @@ func checkMemOutliveContext(t *testing.T, ctx *driver.Context, ended func(t *tes
 	notZero(t, borrowed.Ptr())
 	must(t, borrowed.Close(), "Close only detaches a borrowed buffer")
 	isZero(t, borrowed.Ptr())
-	errorIs(t, memory.CopyToHost(out, borrowed), memory.ErrClosed)
+	errorIs(t, memory.CopyToHost(out, borrowed), driver.ErrClosed)
 
 	// The owned buffers and views work: synchronous copies (which bind
 	// through the buffer's Hold), asynchronous ones and Fill.
@@ -116,7 +116,7 @@ func checkMemOutliveContext(t *testing.T, ctx *driver.Context, ended func(t *tes
 	must(t, dev.Close())
 	must(t, dev.Close(), "a second Free is a no-op")
 	isZero(t, view.Ptr(), "a view of freed memory")
-	errorIs(t, memory.CopyToHost(out[:n/2], view), memory.ErrClosed)
+	errorIs(t, memory.CopyToHost(out[:n/2], view), driver.ErrClosed)
 	alive("while the pinned buffer still holds it")
 	if all, ok := leaks(ctx.Driver()); ok {
 		var left []backend.Leak

@@ -276,8 +276,8 @@ func testModuleWrongContext(t *testing.T, drv *driver.Driver) {
 	must(t, err)
 	t.Cleanup(func() { so.Close() })
 	err = f.Launch(so, cfg, p, int32(n))
-	errorIs(t, err, module.ErrWrongContext)
-	errorIs(t, f.Launch(special(t, stream.Default, other), cfg, p, int32(n)), module.ErrWrongContext)
+	errorIs(t, err, driver.ErrWrongContext)
+	errorIs(t, f.Launch(special(t, stream.Default, other), cfg, p, int32(n)), driver.ErrWrongContext)
 
 	// Memory of another device.
 	if count, err := drv.DeviceCount(); err == nil && count > 1 {
@@ -288,7 +288,7 @@ func testModuleWrongContext(t *testing.T, drv *driver.Driver) {
 		t.Cleanup(func() { ctx1.Close() })
 		q := memAlloc[float32](t, ctx1, n)
 		err = f.Launch(s, cfg, q, int32(n))
-		errorIs(t, err, module.ErrWrongContext)
+		errorIs(t, err, driver.ErrWrongContext)
 		errorIs(t, err, module.ErrArgs)
 	}
 	must(t, s.Synchronize())

@@ -47,7 +47,7 @@ func NVIDIACompiler(t testing.TB, drv *driver.Driver) backend.NVRTC {
 // OpenNVIDIACompiler returns the fake option's compiler for a test:
 // driver.LoadNVRTC's, skipping the test (or failing it, with
 // NOCGO_CUDA_REQUIRE_NVRTC=1) when libnvrtc is not installed.
-func OpenNVIDIACompiler(t testing.TB) backend.NVRTC {
+func OpenNVIDIACompiler(t testing.TB) *driver.NVRTC {
 	t.Helper()
 	nv, err := driver.LoadNVRTC()
 	if err != nil {

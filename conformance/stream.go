@@ -110,18 +110,18 @@ func testStreamClose(t *testing.T, drv *driver.Driver) {
 	must(t, s.Close(), "a second Close is a no-op")
 
 	_, err = s.Query()
-	errorIs(t, err, stream.ErrClosed)
-	errorIs(t, s.Synchronize(), stream.ErrClosed)
-	errorIs(t, s.Wait(ev), stream.ErrClosed)
-	errorIs(t, s.Callback(func() {}), stream.ErrClosed)
-	errorIs(t, ev.Record(s), stream.ErrClosed)
+	errorIs(t, err, driver.ErrClosed)
+	errorIs(t, s.Synchronize(), driver.ErrClosed)
+	errorIs(t, s.Wait(ev), driver.ErrClosed)
+	errorIs(t, s.Callback(func() {}), driver.ErrClosed)
+	errorIs(t, ev.Record(s), driver.ErrClosed)
 	_, err = s.Flags()
-	errorIs(t, err, stream.ErrClosed)
+	errorIs(t, err, driver.ErrClosed)
 	_, err = s.Priority()
-	errorIs(t, err, stream.ErrClosed)
+	errorIs(t, err, driver.ErrClosed)
 	other := newStream(t, ctx)
-	errorIs(t, other.WaitStream(s), stream.ErrClosed)
-	errorIs(t, s.WaitStream(other), stream.ErrClosed)
+	errorIs(t, other.WaitStream(s), driver.ErrClosed)
+	errorIs(t, s.WaitStream(other), driver.ErrClosed)
 	contains(t, s.String(), "closed")
 }
 
@@ -157,8 +157,8 @@ func testStreamWrap(t *testing.T, drv *driver.Driver) {
 	noError(t, ctxAPI(ctx).StreamQuery(h), "the foreign stream is still alive")
 	noError(t, ctxAPI(ctx).StreamSynchronize(h))
 	_, err = s.Query()
-	errorIs(t, err, stream.ErrClosed)
-	errorIs(t, s.Synchronize(), stream.ErrClosed)
+	errorIs(t, err, driver.ErrClosed)
+	errorIs(t, s.Synchronize(), driver.ErrClosed)
 	// The other wrap is unaffected.
 	done, err := s2.Query()
 	must(t, err)
@@ -169,7 +169,7 @@ func testStreamWrap(t *testing.T, drv *driver.Driver) {
 	ctx2 := streamContext(t, drv, 0)
 	must(t, ctx2.Close())
 	_, err = stream.Wrap(ctx2, h)
-	errorIs(t, err, stream.ErrClosed)
+	errorIs(t, err, driver.ErrClosed)
 	_, err = stream.Wrap(nil, h)
 	errorIs(t, err, driver.ErrInvalidValue)
 }
@@ -210,7 +210,7 @@ func testStreamWrapWrongContext(t *testing.T, drv *driver.Driver) {
 	h := rawStream(t, own, backend.StreamDefault, 0)
 
 	s, err := stream.Wrap(primary, h)
-	mustIs(t, err, stream.ErrWrongContext)
+	mustIs(t, err, driver.ErrWrongContext)
 	isNil(t, s)
 	contains(t, err.Error(), fmt.Sprintf("%#x", h))
 	contains(t, err.Error(), fmt.Sprintf("%#x", primary.Handle()), "names the context asked for")
@@ -233,7 +233,7 @@ func testStreamWrapOtherDevice(t *testing.T, drv *driver.Driver) {
 	ctx1 := streamContext(t, drv, 1)
 	h := rawStream(t, ctx1, backend.StreamDefault, 0)
 	_, err = stream.Wrap(ctx0, h)
-	mustIs(t, err, stream.ErrWrongContext, "a stream of another device is caught at Wrap")
+	mustIs(t, err, driver.ErrWrongContext, "a stream of another device is caught at Wrap")
 	contains(t, err.Error(), "device 1")
 	contains(t, err.Error(), "device 0")
 }
@@ -329,7 +329,7 @@ func testStreamSpecial(t *testing.T, drv *driver.Driver) {
 		// Close only detaches: the special stream lives on.
 		must(t, s.Close())
 		must(t, s.Close())
-		errorIs(t, s.Synchronize(), stream.ErrClosed)
+		errorIs(t, s.Synchronize(), driver.ErrClosed)
 		again := specialOf(t, ctx, uintptr(i))
 		must(t, again.Synchronize(), "%s after another value's Close", again)
 	}
@@ -532,7 +532,7 @@ func testStreamCrossDevice(t *testing.T, drv *driver.Driver) {
 
 	// Recording device 1's event on device 0's stream is refused before the driver.
 	err = ev1.Record(s0)
-	mustIs(t, err, stream.ErrWrongContext)
+	mustIs(t, err, driver.ErrWrongContext)
 }
 
 func testStreamGoroutines(t *testing.T, drv *driver.Driver) {

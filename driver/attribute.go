@@ -4,6 +4,10 @@ import "github.com/nocgo/cuda/driver/backend"
 
 // DeviceAttribute is a CUdevice_attribute, read with Device.Attribute. Any
 // CUdevice_attribute value can be passed as DeviceAttribute(n).
+//
+// It is backend.DeviceAttribute under the user's name (an alias, so that
+// values pass between a backend and users unconverted): users never need
+// to import driver/backend.
 type DeviceAttribute = backend.DeviceAttribute
 
 // Device attributes the library names.

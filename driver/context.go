@@ -7,15 +7,6 @@ import (
 	"github.com/nocgo/cuda/internal/core"
 )
 
-func init() {
-	core.ContextOf = func(v any) *core.Context {
-		if c, ok := v.(*Context); ok && c != nil {
-			return c.c
-		}
-		return nil
-	}
-}
-
 // ContextKind says who owns a Context and what Close does.
 type ContextKind int
 
@@ -57,14 +48,20 @@ func (k ContextKind) String() string {
 // make the context current on the calling OS thread only for the call, and
 // leave the thread's context as they found it.
 type Context struct {
-	c    *core.Context
-	dev  *Device
-	kind ContextKind
+	contextLink // its state (core.ContextOf), for the packages above
+	dev         *Device
+	kind        ContextKind
 }
+
+// contextLink names the embedded link unexported: users see nothing of it.
+type contextLink = core.ContextLink
+
+// state returns the context's state, nil for a nil or zero Context.
+func (c *Context) state() *core.Context { return core.ContextOf(c) }
 
 func newContext(dev *Device, h uintptr, kind ContextKind, end func() error) *Context {
 	desc := fmt.Sprintf("%s context %#x on device %d", kind, h, dev.ordinal)
-	return &Context{c: core.NewContext(dev.drv.api, h, dev.ordinal, desc, end), dev: dev, kind: kind}
+	return &Context{contextLink: core.LinkContext(core.NewContext(dev.drv.api, h, dev.ordinal, desc, end)), dev: dev, kind: kind}
 }
 
 // PrimaryContext retains the device's primary context (cuDevicePrimaryCtxRetain)
@@ -209,10 +206,10 @@ func nilContext(op string) error {
 // Handle returns the raw CUcontext (0 for a nil Context). It stays valid
 // while the context is alive; for a wrapped context that is up to its owner.
 func (c *Context) Handle() uintptr {
-	if c == nil || c.c == nil {
+	if c.state() == nil {
 		return 0
 	}
-	return c.c.Handle
+	return c.state().Handle
 }
 
 // Device returns the context's device.
@@ -237,7 +234,8 @@ func (c *Context) Driver() *Driver {
 // with Same, so that an object of another Driver is refused even where its
 // handle happens to equal one of this Driver's.
 func (c *Context) Same(o *Context) bool {
-	return c != nil && o != nil && c.c != nil && o.c != nil && c.Driver() == o.Driver() && c.c.Handle == o.c.Handle
+	cs, os := c.state(), o.state()
+	return cs != nil && os != nil && c.Driver() == o.Driver() && cs.Handle == os.Handle
 }
 
 // Kind says whether the context is the primary context, owned or wrapped.
@@ -249,12 +247,12 @@ func (c *Context) Kind() ContextKind {
 }
 
 // Closed reports whether Close has been called (true for a nil Context).
-func (c *Context) Closed() bool { return c == nil || c.c == nil || c.c.Released() }
+func (c *Context) Closed() bool { return c.state() == nil || c.state().Released() }
 
 // Synchronize blocks until all work in the context is done (cuCtxSynchronize).
 func (c *Context) Synchronize() error {
 	const op = "driver.Context.Synchronize"
-	if c == nil || c.c == nil {
+	if c.state() == nil {
 		return nilContext(op)
 	}
 	if err := c.synchronize(); err != nil {
@@ -271,10 +269,10 @@ func (c *Context) Synchronize() error {
 // that returns nil.
 func (c *Context) Close() error {
 	const op = "driver.Context.Close"
-	if c == nil || c.c == nil {
+	if c.state() == nil {
 		return nilContext(op)
 	}
-	if err := c.c.Release(); err != nil {
+	if err := c.state().Release(); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	return nil
@@ -282,8 +280,8 @@ func (c *Context) Close() error {
 
 // String describes the context, for errors and logs.
 func (c *Context) String() string {
-	if c == nil || c.c == nil {
+	if c.state() == nil {
 		return "nil context"
 	}
-	return c.c.Desc
+	return c.state().Desc
 }

@@ -25,7 +25,7 @@ import (
 // polls).
 func (c *Context) SynchronizeContext(ctx context.Context) error {
 	const op = "driver.Context.SynchronizeContext"
-	if c == nil || c.c == nil {
+	if c.state() == nil {
 		return nilContext(op)
 	}
 	if ctx == nil {
@@ -40,7 +40,7 @@ func (c *Context) SynchronizeContext(ctx context.Context) error {
 		}
 		return nil
 	}
-	h, err := c.c.Hold()
+	h, err := c.state().Hold()
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
@@ -67,11 +67,11 @@ func (c *Context) SynchronizeContext(ctx context.Context) error {
 
 // synchronize is Synchronize's call, its error prefixed by no operation.
 func (c *Context) synchronize() error {
-	b, err := c.c.Bind()
+	b, err := c.state().Bind()
 	if err != nil {
 		return err
 	}
-	r := c.c.API.CtxSynchronize()
+	r := c.state().API.CtxSynchronize()
 	if err := b.Unbind(); err != nil && r == nil {
 		return err
 	}
@@ -88,10 +88,10 @@ func (c *Context) synchronize() error {
 // used.
 func (c *Context) MemInfo() (free, total uint64, err error) {
 	const op = "driver.Context.MemInfo"
-	if c == nil || c.c == nil {
+	if c.state() == nil {
 		return 0, 0, nilContext(op)
 	}
-	err = c.c.Do(func(api backend.API) error {
+	err = c.state().Do(func(api backend.API) error {
 		var r error
 		if free, total, r = api.MemGetInfo(); r != nil {
 			return fmt.Errorf("%s: cuMemGetInfo: %w", c, r)

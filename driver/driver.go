@@ -51,6 +51,10 @@ type Driver struct {
 
 // New initialises a backend (cuInit(0)) and returns a Driver over it. Load
 // and fake.New call it; a program needs it only for a backend of its own.
+//
+// New is the seam's entry, as database/sql.OpenDB is: the one exported name
+// of the user packages whose signature names a backend type. Everything
+// else a Driver gives users is this library's own types.
 func New(api backend.API) (*Driver, error) {
 	d, err := newDriver(api)
 	if err != nil {

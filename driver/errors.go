@@ -7,13 +7,17 @@ import (
 	"github.com/nocgo/cuda/internal/core"
 )
 
-// ErrClosed is returned by every operation on an object after its Close.
-// The packages above re-export it.
+// ErrClosed is wrapped by the error of every operation on an object after
+// its Close, Release, Free or Unload, in every package of this library
+// (stream, memory, module, graph, nccl): it is declared once, here, and
+// matched with errors.Is(err, driver.ErrClosed).
 var ErrClosed = core.ErrClosed
 
-// ErrWrongContext reports a handle or pointer that belongs to another context
-// than the one it was used with. The packages above re-export it.
-var ErrWrongContext = errors.New("cuda: wrong context")
+// ErrWrongContext is wrapped by the error of every operation given a handle,
+// pointer, buffer, stream or kernel that belongs to another context (or
+// device) than the one it was used with, in every package of this library:
+// it is declared once, here.
+var ErrWrongContext = errors.New("driver: wrong context")
 
 // Result is a CUresult, the status code every driver API call returns. The
 // zero value is success; every other value is an error whose text is the
@@ -21,6 +25,10 @@ var ErrWrongContext = errors.New("cuda: wrong context")
 // and which matches the constants below with errors.Is:
 //
 //	if errors.Is(err, driver.ErrNotReady) { ... }
+//
+// It is backend.Result under the user's name (an alias, so that a backend's
+// errors reach users unconverted): users never need to import
+// driver/backend.
 type Result = backend.Result
 
 // The CUresult codes the library names. Any other code is still a Result
@@ -62,6 +70,9 @@ const (
 // IPCHandle is an interprocess handle (CUipcMemHandle / CUipcEventHandle):
 // 64 opaque bytes that another process opens (see memory.OpenIPC and
 // stream.OpenIPCEvent).
+//
+// It is backend.IPCHandle under the user's name (an alias): users never need
+// to import driver/backend.
 type IPCHandle = backend.IPCHandle
 
 // ErrStickyFault marks the errors of a sticky fault: a kernel that faulted

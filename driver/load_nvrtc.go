@@ -4,8 +4,27 @@ import (
 	"fmt"
 
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/core"
 	"github.com/nocgo/cuda/internal/libcuda"
 )
+
+// NVRTC is NVIDIA's run-time compiler (libnvrtc), opened alone by
+// LoadNVRTC: it compiles CUDA C to PTX and needs no GPU. Its one use is to
+// be given to the fake (fake.NVRTC), so that module.Compile on the fake
+// compiles real CUDA C on a machine with no GPU; on the real driver,
+// module.Compile uses the driver's own compiler and needs no NVRTC value.
+//
+// The library stays loaded for the life of the process: there is nothing
+// to close. A NVRTC is safe for concurrent use. The zero NVRTC and a nil
+// *NVRTC are not usable: Version returns an error, the other methods empty
+// strings.
+type NVRTC struct {
+	nvrtcLink // the backend's compiler (core.NVRTCOf), for the fake
+	path      string
+}
+
+// nvrtcLink names the embedded link unexported: users see nothing of it.
+type nvrtcLink = core.NVRTCLink
 
 // LoadNVRTC finds and opens NVIDIA's run-time compiler (libnvrtc) alone,
 // without the CUDA driver: NVRTC needs no GPU. See package loader for the
@@ -14,14 +33,51 @@ import (
 // site-packages/nvidia/cuda_nvrtc/lib, which the loader also finds by itself).
 //
 // The compiler it returns is the one the real backend uses; give it to the
-// fake (fake.NVRTC) to compile real CUDA C on a machine with no GPU, or use
-// it directly. Implementation reports "libnvrtc"; the library's path is
-// LibraryPaths()[0] (it implements backend.LibraryPaths). Without libnvrtc it
-// returns an error that lists every path tried (a *loader.LibraryError).
-func LoadNVRTC() (backend.NVRTC, error) {
+// fake (fake.NVRTC) to compile real CUDA C on a machine with no GPU.
+// Without libnvrtc it returns an error that lists every path tried (a
+// *loader.LibraryError).
+func LoadNVRTC() (*NVRTC, error) {
 	nv, err := libcuda.OpenNVRTC()
 	if err != nil {
 		return nil, fmt.Errorf("driver.LoadNVRTC: %w", err)
 	}
-	return nv, nil
+	n := &NVRTC{nvrtcLink: core.LinkNVRTC(nv)}
+	if p, ok := nv.(backend.LibraryPaths); ok && len(p.LibraryPaths()) > 0 {
+		n.path = p.LibraryPaths()[0]
+	}
+	return n, nil
+}
+
+// errNilNVRTC is the error of a nil or zero NVRTC.
+var errNilNVRTC = fmt.Errorf("driver.NVRTC: nil or zero NVRTC (use LoadNVRTC): %w", ErrInvalidValue)
+
+// Version returns the compiler's version (nvrtcVersion), such as 12, 8.
+func (n *NVRTC) Version() (major, minor int, err error) {
+	nv := core.NVRTCOf(n)
+	if nv == nil {
+		return 0, 0, errNilNVRTC
+	}
+	major, minor, err = nv.Version()
+	if err != nil {
+		return 0, 0, fmt.Errorf("driver.NVRTC.Version: %w", err)
+	}
+	return major, minor, nil
+}
+
+// Implementation returns "libnvrtc" (NVIDIA's library), or "" for a nil or
+// zero NVRTC.
+func (n *NVRTC) Implementation() string {
+	if nv := core.NVRTCOf(n); nv != nil {
+		return nv.Implementation()
+	}
+	return ""
+}
+
+// LibraryPath returns the path of the libnvrtc file the system loader
+// opened, or "" when it is not known (and for a nil or zero NVRTC).
+func (n *NVRTC) LibraryPath() string {
+	if n == nil {
+		return ""
+	}
+	return n.path
 }

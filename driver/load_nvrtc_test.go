@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nocgo/cuda/driver"
-	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/core"
 	"github.com/nocgo/cuda/loader"
 )
 
@@ -34,17 +34,29 @@ func TestLoadNVRTC(t *testing.T) {
 		t.Skipf("no libnvrtc: %v", err)
 	}
 	assert.Equal(t, "libnvrtc", nv.Implementation())
-	paths := nv.(backend.LibraryPaths).LibraryPaths()
-	require.Len(t, paths, 1)
-	assert.Contains(t, paths[0], "libnvrtc")
+	assert.Contains(t, nv.LibraryPath(), "libnvrtc")
 	major, _, err := nv.Version()
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, major, 11)
-	h, err := nv.CreateProgram(`extern "C" __global__ void k(int* p) { p[threadIdx.x] = 7; }`, "k.cu", nil, nil)
+
+	// The compiler the fake is given (fake.NVRTC) compiles CUDA C.
+	c := core.NVRTCOf(nv)
+	require.NotNil(t, c)
+	h, err := c.CreateProgram(`extern "C" __global__ void k(int* p) { p[threadIdx.x] = 7; }`, "k.cu", nil, nil)
 	require.NoError(t, err)
-	defer func() { require.NoError(t, nv.DestroyProgram(h)) }()
-	require.NoError(t, nv.Compile(h, []string{"--gpu-architecture=compute_80"}))
-	ptx, err := nv.PTX(h)
+	defer func() { require.NoError(t, c.DestroyProgram(h)) }()
+	require.NoError(t, c.Compile(h, []string{"--gpu-architecture=compute_80"}))
+	ptx, err := c.PTX(h)
 	require.NoError(t, err)
 	assert.Contains(t, string(ptx), ".visible .entry k(")
+}
+
+// A nil or zero NVRTC is refused with an error, never a panic.
+func TestNVRTCZero(t *testing.T) {
+	for _, nv := range []*driver.NVRTC{nil, {}} {
+		_, _, err := nv.Version()
+		require.ErrorIs(t, err, driver.ErrInvalidValue)
+		assert.Empty(t, nv.Implementation())
+		assert.Empty(t, nv.LibraryPath())
+	}
 }

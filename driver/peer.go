@@ -18,10 +18,10 @@ import (
 // with other libraries (the primary context), the access is theirs too.
 func (c *Context) EnablePeerAccess(peer *Context) error {
 	const op = "driver.Context.EnablePeerAccess"
-	if c == nil || c.c == nil {
+	if c.state() == nil {
 		return nilContext(op)
 	}
-	if peer == nil || peer.c == nil {
+	if peer.state() == nil {
 		return fmt.Errorf("%s: %s: nil peer context: %w", op, c, ErrInvalidValue)
 	}
 	if peer.Driver() != c.Driver() {
@@ -30,7 +30,7 @@ func (c *Context) EnablePeerAccess(peer *Context) error {
 	if peer.Closed() {
 		return fmt.Errorf("%s: %s: peer %s: %w", op, c, peer, ErrClosed)
 	}
-	err := c.c.Do(func(api backend.API) error {
+	err := c.state().Do(func(api backend.API) error {
 		if r := api.CtxEnablePeerAccess(peer.Handle(), 0); r != nil {
 			return fmt.Errorf("%s: cuCtxEnablePeerAccess(%s): %w", c, peer, r)
 		}
@@ -48,10 +48,10 @@ func (c *Context) EnablePeerAccess(peer *Context) error {
 // wrapping errors.ErrUnsupported otherwise).
 func (c *Context) DisablePeerAccess(peer *Context) error {
 	const op = "driver.Context.DisablePeerAccess"
-	if c == nil || c.c == nil {
+	if c.state() == nil {
 		return nilContext(op)
 	}
-	if peer == nil || peer.c == nil {
+	if peer.state() == nil {
 		return fmt.Errorf("%s: %s: nil peer context: %w", op, c, ErrInvalidValue)
 	}
 	if peer.Driver() != c.Driver() {
@@ -60,11 +60,11 @@ func (c *Context) DisablePeerAccess(peer *Context) error {
 	if peer.Closed() {
 		return fmt.Errorf("%s: %s: peer %s: %w", op, c, peer, ErrClosed)
 	}
-	d, ok := c.c.API.(backend.PeerAccessDisabler)
+	d, ok := c.state().API.(backend.PeerAccessDisabler)
 	if !ok {
 		return fmt.Errorf("%s: the backend cannot disable peer access (backend.PeerAccessDisabler): %w", op, errors.ErrUnsupported)
 	}
-	err := c.c.Do(func(backend.API) error {
+	err := c.state().Do(func(backend.API) error {
 		if r := d.CtxDisablePeerAccess(peer.Handle()); r != nil {
 			return fmt.Errorf("%s: cuCtxDisablePeerAccess(%s): %w", c, peer, r)
 		}

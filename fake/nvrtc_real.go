@@ -6,6 +6,7 @@ import (
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/internal/abi"
+	"github.com/nocgo/cuda/internal/core"
 )
 
 // The real NVRTC on the fake. NVRTC needs no GPU, so where NVIDIA's libnvrtc
@@ -38,7 +39,7 @@ type compilerOption struct {
 	nv  backend.NVRTC // nil: the pretend compiler
 }
 
-// NVRTC makes the backend compile with nv, such as NVIDIA's libnvrtc from
+// NVRTC makes the backend compile with nv, NVIDIA's libnvrtc from
 // driver.LoadNVRTC, instead of searching for libnvrtc itself. nil selects
 // the pretend compiler, as PretendNVRTC does.
 //
@@ -46,14 +47,18 @@ type compilerOption struct {
 // the first time it is asked for its compiler, as driver.LoadNVRTC does
 // (package loader's search, NOCGO_CUDA_LIBNVRTC), and uses the pretend
 // compiler when there is none.
-func NVRTC(nv backend.NVRTC) Option {
+func NVRTC(nv *driver.NVRTC) Option { return compilerNVRTC(core.NVRTCOf(nv)) }
+
+// compilerNVRTC is NVRTC for any backend.NVRTC (the fake's tests give it
+// stubs); nil selects the pretend compiler.
+func compilerNVRTC(nv backend.NVRTC) Option {
 	return func(c *config) { c.compiler = compilerOption{set: true, nv: nv} }
 }
 
 // PretendNVRTC makes the backend use its pretend compiler, even where
 // libnvrtc is installed: kernels need Go bodies (see Kernel) and compile in
 // microseconds, and the result is the same on every machine.
-func PretendNVRTC() Option { return NVRTC(nil) }
+func PretendNVRTC() Option { return compilerNVRTC(nil) }
 
 // compilerState is the compiler a Backend uses, chosen once.
 type compilerState struct {
@@ -70,7 +75,7 @@ func (b *fakeBackend) realCompiler() backend.NVRTC {
 			return
 		}
 		if nv, err := driver.LoadNVRTC(); err == nil {
-			b.compiler.nv = nv
+			b.compiler.nv = core.NVRTCOf(nv)
 		}
 	})
 	return b.compiler.nv

@@ -129,7 +129,7 @@ func nvrtcCode(t *testing.T, err error) int {
 // are leaks, FailNth applies, and a failed destroy can be retried.
 func TestNVRTCOptionWrapsCompiler(t *testing.T) {
 	stub := newStub()
-	b := newBackend(NVRTC(stub), FailNth("nvrtcCompileProgram", 2, driver.Result(backend.NVRTCErrorCompilation)))
+	b := newBackend(compilerNVRTC(stub), FailNth("nvrtcCompileProgram", 2, driver.Result(backend.NVRTCErrorCompilation)))
 	nv, err := b.NVRTC()
 	require.NoError(t, err)
 	assert.Equal(t, "libnvrtc on the fake", nv.Implementation(), "kept apart from NVIDIA's own in the cache")
@@ -185,7 +185,7 @@ func TestNVRTCOptionWrapsCompiler(t *testing.T) {
 // lowered name too, so that it takes precedence over the compiled kernel.
 func TestNVRTCOptionNameExpressionBodies(t *testing.T) {
 	stub := newStub()
-	b := bound(t, NVRTC(stub), Kernel("scale<float>", func(t Thread, p Ptr, f float32) {
+	b := bound(t, compilerNVRTC(stub), Kernel("scale<float>", func(t Thread, p Ptr, f float32) {
 		if t.X() == 0 {
 			Store(t, p, 0, f*2)
 		}
@@ -223,7 +223,7 @@ func TestNVRTCAbsentPretends(t *testing.T) {
 	nv, err := newBackend().NVRTC()
 	require.NoError(t, err)
 	assert.Equal(t, "nocgo/cuda fake", nv.Implementation())
-	nv, err = newBackend(NVRTC(newStub())).NVRTC()
+	nv, err = newBackend(compilerNVRTC(newStub())).NVRTC()
 	require.NoError(t, err)
 	assert.Equal(t, "libnvrtc on the fake", nv.Implementation(), "an explicit compiler needs no search")
 }

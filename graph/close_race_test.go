@@ -89,7 +89,7 @@ func (b *slowGraphs) GraphExecDestroy(x uintptr) error {
 
 // A Close racing calls on the same Graph or Exec waits for them: no call
 // hands the driver a destroyed handle, and every call either works or
-// fails with ErrClosed.
+// fails with driver.ErrClosed.
 func TestCloseRacingCalls(t *testing.T) {
 	api := &slowGraphs{Backend: fake.NewBackend(append([]fake.Option{fake.Devices(1)}, fakekernels.Options()...)...), destroyed: map[uintptr]bool{}}
 	drv, err := driver.New(api)

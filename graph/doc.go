@@ -19,7 +19,7 @@
 //
 // Ownership follows the rest of the library: a Graph and an Exec are owned
 // and destroyed by Close (cuGraphDestroy, cuGraphExecDestroy); a second
-// Close returns nil; use after Close returns an error wrapping ErrClosed.
+// Close returns nil; use after Close returns an error wrapping driver.ErrClosed.
 // Both hold their context until Close. A Node is a value that belongs to
 // its graph and is valid while the graph is open.
 //

@@ -7,9 +7,6 @@ import (
 	"github.com/nocgo/cuda/driver/backend"
 )
 
-// ErrClosed is returned by operations on a Graph or Exec after Close.
-var ErrClosed = driver.ErrClosed
-
 // The driver's errors of stream capture and graph update, usable with
 // errors.Is.
 var (

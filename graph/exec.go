@@ -16,7 +16,7 @@ import (
 // context until Close, and is safe for concurrent use, except that Update
 // must not run while a Launch of the same Exec is being made. Each call
 // holds the Exec while it runs: a concurrent Close waits for it, and calls
-// made once Close has begun fail with an error wrapping ErrClosed.
+// made once Close has begun fail with an error wrapping driver.ErrClosed.
 type Exec struct {
 	ctx  *driver.Context
 	hold *core.Hold

@@ -19,7 +19,7 @@ import (
 // its context until Close. Building a graph (the Add methods) is not safe
 // for concurrent use; everything else is. Each call holds the graph while
 // it runs: a concurrent Close waits for it, and calls made once Close has
-// begun fail with an error wrapping ErrClosed.
+// begun fail with an error wrapping driver.ErrClosed.
 type Graph struct {
 	ctx  *driver.Context
 	hold *core.Hold
@@ -259,7 +259,7 @@ func (g *Graph) AddKernel(f *module.Function, cfg module.Config, args *module.Ar
 	if m := f.Module(); m != nil && !m.Context().Same(g.ctx) {
 		return Node{}, fmt.Errorf("%s: %s belongs to %s, the graph to %s: %w", op, f, m.Context(), g.ctx, driver.ErrWrongContext)
 	}
-	p, err := f.NodeParams(cfg, args)
+	p, err := core.KernelNode(f, cfg, args)
 	if err != nil {
 		return Node{}, fmt.Errorf("%s: %w", op, err)
 	}

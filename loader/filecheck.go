@@ -22,7 +22,7 @@ import (
 // named pipe) or kills the process with SIGBUS (a truncated library, whose
 // segments the system loader maps past the end of the file). The attempt's
 // message says which.
-var ErrBadFile = errors.New("not a loadable shared library")
+var ErrBadFile = errors.New("loader: not a loadable shared library")
 
 // badFileError is an ErrBadFile with its reason.
 type badFileError struct {

@@ -185,7 +185,7 @@ func TestRefusedLibraryFiles(t *testing.T) {
 				require.ErrorAs(t, err, &lerr)
 				require.Len(t, lerr.Tried, 1)
 				assert.ErrorIs(t, err, loader.ErrBadFile)
-				assert.Contains(t, err.Error(), path+": not a loadable shared library: "+tc.why)
+				assert.Contains(t, err.Error(), path+": loader: not a loadable shared library: "+tc.why)
 				assert.Contains(t, err.Error(), tc.also)
 				assert.Contains(t, err.Error(), k.EnvVar())
 			}
@@ -218,8 +218,8 @@ func TestDirectoryCandidateRefused(t *testing.T) {
 	var lerr *loader.LibraryError
 	require.ErrorAs(t, err, &lerr)
 	assert.Equal(t, loader.Candidates(loader.NVRTC), lerr.Paths(), "every candidate was tried")
-	assert.Contains(t, err.Error(), fifo+": not a loadable shared library: named pipe, not a regular file")
-	assert.Contains(t, err.Error(), truncated+": not a loadable shared library: truncated")
+	assert.Contains(t, err.Error(), fifo+": loader: not a loadable shared library: named pipe, not a regular file")
+	assert.Contains(t, err.Error(), truncated+": loader: not a loadable shared library: truncated")
 	assert.Contains(t, err.Error(), filepath.Join(lib64, "libnvrtc.so")+": no such file or directory")
 }
 
@@ -238,7 +238,7 @@ func TestRelativePathChecked(t *testing.T) {
 	})
 	require.Error(t, err)
 	assert.ErrorIs(t, err, loader.ErrBadFile)
-	assert.Contains(t, err.Error(), "lib/libcuda.so.1: not a loadable shared library: named pipe, not a regular file")
+	assert.Contains(t, err.Error(), "lib/libcuda.so.1: loader: not a loadable shared library: named pipe, not a regular file")
 }
 
 // TestSonameThroughLibraryPath: a bare name is searched by the system
@@ -257,7 +257,7 @@ func TestSonameThroughLibraryPath(t *testing.T) {
 	_, err := openWithin(t, loader.CUDA, nil)
 	require.Error(t, err)
 	assert.ErrorIs(t, err, loader.ErrBadFile)
-	assert.Contains(t, err.Error(), name+": not a loadable shared library: "+filepath.Join(bad, name)+
+	assert.Contains(t, err.Error(), name+": loader: not a loadable shared library: "+filepath.Join(bad, name)+
 		" (from LD_LIBRARY_PATH): truncated")
 
 	// A FIFO there is refused; so is a directory.

@@ -64,7 +64,7 @@ func alloc[T any](op string, ctx *driver.Context, n int) (*Buffer[T], error) {
 // FreeAsync frees it in stream order on a stream of the caller's choice, and
 // Close frees it in stream order on s (see Close). The buffer holds s's context
 // until it is freed, so s's *driver.Context must still be open
-// here (ErrClosed otherwise), but may be released before Close. For n == 0
+// here (driver.ErrClosed otherwise), but may be released before Close. For n == 0
 // nothing is allocated nor queued: the buffer is empty, its Ptr is 0, and
 // freeing it calls no driver.
 func AllocAsync[T any](s *stream.Stream, n int) (*Buffer[T], error) {

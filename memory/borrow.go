@@ -26,7 +26,7 @@ import (
 //   - it is memory of ctx's device (DEVICE_ORDINAL), and of ctx itself
 //     (CONTEXT), or of no context, as the driver reports for memory from a
 //     stream-ordered pool; memory of another device or context is an error
-//     wrapping ErrWrongContext;
+//     wrapping driver.ErrWrongContext;
 //   - [ptr, ptr+n*size) lies inside one allocation (cuMemGetAddressRange).
 //
 // n must not be negative. With n == 0 the pointer is checked all the same,
@@ -88,14 +88,14 @@ func borrowCheck(op string, ctx *driver.Context, hold *core.Hold, ptr, size uint
 		return fmt.Errorf("%s: cuPointerGetAttribute(DEVICE_ORDINAL): %w", op, r)
 	}
 	if want := ctx.Device().Ordinal(); int(ord) != want {
-		return fmt.Errorf("%s: memory of device %d, but %s is on device %d: %w", op, ord, ctx, want, ErrWrongContext)
+		return fmt.Errorf("%s: memory of device %d, but %s is on device %d: %w", op, ord, ctx, want, driver.ErrWrongContext)
 	}
 	owning, r := api.PointerGetAttribute(backend.PointerAttrContext, ptr)
 	if r != nil {
 		return fmt.Errorf("%s: cuPointerGetAttribute(CONTEXT): %w", op, r)
 	}
 	if owning != 0 && uintptr(owning) != ctx.Handle() {
-		return fmt.Errorf("%s: memory of context %#x, not of %s: %w", op, owning, ctx, ErrWrongContext)
+		return fmt.Errorf("%s: memory of context %#x, not of %s: %w", op, owning, ctx, driver.ErrWrongContext)
 	}
 	err := hold.Do(func(api backend.API) error {
 		base, asize, r := api.MemGetAddressRange(ptr)

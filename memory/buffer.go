@@ -61,7 +61,7 @@ type allocation struct {
 // and AllocAsync buffers are owned and Close releases them; Borrow and OpenIPC
 // buffers are not, and Close never frees the memory; views (Slice, Bytes)
 // never free anything. After Close, every operation returns an error wrapping
-// ErrClosed, Ptr returns 0, and so do the views of the freed memory.
+// driver.ErrClosed, Ptr returns 0, and so do the views of the freed memory.
 //
 // Empty buffers are valid, as empty Go slices are: Alloc and AllocAsync of
 // zero elements allocate nothing (Ptr is 0), and Borrow and OpenIPC of zero
@@ -102,7 +102,7 @@ func (b *Buffer[T]) usable(op, role string) error {
 		return fmt.Errorf("%s: %s: nil buffer: %w", op, role, driver.ErrInvalidValue)
 	}
 	if b.a.freed.Load() || b.closed.Load() {
-		return fmt.Errorf("%s: %s: %s: %w", op, role, b, ErrClosed)
+		return fmt.Errorf("%s: %s: %s: %w", op, role, b, driver.ErrClosed)
 	}
 	return nil
 }
@@ -192,11 +192,11 @@ func (b *Buffer[T]) String() string {
 
 // Slice returns a view of elements [i, j) of b, bounded as Go slices are:
 // 0 <= i <= j <= b.Len(). The view is a Buffer over the same memory that
-// never frees it; it becomes unusable (ErrClosed) when the memory it views
+// never frees it; it becomes unusable (driver.ErrClosed) when the memory it views
 // is freed, or by its own Close, which only detaches it. An empty view
 // (i == j) is valid: copies and fills of it do nothing. Bounds out of range
 // are an error wrapping ErrInvalidValue, a freed b an error wrapping
-// ErrClosed, and a nil or zero b one wrapping ErrInvalidValue; the view is
+// driver.ErrClosed, and a nil or zero b one wrapping ErrInvalidValue; the view is
 // then nil.
 func (b *Buffer[T]) Slice(i, j int) (*Buffer[T], error) {
 	const op = "memory.Buffer.Slice"
@@ -212,7 +212,7 @@ func (b *Buffer[T]) Slice(i, j int) (*Buffer[T], error) {
 // Bytes returns a view of b's memory as Size bytes, for copies and fills
 // between buffers of different element types. Like Slice, the view never
 // frees the memory and stops working once it is freed; a freed b is an
-// error wrapping ErrClosed (a nil or zero one, ErrInvalidValue), and the
+// error wrapping driver.ErrClosed (a nil or zero one, ErrInvalidValue), and the
 // view is then nil.
 func (b *Buffer[T]) Bytes() (*Buffer[byte], error) {
 	const op = "memory.Buffer.Bytes"

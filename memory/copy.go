@@ -143,7 +143,7 @@ func checkDtoD[T any](op string, dst, src *Buffer[T]) error {
 		return fitError(op, dst.n, src.n)
 	}
 	if dd, sd := dst.a.ctx.Driver(), src.a.ctx.Driver(); dd != sd {
-		return fmt.Errorf("%s: dst %s and src %s belong to different *driver.Driver values: %w", op, dst, src, ErrWrongContext)
+		return fmt.Errorf("%s: dst %s and src %s belong to different *driver.Driver values: %w", op, dst, src, driver.ErrWrongContext)
 	}
 	if dst.a == src.a {
 		n := src.bytes()

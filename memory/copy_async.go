@@ -2,6 +2,7 @@ package memory
 
 import (
 	"fmt"
+	"github.com/nocgo/cuda/driver"
 	"runtime"
 	"unsafe"
 
@@ -139,5 +140,5 @@ func CopyDtoDAsync[T any](s *stream.Stream, dst, src *Buffer[T]) (err error) {
 }
 
 func wrongStream(op string, s *stream.Stream, buf, ctx string) error {
-	return fmt.Errorf("%s: stream %#x of %s cannot reach %s of %s on another device: %w", op, s.Handle(), s.Context(), buf, ctx, ErrWrongContext)
+	return fmt.Errorf("%s: stream %#x of %s cannot reach %s of %s on another device: %w", op, s.Handle(), s.Context(), buf, ctx, driver.ErrWrongContext)
 }

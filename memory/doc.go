@@ -12,12 +12,12 @@
 //   - OpenIPC maps memory exported by another process: Close closes the
 //     mapping (cuIpcCloseMemHandle) and never frees the exporter's memory.
 //   - Slice and Bytes return views of a buffer: they never free anything and
-//     stop working (ErrClosed) once the buffer they view is freed. Slice's
+//     stop working (driver.ErrClosed) once the buffer they view is freed. Slice's
 //     bounds are those of Go slicing, 0 <= i <= j <= Len; any others are an
 //     error (wrapping ErrInvalidValue), and no view is made.
 //
 // A second Close is a no-op that returns nil; every other use of a freed
-// buffer returns an error wrapping ErrClosed, and Ptr returns 0.
+// buffer returns an error wrapping driver.ErrClosed, and Ptr returns 0.
 //
 // # Empty buffers
 //
@@ -36,7 +36,7 @@
 // its making until its Close (see driver.Context for the lifetime rule): it
 // keeps working (copies, Fill, Close) after the *driver.Context it was made in
 // is closed, and freeing memory never touches a dead context. Making one
-// needs an open Context (ErrClosed after its Close).
+// needs an open Context (driver.ErrClosed after its Close).
 //
 // # Checks
 //
@@ -75,7 +75,7 @@
 // stream bind their context for the call). The stream must be on the device
 // of the device buffer(s); a stream of another context of the same device is
 // accepted for copies (the address space is unified) but not for Fill, which
-// runs in its stream's context. Otherwise the error wraps ErrWrongContext.
+// runs in its stream's context. Otherwise the error wraps driver.ErrWrongContext.
 //
 // What CUDA guarantees for the host side of an asynchronous copy:
 //
@@ -131,13 +131,3 @@
 // memory.Alloc[float32]: ...), then the buffer or argument and the driver
 // entry point, and wrap the cause.
 package memory
-
-import "github.com/nocgo/cuda/driver"
-
-// ErrClosed is returned by operations on a freed buffer, a view of a freed
-// buffer, or a freed host buffer.
-var ErrClosed = driver.ErrClosed
-
-// ErrWrongContext is returned when a buffer, a pointer or a stream belongs to
-// another context or device than the operation needs.
-var ErrWrongContext = driver.ErrWrongContext

@@ -209,8 +209,8 @@ func TestEmptyMakesNoDriverCalls(t *testing.T) {
 		require.NoError(t, c.Close())
 	}
 	assert.Empty(t, api.take(), "closing empty buffers and views")
-	assert.ErrorIs(t, memory.CopyToDevice(e, nil), memory.ErrClosed)
-	assert.ErrorIs(t, memory.Fill(s, a, 0), memory.ErrClosed)
+	assert.ErrorIs(t, memory.CopyToDevice(e, nil), driver.ErrClosed)
+	assert.ErrorIs(t, memory.Fill(s, a, 0), driver.ErrClosed)
 	assert.Nil(t, h.Slice())
 	assert.Empty(t, api.take(), "using closed empty buffers")
 
@@ -254,7 +254,7 @@ func TestEmptyHostBuffer(t *testing.T) {
 }
 
 // TestSliceErrors: bad bounds are an error that says the bounds and the
-// length, and no view; a freed buffer is ErrClosed; a nil one is
+// length, and no view; a freed buffer is driver.ErrClosed; a nil one is
 // ErrInvalidValue.
 func TestSliceErrors(t *testing.T) {
 	_, ctx, _ := setup(t)
@@ -280,5 +280,5 @@ func TestSliceErrors(t *testing.T) {
 	require.NoError(t, b.Close())
 	v, err = b.Slice(0, 0)
 	assert.Nil(t, v)
-	assert.ErrorIs(t, err, memory.ErrClosed)
+	assert.ErrorIs(t, err, driver.ErrClosed)
 }

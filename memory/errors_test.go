@@ -43,7 +43,7 @@ func TestErrorsNameTheCall(t *testing.T) {
 	require.NoError(t, b.Close())
 	_, err = b.Slice(0, 1)
 	prefixed(t, err, "memory.Buffer.Slice")
-	assert.ErrorIs(t, err, memory.ErrClosed)
+	assert.ErrorIs(t, err, driver.ErrClosed)
 
 	h, err := memory.AllocHost[float32](ctx, 4)
 	require.NoError(t, err)

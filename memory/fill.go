@@ -16,7 +16,7 @@ import (
 // that queues nothing. To set a pattern of another width, Fill a Bytes view
 // or a view of a smaller type. s is required and must be a stream of b's
 // context (unlike copies, a memset does not reach memory of another context
-// on the same device: ErrWrongContext). Fill allocates nothing and, on an
+// on the same device: driver.ErrWrongContext). Fill allocates nothing and, on an
 // ordinary stream, binds no context. An empty b is set by doing nothing:
 // its arguments are checked, and no driver is called.
 func Fill[T any](s *stream.Stream, b *Buffer[T], value T) (err error) {
@@ -82,5 +82,5 @@ func Fill[T any](s *stream.Stream, b *Buffer[T], value T) (err error) {
 
 func wrongFill(op string, s *stream.Stream, buf string, ctx *driver.Context) error {
 	return fmt.Errorf("%s: stream %#x of %s cannot set %s of %s: a memset runs in its stream's context: %w",
-		op, s.Handle(), s.Context(), buf, ctx, ErrWrongContext)
+		op, s.Handle(), s.Context(), buf, ctx, driver.ErrWrongContext)
 }

@@ -34,7 +34,7 @@ import (
 // freed all the same).
 //
 // After Close the buffer and all views of the memory return errors wrapping
-// ErrClosed and Ptr returns 0. A second Close (or Close after FreeAsync) is a
+// driver.ErrClosed and Ptr returns 0. A second Close (or Close after FreeAsync) is a
 // no-op returning nil. When the driver call fails, the error is returned and
 // the buffer stays usable, holding its context, so Close can be retried.
 //
@@ -114,7 +114,7 @@ func (a *allocation) free(api backend.API) error {
 	return a.release(func() error { return api.MemFree(a.base) }, "cuMemFree")
 }
 
-// release marks a freed (so that concurrent users see ErrClosed from now
+// release marks a freed (so that concurrent users see driver.ErrClosed from now
 // on), calls free, and undoes the mark if free fails. a.mu is held.
 func (a *allocation) release(free func() error, call string) error {
 	a.freed.Store(true)
@@ -156,7 +156,7 @@ func unbind(b core.Binding, err error) error {
 // on s before this call is done, so work on s may use the buffer up to here,
 // and work on other streams must be ordered before it (events). s must be on
 // the buffer's device. After FreeAsync the buffer and its views return
-// ErrClosed; a second FreeAsync or Close is a no-op returning nil. It is an
+// driver.ErrClosed; a second FreeAsync or Close is a no-op returning nil. It is an
 // error on buffers that are not stream-ordered (use Close) and on views. An
 // empty buffer has no memory: s is checked, and no driver call is made.
 // From inside a host callback it fails with an error wrapping
@@ -185,7 +185,7 @@ func (b *Buffer[T]) FreeAsync(s *stream.Stream) error {
 		return fmt.Errorf("%s: %s: nil or zero stream: %w", op, b, driver.ErrInvalidValue)
 	}
 	if s.Context().Device() != a.ctx.Device() {
-		return fmt.Errorf("%s: %s of %s on stream %#x of %s: another device: %w", op, b, a.ctx, s.Handle(), s.Context(), ErrWrongContext)
+		return fmt.Errorf("%s: %s of %s on stream %#x of %s: another device: %w", op, b, a.ctx, s.Handle(), s.Context(), driver.ErrWrongContext)
 	}
 	desc := b.String()
 	if a.base == 0 {

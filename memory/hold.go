@@ -48,14 +48,14 @@ func use(s *stream.Stream) (core.Binding, error) {
 }
 
 // queueCheck checks, without a driver call, that a stream can take work: an
-// error wrapping ErrClosed after its Close. It is what Queue.Use checks,
+// error wrapping driver.ErrClosed after its Close. It is what Queue.Use checks,
 // without binding a special stream's context, for calls that have nothing
 // to queue.
 func queueCheck(q *core.Queue) error { return q.Hold.Check(q.What) }
 
 // streamCheck checks s for op, without a driver call, for a call that has
 // nothing to queue (zero elements): a nil or zero stream is an error
-// wrapping ErrInvalidValue, a closed one an error wrapping ErrClosed.
+// wrapping ErrInvalidValue, a closed one an error wrapping driver.ErrClosed.
 func streamCheck(op string, s *stream.Stream) error {
 	q := core.QueueOf(s)
 	if q == nil {

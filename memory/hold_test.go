@@ -209,7 +209,7 @@ func TestBorrowedBufferOutlivesItsContext(t *testing.T) {
 	assert.Zero(t, b.Ptr())
 	assert.Zero(t, v.Ptr())
 	for i, err := range ops() {
-		assert.ErrorIs(t, err, memory.ErrClosed, "operation %d", i)
+		assert.ErrorIs(t, err, driver.ErrClosed, "operation %d", i)
 	}
 	require.NoError(t, memory.CopyToDevice(owned, iota32(16, 0)), "the owned buffer is not affected")
 	assert.Equal(t, iota32(16, 0), read(t, owned))
@@ -265,7 +265,7 @@ func TestStreamOrderedFreeAfterReleaseOnASpecialStream(t *testing.T) {
 			if streamFirst {
 				require.NoError(t, s.Close())
 				assert.True(t, ctxAlive(t, api, h), "the buffer still holds the context")
-				assert.ErrorIs(t, s.Synchronize(), stream.ErrClosed)
+				assert.ErrorIs(t, s.Synchronize(), driver.ErrClosed)
 				// Close cannot queue on the closed NULL stream: it
 				// synchronizes the (held) context and frees at once.
 				require.NoError(t, b.Close())

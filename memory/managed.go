@@ -28,7 +28,7 @@ const (
 //
 // The zero Location names no memory: Prefetch and Advise refuse it (and
 // On(nil)) with an error wrapping ErrInvalidValue, and a device of another
-// *driver.Driver than the buffer's with one wrapping ErrWrongContext.
+// *driver.Driver than the buffer's with one wrapping driver.ErrWrongContext.
 type Location struct {
 	host bool
 	dev  *driver.Device
@@ -56,7 +56,7 @@ func (l Location) check(op string, ctx *driver.Context) error {
 	case l.dev == nil || l.dev.Driver() == nil:
 		return fmt.Errorf("%s: no location (a zero Location, or On of a nil or zero device): use memory.Host or memory.On: %w", op, driver.ErrInvalidValue)
 	case l.dev.Driver() != ctx.Driver():
-		return fmt.Errorf("%s: %s belongs to another *driver.Driver than %s: %w", op, l, ctx, ErrWrongContext)
+		return fmt.Errorf("%s: %s belongs to another *driver.Driver than %s: %w", op, l, ctx, driver.ErrWrongContext)
 	}
 	return nil
 }
@@ -89,7 +89,7 @@ const (
 
 // ErrNoManaged is wrapped when the backend has no managed memory
 // (errors.Is(err, errors.ErrUnsupported) holds too).
-var ErrNoManaged = fmt.Errorf("the backend has no managed memory (backend.ManagedMemory): %w", errors.ErrUnsupported)
+var ErrNoManaged = fmt.Errorf("memory: the backend has no managed memory (backend.ManagedMemory): %w", errors.ErrUnsupported)
 
 func managedOf(op string, c *core.Context) (backend.ManagedMemory, error) {
 	m, ok := c.API.(backend.ManagedMemory)

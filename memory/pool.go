@@ -186,7 +186,7 @@ func (a Access) String() string {
 
 // ErrNoPools is wrapped by the pool functions when the backend has no
 // memory pools (errors.Is(err, errors.ErrUnsupported) holds too).
-var ErrNoPools = fmt.Errorf("the backend has no stream-ordered memory pools (backend.MemPools): %w", errors.ErrUnsupported)
+var ErrNoPools = fmt.Errorf("memory: the backend has no stream-ordered memory pools (backend.MemPools): %w", errors.ErrUnsupported)
 
 // poolsOf returns ctx's backend as backend.MemPools.
 func poolsOf(op string, ctx *driver.Context) (*core.Context, backend.MemPools, error) {
@@ -426,14 +426,14 @@ func (p *Pool) ResetHighWater() error {
 
 // peer checks a device given to SetAccess or Access: a nil or zero one is
 // an error wrapping ErrInvalidValue, one of another *driver.Driver than the
-// pool's an error wrapping ErrWrongContext (its ordinal would name a device
+// pool's an error wrapping driver.ErrWrongContext (its ordinal would name a device
 // of this driver).
 func (p *Pool) peer(op string, dev *driver.Device) error {
 	if dev == nil || dev.Driver() == nil {
 		return fmt.Errorf("%s: %s: nil or zero device: %w", op, p, driver.ErrInvalidValue)
 	}
 	if p != nil && p.ctx != nil && dev.Driver() != p.ctx.Driver() {
-		return fmt.Errorf("%s: %s: device %d belongs to another *driver.Driver: %w", op, p, dev.Ordinal(), ErrWrongContext)
+		return fmt.Errorf("%s: %s: device %d belongs to another *driver.Driver: %w", op, p, dev.Ordinal(), driver.ErrWrongContext)
 	}
 	return nil
 }
@@ -558,7 +558,7 @@ func (p *Pool) Close() error {
 // AllocFromPool is AllocAsync from a chosen pool (cuMemAllocFromPoolAsync):
 // n elements of T, usable by work queued on s after this call, returned as
 // a stream-ordered Buffer that Close or FreeAsync frees (back to pool). s
-// and pool must be of the same device (ErrWrongContext otherwise, before any
+// and pool must be of the same device (driver.ErrWrongContext otherwise, before any
 // driver call). The buffer does not keep the pool: destroying the pool
 // first leaves the buffer valid until freed.
 func AllocFromPool[T any](s *stream.Stream, pool *Pool, n int) (*Buffer[T], error) {

@@ -315,7 +315,7 @@ func putBuffer[T any](f *Function, lay *layout, i int, dst unsafe.Pointer, v any
 		return f.argErr(lay, i, fmt.Sprintf("is a nil %s", reflect.TypeOf(v)))
 	}
 	if b.Closed() {
-		return fmt.Errorf("%w: %w", f.argErr(lay, i, fmt.Sprintf("is a closed %s", reflect.TypeOf(v))), ErrClosed)
+		return fmt.Errorf("%w: %w", f.argErr(lay, i, fmt.Sprintf("is a closed %s", reflect.TypeOf(v))), driver.ErrClosed)
 	}
 	ptr := b.Ptr() // 0 for an empty buffer, which holds no memory
 	if err := f.checkContext(lay, i, reflect.TypeOf(v), b.Context()); err != nil {
@@ -335,7 +335,7 @@ func (f *Function) checkContext(lay *layout, i int, t reflect.Type, c *driver.Co
 	if c.Handle() == want.Handle() || c.Device() == want.Device() {
 		return nil
 	}
-	return fmt.Errorf("%w: %w", f.argErr(lay, i, fmt.Sprintf("is a %s of %s, not of the kernel's %s", t, c, want)), ErrWrongContext)
+	return fmt.Errorf("%w: %w", f.argErr(lay, i, fmt.Sprintf("is a %s of %s, not of the kernel's %s", t, c, want)), driver.ErrWrongContext)
 }
 
 func (f *Function) argErr(lay *layout, i int, what string) error {

@@ -243,7 +243,7 @@ func plainType(t reflect.Type) bool {
 
 // expect is what passing v for a parameter of size bytes must do: ok with
 // the bytes the kernel receives, or an error wrapping ErrArgs (and closed:
-// ErrClosed too).
+// driver.ErrClosed too).
 type expect struct {
 	ok     bool
 	want   []byte
@@ -297,19 +297,19 @@ func expectArg(v any, size int) expect {
 }
 
 // checkArgErr: a refused argument is an error wrapping ErrArgs (and
-// ErrClosed for a closed buffer).
+// driver.ErrClosed for a closed buffer).
 func checkArgErr(t *testing.T, err error, e expect, what string) {
 	t.Helper()
 	require.Error(t, err, what)
 	require.ErrorIs(t, err, module.ErrArgs, what)
 	if e.closed {
-		require.ErrorIs(t, err, module.ErrClosed, what)
+		require.ErrorIs(t, err, driver.ErrClosed, what)
 	}
 }
 
 // FuzzLaunchArgs: for a kernel signature and argument values drawn from the
 // input, Launch, Args and Args.Set never panic; an argument count, type or
-// size that does not fit is an error wrapping ErrArgs (ErrClosed too for a
+// size that does not fit is an error wrapping ErrArgs (driver.ErrClosed too for a
 // closed buffer), and nothing is launched; what fits is launched once, and
 // the kernel receives, for each parameter, the value's bytes (a buffer's
 // device address). Set keeps an argument's value when it refuses the new one.

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -41,6 +42,17 @@ const (
 // link, a named pipe), is a miss and is replaced. Failing to write the cache
 // never fails a compile; Options.Logger, when set, hears of it. Temporary
 // files left by a writer that died are removed after an hour.
+//
+// The cache trusts only what the current user alone can have written, as
+// ssh treats its files: the directory is created 0700, and it is used only
+// while it belongs to the current user and is writable by no one else (not
+// by its group, not by others); an entry is read only when it too belongs
+// to the current user and is writable by no one else. A directory that
+// fails this is neither read nor written (every compile compiles), an
+// entry that fails it is a miss (and is replaced by this user's own), and
+// Options.Logger hears why. So another user who can write to a shared
+// NOCGO_CUDA_CACHE_DIR cannot plant an entry, valid checksum and all, that
+// this process would load onto its GPU.
 //
 // The cache holds at most Options.CacheMaxBytes of entries
 // (DefaultCacheMaxBytes unless set): each write evicts the least recently
@@ -172,15 +184,21 @@ type cacheEntry struct {
 
 func (c cache) path(key string) string { return filepath.Join(c.dir, key+".entry") }
 
-// get returns the entry for key, or false for a miss, a disabled cache, or
-// an entry that is unreadable, truncated, corrupt or for another key.
+// get returns the entry for key, or false for a miss, a disabled cache, a
+// directory not trusted (see dirTrusted), or an entry that is unreadable,
+// not trusted, truncated, corrupt or for another key. An entry not trusted
+// is reported to the logger (put reports the directory).
 func (c cache) get(key string) (*compiled, bool) {
-	if c.dir == "" {
+	if c.dir == "" || c.dirTrusted() != nil {
 		return nil, false
 	}
 	path := c.path(key)
-	data, ok := readEntry(path)
-	if !ok {
+	data, err := readEntry(path)
+	if err != nil {
+		var u untrustedError
+		if errors.As(err, &u) {
+			c.warn("entry not trusted, compiling instead", err)
+		}
 		return nil, false
 	}
 	e, ok := decodeEntry(data, key)
@@ -192,35 +210,74 @@ func (c cache) get(key string) (*compiled, bool) {
 	return e, ok
 }
 
+// errMiss is readEntry's error for an entry that is absent or not one.
+var errMiss = errors.New("module: kernel cache: no entry")
+
+// untrustedError is readEntry's error for an entry that another user can
+// have written (see owned).
+type untrustedError struct{ err error }
+
+func (e untrustedError) Error() string { return "not trusted: " + e.err.Error() }
+func (e untrustedError) Unwrap() error { return e.err }
+
 // readEntry reads the entry file at path. Only a regular file is read: the
 // file is opened without following a symbolic link (the cache only ever
 // writes regular files) and without waiting on a named pipe or a device,
 // then refused unless it is a regular file, so that a FIFO at an entry's
-// path is a miss rather than a read that never returns. A file whose size
-// is not the one its header announces is a miss without being read whole.
-func readEntry(path string) ([]byte, bool) {
+// path is a miss rather than a read that never returns. The open file must
+// belong to the current user and be writable by no one else (see owned),
+// checked on the file opened (fstat), so that it cannot be swapped after
+// the check: otherwise the error is an untrustedError. A file whose size is
+// not the one its header announces is a miss without being read whole.
+// Every other miss is errMiss.
+func readEntry(path string) ([]byte, error) {
 	f, err := openEntry(path)
 	if err != nil {
-		return nil, false
+		return nil, errMiss
 	}
 	defer f.Close()
 	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() < cacheHeader {
-		return nil, false
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, errMiss
+	}
+	if err := owned(fi); err != nil {
+		return nil, untrustedError{err}
+	}
+	if fi.Size() < cacheHeader {
+		return nil, errMiss
 	}
 	var hdr [cacheHeader]byte
 	if _, err := io.ReadFull(f, hdr[:]); err != nil || !bytes.Equal(hdr[:16], cacheMagic) {
-		return nil, false
+		return nil, errMiss
 	}
 	if n := binary.LittleEndian.Uint64(hdr[16+sha256.Size:]); n != uint64(fi.Size()-cacheHeader) {
-		return nil, false
+		return nil, errMiss
 	}
 	data := make([]byte, fi.Size())
 	copy(data, hdr[:])
 	if _, err := io.ReadFull(f, data[cacheHeader:]); err != nil {
-		return nil, false
+		return nil, errMiss
 	}
-	return data, true
+	return data, nil
+}
+
+// dirTrusted returns nil when the cache directory exists, is a directory,
+// belongs to the current user and is writable by no one else (see owned);
+// otherwise it says why. A directory that does not exist yet is not
+// trusted (an error wrapping fs.ErrNotExist): put creates it, 0700, and
+// checks again.
+func (c cache) dirTrusted() error {
+	fi, err := os.Stat(c.dir)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s: not a directory", c.dir)
+	}
+	if err := owned(fi); err != nil {
+		return fmt.Errorf("%s: %w", c.dir, err)
+	}
+	return nil
 }
 
 // decodeEntry decodes the contents of an entry file for key, or returns
@@ -286,8 +343,12 @@ func (c cache) put(key string, comp *compiled) {
 		c.warn("encoding an entry", err)
 		return
 	}
-	if err := os.MkdirAll(c.dir, 0o755); err != nil {
+	if err := os.MkdirAll(c.dir, 0o700); err != nil {
 		c.warn("creating the directory", err)
+		return
+	}
+	if err := c.dirTrusted(); err != nil {
+		c.warn("directory not trusted, neither read nor written", err)
 		return
 	}
 	defer c.sweep(time.Now())

@@ -81,7 +81,7 @@ func Compile(ctx *driver.Context, src string, opts Options) (*Module, error) {
 		return nil, fmt.Errorf("module.Compile: nil context: %w", driver.ErrInvalidValue)
 	}
 	if ctx.Closed() {
-		return nil, fmt.Errorf("module.Compile: %s: %w", ctx, ErrClosed)
+		return nil, fmt.Errorf("module.Compile: %s: %w", ctx, driver.ErrClosed)
 	}
 	name := opts.name()
 	if err := opts.check(); err != nil {

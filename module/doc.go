@@ -28,7 +28,7 @@
 // package Example_quickStart on the GPU too, where the driver loads.
 //
 // Ownership: a Module is owned by whoever loaded or compiled it; Close
-// destroys it (idempotent) and every Function of it then returns ErrClosed.
+// destroys it (idempotent) and every Function of it then returns driver.ErrClosed.
 // A Module holds its context (driver.Context) until Close: it keeps
 // working after the Context is released, and the context ends only after
 // the Module is unloaded.
@@ -39,10 +39,10 @@
 // Launch, Function.Args and Args.Set take these Go values:
 //
 //   - a device pointer: a *memory.Buffer[T], of any T, or a view of one
-//     (8 bytes): its device address. A nil buffer, a freed one (ErrClosed)
+//     (8 bytes): its device address. A nil buffer, a freed one (driver.ErrClosed)
 //     and a broken view (an out-of-range Slice: its error) are refused, and
 //     the memory must be of the module's context or device
-//     (ErrWrongContext otherwise).
+//     (driver.ErrWrongContext otherwise).
 //   - a raw device address, or NULL: a uintptr (uintptr(0) for NULL). A
 //     value of any other type with a Ptr() uintptr method is refused, not
 //     taken for a device pointer: a launch calls no method of a type it does
@@ -90,40 +90,28 @@
 // arguments do not match the kernel's parameters).
 package module
 
-import (
-	"errors"
-
-	"github.com/nocgo/cuda/driver"
-)
+import "errors"
 
 // Version is this library's version. It is part of every compile cache key,
 // so a new version never reads entries written by an older one.
 const Version = "0.1.0"
-
-// ErrClosed is returned by every operation on a Module, or a Function of
-// it, after Close.
-var ErrClosed = driver.ErrClosed
-
-// ErrWrongContext is returned for a stream or a device pointer of another
-// context than the module's.
-var ErrWrongContext = driver.ErrWrongContext
 
 // ErrArgs is wrapped by every launch argument error: a count or size that
 // does not match the kernel's parameters, an unsupported Go type, a freed
 // buffer. Nothing is launched when it is returned.
 //
 //	if errors.Is(err, module.ErrArgs) { ... }
-var ErrArgs = errors.New("launch arguments do not match the kernel's parameters")
+var ErrArgs = errors.New("module: launch arguments do not match the kernel's parameters")
 
 // ErrConfig is wrapped by the errors of a launch configuration refused
 // before reaching the driver (a zero dimension, a block over 1024 threads,
 // negative shared memory). Such errors also wrap driver.ErrInvalidValue, as
 // the driver would have answered.
-var ErrConfig = errors.New("invalid launch configuration")
+var ErrConfig = errors.New("module: invalid launch configuration")
 
 // ErrNoLayout is returned by launches of a kernel whose parameter layout is
 // unknown: the driver has no cuFuncGetParamInfo (CUDA < 12.4) and the module
 // was loaded from a CUBIN or fatbin, which carries no PTX signature. Compile
 // keeps the PTX of what it compiles, and Load of PTX parses it, so only
 // prebuilt binaries on old drivers meet this.
-var ErrNoLayout = errors.New("kernel parameter layout unknown: the driver has no cuFuncGetParamInfo and the module carries no PTX")
+var ErrNoLayout = errors.New("module: kernel parameter layout unknown: the driver has no cuFuncGetParamInfo and the module carries no PTX")

@@ -72,7 +72,7 @@ func TestErrorsNameTheCall(t *testing.T) {
 	require.NoError(t, m.Close())
 	err = f.Launch(s, cfg, out, in, int32(n))
 	prefixed(t, err, "module.Function.Launch")
-	assert.ErrorIs(t, err, module.ErrClosed)
+	assert.ErrorIs(t, err, driver.ErrClosed)
 
 	path := filepath.Join(t.TempDir(), "empty.ptx")
 	require.NoError(t, os.WriteFile(path, nil, 0o600))

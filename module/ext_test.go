@@ -252,9 +252,9 @@ func TestOccupancy(t *testing.T) {
 
 	require.NoError(t, m.Close())
 	_, err = f.MaxActiveBlocksPerMultiprocessor(32, 0)
-	assert.ErrorIs(t, err, module.ErrClosed)
+	assert.ErrorIs(t, err, driver.ErrClosed)
 	_, err = f.MaxActiveClusters(module.Config{Block: module.Dim(128), Cluster: module.Dim(2)})
-	assert.ErrorIs(t, err, module.ErrClosed)
+	assert.ErrorIs(t, err, driver.ErrClosed)
 }
 
 func TestGlobalBadInput(t *testing.T) {
@@ -272,7 +272,7 @@ func TestGlobalBadInput(t *testing.T) {
 	assert.ErrorIs(t, err, driver.ErrInvalidValue, "zero-size element")
 	require.NoError(t, m.Close())
 	_, err = module.Global[float32](m, "g")
-	assert.ErrorIs(t, err, module.ErrClosed)
+	assert.ErrorIs(t, err, driver.ErrClosed)
 }
 
 // bare hides the optional interfaces of a backend: only backend.API is left.

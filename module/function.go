@@ -14,8 +14,10 @@ import (
 
 // Function is a kernel of a Module (a CUfunction). It belongs to its module:
 // once the module is unloaded every method returns an error wrapping
-// ErrClosed. It is safe for concurrent use.
+// driver.ErrClosed. It is safe for concurrent use.
 type Function struct {
+	kernelNodeLink // kernelNode, for package graph
+
 	m     *Module
 	h     uintptr
 	name  string // as asked for
@@ -81,6 +83,7 @@ const defaultDynamicShared = 48 << 10
 
 func newFunction(m *Module, k *kernel, h uintptr, name, entry string) *Function {
 	f := &Function{m: m, k: k, h: h, name: name, entry: entry}
+	f.kernelNodeLink = core.LinkKernelNode(f.kernelNode)
 	// A failure leaves the layout unread: the first launch reads it again
 	// and reports the failure if it persists.
 	_, _ = f.readLayout()
@@ -248,7 +251,7 @@ func (f *Function) check() error {
 		return fmt.Errorf("nil function: %w", driver.ErrInvalidValue)
 	}
 	if f.m.closed() {
-		return fmt.Errorf("%s: module %#x is closed: %w", f, f.m.h, ErrClosed)
+		return fmt.Errorf("%s: module %#x is closed: %w", f, f.m.h, driver.ErrClosed)
 	}
 	return nil
 }

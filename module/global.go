@@ -29,7 +29,7 @@ func Global[T any](m *Module, name string) (*memory.Buffer[T], error) {
 		return nil, fmt.Errorf("%s: nil module: %w", op, driver.ErrInvalidValue)
 	}
 	if m.closed() {
-		return nil, fmt.Errorf("%s: global %q: module %#x: %w", op, name, m.h, ErrClosed)
+		return nil, fmt.Errorf("%s: global %q: module %#x: %w", op, name, m.h, driver.ErrClosed)
 	}
 	if name == "" || strings.IndexByte(name, 0) >= 0 {
 		return nil, fmt.Errorf("%s: global %q: bad name: %w", op, name, driver.ErrInvalidValue)

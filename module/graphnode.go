@@ -1,31 +1,35 @@
 package module
 
 import (
-	"fmt"
-
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/core"
 )
 
-// NodeParams checks a launch of f with cfg and the prepared args as
+// kernelNodeLink names the link through which package graph turns a launch
+// of a Function into a graph kernel node (core.KernelNode): plumbing that
+// users never see.
+type kernelNodeLink = core.KernelNodeLink[Config, *Args]
+
+// kernelNode checks a launch of f with cfg and the prepared args as
 // LaunchArgs does, and returns it as the parameters of a CUDA graph kernel
-// node (CUDA_KERNEL_NODE_PARAMS), for package graph. The result points into
-// args: args must stay reachable until the node is added (the driver copies
-// the argument values then). A cfg.SharedMem over 48 KiB raises the
-// function's MaxDynamicSharedSize attribute first, as Launch does.
-func (f *Function) NodeParams(cfg Config, args *Args) (backend.KernelNodeParams, error) {
-	const op = "module.Function.NodeParams"
+// node (CUDA_KERNEL_NODE_PARAMS), for graph.Graph.AddKernel. The result
+// points into args: args must stay reachable until the node is added (the
+// driver copies the argument values then). A cfg.SharedMem over 48 KiB
+// raises the function's MaxDynamicSharedSize attribute first, as Launch
+// does. The caller names the operation in its errors.
+func (f *Function) kernelNode(cfg Config, args *Args) (backend.KernelNodeParams, error) {
 	if err := f.check(); err != nil {
-		return backend.KernelNodeParams{}, fmt.Errorf("%s: %w", op, err)
+		return backend.KernelNodeParams{}, err
 	}
 	if args == nil || args.f == nil || args.f.h != f.h {
-		return backend.KernelNodeParams{}, fmt.Errorf("%s: %w", op, f.argsForOther(args))
+		return backend.KernelNodeParams{}, f.argsForOther(args)
 	}
 	if err := cfg.check(f); err != nil {
-		return backend.KernelNodeParams{}, fmt.Errorf("%s: %w", op, err)
+		return backend.KernelNodeParams{}, err
 	}
 	if cfg.SharedMem > defaultDynamicShared && int64(cfg.SharedMem) > f.k.maxDyn.Load() {
 		if err := f.ensureShared(cfg.SharedMem); err != nil {
-			return backend.KernelNodeParams{}, fmt.Errorf("%s: %w", op, err)
+			return backend.KernelNodeParams{}, err
 		}
 	}
 	g, bl := cfg.Grid, cfg.Block

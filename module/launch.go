@@ -113,7 +113,7 @@ func (f *Function) launch(s *stream.Stream, cfg *Config, params unsafe.Pointer) 
 		}
 	}()
 	if sc := s.Context(); !sc.Same(f.m.ctx) {
-		return fmt.Errorf("%s: %s belongs to %s, the module to %s: %w", f, s, sc, f.m.ctx, ErrWrongContext)
+		return fmt.Errorf("%s: %s belongs to %s, the module to %s: %w", f, s, sc, f.m.ctx, driver.ErrWrongContext)
 	}
 	if cfg.SharedMem > defaultDynamicShared && int64(cfg.SharedMem) > f.k.maxDyn.Load() {
 		if err := f.ensureShared(cfg.SharedMem); err != nil {

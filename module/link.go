@@ -67,7 +67,7 @@ func Link(ctx *driver.Context, inputs ...LinkInput) (*Module, error) {
 		return nil, fmt.Errorf("%s: nil context: %w", op, driver.ErrInvalidValue)
 	}
 	if ctx.Closed() {
-		return nil, fmt.Errorf("%s: %s: %w", op, ctx, ErrClosed)
+		return nil, fmt.Errorf("%s: %s: %w", op, ctx, driver.ErrClosed)
 	}
 	if len(inputs) == 0 {
 		return nil, fmt.Errorf("%s: no inputs: %w", op, driver.ErrInvalidValue)

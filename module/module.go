@@ -57,7 +57,7 @@ func DetectKind(image []byte) ImageKind {
 
 // Module is device code loaded into a context (a CUmodule). It is owned by
 // whoever loaded or compiled it: Close unloads it, after which it and its
-// Functions return errors wrapping ErrClosed. A Module holds its context
+// Functions return errors wrapping driver.ErrClosed. A Module holds its context
 // from its load until its Close (see driver.Context). A Module is safe for
 // concurrent use, but Close must not race launches of its functions.
 type Module struct {
@@ -309,7 +309,7 @@ func (m *Module) Function(name string) (*Function, error) {
 		return nil, fmt.Errorf("%s: nil module: %w", op, driver.ErrInvalidValue)
 	}
 	if m.closed() {
-		return nil, fmt.Errorf("%s: function %q: module %#x: %w", op, name, m.h, ErrClosed)
+		return nil, fmt.Errorf("%s: function %q: module %#x: %w", op, name, m.h, driver.ErrClosed)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -325,7 +325,7 @@ func (m *Module) Function(name string) (*Function, error) {
 	}
 	if m.closed() {
 		// Closed while this call waited for the lock.
-		return nil, fmt.Errorf("%s: function %q: module %#x: %w", op, name, m.h, ErrClosed)
+		return nil, fmt.Errorf("%s: function %q: module %#x: %w", op, name, m.h, driver.ErrClosed)
 	}
 	var h uintptr
 	err := m.hold.Do(func(api backend.API) error {
@@ -367,7 +367,7 @@ func (m *Module) available() string {
 
 // Close unloads the module (cuModuleUnload) and lets go of its context
 // (see driver.Context; an error in ending the context is returned too). Its
-// Functions return errors wrapping ErrClosed afterwards. If cuModuleUnload
+// Functions return errors wrapping driver.ErrClosed afterwards. If cuModuleUnload
 // fails, the module stays loaded and usable, and Close may be called again.
 // A second Close after a successful one is a no-op that returns nil.
 func (m *Module) Close() error {

@@ -54,8 +54,9 @@ type Options struct {
 	// DefaultCacheMaxBytes; a negative value, no cap.
 	CacheMaxBytes int64
 	// Logger, when set, hears what the cache cannot do (a write that
-	// failed, at Warn) and what it evicts (at Debug). A failed cache write
-	// never fails a compile.
+	// failed, a directory or an entry it does not trust and why: see
+	// CacheDir; at Warn) and what it evicts (at Debug). A failed cache
+	// write never fails a compile.
 	Logger *slog.Logger
 }
 

@@ -231,7 +231,7 @@ func (c *Comm) checkCall(name string, s *stream.Stream, op Op) error {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	if s.Context().Device() != c.Device() {
-		return fmt.Errorf("%s: stream %#x of %s is not on %s's device: %w", name, s.Handle(), s.Context(), c, memory.ErrWrongContext)
+		return fmt.Errorf("%s: stream %#x of %s is not on %s's device: %w", name, s.Handle(), s.Context(), c, driver.ErrWrongContext)
 	}
 	return nil
 }
@@ -259,7 +259,7 @@ func (c *Comm) buffers(name string, bufs ...interface {
 			return fmt.Errorf("%s: %s: %s: %w", name, role, b, driver.ErrClosed)
 		}
 		if b.Context().Device() != c.Device() {
-			return fmt.Errorf("%s: %s: %s is not on %s's device: %w", name, role, b, c, memory.ErrWrongContext)
+			return fmt.Errorf("%s: %s: %s is not on %s's device: %w", name, role, b, c, driver.ErrWrongContext)
 		}
 	}
 	return nil

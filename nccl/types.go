@@ -84,10 +84,17 @@ func (o Op) valid() bool { return o >= Sum && o <= Avg }
 
 // Result is an ncclResult_t other than ncclSuccess; match errors with it:
 // errors.Is(err, nccl.InvalidArgument). Failures of NCCL are *Error values.
+//
+// It is backend.NCCLResult under the user's name (an alias, so that a
+// backend's errors reach users unconverted): users never need to import
+// driver/backend.
 type Result = backend.NCCLResult
 
 // Error is a failed NCCL call: its Result, the entry point, NCCL's own text
 // for the result and the detail of ncclGetLastError.
+//
+// It is backend.NCCLError under the user's name (an alias): users never need
+// to import driver/backend.
 type Error = backend.NCCLError
 
 // The ncclResult_t codes.

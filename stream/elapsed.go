@@ -30,7 +30,7 @@ func Elapsed(start, end *Event) (time.Duration, error) {
 		return 0, fmt.Errorf("stream.Elapsed: end: %w", err)
 	}
 	if start.ctx.Driver() != end.ctx.Driver() {
-		return 0, fmt.Errorf("stream.Elapsed: %s and %s belong to different *driver.Driver values: %w", start, end, ErrWrongContext)
+		return 0, fmt.Errorf("stream.Elapsed: %s and %s belong to different *driver.Driver values: %w", start, end, driver.ErrWrongContext)
 	}
 	if err := timingErr("start", start); err != nil {
 		return 0, err

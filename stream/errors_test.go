@@ -54,14 +54,14 @@ func TestErrorsNameTheCall(t *testing.T) {
 	require.NoError(t, e.Close())
 	err = e.Record(s)
 	prefixed(t, err, "stream.Event.Record")
-	assert.ErrorIs(t, err, stream.ErrClosed)
+	assert.ErrorIs(t, err, driver.ErrClosed)
 
 	o, err := stream.New(ctx, stream.Options{})
 	require.NoError(t, err)
 	require.NoError(t, o.Close())
 	err = s.WaitStream(o)
 	prefixed(t, err, "stream.Stream.WaitStream")
-	assert.ErrorIs(t, err, stream.ErrClosed)
+	assert.ErrorIs(t, err, driver.ErrClosed)
 
 	err = s.Close()
 	prefixed(t, err, "stream.Stream.Close")
@@ -72,5 +72,5 @@ func TestErrorsNameTheCall(t *testing.T) {
 	_, err = stream.Wrap(ctx, 0x1)
 	prefixed(t, err, "stream.Wrap")
 	assert.NotContains(t, err.Error(), "stream.Legacy")
-	assert.ErrorIs(t, err, stream.ErrClosed)
+	assert.ErrorIs(t, err, driver.ErrClosed)
 }

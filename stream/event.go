@@ -65,7 +65,7 @@ const (
 //
 // An Event is safe for concurrent use, except that Close must not run while
 // other calls on the same Event are still in progress (calls made after
-// Close return ErrClosed). The zero Event is not usable.
+// Close return driver.ErrClosed). The zero Event is not usable.
 type Event struct {
 	ctx        *driver.Context
 	hold       *core.Hold // keeps ctx alive until Close
@@ -196,7 +196,7 @@ func (e *Event) check() error {
 		return errNilEvent
 	}
 	if e.hold.Closed() {
-		return fmt.Errorf("event %#x: %w", e.h, ErrClosed)
+		return fmt.Errorf("event %#x: %w", e.h, driver.ErrClosed)
 	}
 	return nil
 }
@@ -207,7 +207,7 @@ var errNilEvent = fmt.Errorf("nil or zero event: %w", driver.ErrInvalidValue)
 
 // Record captures the work queued on s so far (cuEventRecord): the event
 // completes when that work is done. s must belong to the event's context;
-// otherwise Record returns an error wrapping ErrWrongContext before calling
+// otherwise Record returns an error wrapping driver.ErrWrongContext before calling
 // the driver. On a stream that is not special it binds nothing and
 // allocates nothing.
 func (e *Event) Record(s *Stream) (err error) {
@@ -219,7 +219,7 @@ func (e *Event) Record(s *Stream) (err error) {
 		return fmt.Errorf("%s: %s: %w", op, e, err)
 	}
 	if !s.ctx.Same(e.ctx) {
-		return fmt.Errorf("%s: %s on %s: %w", op, e, s, ErrWrongContext)
+		return fmt.Errorf("%s: %s on %s: %w", op, e, s, driver.ErrWrongContext)
 	}
 	b, err := s.use()
 	if err != nil {
@@ -273,7 +273,7 @@ func (e *Event) query(op string) (bool, error) {
 // an owned event is destroyed (cuEventDestroy; a pending record still
 // completes), an event opened with OpenIPCEvent is released (cuEventDestroy
 // on this process's handle), and a wrapped event is only detached.
-// Afterwards every operation returns an error wrapping ErrClosed; a second
+// Afterwards every operation returns an error wrapping driver.ErrClosed; a second
 // Close is a no-op that returns nil. If the driver fails to destroy the
 // event, the error is returned and the Event stays open, so that Close can
 // be retried.

@@ -73,7 +73,7 @@ func (s *Stream) Wait(ev *Event) (err error) {
 		return fmt.Errorf("%s: %s: %w", op, s, err)
 	}
 	if ev.ctx.Driver() != s.ctx.Driver() {
-		return fmt.Errorf("%s: %s: %s belongs to another *driver.Driver: %w", op, s, ev, ErrWrongContext)
+		return fmt.Errorf("%s: %s: %s belongs to another *driver.Driver: %w", op, s, ev, driver.ErrWrongContext)
 	}
 	if r := s.api().StreamWaitEvent(s.q.Handle, ev.h, 0); r != nil {
 		return fmt.Errorf("%s: %s: cuStreamWaitEvent(%s): %w", op, s, ev, r)
@@ -95,7 +95,7 @@ func (s *Stream) WaitStream(o *Stream) (err error) {
 		return fmt.Errorf("%s: %s: waiting for %w", op, s, err)
 	}
 	if o.ctx.Driver() != s.ctx.Driver() {
-		return fmt.Errorf("%s: %s: waiting for %s of another *driver.Driver: %w", op, s, o, ErrWrongContext)
+		return fmt.Errorf("%s: %s: waiting for %s of another *driver.Driver: %w", op, s, o, driver.ErrWrongContext)
 	}
 	sb, err := s.use()
 	if err != nil {

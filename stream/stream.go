@@ -1,33 +1,3 @@
-// Package stream holds CUDA streams and events: owned ones created here,
-// foreign ones wrapped without taking ownership, and the special default
-// streams, all usable from any goroutine.
-//
-// Ownership is in the type's kind:
-//
-//   - New and NewEvent create objects this package owns; Close destroys them.
-//   - Wrap and WrapEvent take handles created elsewhere (another library, the
-//     CUDA runtime API); Close only detaches and the owner keeps the object.
-//   - Default, Legacy and PerThread name the special streams 0x0, 0x1 and
-//     0x2; they are never destroyed.
-//   - OpenIPCEvent opens another process's event; Close releases this
-//     process's reference (cuEventDestroy).
-//
-// A second Close is a no-op that returns nil; any other use after Close
-// returns an error wrapping ErrClosed.
-//
-// Every stream and event holds its context until Close, whatever its kind
-// (see driver.Context for the lifetime rule): it keeps working after the
-// *driver.Context it was made with is released, and Close lets go of it.
-//
-// Stream-scoped calls on a real stream handle (Query, Synchronize, Wait,
-// event Record) bind nothing and allocate nothing; only the special streams,
-// which the driver resolves through the calling thread's current context,
-// bind their context for each call (see driver.Context.Bind).
-//
-// Errors name the call that failed first (stream.Stream.Synchronize: ...),
-// then the object and the driver entry point, and wrap the cause
-// (stream.Stream.Synchronize: owned stream 0x1c2 (primary context 0x5a0 on
-// device 0): cuStreamSynchronize: CUDA_ERROR_...).
 package stream
 
 import (
@@ -41,15 +11,9 @@ import (
 	"github.com/nocgo/cuda/internal/core"
 )
 
-// ErrClosed is returned by operations on a stream or event after Close.
-var ErrClosed = driver.ErrClosed
-
-// ErrWrongContext is returned when a handle belongs to another context.
-var ErrWrongContext = driver.ErrWrongContext
-
 // ErrNullHandle is returned by Wrap and WrapEvent for a zero handle. A zero
 // handle is never turned into a new stream.
-var ErrNullHandle = errors.New("null handle: use stream.Default, stream.Legacy or stream.PerThread for the special streams")
+var ErrNullHandle = errors.New("stream: null handle: use stream.Default, stream.Legacy or stream.PerThread for the special streams")
 
 type kind uint8
 
@@ -66,12 +30,13 @@ const (
 //
 // A Stream is safe for concurrent use, except that Close must not run while
 // other calls on the same Stream are still in progress (calls made after
-// Close return ErrClosed). The zero Stream is not usable: every operation on
+// Close return driver.ErrClosed). The zero Stream is not usable: every operation on
 // it returns an error.
 type Stream struct {
-	ctx  *driver.Context
-	q    core.Queue // its hold on ctx, handle, and whether it is special
-	kind kind
+	queueLink // &q (core.QueueOf), for the packages that enqueue work
+	ctx       *driver.Context
+	q         core.Queue // its hold on ctx, handle, and whether it is special
+	kind      kind
 
 	// The first panic of a host callback (see Callback), reported by the
 	// next Synchronize.
@@ -115,21 +80,16 @@ func (s *Stream) destroyOrphans(api backend.API) error {
 	return first
 }
 
-func init() {
-	core.QueueOf = func(v any) *core.Queue {
-		if s, ok := v.(*Stream); ok && s != nil && s.ctx != nil {
-			return &s.q
-		}
-		return nil
-	}
-}
-
 // newStream returns a Stream of kind k for handle h, holding ctx through hold.
 func newStream(ctx *driver.Context, hold *core.Hold, h uintptr, k kind) *Stream {
 	s := &Stream{ctx: ctx, kind: k}
 	s.q = core.Queue{Hold: hold, Handle: h, Special: k == special, What: s}
+	s.queueLink = core.LinkQueue(&s.q)
 	return s
 }
+
+// queueLink names the embedded link unexported: users see nothing of it.
+type queueLink = core.QueueLink
 
 // api is the backend of the stream's context.
 func (s *Stream) api() backend.API { return s.q.Hold.Context().API }
@@ -162,7 +122,7 @@ func (s *Stream) Owned() bool { return s != nil && s.ctx != nil && s.kind == own
 var errNilStream = fmt.Errorf("nil or zero stream: %w", driver.ErrInvalidValue)
 
 func (s *Stream) closedErr() error {
-	return fmt.Errorf("stream %#x: %w", s.q.Handle, ErrClosed)
+	return fmt.Errorf("stream %#x: %w", s.q.Handle, driver.ErrClosed)
 }
 
 // Equal reports whether s and o name the same stream: the same handle in
@@ -180,7 +140,7 @@ func (s *Stream) Equal(o *Stream) bool {
 // for the lifetime rule). An owned stream is destroyed (cuStreamDestroy; work
 // already queued on it still completes); a wrapped or special stream is only
 // detached, and stays alive for its owner. Afterwards every operation
-// returns an error wrapping ErrClosed; a second Close is a no-op that
+// returns an error wrapping driver.ErrClosed; a second Close is a no-op that
 // returns nil. If the driver fails to destroy the stream, the error is
 // returned and the Stream stays open, so that Close can be retried.
 func (s *Stream) Close() error {

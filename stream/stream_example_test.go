@@ -73,7 +73,7 @@ func ExampleWrap() {
 	flags, _ := s.Flags() // read from the driver: the creator's choice
 	fmt.Println(s.Handle() == h, s.Owned(), flags)
 	s.Close() // detaches only
-	fmt.Println(api.StreamQuery(h) == nil, errors.Is(s.Synchronize(), stream.ErrClosed))
+	fmt.Println(api.StreamQuery(h) == nil, errors.Is(s.Synchronize(), driver.ErrClosed))
 
 	// A zero handle is an error, never a new stream; 1 and 2 are the
 	// special streams.

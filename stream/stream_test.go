@@ -211,11 +211,11 @@ func TestCloseAfterContextRelease(t *testing.T) {
 	assert.Equal(t, int64(1), c.events.Load(), "only start is left")
 	// New objects cannot be made in the released reference.
 	_, err = stream.New(ref, stream.Options{})
-	assert.ErrorIs(t, err, stream.ErrClosed)
+	assert.ErrorIs(t, err, driver.ErrClosed)
 	_, err = stream.NewEvent(ref, stream.EventOptions{})
-	assert.ErrorIs(t, err, stream.ErrClosed)
+	assert.ErrorIs(t, err, driver.ErrClosed)
 	_, err = stream.Default(ref)
-	assert.ErrorIs(t, err, stream.ErrClosed)
+	assert.ErrorIs(t, err, driver.ErrClosed)
 	assert.NoError(t, ref.Close(), "a second Release is a no-op")
 }
 
@@ -299,7 +299,7 @@ func TestFailedDestroyKeepsHold(t *testing.T) {
 	assert.True(t, destroyed(t, ctx, h), "the last Close destroys the owned context")
 	require.NoError(t, ev.Close())
 	_, err = ev.Query()
-	assert.ErrorIs(t, err, stream.ErrClosed)
+	assert.ErrorIs(t, err, driver.ErrClosed)
 }
 
 func TestDriverFailures(t *testing.T) {
@@ -422,7 +422,7 @@ func TestIPCEventFake(t *testing.T) {
 	require.NoError(t, opened.Close())
 	require.NoError(t, opened.Close())
 	_, err = opened.Query()
-	assert.ErrorIs(t, err, stream.ErrClosed)
+	assert.ErrorIs(t, err, driver.ErrClosed)
 }
 
 // TestConcurrentUse hammers one stream and one event from many goroutines

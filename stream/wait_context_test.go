@@ -122,9 +122,9 @@ func TestSynchronizeContextBadInput(t *testing.T) {
 	require.NoError(t, s.Close())
 	require.NoError(t, ev.Close())
 	err = s.SynchronizeContext(context.Background())
-	assert.ErrorIs(t, err, stream.ErrClosed)
+	assert.ErrorIs(t, err, driver.ErrClosed)
 	assert.Equal(t, 1, countPrefix(err.Error(), "stream.Stream.SynchronizeContext:"))
-	assert.ErrorIs(t, ev.SynchronizeContext(context.Background()), stream.ErrClosed)
+	assert.ErrorIs(t, ev.SynchronizeContext(context.Background()), driver.ErrClosed)
 }
 
 func countPrefix(s, p string) int {

@@ -20,7 +20,7 @@ import (
 //     and PerThread(ctx), the special streams of ctx.
 //   - any other handle must belong to ctx: its own context is read with
 //     cuStreamGetCtx, and a stream of another context (of another device,
-//     say) returns an error wrapping ErrWrongContext that names both. A
+//     say) returns an error wrapping driver.ErrWrongContext that names both. A
 //     handle the driver rejects returns the driver's error, wrapped. (A
 //     destroyed or made-up handle is undefined behaviour on the real driver,
 //     as in C: only pass live streams.)
@@ -44,7 +44,7 @@ func Wrap(ctx *driver.Context, handle uintptr) (*Stream, error) {
 		return nil, fmt.Errorf("stream.Wrap: handle %#x: cuStreamGetCtx: %w", handle, r)
 	}
 	if owner != ctx.Handle() {
-		return nil, fmt.Errorf("stream.Wrap: handle %#x belongs to %s, not to %s: %w", handle, describeContext(ctx.Driver(), owner), ctx, ErrWrongContext)
+		return nil, fmt.Errorf("stream.Wrap: handle %#x belongs to %s, not to %s: %w", handle, describeContext(ctx.Driver(), owner), ctx, driver.ErrWrongContext)
 	}
 	hold, err := c.Hold()
 	if err != nil {

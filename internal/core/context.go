@@ -25,7 +25,7 @@ import (
 
 // ErrClosed is returned by every operation on an object after its Close,
 // Release, Free or Unload. Package driver exports it.
-var ErrClosed = errors.New("cuda: object is closed")
+var ErrClosed = errors.New("driver: object is closed")
 
 // Context is the state of one reference to a CUDA context.
 type Context struct {

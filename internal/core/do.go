@@ -7,16 +7,6 @@ import (
 	"github.com/nocgo/cuda/driver/backend"
 )
 
-// Of returns the state of a *driver.Context, or op's error wrapping
-// ErrInvalidValue for a nil or zero one.
-func Of(op string, ctx any) (*Context, error) {
-	c := ContextOf(ctx)
-	if c == nil {
-		return nil, fmt.Errorf("%s: nil context: %w", op, backend.ErrInvalidValue)
-	}
-	return c, nil
-}
-
 // Do runs call with the context current on the calling OS thread (see
 // Context.Bind), and unbinds before returning. The error is call's, or else
 // the binding's.

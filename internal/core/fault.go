@@ -9,7 +9,7 @@ import (
 
 // ErrStickyFault marks the errors of a sticky fault (see
 // backend.Result.Sticky). Package driver exports it.
-var ErrStickyFault = errors.New("a kernel faulted (a sticky error): the driver refuses all further CUDA work in this process, in every context, new ones too; close the objects (closing succeeds) and restart the process, or run GPU work that may fault in a child process")
+var ErrStickyFault = errors.New("driver: a kernel faulted (a sticky error): the driver refuses all further CUDA work in this process, in every context, new ones too; close the objects (closing succeeds) and restart the process, or run GPU work that may fault in a child process")
 
 // Unusable returns err marked with ErrStickyFault when it carries a sticky
 // result, and err unchanged otherwise.

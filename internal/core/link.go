@@ -1,21 +1,139 @@
 package core
 
-import "fmt"
+import (
+	"fmt"
 
-// The public packages hand each other their objects' core state through
-// these functions, which each installs in its init, so that the state never
-// appears in their exported API. A package that holds a *driver.Context or a
-// *stream.Stream imports driver or stream, so the function is installed
-// before it can be called.
-var (
-	// ContextOf returns the state of a *driver.Context, or nil for a nil or
-	// zero one. Package driver installs it.
-	ContextOf func(ctx any) *Context
-
-	// QueueOf returns the state of a *stream.Stream, or nil for a nil or zero
-	// one. Package stream installs it.
-	QueueOf func(s any) *Queue
+	"github.com/nocgo/cuda/driver/backend"
 )
+
+// The public packages hand each other their objects' core state without
+// showing it in their exported API, and without hooks installed at init:
+// each public type embeds a link under an unexported name,
+//
+//	type contextLink = core.ContextLink
+//	type Context struct {
+//		contextLink
+//		...
+//	}
+//
+// and the packages above read the state with ContextOf (QueueOf,
+// KernelNodeOf, NVRTCOf). A link has no exported field or method, so users
+// see nothing of it; its one unexported method is promoted to the public
+// type, which is how ContextOf accepts exactly the types that embed a
+// ContextLink, checked by the compiler. The state is read directly (one
+// field load), nil-safe: a nil pointer or a zero value yields nil.
+
+// ContextLink ties a public context type (*driver.Context) to its state.
+type ContextLink struct{ c *Context }
+
+// LinkContext returns the link to embed in a public context value.
+func LinkContext(c *Context) ContextLink { return ContextLink{c} }
+
+func (l *ContextLink) linkedContext() *Context { return l.c }
+
+// contextLinked is a pointer to a public type that embeds a ContextLink.
+type contextLinked[T any] interface {
+	*T
+	linkedContext() *Context
+}
+
+// ContextOf returns the state of a *driver.Context, or nil for a nil or
+// zero one.
+func ContextOf[P contextLinked[T], T any](ctx P) *Context {
+	if ctx == nil {
+		return nil
+	}
+	return ctx.linkedContext()
+}
+
+// Of returns the state of a *driver.Context, or op's error wrapping
+// ErrInvalidValue for a nil or zero one.
+func Of[P contextLinked[T], T any](op string, ctx P) (*Context, error) {
+	c := ContextOf(ctx)
+	if c == nil {
+		return nil, fmt.Errorf("%s: nil context: %w", op, backend.ErrInvalidValue)
+	}
+	return c, nil
+}
+
+// QueueLink ties a public stream type (*stream.Stream) to its Queue.
+type QueueLink struct{ q *Queue }
+
+// LinkQueue returns the link to embed in a public stream value.
+func LinkQueue(q *Queue) QueueLink { return QueueLink{q} }
+
+func (l *QueueLink) linkedQueue() *Queue { return l.q }
+
+type queueLinked[T any] interface {
+	*T
+	linkedQueue() *Queue
+}
+
+// QueueOf returns the Queue of a *stream.Stream, or nil for a nil or zero
+// one.
+func QueueOf[P queueLinked[T], T any](s P) *Queue {
+	if s == nil {
+		return nil
+	}
+	return s.linkedQueue()
+}
+
+// KernelNodeLink ties a public kernel type (*module.Function) to what turns
+// a launch of it, with a configuration of type C and arguments of type A,
+// into the parameters of a graph kernel node, for package graph.
+type KernelNodeLink[C, A any] struct {
+	node func(C, A) (backend.KernelNodeParams, error)
+}
+
+// LinkKernelNode returns the link to embed in a public kernel value: node
+// checks a launch as a Launch would and returns the node's parameters.
+func LinkKernelNode[C, A any](node func(C, A) (backend.KernelNodeParams, error)) KernelNodeLink[C, A] {
+	return KernelNodeLink[C, A]{node}
+}
+
+func (l *KernelNodeLink[C, A]) linkedKernelNode() func(C, A) (backend.KernelNodeParams, error) {
+	return l.node
+}
+
+type kernelNodeLinked[T, C, A any] interface {
+	*T
+	linkedKernelNode() func(C, A) (backend.KernelNodeParams, error)
+}
+
+// errNoKernel is KernelNode's error for a nil or zero kernel.
+var errNoKernel = fmt.Errorf("nil function: %w", backend.ErrInvalidValue)
+
+// KernelNode returns the graph kernel node parameters of a launch of f with
+// cfg and args, or an error wrapping ErrInvalidValue for a nil or zero f.
+func KernelNode[P kernelNodeLinked[T, C, A], T, C, A any](f P, cfg C, args A) (backend.KernelNodeParams, error) {
+	if f == nil || f.linkedKernelNode() == nil {
+		return backend.KernelNodeParams{}, errNoKernel
+	}
+	return f.linkedKernelNode()(cfg, args)
+}
+
+// NVRTCLink ties a public compiler type (*driver.NVRTC) to the backend's
+// compiler.
+type NVRTCLink struct{ nv backend.NVRTC }
+
+// LinkNVRTC returns the link to embed in a public compiler value.
+func LinkNVRTC(nv backend.NVRTC) NVRTCLink { return NVRTCLink{nv} }
+
+func (l *NVRTCLink) linkedNVRTC() backend.NVRTC { return l.nv }
+
+type nvrtcLinked[T any] interface {
+	*T
+	linkedNVRTC() backend.NVRTC
+}
+
+// NVRTCOf returns the backend compiler of a *driver.NVRTC, or nil for a nil
+// or zero one.
+func NVRTCOf[P nvrtcLinked[T], T any](nv P) backend.NVRTC {
+	if nv == nil {
+		return nil
+	}
+	return nv.linkedNVRTC()
+}
 
 // Queue is what the packages that enqueue work (memory, module) need of a
 // stream: its hold on its context and its handle.

@@ -7,8 +7,37 @@ import "testing"
 // rule it is skipped with the bug's note (go test -v lists them), and once
 // it passes the sweep fails, asking for its line here to be removed.
 var knownBugs = bugs(
-// None: the six bugs the first sweep found (B1–B6) are fixed.
+	// The six bugs the first sweep found (B1–B6) are fixed. The second
+	// sweep (the surfaces added since: graphs, pools, NCCL, ...) found these.
+	known{
+		bug: "B7 graph: when unbinding the context (cuCtxPopCurrent) fails after the driver made the object, graph.Capture, " +
+			"Graph.Instantiate, graph.New and Graph.Clone return the error and drop the new graph or exec, which leaks " +
+			"(issue 21, teardown inside create paths: return the object or destroy it)",
+		seq: "graphs", op: "cuCtxPopCurrent", nths: []int64{5, 6, 16, 19, 20}, codes: allCodes,
+	},
+	known{
+		bug: "B8 memory.NewPool: when unbinding the context (cuCtxPopCurrent) fails after cuMemPoolCreate, the new pool " +
+			"is dropped and leaks (issue 21, teardown inside create paths)",
+		seq: "pools", op: "cuCtxPopCurrent", nths: []int64{2}, codes: allCodes,
+	},
+	known{
+		bug: "B9 nccl.Group: a driver failure binding one rank's context (cuCtxGetCurrent, cuCtxPushCurrent, cuCtxPopCurrent) " +
+			"inside the group fails that rank's call, yet the group still issues the other rank's collective, which waits " +
+			"for its peer forever: the cleanup's cuMemFree then hangs (a group with a failed member must not be issued, " +
+			"or its communicators must be aborted)",
+		seq: "nccl", op: "cuCtxGetCurrent", nths: []int64{9}, codes: allCodes,
+	},
+	known{bug: "B9 (see above)", seq: "nccl", op: "cuCtxPushCurrent", nths: []int64{9}, codes: allCodes},
+	known{bug: "B9 (see above)", seq: "nccl", op: "cuCtxPopCurrent", nths: []int64{8}, codes: allCodes},
+	known{
+		bug: "B10 nccl.Group: a failed cuCtxGetCurrent around the outermost ncclGroupEnd is swallowed: the group " +
+			"cannot tell whether it must restore the thread's current context, and says nothing",
+		seq: "nccl", op: "cuCtxGetCurrent", nths: []int64{10, 11}, codes: allCodes,
+	},
 )
+
+// allCodes lists every injected code, for a bug that every code finds.
+var allCodes = []string{"OUT_OF_MEMORY", "INVALID_VALUE", "ILLEGAL_ADDRESS", "LAUNCH_FAILED", "DEINITIALIZED"}
 
 // known is one bug and the fault cases that find it.
 type known struct {

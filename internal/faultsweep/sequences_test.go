@@ -20,13 +20,32 @@ import (
 type sequence struct {
 	name string
 	body func(e *env) error
+	opts func() []fake.Option // the fake's options beyond options(), if any
 }
 
 var sequences = []sequence{
-	{"kernel", seqKernel},
-	{"events", seqEvents},
-	{"pool", seqPool},
-	{"ipc", seqIPC},
+	{"kernel", seqKernel, nil},
+	{"events", seqEvents, nil},
+	{"pool", seqPool, nil},
+	{"ipc", seqIPC, nil},
+	{"devices", seqDevices, twoDevices},
+	{"reset", seqReset, nil},
+	{"graphs", seqGraphs, nil},
+	{"pools", seqPools, twoDevices},
+	{"managed", seqManaged, nil},
+	{"pitched", seqPitched, nil},
+	{"module-ext", seqModuleExt, nil},
+	{"ipc-open", seqIPCOpen, nil},
+	{"nccl", seqNCCL, twoDevices},
+}
+
+// fakeOptions are the options of seq's runs, with extra ones last.
+func (seq sequence) fakeOptions(extra ...fake.Option) []fake.Option {
+	var opts []fake.Option
+	if seq.opts != nil {
+		opts = seq.opts()
+	}
+	return append(opts, extra...)
 }
 
 // options are the fake's options every run uses: the Go body of the kernel
@@ -37,6 +56,10 @@ func options() []fake.Option {
 	return []fake.Option{fake.PretendNVRTC(), fake.Kernel("sweep_axpb", func(t fake.Thread, p fake.Ptr, a, b float32, n int32) {
 		if i := t.X(); i < int(n) {
 			fake.Store(t, p, i, a*fake.Load[float32](t, p, i)+b)
+		}
+	}), fake.Kernel("sweep_fill<float>", func(t fake.Thread, p fake.Ptr, v float32, n int32) {
+		if i := t.X(); i < int(n) {
+			fake.Store(t, p, i, v)
 		}
 	})}
 }

@@ -1,0 +1,76 @@
+package core
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nocgo/cuda/driver/backend"
+)
+
+// The public types as the public packages declare them: each embeds its
+// link under an unexported name.
+type (
+	contextLink = ContextLink
+	publicCtx   struct{ contextLink }
+
+	queueLink    = QueueLink
+	publicStream struct {
+		queueLink
+		q Queue
+	}
+
+	kernelNodeLink = KernelNodeLink[int, string]
+	publicFunc     struct{ kernelNodeLink }
+
+	nvrtcLink    = NVRTCLink
+	publicNVRTC  struct{ nvrtcLink }
+	stubCompiler struct{ backend.NVRTC }
+)
+
+// The links give the state of a linked value, and nil for a nil pointer and
+// for a zero value, never a panic.
+func TestLinks(t *testing.T) {
+	c := NewContext(nil, 0x10, 0, "ctx", nil)
+	assert.Same(t, c, ContextOf(&publicCtx{LinkContext(c)}))
+	assert.Nil(t, ContextOf((*publicCtx)(nil)))
+	assert.Nil(t, ContextOf(&publicCtx{}))
+	got, err := Of("op", &publicCtx{LinkContext(c)})
+	require.NoError(t, err)
+	assert.Same(t, c, got)
+	for _, p := range []*publicCtx{nil, {}} {
+		_, err := Of("stream.New", p)
+		require.ErrorIs(t, err, backend.ErrInvalidValue)
+		assert.Equal(t, "stream.New: nil context: CUDA_ERROR_INVALID_VALUE: invalid argument", err.Error())
+	}
+
+	s := &publicStream{}
+	s.queueLink = LinkQueue(&s.q)
+	assert.Same(t, &s.q, QueueOf(s))
+	assert.Nil(t, QueueOf((*publicStream)(nil)))
+	assert.Nil(t, QueueOf(&publicStream{}))
+
+	want := errors.New("refused")
+	f := &publicFunc{LinkKernelNode(func(cfg int, args string) (backend.KernelNodeParams, error) {
+		if args == "" {
+			return backend.KernelNodeParams{}, want
+		}
+		return backend.KernelNodeParams{SharedMem: uint32(cfg)}, nil
+	})}
+	p, err := KernelNode(f, 7, "args")
+	require.NoError(t, err)
+	assert.Equal(t, uint32(7), p.SharedMem)
+	_, err = KernelNode(f, 7, "")
+	assert.Same(t, want, err)
+	for _, f := range []*publicFunc{nil, {}} {
+		_, err := KernelNode(f, 1, "x")
+		require.ErrorIs(t, err, backend.ErrInvalidValue)
+	}
+
+	nv := stubCompiler{}
+	assert.Equal(t, backend.NVRTC(nv), NVRTCOf(&publicNVRTC{LinkNVRTC(nv)}))
+	assert.Nil(t, NVRTCOf((*publicNVRTC)(nil)))
+	assert.Nil(t, NVRTCOf(&publicNVRTC{}))
+}
