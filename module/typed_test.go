@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/drivertest"
 	"github.com/nocgo/cuda/fake"
 	"github.com/nocgo/cuda/memory"
 	"github.com/nocgo/cuda/module"
@@ -204,4 +205,29 @@ func ExampleKernel4() {
 	// Output:
 	// module.Function.Launch: kernel scale: argument 2 (scale_param_2): an int32 of 4 bytes for a .f32 parameter: pass a float32 (parameter 2: 4 bytes at offset 16, from cuFuncGetParamInfo): launch arguments do not match the kernel's parameters
 	// 2 1998
+}
+
+// TestLaunchChecksNVRTCTypes: the same checks on PTX from NVIDIA's NVRTC
+// (where libnvrtc is installed; the fake interprets the PTX): its .f32 for
+// a float, .u32 for an int, .u64 for a pointer.
+func TestLaunchChecksNVRTCTypes(t *testing.T) {
+	nv := drivertest.OpenNVIDIACompiler(t)
+	ctx, s := setup(t, fake.New(fake.NVRTC(nv)))
+	m, err := module.Compile(ctx, scaleSource, module.Options{NoCache: true})
+	require.NoError(t, err)
+	defer m.Close()
+	f, err := m.Function("scale")
+	require.NoError(t, err)
+	const n = 32
+	out, in := alloc(t, ctx, n), alloc(t, ctx, n)
+	cfg := module.Config{Grid: module.Dim(1), Block: module.Dim(n)}
+	err = f.Launch(s, cfg, out, in, int32(2), int32(n))
+	require.ErrorIs(t, err, module.ErrArgs)
+	assert.Contains(t, err.Error(), "argument 2 (scale_param_2): an int32 of 4 bytes for a .f32 parameter")
+	require.NoError(t, f.Launch(s, cfg, out, in, float32(2), int32(n)))
+	require.NoError(t, f.Launch(s, cfg, out, in, float32(2), uint32(n)), "NVRTC writes .u32 for a C int")
+	k, err := module.NewKernel4[*memory.Buffer[float32], *memory.Buffer[float32], float32, int32](f)
+	require.NoError(t, err)
+	require.NoError(t, k.Launch(s, cfg, out, in, 2, n))
+	require.NoError(t, s.Synchronize())
 }
