@@ -176,23 +176,18 @@ func checkParamType(t reflect.Type) error {
 	return fmt.Errorf("unsupported kind %s: use fake.Ptr, fixed-size numbers, or structs of them", t.Kind())
 }
 
+// ptxType is the PTX type of a Go body's parameter as NVRTC declares the C
+// type: it writes signed integers as .u too (a C int is .u32, a char .u8,
+// a long long .u64), so launches accept the same Go integers as on a GPU.
 func ptxType(t reflect.Type) string {
 	switch t.Kind() {
-	case reflect.Int8:
-		return ".s8"
-	case reflect.Int16:
-		return ".s16"
-	case reflect.Int32:
-		return ".s32"
-	case reflect.Int64:
-		return ".s64"
-	case reflect.Uint8:
+	case reflect.Int8, reflect.Uint8:
 		return ".u8"
-	case reflect.Uint16:
+	case reflect.Int16, reflect.Uint16:
 		return ".u16"
-	case reflect.Uint32:
+	case reflect.Int32, reflect.Uint32:
 		return ".u32"
-	case reflect.Uint64, reflect.Uintptr:
+	case reflect.Int64, reflect.Uint64, reflect.Uintptr:
 		return ".u64"
 	case reflect.Float32:
 		return ".f32"

@@ -2,7 +2,7 @@ package fake
 
 import (
 	"bytes"
-	"strconv"
+	"errors"
 	"strings"
 
 	"github.com/nocgo/cuda/driver"
@@ -10,6 +10,7 @@ import (
 	"github.com/nocgo/cuda/fake/internal/ptxexec"
 	"github.com/nocgo/cuda/internal/abi"
 	"github.com/nocgo/cuda/internal/core"
+	"github.com/nocgo/cuda/internal/ptx"
 )
 
 type module struct {
@@ -40,35 +41,22 @@ var (
 	fatbinMagic = []byte(abi.FatbinMagic)
 )
 
-// ptxEntry is one .entry of an image: its name and parameter sizes.
+// ptxEntry is one defined .entry of an image: its name and parameter sizes
+// (0 for an opaque parameter, whose size the fake does not check).
 type ptxEntry struct {
 	name  string
 	sizes []uintptr
 }
 
-// ptxTypeSize returns the size of a PTX fundamental type such as ".u64".
-func ptxTypeSize(t string) uintptr {
-	if len(t) < 3 || t[0] != '.' {
-		return 0
-	}
-	n, err := strconv.Atoi(t[2:])
-	if err != nil || n%8 != 0 || n < 8 || n > 128 {
-		return 0
-	}
-	switch t[1] {
-	case 'u', 's', 'f', 'b':
-		return uintptr(n / 8)
-	}
-	return 0
-}
-
 // parseImage reads a module image: PTX text, or the fake's CUBIN
-// ("\x7fELF" + the same text). It returns the target architecture and the
-// entries. Text that does not begin with a .version directive is no image
-// the driver knows (ErrInvalidImage, as measured on the H200 for
-// "garbage"); PTX that is not well formed fails to JIT (ErrInvalidPTX); a
-// CUBIN that is not well formed is ErrInvalidImage.
-func parseImage(image []byte) (arch int, suffix string, cubin bool, entries []ptxEntry, err error) {
+// ("\x7fELF" + the same text), with the PTX front-end (ptx.Read). It returns
+// the target architecture, the syntax tree (for the interpreter) and the
+// defined entries. Text that does not begin with a .version directive is no
+// image the driver knows (ErrInvalidImage, as measured on the H200 for
+// "garbage"); PTX that is not well formed (see ptx.Read), or that defines
+// an entry twice, fails to JIT (ErrInvalidPTX); a CUBIN that is not well
+// formed is ErrInvalidImage.
+func parseImage(image []byte) (arch int, suffix string, cubin bool, mod *ptx.Module, entries []ptxEntry, err error) {
 	text := image
 	bad := driver.ErrInvalidPTX
 	if bytes.HasPrefix(image, elfMagic) {
@@ -76,325 +64,43 @@ func parseImage(image []byte) (arch int, suffix string, cubin bool, entries []pt
 		bad = driver.ErrInvalidImage
 		text = bytes.TrimRight(image[len(elfMagic):], "\x00")
 		if bytes.IndexByte(text, 0) >= 0 {
-			return 0, "", false, nil, driver.ErrInvalidImage
-		}
-	} else if i := bytes.IndexByte(text, 0); i >= 0 {
-		text = text[:i] // the driver reads PTX up to its NUL
-	}
-	toks, ok := lexPTX(text)
-	if len(toks) == 0 || toks[0].text != ".version" {
-		return 0, "", false, nil, driver.ErrInvalidImage
-	}
-	if !ok {
-		return 0, "", false, nil, bad
-	}
-	p := &ptxParser{toks: toks}
-	arch, suffix, entries, ok = p.module()
-	if !ok {
-		return 0, "", false, nil, bad
-	}
-	return arch, suffix, cubin, entries, nil
-}
-
-// ptxToken is a token of PTX text; bol: it is the first of its line.
-type ptxToken struct {
-	text string
-	bol  bool
-}
-
-func isPTXIdentStart(c byte) bool {
-	return c == '_' || c == '$' || c == '%' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-}
-
-func isPTXIdentByte(c byte) bool {
-	return c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-}
-
-// lexPTX splits PTX text into tokens: directives (".entry"), identifiers,
-// numbers, strings and single punctuation characters; comments are
-// dropped. It reports false for an unterminated comment or string, or a
-// byte that is not PTX.
-func lexPTX(text []byte) ([]ptxToken, bool) {
-	var toks []ptxToken
-	bol := true
-	for i := 0; i < len(text); {
-		c := text[i]
-		switch {
-		case c == '\n':
-			bol = true
-			i++
-			continue
-		case c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v':
-			i++
-			continue
-		case c == '/' && i+1 < len(text) && text[i+1] == '/':
-			for i < len(text) && text[i] != '\n' {
-				i++
-			}
-			continue
-		case c == '/' && i+1 < len(text) && text[i+1] == '*':
-			j := bytes.Index(text[i+2:], []byte("*/"))
-			if j < 0 {
-				return toks, false
-			}
-			if bytes.IndexByte(text[i:i+2+j], '\n') >= 0 {
-				bol = true
-			}
-			i += 2 + j + 2
-			continue
-		}
-		j := i + 1
-		switch {
-		case c == '.' && j < len(text) && isPTXIdentStart(text[j]):
-			for j < len(text) && isPTXIdentByte(text[j]) {
-				j++
-			}
-		case isPTXIdentStart(c):
-			for j < len(text) && isPTXIdentByte(text[j]) {
-				j++
-			}
-		case c >= '0' && c <= '9':
-			for j < len(text) && (isPTXIdentByte(text[j]) || text[j] == '.') {
-				j++
-			}
-		case c == '"':
-			for j < len(text) && text[j] != '"' && text[j] != '\n' {
-				if text[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			if j >= len(text) || text[j] != '"' {
-				return toks, false
-			}
-			j++
-		case c > ' ' && c < 0x7f: // punctuation, one character a token
-		default:
-			return toks, false // a control character or a byte past ASCII
-		}
-		toks = append(toks, ptxToken{string(text[i:j]), bol})
-		bol = false
-		i = j
-	}
-	return toks, true
-}
-
-// ptxParser checks the module-level structure of PTX: the .version and
-// .target directives first, every line outside bodies and parentheses a
-// directive, balanced braces and parentheses, and each .entry's name,
-// parameter list and body. Instructions inside bodies are not checked.
-type ptxParser struct {
-	toks []ptxToken
-	i    int
-}
-
-func (p *ptxParser) peek() string {
-	if p.i < len(p.toks) {
-		return p.toks[p.i].text
-	}
-	return ""
-}
-
-func (p *ptxParser) next() string {
-	t := p.peek()
-	p.i++
-	return t
-}
-
-func isPTXIdent(s string) bool {
-	if s == "" || !isPTXIdentStart(s[0]) {
-		return false
-	}
-	if len(s) == 1 && (s[0] == '_' || s[0] == '$' || s[0] == '%') {
-		return false // these start an identifier of two characters or more
-	}
-	for i := 1; i < len(s); i++ {
-		if !isPTXIdentByte(s[i]) {
-			return false
+			return 0, "", false, nil, nil, driver.ErrInvalidImage
 		}
 	}
-	return true
-}
-
-func isNumber(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
+	m, perr := ptx.Read(string(text)) // the driver reads PTX up to its NUL
+	if perr != nil {
+		if errors.Is(perr, ptx.ErrNotPTX) {
+			return 0, "", false, nil, nil, driver.ErrInvalidImage
 		}
-	}
-	return true
-}
-
-func (p *ptxParser) module() (arch int, suffix string, entries []ptxEntry, ok bool) {
-	p.next() // .version
-	major, minor, found := strings.Cut(p.next(), ".")
-	if !found || !isNumber(major) || !isNumber(minor) {
-		return 0, "", nil, false
-	}
-	if p.next() != ".target" {
-		return 0, "", nil, false
-	}
-	target := p.next()
-	digits := strings.TrimPrefix(target, "sm_")
-	if len(digits) > 0 && digits[len(digits)-1] >= 'a' && digits[len(digits)-1] <= 'z' {
-		suffix = digits[len(digits)-1:]
-		digits = digits[:len(digits)-1]
-	}
-	if digits == target || !isNumber(digits) || len(digits) > 4 {
-		return 0, "", nil, false
-	}
-	arch, _ = strconv.Atoi(digits)
-	for p.peek() == "," { // .target sm_90, debug
-		p.next()
-		if !isPTXIdent(p.next()) {
-			return 0, "", nil, false
-		}
+		return 0, "", false, nil, nil, bad
 	}
 	seen := map[string]bool{}
-	parens := 0
-	for p.i < len(p.toks) {
-		t := p.toks[p.i]
-		if parens == 0 && t.bol && !strings.HasPrefix(t.text, ".") && t.text != "(" && t.text != "{" && t.text != ";" {
-			return 0, "", nil, false // not a directive: garbage
+	for _, f := range m.Funcs {
+		if !f.Entry || !f.Defined {
+			continue // a declaration of an entry defined elsewhere
 		}
-		switch t.text {
-		case ".entry":
-			p.next()
-			e, body, ok := p.entry()
-			if !ok || body && seen[e.name] {
-				return 0, "", nil, false
+		if seen[f.Name] {
+			return 0, "", false, nil, nil, bad
+		}
+		seen[f.Name] = true
+		e := ptxEntry{name: f.Name}
+		for _, p := range f.Params {
+			size := uintptr(p.Size)
+			if p.Opaque {
+				size = 0
 			}
-			if body { // not a declaration of an entry defined elsewhere
-				seen[e.name] = true
-				entries = append(entries, e)
-			}
-			continue
-		case ".version", ".target":
-			return 0, "", nil, false // only once, first
-		case "(":
-			parens++
-		case ")":
-			if parens--; parens < 0 {
-				return 0, "", nil, false
-			}
-		case "{":
-			if !p.skipBlock() {
-				return 0, "", nil, false
-			}
-			continue
-		case "}":
-			return 0, "", nil, false
+			e.sizes = append(e.sizes, size)
 		}
-		p.next()
+		entries = append(entries, e)
 	}
-	return arch, suffix, entries, parens == 0
-}
-
-// skipBlock skips a braced block, the current token its "{".
-func (p *ptxParser) skipBlock() bool {
-	depth := 0
-	for p.i < len(p.toks) {
-		switch p.next() {
-		case "{":
-			depth++
-		case "}":
-			if depth--; depth == 0 {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// entry parses an .entry after its directive: name, optional parameter
-// list, performance directives and the body, or the ";" that ends a
-// declaration (body false).
-func (p *ptxParser) entry() (e ptxEntry, body, ok bool) {
-	e.name = p.next()
-	if !isPTXIdent(e.name) {
-		return e, false, false
-	}
-	if p.peek() == "(" {
-		p.next()
-		if p.peek() == ")" {
-			p.next()
-		} else {
-			for {
-				size, ok := p.param()
-				if !ok {
-					return e, false, false
-				}
-				e.sizes = append(e.sizes, size)
-				if t := p.next(); t == ")" {
-					break
-				} else if t != "," {
-					return e, false, false
-				}
-			}
-		}
-	}
-	// Performance directives (.maxntid 256, 1, 1) up to the body.
-	for p.peek() != "{" {
-		t := p.next()
-		if t == ";" {
-			return e, false, true
-		}
-		if !strings.HasPrefix(t, ".") || t == ".entry" {
-			return e, false, false
-		}
-		for isNumber(p.peek()) || p.peek() == "," {
-			p.next()
-		}
-	}
-	return e, true, p.skipBlock()
-}
-
-// param parses one ".param" declaration of an entry and returns its size (0
-// for an opaque type whose size the fake does not check).
-func (p *ptxParser) param() (uintptr, bool) {
-	if p.next() != ".param" {
-		return 0, false
-	}
-	var size uintptr
-	types := 0
-	for strings.HasPrefix(p.peek(), ".") {
-		switch t := p.next(); t {
-		case ".align":
-			if !isNumber(p.next()) {
-				return 0, false
-			}
-		case ".ptr", ".global", ".const", ".local", ".shared":
-		case ".texref", ".samplerref", ".surfref":
-			types++
-		default:
-			if size = ptxTypeSize(t); size == 0 {
-				return 0, false
-			}
-			types++
-		}
-	}
-	if types != 1 || !isPTXIdent(p.next()) {
-		return 0, false
-	}
-	if p.peek() == "[" {
-		p.next()
-		n, err := strconv.ParseUint(p.next(), 10, 32)
-		if err != nil || n == 0 || p.next() != "]" {
-			return 0, false
-		}
-		size *= uintptr(n)
-	}
-	return size, true
+	return m.Arch, m.ArchSuffix, cubin, m, entries, nil
 }
 
 // ModuleLoadData is cuModuleLoadData in the current context. The image is
 // PTX text (from a real NVRTC, the fake NVRTC, a file or a fatbin's
 // uncompressed PTX entry) or the fake's CUBIN; text that is not PTX (no
 // leading .version directive) is ErrInvalidImage, PTX that is not well
-// formed (see ptxParser) is ErrInvalidPTX. An .entry with a Go body
+// formed (see parseImage) is ErrInvalidPTX. An .entry with a Go body
 // registered under its name (with the same parameter sizes, else
 // ErrInvalidImage) runs the body; one without runs in the PTX interpreter,
 // and PTX the interpreter cannot run is ErrInvalidPTX (LoadError says
@@ -433,7 +139,7 @@ func (b *fakeBackend) ModuleLoadData(image []byte) (uintptr, error) {
 		}
 		image = ptx
 	}
-	arch, _, cubin, entries, err := parseImage(image)
+	arch, _, cubin, mod, entries, err := parseImage(image)
 	if err != nil {
 		return 0, err
 	}
@@ -445,15 +151,9 @@ func (b *fakeBackend) ModuleLoadData(image []byte) (uintptr, error) {
 		return 0, driver.ErrInvalidPTX
 	}
 	m := &module{h: newHandle(), ctx: c, funcs: map[string]*function{}, globals: map[string]global{}}
-	var prog *ptxexec.Program
-	var progErr error
-	if cubin {
-		// The fake's CUBINs (its own compilers' output) carry their PTX
-		// behind the ELF magic.
-		prog, progErr = ptxexec.Compile(ptxText(image[len(elfMagic):]))
-	} else {
-		prog, progErr = ptxexec.Compile(ptxText(image))
-	}
+	// The fake's CUBINs (its own compilers' output) carry their PTX behind
+	// the ELF magic: both run in the interpreter.
+	prog, progErr := ptxexec.Decode(mod)
 	for _, e := range entries {
 		k := b.kernelForEntryLocked(e.name)
 		if k == nil {
@@ -512,14 +212,6 @@ func (b *fakeBackend) unloadLocked(m *module) {
 	}
 	m.globalMem = nil
 	clear(m.globals)
-}
-
-// ptxText is the PTX text of an image: up to its first NUL.
-func ptxText(image []byte) string {
-	if i := bytes.IndexByte(image, 0); i >= 0 {
-		image = image[:i]
-	}
-	return string(image)
 }
 
 // ModuleGetFunction is cuModuleGetFunction: ErrNotFound for a name the

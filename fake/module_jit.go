@@ -40,7 +40,7 @@ func jitErrorLog(image []byte, err error) string {
 	fmt.Fprintf(&b, "fake ptxas fatal: %v", err)
 	if isPTXText(image) {
 		text := string(bytes.TrimRight(image, "\x00"))
-		if _, perr := ptx.Parse(text); perr != nil {
+		if _, perr := ptx.Read(text); perr != nil {
 			fmt.Fprintf(&b, "\nfake ptxas error: %v", perr)
 		}
 		if !strings.Contains(text, ".version") || !strings.Contains(text, ".target") {

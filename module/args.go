@@ -202,44 +202,43 @@ func (lay *layout) describe() string {
 func (f *Function) put(lay *layout, i int, v any, base unsafe.Pointer) error {
 	p := lay.params[i]
 	dst := unsafe.Add(base, p.offset)
-	ok := true
 	switch x := v.(type) {
 	case bool:
 		var b uint8
 		if x {
 			b = 1
 		}
-		ok = store(dst, p.size, b)
+		return putScalar(f, lay, i, dst, v, clsBool, b)
 	case int8:
-		ok = store(dst, p.size, x)
+		return putScalar(f, lay, i, dst, v, clsSigned, x)
 	case uint8:
-		ok = store(dst, p.size, x)
+		return putScalar(f, lay, i, dst, v, clsUnsigned, x)
 	case int16:
-		ok = store(dst, p.size, x)
+		return putScalar(f, lay, i, dst, v, clsSigned, x)
 	case uint16:
-		ok = store(dst, p.size, x)
+		return putScalar(f, lay, i, dst, v, clsUnsigned, x)
 	case int32:
-		ok = store(dst, p.size, x)
+		return putScalar(f, lay, i, dst, v, clsSigned, x)
 	case uint32:
-		ok = store(dst, p.size, x)
+		return putScalar(f, lay, i, dst, v, clsUnsigned, x)
 	case int64:
-		ok = store(dst, p.size, x)
+		return putScalar(f, lay, i, dst, v, clsSigned, x)
 	case uint64:
-		ok = store(dst, p.size, x)
+		return putScalar(f, lay, i, dst, v, clsUnsigned, x)
 	case int:
-		ok = store(dst, p.size, x)
+		return putScalar(f, lay, i, dst, v, clsSigned, x)
 	case uint:
-		ok = store(dst, p.size, x)
+		return putScalar(f, lay, i, dst, v, clsUnsigned, x)
 	case uintptr:
-		ok = store(dst, p.size, x)
+		return putScalar(f, lay, i, dst, v, clsUintptr, x)
 	case float32:
-		ok = store(dst, p.size, x)
+		return putScalar(f, lay, i, dst, v, clsFloat, x)
 	case float64:
-		ok = store(dst, p.size, x)
+		return putScalar(f, lay, i, dst, v, clsFloat, x)
 	case complex64:
-		ok = store(dst, p.size, x)
+		return putScalar(f, lay, i, dst, v, clsComplex, x)
 	case complex128:
-		ok = store(dst, p.size, x)
+		return putScalar(f, lay, i, dst, v, clsComplex, x)
 	case nil:
 		return f.argErr(lay, i, "is nil; pass uintptr(0) for a NULL pointer")
 	case unsafe.Pointer:
@@ -274,27 +273,43 @@ func (f *Function) put(lay *layout, i int, v any, base unsafe.Pointer) error {
 		return putBuffer(f, lay, i, dst, v, x)
 	case *memory.Buffer[complex128]:
 		return putBuffer(f, lay, i, dst, v, x)
-	default:
-		t := reflect.TypeOf(v)
-		k := kindOf(t)
-		switch k.kind {
-		case argBuffer:
-			return putBuffer(f, lay, i, dst, v, bufferOf(v))
-		case argPlain:
-			if k.size != p.size {
-				ok = false
-				break
-			}
-			copy(unsafe.Slice((*byte)(dst), k.size), valueBytes(&v, k.size))
-		default:
-			return f.argErr(lay, i, fmt.Sprintf("is a %s, %s", t, k.why))
-		}
 	}
-	if !ok {
-		t := reflect.TypeOf(v)
-		return f.argErr(lay, i, fmt.Sprintf("is a %s of %d bytes, but the parameter takes %d bytes", t, t.Size(), p.size))
+	t := reflect.TypeOf(v)
+	k := kindOf(t)
+	switch k.kind {
+	case argBuffer:
+		return putBuffer(f, lay, i, dst, v, bufferOf(v))
+	case argPlain:
+		if p.typ != "" && (k.size != p.size || !p.accepts(k.class, k.align)) {
+			return f.typeErr(lay, i, t)
+		}
+		if k.size != p.size {
+			return f.sizeErr(lay, i, t)
+		}
+		copy(unsafe.Slice((*byte)(dst), k.size), valueBytes(&v, k.size))
+		return nil
+	}
+	return f.argErr(lay, i, fmt.Sprintf("is %s, %s", withArticle(t.String()), k.why))
+}
+
+// putScalar checks the scalar argument i, x of class c (which v holds),
+// against its parameter, and stores it at dst.
+func putScalar[T any](f *Function, lay *layout, i int, dst unsafe.Pointer, v any, c argClass, x T) error {
+	p := &lay.params[i]
+	size := int(unsafe.Sizeof(x))
+	if p.typ != "" && (size != p.size || !p.accepts(c, int(unsafe.Alignof(x)))) {
+		return f.typeErr(lay, i, reflect.TypeOf(v))
+	}
+	if !store(dst, p.size, x) {
+		return f.sizeErr(lay, i, reflect.TypeOf(v))
 	}
 	return nil
+}
+
+// sizeErr is the error of argument i, of Go type t, whose size is not its
+// parameter's, where only the sizes are known.
+func (f *Function) sizeErr(lay *layout, i int, t reflect.Type) error {
+	return f.argErr(lay, i, fmt.Sprintf("is %s of %d bytes, but the parameter takes %d bytes", withArticle(t.String()), t.Size(), lay.params[i].size))
 }
 
 // store writes v at dst when its size is want.
@@ -311,6 +326,9 @@ func store[T any](dst unsafe.Pointer, want int, v T) bool {
 // address at dst. The checks are the Buffer's own methods, called
 // statically.
 func putBuffer[T any](f *Function, lay *layout, i int, dst unsafe.Pointer, v any, b *memory.Buffer[T]) error {
+	if p := &lay.params[i]; p.typ != "" && (p.size != 8 || !p.accepts(clsBuffer, 8)) {
+		return f.typeErr(lay, i, reflect.TypeOf(v))
+	}
 	if b == nil {
 		return f.argErr(lay, i, fmt.Sprintf("is a nil %s", reflect.TypeOf(v)))
 	}
@@ -375,9 +393,11 @@ const (
 
 // argType is what kindOf knows of a type.
 type argType struct {
-	kind argKind
-	size int    // argPlain: the value's size
-	why  string // argRefused: "which ..." (follows "is a T, ")
+	kind  argKind
+	size  int      // argPlain: the value's size
+	align int      // argPlain: the value's alignment
+	class argClass // argPlain, argBuffer: what it is, for the type checks
+	why   string   // argRefused: "which ..." (follows "is a T, ")
 }
 
 // argTypes caches kindOf's answers.
@@ -405,7 +425,7 @@ func classify(t reflect.Type) *argType {
 			// A change to memory.Buffer broke what bufferOf relies on.
 			return &argType{why: fmt.Sprintf("which this package cannot read: the fields of %s differ from those of %s (a bug)", t.Elem(), bufferType)}
 		}
-		return &argType{kind: argBuffer}
+		return &argType{kind: argBuffer, size: 8, align: 8, class: clsBuffer}
 	}
 	if t.Implements(ptrMethod) {
 		return &argType{why: "which is not a *memory.Buffer: only *memory.Buffer values pass as device pointers, and a launch calls no other type's Ptr method; pass uintptr(x.Ptr()) for another device address"}
@@ -413,7 +433,7 @@ func classify(t reflect.Type) *argType {
 	if err := plain(t); err != nil {
 		return &argType{why: fmt.Sprintf("which cannot be a kernel argument: %v", err)}
 	}
-	return &argType{kind: argPlain, size: int(t.Size())}
+	return &argType{kind: argPlain, size: int(t.Size()), align: t.Align(), class: classOf(t)}
 }
 
 // isBuffer reports whether t is a *memory.Buffer[T], for any T.

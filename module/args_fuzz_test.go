@@ -250,13 +250,40 @@ type expect struct {
 	closed bool
 }
 
-func expectArg(v any, size int) expect {
+// typeFits is the test's own model of the type rules where the PTX gives
+// the parameter's type: .f takes floats, .u any integer, bool or buffer,
+// a struct parameter (.b8 array) structs, arrays and complex numbers no
+// more aligned than it, and a [N]byte fits anything.
+func typeFits(t reflect.Type, p *fuzzParam) bool {
+	if p == nil {
+		return true
+	}
+	if t.Kind() == reflect.Array && t.Elem().Kind() == reflect.Uint8 {
+		return true
+	}
+	switch t.Kind() {
+	case reflect.Struct, reflect.Array, reflect.Complex64, reflect.Complex128:
+		return p.ptx == ".b8" && t.Align() <= p.align
+	case reflect.Float32, reflect.Float64:
+		return p.ptx[1] == 'f'
+	}
+	return p.ptx[1] == 'u' // integers, bools, uintptrs and buffers
+}
+
+func expectArg(v any, p *fuzzParam) expect {
 	if v == nil {
 		return expect{}
+	}
+	size := -1
+	if p != nil {
+		size = p.size
 	}
 	rv := reflect.ValueOf(v)
 	t := rv.Type()
 	if t.Kind() == reflect.Pointer && strings.HasPrefix(t.Elem().Name(), "Buffer[") && t.Elem().PkgPath() == "github.com/nocgo/cuda/memory" {
+		if size == 8 && !typeFits(t, p) {
+			return expect{}
+		}
 		if rv.IsNil() {
 			return expect{}
 		}
@@ -271,7 +298,7 @@ func expectArg(v any, size int) expect {
 	}
 	// A type with a Ptr method is refused, even a plain one: only buffers
 	// pass as device pointers.
-	if t.Implements(reflect.TypeFor[interface{ Ptr() uintptr }]()) || !plainType(t) || int(t.Size()) != size {
+	if t.Implements(reflect.TypeFor[interface{ Ptr() uintptr }]()) || !plainType(t) || int(t.Size()) != size || !typeFits(t, p) {
 		return expect{}
 	}
 	// The value's memory (padding included, copied as the runtime copies
@@ -444,11 +471,11 @@ func FuzzLaunchArgs(f *testing.F) {
 		exp := make([]expect, na)
 		firstBad := -1
 		for i, a := range args {
-			size := -1
+			var p *fuzzParam
 			if i < np {
-				size = sizes[i]
+				p = &params[i]
 			}
-			exp[i] = expectArg(a, size)
+			exp[i] = expectArg(a, p)
 			if !exp[i].ok && firstBad < 0 {
 				firstBad = i
 			}
@@ -519,7 +546,7 @@ func FuzzLaunchArgs(f *testing.F) {
 				continue
 			}
 			j := i % np
-			e := expectArg(v, sizes[j])
+			e := expectArg(v, &params[j])
 			err := a.Set(j, v)
 			if e.ok {
 				require.NoError(t, err, "Set(%d, %T)", j, v)

@@ -64,8 +64,22 @@
 //
 // Each argument's size must equal its parameter's, and the argument count
 // the parameter count; a mismatch is an error wrapping ErrArgs that names
-// the argument and the parameter, and nothing is launched. Sizes are all
-// that can be checked: a float32 where the kernel takes an int passes.
+// the argument and the parameter, and nothing is launched. Where the
+// module's PTX gives the parameter types (PTX loaded by Load, and what
+// Compile compiled: it keeps the PTX beside the CUBIN, in its cache too),
+// the Go type is checked as well: a .f parameter takes a float, a .s one a
+// signed integer, a .u one any integer or bool or device pointer (NVRTC
+// writes .u32 for a C int), a .b one any scalar; a .ptr parameter takes a
+// device pointer only; a struct by value (.align A .b8 p[N]) takes a struct,
+// array or complex number no more aligned than A; a [N]byte passes for any
+// parameter of N bytes, unchecked. So int32(2) for a float parameter is
+// refused ("argument 2 (scale_param_2): an int32 of 4 bytes for a .f32
+// parameter"). A foreign CUBIN carries no types: its sizes are checked.
+//
+// Kernel1 to Kernel6 (NewKernel4[A, B, C, D](f), ...) are typed forms of a
+// Function whose arguments Go's compiler checks: their types are checked
+// against the kernel once, when made, and a launch checks no types and
+// allocates nothing.
 //
 // The parameter layout comes from the driver (cuFuncGetParamInfo, CUDA
 // 12.4+) or, on older drivers, from the kernel's PTX signature, which

@@ -43,9 +43,11 @@ type kernel struct {
 	smemSet bool         // maxDyn was read or set
 }
 
-// param is one kernel parameter: where it lies in the parameter buffer.
+// param is one kernel parameter: where it lies in the parameter buffer,
+// and, where the module's PTX says (see ptxType), what type it is.
 type param struct {
 	offset, size int
+	ptxType
 }
 
 // layout is what is known of a kernel's parameters, immutable once made.
@@ -141,6 +143,7 @@ func (f *Function) queryLayout() (*layout, error) {
 			// failure is not, so ask again.
 			off, size, err = api.FuncGetParamInfo(f.h, i)
 			if errors.Is(err, driver.ErrInvalidValue) {
+				f.addPTXTypes(ps)
 				return newLayout(ps, "cuFuncGetParamInfo"), nil
 			}
 		}
@@ -151,7 +154,7 @@ func (f *Function) queryLayout() (*layout, error) {
 			// The driver cannot tell: read the PTX signature instead.
 			return f.ptxLayout(), nil
 		}
-		ps = append(ps, param{int(off), int(size)})
+		ps = append(ps, param{offset: int(off), size: int(size)})
 	}
 	// More parameters than a kernel can have: not an answer to trust.
 	return f.ptxLayout(), nil
@@ -174,9 +177,27 @@ func (f *Function) ptxLayout() *layout {
 	}
 	ps := make([]param, 0, len(e.Params))
 	for _, p := range e.Params {
-		ps = append(ps, param{p.Offset, p.Size})
+		ps = append(ps, param{offset: p.Offset, size: p.Size, ptxType: typeOf(p)})
 	}
 	return newLayout(ps, "PTX")
+}
+
+// addPTXTypes adds to the driver's layout ps the parameter types of the
+// kernel's PTX signature, where the module has one that agrees with the
+// driver on every offset and size (else the layout stays sizes only).
+func (f *Function) addPTXTypes(ps []param) {
+	e, err := f.m.entry(f.entry)
+	if err != nil || len(e.Params) != len(ps) {
+		return
+	}
+	for i, p := range e.Params {
+		if p.Offset != ps[i].offset || p.Size != ps[i].size {
+			return
+		}
+	}
+	for i, p := range e.Params {
+		ps[i].ptxType = typeOf(p)
+	}
 }
 
 // Name returns the name the function was looked up by.

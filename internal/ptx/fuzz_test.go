@@ -1,20 +1,25 @@
 package ptx
 
 import (
+	"strings"
 	"testing"
 )
 
 // FuzzParsePTX: Parse never panics on any text, and every entry it returns
 // has a layout a launch can use: sizes positive, alignments powers of two
 // no larger than MaxAlign, offsets aligned, increasing without overlap and
-// the whole within MaxParamSize. Hostile seeds are in
+// the whole within MaxParamSize; and what it allocates stays within
+// MaxAllocRatio times the text. Hostile seeds are in
 // testdata/fuzz/FuzzParsePTX.
 func FuzzParsePTX(f *testing.F) {
 	f.Add(mixed)
 	f.Add(".visible .entry k(.param .align 8 .b8 k_param_0[16], .param .u16 k_param_1, .param .u64 .ptr .global .align 4 k_param_2) { ret; }")
 	f.Add(".entry fill<float>(\n\t.param .u64 fill<float>_param_0\n)\n.extern .entry d(.param .u32 x);\x00")
+	f.Add("{" + strings.Repeat("{ }", 1000) + "}")
 	f.Fuzz(func(t *testing.T, src string) {
-		entries, err := Parse(src)
+		var entries []Entry
+		var err error
+		checkAlloc(t, "Parse", allocated(func() { entries, err = Parse(src) }), src)
 		if err != nil {
 			if _, ok := err.(*Error); !ok {
 				t.Fatalf("error %T %v is not an *Error", err, err)
@@ -54,14 +59,23 @@ func checkLayout(t *testing.T, e Entry) {
 }
 
 // FuzzParseModule: ParseModule never panics, returns a module or an
-// *Error (never both), and what it returns respects the parser's limits.
+// *Error (never both), what it returns respects the parser's limits, and
+// it allocates at most MaxAllocRatio times the text; Read agrees with it.
 func FuzzParseModule(f *testing.F) {
 	f.Add(fullModule)
 	f.Add(mixed)
 	f.Add(".version 7.8\n.target sm_90\n.address_size 64\n.global .u32 x[2][3] = {{1,2,3},{4,5,6}};")
 	f.Add(".version 7.8\n.entry k() { @!%p1 bra L; L: call.uni (r), f, (a, b); st.v4.f32 [x+-4], {%f1,%f2,%f3,%f4}; }")
+	f.Add(memHeader + ".entry k() {" + strings.Repeat("{", 300) + "}")
+	f.Add(memHeader + ".entry k() {\n$L0: a;b;c; @%p x y,z|w,{a,{b}},(c);\n.reg .b32 %r<9>, %q;\n}")
 	f.Fuzz(func(t *testing.T, src string) {
-		m, err := ParseModule(src)
+		var m *Module
+		var err error
+		checkAlloc(t, "ParseModule", allocated(func() { m, err = ParseModule(src) }), src)
+		read, rerr := Read(src)
+		if rerr != nil && err == nil || err == nil && read.Unsupported != nil {
+			t.Fatalf("Read: %v, %v; ParseModule: %v", rerr, read, err)
+		}
 		if err != nil {
 			if _, ok := err.(*Error); !ok {
 				t.Fatalf("error %T %v is not an *Error", err, err)
@@ -72,16 +86,18 @@ func FuzzParseModule(f *testing.F) {
 			return
 		}
 		for _, v := range m.Vars {
-			if v.Size() < 0 || v.Size() > MaxVarSize || len(v.Init) != 0 && len(v.Init) != v.Size() {
+			if v.Size() < 0 || v.Size() > MaxVarSize || len(v.Init) > v.Size() {
 				t.Fatalf("variable %s: size %d, %d initialiser bytes", v.Name, v.Size(), len(v.Init))
 			}
 		}
 		for _, fn := range m.Funcs {
 			for _, s := range fn.Body {
-				if s.Kind == StmtInstr && len(s.Args) > MaxOperands {
+				if len(s.Args) > MaxOperands {
 					t.Fatalf("%d operands", len(s.Args))
 				}
-				for _, c := range s.Reg.Count {
+			}
+			for _, r := range fn.Regs {
+				for _, c := range r.Count {
 					if c < 0 || c > MaxRegs {
 						t.Fatalf("register count %d", c)
 					}

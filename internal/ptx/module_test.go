@@ -97,12 +97,8 @@ func TestParseModule(t *testing.T) {
 	assert.Equal(t, 16, k.Params[1].Size)
 
 	var instrs []string
-	var kinds []StmtKind
 	for _, s := range k.Body {
-		kinds = append(kinds, s.Kind)
-		if s.Kind == StmtInstr {
-			instrs = append(instrs, s.String())
-		}
+		instrs = append(instrs, s.String())
 	}
 	assert.Equal(t, []string{
 		"mov.u32 %r1, %tid.x",
@@ -116,25 +112,24 @@ func TestParseModule(t *testing.T) {
 		"atom.global.cas.b32 %r3, [table], 1, _",
 		"ret",
 	}, instrs)
-	assert.Contains(t, kinds, StmtLabel)
-	assert.Contains(t, kinds, StmtOpen)
-	assert.Contains(t, kinds, StmtClose)
-	var regs []RegDecl
-	for _, s := range k.Body {
-		if s.Kind == StmtReg {
-			regs = append(regs, s.Reg)
-		}
-	}
-	require.Len(t, regs, 3)
-	assert.Equal(t, []string{"%r", "%q"}, regs[1].Names)
-	assert.Equal(t, []int{4, 0}, regs[1].Count)
+	assert.Equal(t, []Label{{Name: "$L__BB0_2", Line: 40, At: 5}}, k.Labels, "the label names the instruction after it")
+	require.Len(t, k.Regs, 3)
+	assert.Equal(t, []string{"%r", "%q"}, k.Regs[1].Names)
+	assert.Equal(t, []int{4, 0}, k.Regs[1].Count)
+	assert.Equal(t, int32(0), k.Regs[1].At)
+	// The local depot, then the call sequence's two .param variables
+	// inside its scope, declared before the instructions that follow them.
+	require.Len(t, k.Vars, 3)
+	assert.Equal(t, []int{0, 5, 6}, []int{k.Vars[0].At, k.Vars[1].At, k.Vars[2].At})
+	assert.Equal(t, "retval0", k.Vars[2].Name)
 	// Lines: the shfl is on line 38 of the text.
 	for _, s := range k.Body {
 		if s.Op == "shfl" {
-			assert.Equal(t, 38, s.Line)
+			assert.Equal(t, int32(38), s.Line)
 			assert.Equal(t, []string{"sync", "down", "b32"}, s.Mods)
 		}
 	}
+	assert.Nil(t, m.Unsupported)
 }
 
 func TestParseModuleErrors(t *testing.T) {

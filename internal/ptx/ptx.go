@@ -1,20 +1,38 @@
-// Package ptx reads kernel signatures out of PTX text: the .entry
-// directives and their .param lists, with each parameter's size and
-// alignment and its offset in the parameter buffer (laid out by C rules, as
-// cuFuncGetParamInfo reports it). Package module uses it to check launch
-// arguments where the driver cannot say what a kernel takes.
+// Package ptx is the library's one PTX front-end: a lexer and a parser of
+// PTX text, used by package module for kernels' parameter layouts, by the
+// fake driver's module loader and by its interpreter.
 //
-// Only what a launch needs is parsed: entry names and parameter lists.
-// Function bodies, .func declarations and every other directive are skipped.
+// Three entry points read the same grammar with the same code:
+//
+//   - Parse reads the kernel signatures only: each .entry with its .param
+//     list, every parameter's PTX type, size and alignment and its offset in
+//     the parameter buffer (laid out by C rules, as cuFuncGetParamInfo
+//     reports it). It is lenient: no header is needed, C++ names are kept,
+//     bodies and directives it does not know are skipped.
+//   - Read reads a module image as a driver's loader does: the .version
+//     and .target header first, directives at module scope, balanced
+//     braces, well-formed entry signatures; function bodies are parsed into
+//     statements, and what the syntax tree cannot hold is recorded in
+//     Module.Unsupported instead of refusing the image.
+//   - ParseModule is Read that refuses anything unsupported: the whole
+//     module as a syntax tree, for the interpreter.
+//
+// # Bounds
+//
+// The parser streams its tokens (it keeps no token list), sizes the
+// statements of each body before it reads them, refers to the source for
+// every name, and refuses nesting deeper than MaxDepth, so that what it
+// allocates stays within a small multiple of its input: at most 20 times
+// the input for PTX as compilers write it and for the hostile shapes its
+// tests build (deep nesting, very many registers, parameters or labels,
+// long lines), and never more than MaxAllocRatio times on any input (the
+// fuzz targets check it). Errors are *Error values with the line; a limit
+// exceeded also wraps ErrLimit.
 package ptx
 
-import (
-	"fmt"
-	"strconv"
-	"strings"
-)
+import "strings"
 
-// Param is one kernel parameter.
+// Param is one kernel or function parameter.
 type Param struct {
 	Name   string // the PTX name, such as "f_param_0"
 	Type   string // the PTX type without the dot: "u64", "f32", "b8", ...
@@ -27,6 +45,19 @@ type Param struct {
 	// Pointer reports a scalar annotated with .ptr (a pointer to global,
 	// shared, ... memory).
 	Pointer bool
+	// Opaque reports a .texref, .samplerref or .surfref parameter: a
+	// handle whose size the driver decides (Size is 8 here).
+	Opaque bool
+}
+
+// Kind says what a parameter's PTX type states about its value: "f"
+// (floating point), "s" (signed integer), "u" (unsigned integer), "b"
+// (untyped bits) or "" for an opaque handle.
+func (p *Param) Kind() string {
+	if p.Opaque || p.Type == "" {
+		return ""
+	}
+	return p.Type[:1]
 }
 
 // Entry is one kernel (.entry) and its parameters.
@@ -35,6 +66,8 @@ type Entry struct {
 	Params []Param
 	// Linkage is "visible", "weak", "extern" or "" (no linkage directive).
 	Linkage string
+	// Defined reports an entry with a body (not a declaration).
+	Defined bool
 }
 
 // Size returns the size of the entry's parameter buffer: the end of its
@@ -46,15 +79,6 @@ func (e *Entry) Size() int {
 	p := e.Params[len(e.Params)-1]
 	return p.Offset + p.Size
 }
-
-// Error is a signature that could not be read. Line counts from 1.
-type Error struct {
-	Line int
-	Msg  string
-}
-
-// Error returns "ptx: line N: message".
-func (e *Error) Error() string { return fmt.Sprintf("ptx: line %d: %s", e.Line, e.Msg) }
 
 // Limits of a kernel's parameter space. The PTX ISA (section "Kernel and
 // Function Directives: .entry", PTX ISA Notes) says: "The maximum memory
@@ -84,31 +108,31 @@ var scalarSizes = map[string]int{
 	"b128": 16,
 }
 
-// Parse returns every .entry of the PTX text src, in order. A trailing NUL
-// (as in an image for cuModuleLoadData) is allowed. Text without entries
-// gives none and no error; an entry whose parameter list cannot be read is
-// an *Error.
+// opaqueTypes are the parameter types of texture, sampler and surface
+// handles.
+var opaqueTypes = map[string]bool{"texref": true, "samplerref": true, "surfref": true}
+
+// Parse returns every .entry of the PTX text src, in order, declarations
+// included. The text ends at its first NUL (as an image for
+// cuModuleLoadData does). Text without entries gives none and no error; an
+// entry whose parameter list cannot be read, or that takes an opaque
+// parameter (whose layout only the driver knows), is an *Error.
 func Parse(src string) ([]Entry, error) {
-	toks := tokenize(src)
+	m, err := parse(src, modeSignatures)
+	if err != nil {
+		return nil, err
+	}
 	var entries []Entry
-	for i := 0; i < len(toks); i++ {
-		if toks[i].s != ".entry" {
+	for _, f := range m.Funcs {
+		if !f.Entry {
 			continue
 		}
-		linkage := ""
-		if i > 0 {
-			switch toks[i-1].s {
-			case ".visible", ".weak", ".extern":
-				linkage = toks[i-1].s[1:]
+		for _, p := range f.Params {
+			if p.Opaque {
+				return nil, &Error{Line: f.Line, Msg: "entry " + f.Name + ": parameter " + p.Name + " has the opaque type ." + p.Type + ", whose layout only the driver knows"}
 			}
 		}
-		e, next, err := parseEntry(toks, i+1)
-		if err != nil {
-			return nil, err
-		}
-		e.Linkage = linkage
-		entries = append(entries, e)
-		i = next - 1
+		entries = append(entries, Entry{Name: f.Name, Params: f.Params, Linkage: f.Linkage, Defined: f.Defined})
 	}
 	return entries, nil
 }
@@ -123,217 +147,13 @@ func Find(entries []Entry, name string) (Entry, bool) {
 	return Entry{}, false
 }
 
-type token struct {
-	s    string
-	line int
+// TypeSize returns the size in bytes of the PTX fundamental type t, with or
+// without its dot (".u64" or "u64"), and false for a name that is no such
+// type.
+func TypeSize(t string) (int, bool) {
+	n, ok := scalarSizes[strings.TrimPrefix(t, ".")]
+	return n, ok
 }
-
-// tokenize splits PTX into identifiers/directives/numbers and single
-// punctuation characters, dropping comments and whitespace.
-func tokenize(src string) []token {
-	var toks []token
-	line := 1
-	for i := 0; i < len(src); {
-		c := src[i]
-		switch {
-		case c == '\n':
-			line++
-			i++
-		case c == ' ' || c == '\t' || c == '\r' || c == 0 || c == '\f' || c == '\v':
-			i++
-		case c == '/' && i+1 < len(src) && src[i+1] == '/':
-			for i < len(src) && src[i] != '\n' {
-				i++
-			}
-		case c == '/' && i+1 < len(src) && src[i+1] == '*':
-			i += 2
-			for i < len(src) && !(src[i] == '*' && i+1 < len(src) && src[i+1] == '/') {
-				if src[i] == '\n' {
-					line++
-				}
-				i++
-			}
-			i += 2
-		case c == '"':
-			// String literals (in .file directives): skip whole.
-			j := i + 1
-			for j < len(src) && src[j] != '"' && src[j] != '\n' {
-				j++
-			}
-			toks = append(toks, token{src[i:min(j+1, len(src))], line})
-			i = j + 1
-		case isWord(c):
-			j := i
-			for j < len(src) && isWord(src[j]) {
-				j++
-			}
-			toks = append(toks, token{src[i:j], line})
-			i = j
-		default:
-			toks = append(toks, token{src[i : i+1], line})
-			i++
-		}
-	}
-	return toks
-}
-
-// isWord reports characters of PTX identifiers, directives and numbers.
-func isWord(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
-		c == '_' || c == '$' || c == '%' || c == '.'
-}
-
-// parseEntry reads "name ( params )" starting at toks[i]; it returns the
-// index just past the closing parenthesis.
-func parseEntry(toks []token, i int) (Entry, int, error) {
-	line := 0
-	if i > 0 {
-		line = toks[i-1].line
-	}
-	if i >= len(toks) || !isIdent(toks[i].s) {
-		return Entry{}, 0, &Error{line, ".entry without a name"}
-	}
-	e := Entry{Name: toks[i].s}
-	i++
-	// PTX names are identifiers, but be lenient with tools that write C++
-	// names ("fill<float>"): take every name-like token up to the list.
-	for i < len(toks) && (nameWord(toks[i].s) || strings.Contains("<>:,*&", toks[i].s)) && toks[i].line == toks[i-1].line {
-		e.Name += toks[i].s
-		i++
-	}
-	if i >= len(toks) || toks[i].s != "(" {
-		// A declaration without a parameter list is a kernel with none.
-		return e, i, nil
-	}
-	i++
-	offset := 0
-	for {
-		if i >= len(toks) {
-			return Entry{}, 0, &Error{line, fmt.Sprintf("entry %s: unterminated parameter list", e.Name)}
-		}
-		if toks[i].s == ")" {
-			return e, i + 1, nil
-		}
-		p, next, err := parseParam(toks, i, e.Name)
-		if err != nil {
-			return Entry{}, 0, err
-		}
-		// offset <= MaxParamSize, 1 <= p.Align <= MaxAlign and
-		// 1 <= p.Size <= MaxParamSize (parseParam): none of this overflows.
-		p.Offset = alignUp(offset, p.Align)
-		if p.Offset > MaxParamSize-p.Size {
-			return Entry{}, 0, &Error{toks[i].line, fmt.Sprintf("entry %s: parameter %s (%d bytes at offset %d) exceeds the %d-byte parameter space",
-				e.Name, p.Name, p.Size, p.Offset, MaxParamSize)}
-		}
-		offset = p.Offset + p.Size
-		e.Params = append(e.Params, p)
-		i = next
-		if i < len(toks) && toks[i].s == "," {
-			i++
-		}
-	}
-}
-
-// parseParam reads one ".param [.align N] .type [.ptr [.space] [.align N]] name[[N]]".
-func parseParam(toks []token, i int, entry string) (Param, int, error) {
-	bad := func(msg string) (Param, int, error) {
-		return Param{}, 0, &Error{toks[min(i, len(toks)-1)].line, fmt.Sprintf("entry %s: %s", entry, msg)}
-	}
-	if toks[i].s != ".param" {
-		return bad(fmt.Sprintf("expected .param, found %q", toks[i].s))
-	}
-	i++
-	var p Param
-	align := 0
-	for ; i < len(toks); i++ {
-		s := toks[i].s
-		switch {
-		case s == ".align":
-			if i+1 >= len(toks) {
-				return bad(".align without a value")
-			}
-			n, err := strconv.Atoi(toks[i+1].s)
-			if err != nil || n <= 0 || n&(n-1) != 0 {
-				return bad(fmt.Sprintf("bad .align %q: not a positive power of two", toks[i+1].s))
-			}
-			// After .ptr, .align is the pointee's alignment, not the
-			// parameter's: it does not bound the layout.
-			if p.Type == "" {
-				if n > MaxAlign {
-					return bad(fmt.Sprintf("bad .align %d: more than %d", n, MaxAlign))
-				}
-				align = n
-			}
-			i++
-		case s == ".ptr":
-			p.Pointer = true
-		case s == ".global" || s == ".shared" || s == ".const" || s == ".local":
-			// state space of a .ptr parameter
-		case strings.HasPrefix(s, ".") && p.Type == "":
-			t := s[1:]
-			size, ok := scalarSizes[t]
-			if !ok {
-				return bad(fmt.Sprintf("unknown parameter type %q", s))
-			}
-			p.Type, p.Size = t, size
-		case isIdent(s):
-			if p.Type == "" {
-				return bad(fmt.Sprintf("parameter %s has no type", s))
-			}
-			p.Name = s
-			i++
-			for i < len(toks) && (nameWord(toks[i].s) || strings.Contains("<>:*&", toks[i].s)) {
-				p.Name += toks[i].s
-				i++
-			}
-			if i < len(toks) && toks[i].s == "[" {
-				if i+2 >= len(toks) || toks[i+2].s != "]" {
-					return bad(fmt.Sprintf("parameter %s: bad array size", s))
-				}
-				n, err := strconv.Atoi(toks[i+1].s)
-				if err != nil || n <= 0 {
-					return bad(fmt.Sprintf("parameter %s: bad array size %q", s, toks[i+1].s))
-				}
-				p.Array = n
-				i += 3
-			}
-			// The default alignment is the element's size (PTX ISA,
-			// "Alignment"), an explicit .align replaces it.
-			p.Align = p.Size
-			if align != 0 {
-				p.Align = align
-			}
-			if p.Array > 0 {
-				// p.Size (the element's) is 1 to 16: compared before
-				// multiplying, so that the product cannot overflow.
-				if p.Array > MaxParamSize/p.Size {
-					return bad(fmt.Sprintf("parameter %s: %d elements of %d bytes exceed the %d-byte parameter space", p.Name, p.Array, p.Size, MaxParamSize))
-				}
-				p.Size *= p.Array
-			}
-			return p, i, nil
-		default:
-			return bad(fmt.Sprintf("unexpected %q in parameter list", s))
-		}
-	}
-	return bad("unterminated parameter")
-}
-
-func isIdent(s string) bool {
-	if s == "" || s[0] == '.' || s[0] >= '0' && s[0] <= '9' {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !isWord(s[i]) || s[i] == '.' {
-			return false
-		}
-	}
-	return true
-}
-
-// nameWord reports a word token that can be part of a (lenient) name: not
-// a directive.
-func nameWord(s string) bool { return s != "" && s[0] != '.' && isWord(s[0]) }
 
 func alignUp(n, a int) int {
 	if a <= 1 {

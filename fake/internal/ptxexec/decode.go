@@ -3,6 +3,7 @@ package ptxexec
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/nocgo/cuda/fake/internal/fpu"
@@ -11,20 +12,24 @@ import (
 
 // decoder decodes one function.
 type decoder struct {
-	p      *Program
-	mod    *moduleScope
-	f      *function
-	regs   map[string]int32 // register name → slot
-	rkind  map[string]uint8 // register name → kind
-	consts map[uint64]int32 // constant value → slot
-	vars   map[string]int   // frame variable name → offset in the frame
-	vsize  map[string]int   // frame variable name → size
-	labels map[string]int   // label → instruction index
-	fixups []fixup          // branches to resolve
-	calls  []callSite       // call sites, indexed by inst.imm
-	params map[string]int   // entry parameter name → offset in the buffer
-	writes map[int32]int    // register slot → instructions that write it
-	stmt   *ptx.Stmt
+	p              *Program
+	mod            *moduleScope
+	f              *function
+	regs           map[string]int32      // register name → slot
+	rkind          map[string]uint8      // register name → kind
+	consts         map[uint64]int32      // constant value → slot
+	vars           map[string]int        // frame variable name → offset in the frame
+	vsize          map[string]int        // frame variable name → size
+	labels         map[string]int        // label → instruction index
+	fixups         []fixup               // branches to resolve
+	calls          []callSite            // call sites, indexed by inst.imm
+	params         map[string]int        // entry parameter name → offset in the buffer
+	plain          map[string]regDecl    // registers declared by name
+	ranges         map[string][]regRange // registers declared as prefix<N>
+	seq            int                   // declarations so far
+	declared, used int                   // registers declared, and given a slot
+	writes         map[int32]int         // register slot → instructions that write it
+	stmt           *ptx.Stmt
 }
 
 type fixup struct {
@@ -46,7 +51,7 @@ type callSite struct {
 func (d *decoder) fail(format string, args ...any) error {
 	e := &LoadError{Msg: fmt.Sprintf(format, args...)}
 	if d.stmt != nil {
-		e.Line, e.Instr = d.stmt.Line, d.stmt.String()
+		e.Line, e.Instr = int(d.stmt.Line), d.stmt.String()
 	}
 	return e
 }
@@ -57,6 +62,7 @@ func (p *Program) decodeFunc(f *function, mod *moduleScope) error {
 		regs: map[string]int32{}, rkind: map[string]uint8{}, consts: map[uint64]int32{},
 		vars: map[string]int{}, vsize: map[string]int{}, labels: map[string]int{},
 		params: map[string]int{}, writes: map[int32]int{},
+		plain: map[string]regDecl{}, ranges: map[string][]regRange{},
 	}
 	f.nslots = nSpecial
 	src := f.src
@@ -75,64 +81,73 @@ func (p *Program) decodeFunc(f *function, mod *moduleScope) error {
 			f.rets = append(f.rets, frameVar{off, pa.Size})
 		}
 	}
-	for i := range src.Body {
-		s := &src.Body[i]
-		d.stmt = s
-		switch s.Kind {
-		case ptx.StmtReg:
-			for j, n := range s.Reg.Names {
-				k := kindOf(s.Reg.Type)
-				if c := s.Reg.Count[j]; c > 0 {
-					for r := 0; r < c; r++ {
-						if err := d.newReg(fmt.Sprintf("%s%d", n, r), k); err != nil {
-							return err
-						}
-					}
-				} else if err := d.newReg(n, k); err != nil {
+	// The declarations and labels come between the instructions: each
+	// takes effect before the instruction Body[At].
+	li, ri, vi := 0, 0, 0
+	for i := 0; i <= len(src.Body); i++ {
+		for ; ri < len(src.Regs) && int(src.Regs[ri].At) <= i; ri++ {
+			r := &src.Regs[ri]
+			d.stmt = nil
+			k := kindOf(r.Type)
+			for j, n := range r.Names {
+				var err error
+				if c := r.Count[j]; c > 0 {
+					err = d.newRegs(n, c, k, int(r.Line))
+				} else {
+					err = d.newReg(n, k, int(r.Line))
+				}
+				if err != nil {
 					return err
 				}
 			}
-		case ptx.StmtVar:
-			v := s.Var
+		}
+		for ; vi < len(src.Vars) && src.Vars[vi].At <= i; vi++ {
+			v := src.Vars[vi]
 			switch v.Space {
 			case "local", "param":
 				if v.Count == 0 {
-					return d.fail("unsized %s variable %s", v.Space, v.Name)
+					return &LoadError{Line: v.Line, Msg: fmt.Sprintf("unsized %s variable %s", v.Space, v.Name)}
 				}
 				d.frameVar(v.Name, v.Size(), v.Align)
 			case "shared":
 				f.shared[v.Name] = true
 			default:
-				return d.fail("function-scope .%s variables are not supported", v.Space)
+				return &LoadError{Line: v.Line, Msg: fmt.Sprintf("function-scope .%s variables are not supported", v.Space)}
 			}
-		case ptx.StmtLabel:
-			if _, dup := d.labels[s.Label]; dup {
-				return d.fail("label %s defined twice", s.Label)
-			}
-			d.labels[s.Label] = len(f.code)
-		case ptx.StmtInstr:
-			in := inst{guard: -1, vec: 1}
-			if s.Pred != "" {
-				slot, k, ok := d.reg(s.Pred)
-				if !ok || k != kPred {
-					return d.fail("guard %s is not a predicate register", s.Pred)
-				}
-				in.guard = slot
-				if s.PredNeg {
-					in.flags |= fGuardNeg
-				}
-			}
-			if err := d.instr(s, &in); err != nil {
-				return err
-			}
-			f.code = append(f.code, in)
-			f.stmts = append(f.stmts, s)
 		}
+		for ; li < len(src.Labels) && int(src.Labels[li].At) <= i; li++ {
+			l := &src.Labels[li]
+			if _, dup := d.labels[l.Name]; dup {
+				return &LoadError{Line: int(l.Line), Msg: fmt.Sprintf("label %s defined twice", l.Name)}
+			}
+			d.labels[l.Name] = len(f.code)
+		}
+		if i == len(src.Body) {
+			break
+		}
+		s := &src.Body[i]
+		d.stmt = s
+		in := inst{guard: -1, vec: 1}
+		if s.Pred != "" {
+			slot, k, ok := d.reg(s.Pred)
+			if !ok || k != kPred {
+				return d.fail("guard %s is not a predicate register", s.Pred)
+			}
+			in.guard = slot
+			if s.PredNeg {
+				in.flags |= fGuardNeg
+			}
+		}
+		if err := d.instr(s, &in); err != nil {
+			return err
+		}
+		f.code = append(f.code, in)
+		f.stmts = append(f.stmts, s)
 	}
 	d.stmt = nil
 	// A function that runs off its end returns.
 	f.code = append(f.code, inst{op: opRet, guard: -1})
-	f.stmts = append(f.stmts, &ptx.Stmt{Kind: ptx.StmtInstr, Line: src.Line, Op: "ret"})
+	f.stmts = append(f.stmts, &ptx.Stmt{Line: int32(src.Line), Op: "ret"})
 	d.preloadParams()
 	for _, fx := range d.fixups {
 		t, ok := d.labels[fx.label]
@@ -141,6 +156,7 @@ func (p *Program) decodeFunc(f *function, mod *moduleScope) error {
 		}
 		f.code[fx.at].imm = int64(t)
 	}
+	f.unused = d.declared - d.used
 	f.init = make([]uint64, f.nslots)
 	for v, slot := range d.consts {
 		f.init[slot] = v
@@ -178,18 +194,76 @@ func kindOf(t string) uint8 {
 	return kU
 }
 
-func (d *decoder) newReg(name string, k uint8) error {
-	if _, dup := d.regs[name]; dup {
+// newReg declares one register. A register gets its slot when an
+// instruction first names it (see reg), so that declaring many costs
+// nothing: only those used take a slot in each thread's registers.
+func (d *decoder) newReg(name string, k uint8, line int) error {
+	if _, dup := d.plain[name]; dup {
 		// Nested scopes may redeclare; the fake keeps one register.
 		return nil
 	}
-	d.regs[name] = int32(d.f.nslots)
-	d.rkind[name] = k
-	d.f.nslots++
-	if d.f.nslots > maxSlots {
-		return d.fail("too many registers")
+	if err := d.declare(1, line); err != nil {
+		return err
+	}
+	d.plain[name] = regDecl{kind: k, seq: d.seq}
+	return nil
+}
+
+// newRegs declares the registers prefix0 .. prefix(n-1) ("%r<n>").
+func (d *decoder) newRegs(prefix string, n int, k uint8, line int) error {
+	known := 0 // registers of this prefix declared before: redeclared, not new
+	for _, r := range d.ranges[prefix] {
+		known = max(known, r.n)
+	}
+	if err := d.declare(max(n-known, 0), line); err != nil {
+		return err
+	}
+	d.ranges[prefix] = append(d.ranges[prefix], regRange{n: n, regDecl: regDecl{kind: k, seq: d.seq}})
+	return nil
+}
+
+// declare counts n more declared registers.
+func (d *decoder) declare(n, line int) error {
+	d.seq++
+	d.declared += n
+	if d.declared > maxSlots {
+		return &LoadError{Line: line, Msg: "too many registers"}
 	}
 	return nil
+}
+
+// regDecl is how a register was declared: its kind, and the declaration's
+// order (the first declaration of a name wins).
+type regDecl struct {
+	kind uint8
+	seq  int
+}
+
+// regRange is a parameterised declaration: the registers 0 to n-1.
+type regRange struct {
+	n int
+	regDecl
+}
+
+// declaredReg finds the first declaration of name, plain or in a range.
+func (d *decoder) declaredReg(name string) (regDecl, bool) {
+	best, ok := d.plain[name]
+	i := len(name)
+	for i > 0 && name[i-1] >= '0' && name[i-1] <= '9' {
+		i--
+	}
+	digits := name[i:]
+	if digits == "" || len(digits) > 1 && digits[0] == '0' || len(digits) > 9 {
+		return best, ok // "%r01" is not a register of %r<N>
+	}
+	idx, _ := strconv.Atoi(digits)
+	for _, r := range d.ranges[name[:i]] {
+		if idx < r.n && (!ok || r.seq < best.seq) {
+			best, ok = r.regDecl, true
+			break
+		}
+	}
+	return best, ok
 }
 
 func (d *decoder) reg(name string) (int32, uint8, bool) {
@@ -205,7 +279,16 @@ func (d *decoder) reg(name string) (int32, uint8, bool) {
 		}
 		return d.constSlot(v), kU, true
 	}
-	return 0, 0, false
+	r, ok := d.declaredReg(name)
+	if !ok {
+		return 0, 0, false
+	}
+	s := int32(d.f.nslots)
+	d.f.nslots++
+	d.used++
+	d.regs[name] = s
+	d.rkind[name] = r.kind
+	return s, r.kind, true
 }
 
 // frameVar places a variable in the function's local frame.
@@ -271,17 +354,17 @@ func (d *decoder) src(o ptx.Operand, k, bits uint8) (int32, error) {
 		return d.constSlot(v), nil
 	case ptx.OpF32, ptx.OpF64:
 		if (k == kH || k == kBH) && bits == 16 {
-			return d.constSlot(uint64(toHalf(k, f64(o.Bits), 0))), nil
+			return d.constSlot(uint64(toHalf(k, f64(o.Bits()), 0))), nil
 		}
 		if k != kF {
 			return 0, d.fail("float constant for a .%s operand", typeName(k, bits))
 		}
-		v := o.Bits
+		v := o.Bits()
 		switch {
 		case o.Kind == ptx.OpF32 && bits == 64:
-			v = math.Float64bits(float64(math.Float32frombits(uint32(o.Bits))))
+			v = math.Float64bits(float64(math.Float32frombits(uint32(o.Bits()))))
 		case o.Kind == ptx.OpF64 && bits == 32:
-			v = uint64(math.Float32bits(float32(math.Float64frombits(o.Bits))))
+			v = uint64(math.Float32bits(float32(math.Float64frombits(o.Bits()))))
 		}
 		return d.constSlot(v), nil
 	case ptx.OpSym:
@@ -306,15 +389,17 @@ func (d *decoder) dst(o ptx.Operand) (int32, error) {
 	case ptx.OpSink:
 		return sSink, nil
 	case ptx.OpReg:
-		s, ok := d.regs[o.Name]
-		d.writes[s]++
-		if !ok {
-			_, constant := constRegs[o.Name]
-			if _, special := specialRegs[o.Name]; special || constant {
+		_, constant := constRegs[o.Name]
+		if _, special := specialRegs[o.Name]; special || constant {
+			if _, own := d.regs[o.Name]; !own {
 				return 0, d.fail("special register %s is read-only", o.Name)
 			}
+		}
+		s, _, ok := d.reg(o.Name)
+		if !ok {
 			return 0, d.fail("unknown register %s", o.Name)
 		}
+		d.writes[s]++
 		return s, nil
 	}
 	return 0, d.fail("destination %s is not a register", o.String())
@@ -524,7 +609,7 @@ func (d *decoder) instr(s *ptx.Stmt, in *inst) error {
 			return d.fail("indirect branches are not supported")
 		}
 		in.op = opBra
-		d.fixups = append(d.fixups, fixup{len(d.f.code), s.Args[0].Name, s.Line})
+		d.fixups = append(d.fixups, fixup{len(d.f.code), s.Args[0].Name, int(s.Line)})
 		return d.noMore(m)
 	case "ret":
 		m.take("uni")
@@ -648,13 +733,13 @@ func (d *decoder) mov(s *ptx.Stmt, m mods, in *inst) error {
 		if dst.Kind == ptx.OpVec {
 			vec = dst
 		}
-		n := len(vec.Elems)
+		n := len(vec.Elems())
 		if n != 2 && n != 4 || int(in.bits)%n != 0 {
 			return d.fail("unsupported vector move")
 		}
 		in.size = in.bits / uint8(n) // bits per element
 		in.vec = uint8(n)
-		for i, e := range vec.Elems {
+		for i, e := range vec.Elems() {
 			var err error
 			if dst.Kind == ptx.OpVec {
 				in.v[i], err = d.dst(e)
@@ -804,7 +889,7 @@ func (d *decoder) ldst(s *ptx.Stmt, m mods, in *inst) error {
 		return d.fail("unsupported state space for %s", s.Op)
 	}
 	if in.vec > 1 {
-		if val.Kind != ptx.OpVec || len(val.Elems) != int(in.vec) {
+		if val.Kind != ptx.OpVec || len(val.Elems()) != int(in.vec) {
 			return d.fail("vector access needs %d registers", in.vec)
 		}
 	} else if val.Kind == ptx.OpVec {
@@ -812,7 +897,7 @@ func (d *decoder) ldst(s *ptx.Stmt, m mods, in *inst) error {
 	}
 	elems := []ptx.Operand{val}
 	if in.vec > 1 {
-		elems = val.Elems
+		elems = val.Elems()
 	}
 	for i, e := range elems {
 		var err error
@@ -1001,10 +1086,10 @@ func (d *decoder) setp(s *ptx.Stmt, m mods, in *inst) error {
 	dst := s.Args[0]
 	var err error
 	if dst.Kind == ptx.OpPair {
-		if in.v[0], err = d.dst(dst.Elems[1]); err != nil {
+		if in.v[0], err = d.dst(dst.Elems()[1]); err != nil {
 			return err
 		}
-		dst = dst.Elems[0]
+		dst = dst.Elems()[0]
 	}
 	if in.d, err = d.dst(dst); err != nil {
 		return err
@@ -1037,7 +1122,7 @@ func (d *decoder) call(s *ptx.Stmt, m mods, in *inst) error {
 	var cs callSite
 	var rets []ptx.Operand
 	if len(args) > 0 && args[0].Kind == ptx.OpList {
-		rets = args[0].Elems
+		rets = args[0].Elems()
 		args = args[1:]
 	}
 	if len(args) == 0 || args[0].Kind != ptx.OpSym {
@@ -1050,7 +1135,7 @@ func (d *decoder) call(s *ptx.Stmt, m mods, in *inst) error {
 		if args[0].Kind != ptx.OpList || len(args) > 1 {
 			return d.fail("unsupported call operands")
 		}
-		params = args[0].Elems
+		params = args[0].Elems()
 	}
 	for _, group := range []struct {
 		ops []ptx.Operand
@@ -1103,10 +1188,10 @@ func (d *decoder) shfl(s *ptx.Stmt, m mods, in *inst) error {
 	in.c = sSink
 	if dst.Kind == ptx.OpPair {
 		var err error
-		if in.c, err = d.dst(dst.Elems[1]); err != nil {
+		if in.c, err = d.dst(dst.Elems()[1]); err != nil {
 			return err
 		}
-		dst = dst.Elems[0]
+		dst = dst.Elems()[0]
 	}
 	var err error
 	if in.d, err = d.dst(dst); err != nil {

@@ -354,7 +354,7 @@ func (m *machine) deadlock() error {
 	}
 	pc := max(t.pc-1, 0)
 	s := t.fn.stmts[pc]
-	return &Fault{Code: CodeLaunchFailed, Line: s.Line, Instr: s.String(), Block: m.block, Thread: t.idx,
+	return &Fault{Code: CodeLaunchFailed, Line: int(s.Line), Instr: s.String(), Block: m.block, Thread: t.idx,
 		Msg: "deadlock: threads wait at barriers and warp collectives that can never complete"}
 }
 
@@ -533,7 +533,7 @@ func (m *machine) fail(t *thread, in *inst, code int, addr uint64, msg string) {
 		pc = 0
 	}
 	s := t.fn.stmts[pc]
-	m.fault = &Fault{Code: code, Line: s.Line, Instr: s.String(), Addr: addr, Block: m.block, Thread: t.idx, Msg: msg}
+	m.fault = &Fault{Code: code, Line: int(s.Line), Instr: s.String(), Addr: addr, Block: m.block, Thread: t.idx, Msg: msg}
 }
 
 // span is one allocation of device memory.

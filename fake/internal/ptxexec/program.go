@@ -65,6 +65,7 @@ type function struct {
 	stmts   []*ptx.Stmt // per instruction, for error messages
 	init    []uint64    // initial slot values: constants; registers zero
 	nslots  int
+	unused  int // registers declared but never named: counted in Kernel.Regs, given no slot
 	frame   int // bytes of the local frame: depot, params, returns, call-site params
 	params  []frameVar
 	rets    []frameVar
@@ -130,6 +131,9 @@ func Compile(src string) (*Program, error) {
 
 // Decode decodes a parsed module.
 func Decode(m *ptx.Module) (*Program, error) {
+	if m.Unsupported != nil {
+		return nil, m.Unsupported
+	}
 	if m.AddressSize != 64 {
 		return nil, &LoadError{Line: 1, Msg: "only .address_size 64 is supported"}
 	}
@@ -162,12 +166,12 @@ func Decode(m *ptx.Module) (*Program, error) {
 	// kernel's static shared memory is every .shared variable it or its
 	// callees use, in declaration order.
 	for _, f := range m.Funcs {
-		for _, s := range f.Body {
-			if s.Kind == ptx.StmtVar && s.Var.Space == "shared" {
-				if _, dup := mod.vars[s.Var.Name]; dup {
-					return nil, &LoadError{Line: s.Line, Msg: "variable " + s.Var.Name + " declared twice"}
+		for _, v := range f.Vars {
+			if v.Space == "shared" {
+				if _, dup := mod.vars[v.Name]; dup {
+					return nil, &LoadError{Line: v.Line, Msg: "variable " + v.Name + " declared twice"}
 				}
-				mod.vars[s.Var.Name] = s.Var
+				mod.vars[v.Name] = v
 			}
 		}
 	}
@@ -259,7 +263,7 @@ func Decode(m *ptx.Module) (*Program, error) {
 		if t := f.src.MaxNTID; t[0] > 0 {
 			k.MaxThreads = t[0] * max(t[1], 1) * max(t[2], 1)
 		}
-		k.Regs = min(f.nslots-nSpecial, 255)
+		k.Regs = min(f.nslots-nSpecial+f.unused, 255)
 		used := map[string]bool{}
 		p.reach(f, used, map[string]bool{})
 		for _, v := range mod.order {

@@ -101,10 +101,10 @@ func (d *decoder) match(s *ptx.Stmt, m mods, in *inst) error {
 		if in.mode == 0 {
 			return d.fail("match.any has no predicate result")
 		}
-		if in.c, err = d.dst(dst.Elems[1]); err != nil {
+		if in.c, err = d.dst(dst.Elems()[1]); err != nil {
 			return err
 		}
-		dst = dst.Elems[0]
+		dst = dst.Elems()[0]
 	}
 	if in.d, err = d.dst(dst); err != nil {
 		return err
