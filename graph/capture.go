@@ -117,6 +117,23 @@ func EndCapture(s *stream.Stream) (_ *Graph, err error) {
 	return out, nil
 }
 
+// endCapture is EndCapture for Capture, which promises that the capture
+// ends: when cuStreamEndCapture fails and s is still capturing (a transient
+// driver failure), it is called once more, and that call's graph, if any,
+// is dropped; the first error is returned.
+func endCapture(s *stream.Stream) (*Graph, error) {
+	g, err := EndCapture(s)
+	if err == nil {
+		return g, nil
+	}
+	if st, _, serr := CaptureStatus(s); serr == nil && st != None {
+		if g2, err2 := EndCapture(s); err2 == nil {
+			_ = g2.Close()
+		}
+	}
+	return nil, err
+}
+
 // Capture records what fn enqueues on s (and on streams that join the
 // capture) and returns it as a graph. The goroutine stays on its OS thread
 // meanwhile, as the driver requires of Global and ThreadLocal captures. The
@@ -141,14 +158,14 @@ func Capture(s *stream.Stream, mode Mode, fn func() error) (*Graph, error) {
 			// fn panicked or called runtime.Goexit: end the capture (on
 			// this thread, still locked) and drop what it recorded; the
 			// panic goes on.
-			if g, err := EndCapture(s); err == nil {
+			if g, err := endCapture(s); err == nil {
 				_ = g.Close()
 			}
 		}
 	}()
 	ferr := fn()
 	returned = true
-	g, err := EndCapture(s)
+	g, err := endCapture(s)
 	if ferr != nil {
 		if g != nil {
 			err = g.Close()

@@ -78,18 +78,23 @@ func AllocAsync[T any](s *stream.Stream, n int) (*Buffer[T], error) {
 	if err != nil {
 		return nil, err
 	}
+	// The memory of a Pool of this package made current is counted in it,
+	// so that the pool is not destroyed under it (ErrPoolInUse): which pool
+	// is asked first, so that a failed question allocates nothing.
+	var pool *Pool
+	if size > 0 {
+		if pool, err = currentOwnedPool(s.Context()); err != nil {
+			return nil, fmt.Errorf("%s: %w", op, err)
+		}
+	}
 	ptr, h, err := allocAsync(s, q, size, op, n)
 	if err != nil {
 		return nil, err
 	}
 	a := &allocation{ctx: s.Context(), hold: h, kind: kindAsync, base: ptr, size: size, s: s}
-	if ptr != 0 {
-		if pool := currentOwnedPool(s.Context()); pool != nil {
-			// The memory is the pool's: counted, so that the pool is not
-			// destroyed under it (ErrPoolInUse).
-			a.pool = pool
-			pool.live.Add(1)
-		}
+	if ptr != 0 && pool != nil {
+		a.pool = pool
+		pool.live.Add(1)
 	}
 	return newBuffer[T](a, ptr, n), nil
 }

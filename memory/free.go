@@ -124,7 +124,11 @@ func (a *allocation) release(free func() error, call string) error {
 			return fmt.Errorf("%s: %w", call, r)
 		}
 		// The context is unusable or gone, and the memory with it: the
-		// buffer is freed all the same, and the error says why.
+		// buffer is freed all the same, and the error says why. Its pool
+		// may still count the memory (see Pool.Close).
+		if a.pool != nil {
+			a.pool.lost.Store(true)
+		}
 		a.released()
 		return fmt.Errorf("%s: %w", call, core.Unusable(r))
 	}

@@ -55,6 +55,11 @@ type Pool struct {
 	// were, or that the pool was made current.
 	live atomic.Int64
 	used atomic.Bool
+	// lost records that a buffer of the pool was dropped when its free
+	// failed because the process can do no more CUDA work (a sticky fault,
+	// a driver shutting down): the driver may count its memory as used
+	// for good, which then no longer keeps the pool.
+	lost atomic.Bool
 }
 
 // madeCurrent lists the open owned pools that SetCurrent made current, per
@@ -105,33 +110,34 @@ func (p *Pool) forgetCurrent() {
 }
 
 // currentOwnedPool returns the Pool of this package that AllocAsync on
-// ctx's device allocates from now, or nil when it is none of them (or the
-// driver cannot say).
-func currentOwnedPool(ctx *driver.Context) *Pool {
+// ctx's device allocates from now, or nil when it is none of them. It asks
+// the driver (cuDeviceGetMemPool) only while a Pool of this package has been
+// made current on that device; its error is the driver's.
+func currentOwnedPool(ctx *driver.Context) (*Pool, error) {
 	if madeCurrent.n.Load() == 0 {
-		return nil
+		return nil, nil
 	}
 	k := deviceKey{ctx.Driver(), ctx.Device().Ordinal()}
 	madeCurrent.mu.Lock()
 	candidates := slices.Clone(madeCurrent.pools[k])
 	madeCurrent.mu.Unlock()
 	if len(candidates) == 0 {
-		return nil
+		return nil, nil
 	}
 	mp, ok := core.ContextOf(ctx).API.(backend.MemPools)
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	h, err := mp.DeviceGetMemPool(k.dev)
 	if err != nil {
-		return nil
+		return nil, fmt.Errorf("cuDeviceGetMemPool(device %d): %w", k.dev, err)
 	}
 	for _, p := range candidates {
 		if p.h == h && !p.hold.Closed() {
-			return p
+			return p, nil
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // ErrPoolInUse is what Close of an owned Pool returns while buffers
@@ -537,7 +543,7 @@ func (p *Pool) Close() error {
 			// Whatever allocated it, memory in use in the pool keeps it.
 			if used, r := mp.MemPoolGetAttribute(p.h, backend.MemPoolUsedMemCurrent); r != nil {
 				return fmt.Errorf("%s: cuMemPoolGetAttribute(USED_MEM_CURRENT): %w", p, r)
-			} else if used > 0 {
+			} else if used > 0 && !p.lost.Load() {
 				return fmt.Errorf("%s: %d bytes of it are still allocated: %w", p, used, ErrPoolInUse)
 			}
 			if r := mp.MemPoolDestroy(p.h); r != nil {

@@ -7,19 +7,8 @@ import "testing"
 // rule it is skipped with the bug's note (go test -v lists them), and once
 // it passes the sweep fails, asking for its line here to be removed.
 var knownBugs = bugs(
-	// The six bugs the first sweep found (B1–B6) are fixed. The second
-	// sweep (the surfaces added since: graphs, pools, NCCL, ...) found these.
-	known{
-		bug: "B7 graph: when unbinding the context (cuCtxPopCurrent) fails after the driver made the object, graph.Capture, " +
-			"Graph.Instantiate, graph.New and Graph.Clone return the error and drop the new graph or exec, which leaks " +
-			"(issue 21, teardown inside create paths: return the object or destroy it)",
-		seq: "graphs", op: "cuCtxPopCurrent", nths: []int64{5, 6, 16, 19, 20}, codes: allCodes,
-	},
-	known{
-		bug: "B8 memory.NewPool: when unbinding the context (cuCtxPopCurrent) fails after cuMemPoolCreate, the new pool " +
-			"is dropped and leaks (issue 21, teardown inside create paths)",
-		seq: "pools", op: "cuCtxPopCurrent", nths: []int64{2}, codes: allCodes,
-	},
+	// The six bugs the first sweep found (B1–B6) are fixed, and B7 and B8 of
+	// the second (graph and pool create paths); it found these too.
 	known{
 		bug: "B9 nccl.Group: a driver failure binding one rank's context (cuCtxGetCurrent, cuCtxPushCurrent, cuCtxPopCurrent) " +
 			"inside the group fails that rank's call, yet the group still issues the other rank's collective, which waits " +
