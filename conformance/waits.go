@@ -18,6 +18,7 @@ func testWaits(t *testing.T, drv *driver.Driver) {
 	t.Run("event", func(t *testing.T) { testWaitEvent(t, drv) })
 	t.Run("context", func(t *testing.T) { testWaitContext(t, drv) })
 	t.Run("done-first", func(t *testing.T) { testWaitDoneFirst(t, drv) })
+	t.Run("kernel", func(t *testing.T) { testWaitKernel(t, drv) })
 }
 
 // held queues on s a host callback that blocks until release (called at

@@ -30,12 +30,15 @@
 //     a destroyed context with CUDA_ERROR_CONTEXT_IS_DESTROYED. Handles are
 //     never reused, so a stale handle is a clean error, never a crash.
 //   - Streams are ordered queues. Work does not run when it is enqueued, but
-//     when something waits for it: a synchronize runs what it needs, and each
-//     query runs one pending item and answers CUDA_ERROR_NOT_READY, so a
-//     polling loop finishes. The NULL/legacy stream synchronises with the
-//     context's blocking streams; event waits run the recording stream up to
-//     the record. Work runs on the goroutine that forces it, one item at a
-//     time. A stream holding more than 1024 items runs its oldest ones on the
+//     when something waits for it: a synchronize runs what it needs (on the
+//     goroutine that waits), and a query, which never blocks, starts the
+//     next pending item on a goroutine of its own and answers
+//     CUDA_ERROR_NOT_READY, so a polling loop finishes and a wait with a
+//     deadline returns at its deadline while a long kernel runs. The
+//     NULL/legacy stream synchronises with the context's blocking streams
+//     (the per-thread default stream among them), and they with it; event
+//     waits run the recording stream up to the record. Work runs one item
+//     at a time. A stream holding more than 1024 items runs its oldest ones on the
 //     next enqueue, as a full launch queue blocks.
 //   - Memory is Go byte slices at fake device addresses, with unmapped gaps
 //     between allocations. Fresh allocations are poisoned (every byte 0xA5).

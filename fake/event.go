@@ -172,13 +172,8 @@ func (b *fakeBackend) EventQuery(h uintptr) error {
 	if !pending {
 		return nil
 	}
-	ok, err := rb.tryLockExec()
-	if err != nil {
+	if err := rb.startHead(s); err != nil {
 		return err
-	}
-	if ok {
-		rb.runHead(s, runStart)
-		rb.unlockExec()
 	}
 	return driver.ErrNotReady
 }

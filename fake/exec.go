@@ -13,10 +13,10 @@ import (
 )
 
 // The fake's device is its queue runner: work enqueued on streams runs only
-// when something forces it (a synchronize, a query, a synchronous copy),
-// on the goroutine that forces it, one item at a time under the execution
-// lock, with the table lock released so that kernel bodies may take their
-// time.
+// when something forces it (a synchronize, a synchronous copy: on the
+// goroutine that forces it; a query: on a goroutine of its own, see
+// startHead), one item at a time under the execution lock, with the table
+// lock released so that kernel bodies may take their time.
 //
 // Host callbacks are the exception: the goroutine that reaches one marks its
 // stream busy and lets the execution lock go while the callback runs, so that
@@ -32,6 +32,7 @@ const maxPending = 1024
 
 type execLock struct {
 	mu        sync.Mutex
+	starting  atomic.Bool  // a query's runner is on its way (see startHead)
 	owner     atomic.Int64 // the OS thread running items, 0 when none
 	callbacks sync.Map     // the OS threads running host callbacks (int64 → struct{})
 }
@@ -70,18 +71,26 @@ func (b *fakeBackend) relockExec() {
 	b.exec.owner.Store(core.ThreadID())
 }
 
-// tryLockExec is lockExec that gives up when another goroutine is running
-// items (ok false, err nil).
-func (b *fakeBackend) tryLockExec() (ok bool, err error) {
+// startHead makes progress on s for a query, which never waits, on the
+// driver either: the head item of s (and the work it depends on) runs on a
+// goroutine of its own, as a GPU runs work while the host polls, and the
+// query returns at once. One such runner is on its way at a time; a query
+// that finds one makes no more. Called from a host callback or kernel body
+// it returns ErrNotPermitted.
+func (b *fakeBackend) startHead(s *stream) error {
 	if b.exec.inside() {
-		return false, driver.ErrNotPermitted
+		return driver.ErrNotPermitted
 	}
-	if !b.exec.mu.TryLock() {
-		return false, nil
+	if !b.exec.starting.CompareAndSwap(false, true) {
+		return nil
 	}
-	runtime.LockOSThread()
-	b.exec.owner.Store(core.ThreadID())
-	return true, nil
+	go func() {
+		b.relockExec()
+		b.exec.starting.Store(false)
+		b.runHead(s, runStart)
+		b.unlockExec()
+	}()
+	return nil
 }
 
 func (b *fakeBackend) unlockExec() {

@@ -173,13 +173,8 @@ func (b *fakeBackend) StreamQuery(h uintptr) error {
 	if !pending {
 		return serr
 	}
-	ok, err := b.tryLockExec()
-	if err != nil {
+	if err := b.startHead(s); err != nil {
 		return err
-	}
-	if ok {
-		b.runHead(s, runStart)
-		b.unlockExec()
 	}
 	return driver.ErrNotReady
 }

@@ -203,7 +203,7 @@ func ExampleKernel4() {
 	s.Synchronize()
 	fmt.Println(got[1], got[999])
 	// Output:
-	// module.Function.Launch: kernel scale: argument 2 (scale_param_2): an int32 of 4 bytes for a .f32 parameter: pass a float32 (parameter 2: 4 bytes at offset 16, from cuFuncGetParamInfo): launch arguments do not match the kernel's parameters
+	// module.Function.Launch: kernel scale: argument 2 (scale_param_2): an int32 of 4 bytes for a .f32 parameter: pass a float32 (parameter 2: 4 bytes at offset 16, from cuFuncGetParamInfo): module: launch arguments do not match the kernel's parameters
 	// 2 1998
 }
 
