@@ -17,6 +17,7 @@ func TestZeroValuesNeverPanic(t *testing.T) {
 	values := []any{
 		(*driver.Driver)(nil), (*driver.Device)(nil), (*driver.Context)(nil),
 		(*driver.ContextOptions)(nil), driver.ContextKind(0), driver.ContextFlags(0),
+		(*driver.NVRTC)(nil),
 	}
 	zerotest.Covers(t, ".", values...)
 	zerotest.Methods(t, zerotest.Options{}, values...)
