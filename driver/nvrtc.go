@@ -19,10 +19,16 @@ import (
 // *NVRTC are not usable: Version returns an error, the other methods empty
 // strings.
 type NVRTC struct {
-	nvrtcLink // the backend's compiler (core.NVRTCOf), for the fake; set by core.NewNVRTC
+	// The backend's compiler, set by core.NewNVRTC (gpu.LoadNVRTC) and read
+	// by core.NVRTCOf (here and in the fake), both through the link's
+	// promoted methods, which staticcheck does not follow.
+	//lint:ignore U1000 used through core.NewNVRTC and core.NVRTCOf
+	nvrtcLink
 }
 
 // nvrtcLink names the embedded link unexported: users see nothing of it.
+//
+//lint:ignore U1000 used through core.NewNVRTC and core.NVRTCOf
 type nvrtcLink = core.NVRTCLink
 
 // errNilNVRTC is the error of a nil or zero NVRTC.
