@@ -2,10 +2,10 @@
 // libcuda and returns a *driver.Driver over it, [LoadNVRTC] opens NVIDIA's
 // run-time compiler (libnvrtc) alone, with no libcuda and no GPU needed.
 //
-// It is the one user package that knows the real backend (internal/libcuda,
-// internal/libnvrtc); package driver and everything above it know only the
-// seam, so a program or test that runs on the fake (package fake) links no
-// real backend unless it imports gpu. Both libraries are found by package
+// It is the one user package that opens the real backend (internal/libcuda,
+// and internal/libnvrtc for the compiler); package driver and the packages
+// built on it know only the seam, so a program or test that runs on the
+// fake (package fake) links no libcuda backend unless it imports gpu. Both libraries are found by package
 // loader at run time (see there for the search order and the environment
 // variables NOCGO_CUDA_LIBCUDA and NOCGO_CUDA_LIBNVRTC); nothing is linked
 // at build time, and the package builds with CGO_ENABLED=0.
