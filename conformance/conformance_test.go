@@ -29,7 +29,7 @@ func TestReal(t *testing.T) {
 // of write_at's out-of-bounds store. It needs libnvrtc (skipped without it,
 // failed with NOCGO_CUDA_REQUIRE_NVRTC=1).
 func TestFakeInterpreted(t *testing.T) {
-	nv := conformance.OpenNVIDIACompiler(t)
+	nv := cudatest.NVRTC(t)
 	conformance.Run(t, fake.NewBackend(fake.Devices(2), fake.NVRTC(nv)))
 }
 

@@ -43,18 +43,3 @@ func NVIDIACompiler(t testing.TB, drv *driver.Driver) backend.NVRTC {
 	t.Skip("CUDA C kernels need NVIDIA's NVRTC: " + why)
 	return nil
 }
-
-// OpenNVIDIACompiler returns the fake option's compiler for a test:
-// driver.LoadNVRTC's, skipping the test (or failing it, with
-// NOCGO_CUDA_REQUIRE_NVRTC=1) when libnvrtc is not installed.
-func OpenNVIDIACompiler(t testing.TB) *driver.NVRTC {
-	t.Helper()
-	nv, err := driver.LoadNVRTC()
-	if err != nil {
-		if os.Getenv(RequireNVRTCEnv) == "1" {
-			t.Fatalf("%s=1 but libnvrtc does not load: %v", RequireNVRTCEnv, err)
-		}
-		t.Skipf("no libnvrtc: %v", err)
-	}
-	return nv
-}

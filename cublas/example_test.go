@@ -18,7 +18,7 @@ import (
 // transpose, so it computes Cᵀ = Bᵀ·Aᵀ with B passed first, and C comes
 // back row-major, with no copy and no transpose.
 func ExampleGemm_rowMajor() {
-	drv := fake.New() // driver.Load() on a GPU machine: the same code
+	drv := fake.New() // gpu.Load() on a GPU machine: the same code
 	dev, _ := drv.Device(0)
 	ctx, _ := dev.PrimaryContext()
 	defer ctx.Close()

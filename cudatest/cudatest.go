@@ -8,7 +8,7 @@
 //		...
 //	}
 //
-// [Driver] loads the real driver (driver.Load). When it does not load, the
+// [Driver] loads the real driver (gpu.Load). When it does not load, the
 // test runs on [Fake], which fails the test if it leaves anything open;
 // with NOCGO_CUDA_REQUIRE_GPU=1 ([RequireGPUEnv]) the test fails instead, so
 // that a GPU run cannot quietly fall back to the fake. [Real] and

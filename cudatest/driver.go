@@ -6,6 +6,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/fake"
+	"github.com/nocgo/cuda/gpu"
 )
 
 // Driver returns the real driver when it loads, and otherwise a fake one
@@ -14,7 +15,7 @@ import (
 // NOCGO_CUDA_REQUIRE_GPU=1 a driver that does not load fails the test.
 func Driver(t testing.TB, opts ...fake.Option) *driver.Driver {
 	t.Helper()
-	drv, err := driver.Load()
+	drv, err := gpu.Load()
 	if err == nil {
 		t.Log("cudatest: on the real driver")
 		return drv

@@ -10,7 +10,7 @@ import (
 	"github.com/nocgo/cuda/stream"
 )
 
-// The example runs on the fake driver; with a GPU, use driver.Load instead
+// The example runs on the fake driver; with a GPU, use gpu.Load instead
 // of fake.New. The spectrum of cos(2π·3t/16) has its peaks at 3 and 13.
 func Example() {
 	drv := fake.New()

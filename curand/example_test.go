@@ -9,7 +9,7 @@ import (
 	"github.com/nocgo/cuda/stream"
 )
 
-// The example runs on the fake driver; with a GPU, use driver.Load instead
+// The example runs on the fake driver; with a GPU, use gpu.Load instead
 // of fake.New. The Philox words are cuRAND's, bit for bit.
 func Example() {
 	drv := fake.New()

@@ -1,7 +1,8 @@
 // Package driver is where a program starts: the Driver (the real libcuda,
-// opened by Load, or the in-process fake of package fake), its Devices, and
-// the Contexts that every other object is made in. Errors of the driver are
-// Result values with CUDA's names, matched with errors.Is.
+// opened by [github.com/nocgo/cuda/gpu.Load], or the in-process fake of
+// package fake), its Devices, and the Contexts that every other object is
+// made in. Errors of the driver are Result values with CUDA's names,
+// matched with errors.Is.
 //
 // Errors name the call that failed first (driver.Device.Name: ...), then the
 // object and the driver entry point, and wrap the cause (driver.Device.Name:
@@ -49,8 +50,9 @@ type Driver struct {
 	devices map[int]*Device
 }
 
-// New initialises a backend (cuInit(0)) and returns a Driver over it. Load
-// and fake.New call it; a program needs it only for a backend of its own.
+// New initialises a backend (cuInit(0)) and returns a Driver over it.
+// gpu.Load and fake.New call it; a program needs it only for a backend of
+// its own.
 //
 // New is the seam's entry, as database/sql.OpenDB is: the one exported name
 // of the user packages whose signature names a backend type. Everything

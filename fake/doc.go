@@ -68,7 +68,7 @@
 //
 // Real CUDA C: NVRTC needs no GPU. Where NVIDIA's libnvrtc is installed, the NVRTC
 // is NVIDIA's compiler (Implementation "libnvrtc on the fake"), found the
-// first time it is asked for as driver.LoadNVRTC finds it (package loader:
+// first time it is asked for as gpu.LoadNVRTC finds it (package loader:
 // NOCGO_CUDA_LIBNVRTC, then libnvrtc.so.13, .12, .11.2, CUDA_HOME and
 // /usr/local/cuda, NVIDIA's pip wheels): module.Compile turns the user's
 // real CUDA C into real PTX, which ModuleLoadData loads and the PTX

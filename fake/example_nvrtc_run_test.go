@@ -8,13 +8,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/gpu"
 )
 
 // TestExampleCUDAC runs Example_cudaC where libnvrtc is installed (else it
 // skips, or fails with NOCGO_CUDA_REQUIRE_NVRTC=1) and checks its output.
 func TestExampleCUDAC(t *testing.T) {
-	if _, err := driver.LoadNVRTC(); err != nil {
+	if _, err := gpu.LoadNVRTC(); err != nil {
 		if os.Getenv("NOCGO_CUDA_REQUIRE_NVRTC") == "1" {
 			t.Fatalf("NOCGO_CUDA_REQUIRE_NVRTC=1 but libnvrtc does not load: %v", err)
 		}

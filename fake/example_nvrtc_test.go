@@ -3,8 +3,8 @@ package fake_test
 import (
 	"fmt"
 
-	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/fake"
+	"github.com/nocgo/cuda/gpu"
 	"github.com/nocgo/cuda/memory"
 	"github.com/nocgo/cuda/module"
 	"github.com/nocgo/cuda/stream"
@@ -84,7 +84,7 @@ func Example_cudaC() {
 // (no libcuda, no GPU), or the pretend one where a test wants the same
 // compiler on every machine. (No Output: it depends on libnvrtc.)
 func ExampleNVRTC() {
-	nv, err := driver.LoadNVRTC()
+	nv, err := gpu.LoadNVRTC()
 	if err != nil {
 		fmt.Println("no libnvrtc:", err)
 		return

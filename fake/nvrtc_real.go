@@ -7,6 +7,7 @@ import (
 	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/internal/abi"
 	"github.com/nocgo/cuda/internal/core"
+	"github.com/nocgo/cuda/internal/libnvrtc"
 )
 
 // The real NVRTC on the fake. NVRTC needs no GPU, so where NVIDIA's libnvrtc
@@ -40,11 +41,11 @@ type compilerOption struct {
 }
 
 // NVRTC makes the backend compile with nv, NVIDIA's libnvrtc from
-// driver.LoadNVRTC, instead of searching for libnvrtc itself. nil selects
+// gpu.LoadNVRTC, instead of searching for libnvrtc itself. nil selects
 // the pretend compiler, as PretendNVRTC does.
 //
 // Without this option (or PretendNVRTC) the backend searches for libnvrtc
-// the first time it is asked for its compiler, as driver.LoadNVRTC does
+// the first time it is asked for its compiler, as gpu.LoadNVRTC does
 // (package loader's search, NOCGO_CUDA_LIBNVRTC), and uses the pretend
 // compiler when there is none.
 func NVRTC(nv *driver.NVRTC) Option { return compilerNVRTC(core.NVRTCOf(nv)) }
@@ -67,15 +68,17 @@ type compilerState struct {
 }
 
 // realCompiler returns NVIDIA's NVRTC when the backend uses it, else nil.
-// The first call searches for libnvrtc unless an option chose.
+// The first call searches for libnvrtc unless an option chose; it opens the
+// binding itself (internal/libnvrtc, as gpu.LoadNVRTC does), so that the
+// fake links no libcuda backend.
 func (b *fakeBackend) realCompiler() backend.NVRTC {
 	b.compiler.once.Do(func() {
 		if b.cfg.compiler.set {
 			b.compiler.nv = b.cfg.compiler.nv
 			return
 		}
-		if nv, err := driver.LoadNVRTC(); err == nil {
-			b.compiler.nv = core.NVRTCOf(nv)
+		if nv, err := libnvrtc.Open(); err == nil {
+			b.compiler.nv = nv
 		}
 	})
 	return b.compiler.nv

@@ -14,6 +14,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/libnvrtc"
 )
 
 // stubNVRTC is a compiler for the NVRTC option that needs no libnvrtc: it
@@ -286,7 +287,7 @@ func TestNVRTCFoundByDefault(t *testing.T) {
 // NOCGO_CUDA_REQUIRE_NVRTC=1 (conformance.RequireNVRTCEnv).
 func requireLibNVRTC(t *testing.T) {
 	t.Helper()
-	if _, err := driver.LoadNVRTC(); err != nil {
+	if _, err := libnvrtc.Open(); err != nil {
 		if os.Getenv("NOCGO_CUDA_REQUIRE_NVRTC") == "1" {
 			t.Fatalf("NOCGO_CUDA_REQUIRE_NVRTC=1 but libnvrtc does not load: %v", err)
 		}

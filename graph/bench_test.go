@@ -6,6 +6,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/fake"
+	"github.com/nocgo/cuda/gpu"
 	"github.com/nocgo/cuda/graph"
 	"github.com/nocgo/cuda/module"
 	"github.com/nocgo/cuda/stream"
@@ -29,7 +30,7 @@ const emptySrc = `extern "C" __global__ void empty() {}`
 
 func benchBackends(b *testing.B, run func(b *testing.B, drv *driver.Driver)) {
 	b.Run("real", func(b *testing.B) {
-		drv, err := driver.Load()
+		drv, err := gpu.Load()
 		if err != nil {
 			b.Skip(err)
 		}

@@ -47,7 +47,7 @@ func squareBody(t fake.Thread, p fake.Ptr, n int32) {
 }
 
 // Capture a three-kernel pipeline once, then replay it with one launch per
-// run. The example runs on the fake driver; with drv, err := driver.Load()
+// run. The example runs on the fake driver; with drv, err := gpu.Load()
 // it runs unchanged on a GPU.
 func Example() {
 	drv := fake.New(fake.Kernel("scale", scaleBody), fake.Kernel("shift", shiftBody), fake.Kernel("square", squareBody))

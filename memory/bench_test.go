@@ -7,6 +7,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/fake"
+	"github.com/nocgo/cuda/gpu"
 	"github.com/nocgo/cuda/memory"
 	"github.com/nocgo/cuda/stream"
 )
@@ -36,7 +37,7 @@ func benchEnv(b *testing.B, drv *driver.Driver) (*driver.Context, *stream.Stream
 
 // realDriver loads the real driver or skips the benchmark.
 func realDriver(b *testing.B) *driver.Driver {
-	drv, err := driver.Load()
+	drv, err := gpu.Load()
 	if err != nil {
 		b.Skip(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/nocgo/cuda/stream"
 )
 
-// The examples run on the fake driver; with a GPU, use driver.Load instead
+// The examples run on the fake driver; with a GPU, use gpu.Load instead
 // of fake.New. Errors are mostly ignored to keep them short.
 
 func Example() {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/gpu"
 	"github.com/nocgo/cuda/memory"
 	"github.com/nocgo/cuda/module"
 	"github.com/nocgo/cuda/stream"
@@ -24,7 +24,7 @@ extern "C" __global__ void add1(float* x, int n) { int i = blockIdx.x*blockDim.x
 // driver: empty (no arguments), add1 through Launch (arguments checked and
 // laid out per call) and add1 through the prepared LaunchArgs.
 func BenchmarkLaunchBaseline(b *testing.B) {
-	drv, err := driver.Load()
+	drv, err := gpu.Load()
 	if err != nil {
 		b.Skip(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/nocgo/cuda/conformance/segscale"
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/fake"
+	"github.com/nocgo/cuda/gpu"
 	"github.com/nocgo/cuda/memory"
 	"github.com/nocgo/cuda/module"
 	"github.com/nocgo/cuda/stream"
@@ -20,7 +21,7 @@ import (
 //     what the module package itself costs (0 allocs/op).
 func backends(b *testing.B, run func(b *testing.B, drv *driver.Driver)) {
 	b.Run("real", func(b *testing.B) {
-		drv, err := driver.Load()
+		drv, err := gpu.Load()
 		if err != nil {
 			b.Skip(err)
 		}

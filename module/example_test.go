@@ -9,6 +9,7 @@ import (
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/fake"
+	"github.com/nocgo/cuda/gpu"
 	"github.com/nocgo/cuda/memory"
 	"github.com/nocgo/cuda/module"
 	"github.com/nocgo/cuda/stream"
@@ -19,7 +20,7 @@ import (
 // loads, and on the fake driver elsewhere, where the kernel's Go body
 // computes what the CUDA C computes.
 func Example_quickStart() {
-	drv, err := driver.Load() // the NVIDIA driver, where there is one
+	drv, err := gpu.Load() // the NVIDIA driver, where there is one
 	if err != nil {
 		// No GPU here: the fake driver, with the kernel's body in Go.
 		drv = fake.New(fake.Kernel("scale", scaleBody))
@@ -101,7 +102,7 @@ func scaleBody(t fake.Thread, out, in fake.Ptr, k float32, n int32) {
 // taking ownership of either.
 //
 // The example runs on the fake driver, with the kernel's Go body; with
-// drv, err := driver.Load() instead it runs unchanged on a GPU.
+// drv, err := gpu.Load() instead it runs unchanged on a GPU.
 func Example() {
 	drv := fake.New(fake.Kernel("scale", scaleBody))
 	dev, _ := drv.Device(0)

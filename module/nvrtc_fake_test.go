@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nocgo/cuda/conformance"
 	"github.com/nocgo/cuda/conformance/fakekernels"
 	"github.com/nocgo/cuda/conformance/segscale"
+	"github.com/nocgo/cuda/cudatest"
 	"github.com/nocgo/cuda/fake"
 	"github.com/nocgo/cuda/module"
 )
@@ -23,7 +23,7 @@ import (
 // loads as a driver would JIT it. The Go body registered for segment_scale
 // runs in both cases (it takes precedence over the compiled kernel).
 func TestCompileFakeArchitectureRealNVRTC(t *testing.T) {
-	nv := conformance.OpenNVIDIACompiler(t)
+	nv := cudatest.NVRTC(t)
 	major, minor, err := nv.Version()
 	require.NoError(t, err)
 
@@ -60,7 +60,7 @@ func TestCompileFakeArchitectureRealNVRTC(t *testing.T) {
 // (NVIDIA's NVRTC on the fake and on a GPU are apart too: their CUBINs
 // differ; see package fake.)
 func TestCacheKeepsFakeCompilersApart(t *testing.T) {
-	nv := conformance.OpenNVIDIACompiler(t)
+	nv := cudatest.NVRTC(t)
 	dir := t.TempDir()
 	compileIn := func(opts ...fake.Option) *module.Module {
 		drv := fake.New(append(opts, fakekernels.Options()...)...)

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nocgo/cuda/conformance"
+	"github.com/nocgo/cuda/cudatest"
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/fake"
 	"github.com/nocgo/cuda/memory"
@@ -164,7 +164,7 @@ func BenchmarkKernelLaunch(b *testing.B) {
 // launch with int32(2) for the kernel's float k is refused by Function.Launch
 // (the PTX says .f32) and does not compile with the Kernel4.
 func ExampleKernel4() {
-	drv := fake.New(fake.Kernel("scale", scaleBody)) // or driver.Load() on a GPU
+	drv := fake.New(fake.Kernel("scale", scaleBody)) // or gpu.Load() on a GPU
 	dev, _ := drv.Device(0)
 	ctx, _ := dev.PrimaryContext()
 	defer ctx.Close()
@@ -211,7 +211,7 @@ func ExampleKernel4() {
 // (where libnvrtc is installed; the fake interprets the PTX): its .f32 for
 // a float, .u32 for an int, .u64 for a pointer.
 func TestLaunchChecksNVRTCTypes(t *testing.T) {
-	nv := conformance.OpenNVIDIACompiler(t)
+	nv := cudatest.NVRTC(t)
 	ctx, s := setup(t, fake.New(fake.NVRTC(nv)))
 	m, err := module.Compile(ctx, scaleSource, module.Options{NoCache: true})
 	require.NoError(t, err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/fake"
+	"github.com/nocgo/cuda/gpu"
 	"github.com/nocgo/cuda/memory"
 	"github.com/nocgo/cuda/nccl"
 	"github.com/nocgo/cuda/stream"
@@ -90,7 +91,7 @@ func BenchmarkAllReduce(b *testing.B) {
 // benchDriver is the real driver where it loads with NCCL, else the fake
 // with two devices; and the largest size to measure.
 func benchDriver(b *testing.B) (*driver.Driver, int) {
-	if drv, err := driver.Load(); err == nil {
+	if drv, err := gpu.Load(); err == nil {
 		if ctx, err := firstPrimary(drv); err == nil {
 			_, _, _, verr := nccl.Version(ctx)
 			require.NoError(b, ctx.Close())

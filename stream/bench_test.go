@@ -7,6 +7,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/fake"
+	"github.com/nocgo/cuda/gpu"
 	"github.com/nocgo/cuda/stream"
 )
 
@@ -18,7 +19,7 @@ import (
 func backends(b *testing.B, bench func(b *testing.B, ctx *driver.Context)) {
 	b.Run("fake", func(b *testing.B) { bench(b, primary(b, fake.New(fake.Devices(1)))) })
 	b.Run("real", func(b *testing.B) {
-		drv, err := driver.Load()
+		drv, err := gpu.Load()
 		if err != nil {
 			b.Skip(err)
 		}

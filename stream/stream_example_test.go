@@ -14,7 +14,7 @@ import (
 )
 
 // exampleContext is the primary context of device 0 on the fake; with a
-// GPU, use driver.Load instead of fake.New.
+// GPU, use gpu.Load instead of fake.New.
 func exampleContext() *driver.Context {
 	drv := fake.New(fake.Devices(1))
 	dev, err := drv.Device(0)

@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nocgo/cuda/conformance"
 	"github.com/nocgo/cuda/cudatest"
 )
 
@@ -32,7 +31,7 @@ func TestFakeReport(t *testing.T) {
 // self-test's CUDA C is compiled by libnvrtc and runs in the fake's PTX
 // interpreter (no Go body is registered).
 func TestFakeReportNVRTC(t *testing.T) {
-	conformance.OpenNVIDIACompiler(t)
+	cudatest.NVRTC(t)
 	t.Setenv("NOCGO_CUDA_CACHE", "off")
 	var out, errb bytes.Buffer
 	require.Equal(t, 0, run(&out, &errb, true, false, true), errb.String()+out.String())

@@ -8,6 +8,7 @@ import (
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/fake"
+	"github.com/nocgo/cuda/gpu"
 	"github.com/nocgo/cuda/internal/libcuda"
 	"github.com/nocgo/cuda/module"
 )
@@ -27,7 +28,7 @@ type selfResult struct {
 // compiler, and the kernel's Go body is registered.
 func fakeDriver() (*driver.Driver, backend.API, error) {
 	opts := []fake.Option{fake.Devices(1)}
-	if nv, err := driver.LoadNVRTC(); err == nil {
+	if nv, err := gpu.LoadNVRTC(); err == nil {
 		opts = append(opts, fake.NVRTC(nv))
 	} else {
 		opts = append(opts, fake.PretendNVRTC(), fake.Kernel(segscale.Name, fakekernels.SegmentScale))
@@ -42,7 +43,7 @@ func fakeDriver() (*driver.Driver, backend.API, error) {
 
 // realDriver opens the real driver and returns it with its backend (libcuda),
 // on which the self-test makes its foreign library's raw calls. Its errors
-// list every library path tried, as driver.Load's do.
+// list every library path tried, as gpu.Load's do.
 func realDriver() (*driver.Driver, backend.API, error) {
 	api, err := libcuda.Open()
 	if err != nil {

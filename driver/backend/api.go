@@ -1,6 +1,6 @@
 // Package backend is the seam between nocgo/cuda's objects and a CUDA driver
 // implementation, as database/sql/driver is for database/sql. Two backends
-// implement it: the real driver (libcuda, opened by driver.Load) and the
+// implement it: the real driver (libcuda, opened by gpu.Load) and the
 // in-process fake (package fake). Users of the library never need this
 // package: they hold *driver.Driver, *driver.Context, streams, buffers and
 // modules. Implementers, and the conformance suite (package

@@ -113,17 +113,27 @@ func KernelNode[P kernelNodeLinked[T, C, A], T, C, A any](f P, cfg C, args A) (b
 }
 
 // NVRTCLink ties a public compiler type (*driver.NVRTC) to the backend's
-// compiler.
+// compiler. The public type is made by NewNVRTC, in another package than
+// its own (package gpu makes *driver.NVRTC values).
 type NVRTCLink struct{ nv backend.NVRTC }
 
-// LinkNVRTC returns the link to embed in a public compiler value.
-func LinkNVRTC(nv backend.NVRTC) NVRTCLink { return NVRTCLink{nv} }
-
 func (l *NVRTCLink) linkedNVRTC() backend.NVRTC { return l.nv }
+
+func (l *NVRTCLink) linkNVRTC(nv backend.NVRTC) { l.nv = nv }
 
 type nvrtcLinked[T any] interface {
 	*T
 	linkedNVRTC() backend.NVRTC
+	linkNVRTC(backend.NVRTC)
+}
+
+// NewNVRTC returns a new public compiler value (a *driver.NVRTC) linked to
+// nv, for the package that opens NVIDIA's compiler (gpu.LoadNVRTC), which
+// cannot set the value's unexported link itself.
+func NewNVRTC[P nvrtcLinked[T], T any](nv backend.NVRTC) P {
+	p := P(new(T))
+	p.linkNVRTC(nv)
+	return p
 }
 
 // NVRTCOf returns the backend compiler of a *driver.NVRTC, or nil for a nil

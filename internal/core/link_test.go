@@ -70,7 +70,10 @@ func TestLinks(t *testing.T) {
 	}
 
 	nv := stubCompiler{}
-	assert.Equal(t, backend.NVRTC(nv), NVRTCOf(&publicNVRTC{LinkNVRTC(nv)}))
+	made := NewNVRTC[*publicNVRTC](nv)
+	require.NotNil(t, made)
+	assert.Equal(t, backend.NVRTC(nv), NVRTCOf(made))
+	assert.NotSame(t, made, NewNVRTC[*publicNVRTC](nv), "each call makes a new value")
 	assert.Nil(t, NVRTCOf((*publicNVRTC)(nil)))
 	assert.Nil(t, NVRTCOf(&publicNVRTC{}))
 }

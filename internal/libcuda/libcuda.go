@@ -14,6 +14,8 @@ import (
 
 	"github.com/nocgo/cuda/internal/cstr"
 	"github.com/nocgo/cuda/internal/dl"
+	"github.com/nocgo/cuda/internal/libnvrtc"
+	"github.com/nocgo/cuda/internal/symtab"
 	"github.com/nocgo/cuda/loader"
 )
 
@@ -31,12 +33,12 @@ type libcuda struct {
 	getProc   uintptr
 	getProcV2 bool
 
-	syms *Table
+	syms *symtab.Table
 
 	nvrtcMu   sync.Mutex
 	nvrtcDone bool
 	nvrtcErr  error
-	nvrtc     atomic.Pointer[libnvrtc]
+	nvrtc     atomic.Pointer[backend.NVRTC] // internal/libnvrtc's, once opened
 }
 
 // Open opens libcuda through package loader, resolves cuGetProcAddress and
@@ -71,7 +73,7 @@ func Open() (backend.API, error) {
 		return nil, fmt.Errorf("%s: cuDriverGetVersion: %w", lib.Path(), backend.Check(uintptr(uint32(r))))
 	}
 	l.version = int(v)
-	l.syms = NewTable(int(numSyms), func(i int) (uintptr, error) { return l.resolve(sym(i)) })
+	l.syms = symtab.New(int(numSyms), func(i int) (uintptr, error) { return l.resolve(sym(i)) })
 	return l, nil
 }
 
@@ -158,38 +160,39 @@ func check(r uintptr) error { return backend.Check(uintptr(uint32(r))) }
 func (l *libcuda) LibraryPaths() []string {
 	paths := []string{l.lib.Path()}
 	if n := l.nvrtc.Load(); n != nil {
-		paths = append(paths, n.lib.Path())
+		if p, ok := (*n).(backend.LibraryPaths); ok {
+			paths = append(paths, p.LibraryPaths()...)
+		}
 	}
 	return paths
 }
 
-// NVRTC opens libnvrtc (through package loader) on the first call and
-// returns the run-time compiler; later calls return the same compiler, or
-// the same error.
+// NVRTC opens libnvrtc (internal/libnvrtc, through package loader) on the
+// first call and returns the run-time compiler; later calls return the same
+// compiler, or the same error.
 func (l *libcuda) NVRTC() (backend.NVRTC, error) {
 	if n := l.nvrtc.Load(); n != nil {
-		return n, nil
+		return *n, nil
 	}
 	l.nvrtcMu.Lock()
 	defer l.nvrtcMu.Unlock()
 	if !l.nvrtcDone {
-		n, err := openLibnvrtc()
+		n, err := libnvrtc.Open()
 		l.nvrtcDone, l.nvrtcErr = true, err
 		if err == nil {
-			l.nvrtc.Store(n)
+			l.nvrtc.Store(&n)
 		}
 	}
 	if l.nvrtcErr != nil {
 		return nil, l.nvrtcErr
 	}
-	return l.nvrtc.Load(), nil
+	return *l.nvrtc.Load(), nil
 }
 
 var (
 	_ backend.API           = (*libcuda)(nil)
 	_ backend.NVRTCProvider = (*libcuda)(nil)
 	_ backend.LibraryPaths  = (*libcuda)(nil)
-	_ backend.NVRTC         = (*libnvrtc)(nil)
 )
 
 // procOut is cuGetProcAddress's out-parameters.

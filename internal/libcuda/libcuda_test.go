@@ -20,6 +20,7 @@ import (
 	"github.com/nocgo/cuda/internal/callback"
 	"github.com/nocgo/cuda/internal/cstr"
 	"github.com/nocgo/cuda/internal/dl"
+	"github.com/nocgo/cuda/internal/symtab"
 	"github.com/nocgo/cuda/loader"
 )
 
@@ -34,7 +35,7 @@ func testLibcuda(t testing.TB, version int, impl map[sym]string) *libcuda {
 	lib, err := loader.Open(loader.CUDA)
 	require.NoError(t, err)
 	l := &libcuda{lib: lib, version: version}
-	l.syms = NewTable(int(numSyms), func(i int) (uintptr, error) {
+	l.syms = symtab.New(int(numSyms), func(i int) (uintptr, error) {
 		if name, ok := impl[sym(i)]; ok {
 			return lib.Symbol(name)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/fake/internal/ondevice"
+	"github.com/nocgo/cuda/gpu"
 	"github.com/nocgo/cuda/internal/core"
 	"github.com/nocgo/cuda/memory"
 	cudastream "github.com/nocgo/cuda/stream"
@@ -39,7 +40,7 @@ func (q *hostQueue) Write(p, n uintptr) ([]byte, error) {
 // realCURAND opens the GPU and libcurand, or skips (fails with
 // NOCGO_CUDA_REQUIRE_GPU=1).
 func realCURAND(t *testing.T) (backend.CURAND, *driver.Context, *cudastream.Stream) {
-	drv, err := driver.Load()
+	drv, err := gpu.Load()
 	if err != nil {
 		if os.Getenv("NOCGO_CUDA_REQUIRE_GPU") == "1" {
 			t.Fatalf("NOCGO_CUDA_REQUIRE_GPU=1 but the driver does not load: %v", err)

@@ -173,6 +173,9 @@ func generate(entries []*entry, methods map[string]*goSig, apiOrder []string) (*
 	if out.syms, err = symsSource(entries); err != nil {
 		return nil, err
 	}
+	if out.nvsyms, err = nvsymsSource(entries); err != nil {
+		return nil, err
+	}
 	if out.abi, err = abiSource(entries); err != nil {
 		return nil, err
 	}
@@ -208,13 +211,11 @@ func generate(entries []*entry, methods map[string]*goSig, apiOrder []string) (*
 	return &out, nil
 }
 
-// symsSource returns package libcuda's sym and nvsym tables.
+// symsSource returns package libcuda's sym table.
 func symsSource(entries []*entry) ([]byte, error) {
-	var cu, nv []*entry
+	var cu []*entry
 	for _, e := range entries {
-		if e.lib == "nvrtc" {
-			nv = append(nv, e)
-		} else {
+		if e.lib != "nvrtc" {
 			cu = append(cu, e)
 		}
 	}
@@ -267,7 +268,27 @@ var syms = [numSyms]symInfo{
 		}
 		s.WriteString("},\n")
 	}
-	s.WriteString(`}
+	s.WriteString("}\n")
+	src, err := format.Source(s.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("formatting %s: %v", symsFile, err)
+	}
+	return src, nil
+}
+
+// nvsymsSource returns package libnvrtc's nvsym table.
+func nvsymsSource(entries []*entry) ([]byte, error) {
+	var nv []*entry
+	for _, e := range entries {
+		if e.lib == "nvrtc" {
+			nv = append(nv, e)
+		}
+	}
+	var s bytes.Buffer
+	s.WriteString(header)
+	s.WriteString(`package libnvrtc
+
+import "github.com/nocgo/cuda/internal/abi"
 
 // nvsym indexes the libnvrtc entry points the real NVRTC calls; each is
 // resolved with dlsym on first use (see libnvrtc.resolve).
@@ -298,7 +319,7 @@ var nvsyms = [numNVSyms]struct {
 	s.WriteString("}\n")
 	src, err := format.Source(s.Bytes())
 	if err != nil {
-		return nil, fmt.Errorf("formatting %s: %v", symsFile, err)
+		return nil, fmt.Errorf("formatting libnvrtc's %s: %v", symsFile, err)
 	}
 	return src, nil
 }

@@ -13,6 +13,7 @@ import (
 const (
 	pkgDir     = "../.."
 	abiDir     = "../../../abi"
+	nvrtcDir   = "../../../libnvrtc"
 	table      = pkgDir + "/entrypoints.txt"
 	backendDir = "../../../../driver/backend"
 )
@@ -26,9 +27,10 @@ func TestGeneratedFilesAreCurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	for path, want := range map[string][]byte{
-		filepath.Join(pkgDir, symsFile):  out.syms,
-		filepath.Join(pkgDir, callsFile): out.calls,
-		filepath.Join(abiDir, abiFile):   out.abi,
+		filepath.Join(pkgDir, symsFile):   out.syms,
+		filepath.Join(pkgDir, callsFile):  out.calls,
+		filepath.Join(abiDir, abiFile):    out.abi,
+		filepath.Join(nvrtcDir, symsFile): out.nvsyms,
 	} {
 		have, err := os.ReadFile(path)
 		if err != nil {

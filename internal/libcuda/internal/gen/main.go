@@ -6,10 +6,12 @@
 //     point's name, with its library and the CUDA version that introduced
 //     it (the facts the fake reads: its entry-point list, the versions
 //     missing from an older driver);
-//   - package libcuda: the sym and nvsym enums and their resolution tables
+//   - package libcuda: the sym enum and its resolution table
 //     (zz_generated_syms.go), and one method per mechanical entry point
 //     (zz_generated.go), of backend.API or of an optional interface of
-//     package backend.
+//     package backend;
+//   - package libnvrtc: the nvsym enum of the libnvrtc entry points and
+//     their table (zz_generated_syms.go there).
 //
 // The Go signature of each method is read from the interfaces of package
 // backend (driver/backend); the table gives the C signature and the
@@ -39,14 +41,16 @@ func main() {
 	backendDir := flag.String("backend", "../../driver/backend", "the directory of package backend")
 	dir := flag.String("dir", ".", "the directory of package libcuda, to write its generated files to")
 	abiDir := flag.String("abi", "../abi", "the directory of package abi, to write its generated file to")
+	nvrtcDir := flag.String("nvrtc", "../libnvrtc", "the directory of package libnvrtc, to write its generated file to")
 	flag.Parse()
-	if err := run(*table, *backendDir, *dir, *abiDir); err != nil {
+	if err := run(*table, *backendDir, *dir, *abiDir, *nvrtcDir); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
 }
 
-// Output file names: two in package libcuda, one in package abi.
+// Output file names: two in package libcuda, one in package abi, one
+// (symsFile) in package libnvrtc.
 const (
 	symsFile  = "zz_generated_syms.go"
 	callsFile = "zz_generated.go"
@@ -57,17 +61,19 @@ const (
 type outputs struct {
 	syms, calls []byte // package libcuda's
 	abi         []byte // package abi's
+	nvsyms      []byte // package libnvrtc's
 }
 
-func run(table, backendDir, dir, abiDir string) error {
+func run(table, backendDir, dir, abiDir, nvrtcDir string) error {
 	out, err := generateFiles(table, backendDir)
 	if err != nil {
 		return err
 	}
 	for path, src := range map[string][]byte{
-		filepath.Join(dir, symsFile):   out.syms,
-		filepath.Join(dir, callsFile):  out.calls,
-		filepath.Join(abiDir, abiFile): out.abi,
+		filepath.Join(dir, symsFile):      out.syms,
+		filepath.Join(dir, callsFile):     out.calls,
+		filepath.Join(abiDir, abiFile):    out.abi,
+		filepath.Join(nvrtcDir, symsFile): out.nvsyms,
 	} {
 		if err := os.WriteFile(path, src, 0o644); err != nil {
 			return err

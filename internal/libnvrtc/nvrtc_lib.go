@@ -1,6 +1,6 @@
 //go:build linux && (amd64 || arm64)
 
-package libcuda
+package libnvrtc
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/nocgo/cuda/internal/cstr"
 	"github.com/nocgo/cuda/internal/dl"
+	"github.com/nocgo/cuda/internal/symtab"
 	"github.com/nocgo/cuda/loader"
 )
 
@@ -19,7 +20,7 @@ import (
 // points resolved with dlsym on first use.
 type libnvrtc struct {
 	lib  *loader.Library
-	syms *Table
+	syms *symtab.Table
 }
 
 // openLibnvrtc opens libnvrtc through package loader.
@@ -29,7 +30,7 @@ func openLibnvrtc() (*libnvrtc, error) {
 		return nil, err
 	}
 	n := &libnvrtc{lib: lib}
-	n.syms = NewTable(int(numNVSyms), func(i int) (uintptr, error) { return n.resolve(nvsym(i)) })
+	n.syms = symtab.New(int(numNVSyms), func(i int) (uintptr, error) { return n.resolve(nvsym(i)) })
 	return n, nil
 }
 

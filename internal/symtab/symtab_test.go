@@ -1,6 +1,6 @@
 //go:build linux && (amd64 || arm64)
 
-package libcuda
+package symtab
 
 import (
 	"errors"
@@ -29,7 +29,7 @@ var tlibcNames = [tnumSyms]string{tsymGetpid: "getpid", tsymMissing: "cuMissingE
 func libcTable(t testing.TB) (*Table, *[tnumSyms]atomic.Int32) {
 	lib := openTestLibc(t)
 	var calls [tnumSyms]atomic.Int32
-	tab := NewTable(tnumSyms, func(i int) (uintptr, error) {
+	tab := New(tnumSyms, func(i int) (uintptr, error) {
 		calls[i].Add(1)
 		return lib.Symbol(tlibcNames[i])
 	})
@@ -87,13 +87,13 @@ func TestTableConcurrentFirstUse(t *testing.T) {
 }
 
 func TestTableNilAddressIsAnError(t *testing.T) {
-	tab := NewTable(1, func(int) (uintptr, error) { return 0, nil })
+	tab := New(1, func(int) (uintptr, error) { return 0, nil })
 	_, err := tab.Get(0)
 	var serr *loader.SymbolError
 	assert.ErrorAs(t, err, &serr)
 
 	want := errors.New("boom")
-	tab = NewTable(1, func(int) (uintptr, error) { return 0, want })
+	tab = New(1, func(int) (uintptr, error) { return 0, want })
 	_, err = tab.Get(0)
 	assert.ErrorIs(t, err, want)
 }

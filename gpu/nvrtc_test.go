@@ -1,4 +1,4 @@
-package driver_test
+package gpu_test
 
 import (
 	"os"
@@ -7,26 +7,26 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/gpu"
 	"github.com/nocgo/cuda/internal/core"
 	"github.com/nocgo/cuda/loader"
 )
 
 func TestLoadNVRTCMissing(t *testing.T) {
 	t.Setenv("NOCGO_CUDA_LIBNVRTC", "/nonexistent/libnvrtc.so.12")
-	nv, err := driver.LoadNVRTC()
+	nv, err := gpu.LoadNVRTC()
 	assert.Nil(t, nv)
 	var lerr *loader.LibraryError
 	require.ErrorAs(t, err, &lerr)
 	assert.Equal(t, []string{"/nonexistent/libnvrtc.so.12"}, lerr.Paths())
-	assert.Regexp(t, `^driver\.LoadNVRTC: `, err.Error())
+	assert.Regexp(t, `^gpu\.LoadNVRTC: `, err.Error())
 }
 
 // LoadNVRTC needs no libcuda (there is none on this machine when the
 // driver does not load) and compiles CUDA C to PTX.
 func TestLoadNVRTC(t *testing.T) {
 	t.Setenv("NOCGO_CUDA_LIBCUDA", "/nonexistent/libcuda.so.1")
-	nv, err := driver.LoadNVRTC()
+	nv, err := gpu.LoadNVRTC()
 	if err != nil {
 		if os.Getenv("NOCGO_CUDA_REQUIRE_NVRTC") == "1" {
 			t.Fatalf("NOCGO_CUDA_REQUIRE_NVRTC=1 but libnvrtc does not load: %v", err)
@@ -49,14 +49,10 @@ func TestLoadNVRTC(t *testing.T) {
 	ptx, err := c.PTX(h)
 	require.NoError(t, err)
 	assert.Contains(t, string(ptx), ".visible .entry k(")
-}
 
-// A nil or zero NVRTC is refused with an error, never a panic.
-func TestNVRTCZero(t *testing.T) {
-	for _, nv := range []*driver.NVRTC{nil, {}} {
-		_, _, err := nv.Version()
-		require.ErrorIs(t, err, driver.ErrInvalidValue)
-		assert.Empty(t, nv.Implementation())
-		assert.Empty(t, nv.LibraryPath())
-	}
+	// Each call returns a new value over the same library.
+	nv2, err := gpu.LoadNVRTC()
+	require.NoError(t, err)
+	assert.NotSame(t, nv, nv2)
+	assert.Equal(t, nv.LibraryPath(), nv2.LibraryPath())
 }

@@ -1,4 +1,8 @@
-package libcuda
+// Package symtab is the lazy symbol table of the real backends
+// (internal/libcuda, internal/libnvrtc): the addresses of a library's entry
+// points, each resolved on its first use and kept, with the error of one
+// that cannot be.
+package symtab
 
 import (
 	"errors"
@@ -28,8 +32,8 @@ type Table struct {
 	resolve Resolver
 }
 
-// NewTable returns a table of n symbols resolved by resolve.
-func NewTable(n int, resolve Resolver) *Table {
+// New returns a table of n symbols resolved by resolve.
+func New(n int, resolve Resolver) *Table {
 	return &Table{
 		ptrs:    make([]atomic.Uintptr, n),
 		errs:    make([]atomic.Pointer[error], n),

@@ -1,6 +1,6 @@
 //go:build linux && (amd64 || arm64)
 
-package libcuda
+package libnvrtc
 
 import (
 	"testing"
@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/nocgo/cuda/internal/symtab"
 	"github.com/nocgo/cuda/loader"
 )
 
@@ -21,7 +22,7 @@ func testNVRTC(t *testing.T, impl map[nvsym]string) *libnvrtc {
 	t.Setenv("NOCGO_CUDA_LIBNVRTC", "libc.so.6")
 	n, err := openLibnvrtc()
 	require.NoError(t, err)
-	n.syms = NewTable(int(numNVSyms), func(i int) (uintptr, error) {
+	n.syms = symtab.New(int(numNVSyms), func(i int) (uintptr, error) {
 		if name, ok := impl[nvsym(i)]; ok {
 			return n.lib.Symbol(name)
 		}

@@ -1,6 +1,6 @@
 //go:build linux && (amd64 || arm64)
 
-package libcuda_test
+package gpu_test
 
 import (
 	"errors"
@@ -11,30 +11,29 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/gpu"
 	"github.com/nocgo/cuda/loader"
 )
 
-// Loading errors of the real backend, seen through driver.Load (an external
-// test: driver imports this package).
+// Loading errors of the real backend, seen through Load.
 
 func TestLoadWithoutLibcudaListsThePath(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "libcuda.so.1")
 	t.Setenv("NOCGO_CUDA_LIBCUDA", missing)
 
-	drv, err := driver.Load()
+	drv, err := gpu.Load()
 	require.Error(t, err)
 	assert.Nil(t, drv)
 	var lerr *loader.LibraryError
 	require.ErrorAs(t, err, &lerr)
 	assert.Equal(t, []string{missing}, lerr.Paths())
-	assert.True(t, strings.HasPrefix(err.Error(), "driver.Load: loader: cannot open libcuda"), err.Error())
+	assert.True(t, strings.HasPrefix(err.Error(), "gpu.Load: loader: cannot open libcuda"), err.Error())
 	assert.Contains(t, err.Error(), missing)
 }
 
 func TestLoadDefaultSearchListsEveryCandidate(t *testing.T) {
 	t.Setenv("NOCGO_CUDA_LIBCUDA", "")
-	drv, err := driver.Load()
+	drv, err := gpu.Load()
 	if err == nil {
 		t.Skipf("this machine has a CUDA driver (%v)", drv.LibraryPaths())
 	}
@@ -52,7 +51,7 @@ func TestLoadDefaultSearchListsEveryCandidate(t *testing.T) {
 // symbol the backend needs, with an error naming it.
 func TestLoadNotADriver(t *testing.T) {
 	t.Setenv("NOCGO_CUDA_LIBCUDA", "libc.so.6")
-	_, err := driver.Load()
+	_, err := gpu.Load()
 	var serr *loader.SymbolError
 	require.ErrorAs(t, err, &serr)
 	assert.Equal(t, "cuDriverGetVersion", serr.Symbol)

@@ -1,6 +1,6 @@
 //go:build !(linux && (amd64 || arm64))
 
-package libcuda
+package libnvrtc
 
 import (
 	"errors"
@@ -9,9 +9,9 @@ import (
 	"github.com/nocgo/cuda/loader"
 )
 
-// OpenNVRTC reports why NVRTC cannot be opened here: run-time loading is
+// Open reports why NVRTC cannot be opened here: run-time loading is
 // built for linux/amd64 and linux/arm64 only.
-func OpenNVRTC() (backend.NVRTC, error) {
+func Open() (backend.NVRTC, error) {
 	if _, err := loader.Open(loader.NVRTC); err != nil {
 		return nil, err
 	}

@@ -1,16 +1,16 @@
 //go:build linux && (amd64 || arm64)
 
-package libcuda
+package libnvrtc
 
 import "github.com/nocgo/cuda/driver/backend"
 
-// OpenNVRTC opens libnvrtc alone, without libcuda, through package loader
+// Open opens libnvrtc alone, without libcuda, through package loader
 // (see there for the search order and NOCGO_CUDA_LIBNVRTC). NVRTC needs no
 // GPU: the compiler it returns works on any machine where the library is
 // installed. A missing library is a *loader.LibraryError listing every path
 // tried. Each call searches again; the library itself is loaded once per
 // process by the system loader.
-func OpenNVRTC() (backend.NVRTC, error) {
+func Open() (backend.NVRTC, error) {
 	n, err := openLibnvrtc()
 	if err != nil {
 		return nil, err

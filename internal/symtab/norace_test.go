@@ -1,0 +1,5 @@
+//go:build !race
+
+package symtab
+
+const raceEnabled = false
