@@ -69,13 +69,18 @@ type pendingFree struct {
 	size   uint64
 	reused uint64 // bytes later allocations took
 	s      *stream
-	it     *item // the free's queue item (its seq orders it)
+	it     *item  // the free's queue item (its seq orders it)
+	data   []byte // the freed allocation's storage
 }
 
 // reservation is what poolReserveLocked took, for undoing it.
 type reservation struct {
 	cached, fresh uint64
 	taken         map[*pendingFree]uint64
+	// data is the storage of a pending free that the allocation took
+	// whole: its bytes are the same memory, as on the device, and the
+	// fake makes no new storage for them.
+	data []byte
 }
 
 // poolState is the Backend's pool table (the zero value is ready).
@@ -149,6 +154,9 @@ func (b *fakeBackend) poolReserveLocked(p *mempool, size uintptr, st *stream) (u
 			continue
 		}
 		k := min(free, need)
+		if k == n && pf.reused == 0 && uint64(len(pf.data)) >= n {
+			r.data = pf.data[:n:n]
+		}
 		if r.taken == nil {
 			r.taken = map[*pendingFree]uint64{}
 		}
@@ -214,7 +222,7 @@ func (b *fakeBackend) poolUndoLocked(p *mempool, r reservation) {
 // poolFreeQueuedLocked records a cuMemFreeAsync of pool allocation a on st,
 // queued as item it, so that later allocations may reuse its bytes.
 func (b *fakeBackend) poolFreeQueuedLocked(a *alloc, st *stream, it *item) {
-	a.pendingFree = &pendingFree{size: uint64(a.size), s: st, it: it}
+	a.pendingFree = &pendingFree{size: uint64(a.size), s: st, it: it, data: a.data}
 	a.pool.pending = append(a.pool.pending, a.pendingFree)
 }
 
@@ -281,7 +289,10 @@ func (b *fakeBackend) allocFromPool(op string, size uintptr, pool uintptr, s uin
 	if err != nil {
 		return 0, err
 	}
-	data := newStorage(size)
+	data := r.data
+	if data == nil {
+		data = newStorage(size)
+	}
 	d := st.ctx.dev
 	it := &item{run: nop}
 	err = b.enqueue(s, it, func(st *stream) error {

@@ -2,6 +2,7 @@ package fake
 
 import (
 	"runtime"
+	"slices"
 	"testing"
 	"unsafe"
 
@@ -110,9 +111,14 @@ func TestStreamWaitEventRunsTheOtherStreamFirst(t *testing.T) {
 
 	assert.ErrorIs(t, b.EventQuery(ev), driver.ErrNotReady)
 	require.NoError(t, b.StreamSynchronize(s2))
-	assert.Equal(t, []string{"producer", "consumer"}, order, "the wait ran s1 up to the record only")
+	require.NoError(t, b.StreamSynchronize(s1))
+	// The wait ran s1 up to the record before the consumer; what s1 holds
+	// after the record may run before or after (the event's query may
+	// have started s1 in the background, as a GPU runs it).
+	require.Len(t, order, 3)
+	assert.Equal(t, "producer", order[0])
+	assert.Less(t, slices.Index(order, "producer"), slices.Index(order, "consumer"))
 	assert.NoError(t, b.EventQuery(ev))
-	assert.ErrorIs(t, b.StreamQuery(s1), driver.ErrNotReady, "s1 still holds the item after the record")
 }
 
 func TestEventsTimingAndErrors(t *testing.T) {
