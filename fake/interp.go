@@ -105,8 +105,20 @@ func (b *fakeBackend) runPTX(x *ptxexec.Kernel, grid, block [3]uint32, sharedMem
 		b.interp.fault = fmt.Errorf("%w: %v", code, err)
 	}
 	b.interp.mu.Unlock()
-	return code
+	return kernelFault{code, err}
 }
+
+// kernelFault is the error of a faulting interpreted launch, as the stream
+// reports it: the driver's code (what errors.Is and errors.As find) with
+// what the interpreter knows of the fault (the PTX line, the instruction,
+// the address, the block and thread), which a GPU does not say.
+type kernelFault struct {
+	code   driver.Result
+	detail error
+}
+
+func (f kernelFault) Error() string { return fmt.Sprintf("%v (kernel fault: %v)", f.code, f.detail) }
+func (f kernelFault) Unwrap() error { return f.code }
 
 // checkInterpreted checks a launch of an interpreted kernel against what
 // its PTX says: .maxntid / .reqntid bound the block, and static plus

@@ -117,7 +117,13 @@ func TestInterpretedFaultIsSticky(t *testing.T) {
 	n := int32(32)
 	require.NoError(t, b.LaunchKernel(f, [3]uint32{1, 1, 1}, [3]uint32{32, 1, 1}, 0, backend.StreamNull,
 		args(unsafe.Pointer(&p), unsafe.Pointer(&n))))
-	assert.ErrorIs(t, b.CtxSynchronize(), driver.ErrIllegalAddress)
+	serr := b.CtxSynchronize()
+	assert.ErrorIs(t, serr, driver.ErrIllegalAddress)
+	var r backend.Result
+	require.ErrorAs(t, serr, &r)
+	assert.True(t, r.Sticky())
+	assert.Regexp(t, `kernel fault: ptx line \d+: st\.global\.u32 .* at address 0x[0-9a-f]+ \(block \[0 0 0\], thread \[0 0 0\]\)`, serr.Error(),
+		"the stream's error says where the kernel faulted")
 	_, err = b.MemAlloc(16)
 	assert.ErrorIs(t, err, driver.ErrIllegalAddress, "sticky: the process stays poisoned")
 	fault := b.kernelFault()

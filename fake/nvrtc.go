@@ -463,7 +463,7 @@ func (b *fakeBackend) compileLocked(p *program, o compileOpts) (string, []string
 		body := b.kernels[k.Name]
 		switch {
 		case body == nil:
-			errorf(k.Line, "fake NVRTC: kernel %q has no Go body; register one with fake.Kernel", k.Name)
+			errorf(k.Line, "fake NVRTC: kernel %q has no Go body; register one with fake.Kernel%s", k.Name, b.noNVRTC())
 		case body.err != nil:
 			errorf(k.Line, "fake NVRTC: kernel %q: %v", k.Name, body.err)
 		case k.Params >= 0 && k.Params != len(body.params):
@@ -482,7 +482,7 @@ func (b *fakeBackend) compileLocked(p *program, o compileOpts) (string, []string
 		case !templates[base] && !containsKernel(kernels, base):
 			errorf(1, "identifier %q is undefined (name expression %q)", base, e)
 		case body == nil:
-			errorf(1, "fake NVRTC: kernel %q has no Go body; register one with fake.Kernel", name)
+			errorf(1, "fake NVRTC: kernel %q has no Go body; register one with fake.Kernel%s", name, b.noNVRTC())
 		case body.err != nil:
 			errorf(1, "fake NVRTC: kernel %q: %v", name, body.err)
 		default:
@@ -526,4 +526,15 @@ func containsKernel(ks []cpp.Kernel, name string) bool {
 		}
 	}
 	return false
+}
+
+// noNVRTC says, for a kernel the pretend compiler cannot compile, why
+// NVIDIA's compiler (which would compile it, no Go body needed) is not in
+// use: not found where it was looked for. Empty when the pretend compiler
+// was chosen (PretendNVRTC).
+func (b *fakeBackend) noNVRTC() string {
+	if b.compiler.missing == nil {
+		return ""
+	}
+	return fmt.Sprintf(", or install NVIDIA's libnvrtc, which compiles it with none (%v)", b.compiler.missing)
 }

@@ -291,3 +291,19 @@ func TestNVRTCIfNesting(t *testing.T) {
 	assert.Equal(t, backend.NVRTCErrorCompilation, compileCode(err), log)
 	assert.Contains(t, log, "#error directive: taken")
 }
+
+// A kernel with no Go body, where no libnvrtc was found: the log says that
+// NVIDIA's compiler would compile it, and where it was looked for.
+func TestNVRTCMissingSaysWhereItLooked(t *testing.T) {
+	t.Setenv("NOCGO_CUDA_LIBNVRTC", "/nonexistent/libnvrtc.so.12")
+	nv, err := newBackend().NVRTC()
+	require.NoError(t, err)
+	h, err := nv.CreateProgram(`extern "C" __global__ void k(int* p) { *p = 1; }`, "k.cu", nil, nil)
+	require.NoError(t, err)
+	defer nv.DestroyProgram(h)
+	require.Error(t, nv.Compile(h, nil))
+	log, err := nv.ProgramLog(h)
+	require.NoError(t, err)
+	assert.Contains(t, log, `kernel "k" has no Go body; register one with fake.Kernel, or install NVIDIA's libnvrtc`)
+	assert.Contains(t, log, "/nonexistent/libnvrtc.so.12", "where it was looked for")
+}

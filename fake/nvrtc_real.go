@@ -63,8 +63,9 @@ func PretendNVRTC() Option { return compilerNVRTC(nil) }
 
 // compilerState is the compiler a Backend uses, chosen once.
 type compilerState struct {
-	once sync.Once
-	nv   backend.NVRTC // nil: the pretend compiler
+	once    sync.Once
+	nv      backend.NVRTC // nil: the pretend compiler
+	missing error         // why libnvrtc was not found, when searched for
 }
 
 // realCompiler returns NVIDIA's NVRTC when the backend uses it, else nil.
@@ -77,9 +78,12 @@ func (b *fakeBackend) realCompiler() backend.NVRTC {
 			b.compiler.nv = b.cfg.compiler.nv
 			return
 		}
-		if nv, err := libnvrtc.Open(); err == nil {
-			b.compiler.nv = nv
+		nv, err := libnvrtc.Open()
+		if err != nil {
+			b.compiler.missing = err
+			return
 		}
+		b.compiler.nv = nv
 	})
 	return b.compiler.nv
 }

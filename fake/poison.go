@@ -1,6 +1,10 @@
 package fake
 
-import "github.com/nocgo/cuda/driver/backend"
+import (
+	"errors"
+
+	"github.com/nocgo/cuda/driver/backend"
+)
 
 // A sticky fault in a kernel (an illegal address, a misaligned address, a
 // launch failure) poisons the process, as the real driver does: on the H200
@@ -39,8 +43,8 @@ var survivesFault = map[string]bool{
 // noteFault poisons the backend when err, the outcome of running queued
 // work, is a sticky fault.
 func (b *fakeBackend) noteFault(err error) {
-	r, ok := err.(backend.Result)
-	if !ok || !r.Sticky() {
+	var r backend.Result
+	if !errors.As(err, &r) || !r.Sticky() {
 		return
 	}
 	e := error(r)
