@@ -24,7 +24,7 @@ func (q libQueue) Enqueue(op string, s uintptr, work func(ondevice.Memory) error
 		if st.dead {
 			return driver.ErrInvalidHandle
 		}
-		it.run = func() error { return work(libraryMemory{q.b}) }
+		it.run = func() error { return work(libraryMemory(q)) }
 		return nil
 	})
 }

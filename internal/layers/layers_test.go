@@ -30,7 +30,7 @@ type layer struct {
 func readLayers(t *testing.T) []layer {
 	doc, err := os.ReadFile(filepath.Join(root, "docs", "ARCHITECTURE.md"))
 	require.NoError(t, err)
-	row := regexp.MustCompile("(?m)^\\| (\\d+) \\| ([^|]*) \\|")
+	row := regexp.MustCompile(`(?m)^\| (\d+) \| ([^|]*) \|`)
 	tick := regexp.MustCompile("`([^`]+)`")
 	var out []layer
 	for _, m := range row.FindAllStringSubmatch(string(doc), -1) {
