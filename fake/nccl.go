@@ -370,6 +370,7 @@ func (n *fakeNCCL) end(op string, h uintptr) error {
 	}
 	c.dead = true
 	delete(st.comms, h)
+	b.finished.Broadcast() // its peers' operations waiting for it end (abandonedLocked)
 	return nil
 }
 

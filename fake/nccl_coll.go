@@ -38,8 +38,22 @@ type collKey struct {
 // collInst is one operation across its participants.
 type collInst struct {
 	kind  collKind
+	cl    *clique     // the communicators it runs across
 	parts []*collPart // by rank for collectives; [sender, receiver] for transfers
 	done  bool
+}
+
+// abandonedLocked reports whether inst can never be matched: a member of
+// its clique was aborted or destroyed before queuing its part. Its items
+// then end without computing it, as NCCL's kernels return when their
+// communicator is aborted (ncclCommAbort). Table lock held.
+func abandonedLocked(inst *collInst) bool {
+	for _, m := range inst.cl.members {
+		if m == nil || m.dead {
+			return true
+		}
+	}
+	return false
 }
 
 // collPart is one rank's part of an operation, and where it is queued.
@@ -182,7 +196,7 @@ func (n *fakeNCCL) coll(op string, kind collKind, comm, h uintptr, p *collPart) 
 	c.ops++
 	inst := c.cl.ops[key]
 	if inst == nil {
-		inst = &collInst{kind: kind, parts: make([]*collPart, c.cl.n)}
+		inst = &collInst{kind: kind, cl: c.cl, parts: make([]*collPart, c.cl.n)}
 		c.cl.ops[key] = inst
 	}
 	if inst.kind != kind {
@@ -225,7 +239,7 @@ func (n *fakeNCCL) transfer(op string, send bool, comm, h uintptr, peer int, p *
 	}
 	inst := c.cl.ops[key]
 	if inst == nil {
-		inst = &collInst{kind: collTransfer, parts: make([]*collPart, 2)}
+		inst = &collInst{kind: collTransfer, cl: c.cl, parts: make([]*collPart, 2)}
 		c.cl.ops[key] = inst
 	}
 	inst.parts[idx] = p
@@ -304,13 +318,18 @@ func (b *fakeBackend) runColl(s *stream, it *item, ops []*groupOp) error {
 		b.unlockExec()
 		b.mu.Lock()
 		for _, o := range ops {
-			for !queued(o.inst) {
+			for !queued(o.inst) && !abandonedLocked(o.inst) {
 				b.finished.Wait()
 			}
 		}
 		b.mu.Unlock()
 		b.relockExec()
 		b.mu.Lock()
+	}
+	for _, o := range ops {
+		if !queued(o.inst) && abandonedLocked(o.inst) {
+			o.inst.done = true // never matched: its communicator was aborted
+		}
 	}
 	b.mu.Unlock()
 	// Run the other participants' streams up to their parts, until none has

@@ -8,21 +8,7 @@ import "testing"
 // it passes the sweep fails, asking for its line here to be removed.
 var knownBugs = bugs(
 	// The six bugs the first sweep found (B1–B6) are fixed, and B7 and B8 of
-	// the second (graph and pool create paths); it found these too.
-	known{
-		bug: "B9 nccl.Group: a driver failure binding one rank's context (cuCtxGetCurrent, cuCtxPushCurrent, cuCtxPopCurrent) " +
-			"inside the group fails that rank's call, yet the group still issues the other rank's collective, which waits " +
-			"for its peer forever: the cleanup's cuMemFree then hangs (a group with a failed member must not be issued, " +
-			"or its communicators must be aborted)",
-		seq: "nccl", op: "cuCtxGetCurrent", nths: []int64{9}, codes: allCodes,
-	},
-	known{bug: "B9 (see above)", seq: "nccl", op: "cuCtxPushCurrent", nths: []int64{9}, codes: allCodes},
-	known{bug: "B9 (see above)", seq: "nccl", op: "cuCtxPopCurrent", nths: []int64{8}, codes: allCodes},
-	known{
-		bug: "B10 nccl.Group: a failed cuCtxGetCurrent around the outermost ncclGroupEnd is swallowed: the group " +
-			"cannot tell whether it must restore the thread's current context, and says nothing",
-		seq: "nccl", op: "cuCtxGetCurrent", nths: []int64{10, 11}, codes: allCodes,
-	},
+	// the second (graph and pool create paths), and B9 and B10 (nccl.Group).
 )
 
 // allCodes lists every injected code, for a bug that every code finds.
