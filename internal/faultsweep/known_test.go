@@ -7,8 +7,8 @@ import "testing"
 // rule it is skipped with the bug's note (go test -v lists them), and once
 // it passes the sweep fails, asking for its line here to be removed.
 var knownBugs = bugs(
-	// The six bugs the first sweep found (B1–B6) are fixed, and B7 and B8 of
-	// the second (graph and pool create paths), and B9 and B10 (nccl.Group).
+// The six bugs the first sweep found (B1–B6) are fixed, and B7 and B8 of
+// the second (graph and pool create paths), and B9 and B10 (nccl.Group).
 )
 
 // allCodes lists every injected code, for a bug that every code finds.
