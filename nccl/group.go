@@ -183,6 +183,11 @@ func (g *group) end(op string) error {
 	}
 	if err != nil {
 		err = fmt.Errorf("%s: ncclGroupEnd: %w", op, err)
+		if outer && g.failed == nil {
+			// NCCL cleaned the group up, issued or not: abort its
+			// communicators, as after a failed call.
+			g.failed, err = err, nil
+		}
 	}
 	if outer && g.api != nil {
 		err = errors.Join(err, g.restore(op, cur, curErr))
@@ -239,8 +244,8 @@ func (g *group) note(c *Comm, err error) {
 // ncclCommAbort stops (NCCL's advice after a failed group). It returns the
 // group's failure, saying so.
 func (g *group) abort(op string) error {
-	errs := []error{fmt.Errorf("%s: a call in the group failed, so its other calls cannot complete: "+
-		"the group's %d communicators were aborted (ncclCommAbort; make new ones): %w", op, len(g.members), g.failed)}
+	errs := []error{fmt.Errorf("%s: the group failed, so its calls cannot all complete: "+
+		"its %d communicators were aborted (ncclCommAbort; make new ones): %w", op, len(g.members), g.failed)}
 	for _, c := range g.members {
 		if err := c.Abort(); err != nil {
 			errs = append(errs, err)
