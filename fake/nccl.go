@@ -7,6 +7,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/abi"
 	"github.com/nocgo/cuda/internal/core"
 )
 
@@ -112,6 +113,16 @@ func (b *fakeBackend) ready() error {
 	return nil
 }
 
+// enter applies FailNth to an NCCL entry point: the rule's code is taken
+// as an ncclResult (as the NVRTC entry points take it as an nvrtcResult),
+// returned as an *backend.NCCLError and recorded as the last error.
+func (n *fakeNCCL) enter(op string) error {
+	if err := (*fakeBackend)(n).fault(op); err != nil {
+		return n.fail(op, backend.NCCLResult(err.(driver.Result)), "injected by fake.FailNth")
+	}
+	return nil
+}
+
 // fail records detail as the last error and returns the error.
 func (n *fakeNCCL) fail(op string, r backend.NCCLResult, detail string) error {
 	b := (*fakeBackend)(n)
@@ -121,10 +132,18 @@ func (n *fakeNCCL) fail(op string, r backend.NCCLResult, detail string) error {
 	return ncclErr(op, r, detail)
 }
 
-func (n *fakeNCCL) Version() (int, error) { return fakeNCCLVersion, nil }
+func (n *fakeNCCL) Version() (int, error) {
+	if err := n.enter(abi.NcclGetVersion); err != nil {
+		return 0, err
+	}
+	return fakeNCCLVersion, nil
+}
 
 func (n *fakeNCCL) GetUniqueID() (backend.NCCLUniqueID, error) {
 	var id backend.NCCLUniqueID
+	if err := n.enter(abi.NcclGetUniqueId); err != nil {
+		return id, err
+	}
 	copy(id[:], idMagic[:])
 	_, _ = rand.Read(id[len(idMagic):])
 	return id, nil
@@ -156,19 +175,22 @@ func (n *fakeNCCL) CommInitRank(nranks int, id backend.NCCLUniqueID, rank int, c
 }
 
 func (n *fakeNCCL) commInitRank(nranks int, id backend.NCCLUniqueID, rank int, cfg *backend.NCCLConfig) (uintptr, error) {
-	const call = "ncclCommInitRankConfig"
+	const op = abi.NcclCommInitRankConfig
+	if err := n.enter(op); err != nil {
+		return 0, err
+	}
 	b := (*fakeBackend)(n)
 	if err := b.ready(); err != nil {
-		return 0, ncclErr(call, backend.NCCLUnhandledCudaError, err.Error())
+		return 0, ncclErr(op, backend.NCCLUnhandledCudaError, err.Error())
 	}
 	if nranks < 1 || rank < 0 || rank >= nranks {
-		return 0, n.fail(call, backend.NCCLInvalidArgument, "Invalid rank requested")
+		return 0, n.fail(op, backend.NCCLInvalidArgument, "Invalid rank requested")
 	}
 	if cfg != nil && cfg.Blocking != 0 && cfg.Blocking != 1 && cfg.Blocking != backend.NCCLConfigUndef {
-		return 0, n.fail(call, backend.NCCLInvalidArgument, "Invalid config blocking attribute value")
+		return 0, n.fail(op, backend.NCCLInvalidArgument, "Invalid config blocking attribute value")
 	}
 	if [16]byte(id[:16]) != idMagic {
-		return 0, n.fail(call, backend.NCCLSystemError, "bootstrap: cannot reach the root rank named by the unique id")
+		return 0, n.fail(op, backend.NCCLSystemError, "bootstrap: cannot reach the root rank named by the unique id")
 	}
 	tid := core.ThreadID()
 	b.mu.Lock()
@@ -176,12 +198,12 @@ func (n *fakeNCCL) commInitRank(nranks int, id backend.NCCLUniqueID, rank int, c
 	ctx, err := b.currentLocked(tid)
 	if err != nil {
 		b.ncclLocked().last = "no CUDA device current"
-		return 0, ncclErr(call, backend.NCCLUnhandledCudaError, "no CUDA device current")
+		return 0, ncclErr(op, backend.NCCLUnhandledCudaError, "no CUDA device current")
 	}
 	st := b.ncclLocked()
 	if st.used[id] {
 		st.last = "bootstrap: the root rank of this unique id no longer listens (an id makes one communicator)"
-		return 0, ncclErr(call, backend.NCCLSystemError, st.last)
+		return 0, ncclErr(op, backend.NCCLSystemError, st.last)
 	}
 	cl := st.pending[id]
 	if cl == nil {
@@ -190,12 +212,12 @@ func (n *fakeNCCL) commInitRank(nranks int, id backend.NCCLUniqueID, rank int, c
 	}
 	if cl.n != nranks || cl.members[rank] != nil {
 		st.last = "ranks disagree on the number of ranks, or a rank joined twice"
-		return 0, ncclErr(call, backend.NCCLInvalidUsage, st.last)
+		return 0, ncclErr(op, backend.NCCLInvalidUsage, st.last)
 	}
 	for _, m := range cl.members {
 		if m != nil && m.dev == ctx.dev.ordinal {
 			st.last = "Duplicate GPU detected"
-			return 0, ncclErr(call, backend.NCCLInvalidUsage, st.last)
+			return 0, ncclErr(op, backend.NCCLInvalidUsage, st.last)
 		}
 	}
 	c := n.newCommLocked(ctx.dev.ordinal, rank)
@@ -218,13 +240,16 @@ func (n *fakeNCCL) commInitRank(nranks int, id backend.NCCLUniqueID, rank int, c
 }
 
 func (n *fakeNCCL) CommInitAll(devs []int) ([]uintptr, error) {
-	const call = "ncclCommInitAll"
+	const op = abi.NcclCommInitAll
+	if err := n.enter(op); err != nil {
+		return nil, err
+	}
 	b := (*fakeBackend)(n)
 	if err := b.ready(); err != nil {
-		return nil, ncclErr(call, backend.NCCLUnhandledCudaError, err.Error())
+		return nil, ncclErr(op, backend.NCCLUnhandledCudaError, err.Error())
 	}
 	if len(devs) == 0 {
-		return nil, n.fail(call, backend.NCCLInvalidArgument, "invalid device count")
+		return nil, n.fail(op, backend.NCCLInvalidArgument, "invalid device count")
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -232,11 +257,11 @@ func (n *fakeNCCL) CommInitAll(devs []int) ([]uintptr, error) {
 	for i, d := range devs {
 		if d < 0 || d >= len(b.devs) {
 			st.last = "invalid device"
-			return nil, ncclErr(call, backend.NCCLInvalidArgument, st.last)
+			return nil, ncclErr(op, backend.NCCLInvalidArgument, st.last)
 		}
 		if slices.Contains(devs[:i], d) {
 			st.last = "Duplicate GPU detected"
-			return nil, ncclErr(call, backend.NCCLInvalidUsage, st.last)
+			return nil, ncclErr(op, backend.NCCLInvalidUsage, st.last)
 		}
 	}
 	cl := newClique(len(devs))
@@ -283,10 +308,13 @@ type splitInst struct {
 }
 
 func (n *fakeNCCL) CommSplit(h uintptr, color, key int, cfg *backend.NCCLConfig, out *uintptr) error {
-	const call = "ncclCommSplit"
+	const op = abi.NcclCommSplit
+	if err := n.enter(op); err != nil {
+		return err
+	}
 	b := (*fakeBackend)(n)
 	if color < 0 && color != backend.NCCLSplitNoColor {
-		return n.fail(call, backend.NCCLInvalidArgument, "invalid color")
+		return n.fail(op, backend.NCCLInvalidArgument, "invalid color")
 	}
 	tid := core.ThreadID()
 	b.mu.Lock()
@@ -295,7 +323,7 @@ func (n *fakeNCCL) CommSplit(h uintptr, color, key int, cfg *backend.NCCLConfig,
 	st := b.ncclLocked()
 	if c == nil || c.cl == nil {
 		st.last = "comm argument is NULL or was destroyed"
-		return ncclErr(call, backend.NCCLInvalidArgument, st.last)
+		return ncclErr(op, backend.NCCLInvalidArgument, st.last)
 	}
 	*out = 0 // NCCL_COMM_NULL until the split completes
 	cl := c.cl
@@ -351,12 +379,26 @@ func (n *fakeNCCL) completeSplitLocked(si *splitInst) {
 }
 
 func (n *fakeNCCL) CommFinalize(h uintptr) error {
-	_, err := n.comm("ncclCommFinalize", h)
+	if err := n.enter(abi.NcclCommFinalize); err != nil {
+		return err
+	}
+	_, err := n.comm(abi.NcclCommFinalize, h)
 	return err
 }
 
-func (n *fakeNCCL) CommDestroy(h uintptr) error { return n.end("ncclCommDestroy", h) }
-func (n *fakeNCCL) CommAbort(h uintptr) error   { return n.end("ncclCommAbort", h) }
+func (n *fakeNCCL) CommDestroy(h uintptr) error {
+	if err := n.enter(abi.NcclCommDestroy); err != nil {
+		return err
+	}
+	return n.end(abi.NcclCommDestroy, h)
+}
+
+func (n *fakeNCCL) CommAbort(h uintptr) error {
+	if err := n.enter(abi.NcclCommAbort); err != nil {
+		return err
+	}
+	return n.end(abi.NcclCommAbort, h)
+}
 
 func (n *fakeNCCL) end(op string, h uintptr) error {
 	b := (*fakeBackend)(n)
@@ -370,16 +412,23 @@ func (n *fakeNCCL) end(op string, h uintptr) error {
 	}
 	c.dead = true
 	delete(st.comms, h)
+	b.finished.Broadcast() // its peers' operations waiting for it end (abandonedLocked)
 	return nil
 }
 
 func (n *fakeNCCL) CommGetAsyncError(h uintptr) (error, error) {
-	_, err := n.comm("ncclCommGetAsyncError", h)
+	if err := n.enter(abi.NcclCommGetAsyncError); err != nil {
+		return nil, err
+	}
+	_, err := n.comm(abi.NcclCommGetAsyncError, h)
 	return nil, err
 }
 
 func (n *fakeNCCL) CommCount(h uintptr) (int, error) {
-	c, err := n.comm("ncclCommCount", h)
+	if err := n.enter(abi.NcclCommCount); err != nil {
+		return 0, err
+	}
+	c, err := n.comm(abi.NcclCommCount, h)
 	if err != nil {
 		return 0, err
 	}
@@ -387,13 +436,16 @@ func (n *fakeNCCL) CommCount(h uintptr) (int, error) {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	if c.cl == nil {
-		return 0, ncclErr("ncclCommCount", backend.NCCLInvalidUsage, "communicator not initialized yet (ncclGroupEnd)")
+		return 0, ncclErr(abi.NcclCommCount, backend.NCCLInvalidUsage, "communicator not initialized yet (ncclGroupEnd)")
 	}
 	return c.cl.n, nil
 }
 
 func (n *fakeNCCL) CommCuDevice(h uintptr) (int, error) {
-	c, err := n.comm("ncclCommCuDevice", h)
+	if err := n.enter(abi.NcclCommCuDevice); err != nil {
+		return 0, err
+	}
+	c, err := n.comm(abi.NcclCommCuDevice, h)
 	if err != nil {
 		return 0, err
 	}
@@ -401,7 +453,10 @@ func (n *fakeNCCL) CommCuDevice(h uintptr) (int, error) {
 }
 
 func (n *fakeNCCL) CommUserRank(h uintptr) (int, error) {
-	c, err := n.comm("ncclCommUserRank", h)
+	if err := n.enter(abi.NcclCommUserRank); err != nil {
+		return 0, err
+	}
+	c, err := n.comm(abi.NcclCommUserRank, h)
 	if err != nil {
 		return 0, err
 	}
@@ -409,12 +464,15 @@ func (n *fakeNCCL) CommUserRank(h uintptr) (int, error) {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	if c.cl == nil {
-		return 0, ncclErr("ncclCommUserRank", backend.NCCLInvalidUsage, "communicator not initialized yet (ncclGroupEnd)")
+		return 0, ncclErr(abi.NcclCommUserRank, backend.NCCLInvalidUsage, "communicator not initialized yet (ncclGroupEnd)")
 	}
 	return c.rank, nil
 }
 
 func (n *fakeNCCL) GroupStart() error {
+	if err := n.enter(abi.NcclGroupStart); err != nil {
+		return err
+	}
 	b := (*fakeBackend)(n)
 	tid := core.ThreadID()
 	b.mu.Lock()
@@ -430,23 +488,34 @@ func (n *fakeNCCL) GroupStart() error {
 }
 
 func (n *fakeNCCL) GroupEnd() error {
-	const call = "ncclGroupEnd"
+	const op = abi.NcclGroupEnd
 	b := (*fakeBackend)(n)
+	injected := n.enter(op)
 	tid := core.ThreadID()
 	b.mu.Lock()
 	st := b.ncclLocked()
 	g := st.groups[tid]
 	if g == nil {
-		st.last = "ncclGroupEnd: not in a group"
 		b.mu.Unlock()
-		return ncclErr(call, backend.NCCLInvalidUsage, st.last)
+		if injected != nil {
+			return injected
+		}
+		st.last = "ncclGroupEnd: not in a group"
+		return ncclErr(op, backend.NCCLInvalidUsage, st.last)
 	}
 	g.depth--
 	if g.depth > 0 {
 		b.mu.Unlock()
-		return nil
+		return injected
 	}
 	delete(st.groups, tid)
+	if injected != nil {
+		// A failed ncclGroupEnd cleans the group up without issuing it:
+		// the thread is out of the group, and its communicators are to be
+		// aborted (NCCL's advice after a failed group).
+		b.mu.Unlock()
+		return injected
+	}
 	for _, cl := range g.waits {
 		for !cl.ready() {
 			b.finished.Wait()

@@ -2,6 +2,7 @@ package fake
 
 import (
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/abi"
 	"github.com/nocgo/cuda/internal/core"
 )
 
@@ -38,8 +39,22 @@ type collKey struct {
 // collInst is one operation across its participants.
 type collInst struct {
 	kind  collKind
+	cl    *clique     // the communicators it runs across
 	parts []*collPart // by rank for collectives; [sender, receiver] for transfers
 	done  bool
+}
+
+// abandonedLocked reports whether inst can never be matched: a member of
+// its clique was aborted or destroyed before queuing its part. Its items
+// then end without computing it, as NCCL's kernels return when their
+// communicator is aborted (ncclCommAbort). Table lock held.
+func abandonedLocked(inst *collInst) bool {
+	for _, m := range inst.cl.members {
+		if m == nil || m.dead {
+			return true
+		}
+	}
+	return false
 }
 
 // collPart is one rank's part of an operation, and where it is queued.
@@ -75,31 +90,52 @@ func streamsOf(ops []*groupOp) []*stream {
 }
 
 func (n *fakeNCCL) AllReduce(send, recv, count uintptr, dt backend.NCCLDataType, op backend.NCCLRedOp, comm, s uintptr) error {
-	return n.coll("ncclAllReduce", collAllReduce, comm, s, &collPart{send: send, recv: recv, count: count, dt: dt, op: op})
+	if err := n.enter(abi.NcclAllReduce); err != nil {
+		return err
+	}
+	return n.coll(abi.NcclAllReduce, collAllReduce, comm, s, &collPart{send: send, recv: recv, count: count, dt: dt, op: op})
 }
 
 func (n *fakeNCCL) Broadcast(send, recv, count uintptr, dt backend.NCCLDataType, root int, comm, s uintptr) error {
-	return n.coll("ncclBroadcast", collBroadcast, comm, s, &collPart{send: send, recv: recv, count: count, dt: dt, root: root})
+	if err := n.enter(abi.NcclBroadcast); err != nil {
+		return err
+	}
+	return n.coll(abi.NcclBroadcast, collBroadcast, comm, s, &collPart{send: send, recv: recv, count: count, dt: dt, root: root})
 }
 
 func (n *fakeNCCL) Reduce(send, recv, count uintptr, dt backend.NCCLDataType, op backend.NCCLRedOp, root int, comm, s uintptr) error {
-	return n.coll("ncclReduce", collReduce, comm, s, &collPart{send: send, recv: recv, count: count, dt: dt, op: op, root: root})
+	if err := n.enter(abi.NcclReduce); err != nil {
+		return err
+	}
+	return n.coll(abi.NcclReduce, collReduce, comm, s, &collPart{send: send, recv: recv, count: count, dt: dt, op: op, root: root})
 }
 
 func (n *fakeNCCL) AllGather(send, recv, count uintptr, dt backend.NCCLDataType, comm, s uintptr) error {
-	return n.coll("ncclAllGather", collAllGather, comm, s, &collPart{send: send, recv: recv, count: count, dt: dt})
+	if err := n.enter(abi.NcclAllGather); err != nil {
+		return err
+	}
+	return n.coll(abi.NcclAllGather, collAllGather, comm, s, &collPart{send: send, recv: recv, count: count, dt: dt})
 }
 
 func (n *fakeNCCL) ReduceScatter(send, recv, count uintptr, dt backend.NCCLDataType, op backend.NCCLRedOp, comm, s uintptr) error {
-	return n.coll("ncclReduceScatter", collReduceScatter, comm, s, &collPart{send: send, recv: recv, count: count, dt: dt, op: op})
+	if err := n.enter(abi.NcclReduceScatter); err != nil {
+		return err
+	}
+	return n.coll(abi.NcclReduceScatter, collReduceScatter, comm, s, &collPart{send: send, recv: recv, count: count, dt: dt, op: op})
 }
 
 func (n *fakeNCCL) Send(buf, count uintptr, dt backend.NCCLDataType, peer int, comm, s uintptr) error {
-	return n.transfer("ncclSend", true, comm, s, peer, &collPart{send: buf, count: count, dt: dt})
+	if err := n.enter(abi.NcclSend); err != nil {
+		return err
+	}
+	return n.transfer(abi.NcclSend, true, comm, s, peer, &collPart{send: buf, count: count, dt: dt})
 }
 
 func (n *fakeNCCL) Recv(buf, count uintptr, dt backend.NCCLDataType, peer int, comm, s uintptr) error {
-	return n.transfer("ncclRecv", false, comm, s, peer, &collPart{recv: buf, count: count, dt: dt})
+	if err := n.enter(abi.NcclRecv); err != nil {
+		return err
+	}
+	return n.transfer(abi.NcclRecv, false, comm, s, peer, &collPart{recv: buf, count: count, dt: dt})
 }
 
 // checkPartLocked checks what NCCL checks of a call's arguments: the
@@ -182,7 +218,7 @@ func (n *fakeNCCL) coll(op string, kind collKind, comm, h uintptr, p *collPart) 
 	c.ops++
 	inst := c.cl.ops[key]
 	if inst == nil {
-		inst = &collInst{kind: kind, parts: make([]*collPart, c.cl.n)}
+		inst = &collInst{kind: kind, cl: c.cl, parts: make([]*collPart, c.cl.n)}
 		c.cl.ops[key] = inst
 	}
 	if inst.kind != kind {
@@ -225,7 +261,7 @@ func (n *fakeNCCL) transfer(op string, send bool, comm, h uintptr, peer int, p *
 	}
 	inst := c.cl.ops[key]
 	if inst == nil {
-		inst = &collInst{kind: collTransfer, parts: make([]*collPart, 2)}
+		inst = &collInst{kind: collTransfer, cl: c.cl, parts: make([]*collPart, 2)}
 		c.cl.ops[key] = inst
 	}
 	inst.parts[idx] = p
@@ -304,13 +340,18 @@ func (b *fakeBackend) runColl(s *stream, it *item, ops []*groupOp) error {
 		b.unlockExec()
 		b.mu.Lock()
 		for _, o := range ops {
-			for !queued(o.inst) {
+			for !queued(o.inst) && !abandonedLocked(o.inst) {
 				b.finished.Wait()
 			}
 		}
 		b.mu.Unlock()
 		b.relockExec()
 		b.mu.Lock()
+	}
+	for _, o := range ops {
+		if !queued(o.inst) && abandonedLocked(o.inst) {
+			o.inst.done = true // never matched: its communicator was aborted
+		}
 	}
 	b.mu.Unlock()
 	// Run the other participants' streams up to their parts, until none has

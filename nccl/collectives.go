@@ -269,12 +269,15 @@ func (c *Comm) buffers(name string, bufs ...interface {
 // calling thread's Group if there is one, and waits out ncclInProgress of a
 // non-blocking communicator outside a group.
 func (c *Comm) do(name string, call func() error) (err error) {
+	g := currentGroup()
+	if g != nil {
+		defer func() { g.note(c, err) }() // after the unbind's error, if any
+	}
 	b, err := c.hold.Bind()
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	defer b.Done(&err)
-	g := currentGroup()
 	if g != nil {
 		if err := g.join(c.n, c.hold.Context().API, c); err != nil {
 			return fmt.Errorf("%s: %s: %w", name, c, err)

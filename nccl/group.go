@@ -21,6 +21,14 @@ import (
 // (not on goroutines it starts); Groups nest. An error from fn is returned
 // after the group is ended; work queued before it still runs.
 //
+// When a call in the group fails (a collective, Send or Recv refused by
+// NCCL, or its communicator's context that could not be bound), the
+// others' calls cannot complete: they would wait for the failed rank
+// forever. Group then aborts every communicator its collectives used
+// (ncclCommAbort, as NCCL advises for a failed group; see [Comm.Abort]),
+// which stops that work, and returns the failure saying so: make new
+// communicators to go on.
+//
 // With a non-blocking communicator (Config.NonBlocking) in the group, Group
 // returns once NCCL has finished issuing the group's work.
 //
@@ -72,6 +80,8 @@ type group struct {
 	n       backend.NCCL // the NCCL of the group's calls, once one was made
 	api     backend.API  // and its driver, to give the thread its context back
 	comms   []*Comm      // non-blocking communicators used in the group
+	members []*Comm      // every communicator a collective of the group used
+	failed  error        // the first call of the group that failed
 }
 
 var groups struct {
@@ -114,7 +124,8 @@ func leaveGroup(g *group) {
 	delete(groups.byThread, g.tid)
 	groups.active.Add(-1)
 	clear(g.comms)
-	*g = group{comms: g.comms[:0]}
+	clear(g.members)
+	*g = group{comms: g.comms[:0], members: g.members[:0]}
 	groups.free = append(groups.free, g)
 }
 
@@ -153,37 +164,92 @@ func (g *group) join(n backend.NCCL, api backend.API, c *Comm) error {
 
 // end ends one level of NCCL's group. The outermost ncclGroupEnd issues the
 // work, setting each communicator's device current in turn: the thread's
-// own current context is put back after it.
+// own current context is put back after it. When a call of the group
+// failed, the outermost end aborts the group's communicators (see abort).
 func (g *group) end(op string) error {
 	if g.started < g.depth {
 		return nil // this level started after nothing; nothing to end
 	}
 	g.started--
+	outer := g.depth == 1
 	var cur uintptr
 	var curErr error
-	if g.depth == 1 && g.api != nil {
+	if outer && g.api != nil {
 		cur, curErr = g.api.CtxGetCurrent()
 	}
 	err := g.n.GroupEnd()
-	if g.depth == 1 && g.api != nil && curErr == nil {
-		if now, err2 := g.api.CtxGetCurrent(); err2 == nil && now != cur {
-			if serr := g.api.CtxSetCurrent(cur); serr != nil && err == nil {
-				err = fmt.Errorf("restoring the current context: %w", serr)
-			}
-		}
-	}
 	if errors.Is(err, InProgress) {
 		err = nil
 	}
 	if err != nil {
-		return fmt.Errorf("%s: ncclGroupEnd: %w", op, err)
+		err = fmt.Errorf("%s: ncclGroupEnd: %w", op, err)
+		if outer && g.failed == nil {
+			// NCCL cleaned the group up, issued or not: abort its
+			// communicators, as after a failed call.
+			g.failed, err = err, nil
+		}
 	}
-	if g.depth == 1 {
-		for _, c := range g.comms {
-			if werr := c.await(); werr != nil {
-				err = errors.Join(err, fmt.Errorf("%s: %s: %w", op, c, werr))
-			}
+	if outer && g.api != nil {
+		err = errors.Join(err, g.restore(op, cur, curErr))
+	}
+	if outer && g.failed != nil {
+		return errors.Join(err, g.abort(op))
+	}
+	if err != nil || !outer {
+		return err
+	}
+	for _, c := range g.comms {
+		if werr := c.await(); werr != nil {
+			err = errors.Join(err, fmt.Errorf("%s: %s: %w", op, c, werr))
 		}
 	}
 	return err
+}
+
+// restore gives the thread back the context current before the outermost
+// ncclGroupEnd (cur, read with error curErr), which NCCL may have changed.
+// The group's work is issued either way: an error here says only that the
+// thread's current context could not be checked or put back.
+func (g *group) restore(op string, cur uintptr, curErr error) error {
+	if curErr != nil {
+		return fmt.Errorf("%s: cuCtxGetCurrent before ncclGroupEnd (the group was issued; the thread's current context is not known to be kept): %w", op, curErr)
+	}
+	now, err := g.api.CtxGetCurrent()
+	if err != nil {
+		return fmt.Errorf("%s: cuCtxGetCurrent after ncclGroupEnd (the group was issued; the thread's current context is not known to be kept): %w", op, err)
+	}
+	if now == cur {
+		return nil
+	}
+	if err := g.api.CtxSetCurrent(cur); err != nil {
+		return fmt.Errorf("%s: restoring the current context after ncclGroupEnd (the group was issued): %w", op, err)
+	}
+	return nil
+}
+
+// note records a call of the group on c (nil for none) and its error: the
+// first failure makes the outermost end abort the group's communicators.
+func (g *group) note(c *Comm, err error) {
+	if err != nil && g.failed == nil {
+		g.failed = err
+	}
+	if c != nil && !slices.Contains(g.members, c) {
+		g.members = append(g.members, c)
+	}
+}
+
+// abort aborts every communicator a call of the group used, after one of
+// the calls failed: the calls of the other ranks were issued by
+// ncclGroupEnd and wait for a peer whose part never comes, which only
+// ncclCommAbort stops (NCCL's advice after a failed group). It returns the
+// group's failure, saying so.
+func (g *group) abort(op string) error {
+	errs := []error{fmt.Errorf("%s: the group failed, so its calls cannot all complete: "+
+		"its %d communicators were aborted (ncclCommAbort; make new ones): %w", op, len(g.members), g.failed)}
+	for _, c := range g.members {
+		if err := c.Abort(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -7,15 +7,18 @@ type Library uint8
 const (
 	CUDA  Library = iota + 1 // libcuda, the driver API: names "cu..."
 	NVRTC                    // libnvrtc, the run-time compiler: names "nvrtc..."
+	NCCL                     // libnccl, collective communication: names "nccl..." (nccl.go)
 )
 
-// String returns the library's file stem: "libcuda" or "libnvrtc".
+// String returns the library's file stem: "libcuda", "libnvrtc" or "libnccl".
 func (l Library) String() string {
 	switch l {
 	case CUDA:
 		return "libcuda"
 	case NVRTC:
 		return "libnvrtc"
+	case NCCL:
+		return "libnccl"
 	}
 	return "Library(?)"
 }
@@ -28,7 +31,8 @@ type EntryPoint struct {
 	// Library is the library that exports it.
 	Library Library
 	// Since is the CUDA version (1000*major + 10*minor) that introduced
-	// the entry point with the ABI the real backend calls.
+	// the entry point with the ABI the real backend calls; for libnccl's,
+	// the NCCL version (10000*major + 100*minor + patch).
 	Since int
 	// Inner entry points are called only inside the backend method of
 	// another entry point (error descriptions, the size query before a
@@ -38,9 +42,9 @@ type EntryPoint struct {
 }
 
 // EntryPoints returns every entry point of the declaration table, in the
-// table's order. The slice is the caller's.
+// table's order, and then libnccl's (nccl.go). The slice is the caller's.
 func EntryPoints() []EntryPoint {
-	return append([]EntryPoint(nil), table[:]...)
+	return append(append([]EntryPoint(nil), table[:]...), ncclTable[:]...)
 }
 
 // Lookup returns the entry point of base name name, and whether the table
@@ -49,6 +53,9 @@ func Lookup(name string) (EntryPoint, bool) {
 	if i := index(name); i >= 0 {
 		return table[i], true
 	}
+	if i := ncclIndex(name); i >= 0 {
+		return ncclTable[i], true
+	}
 	return EntryPoint{}, false
 }
 
@@ -56,8 +63,8 @@ func Lookup(name string) (EntryPoint, bool) {
 // base name, such as "cuMemAllocAsync") with the ABI the real backend
 // calls, and whether the table declares it.
 func Since(name string) (version int, ok bool) {
-	if i := index(name); i >= 0 {
-		return table[i].Since, true
+	if ep, ok := Lookup(name); ok {
+		return ep.Since, true
 	}
 	return 0, false
 }

@@ -18,6 +18,9 @@ func TestEntryPointsTable(t *testing.T) {
 		switch {
 		case strings.HasPrefix(ep.Name, "nvrtc"):
 			assert.Equal(t, NVRTC, ep.Library, ep.Name)
+		case strings.HasPrefix(ep.Name, "nccl"):
+			assert.Equal(t, NCCL, ep.Library, ep.Name)
+			assert.GreaterOrEqual(t, ep.Since, 20000, "%s: an NCCL version code", ep.Name)
 		case strings.HasPrefix(ep.Name, "cu"):
 			assert.Equal(t, CUDA, ep.Library, ep.Name)
 		default:
@@ -49,6 +52,9 @@ func TestLookupKnownFacts(t *testing.T) {
 		{CuGetErrorName, CUDA, 6000, true},
 		{NvrtcGetCUBIN, NVRTC, 11010, false},
 		{NvrtcGetPTXSize, NVRTC, 7000, true},
+		{NcclAllReduce, NCCL, 20000, false},
+		{NcclSend, NCCL, 20700, false},
+		{NcclGetLastError, NCCL, 21300, true},
 	} {
 		ep, ok := Lookup(c.name)
 		require.True(t, ok, c.name)

@@ -15,6 +15,8 @@ var notCalled = map[string]string{
 	"cuMemsetD16":                "the library fills in stream order (memory.Fill: cuMemsetD16Async) and zeroes with cuMemsetD8 (AllocZeroed)",
 	"cuMemsetD32":                "the library fills in stream order (memory.Fill: cuMemsetD32Async) and zeroes with cuMemsetD8 (AllocZeroed)",
 	"cuCtxSetCurrent":            "nccl.Group calls it only to restore the thread's context when ncclGroupEnd changed it, which the fake's NCCL never does",
+	"ncclCommCuDevice":           "package nccl knows each communicator's device from its context, and never asks",
+	"ncclCommFinalize":           "Comm.Close destroys with ncclCommDestroy, which finalizes a communicator not yet finalized",
 }
 
 // TestSweepCoversEveryEntryPoint: every entry point the fake lists is

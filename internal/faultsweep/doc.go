@@ -45,6 +45,11 @@
 //   - ipc-open: memory and an event of a peer process opened here (the
 //     faulted process is the one that opens).
 //   - nccl: two communicators (NewComms), an all-reduce in a Group.
+//   - nccl-ranks: NCCL's version, a unique id, two communicators made rank
+//     by rank (NewComm) in a Group and split, a broadcast, a reduce, an
+//     all-gather, a reduce-scatter and a Send/Recv pair in Groups, the
+//     asynchronous state, an abort. The fake's NCCL entry points are faulted
+//     too (FailNth with their NCCL names; the code is taken as an ncclResult).
 //
 // Together they call every entry point that fake.EntryPoints lists, but
 // for the few the library never calls on the fake (notCalled, each with

@@ -825,3 +825,151 @@ func seqNCCL(e *env) error {
 	}
 	return nil
 }
+
+// seqNCCLRanks: NCCL's version, a unique id, two communicators made rank
+// by rank (NewComm) in one Group, their split, a broadcast, a reduce, an
+// all-gather and a reduce-scatter in a Group, a Send and Recv pair, the
+// communicators' asynchronous state, and an abort.
+func seqNCCLRanks(e *env) error {
+	drv, err := e.driver()
+	if err != nil {
+		return err
+	}
+	var ctxs []*driver.Context
+	for i := range 2 {
+		dev, err := drv.Device(i)
+		if err != nil {
+			return err
+		}
+		ctx, err := e.primaryOf(dev)
+		if err != nil {
+			return err
+		}
+		ctxs = append(ctxs, ctx)
+	}
+	if major, _, _, err := nccl.Version(ctxs[0]); err != nil {
+		return err
+	} else if major != 2 {
+		return fmt.Errorf("%w: NCCL major version %d", errWrongResult, major)
+	}
+	id, err := nccl.NewUniqueID(ctxs[0])
+	if err != nil {
+		return err
+	}
+	comms := make([]*nccl.Comm, 2)
+	err = nccl.Group(func() error {
+		for i, ctx := range ctxs {
+			c, err := nccl.NewComm(ctx, 2, id, i, nil)
+			if err != nil {
+				return err
+			}
+			e.keep(fmt.Sprintf("communicator of rank %d", i), c)
+			comms[i] = c
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	split := make([]*nccl.Comm, 2)
+	err = nccl.Group(func() error {
+		for i, c := range comms {
+			s, err := c.Split(0, 1-i, nil) // the ranks swapped
+			if err != nil {
+				return err
+			}
+			e.keep(fmt.Sprintf("split communicator of rank %d", i), s)
+			split[i] = s
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if r := split[0].Rank(); r != 1 {
+		return fmt.Errorf("%w: split rank %d, want 1", errWrongResult, r)
+	}
+	type rank struct {
+		s                  *stream.Stream
+		one, two, out, all *memory.Buffer[float32]
+	}
+	ranks := make([]rank, 2)
+	for i, ctx := range ctxs {
+		s, err := stream.New(ctx, stream.Options{})
+		if err != nil {
+			return err
+		}
+		e.keep(fmt.Sprintf("stream of rank %d", i), s)
+		r := rank{s: s}
+		for _, b := range []struct {
+			p    **memory.Buffer[float32]
+			len  int
+			what string
+		}{{&r.one, n, "one"}, {&r.two, n, "two"}, {&r.out, n, "out"}, {&r.all, 2 * n, "all"}} {
+			buf, err := memory.Alloc[float32](ctx, b.len)
+			if err != nil {
+				return err
+			}
+			e.keep(fmt.Sprintf("%s buffer of rank %d", b.what, i), buf)
+			*b.p = buf
+		}
+		if err := memory.Fill(s, r.one, float32(i+1)); err != nil {
+			return err
+		}
+		ranks[i] = r
+	}
+	err = nccl.Group(func() error {
+		for i, r := range ranks {
+			c := comms[i]
+			if err := nccl.Broadcast(c, r.s, r.one, r.two, 1); err != nil { // two = 2
+				return err
+			}
+			if err := nccl.Reduce(c, r.s, r.one, r.out, nccl.Max, 0); err != nil { // out on rank 0 = 2
+				return err
+			}
+			if err := nccl.AllGather(c, r.s, r.one, r.all); err != nil { // all = 1..., 2...
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	err = nccl.Group(func() error {
+		for i, r := range ranks {
+			if err := nccl.ReduceScatter(split[i], r.s, r.all, r.one, nccl.Sum); err != nil { // one = 2 (split rank 0 gets the 1s ×2)
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	err = nccl.Group(func() error {
+		if err := nccl.Send(comms[0], ranks[0].s, ranks[0].two, 1); err != nil {
+			return err
+		}
+		return nccl.Recv(comms[1], ranks[1].s, ranks[1].out, 0) // out on rank 1 = 2
+	})
+	if err != nil {
+		return err
+	}
+	for i, r := range ranks {
+		if err := r.s.Synchronize(); err != nil {
+			return err
+		}
+		if err := comms[i].AsyncError(); err != nil {
+			return err
+		}
+		out := make([]float32, n)
+		if err := memory.CopyToHost(out, r.out); err != nil {
+			return err
+		}
+		if err := wrong(fmt.Sprintf("reduce and receive on rank %d", i), out, slices.Repeat([]float32{2}, n)); err != nil {
+			return err
+		}
+	}
+	return split[1].Abort()
+}

@@ -37,6 +37,7 @@ var sequences = []sequence{
 	{"module-ext", seqModuleExt, nil},
 	{"ipc-open", seqIPCOpen, nil},
 	{"nccl", seqNCCL, twoDevices},
+	{"nccl-ranks", seqNCCLRanks, twoDevices},
 }
 
 // fakeOptions are the options of seq's runs, with extra ones last.

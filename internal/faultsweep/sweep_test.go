@@ -182,14 +182,18 @@ func execute(e *env, seq sequence) outcome {
 }
 
 // matches reports whether err carries the injected code: a Result for a
-// libcuda entry point, an nvrtcResult with the same number for an NVRTC one
-// (the fake injects the code as given).
+// libcuda entry point, an nvrtcResult (ncclResult) with the same number for
+// an NVRTC (NCCL) one: the fake injects the code as given.
 func matches(err error, op string, code driver.Result) bool {
 	if errors.Is(err, code) {
 		return true
 	}
 	var ne *backend.NVRTCError
-	return strings.HasPrefix(op, "nvrtc") && errors.As(err, &ne) && ne.Code == int(code)
+	if strings.HasPrefix(op, "nvrtc") && errors.As(err, &ne) && ne.Code == int(code) {
+		return true
+	}
+	var nc *backend.NCCLError // the fake injects the number as an ncclResult
+	return strings.HasPrefix(op, "nccl") && errors.As(err, &nc) && nc.Result == backend.NCCLResult(code)
 }
 
 // gone reports the codes for which a failed teardown closes the object all
