@@ -199,7 +199,7 @@ func (l *Lib) generate(op string, h, out, n uintptr, size uintptr, pairs bool, w
 	})
 }
 
-func same(n uint64) uint64   { return n }
+func same(n uint64) uint64 { return n }
 
 // words32 fills w with the generator's 32-bit words for this job (pseudo:
 // from the offset on; quasi: dimension-major, n/dims points each).

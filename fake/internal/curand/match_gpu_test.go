@@ -65,14 +65,14 @@ func realCURAND(t *testing.T) (backend.CURAND, *driver.Context, *cudastream.Stre
 
 // call is one generation entry point: it fills n elements of size bytes.
 type call struct {
-	name   string
-	size   uintptr
-	ulps   float64 // 0: bit for bit; else the tolerance in units of the last place
+	name string
+	size uintptr
+	ulps float64 // 0: bit for bit; else the tolerance in units of the last place
 	// abs, when not 0, also accepts |real-fake| <= abs·max(1, |real|): the
 	// float normals, where the GPU's fast logf/__sincosf are off from Go's
 	// math by about 2^-21 absolute, many ulps of a value near 0 (seen: 1e-6
 	// for sd 2 on the H200, in ~2% of Philox's values).
-	abs float64
+	abs    float64
 	double bool
 	run    func(r backend.CURAND, g, out, n uintptr) error
 }
