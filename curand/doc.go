@@ -30,7 +30,9 @@
 // The same generator, seed, offset and ordering give the same numbers on
 // every run and every GPU. The sequence continues across calls: two calls of
 // n numbers give what one call of 2n gives, except where cuRAND's ordering
-// says otherwise. SetOffset skips ahead; SetSeed resets the offset to 0.
+// says otherwise. SetOffset sets the position; SetSeed changes the seed and
+// keeps the position (as libcurand does), so the same numbers again take
+// SetSeed and SetOffset(0).
 //
 // # The fake
 //

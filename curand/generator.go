@@ -264,9 +264,10 @@ func (g *Generator) SetStream(s *stream.Stream) error {
 	})
 }
 
-// SetSeed sets a pseudo-random generator's seed and resets its offset to 0
-// (curandSetPseudoRandomGeneratorSeed). Quasi-random generators have no
-// seed: an error.
+// SetSeed sets a pseudo-random generator's seed
+// (curandSetPseudoRandomGeneratorSeed). The offset stays where the calls
+// so far left it, as libcurand keeps it: to start the seed's sequence over,
+// call SetOffset(0) too. Quasi-random generators have no seed: an error.
 func (g *Generator) SetSeed(seed uint64) error {
 	const op = "curand.Generator.SetSeed"
 	if err := g.check(op); err != nil {

@@ -3,6 +3,7 @@
 package libcublas
 
 import (
+	"runtime"
 	"unsafe"
 
 	"github.com/nocgo/cuda/driver/backend"
@@ -11,8 +12,10 @@ import (
 
 // Every call below computes its arguments before the dl.CallN statement
 // and makes no function call inside it: host scalars and results are
-// locals whose addresses are converted in the call expression (see package
-// dl), selected against the device pointers with the masks of scalars.set.
+// locals (16-byte aligned slots of a scalars array, see there) whose
+// addresses are converted in the call expression (see package dl),
+// selected against the device pointers with the masks of scalars.set, and
+// kept alive with runtime.KeepAlive after the call.
 
 // Create is cublasCreate_v2(cublasHandle_t*).
 func (l *Lib) Create() (uintptr, error) {
@@ -90,8 +93,10 @@ func (l *Lib) Axpy(h uintptr, t backend.BLASType, n int, alpha backend.BLASScala
 		return tooBig(op)
 	}
 	var sc scalars
+	o := sc.base()
 	am := sc.set(0, t, alpha)
-	r := dl.Call7(p, h, uintptr(n), alpha.Ptr|am&uintptr(unsafe.Pointer(&sc[0])), x, uintptr(incx), y, uintptr(incy))
+	r := dl.Call7(p, h, uintptr(n), alpha.Ptr|am&uintptr(unsafe.Pointer(&sc[o])), x, uintptr(incx), y, uintptr(incy))
+	runtime.KeepAlive(&sc)
 	return l.check(op, r)
 }
 
@@ -105,8 +110,10 @@ func (l *Lib) Scal(h uintptr, t backend.BLASType, n int, alpha backend.BLASScala
 		return tooBig(op)
 	}
 	var sc scalars
+	o := sc.base()
 	am := sc.set(0, t, alpha)
-	r := dl.Call5(p, h, uintptr(n), alpha.Ptr|am&uintptr(unsafe.Pointer(&sc[0])), x, uintptr(incx))
+	r := dl.Call5(p, h, uintptr(n), alpha.Ptr|am&uintptr(unsafe.Pointer(&sc[o])), x, uintptr(incx))
+	runtime.KeepAlive(&sc)
 	return l.check(op, r)
 }
 
@@ -153,8 +160,10 @@ func (l *Lib) Dot(h uintptr, t backend.BLASType, conj bool, n int, x uintptr, in
 		return 0, tooBig(op)
 	}
 	var out scalars
+	o := out.base()
 	rm := resultMask(result)
-	r := dl.Call7(p, h, uintptr(n), x, uintptr(incx), y, uintptr(incy), result|rm&uintptr(unsafe.Pointer(&out[0])))
+	r := dl.Call7(p, h, uintptr(n), x, uintptr(incx), y, uintptr(incy), result|rm&uintptr(unsafe.Pointer(&out[o])))
+	runtime.KeepAlive(&out)
 	if err := l.check(op, r); err != nil {
 		return 0, err
 	}
@@ -163,7 +172,7 @@ func (l *Lib) Dot(h uintptr, t backend.BLASType, conj bool, n int, x uintptr, in
 
 // value reads scalar 0 as type t.
 func (sc *scalars) value(t backend.BLASType) complex128 {
-	p := unsafe.Pointer(&sc[0])
+	p := unsafe.Pointer(&sc[sc.base()])
 	switch t {
 	case backend.BLASFloat32:
 		return complex(float64(*(*float32)(p)), 0)
@@ -195,8 +204,10 @@ func (l *Lib) realReduce(f family, h uintptr, t backend.BLASType, n int, x uintp
 		return 0, tooBig(op)
 	}
 	var out scalars
+	o := out.base()
 	rm := resultMask(result)
-	r := dl.Call5(p, h, uintptr(n), x, uintptr(incx), result|rm&uintptr(unsafe.Pointer(&out[0])))
+	r := dl.Call5(p, h, uintptr(n), x, uintptr(incx), result|rm&uintptr(unsafe.Pointer(&out[o])))
+	runtime.KeepAlive(&out)
 	if err := l.check(op, r); err != nil {
 		return 0, err
 	}
@@ -225,6 +236,7 @@ func (l *Lib) Iamax(h uintptr, t backend.BLASType, n int, x uintptr, incx int, r
 	var out int32
 	rm := resultMask(result)
 	r := dl.Call5(p, h, uintptr(n), x, uintptr(incx), result|rm&uintptr(unsafe.Pointer(&out)))
+	runtime.KeepAlive(&out)
 	return int(out), l.check(op, r)
 }
 
@@ -240,9 +252,11 @@ func (l *Lib) Gemv(h uintptr, t backend.BLASType, trans backend.BLASOp, m, n int
 		return tooBig(op)
 	}
 	var sc scalars
+	o := sc.base()
 	am, bm := sc.set(0, t, alpha), sc.set(1, t, beta)
-	r := dl.Call12(p, h, uintptr(trans), uintptr(m), uintptr(n), alpha.Ptr|am&uintptr(unsafe.Pointer(&sc[0])), a, uintptr(lda),
-		x, uintptr(incx), beta.Ptr|bm&uintptr(unsafe.Pointer(&sc[2])), y, uintptr(incy))
+	r := dl.Call12(p, h, uintptr(trans), uintptr(m), uintptr(n), alpha.Ptr|am&uintptr(unsafe.Pointer(&sc[o])), a, uintptr(lda),
+		x, uintptr(incx), beta.Ptr|bm&uintptr(unsafe.Pointer(&sc[o+2])), y, uintptr(incy))
+	runtime.KeepAlive(&sc)
 	return l.check(op, r)
 }
 
@@ -258,9 +272,11 @@ func (l *Lib) Geam(h uintptr, t backend.BLASType, ta, tb backend.BLASOp, m, n in
 		return tooBig(op)
 	}
 	var sc scalars
+	o := sc.base()
 	am, bm := sc.set(0, t, alpha), sc.set(1, t, beta)
-	r := dl.Call13(p, h, uintptr(ta), uintptr(tb), uintptr(m), uintptr(n), alpha.Ptr|am&uintptr(unsafe.Pointer(&sc[0])), a, uintptr(lda),
-		beta.Ptr|bm&uintptr(unsafe.Pointer(&sc[2])), b, uintptr(ldb), c, uintptr(ldc))
+	r := dl.Call13(p, h, uintptr(ta), uintptr(tb), uintptr(m), uintptr(n), alpha.Ptr|am&uintptr(unsafe.Pointer(&sc[o])), a, uintptr(lda),
+		beta.Ptr|bm&uintptr(unsafe.Pointer(&sc[o+2])), b, uintptr(ldb), c, uintptr(ldc))
+	runtime.KeepAlive(&sc)
 	return l.check(op, r)
 }
 
@@ -276,9 +292,11 @@ func (l *Lib) Gemm(h uintptr, t backend.BLASType, ta, tb backend.BLASOp, m, n, k
 		return tooBig(op)
 	}
 	var sc scalars
+	o := sc.base()
 	am, bm := sc.set(0, t, alpha), sc.set(1, t, beta)
-	r := dl.Call14(p, h, uintptr(ta), uintptr(tb), uintptr(m), uintptr(n), uintptr(k), alpha.Ptr|am&uintptr(unsafe.Pointer(&sc[0])),
-		a, uintptr(lda), b, uintptr(ldb), beta.Ptr|bm&uintptr(unsafe.Pointer(&sc[2])), c, uintptr(ldc))
+	r := dl.Call14(p, h, uintptr(ta), uintptr(tb), uintptr(m), uintptr(n), uintptr(k), alpha.Ptr|am&uintptr(unsafe.Pointer(&sc[o])),
+		a, uintptr(lda), b, uintptr(ldb), beta.Ptr|bm&uintptr(unsafe.Pointer(&sc[o+2])), c, uintptr(ldc))
+	runtime.KeepAlive(&sc)
 	return l.check(op, r)
 }
 
@@ -297,10 +315,12 @@ func (l *Lib) GemmStridedBatched(h uintptr, t backend.BLASType, ta, tb backend.B
 		return tooBig(op)
 	}
 	var sc scalars
+	o := sc.base()
 	am, bm := sc.set(0, t, alpha), sc.set(1, t, beta)
-	r := dl.Call18(p, h, uintptr(ta), uintptr(tb), uintptr(m), uintptr(n), uintptr(k), alpha.Ptr|am&uintptr(unsafe.Pointer(&sc[0])),
+	r := dl.Call18(p, h, uintptr(ta), uintptr(tb), uintptr(m), uintptr(n), uintptr(k), alpha.Ptr|am&uintptr(unsafe.Pointer(&sc[o])),
 		a, uintptr(lda), uintptr(strideA), b, uintptr(ldb), uintptr(strideB),
-		beta.Ptr|bm&uintptr(unsafe.Pointer(&sc[2])), c, uintptr(ldc), uintptr(strideC), uintptr(batch))
+		beta.Ptr|bm&uintptr(unsafe.Pointer(&sc[o+2])), c, uintptr(ldc), uintptr(strideC), uintptr(batch))
+	runtime.KeepAlive(&sc)
 	return l.check(op, r)
 }
 
@@ -317,9 +337,11 @@ func (l *Lib) GemmBatched(h uintptr, t backend.BLASType, ta, tb backend.BLASOp, 
 		return tooBig(op)
 	}
 	var sc scalars
+	o := sc.base()
 	am, bm := sc.set(0, t, alpha), sc.set(1, t, beta)
-	r := dl.Call15(p, h, uintptr(ta), uintptr(tb), uintptr(m), uintptr(n), uintptr(k), alpha.Ptr|am&uintptr(unsafe.Pointer(&sc[0])),
-		aArray, uintptr(lda), bArray, uintptr(ldb), beta.Ptr|bm&uintptr(unsafe.Pointer(&sc[2])), cArray, uintptr(ldc), uintptr(batch))
+	r := dl.Call15(p, h, uintptr(ta), uintptr(tb), uintptr(m), uintptr(n), uintptr(k), alpha.Ptr|am&uintptr(unsafe.Pointer(&sc[o])),
+		aArray, uintptr(lda), bArray, uintptr(ldb), beta.Ptr|bm&uintptr(unsafe.Pointer(&sc[o+2])), cArray, uintptr(ldc), uintptr(batch))
+	runtime.KeepAlive(&sc)
 	return l.check(op, r)
 }
 
@@ -340,10 +362,12 @@ func (l *Lib) GemmEx(h uintptr, ta, tb backend.BLASOp, m, n, k int, alpha backen
 	}
 	st := compute.ScaleType()
 	var sc scalars
+	o := sc.base()
 	am, bm := sc.setData(0, st, alpha), sc.setData(1, st, beta)
-	r := dl.Call19(p, h, uintptr(ta), uintptr(tb), uintptr(m), uintptr(n), uintptr(k), alpha.Ptr|am&uintptr(unsafe.Pointer(&sc[0])),
-		a, uintptr(at), uintptr(lda), b, uintptr(bt), uintptr(ldb), beta.Ptr|bm&uintptr(unsafe.Pointer(&sc[2])),
+	r := dl.Call19(p, h, uintptr(ta), uintptr(tb), uintptr(m), uintptr(n), uintptr(k), alpha.Ptr|am&uintptr(unsafe.Pointer(&sc[o])),
+		a, uintptr(at), uintptr(lda), b, uintptr(bt), uintptr(ldb), beta.Ptr|bm&uintptr(unsafe.Pointer(&sc[o+2])),
 		c, uintptr(ct), uintptr(ldc), uintptr(compute), uintptr(int64(algo)))
+	runtime.KeepAlive(&sc)
 	return l.check(op, r)
 }
 
@@ -365,11 +389,13 @@ func (l *Lib) GemmStridedBatchedEx(h uintptr, ta, tb backend.BLASOp, m, n, k int
 	}
 	st := compute.ScaleType()
 	var sc scalars
+	o := sc.base()
 	am, bm := sc.setData(0, st, alpha), sc.setData(1, st, beta)
-	r := dl.Call23(p, h, uintptr(ta), uintptr(tb), uintptr(m), uintptr(n), uintptr(k), alpha.Ptr|am&uintptr(unsafe.Pointer(&sc[0])),
+	r := dl.Call23(p, h, uintptr(ta), uintptr(tb), uintptr(m), uintptr(n), uintptr(k), alpha.Ptr|am&uintptr(unsafe.Pointer(&sc[o])),
 		a, uintptr(at), uintptr(lda), uintptr(strideA), b, uintptr(bt), uintptr(ldb), uintptr(strideB),
-		beta.Ptr|bm&uintptr(unsafe.Pointer(&sc[2])), c, uintptr(ct), uintptr(ldc), uintptr(strideC), uintptr(batch),
+		beta.Ptr|bm&uintptr(unsafe.Pointer(&sc[o+2])), c, uintptr(ct), uintptr(ldc), uintptr(strideC), uintptr(batch),
 		uintptr(compute), uintptr(int64(algo)))
+	runtime.KeepAlive(&sc)
 	return l.check(op, r)
 }
 
@@ -390,9 +416,11 @@ func (l *Lib) GemmBatchedEx(h uintptr, ta, tb backend.BLASOp, m, n, k int, alpha
 	}
 	st := compute.ScaleType()
 	var sc scalars
+	o := sc.base()
 	am, bm := sc.setData(0, st, alpha), sc.setData(1, st, beta)
-	r := dl.Call20(p, h, uintptr(ta), uintptr(tb), uintptr(m), uintptr(n), uintptr(k), alpha.Ptr|am&uintptr(unsafe.Pointer(&sc[0])),
-		aArray, uintptr(at), uintptr(lda), bArray, uintptr(bt), uintptr(ldb), beta.Ptr|bm&uintptr(unsafe.Pointer(&sc[2])),
+	r := dl.Call20(p, h, uintptr(ta), uintptr(tb), uintptr(m), uintptr(n), uintptr(k), alpha.Ptr|am&uintptr(unsafe.Pointer(&sc[o])),
+		aArray, uintptr(at), uintptr(lda), bArray, uintptr(bt), uintptr(ldb), beta.Ptr|bm&uintptr(unsafe.Pointer(&sc[o+2])),
 		cArray, uintptr(ct), uintptr(ldc), uintptr(batch), uintptr(compute), uintptr(int64(algo)))
+	runtime.KeepAlive(&sc)
 	return l.check(op, r)
 }

@@ -196,9 +196,22 @@ func ints(vs ...int) bool {
 	return true
 }
 
-// scalars holds host-mode scalars (alpha, beta) in the routine's
-// representation: 16 bytes each.
-type scalars [4]uint64
+// scalars holds host-mode scalars (alpha, beta) and host results in the
+// routine's representation: two 16-byte slots, 16-byte aligned, since
+// cuBLAS reads a cuDoubleComplex (double2, __align__(16)) with aligned
+// SSE/NEON loads: an 8-byte-aligned complex128 alpha faults inside
+// cublasZaxpy_v2 (SIGSEGV, seen on the H200). A Go stack frame is only 8-byte
+// aligned, so the array has a spare word and base picks the aligned start.
+// The caller keeps it on its stack (no allocation), converts &sc[o] and
+// &sc[o+2] in the call expression (see package dl) and ends with
+// runtime.KeepAlive(&sc), so the stores stay and the slot stays its own
+// until the C call returns. A stack that grows moves by a multiple of its
+// (power-of-two) size, so the alignment base computed holds after a move.
+type scalars [6]uint64
+
+// base returns the index of the first 16-byte-aligned word of sc: slot i
+// is sc[base+2i : base+2i+2].
+func (sc *scalars) base() int { return int(uintptr(unsafe.Pointer(sc))>>3) & 1 }
 
 // set stores s as scalar i of type t, and returns the mask that selects
 // its host address in the call (all ones in host mode, 0 in device mode:
@@ -208,7 +221,7 @@ func (sc *scalars) set(i int, t backend.BLASType, s backend.BLASScalar) uintptr 
 	if s.Ptr != 0 {
 		return 0
 	}
-	p := unsafe.Pointer(&sc[2*i])
+	p := unsafe.Pointer(&sc[sc.base()+2*(i&1)])
 	switch t {
 	case backend.BLASFloat32:
 		*(*float32)(p) = float32(s.Re)
@@ -227,7 +240,7 @@ func (sc *scalars) setData(i int, t backend.DataType, s backend.BLASScalar) uint
 	if s.Ptr != 0 {
 		return 0
 	}
-	p := unsafe.Pointer(&sc[2*i])
+	p := unsafe.Pointer(&sc[sc.base()+2*(i&1)])
 	switch t {
 	case backend.DataR16F:
 		*(*uint16)(p) = halfOf(s.Re)

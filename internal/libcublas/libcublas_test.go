@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -48,17 +49,42 @@ func TestSymbolNames(t *testing.T) {
 // by the mask; device scalars pass their pointer.
 func TestScalars(t *testing.T) {
 	var sc scalars
+	o := sc.base()
 	assert.Equal(t, ^uintptr(0), sc.set(0, backend.BLASComplex64, backend.HostScalar(complex(1.5, -2))))
-	assert.Equal(t, uint64(0xc00000003fc00000), sc[0], "cuComplex{1.5, -2}")
+	assert.Equal(t, uint64(0xc00000003fc00000), sc[o], "cuComplex{1.5, -2}")
 	assert.Equal(t, uintptr(0), sc.set(1, backend.BLASFloat32, backend.DeviceScalar(0x1000)))
 	assert.Equal(t, ^uintptr(0), sc.setData(1, backend.DataR16F, backend.HostScalar(1)))
-	assert.Equal(t, uint64(0x3c00), sc[2], "__half 1.0")
+	assert.Equal(t, uint64(0x3c00), sc[o+2], "__half 1.0")
+	assert.Equal(t, ^uintptr(0), sc.set(0, backend.BLASComplex128, backend.HostScalar(complex(0.25, -3))))
+	assert.Equal(t, complex(0.25, -3), sc.value(backend.BLASComplex128))
 	for _, c := range []struct {
 		x float64
 		h uint16
 	}{{65504, 0x7bff}, {65520, 0x7c00}, {-2, 0xc000}, {0x1p-24, 1}, {0x1p-25, 0}, {1 + 0x1p-11, 0x3c00}, {1 + 3*0x1p-11, 0x3c02}, {0x1p-14, 0x0400}} {
 		assert.Equal(t, c.h, halfOf(c.x), "%v", c.x)
 	}
+}
+
+// Both slots are 16-byte aligned wherever the array lands (cuBLAS loads a
+// host cuDoubleComplex with aligned instructions): on the stack at either
+// 8-byte phase, and in memory laid out at both phases on purpose.
+func TestScalarsAligned(t *testing.T) {
+	var sc scalars
+	checkAligned(t, &sc)
+	var mem [7]uint64
+	for i := range 2 {
+		p := (*scalars)(unsafe.Pointer(&mem[i]))
+		checkAligned(t, p)
+	}
+}
+
+func checkAligned(t *testing.T, sc *scalars) {
+	t.Helper()
+	o := sc.base()
+	assert.Zero(t, uintptr(unsafe.Pointer(&sc[o]))%16, "slot 0 at %p", &sc[o])
+	assert.Zero(t, uintptr(unsafe.Pointer(&sc[o+2]))%16, "slot 1 at %p", &sc[o+2])
+	sc.set(1, backend.BLASComplex128, backend.HostScalar(complex(7, 8)))
+	assert.Equal(t, complex(7, 8), *(*complex128)(unsafe.Pointer(&sc[o+2])))
 }
 
 // The real library, where there is one: create a handle without a GPU

@@ -234,9 +234,11 @@ func (l *LtLib) Matmul(h, desc uintptr, scale backend.DataType, alpha backend.BL
 		return err
 	}
 	var sc scalars
+	o := sc.base()
 	am, bm := sc.setData(0, scale, alpha), sc.setData(1, scale, beta)
-	r := dl.Call16(p, h, desc, alpha.Ptr|am&uintptr(unsafe.Pointer(&sc[0])), a, adesc, b, bdesc,
-		beta.Ptr|bm&uintptr(unsafe.Pointer(&sc[2])), c, cdesc, d, ddesc, uintptr(unsafe.Pointer(algo)), workspace, workspaceSize, s)
+	r := dl.Call16(p, h, desc, alpha.Ptr|am&uintptr(unsafe.Pointer(&sc[o])), a, adesc, b, bdesc,
+		beta.Ptr|bm&uintptr(unsafe.Pointer(&sc[o+2])), c, cdesc, d, ddesc, uintptr(unsafe.Pointer(algo)), workspace, workspaceSize, s)
+	runtime.KeepAlive(&sc)
 	runtime.KeepAlive(algo)
 	return l.check("cublasLtMatmul", r)
 }

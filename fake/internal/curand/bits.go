@@ -91,3 +91,35 @@ func newStream(kind backend.RNGType, seed uint64) stream {
 	}
 	return xorwowStream(seed)
 }
+
+// doubleWords32 returns the 2n words of n double-precision numbers of a
+// Philox or XORWOW generator from double index m on (the generator's
+// offset counts doubles here): double i takes words 2i and 2i+1. The order
+// is the one the H200's libcurand showed (TestMatchesCURAND): a Philox
+// thread writes four doubles per step, from two consecutive blocks of its
+// subsequence (double m is in group g = m/4 of thread g%Threads, block
+// 2·(g/Threads) + (m%4)/2, words 2·(m%2) and 2·(m%2)+1 of it); an XORWOW
+// thread writes one double per step from two consecutive elements of its
+// subsequence (double m: thread m%Threads, elements 2·(m/Threads) and one
+// more).
+func doubleWords32(kind backend.RNGType, seed uint64, w []uint32, m uint64) {
+	n := uint64(len(w)) / 2
+	if kind == backend.RNGPhilox4x32x10 {
+		for i := uint64(0); i < n; i++ {
+			d := m + i
+			g := d / 4
+			e := 4*(2*(g/Threads)+d%4/2) + 2*(d%2)
+			w[2*i] = philoxAt(seed, g%Threads, e)
+			w[2*i+1] = philoxAt(seed, g%Threads, e+1)
+		}
+		return
+	}
+	for t := uint64(0); t < Threads && t < n; t++ {
+		first := m + t
+		x := newXORWOW(seed, first%Threads, 2*(first/Threads))
+		for i := t; i < n; i += Threads {
+			w[2*i] = x.next()
+			w[2*i+1] = x.next()
+		}
+	}
+}

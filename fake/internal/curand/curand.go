@@ -96,15 +96,16 @@ func (l *Lib) SetStream(h, s uintptr) error {
 	})
 }
 
-// SetSeed is curandSetPseudoRandomGeneratorSeed: it also resets the offset
-// to 0, as cuRAND does.
+// SetSeed is curandSetPseudoRandomGeneratorSeed: the offset stays where it
+// is, as libcurand keeps it (a second run of the same seed needs
+// SetOffset(0) too).
 func (l *Lib) SetSeed(h uintptr, seed uint64) error {
 	const op = "curandSetPseudoRandomGeneratorSeed"
 	return l.with(op, h, func(g *generator) error {
 		if g.kind.Quasi() {
 			return fail(op, backend.RANDTypeError, "a quasi-random generator has no seed")
 		}
-		g.seed, g.offset = seed, 0
+		g.seed = seed // the offset stays, as libcurand keeps it (seen on the H200)
 		return nil
 	})
 }
@@ -198,8 +199,7 @@ func (l *Lib) generate(op string, h, out, n uintptr, size uintptr, pairs bool, w
 	})
 }
 
-func same(n uint64) uint64   { return n }
-func double(n uint64) uint64 { return 2 * n }
+func same(n uint64) uint64 { return n }
 
 // words32 fills w with the generator's 32-bit words for this job (pseudo:
 // from the offset on; quasi: dimension-major, n/dims points each).
@@ -276,20 +276,12 @@ func (j *job) unifDoubles(n uint64) []float64 {
 		}
 	default:
 		w := make([]uint32, 2*n)
-		j.words32(w)
+		doubleWords32(j.kind, j.seed, w, j.offset)
 		for i := range out {
 			out[i] = uniformDoubleHQ(w[2*i], w[2*i+1])
 		}
 	}
 	return out
-}
-
-// doubleWords is how many words a double-precision uniform takes.
-func doubleWords(kind backend.RNGType) func(uint64) uint64 {
-	if kind == backend.RNGXORWOW || kind == backend.RNGPhilox4x32x10 || kind == backend.RNGPseudoDefault {
-		return double
-	}
-	return same
 }
 
 func (l *Lib) kindOf(h uintptr) backend.RNGType {
@@ -336,8 +328,10 @@ func (l *Lib) GenerateUniform(h, out, n uintptr) error {
 	const op = "curandGenerateUniform"
 	return l.generate(op, h, out, n, 4, false, same, job{}, func(dst []byte, j *job) {
 		if j.kind.Bits64() {
-			for i, x := range j.unifDoubles(j.n) {
-				binary.LittleEndian.PutUint32(dst[4*i:], math.Float32bits(float32(x)))
+			w := make([]uint64, j.n)
+			j.words64(w)
+			for i, x := range w {
+				binary.LittleEndian.PutUint32(dst[4*i:], math.Float32bits(uniform64(x)))
 			}
 			return
 		}
@@ -360,7 +354,7 @@ func (l *Lib) GenerateUniform(h, out, n uintptr) error {
 // GenerateUniformDouble is curandGenerateUniformDouble.
 func (l *Lib) GenerateUniformDouble(h, out, n uintptr) error {
 	const op = "curandGenerateUniformDouble"
-	return l.generate(op, h, out, n, 8, false, doubleWords(l.kindOf(h)), job{}, func(dst []byte, j *job) {
+	return l.generate(op, h, out, n, 8, false, same, job{}, func(dst []byte, j *job) {
 		for i, x := range j.unifDoubles(j.n) {
 			binary.LittleEndian.PutUint64(dst[8*i:], math.Float64bits(x))
 		}
@@ -372,9 +366,19 @@ func (l *Lib) GenerateUniformDouble(h, out, n uintptr) error {
 func (j *job) normals(double bool) []float64 {
 	out := make([]float64, j.n)
 	switch {
-	case j.kind.Quasi():
+	case j.kind.Bits64():
 		for i, u := range j.unifDoubles(j.n) {
 			out[i] = normalInv(u)
+		}
+	case j.kind.Quasi():
+		w := make([]uint32, j.n)
+		j.words32(w)
+		for i, x := range w {
+			if double {
+				out[i] = icdfDouble32(x)
+			} else {
+				out[i] = float64(icdf32(x))
+			}
 		}
 	case j.kind == backend.RNGMRG32k3a:
 		d := make([]float64, j.n)
@@ -387,7 +391,7 @@ func (j *job) normals(double bool) []float64 {
 		}
 	case double:
 		w := make([]uint32, 2*j.n)
-		j.words32(w)
+		doubleWords32(j.kind, j.seed, w, j.offset)
 		for i := 0; i+1 < len(out); i += 2 {
 			out[i], out[i+1] = boxMullerDouble(w[2*i], w[2*i+1], w[2*i+2], w[2*i+3])
 		}
@@ -403,14 +407,11 @@ func (j *job) normals(double bool) []float64 {
 }
 
 func (l *Lib) normal(op string, h, out, n uintptr, mean, sd float64, double, logn bool) error {
-	size, words := uintptr(4), same
+	size := uintptr(4)
 	if double {
-		size, words = 8, doubleWords(l.kindOf(h))
-		if l.kindOf(h) == backend.RNGMRG32k3a {
-			words = same
-		}
+		size = 8
 	}
-	return l.generate(op, h, out, n, size, true, words, job{mean: mean, sd: sd}, func(dst []byte, j *job) {
+	return l.generate(op, h, out, n, size, true, same, job{mean: mean, sd: sd}, func(dst []byte, j *job) {
 		for i, z := range j.normals(double) {
 			var x float64
 			if double {

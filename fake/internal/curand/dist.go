@@ -17,9 +17,34 @@ func uniform32(x uint32) float32 {
 	return float32(x)*float32(pow32Inv) + float32(pow32Inv)/2
 }
 
-// uniformDouble32 is _curand_uniform_double of one word.
+// uniformDouble32 is _curand_uniform_double of one word: (x+1)·2^-32, in
+// (0, 1] (a whole unit added, not half: the H200's libcurand gives 2^-32
+// for Sobol's first point, 0).
 func uniformDouble32(x uint32) float64 {
-	return float64(x)*pow32InvDbl + pow32InvDbl/2
+	return float64(x)*pow32InvDbl + pow32InvDbl
+}
+
+// icdfDouble32 is the double inverse normal CDF of one word (cuRAND's
+// _curand_normal_icdf_double): its uniform is half a unit off the word.
+func icdfDouble32(x uint32) float64 {
+	return normalInv(float64(x)*pow32InvDbl + pow32InvDbl/2)
+}
+
+// uniform64 is _curand_uniform of a 64-bit word (Sobol64): its upper 32
+// bits as _curand_uniform converts a word (seen on the H200).
+func uniform64(x uint64) float32 { return uniform32(uint32(x >> 32)) }
+
+// icdf32 is _curand_normal_icdf of one word, in float32 as the device
+// computes it: mirrored about 2^31 so the tail keeps its precision,
+// p = x·2^-32 + 2^-33 rounded to a float, then √2·erfcinv(2p) (Go's
+// erfcinv in float64, rounded: within an ulp or two of the GPU's erfcinvf).
+func icdf32(x uint32) float32 {
+	s := float32(-math.Sqrt2)
+	if x > 0x80000000 {
+		x, s = 0xffffffff-x, -s
+	}
+	p := float32(x)*float32(pow32Inv) + float32(pow32Inv)/2
+	return s * float32(math.Erfcinv(float64(2*p)))
 }
 
 // uniformDoubleHQ is _curand_uniform_double_hq: two words to a double with

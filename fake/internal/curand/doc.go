@@ -24,6 +24,15 @@
 //   - Sobol32 and Sobol64 (curandGenerate, curandGenerateLongLong, the
 //     uniforms) in the first ExactSobolDimensions dimensions.
 //
+// Revised from the first H200 run (driver 580, CUDA 13.0): the order of
+// Philox and XORWOW doubles (bits.go, doubleWords32; the offset counts
+// doubles), Sobol32's doubles ((x+1)·2^-32), Sobol64's floats (upper word),
+// Sobol32's normals (the mirrored float icdf), and SetSeed keeping the
+// offset. Still open there: XORWOW's and MRG32k3a's normals (another
+// pairing of words than Box–Muller on consecutive outputs) and MRG32k3a's
+// thread count (more than 12352 threads: TestMRGThreads measures it),
+// and Sobol64's normal of the point 0.
+//
 // Not bit for bit (the same distribution, the same argument checks and
 // errors, values that differ):
 //   - normal and log-normal numbers: Box–Muller (pseudo-random) and the
