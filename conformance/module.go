@@ -35,6 +35,7 @@ func testModules(t *testing.T, drv *driver.Driver) {
 	t.Run("load-ptx", func(t *testing.T) { testModuleLoadPTX(t, drv) })
 	t.Run("load-cubin", func(t *testing.T) { testModuleLoadCUBIN(t, drv) })
 	t.Run("load-bad", func(t *testing.T) { testModuleLoadBad(t, drv) })
+	t.Run("ptx-versions", func(t *testing.T) { testModulePTXVersions(t, drv) })
 	t.Run("unload", func(t *testing.T) { testModuleUnload(t, drv) })
 	t.Run("hold", func(t *testing.T) { testModuleHold(t, drv) })
 	t.Run("launch", func(t *testing.T) { testModuleLaunch(t, drv) })

@@ -289,15 +289,16 @@ func capturedOK(err error) error {
 	return err
 }
 
-// captureUnsafe refuses a "potentially unsafe" call (a synchronous
-// allocation, copy or memset) from thread tid while a capture prohibits it,
-// as the driver documents for the capture modes (cuStreamBeginCapture): a
-// capture in global mode prohibits such calls on every thread; one in
-// thread-local mode on the thread that began it; one in relaxed mode
-// nowhere. The call fails with STREAM_CAPTURE_UNSUPPORTED and the
-// prohibiting captures are invalidated (as measured on the H200: a
-// synchronous cuMemAlloc or cuMemcpyHtoD inside a global capture fails and
-// the capture ends with STREAM_CAPTURE_INVALIDATED).
+// captureUnsafe refuses a "potentially unsafe" call (an allocation:
+// cuMemAlloc, cuMemHostAlloc) from thread tid while a capture prohibits
+// it, as the driver documents for the capture modes (cuStreamBeginCapture)
+// and the H200 shows (GPU run 2 of 2026-12-01, driver 580): a capture in
+// global mode prohibits such calls on every thread; one in thread-local
+// mode on the thread that began it; one in relaxed mode nowhere. The call
+// fails with STREAM_CAPTURE_UNSUPPORTED and the prohibiting captures are
+// invalidated. Synchronous copies and memsets are not among these calls:
+// they run on the legacy stream, refused only while a blocking stream
+// captures (captureImplicitLocked).
 func (b *fakeBackend) captureUnsafe(tid int64) error {
 	b.mu.RLock()
 	n := len(b.graphs.captures)

@@ -453,9 +453,6 @@ func (b *fakeBackend) syncOp(op string, n uintptr, prepare func() (func() error,
 		return err
 	}
 	tid := core.ThreadID()
-	if err := b.captureUnsafe(tid); err != nil {
-		return err
-	}
 	b.mu.RLock()
 	c, err := b.currentLocked(tid)
 	var work func() error
@@ -631,6 +628,9 @@ func (b *fakeBackend) MemHostAlloc(size uintptr, flags uint32) (unsafe.Pointer, 
 		return nil, driver.ErrInvalidValue
 	}
 	tid := core.ThreadID()
+	if err := b.captureUnsafe(tid); err != nil {
+		return nil, err
+	}
 	b.mu.RLock()
 	_, err := b.currentLocked(tid)
 	if err == nil && !b.pinnedFitsLocked(size) {

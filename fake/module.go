@@ -3,6 +3,7 @@ package fake
 import (
 	"bytes"
 	"errors"
+	"strconv"
 	"strings"
 
 	"github.com/nocgo/cuda/driver"
@@ -149,6 +150,11 @@ func (b *fakeBackend) ModuleLoadData(image []byte) (uintptr, error) {
 	}
 	if !cubin && arch > cc {
 		return 0, driver.ErrInvalidPTX
+	}
+	if !cubin {
+		if err := b.checkPTXVersion(mod, arch); err != nil {
+			return 0, err
+		}
 	}
 	m := &module{h: newHandle(), ctx: c, funcs: map[string]*function{}, globals: map[string]global{}}
 	// The fake's CUBINs (its own compilers' output) carry their PTX behind
@@ -388,4 +394,51 @@ func occupancy(a map[driver.DeviceAttribute]int, limit int) (minGrid, block int,
 		best, bestBlocks = max(top, 1), 32
 	}
 	return bestBlocks * a[driver.AttrMultiprocessorCount], best, nil
+}
+
+// maxPTXVersion is the newest PTX ISA version (10*major+minor) the driver
+// of each CUDA version JITs, from NVIDIA's PTX ISA release notes; the H200's
+// driver (CUDA 13.0) takes 9.0 and refuses 9.9 with
+// CUDA_ERROR_UNSUPPORTED_PTX_VERSION (GPU run 2 of 2026-12-01).
+var maxPTXVersion = []struct{ cuda, ptx int }{
+	{13000, 90}, {12090, 88}, {12080, 87}, {12050, 85}, {12040, 84}, {12030, 83},
+	{12020, 82}, {12010, 81}, {12000, 80}, {11080, 78}, {11070, 77}, {11060, 76},
+	{11050, 75}, {11040, 74}, {11030, 73}, {11020, 72}, {11010, 71}, {11000, 70},
+}
+
+// minPTXVersion is the oldest PTX ISA version that can target each
+// architecture (the PTX ISA's target table); older PTX for it fails to JIT
+// (CUDA_ERROR_INVALID_PTX: ".version 7.0" for sm_90 on the H200).
+var minPTXVersion = map[int]int{
+	50: 40, 52: 41, 53: 42, 60: 50, 61: 50, 62: 50, 70: 60, 72: 61, 75: 63,
+	80: 70, 86: 71, 87: 74, 89: 78, 90: 78,
+}
+
+// checkPTXVersion checks a PTX module's .version and .target as the
+// driver's JIT does: a version newer than this driver's is
+// CUDA_ERROR_UNSUPPORTED_PTX_VERSION; one older than its target allows, or
+// no .target at all, is CUDA_ERROR_INVALID_PTX.
+func (b *fakeBackend) checkPTXVersion(m *ptx.Module, arch int) error {
+	if m.Target == "" {
+		return driver.ErrInvalidPTX
+	}
+	major, minor, ok := strings.Cut(m.Version, ".")
+	maj, err1 := strconv.Atoi(major)
+	mnr, err2 := strconv.Atoi(minor)
+	if !ok || err1 != nil || err2 != nil || mnr > 9 {
+		return driver.ErrInvalidPTX
+	}
+	v := 10*maj + mnr
+	for _, e := range maxPTXVersion {
+		if b.version >= e.cuda {
+			if v > e.ptx {
+				return driver.ErrUnsupportedPTXVersion
+			}
+			break
+		}
+	}
+	if lo, ok := minPTXVersion[arch]; ok && v < lo {
+		return driver.ErrInvalidPTX
+	}
+	return nil
 }

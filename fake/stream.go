@@ -192,6 +192,15 @@ func (b *fakeBackend) StreamSynchronize(h uintptr) error {
 	if err := b.captureRefuse(s); err != nil {
 		return err
 	}
+	if s.kind == nullStream {
+		// Synchronizing the legacy stream is one of the calls a capture
+		// prohibits (see captureUnsafe): on the H200, memory.CopyToDevice
+		// (cuMemcpyHtoD, then this) fails inside a global capture of a
+		// non-blocking stream, where cuMemcpyHtoD alone succeeds.
+		if err := b.captureUnsafe(core.ThreadID()); err != nil {
+			return err
+		}
+	}
 	if err := b.lockExec(); err != nil {
 		return err
 	}

@@ -215,11 +215,14 @@ func (p *parser) header() error {
 }
 
 // ParseTarget reads a .target architecture: "sm_90" is 90 with no suffix,
-// "sm_90a" is 90 with suffix "a".
+// "sm_90a" is 90 with suffix "a"; a virtual architecture ("compute_90",
+// which the H200's driver JITs as sm_90) reads the same way.
 func ParseTarget(t string) (arch int, suffix string, ok bool) {
 	digits, found := strings.CutPrefix(t, "sm_")
 	if !found {
-		return 0, "", false
+		if digits, found = strings.CutPrefix(t, "compute_"); !found {
+			return 0, "", false
+		}
 	}
 	if n := len(digits); n > 0 && digits[n-1] >= 'a' && digits[n-1] <= 'z' {
 		digits, suffix = digits[:n-1], digits[n-1:]
