@@ -94,7 +94,7 @@ extern "C" __global__ void smp_softmax_forward_online(float* out, const float* i
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= N) return;
     const float* x = inp + i * C;
-    float maxval = -INFINITY;
+    float maxval = __int_as_float(0xff800000); // -INFINITY (math.h is not included)
     float sum = 0.0f;
     for (int j = 0; j < C; j++) {
         if (x[j] > maxval) {
