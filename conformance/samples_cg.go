@@ -14,7 +14,7 @@ import (
 // (grid.sync) is not among them: the fake's interpreter does not run
 // cooperative grid synchronisation yet.
 func testSampleCG(t *testing.T, r sampleRig) {
-	m := r.compile(t, "samples_cg.cu", samples.CGSource, module.Options{IncludePaths: cudaHeaders(t)})
+	m := r.compile(t, "samples_cg.cu", samples.CGSource, module.Options{IncludePaths: cudaHeaders(t), Std: "c++17"})
 	const block = samples.ReduceBlock
 	t.Run("group-reductions", func(t *testing.T) {
 		const n = 5000
