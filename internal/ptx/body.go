@@ -419,7 +419,7 @@ func (p *parser) operand(depth int) (Operand, error) {
 		return Operand{Kind: OpSink}, nil
 	case isIdent(t):
 		p.advance()
-		if t[0] == '%' {
+		if t[0] == '%' || p.declaredPlain(t) {
 			return Operand{Kind: OpReg, Name: t}, nil
 		}
 		return Operand{Kind: OpSym, Name: t}, nil
@@ -428,4 +428,20 @@ func (p *parser) operand(depth int) (Operand, error) {
 		return Operand{Kind: OpReg, Name: t}, nil
 	}
 	return Operand{}, p.errf("unexpected %q in operands", p.tok.s)
+}
+
+// declaredPlain reports whether name is a register the function declared
+// so far by itself (no %<n> range): PTX's register names need no "%", and
+// the inline assembly of CUDA's headers declares its scratch registers so
+// ("{.reg .f16 low; cvt.rn.f16.f32 low, %1; ...}").
+func (p *parser) declaredPlain(name string) bool {
+	for i := range p.regs {
+		r := &p.regs[i]
+		for j, n := range r.Names {
+			if n == name && r.Count[j] == 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
