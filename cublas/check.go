@@ -93,7 +93,7 @@ func buffer[T any](h *Handle, op, role string, b *memory.Buffer[T]) error {
 	if b == nil {
 		return invalidf(op, "%s: nil buffer", role)
 	}
-	return h.onDevice(op, role, b.Closed(), b.Context(), b.String())
+	return h.onDevice(op, role, b.Closed(), b.Context(), b)
 }
 
 // scalar returns s for the seam, checked against the handle's pointer mode

@@ -270,7 +270,7 @@ func (h *Handle) SetWorkspace(ws *memory.Buffer[byte]) error {
 	}
 	var p, n uintptr
 	if ws != nil {
-		if err := h.onDevice(op, "workspace", ws.Closed(), ws.Context(), ws.String()); err != nil {
+		if err := h.onDevice(op, "workspace", ws.Closed(), ws.Context(), ws); err != nil {
 			return err
 		}
 		p, n = ws.Ptr(), uintptr(ws.Len())
@@ -336,7 +336,10 @@ func (h *Handle) SetAtomics(allowed bool) error {
 }
 
 // onDevice checks a buffer for a call: open and on the handle's device.
-func (h *Handle) onDevice(op, role string, closed bool, ctx *driver.Context, what string) error {
+// what names the buffer in an error; it is a Stringer, formatted only on
+// the error path, so that a call that passes its checks allocates nothing
+// (a Buffer's String formats with fmt).
+func (h *Handle) onDevice(op, role string, closed bool, ctx *driver.Context, what fmt.Stringer) error {
 	if ctx == nil {
 		return fmt.Errorf("%s: %s: nil buffer: %w", op, role, driver.ErrInvalidValue)
 	}

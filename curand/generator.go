@@ -280,9 +280,19 @@ func (g *Generator) SetSeed(seed uint64) error {
 }
 
 // SetOffset skips the generator ahead to offset (curandSetGeneratorOffset):
-// numbers of pseudo-random generators, points of quasi-random ones.
+// numbers of pseudo-random generators, points of quasi-random ones. An
+// MTGP32 generator takes no offset (libcurand answers
+// CURAND_STATUS_TYPE_ERROR): for it SetOffset is an error wrapping
+// driver.ErrInvalidValue, and changes nothing; a new generator with the
+// same seed restarts its sequence.
 func (g *Generator) SetOffset(offset uint64) error {
 	const op = "curand.Generator.SetOffset"
+	if err := g.check(op); err != nil {
+		return err
+	}
+	if g.kind == MTGP32 {
+		return fmt.Errorf("%s: %v generators take no offset (cuRAND's CURAND_STATUS_TYPE_ERROR): %w", op, g.kind, driver.ErrInvalidValue)
+	}
 	return g.do(op, func() error { return g.r.SetOffset(g.h, offset) })
 }
 

@@ -112,7 +112,12 @@ func (l *Lib) SetSeed(h uintptr, seed uint64) error {
 
 // SetOffset is curandSetGeneratorOffset.
 func (l *Lib) SetOffset(h uintptr, off uint64) error {
-	return l.with("curandSetGeneratorOffset", h, func(g *generator) error {
+	const op = "curandSetGeneratorOffset"
+	return l.with(op, h, func(g *generator) error {
+		if g.kind == backend.RNGMTGP32 {
+			// libcurand refuses it so (seen on the H200, CUDA 13.0).
+			return fail(op, backend.RANDTypeError, "MTGP32 generators take no offset")
+		}
 		g.offset = off
 		return nil
 	})

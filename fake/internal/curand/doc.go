@@ -47,4 +47,23 @@
 //     Sobol dimensions past ExactSobolDimensions, made with the primitive
 //     polynomials in Joe and Kuo's order and every initial m = 1;
 //   - the seeded and best orderings, which are the default one here.
+//
+// Known differences in order (the H200 run 2, CUDA 13.0; TestMatchesCURAND
+// checks these by distribution, mean within 6 standard errors and
+// variance within 15%, 40% for log-normal, and every other case bit for
+// bit or within its stated tolerance):
+//   - MRG32k3a, every call: libcurand's host generator runs more threads
+//     than the fake's Threads (words 0..81919 are element 0 of
+//     subsequences 0..81919; the fake models 4096, so its words past
+//     12352 come from other elements); TestMRGThreads reports where the
+//     first word past the model lies;
+//   - XORWOW normals, log-normals and NormalDouble at every offset, and
+//     UniformDouble at a non-zero offset (1000): the real order of the
+//     pairs per thread differs from the fake's;
+//   - Philox NormalDouble (the two-block order of the doubles feeds
+//     Box–Muller in another pairing);
+//   - Sobol32 NormalDouble with 1 dimension, Sobol64 Normal and LogNormal
+//     with 3 dimensions;
+//   - MTGP32 takes no offset: curandSetGeneratorOffset answers
+//     CURAND_STATUS_TYPE_ERROR, here as there.
 package curand
