@@ -283,11 +283,22 @@ func (p *Plan) Handle() uintptr {
 	return p.h
 }
 
-// Type returns the plan's transform type.
-func (p *Plan) Type() Type { return p.m.Type }
+// Type returns the plan's transform type (0 for a nil Plan).
+func (p *Plan) Type() Type {
+	if p == nil {
+		return 0
+	}
+	return p.m.Type
+}
 
-// WorkSize returns the size in bytes of the work area the plan needs.
-func (p *Plan) WorkSize() int { return p.ws }
+// WorkSize returns the size in bytes of the work area the plan needs (0
+// for a nil Plan).
+func (p *Plan) WorkSize() int {
+	if p == nil {
+		return 0
+	}
+	return p.ws
+}
 
 func (p *Plan) check(op string) error {
 	if p == nil || p.hold == nil {
@@ -316,11 +327,12 @@ func (p *Plan) do(op string, call func() error) error {
 }
 
 // Close destroys the plan (cufftDestroy) and with it cuFFT's own work
-// area. A second Close is nil. A work area given with SetWorkArea stays the
-// caller's.
+// area. A second Close is nil; Close of a nil or zero Plan is an error
+// wrapping [driver.ErrInvalidValue]. A work area given with SetWorkArea
+// stays the caller's.
 func (p *Plan) Close() error {
 	if p == nil || p.hold == nil {
-		return nil
+		return fmt.Errorf("cufft.Plan.Close: nil or zero plan: %w", driver.ErrInvalidValue)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -232,10 +232,11 @@ func (g *Generator) do(op string, call func() error) error {
 }
 
 // Close destroys the generator (curandDestroyGenerator). A second Close is
-// nil. The stream and buffers it used are the caller's.
+// nil; Close of a nil or zero Generator is an error wrapping
+// [driver.ErrInvalidValue]. The stream and buffers it used are the caller's.
 func (g *Generator) Close() error {
 	if g == nil || g.hold == nil {
-		return nil
+		return fmt.Errorf("curand.Generator.Close: nil or zero generator: %w", driver.ErrInvalidValue)
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()

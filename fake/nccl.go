@@ -3,6 +3,7 @@ package fake
 import (
 	"cmp"
 	"crypto/rand"
+	"errors"
 	"slices"
 
 	"github.com/nocgo/cuda/driver"
@@ -63,6 +64,26 @@ type ncclGroup struct {
 	ops   []*groupOp // calls to issue at the end
 	waits []*clique  // cliques (made in the group) to wait for at the end
 	split []*splitInst
+	made  []*ncclComm // communicators its splits made, handed out on completion
+	// failed is the first call of the group that failed: ncclGroupEnd
+	// then returns it and issues nothing (ncclGroupErrCheck).
+	failed error
+}
+
+// groupErr is NCCL's ncclGroupErrCheck for the calls that take part in a
+// group (communicator init and split, collectives, Send and Recv): a call
+// that fails inside a group fails the group, whose ncclGroupEnd returns
+// the error and issues nothing.
+func (n *fakeNCCL) groupErr(err *error) {
+	if *err == nil {
+		return
+	}
+	b := (*fakeBackend)(n)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if g := b.ncclLocked().groups[core.ThreadID()]; g != nil && g.failed == nil {
+		g.failed = *err
+	}
 }
 
 func (b *fakeBackend) ncclLocked() *ncclState {
@@ -168,7 +189,8 @@ func newClique(n int) *clique {
 	return &clique{n: n, members: make([]*ncclComm, n), ops: map[collKey]*collInst{}, splits: map[uint64]*splitInst{}}
 }
 
-func (n *fakeNCCL) CommInitRank(nranks int, id backend.NCCLUniqueID, rank int, cfg *backend.NCCLConfig, out *uintptr) error {
+func (n *fakeNCCL) CommInitRank(nranks int, id backend.NCCLUniqueID, rank int, cfg *backend.NCCLConfig, out *uintptr) (err error) {
+	defer n.groupErr(&err)
 	h, err := n.commInitRank(nranks, id, rank, cfg)
 	*out = h
 	return err
@@ -307,8 +329,9 @@ type splitInst struct {
 	done   bool
 }
 
-func (n *fakeNCCL) CommSplit(h uintptr, color, key int, cfg *backend.NCCLConfig, out *uintptr) error {
+func (n *fakeNCCL) CommSplit(h uintptr, color, key int, cfg *backend.NCCLConfig, out *uintptr) (err error) {
 	const op = abi.NcclCommSplit
+	defer n.groupErr(&err)
 	if err := n.enter(op); err != nil {
 		return err
 	}
@@ -335,9 +358,13 @@ func (n *fakeNCCL) CommSplit(h uintptr, color, key int, cfg *backend.NCCLConfig,
 		cl.splits[k] = si
 	}
 	si.color[c.rank], si.key[c.rank] = color, key
+	g := st.groups[tid]
 	if color != backend.NCCLSplitNoColor {
 		si.out[c.rank] = n.newCommLocked(c.dev, -1) // its rank is known once all have joined
 		si.slots[c.rank] = out
+		if g != nil {
+			g.made = append(g.made, si.out[c.rank])
+		}
 	}
 	si.joined++
 	if si.joined == cl.n {
@@ -345,7 +372,7 @@ func (n *fakeNCCL) CommSplit(h uintptr, color, key int, cfg *backend.NCCLConfig,
 		delete(cl.splits, k)
 		b.finished.Broadcast()
 	}
-	if g := st.groups[tid]; g != nil {
+	if g != nil {
 		g.split = append(g.split, si)
 		return nil
 	}
@@ -516,6 +543,11 @@ func (n *fakeNCCL) GroupEnd() error {
 		b.mu.Unlock()
 		return injected
 	}
+	if g.failed != nil {
+		err := n.failGroupLocked(g)
+		b.mu.Unlock()
+		return err
+	}
 	for _, cl := range g.waits {
 		for !cl.ready() {
 			b.finished.Wait()
@@ -534,4 +566,25 @@ func (n *fakeNCCL) GroupEnd() error {
 		}
 	}
 	return err
+}
+
+// failGroupLocked ends a group in which a call failed, as NCCL's
+// ncclGroupEnd does: nothing of it is issued, and it returns the failed
+// call's result. Communicators its splits made and never completed are
+// freed (their handles were never handed out); those its inits made stay,
+// for the user to abort (NCCL's advice after a failed group).
+func (n *fakeNCCL) failGroupLocked(g *ncclGroup) error {
+	st := (*fakeBackend)(n).ncclLocked()
+	for _, c := range g.made {
+		if c.cl == nil {
+			delete(st.comms, c.h)
+		}
+	}
+	r := backend.NCCLInternalError
+	var ne *backend.NCCLError
+	if errors.As(g.failed, &ne) {
+		r = ne.Result
+	}
+	st.last = "a call in the group failed, so the group was not issued: " + g.failed.Error()
+	return ncclErr(abi.NcclGroupEnd, r, st.last)
 }

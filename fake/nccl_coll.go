@@ -89,49 +89,56 @@ func streamsOf(ops []*groupOp) []*stream {
 	return ss
 }
 
-func (n *fakeNCCL) AllReduce(send, recv, count uintptr, dt backend.NCCLDataType, op backend.NCCLRedOp, comm, s uintptr) error {
+func (n *fakeNCCL) AllReduce(send, recv, count uintptr, dt backend.NCCLDataType, op backend.NCCLRedOp, comm, s uintptr) (err error) {
+	defer n.groupErr(&err)
 	if err := n.enter(abi.NcclAllReduce); err != nil {
 		return err
 	}
 	return n.coll(abi.NcclAllReduce, collAllReduce, comm, s, &collPart{send: send, recv: recv, count: count, dt: dt, op: op})
 }
 
-func (n *fakeNCCL) Broadcast(send, recv, count uintptr, dt backend.NCCLDataType, root int, comm, s uintptr) error {
+func (n *fakeNCCL) Broadcast(send, recv, count uintptr, dt backend.NCCLDataType, root int, comm, s uintptr) (err error) {
+	defer n.groupErr(&err)
 	if err := n.enter(abi.NcclBroadcast); err != nil {
 		return err
 	}
 	return n.coll(abi.NcclBroadcast, collBroadcast, comm, s, &collPart{send: send, recv: recv, count: count, dt: dt, root: root})
 }
 
-func (n *fakeNCCL) Reduce(send, recv, count uintptr, dt backend.NCCLDataType, op backend.NCCLRedOp, root int, comm, s uintptr) error {
+func (n *fakeNCCL) Reduce(send, recv, count uintptr, dt backend.NCCLDataType, op backend.NCCLRedOp, root int, comm, s uintptr) (err error) {
+	defer n.groupErr(&err)
 	if err := n.enter(abi.NcclReduce); err != nil {
 		return err
 	}
 	return n.coll(abi.NcclReduce, collReduce, comm, s, &collPart{send: send, recv: recv, count: count, dt: dt, op: op, root: root})
 }
 
-func (n *fakeNCCL) AllGather(send, recv, count uintptr, dt backend.NCCLDataType, comm, s uintptr) error {
+func (n *fakeNCCL) AllGather(send, recv, count uintptr, dt backend.NCCLDataType, comm, s uintptr) (err error) {
+	defer n.groupErr(&err)
 	if err := n.enter(abi.NcclAllGather); err != nil {
 		return err
 	}
 	return n.coll(abi.NcclAllGather, collAllGather, comm, s, &collPart{send: send, recv: recv, count: count, dt: dt})
 }
 
-func (n *fakeNCCL) ReduceScatter(send, recv, count uintptr, dt backend.NCCLDataType, op backend.NCCLRedOp, comm, s uintptr) error {
+func (n *fakeNCCL) ReduceScatter(send, recv, count uintptr, dt backend.NCCLDataType, op backend.NCCLRedOp, comm, s uintptr) (err error) {
+	defer n.groupErr(&err)
 	if err := n.enter(abi.NcclReduceScatter); err != nil {
 		return err
 	}
 	return n.coll(abi.NcclReduceScatter, collReduceScatter, comm, s, &collPart{send: send, recv: recv, count: count, dt: dt, op: op})
 }
 
-func (n *fakeNCCL) Send(buf, count uintptr, dt backend.NCCLDataType, peer int, comm, s uintptr) error {
+func (n *fakeNCCL) Send(buf, count uintptr, dt backend.NCCLDataType, peer int, comm, s uintptr) (err error) {
+	defer n.groupErr(&err)
 	if err := n.enter(abi.NcclSend); err != nil {
 		return err
 	}
 	return n.transfer(abi.NcclSend, true, comm, s, peer, &collPart{send: buf, count: count, dt: dt})
 }
 
-func (n *fakeNCCL) Recv(buf, count uintptr, dt backend.NCCLDataType, peer int, comm, s uintptr) error {
+func (n *fakeNCCL) Recv(buf, count uintptr, dt backend.NCCLDataType, peer int, comm, s uintptr) (err error) {
+	defer n.groupErr(&err)
 	if err := n.enter(abi.NcclRecv); err != nil {
 		return err
 	}

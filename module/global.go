@@ -13,10 +13,12 @@ import (
 
 // Global returns the module's device variable called name (a __device__ or
 // __constant__ global of the kernel source; cuModuleGetGlobal) as a buffer
-// of T: a borrowed view of memory the module owns. Copies to and from it
-// read and set the variable that the module's kernels see. The buffer is
-// valid until the module is closed: closing it releases nothing (the
-// module's Close does), and after the module's Close it must not be used.
+// of T: a borrowed view of memory the module owns (see [memory.Borrow]).
+// Copies to and from it read and set the variable that the module's
+// kernels see. The buffer is valid until the module is closed. Close it
+// when done: its Close frees nothing (the module's Close does) but lets go
+// of the view's hold on the module's context, which a view never closed
+// keeps; after the module's Close the view must not be used.
 // The variable's size must be a multiple of T's size.
 //
 // Name is the variable's symbol: its C name for extern "C" or C-style
@@ -25,8 +27,8 @@ import (
 // an error wrapping errors.ErrUnsupported.
 func Global[T any](m *Module, name string) (*memory.Buffer[T], error) {
 	const op = "module.Global"
-	if m == nil {
-		return nil, fmt.Errorf("%s: nil module: %w", op, driver.ErrInvalidValue)
+	if m == nil || m.hold == nil {
+		return nil, fmt.Errorf("%s: nil or zero module: %w", op, driver.ErrInvalidValue)
 	}
 	if m.closed() {
 		return nil, fmt.Errorf("%s: global %q: module %#x: %w", op, name, m.h, driver.ErrClosed)

@@ -284,6 +284,9 @@ func (c *Comm) do(name string, call func() error) (err error) {
 		}
 	}
 	err = call()
+	if g != nil {
+		g.tell(err)
+	}
 	if g == nil && errors.Is(err, InProgress) {
 		err = c.await()
 	}

@@ -179,7 +179,11 @@ func NewComm(ctx *driver.Context, nranks int, id UniqueID, rank int, cfg *Config
 				return err
 			}
 		}
-		return n.CommInitRank(nranks, backend.NCCLUniqueID(id), rank, sc, slot)
+		err := n.CommInitRank(nranks, backend.NCCLUniqueID(id), rank, sc, slot)
+		if g != nil {
+			g.tell(err)
+		}
+		return err
 	})
 	h := *slot
 	c := &Comm{n: n, hold: hold, ctx: ctx, h: h, slot: slot, rank: rank, count: nranks, nonBlocking: cfg != nil && cfg.NonBlocking}
@@ -191,11 +195,17 @@ func NewComm(ctx *driver.Context, nranks int, id UniqueID, rank int, cfg *Config
 	if err == nil && g != nil && c.nonBlocking {
 		g.comms = append(g.comms, c)
 	}
+	if g != nil {
+		g.note(nil, err) // a failed rank fails the group: the others would wait for it
+	}
 	if err != nil {
 		if h != 0 {
 			_ = n.CommAbort(h)
 		}
 		return nil, hold.Drop(fmt.Errorf("%s: rank %d of %d on %s: %w", op, rank, nranks, ctx, err))
+	}
+	if g != nil {
+		g.add(c) // aborted if the group fails
 	}
 	return c, nil
 }
@@ -421,18 +431,26 @@ func (c *Comm) Split(color, key int, cfg *Config) (*Comm, error) {
 		// NCCL still needs the call (every rank takes part), and makes nothing.
 		none := new(uintptr) // NCCL may write NULL there at the group's end
 		c.noColor = none     // so it stays alive until the next Split
+		g := currentGroup()
 		err := c.hold.Do(func(api backend.API) error {
-			if g := currentGroup(); g != nil {
+			if g != nil {
 				if err := g.join(c.n, api, c); err != nil {
 					return err
 				}
 			}
-			return c.n.CommSplit(c.h, color, key, sc, none)
+			err := c.n.CommSplit(c.h, color, key, sc, none)
+			if g != nil {
+				g.tell(err)
+			}
+			return err
 		})
-		if errors.Is(err, InProgress) && currentGroup() == nil {
+		if errors.Is(err, InProgress) && g == nil {
 			err = c.await() // a non-blocking split completes on the parent
 		} else if errors.Is(err, InProgress) {
 			err = nil // the group's end waits
+		}
+		if g != nil {
+			g.note(c, err)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s, no color: %w", op, c, err)
@@ -451,7 +469,11 @@ func (c *Comm) Split(color, key int, cfg *Config) (*Comm, error) {
 				return err
 			}
 		}
-		return c.n.CommSplit(c.h, color, key, sc, slot)
+		err := c.n.CommSplit(c.h, color, key, sc, slot)
+		if g != nil {
+			g.tell(err)
+		}
+		return err
 	})
 	child := &Comm{n: c.n, hold: hold, ctx: c.ctx, slot: slot, nonBlocking: c.nonBlocking, rank: -1, count: -1}
 	if cfg != nil {
@@ -469,11 +491,17 @@ func (c *Comm) Split(color, key int, cfg *Config) (*Comm, error) {
 	if err == nil && g == nil {
 		err = child.identify()
 	}
+	if g != nil {
+		g.note(c, err) // a failed rank fails the group: the others would wait for it
+	}
 	if err != nil {
 		if h := *slot; h != 0 {
 			_ = c.n.CommAbort(h)
 		}
 		return nil, hold.Drop(fmt.Errorf("%s: %s, color %d, key %d: %w", op, c, color, key, err))
+	}
+	if g != nil {
+		g.add(child) // identified at the group's end, aborted if the group fails
 	}
 	return child, nil
 }
@@ -511,7 +539,15 @@ func (c *Comm) end(op string, abort bool, f func(n backend.NCCL, h uintptr) erro
 		return nil
 	}
 	if c.ident() != nil {
-		destroy = nil // NCCL made nothing to destroy
+		c.identMu.Lock()
+		if c.h == 0 && c.slot != nil {
+			c.h = *c.slot // made by NCCL, its rank and count not known
+		}
+		h := c.h
+		c.identMu.Unlock()
+		if h == 0 {
+			destroy = nil // NCCL made nothing to destroy
+		}
 	}
 	closeHold := c.hold.Close
 	if abort {

@@ -21,13 +21,18 @@ import (
 // (not on goroutines it starts); Groups nest. An error from fn is returned
 // after the group is ended; work queued before it still runs.
 //
-// When a call in the group fails (a collective, Send or Recv refused by
-// NCCL, or its communicator's context that could not be bound), the
-// others' calls cannot complete: they would wait for the failed rank
-// forever. Group then aborts every communicator its collectives used
+// When a call in the group fails (a collective, Send, Recv, [NewComm] or
+// [Comm.Split] refused by NCCL, its communicator's context that could not
+// be bound, or a split communicator whose rank and count could not be
+// read at the end), the others' calls cannot complete: they would wait for
+// the failed rank forever. Group then ends NCCL's group without issuing it
+// (ncclGroupEnd returns the failure; for a failure NCCL did not see, such
+// as a context not bound, Group first makes NCCL's group fail with a call
+// NCCL refuses), aborts every communicator the group used, made or split
 // (ncclCommAbort, as NCCL advises for a failed group; see [Comm.Abort]),
-// which stops that work, and returns the failure saying so: make new
-// communicators to go on.
+// which stops their work, and returns the failure saying so: the
+// communicators NewComm and Split returned in the group are aborted too
+// (their Close returns nil); make new communicators to go on.
 //
 // With a non-blocking communicator (Config.NonBlocking) in the group, Group
 // returns once NCCL has finished issuing the group's work.
@@ -80,8 +85,10 @@ type group struct {
 	n       backend.NCCL // the NCCL of the group's calls, once one was made
 	api     backend.API  // and its driver, to give the thread its context back
 	comms   []*Comm      // non-blocking communicators used in the group
-	members []*Comm      // every communicator a collective of the group used
+	members []*Comm      // every communicator a call of the group used
+	made    []*Comm      // the communicators NewComm and Split made in the group
 	failed  error        // the first call of the group that failed
+	told    bool         // a call NCCL refused in the group, so that NCCL's group failed too
 }
 
 var groups struct {
@@ -125,7 +132,8 @@ func leaveGroup(g *group) {
 	groups.active.Add(-1)
 	clear(g.comms)
 	clear(g.members)
-	*g = group{comms: g.comms[:0], members: g.members[:0]}
+	clear(g.made)
+	*g = group{comms: g.comms[:0], members: g.members[:0], made: g.made[:0]}
 	groups.free = append(groups.free, g)
 }
 
@@ -177,6 +185,9 @@ func (g *group) end(op string) error {
 	if outer && g.api != nil {
 		cur, curErr = g.api.CtxGetCurrent()
 	}
+	if outer && g.failed != nil && !g.told {
+		g.failNCCL()
+	}
 	err := g.n.GroupEnd()
 	if errors.Is(err, InProgress) {
 		err = nil
@@ -203,7 +214,34 @@ func (g *group) end(op string) error {
 			err = errors.Join(err, fmt.Errorf("%s: %s: %w", op, c, werr))
 		}
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	for _, c := range g.made {
+		if ierr := c.ident(); ierr != nil {
+			// A split communicator NCCL made but whose rank and count
+			// are not known: unusable, and its peers' are unusable too.
+			g.failed = fmt.Errorf("%s: reading a split communicator's rank and count: %w", op, ierr)
+			return g.abort(op)
+		}
+	}
+	return nil
+}
+
+// failNCCL makes NCCL's group fail, for a failure of the group that NCCL
+// did not see (a context not bound, a rank and count not read): NCCL
+// would otherwise issue the group at ncclGroupEnd, and the calls of the
+// other ranks (a NewComm, a Split) would wait there forever for the rank
+// that failed. A call that fails inside a group fails the group
+// (NCCL's ncclGroupErrCheck), so that ncclGroupEnd returns the error
+// and issues nothing: ncclCommInitRankConfig with no ranks, which NCCL
+// refuses at once ("Invalid rank requested") and which makes nothing.
+func (g *group) failNCCL() {
+	var none uintptr
+	if err := g.n.CommInitRank(0, backend.NCCLUniqueID{}, 0, nil, &none); err == nil && none != 0 {
+		_ = g.n.CommAbort(none) // cannot happen: NCCL refuses no ranks
+	}
+	g.told = true
 }
 
 // restore gives the thread back the context current before the outermost
@@ -229,6 +267,7 @@ func (g *group) restore(op string, cur uintptr, curErr error) error {
 
 // note records a call of the group on c (nil for none) and its error: the
 // first failure makes the outermost end abort the group's communicators.
+// Calls made by NCCL tell the group with tell as well.
 func (g *group) note(c *Comm, err error) {
 	if err != nil && g.failed == nil {
 		g.failed = err
@@ -238,15 +277,31 @@ func (g *group) note(c *Comm, err error) {
 	}
 }
 
+// tell records the error of an NCCL call made in the group: NCCL's own
+// group then fails at ncclGroupEnd, which issues nothing.
+func (g *group) tell(err error) {
+	if err != nil && !errors.Is(err, InProgress) {
+		g.told = true
+	}
+}
+
+// add records a communicator NewComm or Split made in the group: aborted
+// with the others when the group fails, and, for a split one, identified
+// at the end.
+func (g *group) add(c *Comm) {
+	g.made = append(g.made, c)
+}
+
 // abort aborts every communicator a call of the group used, after one of
 // the calls failed: the calls of the other ranks were issued by
 // ncclGroupEnd and wait for a peer whose part never comes, which only
 // ncclCommAbort stops (NCCL's advice after a failed group). It returns the
 // group's failure, saying so.
 func (g *group) abort(op string) error {
+	comms := slices.Concat(g.members, g.made)
 	errs := []error{fmt.Errorf("%s: the group failed, so its calls cannot all complete: "+
-		"its %d communicators were aborted (ncclCommAbort; make new ones): %w", op, len(g.members), g.failed)}
-	for _, c := range g.members {
+		"its %d communicators were aborted (ncclCommAbort; make new ones): %w", op, len(comms), g.failed)}
+	for _, c := range comms {
 		if err := c.Abort(); err != nil {
 			errs = append(errs, err)
 		}

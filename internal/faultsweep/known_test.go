@@ -8,25 +8,11 @@ import "testing"
 // it passes the sweep fails, asking for its line here to be removed.
 //
 // The six bugs the first sweep found (B1–B6) are fixed, and B7 and B8 of
-// the second (graph and pool create paths), and B9 and B10 (nccl.Group).
-var knownBugs = bugs(
-	known{
-		bug: "B11 nccl.Group around NewComm or Split (sequence nccl-ranks): when one rank's NewComm or Split fails in the group " +
-			"(its context not bound, ncclCommInitRankConfig or ncclCommSplit refused, or the new communicator's rank and count " +
-			"not read), the others' communicators wait for it at ncclGroupEnd forever: the group must abort them, as it does " +
-			"for collectives (B9), and the fake's ncclGroupEnd must end a group whose NCCL call failed without issuing it",
-		seq: "nccl-ranks", op: "ncclCommInitRankConfig", nths: []int64{2}, codes: allCodes,
-	},
-	known{bug: "B11 (see above)", seq: "nccl-ranks", op: "ncclCommSplit", nths: []int64{2}, codes: allCodes},
-	known{bug: "B11 (see above)", seq: "nccl-ranks", op: "ncclCommCount", nths: []int64{1, 2}, codes: allCodes},
-	known{bug: "B11 (see above)", seq: "nccl-ranks", op: "ncclCommUserRank", nths: []int64{1, 2}, codes: allCodes},
-	known{bug: "B11 (see above)", seq: "nccl-ranks", op: "cuCtxGetCurrent", nths: []int64{2, 6}, codes: allCodes},
-	known{bug: "B11 (see above)", seq: "nccl-ranks", op: "cuCtxPushCurrent", nths: []int64{2, 4}, codes: allCodes},
-	known{bug: "B11 (see above)", seq: "nccl-ranks", op: "cuCtxPopCurrent", nths: []int64{1, 3}, codes: allCodes},
-)
-
-// allCodes lists every injected code, for a bug that every code finds.
-var allCodes = []string{"OUT_OF_MEMORY", "INVALID_VALUE", "ILLEGAL_ADDRESS", "LAUNCH_FAILED", "DEINITIALIZED"}
+// the second (graph and pool create paths), B9 and B10 (nccl.Group), and
+// B11 of the NCCL sweep (a failed NewComm or Split in a Group). A bug that
+// every code finds lists codes: []string{"OUT_OF_MEMORY", "INVALID_VALUE",
+// "ILLEGAL_ADDRESS", "LAUNCH_FAILED", "DEINITIALIZED"}.
+var knownBugs = bugs()
 
 // known is one bug and the fault cases that find it.
 type known struct {
