@@ -77,6 +77,27 @@ func load(t *testing.T, b *fakeBackend, src string) uintptr {
 	return m
 }
 
+// loadCUBIN is load, through the compiler's CUBIN for sm_90 (which the
+// driver loads whatever its PTX ISA version).
+func loadCUBIN(t *testing.T, b *fakeBackend, src string) uintptr {
+	t.Helper()
+	nv, err := b.NVRTC()
+	require.NoError(t, err)
+	p, err := nv.CreateProgram(src, "k.cu", nil, nil)
+	require.NoError(t, err)
+	defer nv.DestroyProgram(p)
+	if err := nv.Compile(p, []string{"--gpu-architecture=sm_90"}); err != nil {
+		log, _ := nv.ProgramLog(p)
+		t.Fatalf("compile: %v\n%s", err, log)
+	}
+	cubin, err := nv.CUBIN(p)
+	require.NoError(t, err)
+	m, err := b.ModuleLoadData(cubin)
+	require.NoError(t, err)
+	t.Cleanup(func() { b.ModuleUnload(m) })
+	return m
+}
+
 var _ = driver.ErrInvalidValue
 
 // ptr is unsafe.Pointer(p), to build kernel parameter arrays.

@@ -2,6 +2,7 @@ package fake
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -23,9 +24,15 @@ func (b *fakeBackend) ModuleLoadDataEx(image []byte, verbose bool) (uintptr, bac
 	if err := b.enter(abi.CuModuleLoadDataEx); err != nil {
 		return 0, backend.JITLog{}, err
 	}
+	before := b.loadError()
 	h, err := b.ModuleLoadData(image)
 	if err != nil {
-		return 0, backend.JITLog{Error: jitErrorLog(image, err)}, err
+		log := jitErrorLog(image, err)
+		if le := b.loadError(); le != nil && le != before {
+			// What the PTX interpreter refused in this image, with its line.
+			log += "\nfake ptxas error: " + le.Error()
+		}
+		return 0, backend.JITLog{Error: log}, err
 	}
 	var log backend.JITLog
 	if verbose {
@@ -38,6 +45,9 @@ func (b *fakeBackend) ModuleLoadDataEx(image []byte, verbose bool) (uintptr, bac
 func jitErrorLog(image []byte, err error) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "fake ptxas fatal: %v", err)
+	if errors.Is(err, backend.ErrUnsupportedPTXVersion) {
+		b.WriteString("\nfake ptxas error: the PTX's .version is newer than this driver's JIT takes")
+	}
 	if isPTXText(image) {
 		text := string(bytes.TrimRight(image, "\x00"))
 		if _, perr := ptx.Read(text); perr != nil {
