@@ -669,7 +669,7 @@ var arithOps = map[string]bool{
 	"min": true, "max": true, "abs": true, "neg": true, "and": true, "or": true, "xor": true,
 	"not": true, "cnot": true, "shl": true, "shr": true, "popc": true, "clz": true, "brev": true,
 	"bfe": true, "bfi": true, "sqrt": true, "rcp": true, "rsqrt": true, "ex2": true, "lg2": true,
-	"sin": true, "cos": true, "tanh": true,
+	"sin": true, "cos": true, "tanh": true, "copysign": true,
 }
 
 // bytesAndFunnel decodes shf.{l,r}.{wrap,clamp}.b32 and prmt.b32 (the
@@ -1413,6 +1413,10 @@ func (d *decoder) arith(s *ptx.Stmt, m mods, in *inst) error {
 	case "neg":
 		nsrc = 1
 		op = pick(opNegI, opNegI, opNegF32, opNegF64)
+	case "copysign":
+		// copysign d, a, b: b's magnitude with a's sign (what copysignf
+		// and the fp16 headers' helpers compile to).
+		op = pick(bad, bad, opCopysignF32, opCopysignF64)
 	case "and", "or", "xor":
 		op = map[string]int{"and": opAnd, "or": opOr, "xor": opXor}[s.Op]
 		if f {

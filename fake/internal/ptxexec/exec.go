@@ -1085,6 +1085,8 @@ func (m *machine) slow(t *thread, in *inst, r []uint64) bool {
 		v = u32f(m.f32Result(in, fpu.AbsF32(m.in32(in, a))))
 	case opNegF32:
 		v = u32f(m.f32Result(in, fpu.NegF32(m.in32(in, a))))
+	case opCopysignF32:
+		v = uint64(uint32(b)&^(1<<31) | uint32(a)&(1<<31))
 	case opSqrtF32:
 		x := m.in32(in, a)
 		if in.flags&fApprox != 0 {
@@ -1119,6 +1121,8 @@ func (m *machine) slow(t *thread, in *inst, r []uint64) bool {
 		v = u64f(fpu.MaxF64(f64(a), f64(b)))
 	case opAbsF64:
 		v = u64f(fpu.AbsF64(f64(a)))
+	case opCopysignF64:
+		v = b&^(1<<63) | a&(1<<63)
 	case opNegF64:
 		v = u64f(fpu.NegF64(f64(a)))
 	case opSqrtF64:

@@ -97,6 +97,7 @@ const (
 	opMaxF32
 	opAbsF32
 	opNegF32
+	opCopysignF32
 	opSqrtF32
 	opRcpF32
 	opRsqrtF32
@@ -113,6 +114,7 @@ const (
 	opMinF64
 	opMaxF64
 	opAbsF64
+	opCopysignF64
 	opNegF64
 	opSqrtF64
 	opRcpF64

@@ -70,6 +70,11 @@ func TestBitInstructions(t *testing.T) {
 		{"dp2a.hi.u32.u32", "dp2a.hi.u32.u32 %w3, %w0, %w1, %w2;" + out32, []uint64{0x0003_0002, 0x0405_0000, 0}, 2*5 + 3*4},
 		{"prmt.b32.f4e", "prmt.b32.f4e %w3, %w0, %w1, %w2;" + out32, []uint64{0x44332211, 0x88776655, 1}, 0x55443322},
 		{"prmt.b32.rc8", "prmt.b32.rc8 %w3, %w0, %w1, %w2;" + out32, []uint64{0x44332211, 0x88776655, 2}, 0x33333333},
+		// copysign d, a, b: b's magnitude, a's sign (NaN payloads kept).
+		{"copysign.f32", "copysign.f32 %w3, %w0, %w1;" + out32, []uint64{0xbf800000, 0x40400000}, 0xc0400000},
+		{"copysign.f32 positive", "copysign.f32 %w3, %w0, %w1;" + out32, []uint64{0x3f800000, 0xc0400000}, 0x40400000},
+		{"copysign.f32 NaN", "copysign.f32 %w3, %w0, %w1;" + out32, []uint64{0x80000000, 0x7fc00001}, 0xffc00001},
+		{"copysign.f64", "copysign.f64 %x3, %x0, %x1;", []uint64{1 << 63, 0x4008000000000000}, 0xc008000000000000},
 	}
 	for _, c := range cases {
 		got, err := runSnippet(t, c.body, 1, c.in...)
