@@ -3,14 +3,13 @@
 package libcublas
 
 import (
-	"errors"
 	"math"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/internal/cstr"
 	"github.com/nocgo/cuda/internal/dl"
+	"github.com/nocgo/cuda/internal/symtab"
 	"github.com/nocgo/cuda/loader"
 )
 
@@ -100,30 +99,11 @@ func symName(i int) string {
 
 // symbols resolves a library's entry points on first use.
 type symbols struct {
-	lib  *loader.Library
-	ptrs [numSyms]atomic.Uintptr
-	errs [numSyms]atomic.Pointer[error]
+	lib *loader.Library
+	t   *symtab.Table
 }
 
-func (s *symbols) fn(i int) (uintptr, error) {
-	if p := s.ptrs[i].Load(); p != 0 {
-		return p, nil
-	}
-	if e := s.errs[i].Load(); e != nil {
-		return 0, *e
-	}
-	name := symName(i)
-	p, err := s.lib.Symbol(name)
-	if err == nil && p == 0 {
-		err = &loader.SymbolError{Library: s.lib.Path(), Symbol: name, Err: errors.New("NULL address")}
-	}
-	if err != nil {
-		s.errs[i].Store(&err)
-		return 0, err
-	}
-	s.ptrs[i].Store(p)
-	return p, nil
-}
+func (s *symbols) fn(i int) (uintptr, error) { return s.t.Get(i) }
 
 // Lib is the real cuBLAS: libcublas through internal/dl.
 type Lib struct{ syms symbols }
@@ -136,7 +116,7 @@ func Open() (*Lib, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Lib{syms: symbols{lib: lib}}, nil
+	return &Lib{syms: symbols{lib, symtab.InLibrary(lib, int(numSyms), symName)}}, nil
 }
 
 // Path returns the path of the library opened.

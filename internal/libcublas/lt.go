@@ -3,13 +3,12 @@
 package libcublas
 
 import (
-	"errors"
 	"runtime"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/internal/dl"
+	"github.com/nocgo/cuda/internal/symtab"
 	"github.com/nocgo/cuda/loader"
 )
 
@@ -55,8 +54,7 @@ var ltNames = [numLtSyms]string{
 // LtLib is the real cuBLASLt: libcublasLt through internal/dl.
 type LtLib struct {
 	lib  *loader.Library
-	ptrs [numLtSyms]atomic.Uintptr
-	errs [numLtSyms]atomic.Pointer[error]
+	syms *symtab.Table // the entry points, resolved on first use
 }
 
 var _ backend.CUBLASLt = (*LtLib)(nil)
@@ -70,29 +68,14 @@ func OpenLt() (*LtLib, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &LtLib{lib: lib}, nil
+	return &LtLib{lib: lib, syms: symtab.InLibrary(lib, int(numLtSyms), func(i int) string { return ltNames[i] })}, nil
 }
 
 // Path returns the path of the library opened.
 func (l *LtLib) Path() string { return l.lib.Path() }
 
 func (l *LtLib) fn(s ltSym) (uintptr, error) {
-	if p := l.ptrs[s].Load(); p != 0 {
-		return p, nil
-	}
-	if e := l.errs[s].Load(); e != nil {
-		return 0, *e
-	}
-	p, err := l.lib.Symbol(ltNames[s])
-	if err == nil && p == 0 {
-		err = &loader.SymbolError{Library: l.lib.Path(), Symbol: ltNames[s], Err: errors.New("NULL address")}
-	}
-	if err != nil {
-		l.errs[s].Store(&err)
-		return 0, err
-	}
-	l.ptrs[s].Store(p)
-	return p, nil
+	return l.syms.Get(int(s))
 }
 
 func (l *LtLib) check(op string, r uintptr) error {

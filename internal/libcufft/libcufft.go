@@ -3,13 +3,12 @@
 package libcufft
 
 import (
-	"errors"
 	"runtime"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/internal/dl"
+	"github.com/nocgo/cuda/internal/symtab"
 	"github.com/nocgo/cuda/loader"
 )
 
@@ -54,8 +53,7 @@ var names = [numSyms]string{
 // Lib is the real cuFFT: libcufft through internal/dl.
 type Lib struct {
 	lib  *loader.Library
-	ptrs [numSyms]atomic.Uintptr
-	errs [numSyms]atomic.Pointer[error]
+	syms *symtab.Table // the entry points, resolved on first use
 }
 
 var _ backend.CUFFT = (*Lib)(nil)
@@ -66,7 +64,7 @@ func Open() (*Lib, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Lib{lib: lib}, nil
+	return &Lib{lib: lib, syms: symtab.InLibrary(lib, int(numSyms), func(i int) string { return names[i] })}, nil
 }
 
 // Path returns the path of the library opened.
@@ -74,22 +72,7 @@ func (l *Lib) Path() string { return l.lib.Path() }
 
 // fn returns the address of entry point s, resolving it on first use.
 func (l *Lib) fn(s sym) (uintptr, error) {
-	if p := l.ptrs[s].Load(); p != 0 {
-		return p, nil
-	}
-	if e := l.errs[s].Load(); e != nil {
-		return 0, *e
-	}
-	p, err := l.lib.Symbol(names[s])
-	if err == nil && p == 0 {
-		err = &loader.SymbolError{Library: l.lib.Path(), Symbol: names[s], Err: errors.New("NULL address")}
-	}
-	if err != nil {
-		l.errs[s].Store(&err)
-		return 0, err
-	}
-	l.ptrs[s].Store(p)
-	return p, nil
+	return l.syms.Get(int(s))
 }
 
 // check turns a cufftResult (in the low 32 bits) into nil or an *FFTError.

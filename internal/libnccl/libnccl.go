@@ -6,12 +6,12 @@ import (
 	"errors"
 	"runtime"
 	"strconv"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/internal/cstr"
 	"github.com/nocgo/cuda/internal/dl"
+	"github.com/nocgo/cuda/internal/symtab"
 	"github.com/nocgo/cuda/loader"
 )
 
@@ -81,8 +81,7 @@ var syms = [numSyms]struct {
 // Lib is the real NCCL: libnccl through internal/dl.CallN.
 type Lib struct {
 	lib  *loader.Library
-	ptrs [numSyms]atomic.Uintptr
-	errs [numSyms]atomic.Pointer[error]
+	syms *symtab.Table // the entry points, resolved on first use
 }
 
 var _ backend.NCCL = (*Lib)(nil)
@@ -93,7 +92,15 @@ func Open() (*Lib, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Lib{lib: lib}, nil
+	t := symtab.InLibrary(lib, int(numSyms), func(i int) string { return syms[i].name })
+	return &Lib{lib: lib, syms: symtab.New(int(numSyms), func(i int) (uintptr, error) {
+		p, err := t.Get(i)
+		var se *loader.SymbolError
+		if err != nil && errors.As(err, &se) && syms[i].since > 0 {
+			se.Err = errors.New("needs NCCL " + version(syms[i].since) + " or later")
+		}
+		return p, err
+	})}, nil
 }
 
 // Path returns the path of the library opened.
@@ -101,26 +108,7 @@ func (l *Lib) Path() string { return l.lib.Path() }
 
 // fn returns the address of entry point s, resolving it on first use.
 func (l *Lib) fn(s sym) (uintptr, error) {
-	if p := l.ptrs[s].Load(); p != 0 {
-		return p, nil
-	}
-	if e := l.errs[s].Load(); e != nil {
-		return 0, *e
-	}
-	p, err := l.lib.Symbol(syms[s].name)
-	if err == nil && p == 0 {
-		err = &loader.SymbolError{Library: l.lib.Path(), Symbol: syms[s].name, Err: errors.New("NULL address")}
-	}
-	if err != nil {
-		var se *loader.SymbolError
-		if errors.As(err, &se) && syms[s].since > 0 {
-			se.Err = errors.New("needs NCCL " + version(syms[s].since) + " or later")
-		}
-		l.errs[s].Store(&err)
-		return 0, err
-	}
-	l.ptrs[s].Store(p)
-	return p, nil
+	return l.syms.Get(int(s))
 }
 
 func version(v int) string {

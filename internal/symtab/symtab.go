@@ -72,3 +72,17 @@ func (t *Table) slow(i int) (uintptr, error) {
 	t.ptrs[i].Store(p)
 	return p, nil
 }
+
+// InLibrary returns the table of n entry points of lib, entry i being the
+// symbol name(i), each resolved on first use; a symbol that resolves to a
+// NULL address is a *loader.SymbolError naming it. The math libraries'
+// and NCCL's bindings use it.
+func InLibrary(lib *loader.Library, n int, name func(i int) string) *Table {
+	return New(n, func(i int) (uintptr, error) {
+		p, err := lib.Symbol(name(i))
+		if err == nil && p == 0 {
+			err = &loader.SymbolError{Library: lib.Path(), Symbol: name(i), Err: errNilAddress}
+		}
+		return p, err
+	})
+}
