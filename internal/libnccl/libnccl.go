@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/abi"
 	"github.com/nocgo/cuda/internal/cstr"
 	"github.com/nocgo/cuda/internal/dl"
 	"github.com/nocgo/cuda/internal/symtab"
@@ -52,30 +53,30 @@ var syms = [numSyms]struct {
 	name  string
 	since int
 }{
-	symGetVersion:           {"ncclGetVersion", 0},
-	symGetUniqueID:          {"ncclGetUniqueId", 0},
-	symCommInitRankScalable: {"ncclCommInitRankScalable", 22300},
-	symCommInitRankConfig:   {"ncclCommInitRankConfig", 21400},
-	symCommInitAll:          {"ncclCommInitAll", 0},
-	symCommSplit:            {"ncclCommSplit", 21800},
-	symCommFinalize:         {"ncclCommFinalize", 21400},
-	symCommDestroy:          {"ncclCommDestroy", 0},
-	symCommAbort:            {"ncclCommAbort", 0},
-	symCommGetAsyncError:    {"ncclCommGetAsyncError", 0},
-	symCommCount:            {"ncclCommCount", 0},
-	symCommCuDevice:         {"ncclCommCuDevice", 0},
-	symCommUserRank:         {"ncclCommUserRank", 0},
-	symGetErrorString:       {"ncclGetErrorString", 0},
-	symGetLastError:         {"ncclGetLastError", 21300},
-	symGroupStart:           {"ncclGroupStart", 0},
-	symGroupEnd:             {"ncclGroupEnd", 0},
-	symAllReduce:            {"ncclAllReduce", 0},
-	symBroadcast:            {"ncclBroadcast", 0},
-	symReduce:               {"ncclReduce", 0},
-	symAllGather:            {"ncclAllGather", 0},
-	symReduceScatter:        {"ncclReduceScatter", 0},
-	symSend:                 {"ncclSend", 20700},
-	symRecv:                 {"ncclRecv", 20700},
+	symGetVersion:           {abi.NcclGetVersion, 0},
+	symGetUniqueID:          {abi.NcclGetUniqueId, 0},
+	symCommInitRankScalable: {abi.NcclCommInitRankScalable, 22300},
+	symCommInitRankConfig:   {abi.NcclCommInitRankConfig, 21400},
+	symCommInitAll:          {abi.NcclCommInitAll, 0},
+	symCommSplit:            {abi.NcclCommSplit, 21800},
+	symCommFinalize:         {abi.NcclCommFinalize, 21400},
+	symCommDestroy:          {abi.NcclCommDestroy, 0},
+	symCommAbort:            {abi.NcclCommAbort, 0},
+	symCommGetAsyncError:    {abi.NcclCommGetAsyncError, 0},
+	symCommCount:            {abi.NcclCommCount, 0},
+	symCommCuDevice:         {abi.NcclCommCuDevice, 0},
+	symCommUserRank:         {abi.NcclCommUserRank, 0},
+	symGetErrorString:       {abi.NcclGetErrorString, 0},
+	symGetLastError:         {abi.NcclGetLastError, 21300},
+	symGroupStart:           {abi.NcclGroupStart, 0},
+	symGroupEnd:             {abi.NcclGroupEnd, 0},
+	symAllReduce:            {abi.NcclAllReduce, 0},
+	symBroadcast:            {abi.NcclBroadcast, 0},
+	symReduce:               {abi.NcclReduce, 0},
+	symAllGather:            {abi.NcclAllGather, 0},
+	symReduceScatter:        {abi.NcclReduceScatter, 0},
+	symSend:                 {abi.NcclSend, 20700},
+	symRecv:                 {abi.NcclRecv, 20700},
 }
 
 // Lib is the real NCCL: libnccl through internal/dl.CallN.
