@@ -14,6 +14,9 @@ import (
 // bind through that hold, so they keep working after the user released the
 // *driver.Context, and freeing never touches a dead context.
 
+// holdLink ties a Buffer to the hold of its memory (see core.HoldOf).
+type holdLink = core.HoldLink
+
 // queueOf returns the core state of s, or op's error for a nil or zero
 // Stream.
 func queueOf(op string, s *stream.Stream) (*core.Queue, error) {
