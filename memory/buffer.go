@@ -78,15 +78,16 @@ type allocation struct {
 // for concurrent use, but using a buffer concurrently with its Close is a
 // race the caller must avoid, as is freeing memory the device still uses.
 type Buffer[T any] struct {
-	a      *allocation
-	ptr    uintptr
-	n      int
-	view   bool
-	closed atomic.Bool // a view's own Free
+	holdLink // the hold of a, for the packages above (see core.HoldOf)
+	a        *allocation
+	ptr      uintptr
+	n        int
+	view     bool
+	closed   atomic.Bool // a view's own Free
 }
 
 func newBuffer[T any](a *allocation, ptr uintptr, n int) *Buffer[T] {
-	return &Buffer[T]{a: a, ptr: ptr, n: n}
+	return &Buffer[T]{holdLink: core.LinkHold(a.hold), a: a, ptr: ptr, n: n}
 }
 
 // live reports whether b can be used: made by this package, and neither b
@@ -206,7 +207,7 @@ func (b *Buffer[T]) Slice(i, j int) (*Buffer[T], error) {
 	if i < 0 || i > j || j > b.n {
 		return nil, fmt.Errorf("%s: [%d:%d] of %s: want 0 <= i <= j <= len %d: %w", op, i, j, b, b.n, driver.ErrInvalidValue)
 	}
-	return &Buffer[T]{a: b.a, ptr: b.ptr + uintptr(i)*b.elemSize(), n: j - i, view: true}, nil
+	return &Buffer[T]{holdLink: b.holdLink, a: b.a, ptr: b.ptr + uintptr(i)*b.elemSize(), n: j - i, view: true}, nil
 }
 
 // Bytes returns a view of b's memory as Size bytes, for copies and fills

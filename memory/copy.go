@@ -110,6 +110,10 @@ func CopyDtoD[T any](dst, src *Buffer[T]) (err error) {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	defer b.Done(&err)
+	if err := src.hold(op, "src"); err != nil {
+		return err
+	}
+	defer src.unhold()
 	api := apiOf(ctx)
 	n := src.bytes()
 	if src.a.ctx.Same(ctx) {

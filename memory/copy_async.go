@@ -42,6 +42,10 @@ func CopyToDeviceAsync[T any](s *stream.Stream, dst *Buffer[T], src []T) (err er
 	if s.Context().Device() != ctx.Device() {
 		return wrongStream(op, s, dst.String(), ctx.String())
 	}
+	if err := dst.hold(op, "dst"); err != nil {
+		return err
+	}
+	defer dst.unhold()
 	n := uintptr(len(src)) * dst.elemSize()
 	r := apiOf(ctx).MemcpyHtoDAsync(dst.ptr, unsafe.Pointer(unsafe.SliceData(src)), n, s.Handle())
 	runtime.KeepAlive(src)
@@ -85,6 +89,10 @@ func CopyToHostAsync[T any](s *stream.Stream, dst []T, src *Buffer[T]) (err erro
 	if s.Context().Device() != ctx.Device() {
 		return wrongStream(op, s, src.String(), ctx.String())
 	}
+	if err := src.hold(op, "src"); err != nil {
+		return err
+	}
+	defer src.unhold()
 	r := apiOf(ctx).MemcpyDtoHAsync(unsafe.Pointer(unsafe.SliceData(dst)), src.ptr, src.bytes(), s.Handle())
 	runtime.KeepAlive(dst)
 	if r != nil {
@@ -125,6 +133,14 @@ func CopyDtoDAsync[T any](s *stream.Stream, dst, src *Buffer[T]) (err error) {
 	if dev := s.Context().Device(); dev != dctx.Device() && dev != sctx.Device() {
 		return wrongStream(op, s, dst.String(), dctx.String())
 	}
+	if err := dst.hold(op, "dst"); err != nil {
+		return err
+	}
+	defer dst.unhold()
+	if err := src.hold(op, "src"); err != nil {
+		return err
+	}
+	defer src.unhold()
 	n := src.bytes()
 	if dctx.Same(sctx) {
 		if r := apiOf(dctx).MemcpyDtoDAsync(dst.ptr, src.ptr, n, s.Handle()); r != nil {

@@ -64,6 +64,10 @@ func Fill[T any](s *stream.Stream, b *Buffer[T], value T) (err error) {
 	if !s.Context().Same(ctx) {
 		return wrongFill(op, s, b.String(), ctx)
 	}
+	if err := b.hold(op, "buffer"); err != nil {
+		return err
+	}
+	defer b.unhold()
 	api := apiOf(ctx)
 	var r error
 	switch width {

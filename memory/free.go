@@ -69,22 +69,34 @@ func (b *Buffer[T]) Close() error {
 		a.owner = nil
 		return releaseHold(a.hold, op, desc)
 	}
-	return closeWith(a, a.hold.Do(a.free), op, desc)
+	var ferr error
+	err := a.hold.Close(func(api backend.API) error { ferr = a.free(api); return ferr })
+	return closeWith(a, ferr, err, op, desc)
 }
 
-// closeWith finishes freeing a after its free call returned err: a failure
-// that left a usable (nothing freed) is returned and Close can be retried;
-// otherwise the hold is let go, and err (the context was unusable, the
-// memory went with it) is returned with any error of letting go.
-func closeWith(a *allocation, err error, op, desc string) error {
-	if err != nil && !a.freed.Load() {
+// closeWith finishes freeing a after its hold's Close (core.Hold.Close:
+// the calls in progress on the memory ended first, new ones are refused)
+// returned err, with free's own error ferr. While the hold is open (nothing
+// freed) err is returned and Close can be retried; once it is closed the
+// memory is freed, or went with its unusable context, and err says what
+// failed: the free, or ending a released context.
+func closeWith(a *allocation, ferr, err error, op, desc string) error {
+	if err == nil {
+		return nil
+	}
+	if !a.hold.Closed() {
 		return fmt.Errorf("%s: %s: %w", op, desc, err)
 	}
-	rerr := releaseHold(a.hold, op, desc)
-	if err != nil {
-		return errors.Join(fmt.Errorf("%s: %s: %w", op, desc, err), rerr)
+	if !a.freed.Load() {
+		// The hold closed because the context is gone: the memory went
+		// with it.
+		a.freed.Store(true)
+		a.released()
 	}
-	return rerr
+	if ferr == nil {
+		return fmt.Errorf("%s: %s: freed, but ending its context failed: %w", op, desc, err)
+	}
+	return fmt.Errorf("%s: %s: %w", op, desc, err)
 }
 
 // free releases the memory of an owned or IPC-mapped allocation with its
@@ -199,13 +211,16 @@ func (b *Buffer[T]) FreeAsync(s *stream.Stream) error {
 		a.freed.Store(true)
 		return releaseHold(a.hold, op, desc)
 	}
-	err := a.hold.Do(func(api backend.API) error {
+	var ferr error
+	err := a.hold.Close(func(api backend.API) error {
 		sb, err := use(s)
 		if err != nil {
+			ferr = err
 			return err
 		}
 		err = a.release(func() error { return api.MemFreeAsync(a.base, s.Handle()) }, "cuMemFreeAsync")
-		return unbind(sb, err)
+		ferr = unbind(sb, err)
+		return ferr
 	})
-	return closeWith(a, err, op, desc)
+	return closeWith(a, ferr, err, op, desc)
 }

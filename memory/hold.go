@@ -14,6 +14,9 @@ import (
 // bind through that hold, so they keep working after the user released the
 // *driver.Context, and freeing never touches a dead context.
 
+// holdLink ties a Buffer to the hold of its memory (see core.HoldOf).
+type holdLink = core.HoldLink
+
 // queueOf returns the core state of s, or op's error for a nil or zero
 // Stream.
 func queueOf(op string, s *stream.Stream) (*core.Queue, error) {
@@ -66,3 +69,18 @@ func streamCheck(op string, s *stream.Stream) error {
 	}
 	return nil
 }
+
+// hold holds the memory of b (checked by usable) open for one call that
+// passes it to the driver: until b.unhold, its Close waits, so the driver
+// never gets freed memory. A Close in progress or done makes it fail with
+// an error wrapping driver.ErrClosed, as role of op. Every successful hold
+// is matched by one unhold.
+func (b *Buffer[T]) hold(op, role string) error {
+	if err := b.a.hold.Use(b); err != nil {
+		return fmt.Errorf("%s: %s: %w", op, role, err)
+	}
+	return nil
+}
+
+// unhold ends a call begun by hold.
+func (b *Buffer[T]) unhold() { b.a.hold.Unuse() }

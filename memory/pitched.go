@@ -172,6 +172,10 @@ func (p *Pitched[T]) async(op string, s *stream.Stream, c *backend.Memcpy2D, hos
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	defer u.Done(&err)
+	if err := p.b.hold(op, "pitched memory"); err != nil {
+		return err
+	}
+	defer p.b.unhold()
 	r := pa.Memcpy2DAsync(c, s.Handle())
 	runtime.KeepAlive(host)
 	if r != nil {

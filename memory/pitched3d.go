@@ -147,6 +147,10 @@ func (v *Pitched3D[T]) async(op string, s *stream.Stream, ca backend.Copies3D, c
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	defer u.Done(&err)
+	if err := v.p.b.hold(op, "pitched memory"); err != nil {
+		return err
+	}
+	defer v.p.b.unhold()
 	r := ca.Memcpy3DAsync(c, s.Handle())
 	runtime.KeepAlive(host)
 	if r != nil {

@@ -43,7 +43,7 @@ func AllReduce[T Elem](c *Comm, s *stream.Stream, send, recv *memory.Buffer[T], 
 	if send.Len() == 0 {
 		return nil
 	}
-	return c.do(name, func() error {
+	return c.do(name, s, held[T]{send}, held[T]{recv}, func() error {
 		return c.n.AllReduce(send.Ptr(), recv.Ptr(), uintptr(send.Len()), dataType[T](), backend.NCCLRedOp(op), c.h, s.Handle())
 	})
 }
@@ -77,7 +77,7 @@ func Broadcast[T Elem](c *Comm, s *stream.Stream, send, recv *memory.Buffer[T], 
 	if recv.Len() == 0 {
 		return nil
 	}
-	return c.do(name, func() error {
+	return c.do(name, s, held[T]{send}, held[T]{recv}, func() error {
 		sendPtr := send.Ptr()
 		if offRoot {
 			sendPtr = 0
@@ -115,7 +115,7 @@ func Reduce[T Elem](c *Comm, s *stream.Stream, send, recv *memory.Buffer[T], op 
 	if send.Len() == 0 {
 		return nil
 	}
-	return c.do(name, func() error {
+	return c.do(name, s, held[T]{send}, held[T]{recv}, func() error {
 		recvPtr := recv.Ptr()
 		if offRoot {
 			recvPtr = 0
@@ -145,7 +145,7 @@ func AllGather[T Elem](c *Comm, s *stream.Stream, send, recv *memory.Buffer[T]) 
 	if send.Len() == 0 {
 		return nil
 	}
-	return c.do(name, func() error {
+	return c.do(name, s, held[T]{send}, held[T]{recv}, func() error {
 		return c.n.AllGather(send.Ptr(), recv.Ptr(), uintptr(send.Len()), dataType[T](), c.h, s.Handle())
 	})
 }
@@ -171,7 +171,7 @@ func ReduceScatter[T Elem](c *Comm, s *stream.Stream, send, recv *memory.Buffer[
 	if recv.Len() == 0 {
 		return nil
 	}
-	return c.do(name, func() error {
+	return c.do(name, s, held[T]{send}, held[T]{recv}, func() error {
 		return c.n.ReduceScatter(send.Ptr(), recv.Ptr(), uintptr(recv.Len()), dataType[T](), backend.NCCLRedOp(op), c.h, s.Handle())
 	})
 }
@@ -212,7 +212,7 @@ func p2p[T Elem](c *Comm, s *stream.Stream, buf *memory.Buffer[T], peer int, nam
 	if buf.Len() == 0 {
 		return nil
 	}
-	return c.do(name, func() error { return f(buf.Ptr(), uintptr(buf.Len()), dataType[T](), peer, s.Handle()) })
+	return c.do(name, s, held[T]{buf}, held[T]{buf}, func() error { return f(buf.Ptr(), uintptr(buf.Len()), dataType[T](), peer, s.Handle()) })
 }
 
 // checkCall checks the communicator, the reduction and the stream.
@@ -268,7 +268,12 @@ func (c *Comm) buffers(name string, bufs ...interface {
 // do makes one NCCL call with the communicator's context bound, joining the
 // calling thread's Group if there is one, and waits out ncclInProgress of a
 // non-blocking communicator outside a group.
-func (c *Comm) do(name string, call func() error) (err error) {
+//
+// For the whole call it holds s and the memory of send and recv (checked
+// by checkCall and buffers) as well as the communicator: a Close of any of
+// them waits for it, so NCCL never gets a destroyed stream or freed memory,
+// and one in progress or done makes the call fail with driver.ErrClosed.
+func (c *Comm) do(name string, s *stream.Stream, send, recv holder, call func() error) (err error) {
 	g := currentGroup()
 	if g != nil {
 		defer func() { g.note(c, err) }() // after the unbind's error, if any
@@ -278,6 +283,20 @@ func (c *Comm) do(name string, call func() error) (err error) {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	defer b.Done(&err)
+	q := core.QueueOf(s)
+	if err := q.Hold.Use(q.What); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	defer q.Hold.Unuse()
+	sh, rh := send.hold(), recv.hold()
+	if err := sh.Use(send); err != nil {
+		return fmt.Errorf("%s: send: %w", name, err)
+	}
+	defer sh.Unuse()
+	if err := rh.Use(recv); err != nil {
+		return fmt.Errorf("%s: recv: %w", name, err)
+	}
+	defer rh.Unuse()
 	if g != nil {
 		if err := g.join(c.n, c.hold.Context().API, c); err != nil {
 			return fmt.Errorf("%s: %s: %w", name, c, err)
@@ -295,6 +314,19 @@ func (c *Comm) do(name string, call func() error) (err error) {
 	}
 	return nil
 }
+
+// holder is a buffer of a collective: its String for errors, and the hold
+// of its memory.
+type holder interface {
+	String() string
+	hold() *core.Hold
+}
+
+// held is a *memory.Buffer[T] as a holder.
+type held[T any] struct{ b *memory.Buffer[T] }
+
+func (h held[T]) String() string   { return h.b.String() }
+func (h held[T]) hold() *core.Hold { return core.HoldOf(h.b) }
 
 // inPlace checks how part (send of AllGather, recv of ReduceScatter, or
 // either buffer of the others) and whole overlap: not at all, or with part

@@ -38,6 +38,10 @@ func Elapsed(start, end *Event) (time.Duration, error) {
 	if err := timingErr("end", end); err != nil {
 		return 0, err
 	}
+	if err := end.use(); err != nil {
+		return 0, fmt.Errorf("stream.Elapsed: end: %w", err)
+	}
+	defer end.hold.Unuse()
 	var ms float32
 	err := start.hold.Do(func(api backend.API) error {
 		var r error

@@ -201,6 +201,12 @@ func (e *Event) check() error {
 	return nil
 }
 
+// use holds the event open for one call that passes its handle to the
+// driver: until e.hold.Unuse, a Close waits, so the driver never gets a
+// destroyed event. It fails with an error wrapping driver.ErrClosed once a
+// Close is in progress or done. e was checked.
+func (e *Event) use() error { return e.hold.Use(e) }
+
 // errNilEvent is what the checks say of a nil or zero Event; the exported
 // functions and methods prefix it with their name.
 var errNilEvent = fmt.Errorf("nil or zero event: %w", driver.ErrInvalidValue)
@@ -226,6 +232,10 @@ func (e *Event) Record(s *Stream) (err error) {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	defer b.Done(&err)
+	if err := e.use(); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	defer e.hold.Unuse()
 	if r := e.api().EventRecord(e.h, s.q.Handle); r != nil {
 		return fmt.Errorf("%s: %s: cuEventRecord(%s): %w", op, e, s, r)
 	}
@@ -244,6 +254,10 @@ func (e *Event) synchronize(op string) error {
 	if err := e.check(); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
+	if err := e.use(); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	defer e.hold.Unuse()
 	if r := e.api().EventSynchronize(e.h); r != nil {
 		return fmt.Errorf("%s: %s: cuEventSynchronize: %w", op, e, core.Unusable(r))
 	}
@@ -259,6 +273,10 @@ func (e *Event) query(op string) (bool, error) {
 	if err := e.check(); err != nil {
 		return false, fmt.Errorf("%s: %w", op, err)
 	}
+	if err := e.use(); err != nil {
+		return false, fmt.Errorf("%s: %w", op, err)
+	}
+	defer e.hold.Unuse()
 	r := e.api().EventQuery(e.h)
 	if r == nil {
 		return true, nil

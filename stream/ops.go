@@ -75,6 +75,10 @@ func (s *Stream) Wait(ev *Event) (err error) {
 	if ev.ctx.Driver() != s.ctx.Driver() {
 		return fmt.Errorf("%s: %s: %s belongs to another *driver.Driver: %w", op, s, ev, driver.ErrWrongContext)
 	}
+	if err := ev.use(); err != nil {
+		return fmt.Errorf("%s: %s: %w", op, s, err)
+	}
+	defer ev.hold.Unuse()
 	if r := s.api().StreamWaitEvent(s.q.Handle, ev.h, 0); r != nil {
 		return fmt.Errorf("%s: %s: cuStreamWaitEvent(%s): %w", op, s, ev, r)
 	}

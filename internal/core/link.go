@@ -175,3 +175,27 @@ func (q *Queue) Use() (Binding, error) {
 }
 
 func (q *Queue) closedErr() error { return fmt.Errorf("%s: %w", q.What, ErrClosed) }
+
+// HoldLink ties a public memory type (*memory.Buffer) to the Hold of the
+// memory it uses, so that a package above (nccl) holds that memory open
+// for a call that passes it to the driver (see Hold.Use).
+type HoldLink struct{ h *Hold }
+
+// LinkHold returns the link to embed in a public memory value.
+func LinkHold(h *Hold) HoldLink { return HoldLink{h} }
+
+func (l *HoldLink) linkedHold() *Hold { return l.h }
+
+type holdLinked[T any] interface {
+	*T
+	linkedHold() *Hold
+}
+
+// HoldOf returns the Hold of the memory of a *memory.Buffer, or nil for a
+// nil or zero one.
+func HoldOf[P holdLinked[T], T any](b P) *Hold {
+	if b == nil {
+		return nil
+	}
+	return b.linkedHold()
+}

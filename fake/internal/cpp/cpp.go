@@ -8,12 +8,14 @@
 package cpp
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"unsafe"
 )
 
 // Unit is one compile's input.
@@ -44,15 +46,27 @@ func Preprocess(u Unit) Output {
 		name, _, funcLike := strings.Cut(k, "(") // -D'F(x)=x'
 		m.define(name, v, funcLike)
 	}
+	size := len(u.Source)
+	for _, h := range u.Headers {
+		size += len(h)
+	}
+	for k, v := range u.Macros {
+		size += len(k) + len(v)
+	}
+	m.bound(size)
 	in := &includer{names: u.HeaderNames, headers: u.Headers, paths: u.IncludePaths, errs: &errs, warns: &warns, m: m,
-		once: map[string]bool{}, files: map[string]*string{}}
+		once: map[string]bool{}, files: map[string]*string{}, stripped: map[string]string{}}
 	lines := in.preprocess(u.Name, u.Source, 0)
 	return Output{Lines: lines, Errors: errs, Warnings: warns, Catastrophic: in.stop}
 }
 
 // stripComments blanks // and /* */ comments, keeping newlines (and so
-// line numbers) and string literals.
+// line numbers) and string literals. Text with no "/" is returned as it
+// is; other text is copied once.
 func stripComments(src string) string {
+	if strings.IndexByte(src, '/') < 0 {
+		return src
+	}
 	out := []byte(src)
 	for i := 0; i < len(out); i++ {
 		switch {
@@ -79,7 +93,42 @@ func stripComments(src string) string {
 			}
 		}
 	}
-	return string(out)
+	return unsafe.String(unsafe.SliceData(out), len(out)) // out is not written again
+}
+
+// lineReader reads a text line by line, as strings.Split(text, "\n")
+// would give them, without making that slice.
+type lineReader struct {
+	text string
+	pos  int // the start of the next line; len(text)+1 after the last
+	n    int // the lines read: the number of the last one
+}
+
+// more reports whether a line is left.
+func (r *lineReader) more() bool { return r.pos <= len(r.text) }
+
+// next returns the next line; more must be true.
+func (r *lineReader) next() string {
+	r.n++
+	rest := r.text[r.pos:]
+	if i := strings.IndexByte(rest, '\n'); i >= 0 {
+		r.pos += i + 1
+		return rest[:i]
+	}
+	r.pos = len(r.text) + 1
+	return rest
+}
+
+// codeLines counts the lines of text that are neither blank nor
+// directives: at most the active lines preprocess keeps.
+func codeLines(text string) int {
+	n := 0
+	for r := (lineReader{text: text}); r.more(); {
+		if t := strings.TrimSpace(r.next()); t != "" && t[0] != '#' {
+			n++
+		}
+	}
+	return n
 }
 
 // Line is one active (not #if'ed out, not a directive) source line.
@@ -116,6 +165,7 @@ type includer struct {
 
 	once     map[string]bool    // files with #pragma once
 	files    map[string]*string // files read from the -I directories (nil: none)
+	stripped map[string]string  // the included files without their comments
 	includes int                // #include directives followed
 	read     int                // bytes of text preprocessed
 	stop     bool               // a catastrophic error ended the compile
@@ -172,12 +222,40 @@ func (in *includer) catastrophic(name string, line int, format string, args ...a
 	in.stop = true
 }
 
+// maxErrors is the most errors one compile reports: the next ends it, as
+// NVRTC's front end ends at its error limit.
+const maxErrors = 100
+
+// errorf records an error at line of file name; past maxErrors it ends
+// the compile instead.
+func (in *includer) errorf(name string, line int, format string, args ...any) {
+	if len(*in.errs) >= maxErrors {
+		in.catastrophic(name, line, "error limit reached: %d errors detected", maxErrors)
+		return
+	}
+	*in.errs = append(*in.errs, fmt.Sprintf("%s(%d): error: %s", name, line, fmt.Sprintf(format, args...)))
+}
+
+// ifError records err of an #if or #elif at line of file name: an error
+// of the expression, or, once the compile's #if expressions used their
+// budget, the catastrophic error that ends the compile.
+func (in *includer) ifError(name string, line int, err error) {
+	if errors.Is(err, errBudget) {
+		in.catastrophic(name, line, "%v", err)
+		return
+	}
+	in.errorf(name, line, "%v", err)
+}
+
 // preprocess handles #include, #define, #undef, the conditional
 // directives (#if and #elif evaluate C preprocessor expressions, see
 // evalIf), #pragma once, #error and #warning; other directives are
-// ignored. It returns the active lines of this file (not those of the
-// headers it includes, whose directives it does apply). A catastrophic
-// error (nesting too deep, a bound on the work exceeded) stops it.
+// ignored. It returns the active lines of the unit's own file (depth 0;
+// blank lines are left out), and nothing for the headers it includes,
+// whose directives it applies. A catastrophic error (nesting too deep, a
+// bound on the work exceeded) stops it. Its memory is within a small
+// multiple of its input: each header's text is stripped of its comments
+// once, however often it is included, and the lines are read in place.
 func (in *includer) preprocess(name, src string, depth int) []Line {
 	if in.stop {
 		return nil
@@ -187,32 +265,39 @@ func (in *includer) preprocess(name, src string, depth int) []Line {
 		in.catastrophic(name, 1, "the text preprocessed exceeds the fake NVRTC's limit of %d bytes in one compile", maxPreprocessBytes)
 		return nil
 	}
-	errorf := func(line int, format string, args ...any) {
-		*in.errs = append(*in.errs, fmt.Sprintf("%s(%d): error: %s", name, line, fmt.Sprintf(format, args...)))
-	}
 	type frame struct{ active, taken, parent, sawElse bool }
 	var stack []frame
 	active := true
 	var out []Line
-	lines := strings.Split(stripComments(src), "\n")
-	for i := 0; i < len(lines) && !in.stop; i++ {
-		ln := i + 1
-		text := lines[i]
-		t := strings.TrimSpace(text)
+	var text string
+	if depth == 0 {
+		text = stripComments(src)
+		out = make([]Line, 0, codeLines(text))
+	} else {
+		var ok bool
+		if text, ok = in.stripped[name]; !ok {
+			text = stripComments(src)
+			in.stripped[name] = text
+		}
+	}
+	errorf := func(line int, format string, args ...any) { in.errorf(name, line, format, args...) }
+	for lr := (lineReader{text: text}); lr.more() && !in.stop; {
+		line := lr.next()
+		ln := lr.n
+		t := strings.TrimSpace(line)
 		if !strings.HasPrefix(t, "#") {
-			if active {
-				out = append(out, Line{ln, text})
+			if active && depth == 0 && t != "" {
+				out = append(out, Line{ln, line})
 			}
 			continue
 		}
-		if strings.HasSuffix(t, "\\") && i+1 < len(lines) {
+		if strings.HasSuffix(t, "\\") && lr.more() {
 			// Splice the continued lines into one directive.
 			var sb strings.Builder
 			sb.WriteString(t[:len(t)-1])
-			for i+1 < len(lines) {
-				i++
-				next := strings.TrimRight(lines[i], " \t\r")
-				if !strings.HasSuffix(next, "\\") || i+1 == len(lines) {
+			for lr.more() {
+				next := strings.TrimRight(lr.next(), " \t\r")
+				if !strings.HasSuffix(next, "\\") || !lr.more() {
 					sb.WriteString(next)
 					break
 				}
@@ -241,7 +326,7 @@ func (in *includer) preprocess(name, src string, depth int) []Line {
 				default:
 					var err error
 					if cond, err = evalIf(rest, in.m); err != nil {
-						errorf(ln, "%v", err)
+						in.ifError(name, ln, err)
 					}
 				}
 			}
@@ -260,7 +345,7 @@ func (in *includer) preprocess(name, src string, depth int) []Line {
 			if f.parent && !f.taken {
 				var err error
 				if cond, err = evalIf(rest, in.m); err != nil {
-					errorf(ln, "%v", err)
+					in.ifError(name, ln, err)
 				}
 			}
 			f.taken = f.taken || cond
@@ -356,7 +441,7 @@ func (in *includer) preprocess(name, src string, depth int) []Line {
 		}
 	}
 	if len(stack) > 0 && !in.stop {
-		errorf(len(lines), "expected an #endif")
+		errorf(strings.Count(text, "\n")+1, "expected an #endif")
 	}
 	return out
 }

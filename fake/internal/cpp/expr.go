@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // The fake NVRTC's #if evaluator: C preprocessor expressions on intmax_t
@@ -46,10 +47,22 @@ const (
 	ppBad    // an unterminated character constant or string literal
 )
 
+// ppToken is one preprocessing token: 16 bytes, so that the tokens of an
+// expression (up to one per byte of it) stay within the preprocessor's
+// memory bound.
 type ppToken struct {
-	kind int
-	s    string
+	p    *byte // the token's text (see str), in the expression or macro body
+	n    uint32
+	kind uint32
 }
+
+// tok returns the token of kind with text s.
+func tok(kind int, s string) ppToken {
+	return ppToken{p: unsafe.StringData(s), n: uint32(len(s)), kind: uint32(kind)}
+}
+
+// str returns the token's text.
+func (t ppToken) str() string { return unsafe.String(t.p, t.n) }
 
 // ppPuncts are the operators of #if expressions, longest first.
 var ppPuncts = []string{"<<", ">>", "<=", ">=", "==", "!=", "&&", "||",
@@ -67,9 +80,11 @@ func isDigit(c byte) bool      { return c >= '0' && c <= '9' }
 // ppTokenize splits directive text into preprocessing tokens. It never
 // fails: what is not valid in an expression becomes a token that the
 // parser refuses, if it is ever reached.
-func ppTokenize(s string) []ppToken {
-	var toks []ppToken
-	for i := 0; i < len(s); {
+//
+// The tokens are appended to toks; it stops once it has appended more
+// than limit of them.
+func ppTokenize(toks []ppToken, s string, limit int) []ppToken {
+	for i, start := 0, len(toks); i < len(s) && len(toks)-start <= limit; {
 		c := s[i]
 		switch {
 		case c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v':
@@ -92,7 +107,7 @@ func ppTokenize(s string) []ppToken {
 				}
 			}
 		number:
-			toks = append(toks, ppToken{ppNumber, s[i:j]})
+			toks = append(toks, tok(ppNumber, s[i:j]))
 			i = j
 		case isIdentStart(c):
 			j := i + 1
@@ -109,7 +124,7 @@ func ppTokenize(s string) []ppToken {
 					continue
 				}
 			}
-			toks = append(toks, ppToken{ppIdent, s[i:j]})
+			toks = append(toks, tok(ppIdent, s[i:j]))
 			i = j
 		case c == '\'' || c == '"':
 			var t ppToken
@@ -129,7 +144,7 @@ func ppTokenize(s string) []ppToken {
 					break
 				}
 			}
-			toks = append(toks, ppToken{ppPunct, s[i : i+n]})
+			toks = append(toks, tok(ppPunct, s[i:i+n]))
 			i += n
 		}
 	}
@@ -158,25 +173,64 @@ func literal(s string, i, j int) (ppToken, int) {
 	k, closed := quoted(s, j)
 	switch {
 	case !closed:
-		return ppToken{ppBad, s[i:k]}, k
+		return tok(ppBad, s[i:k]), k
 	case s[j] == '"':
-		return ppToken{ppString, s[i:k]}, k
+		return tok(ppString, s[i:k]), k
 	}
-	return ppToken{ppChar, s[i:k]}, k
+	return tok(ppChar, s[i:k]), k
 }
 
-// errIfWork is the error for an expression whose expansion is too large.
-var errIfWork = fmt.Errorf("#if expression exceeds the fake NVRTC's limit of %d tokens after macro expansion", maxIfWork)
+// ifWorkError is the error for an expression whose expansion (or its own
+// tokens) would pass limit tokens.
+func ifWorkError(limit int) error {
+	return fmt.Errorf("#if expression exceeds the fake NVRTC's limit of %d tokens after macro expansion", limit)
+}
 
-// macros are the macros of one compile.
+// The bounds of one compile's #if expressions, for an input of size bytes
+// (the source, the headers and the -D macros), so that their memory stays
+// within a small multiple of the input and their time bounded, however
+// the macros double:
+//
+//   - ifLimit: the tokens one expression may have, after expansion;
+//   - ifCache: the tokens of the macro bodies kept tokenized, in all;
+//   - ifWork: the tokens all of them may read and expand to, in all.
+//
+// The expression's tokens and its expansion are made in slices reused
+// from one expression to the next, so that the memory is that of the
+// largest of them.
+func ifLimit(size int) int { return min(maxIfWork, max(minIfTokens, size/4)) }
+func ifCache(size int) int { return max(minIfTokens, size/4) }
+func ifWork(size int) int  { return maxIfWork + 16*size }
+
+// minIfTokens is the least ifLimit and ifCache.
+const minIfTokens = 1024
+
+// errBudget is what the errors wrap that end a compile whose #if
+// expressions used one of its budgets (ifCache, ifWork).
+var errBudget = errors.New("the #if expressions of this compile exceed the fake NVRTC's limit")
+
+// macros are the macros of one compile, and what its #if expressions
+// share: their bounds and the slices they reuse.
 type macros struct {
 	defs map[string]string    // name -> replacement text
 	fn   map[string]bool      // the function-like ones
 	toks map[string][]ppToken // tokenized replacements, made when first expanded
+
+	limit, cache, work int             // the bounds left: see ifLimit, ifCache, ifWork
+	expr, out          []ppToken       // an expression's tokens and their expansion, reused
+	bodyBuf            []ppToken       // a body being tokenized, reused
+	hide               map[string]bool // the macros being expanded (empty between expressions)
+}
+
+// bound sets the bounds of a compile of size bytes of input.
+func (m *macros) bound(size int) {
+	m.limit, m.cache, m.work = ifLimit(size), ifCache(size), ifWork(size)
 }
 
 func newMacros() *macros {
-	return &macros{defs: map[string]string{}, fn: map[string]bool{}, toks: map[string][]ppToken{}}
+	m := &macros{defs: map[string]string{}, fn: map[string]bool{}, toks: map[string][]ppToken{}, hide: map[string]bool{}}
+	m.bound(0)
+	return m
 }
 
 func (m *macros) define(name, body string, funcLike bool) {
@@ -194,13 +248,22 @@ func (m *macros) undef(name string) {
 	delete(m.fn, name)
 }
 
-func (m *macros) body(name string) []ppToken {
+// body returns the tokens of name's replacement, tokenized when first
+// needed, within the bounds of the compile (see ifLimit and ifCache).
+func (m *macros) body(name string) ([]ppToken, error) {
 	b, ok := m.toks[name]
 	if !ok {
-		b = ppTokenize(m.defs[name])
+		m.bodyBuf = ppTokenize(m.bodyBuf[:0], m.defs[name], m.limit)
+		if len(m.bodyBuf) > m.limit {
+			return nil, ifWorkError(m.limit)
+		}
+		if m.cache -= len(m.bodyBuf); m.cache < 0 {
+			return nil, fmt.Errorf("%w on the tokens of the macro bodies it expands (a quarter of the input's bytes, at least %d)", errBudget, minIfTokens)
+		}
+		b = slices.Clone(m.bodyBuf)
 		m.toks[name] = b
 	}
-	return b
+	return b, nil
 }
 
 // ifExpander expands the object-like macros of one #if expression.
@@ -217,73 +280,86 @@ type ifExpander struct {
 func (x *ifExpander) expand(out, toks []ppToken) ([]ppToken, error) {
 	for i := 0; i < len(toks); i++ {
 		x.work++
-		if x.work > maxIfWork {
-			return nil, errIfWork
+		if x.work > x.m.limit {
+			return out, ifWorkError(x.m.limit)
+		}
+		if x.m.work--; x.m.work < 0 {
+			return out, fmt.Errorf("%w on the tokens they read and expand to in all (16 per byte of the input, and %d)", errBudget, maxIfWork)
 		}
 		t := toks[i]
 		if t.kind != ppIdent {
 			out = append(out, t)
 			continue
 		}
-		if t.s == "defined" {
+		if t.str() == "defined" {
 			// Copy "defined X" or "defined ( X" unexpanded.
 			n := 1
 			if i+1 < len(toks) && toks[i+1].kind == ppIdent {
 				n = 2
-			} else if i+2 < len(toks) && toks[i+1].s == "(" && toks[i+2].kind == ppIdent {
+			} else if i+2 < len(toks) && toks[i+1].str() == "(" && toks[i+2].kind == ppIdent {
 				n = 3
 			}
 			out = append(out, toks[i:i+n]...)
 			i += n - 1
 			continue
 		}
-		if _, ok := x.m.defs[t.s]; !ok || x.hide[t.s] || x.m.fn[t.s] {
+		if _, ok := x.m.defs[t.str()]; !ok || x.hide[t.str()] || x.m.fn[t.str()] {
 			out = append(out, t)
 			continue
 		}
-		x.hide[t.s] = true
-		var err error
-		out, err = x.expand(out, x.m.body(t.s))
-		delete(x.hide, t.s)
+		body, err := x.m.body(t.str())
 		if err != nil {
-			return nil, err
+			return out, err
+		}
+		x.hide[t.str()] = true
+		out, err = x.expand(out, body)
+		delete(x.hide, t.str())
+		if err != nil {
+			return out, err
 		}
 	}
 	return out, nil
 }
 
 // evalIf evaluates the expression of an #if or #elif with the macros m.
+// It keeps within the bounds of the compile (see ifLimit).
 func evalIf(expr string, m *macros) (bool, error) {
-	x := &ifExpander{m: m, hide: map[string]bool{}}
-	toks, err := x.expand(nil, ppTokenize(expr))
+	m.expr = ppTokenize(m.expr[:0], expr, m.limit)
+	if len(m.expr) > m.limit {
+		return false, ifWorkError(m.limit)
+	}
+	x := ifExpander{m: m, hide: m.hide}
+	toks, err := x.expand(m.out[:0], m.expr)
+	m.out = toks
+	clear(m.hide)
 	if err != nil {
 		return false, err
 	}
 	// Refuse what cannot be evaluated, left to right: the calls the fake
 	// cannot make and the tokens that are not valid in #if.
 	for i, t := range toks {
-		if t.kind == ppIdent && i+1 < len(toks) && toks[i+1].s == "(" && (m.fn[t.s] || unsupportedCalls[t.s]) &&
-			(i == 0 || toks[i-1].s != "defined" && (i < 2 || toks[i-2].s != "defined")) {
-			return false, notSupported(t.s, m)
+		if t.kind == ppIdent && i+1 < len(toks) && toks[i+1].str() == "(" && (m.fn[t.str()] || unsupportedCalls[t.str()]) &&
+			(i == 0 || toks[i-1].str() != "defined" && (i < 2 || toks[i-2].str() != "defined")) {
+			return false, notSupported(t.str(), m)
 		}
 		switch t.kind {
 		case ppString:
 			return false, errors.New("string literal in #if")
 		case ppBad:
-			if t.s[strings.IndexAny(t.s, `'"`)] == '"' {
+			if t.str()[strings.IndexAny(t.str(), `'"`)] == '"' {
 				return false, errors.New("unterminated string literal in #if")
 			}
 			return false, errors.New("unterminated character constant in #if")
 		case ppPunct:
-			if !slices.Contains(ppPuncts, t.s) {
-				return false, fmt.Errorf("token %q is not valid in #if", t.s)
+			if !slices.Contains(ppPuncts, t.str()) {
+				return false, fmt.Errorf("token %q is not valid in #if", t.str())
 			}
 		}
 	}
 	p := &ppParser{toks: toks, m: m}
 	v := p.comma(true)
 	if p.err == nil && p.pos < len(p.toks) {
-		p.fail("extra text after expression: %q", p.toks[p.pos].s)
+		p.fail("extra text after expression: %q", p.toks[p.pos].str())
 	}
 	if p.err != nil {
 		return false, p.err
@@ -322,7 +398,7 @@ func (p *ppParser) fail(format string, args ...any) {
 
 func (p *ppParser) peek() string {
 	if p.pos < len(p.toks) {
-		return p.toks[p.pos].s
+		return p.toks[p.pos].str()
 	}
 	return ""
 }
@@ -371,7 +447,7 @@ var binaryPrec = map[string]int{
 func (p *ppParser) binary(min int, eval bool) ppValue {
 	l := p.unary(eval)
 	for p.err == nil && p.pos < len(p.toks) && p.toks[p.pos].kind == ppPunct {
-		op := p.toks[p.pos].s
+		op := p.toks[p.pos].str()
 		prec, ok := binaryPrec[op]
 		if !ok || prec < min {
 			break
@@ -481,7 +557,7 @@ func (p *ppParser) apply(op string, l, r ppValue, eval bool) ppValue {
 // unary: (+ | - | ~ | !) unary | primary.
 func (p *ppParser) unary(eval bool) ppValue {
 	if p.pos < len(p.toks) && p.toks[p.pos].kind == ppPunct {
-		switch op := p.toks[p.pos].s; op {
+		switch op := p.toks[p.pos].str(); op {
 		case "+", "-", "~", "!":
 			p.pos++
 			defer func() { p.depth-- }()
@@ -520,28 +596,28 @@ func (p *ppParser) primary(eval bool) ppValue {
 	p.pos++
 	switch t.kind {
 	case ppNumber:
-		v, err := parsePPNumber(t.s)
+		v, err := parsePPNumber(t.str())
 		if err != nil {
 			p.fail("%v", err)
 		}
 		return v
 	case ppChar:
-		v, err := parsePPChar(t.s)
+		v, err := parsePPChar(t.str())
 		if err != nil {
 			p.fail("%v", err)
 		}
 		return v
 	case ppIdent:
 		switch {
-		case t.s == "defined":
+		case t.str() == "defined":
 			return p.defined()
 		case p.peek() == "(":
-			if p.m.fn[t.s] || unsupportedCalls[t.s] {
-				p.err = notSupported(t.s, p.m)
+			if p.m.fn[t.str()] || unsupportedCalls[t.str()] {
+				p.err = notSupported(t.str(), p.m)
 			}
-			p.fail(`%s is not a function-like macro: missing an operator before "("`, t.s)
+			p.fail(`%s is not a function-like macro: missing an operator before "("`, t.str())
 			return ppValue{}
-		case t.s == "true":
+		case t.str() == "true":
 			// C++: true and false are not identifiers.
 			return ppValue{n: 1}
 		}
@@ -549,7 +625,7 @@ func (p *ppParser) primary(eval bool) ppValue {
 		// expansion, or a function-like macro not called) is 0.
 		return ppValue{}
 	}
-	if t.s == "(" {
+	if t.str() == "(" {
 		defer func() { p.depth-- }()
 		if !p.nest() {
 			return ppValue{}
@@ -565,7 +641,7 @@ func (p *ppParser) primary(eval bool) ppValue {
 		return v
 	}
 	p.pos--
-	p.fail("expected an expression before %q", t.s)
+	p.fail("expected an expression before %q", t.str())
 	return ppValue{}
 }
 
@@ -587,7 +663,7 @@ func (p *ppParser) defined() ppValue {
 		p.fail("defined without a macro name")
 		return ppValue{}
 	}
-	name := p.toks[p.pos].s
+	name := p.toks[p.pos].str()
 	p.pos++
 	if paren {
 		if p.peek() != ")" {
