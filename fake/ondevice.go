@@ -13,11 +13,8 @@ type libQueue struct{ b *fakeBackend }
 var _ ondevice.Queue = libQueue{}
 
 func (q libQueue) Enqueue(op string, s uintptr, work func(ondevice.Memory) error) error {
-	if err := q.b.fault(op); err != nil {
+	if err := q.b.enter(op); err != nil { // fault injection, a poisoned process
 		return err
-	}
-	if p := q.b.poison.Load(); p != nil {
-		return *p
 	}
 	it := &item{}
 	return q.b.enqueue(s, it, func(st *stream) error {

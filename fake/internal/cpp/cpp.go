@@ -458,6 +458,8 @@ func macroName(s string) (string, bool) {
 	return s[:j], true
 }
 
+// IsIdent reports whether s is a C identifier (a letter or _, then
+// letters, digits and _), as kernel and macro names must be.
 func IsIdent(s string) bool {
 	if s == "" {
 		return false
