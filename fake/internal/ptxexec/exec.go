@@ -40,6 +40,9 @@ type Launch struct {
 	// atomics stay atomic, and the fault of the lowest-numbered faulting
 	// block is reported.
 	Workers int
+	// Observe, when set, is told of every access to global memory (see
+	// Observer).
+	Observe Observer
 }
 
 // CUDA error numbers of the faults a launch may end with.
@@ -128,6 +131,7 @@ type machine struct {
 	tmpl     []uint64    // the entry's initial slots for the current block
 	atomMu   *sync.Mutex // with parallel workers: held by global atomics
 	barriers [numBarriers]barrierState
+	obs      Observer // l.Observe
 }
 
 // Run executes the kernel over the launch's grid, blocks one after
@@ -184,7 +188,7 @@ func linear(b, grid [3]uint32) uint64 {
 
 func (k *Kernel) newMachine(l *Launch, n int, atomMu *sync.Mutex) *machine {
 	m := &machine{k: k, l: l, threads: make([]thread, n), shared: make([]byte, k.sharedBase+int(l.DynShared)),
-		start: time.Now(), cs: k.prog.callSites, atomMu: atomMu}
+		start: time.Now(), cs: k.prog.callSites, atomMu: atomMu, obs: l.Observe}
 	f := k.fn
 	m.tmpl = make([]uint64, f.nslots)
 	copy(m.tmpl, f.init)
@@ -575,6 +579,9 @@ func (m *machine) access(t *thread, in *inst, space uint8, addr, n uint64) []byt
 	switch space {
 	case opLdGlobal, opStGlobal:
 		b = m.global(addr, n)
+		if b != nil && m.obs != nil {
+			m.observe(t, in, addr, n)
+		}
 	case opLdShared, opStShared:
 		if addr < uint64(len(m.shared)) && uint64(len(m.shared))-addr >= n {
 			b = m.shared[addr : addr+n]
@@ -595,6 +602,9 @@ func (m *machine) access(t *thread, in *inst, space uint8, addr, n uint64) []byt
 			return m.access(t, in, opLdLocal, addr-localWindow, n)
 		}
 		b = m.global(addr, n)
+		if b != nil && m.obs != nil {
+			m.observe(t, in, addr, n)
+		}
 	}
 	if b == nil {
 		m.fail(t, in, CodeIllegalAddress, addr, "out-of-bounds access")
@@ -750,7 +760,7 @@ func (m *machine) run(t *thread) {
 			fallthrough
 		case opLdGlobal:
 			addr := r[in.a] + uint64(in.imm)
-			if n := uint64(in.size); in.vec == 1 && addr&(n-1) == 0 {
+			if n := uint64(in.size); in.vec == 1 && addr&(n-1) == 0 && m.obs == nil {
 				if b := m.global(addr, n); b != nil {
 					r[in.v[0]] = extend(loadLE(b, in.size), in)
 					continue
@@ -771,7 +781,7 @@ func (m *machine) run(t *thread) {
 			r[sSink] = 0
 		case opStGlobal:
 			addr := r[in.a] + uint64(in.imm)
-			if n := uint64(in.size); in.vec == 1 && addr&(n-1) == 0 {
+			if n := uint64(in.size); in.vec == 1 && addr&(n-1) == 0 && m.obs == nil {
 				if b := m.global(addr, n); b != nil {
 					store(b, in.size, r[in.v[0]])
 					continue

@@ -1,0 +1,63 @@
+package ptxexec
+
+// Observer is told of a launch's accesses to global memory, for checks
+// that look across launches and streams (the fake's race detector). It is
+// called from the goroutines that run the launch's blocks (several at once
+// when Launch.Workers > 1), for each access that passed the bounds and
+// alignment checks, before the access happens; it must not call back into
+// the launch. A nil Launch.Observe costs one comparison per access.
+type Observer interface {
+	Global(a Access)
+}
+
+// AccessKind says what an access does to the bytes it touches.
+type AccessKind uint8
+
+// The kinds of access.
+const (
+	Read   AccessKind = iota + 1 // ld, and the reads of printf and assert
+	Write                        // st
+	Atomic                       // atom and red: ordered against other atomics, not against plain accesses
+)
+
+// String names the kind as a report does.
+func (k AccessKind) String() string {
+	switch k {
+	case Read:
+		return "read"
+	case Write:
+		return "write"
+	case Atomic:
+		return "atomic"
+	}
+	return "access"
+}
+
+// Access is one access of one thread to global memory.
+type Access struct {
+	Addr   uint64 // the first byte
+	Size   uint32 // how many bytes
+	Kind   AccessKind
+	Line   int    // the PTX line of the instruction
+	Instr  string // the instruction, as a fault names it
+	Block  [3]uint32
+	Thread [3]uint32
+}
+
+// observe reports a global access of t's current instruction to the
+// launch's Observer.
+func (m *machine) observe(t *thread, in *inst, addr, n uint64) {
+	k := Read
+	switch in.op {
+	case opStGlobal, opStGeneric:
+		k = Write
+	case opAtom:
+		k = Atomic
+	}
+	pc := t.pc - 1
+	if pc < 0 || pc >= len(t.fn.stmts) {
+		pc = 0
+	}
+	s := t.fn.stmts[pc]
+	m.obs.Global(Access{Addr: addr, Size: uint32(n), Kind: k, Line: int(s.Line), Instr: s.String(), Block: m.block, Thread: t.idx})
+}
