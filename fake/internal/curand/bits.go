@@ -13,6 +13,12 @@ import "github.com/nocgo/cuda/driver/backend"
 // fake also gives for the default ordering.
 const Threads = 4096
 
+// MRGThreads is how many threads libcurand's host MRG32k3a generator runs
+// (more than the others: the H200 showed its words 0..81919 to be element
+// 0 of subsequences 0..81919; TestMRGThreads checks the model on 2^18
+// words).
+const MRGThreads = 81920
+
 // stream produces a pseudo-random generator's 32-bit output words from
 // global word index m on.
 type stream interface {
@@ -29,33 +35,34 @@ func (p philoxStream) words(dst []uint32, m uint64) {
 	}
 }
 
-// interleaved is a generator whose thread t gives word m (m%Threads == t)
-// as element m/Threads of subsequence t.
+// interleaved is a generator of T threads whose thread t gives word m
+// (m%T == t) as element m/T of subsequence t.
 type interleaved struct {
-	start func(subsequence, offset uint64) func() uint32
+	threads uint64 // T
+	start   func(subsequence, offset uint64) func() uint32
 }
 
 func (g interleaved) words(dst []uint32, m uint64) {
-	n := uint64(len(dst))
-	for t := uint64(0); t < Threads && t < n; t++ {
-		first := m + t // the first index of the call in thread (m+t)%Threads
-		th := first % Threads
-		next := g.start(th, first/Threads)
-		for i := t; i < n; i += Threads {
+	n, T := uint64(len(dst)), g.threads
+	for t := uint64(0); t < T && t < n; t++ {
+		first := m + t // the first index of the call in thread (m+t)%T
+		th := first % T
+		next := g.start(th, first/T)
+		for i := t; i < n; i += T {
 			dst[i] = next()
 		}
 	}
 }
 
 func xorwowStream(seed uint64) stream {
-	return interleaved{func(s, off uint64) func() uint32 {
+	return interleaved{Threads, func(s, off uint64) func() uint32 {
 		g := newXORWOW(seed, s, off)
 		return g.next
 	}}
 }
 
 func mrgStream(seed uint64) stream {
-	return interleaved{func(s, off uint64) func() uint32 {
+	return interleaved{MRGThreads, func(s, off uint64) func() uint32 {
 		g := newMRG32k3a(seed, s, off)
 		return g.next
 	}}
@@ -66,10 +73,10 @@ func mrgStream(seed uint64) stream {
 // rather than a 32-bit word.
 func mrgDoubles(seed uint64, dst []float64, m uint64) {
 	n := uint64(len(dst))
-	for t := uint64(0); t < Threads && t < n; t++ {
+	for t := uint64(0); t < MRGThreads && t < n; t++ {
 		first := m + t
-		g := newMRG32k3a(seed, first%Threads, first/Threads)
-		for i := t; i < n; i += Threads {
+		g := newMRG32k3a(seed, first%MRGThreads, first/MRGThreads)
+		for i := t; i < n; i += MRGThreads {
 			dst[i] = g.nextDouble()
 		}
 	}
