@@ -8,6 +8,7 @@ import (
 
 	"github.com/nocgo/cuda/cublas"
 	"github.com/nocgo/cuda/cudatest"
+	"github.com/nocgo/cuda/internal/core"
 	"github.com/nocgo/cuda/memory"
 	"github.com/nocgo/cuda/stream"
 )
@@ -182,7 +183,24 @@ func BenchmarkSgemm64(b *testing.B) {
 	defer dc.Close()
 	one, zero := cublas.Host[float32](1), cublas.Host[float32](0)
 	A, C := cublas.Mat(da, 64, 64), cublas.Mat(dc, 64, 64)
-	burst(b, e, func() error { return cublas.Gemm(e.h, one, A, A, zero, C) })
+	gemm := func() error { return cublas.Gemm(e.h, one, A, A, zero, C) }
+	b.Run("api", func(b *testing.B) { burst(b, e, gemm) })
+	// Where the cost over C's goes: the same call with the handle's context
+	// already current on a locked thread (no push and pop per call), and
+	// the seam's cublasSgemm alone (no checks, no holds).
+	b.Run("api_bound", func(b *testing.B) {
+		bd, err := core.ContextOf(e.ctx).Bind()
+		require.NoError(b, err)
+		defer func() { require.NoError(b, bd.Unbind()) }()
+		burst(b, e, gemm)
+	})
+	b.Run("seam", func(b *testing.B) {
+		bd, err := core.ContextOf(e.ctx).Bind()
+		require.NoError(b, err)
+		defer func() { require.NoError(b, bd.Unbind()) }()
+		raw := cublas.RawSgemm(e.h, da.Ptr(), dc.Ptr(), 64)
+		burst(b, e, raw)
+	})
 }
 
 func BenchmarkSaxpy4096(b *testing.B) {

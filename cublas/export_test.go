@@ -65,3 +65,12 @@ func Plans(l *Lt) int {
 	defer l.plans.mu.Unlock()
 	return len(l.plans.plans)
 }
+
+// RawSgemm returns a call of the seam's cublasSgemm of the n×n matrices a
+// (both operands) and c, with no checks: the binding's own cost.
+func RawSgemm(h *Handle, a, c uintptr, n int) func() error {
+	return func() error {
+		return h.blas.Gemm(h.h, backend.BLASFloat32, backend.BLASOpN, backend.BLASOpN, n, n, n,
+			backend.HostScalar(1), a, n, a, n, backend.HostScalar(0), c, n)
+	}
+}
