@@ -56,7 +56,8 @@ func (e Epilogue) valid() bool {
 func (e Epilogue) hasBias() bool { return e == BiasOnly || e == ReLUBias || e == GELUBias }
 
 // Bias is the bias vector of a bias epilogue: a device buffer of D's
-// element type or float32, one element per row of D. It is a view: it owns
+// element type (cuBLASLt refuses others outside its fp8 products), one
+// element per row of D. It is a view: it owns
 // nothing, and the buffer must stay open until the stream has run the
 // product. The zero Bias is none.
 type Bias struct {
@@ -196,8 +197,8 @@ func ltKeyOf[A, C any](lt *Lt, op string, at, ct backend.DataType, a, b Matrix[A
 		if err := onDevice(lt.dev, op, "bias", bs.closed(), bs.ctx, bs.what); err != nil {
 			return planKey{}, err
 		}
-		if bs.t != ct && bs.t != backend.DataR32F {
-			return planKey{}, invalidf(op, "a %s bias with %s D: the bias is of D's type or float32", typeName(bs.t), typeName(ct))
+		if bs.t != ct {
+			return planKey{}, invalidf(op, "a %s bias with %s D: the bias is of D's type", typeName(bs.t), typeName(ct))
 		}
 		if bs.n < d.Rows {
 			return planKey{}, invalidf(op, "bias: %s holds %d elements; D has %d rows", bs.what, bs.n, d.Rows)

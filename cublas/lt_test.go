@@ -57,9 +57,9 @@ func TestLtMatmulFloat32(t *testing.T) {
 	assert.Equal(t, 4, cublas.Plans(lt), "one plan per kind of product")
 }
 
-// BFloat16 inputs with a GELU+bias epilogue into BFloat16 and a ReLU+bias
-// one into float32; the bias pointer changes from call to call of one
-// plan.
+// BFloat16 inputs with a GELU+bias epilogue into BFloat16 (a BFloat16
+// bias) and a ReLU+bias one into float32 (a float32 bias); the bias
+// pointer changes from call to call of one plan.
 func TestLtMatmulEpilogues(t *testing.T) {
 	e := newEnv(t)
 	lt := newLt(t, e)
@@ -82,9 +82,13 @@ func TestLtMatmulEpilogues(t *testing.T) {
 	a, b := cublas.Mat(upload(t, e, ab), m, k), cublas.Mat(upload(t, e, bb), k, n)
 
 	for round := range 2 {
-		bias := random[float32](r, m)
+		bias, bias16 := random[float32](r, m), make([]cublas.BFloat16, m)
+		for i, v := range bias {
+			bias16[i] = cublas.BFloat16Of(v)
+			bias[i] = bias16[i].Float32()
+		}
 		d := cublas.Mat(upload(t, e, make([]cublas.BFloat16, m*n)), m, n)
-		cfg := cublas.MatmulConfig{Epilogue: cublas.GELUBias, Bias: cublas.BiasOf(upload(t, e, bias)), Workspace: ws}
+		cfg := cublas.MatmulConfig{Epilogue: cublas.GELUBias, Bias: cublas.BiasOf(upload(t, e, bias16)), Workspace: ws}
 		require.NoError(t, cublas.Matmul(lt, e.s, 1, a, b, 0, d, d, cfg))
 		got := download(t, e, d.Buf)
 		for j := range n {
@@ -125,6 +129,7 @@ func TestLtChecks(t *testing.T) {
 	assert.ErrorIs(t, cublas.Matmul(lt, e.s, 1, A, A, 0, A, A, cublas.MatmulConfig{Compute: cublas.Compute16F}), driver.ErrInvalidValue, "Compute16F")
 	assert.ErrorIs(t, cublas.Matmul(lt, e.s, 1, A, A, 0, A, A, cublas.MatmulConfig{Epilogue: 99}), driver.ErrInvalidValue, "no such epilogue")
 	hb := upload(t, e, make([]cublas.Half, 64))
+	assert.ErrorIs(t, cublas.Matmul(lt, e.s, 1, A, A, 0, A, A, cublas.MatmulConfig{Epilogue: cublas.BiasOnly, Bias: cublas.BiasOf(hb)}), driver.ErrInvalidValue, "a Half bias with float32 D")
 	assert.ErrorIs(t, cublas.Matmul(lt, e.s, 1, A, A, 0, cublas.Mat(hb, 8, 8), cublas.Mat(hb, 8, 8), none), driver.ErrInvalidValue, "float32 in, Half out")
 	assert.Zero(t, cublas.Plans(lt), "refused calls plan nothing")
 

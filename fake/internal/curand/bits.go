@@ -14,10 +14,19 @@ import "github.com/nocgo/cuda/driver/backend"
 const Threads = 4096
 
 // MRGThreads is how many threads libcurand's host MRG32k3a generator runs
-// (more than the others: the H200 showed its words 0..81919 to be element
-// 0 of subsequences 0..81919; TestMRGThreads checks the model on 2^18
-// words).
+// in every ordering but the legacy one, which runs Threads: the H200
+// showed its words 0..81919 to be element 0 of subsequences 0..81919 in
+// the default ordering (TestMRGThreads checks the model on 2^18 words),
+// and word 4096 to leave subsequence 4096 in the legacy one.
 const MRGThreads = 81920
+
+// mrgThreads returns the threads of an MRG32k3a generator in ordering o.
+func mrgThreads(o backend.RANDOrdering) uint64 {
+	if o == backend.OrderingPseudoLegacy {
+		return Threads
+	}
+	return MRGThreads
+}
 
 // stream produces a pseudo-random generator's 32-bit output words from
 // global word index m on.
@@ -61,8 +70,8 @@ func xorwowStream(seed uint64) stream {
 	}}
 }
 
-func mrgStream(seed uint64) stream {
-	return interleaved{MRGThreads, func(s, off uint64) func() uint32 {
+func mrgStream(seed, threads uint64) stream {
+	return interleaved{threads, func(s, off uint64) func() uint32 {
 		g := newMRG32k3a(seed, s, off)
 		return g.next
 	}}
@@ -71,12 +80,12 @@ func mrgStream(seed uint64) stream {
 // mrgDoubles is MRG32k3a's own double output (curand_MRG32k3a), in the
 // interleaved order: cuRAND's uniform distributions of MRG32k3a scale it
 // rather than a 32-bit word.
-func mrgDoubles(seed uint64, dst []float64, m uint64) {
-	n := uint64(len(dst))
-	for t := uint64(0); t < MRGThreads && t < n; t++ {
+func mrgDoubles(seed uint64, o backend.RANDOrdering, dst []float64, m uint64) {
+	n, T := uint64(len(dst)), mrgThreads(o)
+	for t := uint64(0); t < T && t < n; t++ {
 		first := m + t
-		g := newMRG32k3a(seed, first%MRGThreads, first/MRGThreads)
-		for i := t; i < n; i += MRGThreads {
+		g := newMRG32k3a(seed, first%T, first/T)
+		for i := t; i < n; i += T {
 			dst[i] = g.nextDouble()
 		}
 	}
@@ -87,12 +96,12 @@ func mrgDoubles(seed uint64, dst []float64, m uint64) {
 // cuRAND's (see the package documentation).
 func mtgpStream(seed uint64) stream { return philoxStream{seed ^ 0x4d54475033320000} }
 
-func newStream(kind backend.RNGType, seed uint64) stream {
+func newStream(kind backend.RNGType, seed uint64, o backend.RANDOrdering) stream {
 	switch kind {
 	case backend.RNGPhilox4x32x10:
 		return philoxStream{seed}
 	case backend.RNGMRG32k3a:
-		return mrgStream(seed)
+		return mrgStream(seed, mrgThreads(o))
 	case backend.RNGMTGP32, backend.RNGMT19937:
 		return mtgpStream(seed)
 	}

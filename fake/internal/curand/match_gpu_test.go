@@ -268,7 +268,7 @@ func TestMRGThreads(t *testing.T) {
 	require.NoError(t, memory.CopyToHostAsync(s, want, dev))
 	require.NoError(t, s.Synchronize())
 	got := make([]uint32, n)
-	mrgStream(1234).words(got, 0)
+	mrgStream(1234, MRGThreads).words(got, 0)
 	for m := range uint64(n) {
 		if got[m] == want[m] {
 			continue
