@@ -93,6 +93,12 @@ type MatmulConfig struct {
 	// be on the handle's device, 256-byte aligned, and not be used by
 	// other work of the stream's until the product has run.
 	Workspace *memory.Buffer[byte]
+	// Batch, when more than 1, makes Matmul that many products of the
+	// shape of its matrices, the i-th matrices of A, B and C (and D) at
+	// element i*Strides.A, i*Strides.B and i*Strides.C of their buffers
+	// (cuBLASLt's strided batch; D's stride is C's).
+	Batch   int
+	Strides Strides
 }
 
 // Matmul is D = epilogue(alpha*op(A)*op(B) + beta*C) (cublasLtMatmul) on
@@ -206,6 +212,17 @@ func ltKeyOf[A, C any](lt *Lt, op string, at, ct backend.DataType, a, b Matrix[A
 		key.biasType = bs.t
 	} else if cfg.Bias.ptr != 0 {
 		return planKey{}, invalidf(op, "a Bias with the %v epilogue, which adds none", epi)
+	}
+	if cfg.Batch > 1 {
+		if err := stridedBatch(op, a, b, c, cfg.Strides, cfg.Batch); err != nil {
+			return planKey{}, err
+		}
+		if err := batch(op, "D", d, cfg.Strides.C, cfg.Batch); err != nil {
+			return planKey{}, err
+		}
+		key.batch, key.st = cfg.Batch, cfg.Strides
+	} else if cfg.Batch < 0 {
+		return planKey{}, invalidf(op, "batch of %d", cfg.Batch)
 	}
 	if ws := cfg.Workspace; ws != nil {
 		if err := onDevice(lt.dev, op, "workspace", ws.Closed(), ws.Context(), ws); err != nil {

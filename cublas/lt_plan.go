@@ -25,6 +25,8 @@ type planKey struct {
 	epi                Epilogue
 	biasType           backend.DataType // -1: none
 	ws                 uintptr          // the workspace's size
+	batch              int              // 0: one product
+	st                 Strides
 }
 
 // maxPlans bounds the plans an Lt keeps; past it, a product of a new kind
@@ -145,6 +147,19 @@ func newPlan(l *Lt, key planKey) (p *plan, err error) {
 	}
 	if p.ld, err = lt.MatrixLayoutCreate(key.ct, uint64(key.m), uint64(key.n), int64(key.ldd)); err != nil {
 		return
+	}
+	if key.batch > 1 {
+		for _, l := range []struct {
+			h      uintptr
+			stride int
+		}{{p.la, key.st.A}, {p.lb, key.st.B}, {p.lc, key.st.C}, {p.ld, key.st.C}} {
+			if err = lt.MatrixLayoutSetAttribute(l.h, backend.LtLayoutBatchCount, i32(int32(key.batch))); err != nil {
+				return
+			}
+			if err = lt.MatrixLayoutSetAttribute(l.h, backend.LtLayoutStridedOffset, u64(uint64(l.stride))); err != nil {
+				return
+			}
+		}
 	}
 	if p.pref, err = lt.PreferenceCreate(); err != nil {
 		return

@@ -182,3 +182,26 @@ func TestLtMatmulAllocatesNothing(t *testing.T) {
 	assert.Zero(t, allocs)
 	require.NoError(t, e.s.Synchronize())
 }
+
+// A strided batch of three products through cuBLASLt, B shared (stride 0).
+func TestLtMatmulBatch(t *testing.T) {
+	e := newEnv(t)
+	lt := newLt(t, e)
+	r := rand.New(rand.NewPCG(41, 42))
+	const m, n, k, count = 8, 6, 5, 3
+	av, bv := random[float32](r, count*m*k), random[float32](r, k*n)
+	dv := make([]float32, count*m*n)
+	a, b := cublas.Mat(upload(t, e, av), m, k), cublas.Mat(upload(t, e, bv), k, n)
+	d := cublas.Mat(upload(t, e, dv), m, n)
+	cfg := cublas.MatmulConfig{Compute: cublas.Compute32FPedantic, Batch: count, Strides: cublas.Strides{A: m * k, B: 0, C: m * n}}
+	require.NoError(t, cublas.Matmul(lt, e.s, 1, a, b, 0, d, d, cfg))
+	got := download(t, e, d.Buf)
+	for i := range count {
+		want := refGemm(cublas.NoTrans, cublas.NoTrans, m, n, k, 1, av[i*m*k:(i+1)*m*k], m, bv, k, 0, make([]float32, m*n), m)
+		near(t, want, got[i*m*n:(i+1)*m*n], 8*k*0x1p-24, "product "+string(rune('0'+i)))
+	}
+	cfg.Batch = count + 1
+	assert.ErrorIs(t, cublas.Matmul(lt, e.s, 1, a, b, 0, d, d, cfg), driver.ErrInvalidValue, "a product past the buffers")
+	cfg.Batch, cfg.Strides.C = count, 1
+	assert.ErrorIs(t, cublas.Matmul(lt, e.s, 1, a, b, 0, d, d, cfg), driver.ErrInvalidValue, "overlapping results")
+}
