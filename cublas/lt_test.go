@@ -205,3 +205,40 @@ func TestLtMatmulBatch(t *testing.T) {
 	cfg.Batch, cfg.Strides.C = count, 1
 	assert.ErrorIs(t, cublas.Matmul(lt, e.s, 1, a, b, 0, d, d, cfg), driver.ErrInvalidValue, "overlapping results")
 }
+
+// Products from several goroutines share one plan; Close waits for them
+// and the calls after it are refused.
+func TestLtConcurrentUse(t *testing.T) {
+	e := newEnv(t)
+	lt, err := cublas.NewLt(e.ctx)
+	require.NoError(t, err)
+	a := cublas.Mat(upload(t, e, make([]float32, 16*16)), 16, 16)
+	outs := make([]cublas.Matrix[float32], 8)
+	for i := range outs {
+		outs[i] = cublas.Mat(upload(t, e, make([]float32, 16*16)), 16, 16)
+	}
+	errs := make(chan error, len(outs))
+	for _, d := range outs {
+		go func() {
+			var err error
+			for range 20 {
+				if err = cublas.Matmul(lt, e.s, 1, a, a, 0, d, d, cublas.MatmulConfig{}); err != nil {
+					break
+				}
+			}
+			errs <- err
+		}()
+	}
+	for range outs {
+		assert.NoError(t, <-errs)
+	}
+	assert.Equal(t, 1, cublas.Plans(lt))
+	done := make(chan error)
+	go func() { done <- cublas.Matmul(lt, e.s, 1, a, a, 0, outs[0], outs[0], cublas.MatmulConfig{}) }()
+	require.NoError(t, lt.Close())
+	if err := <-done; err != nil {
+		assert.ErrorIs(t, err, driver.ErrClosed, "a product racing Close runs before it or is refused")
+	}
+	assert.Zero(t, cublas.Plans(lt), "Close destroys the plans")
+	require.NoError(t, e.s.Synchronize())
+}
