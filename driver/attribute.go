@@ -46,4 +46,44 @@ const (
 	AttrMaxRegistersPerMultiprocessor = backend.AttrMaxRegistersPerMultiprocessor
 	AttrMaxSharedMemoryPerBlockOptin  = backend.AttrMaxSharedMemoryPerBlockOptin
 	AttrMemoryPoolsSupported          = backend.AttrMemoryPoolsSupported
+
+	// Read into Properties as well.
+	AttrMaxPitch                        = backend.AttrMaxPitch
+	AttrTextureAlignment                = backend.AttrTextureAlignment
+	AttrKernelExecTimeout               = backend.AttrKernelExecTimeout
+	AttrTCCDriver                       = backend.AttrTCCDriver
+	AttrStreamPrioritiesSupported       = backend.AttrStreamPrioritiesSupported
+	AttrGlobalL1CacheSupported          = backend.AttrGlobalL1CacheSupported
+	AttrLocalL1CacheSupported           = backend.AttrLocalL1CacheSupported
+	AttrMultiGPUBoard                   = backend.AttrMultiGPUBoard
+	AttrMultiGPUBoardGroupID            = backend.AttrMultiGPUBoardGroupID
+	AttrHostNativeAtomicSupported       = backend.AttrHostNativeAtomicSupported
+	AttrSingleToDoublePerfRatio         = backend.AttrSingleToDoublePerfRatio
+	AttrPageableMemoryAccess            = backend.AttrPageableMemoryAccess
+	AttrConcurrentManagedAccess         = backend.AttrConcurrentManagedAccess
+	AttrComputePreemptionSupported      = backend.AttrComputePreemptionSupported
+	AttrCanUseHostPointerForRegistered  = backend.AttrCanUseHostPointerForRegistered
+	AttrCooperativeLaunch               = backend.AttrCooperativeLaunch
+	AttrHostRegisterSupported           = backend.AttrHostRegisterSupported
+	AttrPageableMemoryUsesHostPageTable = backend.AttrPageableMemoryUsesHostPageTable
+	AttrDirectManagedMemAccessFromHost  = backend.AttrDirectManagedMemAccessFromHost
+	AttrVirtualMemoryManagementSupport  = backend.AttrVirtualMemoryManagementSupport
+	AttrMaxBlocksPerMultiprocessor      = backend.AttrMaxBlocksPerMultiprocessor
+	AttrMaxPersistingL2CacheSize        = backend.AttrMaxPersistingL2CacheSize
+	AttrMaxAccessPolicyWindowSize       = backend.AttrMaxAccessPolicyWindowSize
+	AttrReservedSharedMemoryPerBlock    = backend.AttrReservedSharedMemoryPerBlock
+	AttrClusterLaunch                   = backend.AttrClusterLaunch
+	AttrMemSyncDomainCount              = backend.AttrMemSyncDomainCount
+	AttrNUMAID                          = backend.AttrNUMAID
+)
+
+// ComputeMode is a CUcomputemode, the value of AttrComputeMode and
+// Properties.ComputeMode (an alias of backend.ComputeMode).
+type ComputeMode = backend.ComputeMode
+
+// Compute modes.
+const (
+	ComputeModeDefault          = backend.ComputeModeDefault
+	ComputeModeProhibited       = backend.ComputeModeProhibited
+	ComputeModeExclusiveProcess = backend.ComputeModeExclusiveProcess
 )

@@ -1,0 +1,144 @@
+package driver
+
+import (
+	"fmt"
+
+	"github.com/nocgo/cuda/driver/backend"
+)
+
+// CacheConfig is a preference between L1 cache and shared memory (a
+// CUfunc_cache), set for a whole context with Context.SetCacheConfig. It is
+// backend.CacheConfig under the user's name.
+type CacheConfig = backend.CacheConfig
+
+// Cache preferences.
+const (
+	CachePreferNone   = backend.CachePreferNone   // no preference (the default)
+	CachePreferShared = backend.CachePreferShared // more shared memory, less L1
+	CachePreferL1     = backend.CachePreferL1     // more L1, less shared memory
+	CachePreferEqual  = backend.CachePreferEqual  // as much of each
+)
+
+// SharedMemConfig is a shared-memory bank size (a CUsharedconfig), for
+// Context.SetSharedMemConfig. It is backend.SharedMemConfig under the
+// user's name.
+type SharedMemConfig = backend.SharedMemConfig
+
+// Shared-memory bank sizes.
+const (
+	SharedMemBankSizeDefault   = backend.SharedMemBankSizeDefault
+	SharedMemBankSizeFourByte  = backend.SharedMemBankSizeFourByte
+	SharedMemBankSizeEightByte = backend.SharedMemBankSizeEightByte
+)
+
+// CacheConfig returns c's cache preference (cuCtxGetCacheConfig, with c
+// current).
+func (c *Context) CacheConfig() (CacheConfig, error) {
+	const op = "driver.Context.CacheConfig"
+	if c.state() == nil {
+		return 0, nilContext(op)
+	}
+	cc, err := c.contextConfig(op)
+	if err != nil {
+		return 0, err
+	}
+	var v CacheConfig
+	err = c.state().Do(func(backend.API) error {
+		var r error
+		if v, r = cc.CtxGetCacheConfig(); r != nil {
+			return fmt.Errorf("%s: cuCtxGetCacheConfig: %w", c, r)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", op, err)
+	}
+	return v, nil
+}
+
+// SetCacheConfig sets c's preference between L1 cache and shared memory for
+// the kernels it launches (cuCtxSetCacheConfig, with c current). It is only
+// a preference: the driver picks another configuration where a kernel
+// needs it, and devices with a fixed split ignore it. A function's own
+// preference overrides it. A value other than the four CacheConfig
+// constants is an error wrapping ErrInvalidValue, before any driver call.
+func (c *Context) SetCacheConfig(cfg CacheConfig) error {
+	const op = "driver.Context.SetCacheConfig"
+	if c.state() == nil {
+		return nilContext(op)
+	}
+	if cfg > CachePreferEqual {
+		return fmt.Errorf("%s: %s: cache configuration %d is none of CU_FUNC_CACHE_PREFER_*: %w", op, c, cfg, ErrInvalidValue)
+	}
+	cc, err := c.contextConfig(op)
+	if err != nil {
+		return err
+	}
+	err = c.state().Do(func(backend.API) error {
+		if r := cc.CtxSetCacheConfig(cfg); r != nil {
+			return fmt.Errorf("%s: cuCtxSetCacheConfig(%d): %w", c, cfg, r)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	return nil
+}
+
+// SharedMemConfig returns c's shared-memory bank size
+// (cuCtxGetSharedMemConfig, with c current). NVIDIA deprecated the call in
+// CUDA 12.3; CUDA 13 still has it. No device since Kepler has a
+// configurable bank size.
+func (c *Context) SharedMemConfig() (SharedMemConfig, error) {
+	const op = "driver.Context.SharedMemConfig"
+	if c.state() == nil {
+		return 0, nilContext(op)
+	}
+	cc, err := c.contextConfig(op)
+	if err != nil {
+		return 0, err
+	}
+	var v SharedMemConfig
+	err = c.state().Do(func(backend.API) error {
+		var r error
+		if v, r = cc.CtxGetSharedMemConfig(); r != nil {
+			return fmt.Errorf("%s: cuCtxGetSharedMemConfig: %w", c, r)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", op, err)
+	}
+	return v, nil
+}
+
+// SetSharedMemConfig sets c's shared-memory bank size
+// (cuCtxSetSharedMemConfig, with c current), deprecated by NVIDIA since CUDA
+// 12.3: devices with a fixed bank size (all since Kepler, the H200 too)
+// accept it and change nothing. A value other than the three
+// SharedMemConfig constants is an error wrapping ErrInvalidValue, before
+// any driver call.
+func (c *Context) SetSharedMemConfig(cfg SharedMemConfig) error {
+	const op = "driver.Context.SetSharedMemConfig"
+	if c.state() == nil {
+		return nilContext(op)
+	}
+	if cfg > SharedMemBankSizeEightByte {
+		return fmt.Errorf("%s: %s: shared memory configuration %d is none of CU_SHARED_MEM_CONFIG_*: %w", op, c, cfg, ErrInvalidValue)
+	}
+	cc, err := c.contextConfig(op)
+	if err != nil {
+		return err
+	}
+	err = c.state().Do(func(backend.API) error {
+		if r := cc.CtxSetSharedMemConfig(cfg); r != nil {
+			return fmt.Errorf("%s: cuCtxSetSharedMemConfig(%d): %w", c, cfg, r)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	return nil
+}
