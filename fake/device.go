@@ -30,6 +30,8 @@ type device struct {
 	bus     int
 	next    uintptr // next free device address
 	primary *context
+
+	primaryFlags uint32 // cuDevicePrimaryCtxSetFlags (guarded by Backend.mu)
 }
 
 // h200 is the attribute table of the default device, as measured on an
