@@ -1,6 +1,10 @@
 package driver
 
-import "github.com/nocgo/cuda/driver/backend"
+import (
+	"fmt"
+
+	"github.com/nocgo/cuda/driver/backend"
+)
 
 // DeviceAttribute is a CUdevice_attribute, read with Device.Attribute. Any
 // CUdevice_attribute value can be passed as DeviceAttribute(n).
@@ -77,13 +81,26 @@ const (
 	AttrNUMAID                          = backend.AttrNUMAID
 )
 
-// ComputeMode is a CUcomputemode, the value of AttrComputeMode and
-// Properties.ComputeMode (an alias of backend.ComputeMode).
-type ComputeMode = backend.ComputeMode
+// ComputeMode is a CUcomputemode (with the same values), the value of
+// AttrComputeMode and Properties.ComputeMode.
+type ComputeMode int
 
 // Compute modes.
 const (
-	ComputeModeDefault          = backend.ComputeModeDefault
-	ComputeModeProhibited       = backend.ComputeModeProhibited
-	ComputeModeExclusiveProcess = backend.ComputeModeExclusiveProcess
+	ComputeModeDefault          ComputeMode = 0 // many contexts, from many processes
+	ComputeModeProhibited       ComputeMode = 2 // no context can be made
+	ComputeModeExclusiveProcess ComputeMode = 3 // one process at a time
 )
+
+// String returns the CUcomputemode's name ("CU_COMPUTEMODE_DEFAULT").
+func (m ComputeMode) String() string {
+	switch m {
+	case ComputeModeDefault:
+		return "CU_COMPUTEMODE_DEFAULT"
+	case ComputeModeProhibited:
+		return "CU_COMPUTEMODE_PROHIBITED"
+	case ComputeModeExclusiveProcess:
+		return "CU_COMPUTEMODE_EXCLUSIVE_PROCESS"
+	}
+	return fmt.Sprintf("CUcomputemode(%d)", int(m))
+}

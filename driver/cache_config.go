@@ -7,29 +7,57 @@ import (
 )
 
 // CacheConfig is a preference between L1 cache and shared memory (a
-// CUfunc_cache), set for a whole context with Context.SetCacheConfig. It is
-// backend.CacheConfig under the user's name.
-type CacheConfig = backend.CacheConfig
+// CUfunc_cache, with the same values), set for a whole context with
+// Context.SetCacheConfig.
+type CacheConfig uint32
 
 // Cache preferences.
 const (
-	CachePreferNone   = backend.CachePreferNone   // no preference (the default)
-	CachePreferShared = backend.CachePreferShared // more shared memory, less L1
-	CachePreferL1     = backend.CachePreferL1     // more L1, less shared memory
-	CachePreferEqual  = backend.CachePreferEqual  // as much of each
+	CachePreferNone   CacheConfig = 0 // no preference (the default)
+	CachePreferShared CacheConfig = 1 // more shared memory, less L1
+	CachePreferL1     CacheConfig = 2 // more L1, less shared memory
+	CachePreferEqual  CacheConfig = 3 // as much of each
 )
 
-// SharedMemConfig is a shared-memory bank size (a CUsharedconfig), for
-// Context.SetSharedMemConfig. It is backend.SharedMemConfig under the
-// user's name.
-type SharedMemConfig = backend.SharedMemConfig
+// String returns the CUfunc_cache's name ("CU_FUNC_CACHE_PREFER_NONE").
+func (c CacheConfig) String() string {
+	switch c {
+	case CachePreferNone:
+		return "CU_FUNC_CACHE_PREFER_NONE"
+	case CachePreferShared:
+		return "CU_FUNC_CACHE_PREFER_SHARED"
+	case CachePreferL1:
+		return "CU_FUNC_CACHE_PREFER_L1"
+	case CachePreferEqual:
+		return "CU_FUNC_CACHE_PREFER_EQUAL"
+	}
+	return fmt.Sprintf("CUfunc_cache(%d)", uint32(c))
+}
+
+// SharedMemConfig is a shared-memory bank size (a CUsharedconfig, with the
+// same values), for Context.SetSharedMemConfig.
+type SharedMemConfig uint32
 
 // Shared-memory bank sizes.
 const (
-	SharedMemBankSizeDefault   = backend.SharedMemBankSizeDefault
-	SharedMemBankSizeFourByte  = backend.SharedMemBankSizeFourByte
-	SharedMemBankSizeEightByte = backend.SharedMemBankSizeEightByte
+	SharedMemBankSizeDefault   SharedMemConfig = 0 // the device's default
+	SharedMemBankSizeFourByte  SharedMemConfig = 1 // four-byte banks
+	SharedMemBankSizeEightByte SharedMemConfig = 2 // eight-byte banks
 )
+
+// String returns the CUsharedconfig's name
+// ("CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE").
+func (c SharedMemConfig) String() string {
+	switch c {
+	case SharedMemBankSizeDefault:
+		return "CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE"
+	case SharedMemBankSizeFourByte:
+		return "CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE"
+	case SharedMemBankSizeEightByte:
+		return "CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE"
+	}
+	return fmt.Sprintf("CUsharedconfig(%d)", uint32(c))
+}
 
 // CacheConfig returns c's cache preference (cuCtxGetCacheConfig, with c
 // current).
@@ -42,7 +70,7 @@ func (c *Context) CacheConfig() (CacheConfig, error) {
 	if err != nil {
 		return 0, err
 	}
-	var v CacheConfig
+	var v backend.CacheConfig
 	err = c.state().Do(func(backend.API) error {
 		var r error
 		if v, r = cc.CtxGetCacheConfig(); r != nil {
@@ -53,7 +81,7 @@ func (c *Context) CacheConfig() (CacheConfig, error) {
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", op, err)
 	}
-	return v, nil
+	return CacheConfig(v), nil
 }
 
 // SetCacheConfig sets c's preference between L1 cache and shared memory for
@@ -68,15 +96,15 @@ func (c *Context) SetCacheConfig(cfg CacheConfig) error {
 		return nilContext(op)
 	}
 	if cfg > CachePreferEqual {
-		return fmt.Errorf("%s: %s: cache configuration %d is none of CU_FUNC_CACHE_PREFER_*: %w", op, c, cfg, ErrInvalidValue)
+		return fmt.Errorf("%s: %s: cache configuration %d is none of CU_FUNC_CACHE_PREFER_*: %w", op, c, uint32(cfg), ErrInvalidValue)
 	}
 	cc, err := c.contextConfig(op)
 	if err != nil {
 		return err
 	}
 	err = c.state().Do(func(backend.API) error {
-		if r := cc.CtxSetCacheConfig(cfg); r != nil {
-			return fmt.Errorf("%s: cuCtxSetCacheConfig(%d): %w", c, cfg, r)
+		if r := cc.CtxSetCacheConfig(backend.CacheConfig(cfg)); r != nil {
+			return fmt.Errorf("%s: cuCtxSetCacheConfig(%s): %w", c, cfg, r)
 		}
 		return nil
 	})
@@ -99,7 +127,7 @@ func (c *Context) SharedMemConfig() (SharedMemConfig, error) {
 	if err != nil {
 		return 0, err
 	}
-	var v SharedMemConfig
+	var v backend.SharedMemConfig
 	err = c.state().Do(func(backend.API) error {
 		var r error
 		if v, r = cc.CtxGetSharedMemConfig(); r != nil {
@@ -110,7 +138,7 @@ func (c *Context) SharedMemConfig() (SharedMemConfig, error) {
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", op, err)
 	}
-	return v, nil
+	return SharedMemConfig(v), nil
 }
 
 // SetSharedMemConfig sets c's shared-memory bank size
@@ -125,15 +153,15 @@ func (c *Context) SetSharedMemConfig(cfg SharedMemConfig) error {
 		return nilContext(op)
 	}
 	if cfg > SharedMemBankSizeEightByte {
-		return fmt.Errorf("%s: %s: shared memory configuration %d is none of CU_SHARED_MEM_CONFIG_*: %w", op, c, cfg, ErrInvalidValue)
+		return fmt.Errorf("%s: %s: shared memory configuration %d is none of CU_SHARED_MEM_CONFIG_*: %w", op, c, uint32(cfg), ErrInvalidValue)
 	}
 	cc, err := c.contextConfig(op)
 	if err != nil {
 		return err
 	}
 	err = c.state().Do(func(backend.API) error {
-		if r := cc.CtxSetSharedMemConfig(cfg); r != nil {
-			return fmt.Errorf("%s: cuCtxSetSharedMemConfig(%d): %w", c, cfg, r)
+		if r := cc.CtxSetSharedMemConfig(backend.SharedMemConfig(cfg)); r != nil {
+			return fmt.Errorf("%s: cuCtxSetSharedMemConfig(%s): %w", c, cfg, r)
 		}
 		return nil
 	})

@@ -8,43 +8,43 @@ import (
 	"github.com/nocgo/cuda/driver/backend"
 )
 
-// Limit is a context resource limit (a CUlimit), read with Context.Limit
-// and set with Context.SetLimit. It is backend.Limit under the user's name.
-type Limit = backend.Limit
+// Limit is a context resource limit (a CUlimit, with the same values),
+// read with Context.Limit and set with Context.SetLimit.
+type Limit uint32
 
 // Context limits. Sizes are in bytes.
 const (
 	// LimitStackSize is the stack of each GPU thread. The driver grows it
 	// for a launch that needs more, and keeps the larger size.
-	LimitStackSize = backend.LimitStackSize
+	LimitStackSize Limit = 0
 	// LimitPrintfFIFOSize is the FIFO of the device-side printf; it must be
 	// set before a kernel that calls printf runs (CUDA_ERROR_INVALID_VALUE
 	// after).
-	LimitPrintfFIFOSize = backend.LimitPrintfFIFOSize
+	LimitPrintfFIFOSize Limit = 1
 	// LimitMallocHeapSize is the heap of the device-side malloc and free;
 	// it must be set before a kernel that uses them runs.
-	LimitMallocHeapSize = backend.LimitMallocHeapSize
+	LimitMallocHeapSize Limit = 2
 	// LimitDevRuntimeSyncDepth is the grid depth at which device code may
 	// call cudaDeviceSynchronize. Devices of compute capability 9.0 and up
 	// (the H200) have no such call, and answer ErrUnsupportedLimit.
-	LimitDevRuntimeSyncDepth = backend.LimitDevRuntimeSyncDepth
+	LimitDevRuntimeSyncDepth Limit = 3
 	// LimitDevRuntimePendingLaunchCount is how many device-side launches
 	// may be outstanding.
-	LimitDevRuntimePendingLaunchCount = backend.LimitDevRuntimePendingLaunchCount
+	LimitDevRuntimePendingLaunchCount Limit = 4
 	// LimitMaxL2FetchGranularity is the L2 fetch granularity, 0 to 128
 	// bytes: a hint the driver may ignore or clamp.
-	LimitMaxL2FetchGranularity = backend.LimitMaxL2FetchGranularity
+	LimitMaxL2FetchGranularity Limit = 5
 	// LimitPersistingL2CacheSize is the L2 set aside for accesses marked
 	// persisting: a hint, clamped to Properties.PersistingL2CacheMaxSize.
-	LimitPersistingL2CacheSize = backend.LimitPersistingL2CacheSize
+	LimitPersistingL2CacheSize Limit = 6
 	// LimitSharedMemSize is the shared memory of kernels in a CIG (CUDA in
 	// graphics) context; read only.
-	LimitSharedMemSize = backend.LimitSharedMemSize
+	LimitSharedMemSize Limit = 7
 	// LimitCIGEnabled tells whether the context is a CIG context; read only.
-	LimitCIGEnabled = backend.LimitCIGEnabled
+	LimitCIGEnabled Limit = 8
 	// LimitCIGSharedMemFallbackEnabled tells whether kernels of a CIG
 	// context may run with less shared memory than they asked for.
-	LimitCIGSharedMemFallbackEnabled = backend.LimitCIGSharedMemFallbackEnabled
+	LimitCIGSharedMemFallbackEnabled Limit = 9
 )
 
 // ErrUnsupportedLimit is CUDA_ERROR_UNSUPPORTED_LIMIT: the device has no
@@ -59,9 +59,9 @@ var limitNames = [...]string{
 	"CU_LIMIT_SHMEM_SIZE", "CU_LIMIT_CIG_ENABLED", "CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED",
 }
 
-// LimitName returns the CUlimit's name in cuda.h ("CU_LIMIT_STACK_SIZE"),
-// or "CUlimit(n)" for a value it does not know.
-func LimitName(l Limit) string {
+// String returns the CUlimit's name in cuda.h ("CU_LIMIT_STACK_SIZE"), or
+// "CUlimit(n)" for a value it does not know.
+func (l Limit) String() string {
 	if int(l) < len(limitNames) {
 		return limitNames[l]
 	}
@@ -80,8 +80,8 @@ func (c *Context) contextConfig(op string) (backend.ContextConfig, error) {
 
 // checkLimit refuses a limit the driver does not know, before any call.
 func (c *Context) checkLimit(op string, l Limit) error {
-	if l >= backend.LimitMax {
-		return fmt.Errorf("%s: %s: %s: no such limit: %w", op, c, LimitName(l), ErrInvalidValue)
+	if l >= Limit(backend.LimitMax) {
+		return fmt.Errorf("%s: %s: %s: no such limit: %w", op, c, l, ErrInvalidValue)
 	}
 	return nil
 }
@@ -105,8 +105,8 @@ func (c *Context) Limit(l Limit) (uint64, error) {
 	var v uintptr
 	err = c.state().Do(func(backend.API) error {
 		var r error
-		if v, r = cc.CtxGetLimit(l); r != nil {
-			return fmt.Errorf("%s: cuCtxGetLimit(%s): %w", c, LimitName(l), r)
+		if v, r = cc.CtxGetLimit(backend.Limit(l)); r != nil {
+			return fmt.Errorf("%s: cuCtxGetLimit(%s): %w", c, l, r)
 		}
 		return nil
 	})
@@ -133,7 +133,7 @@ func (c *Context) SetLimit(l Limit, value uint64) (uint64, error) {
 		return 0, err
 	}
 	if value > math.MaxUint {
-		return 0, fmt.Errorf("%s: %s: %s: %d does not fit a size_t: %w", op, c, LimitName(l), value, ErrInvalidValue)
+		return 0, fmt.Errorf("%s: %s: %s: %d does not fit a size_t: %w", op, c, l, value, ErrInvalidValue)
 	}
 	cc, err := c.contextConfig(op)
 	if err != nil {
@@ -141,12 +141,12 @@ func (c *Context) SetLimit(l Limit, value uint64) (uint64, error) {
 	}
 	var kept uintptr
 	err = c.state().Do(func(backend.API) error {
-		if r := cc.CtxSetLimit(l, uintptr(value)); r != nil {
-			return fmt.Errorf("%s: cuCtxSetLimit(%s, %d): %w", c, LimitName(l), value, r)
+		if r := cc.CtxSetLimit(backend.Limit(l), uintptr(value)); r != nil {
+			return fmt.Errorf("%s: cuCtxSetLimit(%s, %d): %w", c, l, value, r)
 		}
 		var r error
-		if kept, r = cc.CtxGetLimit(l); r != nil {
-			return fmt.Errorf("%s: cuCtxGetLimit(%s): %w", c, LimitName(l), r)
+		if kept, r = cc.CtxGetLimit(backend.Limit(l)); r != nil {
+			return fmt.Errorf("%s: cuCtxGetLimit(%s): %w", c, l, r)
 		}
 		return nil
 	})

@@ -161,7 +161,8 @@ func (b *fakeBackend) DeviceGetUUID(dev int) ([16]byte, error) {
 	return d.uuid, nil
 }
 
-// DeviceGetPCIBusID is cuDeviceGetPCIBusId ("0000:18:00.0").
+// DeviceGetPCIBusID is cuDeviceGetPCIBusId ("0000:18:06.0"), made of the
+// device's PCI domain, bus and device attributes.
 func (b *fakeBackend) DeviceGetPCIBusID(dev int) (string, error) {
 	if err := b.enter(abi.CuDeviceGetPCIBusId); err != nil {
 		return "", err
@@ -170,7 +171,7 @@ func (b *fakeBackend) DeviceGetPCIBusID(dev int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("0000:%02x:00.0", d.bus), nil
+	return fmt.Sprintf("%04x:%02x:%02x.0", d.attrs[driver.AttrPCIDomainID], d.attrs[driver.AttrPCIBusID], d.attrs[driver.AttrPCIDeviceID]), nil
 }
 
 // DeviceCanAccessPeer is cuDeviceCanAccessPeer: every fake device can

@@ -31,13 +31,3 @@ const (
 	AttrMemSyncDomainCount              DeviceAttribute = 126
 	AttrNUMAID                          DeviceAttribute = 131
 )
-
-// ComputeMode is a CUcomputemode, the value of AttrComputeMode.
-type ComputeMode int
-
-// The CUcomputemode values.
-const (
-	ComputeModeDefault          ComputeMode = 0 // CU_COMPUTEMODE_DEFAULT: many contexts, many processes
-	ComputeModeProhibited       ComputeMode = 2 // CU_COMPUTEMODE_PROHIBITED: no context can be made
-	ComputeModeExclusiveProcess ComputeMode = 3 // CU_COMPUTEMODE_EXCLUSIVE_PROCESS: one process at a time
-)
