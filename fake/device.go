@@ -66,6 +66,9 @@ func newDevice(ordinal int, spec DeviceSpec) *device {
 	if spec.Major != 0 || spec.Minor != 0 {
 		d.attrs[driver.AttrComputeCapabilityMajor] = spec.Major
 		d.attrs[driver.AttrComputeCapabilityMinor] = spec.Minor
+		if spec.Major < 9 {
+			d.attrs[driver.AttrClusterLaunch] = 0 // clusters came with 9.0
+		}
 	}
 	if spec.SMs > 0 {
 		d.attrs[driver.AttrMultiprocessorCount] = spec.SMs
