@@ -67,3 +67,23 @@ func ExampleDevice_SetPrimaryContextFlags() {
 	// true true
 	// true false
 }
+
+// The README's lines on properties, limits and flags.
+func Example_propertiesLimitsFlags() {
+	drv := fake.New()
+	dev, _ := drv.Device(0)
+	ctx, _ := dev.PrimaryContext()
+	defer ctx.Close()
+	// p.SharedMemPerBlockOptin, p.PersistingL2CacheMaxSize, ...
+	p, _ := dev.Properties()
+	kept, err := ctx.SetLimit(driver.LimitMallocHeapSize, 64<<20) // what the driver kept
+	fmt.Println(p.SharedMemPerBlockOptin, kept, err)
+	_, err = ctx.SetLimit(driver.LimitDevRuntimeSyncDepth, 4) // errors.Is(err, driver.ErrUnsupportedLimit) on sm_90
+	fmt.Println(errors.Is(err, driver.ErrUnsupportedLimit))
+	err = dev.SetPrimaryContextFlags(driver.SchedBlockingSync) // shared with the CUDA runtime in the process
+	fmt.Println(err)
+	// Output:
+	// 232448 67108864 <nil>
+	// true
+	// <nil>
+}
