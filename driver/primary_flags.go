@@ -61,7 +61,9 @@ func (d *Device) PrimaryContextState() (PrimaryContextState, error) {
 // since CUDA 11.0 the driver also accepts them while the primary context
 // is active, and they then apply to the live context, for every user of it
 // in the process (this library, the CUDA runtime, other libraries). The
-// flags outlive the primary context's release and reset.
+// flags are the device's, not the context's: they outlive the primary
+// context's last release (PrimaryContextState reads them while it is
+// inactive). The fake keeps them across ResetPrimaryContext too.
 //
 // More than one scheduling flag, or a bit outside ContextFlagsMask, is an
 // error wrapping ErrInvalidValue before any driver call; flags the driver
