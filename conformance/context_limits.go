@@ -98,6 +98,17 @@ func testContextLimits(t *testing.T, drv *driver.Driver) {
 		}
 	}
 
+	// How large a stack the driver grants (it reserves the stack of every
+	// resident thread of the device): logged only, then set back.
+	for _, v := range []uint64{64 << 10, 512 << 10, 1 << 20, 1 << 40} {
+		kept, err := ctx.SetLimit(driver.LimitStackSize, v)
+		t.Logf("set %s = %d: kept %d (err %v)", driver.LimitStackSize, v, kept, err)
+		free, total, merr := ctx.MemInfo()
+		t.Logf("  memory free %d of %d (err %v)", free, total, merr)
+	}
+	_, err = ctx.SetLimit(driver.LimitStackSize, defaults[driver.LimitStackSize])
+	noError(t, err, "the stack set back to its default")
+
 	// The hints: clamped (or ignored), never above their ceilings.
 	kept, err := ctx.SetLimit(driver.LimitPersistingL2CacheSize, uint64(2*props.PersistingL2CacheMaxSize+1))
 	t.Logf("set %s = %d (twice the maximum, %d): kept %d (err %v)", driver.LimitPersistingL2CacheSize, 2*props.PersistingL2CacheMaxSize+1, props.PersistingL2CacheMaxSize, kept, err)
