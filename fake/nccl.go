@@ -71,7 +71,7 @@ type ncclComm struct {
 // ncclGroup is an OS thread's group in progress.
 type ncclGroup struct {
 	depth int
-	ops   []*groupOp // calls to issue at the end
+	ops   []*groupOp  // calls to issue at the end
 	waits []groupWait // cliques (made in the group) to wait for at the end
 	split []groupWait // and splits
 	made  []*ncclComm // communicators its splits made, handed out on completion
