@@ -405,12 +405,13 @@ func (b *fakeBackend) runColl(s *stream, it *item, ops []*groupOp) error {
 	return err
 }
 
-// allSettledLocked reports whether every operation of ops can go on: it was
-// computed, every part is queued, or its own part's communicator was
-// aborted. Table lock held.
+// allSettledLocked reports whether every operation of ops can go on: every
+// part is queued (it may have been computed already), or its own part's
+// communicator was aborted. Table lock held (inst.done, written under the
+// execution lock alone, is not read here).
 func allSettledLocked(ops []*groupOp) bool {
 	for _, o := range ops {
-		settled := o.inst.done || o.part.ended || o.part.comm.dead || queued(o.inst)
+		settled := o.part.ended || o.part.comm.dead || queued(o.inst)
 		if !settled {
 			return false
 		}
