@@ -19,6 +19,16 @@ import (
 // state is guarded by the table lock (Backend.mu), and every wait is on
 // Backend.finished, so that NCCL's rendezvous and the streams' work wake
 // each other.
+//
+// As NCCL does: a non-blocking communicator (ncclConfig_t.blocking 0) is
+// handed out at once from ncclCommInitRankConfig and ncclCommSplit, which
+// return ncclInProgress, and ncclCommGetAsyncError says ncclInProgress
+// until every rank has joined (ncclGroupEnd returns ncclInProgress for
+// the group's non-blocking ones); ncclCommAbort or ncclCommDestroy of a
+// rank before every rank joined an init or a split breaks it, and the
+// others' waits for it end with ncclRemoteError (NCCL's bootstrap loses
+// the peer); a rank's collective waiting for a peer ends, with no result,
+// when its own communicator is aborted (see runColl).
 
 // fakeNCCLVersion is the NCCL version the fake reports: 2.28.9.
 const fakeNCCLVersion = 22809
