@@ -406,8 +406,8 @@ func (n *fakeNCCL) CommSplit(h uintptr, color, key int, cfg *backend.NCCLConfig,
 		st.last = "comm argument is NULL or was destroyed"
 		return ncclErr(op, backend.NCCLInvalidArgument, st.last)
 	}
-	if !c.cl.ready() || (c.splitting != nil && !c.splitting.done) {
-		st.last = "the communicator is not ready: its init or split is in progress (poll ncclCommGetAsyncError)"
+	if !c.cl.ready() {
+		st.last = "the communicator is not ready: its init is in progress (poll ncclCommGetAsyncError)"
 		return ncclErr(op, backend.NCCLInvalidUsage, st.last)
 	}
 	// A child inherits its parent's configuration without cfg; with one,
