@@ -68,19 +68,20 @@ func ncclDevices(t *testing.T, drv *driver.Driver, n int) {
 	}
 }
 
-// within runs fn and fails the test if it has not returned after d: the
-// call hangs. A hung fn is left running (the test fails anyway).
-func within(t *testing.T, d time.Duration, what string, fn func()) {
+// within runs fn on a goroutine of its own and returns its error, failing
+// the test at once if fn has not returned after d: the call hangs. A hung fn
+// is left running (it must not use t: the test fails anyway, and may have
+// ended by the time fn returns).
+func within(t *testing.T, d time.Duration, what string, fn func() error) error {
 	t.Helper()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		fn()
-	}()
+	done := make(chan error, 1)
+	go func() { done <- fn() }()
 	select {
-	case <-done:
+	case err := <-done:
+		return err
 	case <-time.After(d):
 		t.Fatalf("%s did not return within %v: it hangs", what, d)
+		return nil
 	}
 }
 
@@ -201,10 +202,11 @@ func testNCCLNonBlockingInitAbort(t *testing.T, drv *driver.Driver) {
 	id, err := nccl.NewUniqueID(ctx)
 	must(t, err)
 	var c *nccl.Comm
-	within(t, ncclPatience, "a non-blocking NewComm whose peer never comes", func() {
+	must(t, within(t, ncclPatience, "a non-blocking NewComm whose peer never comes", func() error {
+		var err error
 		c, err = nccl.NewComm(ctx, 2, id, 0, &nccl.Config{NonBlocking: true})
-	})
-	must(t, err)
+		return err
+	}))
 	t.Cleanup(func() { must(t, c.Abort()) })
 	equal(t, c.Rank(), 0)
 	equal(t, c.Count(), 2)
@@ -221,7 +223,7 @@ func testNCCLNonBlockingInitAbort(t *testing.T, drv *driver.Driver) {
 	go func() { waited <- c.Wait(context.Background()) }()
 	go func() { called <- nccl.AllReduce(c, s, b, b, nccl.Sum) }()
 	time.Sleep(20 * time.Millisecond)
-	within(t, ncclPatience, "Abort of a communicator still being made", func() { must(t, c.Abort()) })
+	must(t, within(t, ncclPatience, "Abort of a communicator still being made", func() error { return c.Abort() }))
 	for what, ch := range map[string]chan error{"Wait": waited, "AllReduce": called} {
 		select {
 		case err := <-ch:
@@ -245,9 +247,8 @@ func testNCCLSplitRefusedOneRank(t *testing.T, drv *driver.Driver) {
 	must(t, err)
 	c := newNCCLComm(t, ctx, 1, id, 0, nil)
 	var made *nccl.Comm
-	var gerr error
-	within(t, ncclPatience, "a Group with a refused Split", func() {
-		gerr = nccl.Group(func() error {
+	gerr := within(t, ncclPatience, "a Group with a refused Split", func() error {
+		return nccl.Group(func() error {
 			var err error
 			if made, err = c.Split(0, 0, nil); err != nil {
 				return err
@@ -355,9 +356,9 @@ func testNCCLAbortEndsCollective(t *testing.T, drv *driver.Driver) {
 	expired := func(what string, wait func(context.Context) error) {
 		t.Helper()
 		start := time.Now()
-		within(t, ncclPatience, what+" with a deadline", func() {
-			errorIs(t, wait(timeout(t, deadline)), context.DeadlineExceeded, what)
-		})
+		until := timeout(t, deadline)
+		err := within(t, ncclPatience, what+" with a deadline", func() error { return wait(until) })
+		errorIs(t, err, context.DeadlineExceeded, what)
 		compare(t, time.Since(start), "<", 10*time.Second, "%s returns at its deadline", what)
 	}
 	expired("Stream.SynchronizeContext", s.SynchronizeContext)
@@ -374,14 +375,14 @@ func testNCCLAbortEndsCollective(t *testing.T, drv *driver.Driver) {
 	must(t, err)
 	isFalse(t, done)
 
-	within(t, ncclPatience, "Abort of rank 0, whose part never came", func() { must(t, p.comms[0].Abort()) })
+	must(t, within(t, ncclPatience, "Abort of rank 0, whose part never came", func() error { return p.comms[0].Abort() }))
 	expired("Stream.SynchronizeContext after the peer's Abort", s.SynchronizeContext)
 
-	within(t, ncclPatience, "Abort of rank 1, whose collective waits", func() { must(t, c.Abort()) })
-	within(t, ncclPatience, "Stream.Synchronize after Abort", func() { must(t, s.Synchronize()) })
-	within(t, ncclPatience, "Event.Synchronize after Abort", func() { must(t, ev.Synchronize()) })
-	within(t, ncclPatience, "Stream.Synchronize of the stream waiting for the event", func() { must(t, other.Synchronize()) })
-	within(t, ncclPatience, "Context.Synchronize after Abort", func() { must(t, ctx.Synchronize()) })
+	must(t, within(t, ncclPatience, "Abort of rank 1, whose collective waits", func() error { return c.Abort() }))
+	must(t, within(t, ncclPatience, "Stream.Synchronize after Abort", func() error { return s.Synchronize() }))
+	must(t, within(t, ncclPatience, "Event.Synchronize after Abort", func() error { return ev.Synchronize() }))
+	must(t, within(t, ncclPatience, "Stream.Synchronize of the stream waiting for the event", func() error { return other.Synchronize() }))
+	must(t, within(t, ncclPatience, "Context.Synchronize after Abort", func() error { return ctx.Synchronize() }))
 	equal(t, ncclDownload(t, after), []int32{7}, "the work after the aborted collective ran")
 	equal(t, ncclDownload(t, b), []float32{9}, "and the work waiting for it on another stream")
 	for _, c := range p.comms {
@@ -396,9 +397,8 @@ func testNCCLAbortEndsCollective(t *testing.T, drv *driver.Driver) {
 func testNCCLSplitRefusedGroup(t *testing.T, drv *driver.Driver) {
 	p := newNCCLPair(t, drv)
 	var made *nccl.Comm
-	var gerr error
-	within(t, ncclPatience, "a Group in which rank 1's Split is refused", func() {
-		gerr = nccl.Group(func() error {
+	gerr := within(t, ncclPatience, "a Group in which rank 1's Split is refused", func() error {
+		return nccl.Group(func() error {
 			var err error
 			if made, err = p.comms[0].Split(1, 0, nil); err != nil {
 				return err
@@ -434,7 +434,7 @@ func testNCCLSplitPeerAborted(t *testing.T, drv *driver.Driver) {
 		t.Fatalf("Split returned (%v) before its peer took part", err)
 	case <-time.After(50 * time.Millisecond):
 	}
-	within(t, ncclPatience, "Abort of the rank that never splits", func() { must(t, p.comms[1].Abort()) })
+	must(t, within(t, ncclPatience, "Abort of the rank that never splits", func() error { return p.comms[1].Abort() }))
 	select {
 	case err := <-split:
 		hasError(t, err, "a split whose peer was aborted fails")
