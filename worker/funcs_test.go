@@ -146,3 +146,12 @@ func failure(t *testing.T, err error) *worker.CallError {
 }
 
 func fakeDevices(n int) fake.Option { return fake.Devices(n) }
+
+var boom = worker.Register("test.boom", func(env *worker.Env, a int32) (int32, error) {
+	panic(fmt.Sprintf("boom %d", a))
+})
+
+var quit = worker.Register("test.quit", func(env *worker.Env, _ struct{}) (int32, error) {
+	runtime.Goexit()
+	return 0, nil
+})

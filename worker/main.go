@@ -50,9 +50,23 @@ func child(spec string) int {
 	}
 	drv, err := gpu.Load()
 	env := openEnv(drv, err, uuid, os.Getpid())
-	code := serve(r, w, env)
-	if code == 0 {
-		env.close()
-	}
-	return code
+	// The calls run on a goroutine of their own, so that a function that
+	// calls runtime.Goexit ends the worker (status 5) instead of leaving
+	// it hung with no goroutine serving.
+	done := make(chan int, 1)
+	go func() {
+		served := false
+		defer func() {
+			if !served {
+				done <- 5
+			}
+		}()
+		code := serve(r, w, env)
+		if code == 0 {
+			env.close()
+		}
+		served = true
+		done <- code
+	}()
+	return <-done
 }

@@ -23,6 +23,7 @@ type proc struct {
 	exited    chan struct{} // closed once the worker has ended
 	kill      func()        // ends the worker now (idempotent)
 	startText string        // why the worker's driver did not open, from its hello
+	inProcess bool          // a fake process: a hung function's goroutine cannot be waited for
 }
 
 // stop ends the worker: a clean exit request when it is idle and graceful,
@@ -41,7 +42,7 @@ func (p *proc) stop(graceful bool, grace time.Duration) {
 	p.kill()
 	p.toChild.Close()
 	p.fromChild.Close()
-	if !graceful {
+	if !graceful && !p.inProcess {
 		select {
 		case <-p.exited:
 		case <-time.After(grace):
@@ -71,7 +72,7 @@ func startFake(sp backend.ProcessSpawner, uuid string) (*proc, error) {
 		return nil, err
 	}
 	pid := int(fakePIDs.Add(1))
-	p := &proc{toChild: reqW, fromChild: repR, pid: pid, exited: make(chan struct{})}
+	p := &proc{toChild: reqW, fromChild: repR, pid: pid, exited: make(chan struct{}), inProcess: true}
 	var once sync.Once
 	end := func() {
 		once.Do(func() {
