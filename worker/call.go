@@ -30,10 +30,12 @@ func (f *Func[A, R]) Call(ctx context.Context, p *Pool, a A) (R, error) {
 }
 
 // CallAfter is Call ordered after the work queued so far on s, a stream
-// of the pool's context of the call's device: the pool records an
-// interprocess event on s and the worker's stream waits for it before the
-// function runs, with no host synchronization. s's later work is not
-// ordered after the call; the call's return is (its work is complete).
+// of the pool's context of the call's device, with no synchronization in
+// this process: the pool records an interprocess event on s
+// (cuIpcGetEventHandle, made once per worker) and the worker waits for it
+// before the function runs, so the function sees the results of that
+// work. Work queued on s after CallAfter returns runs after the call's
+// work, which is complete by then.
 func (f *Func[A, R]) CallAfter(ctx context.Context, p *Pool, s *stream.Stream, a A) (R, error) {
 	if s == nil {
 		var r R
@@ -177,6 +179,8 @@ func (f *Func[A, R]) callOn(ctx context.Context, sl *slot, s *stream.Stream, ab 
 
 // exchange writes the request of n bytes and reads the reply.
 func (sl *slot) exchange(pr *proc, n int) (reply, error) {
+	pr.sent()
+	defer pr.received()
 	if _, err := pr.toChild.Write(sl.req[:n]); err != nil {
 		return reply{}, err
 	}

@@ -141,7 +141,9 @@ func (e *Env) mapping(h driver.IPCHandle, size uint64) (*memory.Buffer[byte], er
 	return m, nil
 }
 
-// waitEvent makes the worker's stream wait for the parent's IPC event h.
+// waitEvent waits for the parent's IPC event h: the parent's work before
+// it is complete when the function starts, for host-side copies as for
+// the worker's streams.
 func (e *Env) waitEvent(h driver.IPCHandle) error {
 	if e.err != nil {
 		return e.err
@@ -154,7 +156,7 @@ func (e *Env) waitEvent(h driver.IPCHandle) error {
 		}
 		e.evs[h] = ev
 	}
-	return e.s.Wait(ev)
+	return ev.Synchronize()
 }
 
 // endCall closes what Open opened for the call.

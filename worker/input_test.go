@@ -16,32 +16,36 @@ import (
 
 type withString struct{ S string }
 
+func noop(*worker.Env, int32) (int32, error) { return 0, nil }
+
+// Registrations are made at package level, as the package requires (the
+// workers, this binary, make the same ones).
+var (
+	first     = worker.Register("test.sum.int32", noop)
+	taken     = worker.Register("test.sum.int32", noop)
+	unnamed   = worker.Register("", noop)
+	nilFn     = worker.Register[int32, int32]("test.nil", nil)
+	stringArg = worker.Register("test.string", func(*worker.Env, withString) (int32, error) { return 0, nil })
+	bufResult = worker.Register("test.bufresult", func(*worker.Env, int32) (worker.Buffer[float32], error) { return worker.Buffer[float32]{}, nil })
+)
+
 func TestRegisterRefusals(t *testing.T) {
-	noop := func(*worker.Env, int32) (int32, error) { return 0, nil }
-	for name, f := range map[string]interface {
-		Call(context.Context, *worker.Pool, int32) (int32, error)
-	}{
-		"taken": worker.Register("test.sum.int32", noop),
-		"empty": worker.Register("", noop),
-		"nil":   worker.Register[int32, int32]("test.nil", nil),
-	} {
-		if name == "taken" {
-			continue // the first registration of the name is fine
-		}
-		_, err := f.Call(context.Background(), nil, 1)
-		assert.ErrorContains(t, err, "worker.Register", name)
-	}
-	dup := worker.Register("test.sum.int32", noop)
-	_, err := dup.Call(context.Background(), nil, 1)
+	bg := context.Background()
+	assert.Equal(t, "test.sum.int32", first.Name())
+	_, err := taken.Call(bg, nil, 1)
 	assert.ErrorContains(t, err, "taken")
-	str := worker.Register("test.string", func(*worker.Env, withString) (int32, error) { return 0, nil })
-	_, err = str.Call(context.Background(), nil, withString{"x"})
+	_, err = unnamed.Call(bg, nil, 1)
+	assert.ErrorContains(t, err, "empty name")
+	_, err = nilFn.Call(bg, nil, 1)
+	assert.ErrorContains(t, err, "nil function")
+	_, err = stringArg.Call(bg, nil, withString{"x"})
 	assert.ErrorContains(t, err, "not plain data")
-	res := worker.Register("test.bufresult", func(*worker.Env, int32) (worker.Buffer[float32], error) { return worker.Buffer[float32]{}, nil })
-	_, err = res.Call(context.Background(), nil, 1)
+	_, err = bufResult.Call(bg, nil, 1)
 	assert.ErrorContains(t, err, "result type")
+	_, err = first.Call(bg, nil, 1)
+	assert.ErrorIs(t, err, driver.ErrInvalidValue, "nil pool")
 	var nilFunc *worker.Func[int32, int32]
-	_, err = nilFunc.Call(context.Background(), nil, 1)
+	_, err = nilFunc.Call(bg, nil, 1)
 	assert.ErrorIs(t, err, driver.ErrInvalidValue)
 }
 

@@ -138,6 +138,11 @@ func New(opts Options, ctxs ...*driver.Context) (*Pool, error) {
 	}
 	wg.Wait()
 	if len(errs) > 0 {
+		for _, d := range p.devs {
+			for _, s := range d.slots {
+				d.free <- s
+			}
+		}
 		p.Close()
 		return nil, fmt.Errorf("%s: %w", op, errors.Join(errs...))
 	}

@@ -24,6 +24,47 @@ type proc struct {
 	kill      func()        // ends the worker now (idempotent)
 	startText string        // why the worker's driver did not open, from its hello
 	inProcess bool          // a fake process: a hung function's goroutine cannot be waited for
+	// edge orders the two sides of a fake process for Go's race detector,
+	// as the pipe orders two processes: each side adds before it writes
+	// and loads after it reads. nil for child processes.
+	edge *atomic.Uint64
+}
+
+// sent is called before a request is written.
+func (p *proc) sent() {
+	if p.edge != nil {
+		p.edge.Add(1)
+	}
+}
+
+// received is called after a reply was read (or the read failed).
+func (p *proc) received() {
+	if p.edge != nil {
+		p.edge.Load()
+	}
+}
+
+// edgeReader and edgeWriter are the fake worker's pipe ends, with the
+// ordering edge of proc.edge.
+type edgeReader struct {
+	f    *os.File
+	edge *atomic.Uint64
+}
+
+func (r edgeReader) Read(b []byte) (int, error) {
+	n, err := r.f.Read(b)
+	r.edge.Load()
+	return n, err
+}
+
+type edgeWriter struct {
+	f    *os.File
+	edge *atomic.Uint64
+}
+
+func (w edgeWriter) Write(b []byte) (int, error) {
+	w.edge.Add(1)
+	return w.f.Write(b)
 }
 
 // stop ends the worker: a clean exit request when it is idle and graceful,
@@ -72,10 +113,11 @@ func startFake(sp backend.ProcessSpawner, uuid string) (*proc, error) {
 		return nil, err
 	}
 	pid := int(fakePIDs.Add(1))
-	p := &proc{toChild: reqW, fromChild: repR, pid: pid, exited: make(chan struct{}), inProcess: true}
+	p := &proc{toChild: reqW, fromChild: repR, pid: pid, exited: make(chan struct{}), inProcess: true, edge: new(atomic.Uint64)}
 	var once sync.Once
 	end := func() {
 		once.Do(func() {
+			p.edge.Add(1)
 			pr.Exit()
 			reqR.Close()
 			repW.Close()
@@ -88,7 +130,7 @@ func startFake(sp backend.ProcessSpawner, uuid string) (*proc, error) {
 		defer func() { recover() }() // a bug of ours ends this worker, not the program
 		drv, err := driver.New(pr)
 		env := openEnv(drv, err, uuid, pid)
-		if serve(reqR, repW, env) == 0 {
+		if serve(edgeReader{reqR, p.edge}, edgeWriter{repW, p.edge}, env) == 0 {
 			env.close()
 		}
 	}()

@@ -30,7 +30,7 @@ type Func[A, R any] struct {
 type entry interface {
 	funcName() string
 	sizes() (arg, res, refs int)
-	run(env *Env, args, res []byte) (n int, err error, panicText string)
+	run(env *Env, args, res []byte) (n int, panicText string, err error)
 }
 
 // registry lists the registered functions in the order of registration;
@@ -162,7 +162,7 @@ func (f *Func[A, R]) sizes() (arg, res, refs int) {
 
 // run is the worker's side of a call: args holds A's bytes; the result's
 // bytes go to res. A panic in fn is recovered and reported.
-func (f *Func[A, R]) run(env *Env, args, res []byte) (n int, err error, panicText string) {
+func (f *Func[A, R]) run(env *Env, args, res []byte) (n int, panicText string, err error) {
 	var a A
 	copy(bytesOf(&a), args)
 	defer func() {
@@ -171,7 +171,7 @@ func (f *Func[A, R]) run(env *Env, args, res []byte) (n int, err error, panicTex
 		}
 	}()
 	r, err := f.fn(env, a)
-	return copy(res, bytesOf(&r)), err, ""
+	return copy(res, bytesOf(&r)), "", err
 }
 
 // bytesOf returns the memory of *v as bytes.

@@ -73,7 +73,7 @@ func call(env *Env, req request, args, event, res []byte) (rep reply, result []b
 			return errorReply(err)
 		}
 	}
-	n, err, panicText := e.run(env, args, res)
+	n, panicText, err := e.run(env, args, res)
 	env.endCall()
 	if panicText != "" {
 		return reply{kind: repPanic}, nil, panicText
