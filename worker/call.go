@@ -100,6 +100,11 @@ func (f *Func[A, R]) callOn(ctx context.Context, sl *slot, s *stream.Stream, ab 
 		sl.mu.Lock()
 		pr = sl.p
 	}
+	if sl.aborted { // the pool closed while the call waited
+		sl.mu.Unlock()
+		sl.dev.free <- sl
+		return *r, fmt.Errorf("worker.Func.Call(%s): the pool is closed: %w", f.name, driver.ErrClosed)
+	}
 	sl.busy = true
 	sl.mu.Unlock()
 

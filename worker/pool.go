@@ -50,8 +50,7 @@ type Pool struct {
 	devs    []*poolDevice
 	closed  atomic.Bool
 	closing chan struct{}
-	starts  sync.WaitGroup // background restarts
-	mu      sync.Mutex     // serializes Close
+	mu      sync.Mutex // serializes Close
 	done    bool
 }
 
@@ -182,9 +181,9 @@ func (p *Pool) Close() error {
 			s.abort()
 		}
 	}
-	p.starts.Wait()
 	for _, d := range p.devs {
-		for range d.slots { // every call in flight has handed its slot back
+		// Every call in flight and every restart hands its slot back.
+		for range d.slots {
 			<-d.free
 		}
 		for _, s := range d.slots {
@@ -305,9 +304,7 @@ func (s *slot) replace() {
 	p := s.p
 	s.p = nil
 	s.mu.Unlock()
-	s.pool.starts.Add(1)
 	go func() {
-		defer s.pool.starts.Done()
 		if p != nil {
 			p.stop(false, 5*time.Second)
 		}
