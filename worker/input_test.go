@@ -2,6 +2,7 @@ package worker_test
 
 import (
 	"context"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -114,8 +115,16 @@ func TestCallRefusals(t *testing.T) {
 
 // CallAfter orders the worker after the parent's queued work, with no
 // host synchronization.
-func TestFakeCallAfter(t *testing.T) {
-	drv := cudatest.Fake(t)
+func TestFakeCallAfter(t *testing.T) { callAfter(t, cudatest.Fake(t)) }
+
+func TestGPUCallAfter(t *testing.T) {
+	if os.Getenv(cudatest.RequireGPUEnv) != "1" {
+		t.Skip("needs the GPU: NOCGO_CUDA_REQUIRE_GPU=1")
+	}
+	callAfter(t, cudatest.Real(t))
+}
+
+func callAfter(t *testing.T, drv *driver.Driver) {
 	ctx := primary(t, drv, 0)
 	buf, err := memory.Alloc[float32](ctx, 4)
 	require.NoError(t, err)
