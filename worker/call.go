@@ -52,6 +52,9 @@ func (f *Func[A, R]) call(ctx context.Context, p *Pool, s *stream.Stream, a A) (
 	if f.err != nil {
 		return r, f.err
 	}
+	if f.fn == nil || f.id < 0 {
+		return r, fmt.Errorf("worker.Func.Call: a zero Func (not made by Register): %w", driver.ErrInvalidValue)
+	}
 	if p == nil || p.closing == nil {
 		return r, fmt.Errorf("worker.Func.Call(%s): nil pool: %w", f.name, driver.ErrInvalidValue)
 	}

@@ -144,3 +144,32 @@ func callAfter(t *testing.T, drv *driver.Driver) {
 	_, err = scale.CallAfter(context.Background(), p, nil, markArg{worker.Share(buf), 2})
 	assert.ErrorIs(t, err, driver.ErrInvalidValue)
 }
+
+// Zero values never panic: they are refused.
+func TestZeroValues(t *testing.T) {
+	bg := context.Background()
+	var zf worker.Func[int32, int32]
+	_, err := zf.Call(bg, nil, 1)
+	assert.ErrorIs(t, err, driver.ErrInvalidValue)
+	assert.Empty(t, zf.Name())
+	var zp worker.Pool
+	assert.ErrorIs(t, zp.Close(), driver.ErrInvalidValue)
+	assert.Empty(t, zp.Workers())
+	_, err = first.Call(bg, &zp, 1)
+	assert.ErrorIs(t, err, driver.ErrInvalidValue)
+	var ze worker.Env
+	_, err = ze.Driver()
+	assert.ErrorIs(t, err, driver.ErrInvalidValue)
+	_, err = ze.Stream()
+	assert.ErrorIs(t, err, driver.ErrInvalidValue)
+	assert.Zero(t, ze.Process())
+	_, err = worker.Buffer[float32]{}.Open(&ze)
+	assert.ErrorIs(t, err, driver.ErrInvalidValue)
+	var zb worker.Buffer[float32]
+	assert.Equal(t, -1, zb.Device())
+	assert.Zero(t, zb.Len())
+	var ce worker.CallError
+	assert.NotEmpty(t, ce.Error())
+	assert.Empty(t, ce.Unwrap())
+	assert.Equal(t, "Failure(0)", worker.Failure(0).String())
+}
