@@ -105,6 +105,30 @@ func BenchmarkCallEmpty(b *testing.B) {
 	}
 }
 
+// BenchmarkCallEmptySubprocess: the same round trip with a real child
+// process on any machine (the fake's own workers are goroutines).
+func BenchmarkCallEmptySubprocess(b *testing.B) {
+	drv := cudatest.Fake(b)
+	dev, _ := drv.Device(0)
+	ctx, err := dev.PrimaryContext()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ctx.Close() })
+	p, err := worker.New(worker.Options{Subprocess: true}, ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { p.Close() })
+	bg := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := empty.Call(bg, p, struct{}{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkCallKernel1MiB: a call that runs add1 on a 1 MiB buffer of the
 // parent's.
 func BenchmarkCallKernel1MiB(b *testing.B) {
@@ -128,8 +152,9 @@ func BenchmarkCallKernel1MiB(b *testing.B) {
 	}
 }
 
-// BenchmarkReplaceAfterFault: a faulting call, then the next call, which
-// waits for the new worker.
+// BenchmarkReplaceAfterFault: a faulting call (which compiles its kernel
+// in the worker, uncached), then the next call, which waits for the new
+// worker.
 func BenchmarkReplaceAfterFault(b *testing.B) {
 	ctx, p := benchPool(b)
 	buf, err := memory.AllocZeroed[float32](ctx, 16)

@@ -17,9 +17,12 @@ import (
 // Ordering: the parent's work on the shared buffers must be complete
 // before Call (synchronize its streams), or use CallAfter; when Call
 // returns, the worker's work is complete and its writes are in the
-// buffers. ctx bounds the whole call: when it ends first, the worker is
-// killed (its process exit frees what it held), the call fails as Expired,
-// and a new worker starts. Every failure is a *CallError but those of
+// buffers. ctx bounds the call: the wait for an idle worker (after a
+// failure, for its replacement to start) and the run; when it ends during
+// the run, the worker is killed (its process exit frees what it held), the
+// call fails as Expired, and a new worker starts. (Should a replacement
+// have failed to start, the next call on its worker starts one again,
+// bounded by Options.StartTimeout.) Every failure is a *CallError but those of
 // bad arguments, a closed pool (driver.ErrClosed) and a worker that would
 // not start (ErrStart).
 //
