@@ -114,6 +114,9 @@ func (f *Func[A, R]) callOn(ctx context.Context, sl *slot, s *stream.Stream, ab 
 	sl.busy = true
 	sl.mu.Unlock()
 
+	if len(ab)+len(driver.IPCHandle{}) > len(sl.req)-headerSize {
+		return *r, sl.release(fmt.Errorf("worker.Func.Call(%s): registered after the pool started (its workers do not know it; call worker.Register at package level): %w", f.name, driver.ErrInvalidValue))
+	}
 	n := copy(sl.req[headerSize:], ab)
 	req := request{kind: reqCall, fn: uint32(f.id), argLen: uint32(n)}
 	if err := f.fill(sl, sl.req[headerSize:headerSize+n]); err != nil {
@@ -201,6 +204,9 @@ func (sl *slot) exchange(pr *proc, n int) (reply, error) {
 	rep, err := getReply(sl.rep)
 	if err != nil {
 		return reply{}, err
+	}
+	if headerSize+int(rep.resLen)+int(rep.textLen) > len(sl.rep) {
+		return reply{}, fmt.Errorf("bad reply frame (%d result bytes, %d text bytes)", rep.resLen, rep.textLen)
 	}
 	if err := readFull(pr.fromChild, sl.rep[headerSize:headerSize+int(rep.resLen)+int(rep.textLen)]); err != nil {
 		return reply{}, err
