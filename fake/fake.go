@@ -32,6 +32,7 @@ type Backend interface {
 	backend.BLASLtProvider
 	backend.RANDProvider
 	backend.FFTProvider
+	backend.ProcessSpawner
 
 	// Fake returns the backend's reports and kernels (see Fake).
 	Fake() *Fake
