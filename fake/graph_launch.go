@@ -41,6 +41,9 @@ func (b *fakeBackend) GraphLaunch(h, s uintptr) error {
 		}
 		w := &item{run: nop}
 		rb, rs, seq, pending := n.ev.st.snapshot()
+		if rb == b {
+			b.race.waits(st, n.ev.st)
+		}
 		switch {
 		case !pending:
 		case rb == b:
@@ -74,6 +77,9 @@ func (b *fakeBackend) GraphLaunch(h, s uintptr) error {
 		})
 	}
 	b.pushLocked(st, body)
+	for _, es := range records {
+		b.race.recorded(es, st)
+	}
 	b.mu.Unlock()
 	b.backpressure(st)
 	return nil
