@@ -115,7 +115,7 @@ func TestRaceOrderedWorkIsQuiet(t *testing.T) {
 			return b.EventSynchronize(e)
 		},
 		"context synchronize": func(b *fakeBackend, s0, s1 uintptr) error { return b.CtxSynchronize() },
-		"declared": func(b *fakeBackend, s0, s1 uintptr) error { return b.Fake().DeclareOrder(s0, s1) },
+		"declared":            func(b *fakeBackend, s0, s1 uintptr) error { return b.Fake().DeclareOrder(s0, s1) },
 		"declared through the host": func(b *fakeBackend, s0, s1 uintptr) error {
 			if err := b.Fake().DeclareOrder(s0, HostOrder); err != nil {
 				return err
