@@ -30,6 +30,7 @@ type Backend interface {
 	backend.BLASLtProvider
 	backend.RANDProvider
 	backend.FFTProvider
+	backend.RaceDetector
 
 	// Fake returns the backend's reports and kernels (see Fake).
 	Fake() *Fake

@@ -221,6 +221,8 @@ func (f *Fake) TakeHazards() []Hazard {
 // DetectsRaces implements backend.RaceDetector: whether DetectRaces is on.
 func (b *fakeBackend) DetectsRaces() bool { return b.race != nil }
 
+var _ backend.RaceDetector = (*fakeBackend)(nil)
+
 // TakeRaceReports implements backend.RaceDetector: the hazards found and
 // not yet taken, each as Hazard.String writes it, forgotten by the call.
 func (b *fakeBackend) TakeRaceReports() []string {
