@@ -279,3 +279,71 @@ func TestRaceDeclareOrderRefusesUnknownStreams(t *testing.T) {
 	assert.True(t, strings.Contains(err.Error(), "0xdead00"), err.Error())
 	assert.Error(t, b.Fake().DeclareOrder(s, 0xbeef00))
 }
+
+func TestRaceParallelWorkers(t *testing.T) {
+	b, got := raceBackend(t, Workers(4))
+	ss := newStreams(t, b, backend.StreamNonBlocking, 2)
+	m, err := b.ModuleLoadData([]byte(fillPTX))
+	require.NoError(t, err)
+	t.Cleanup(func() { b.ModuleUnload(m) })
+	f, err := b.ModuleGetFunction(m, "fill")
+	require.NoError(t, err)
+	p := alloc4K(t, b)
+	v := uint32(3)
+	grid, block := [3]uint32{8, 1, 1}, [3]uint32{64, 1, 1}
+	// The blocks of one launch write the same bytes: not checked against each other.
+	require.NoError(t, b.LaunchKernel(f, grid, block, 0, ss[0], args(unsafe.Pointer(&p), unsafe.Pointer(&v))))
+	require.NoError(t, b.StreamSynchronize(ss[0]))
+	assert.Empty(t, *got)
+	require.NoError(t, b.LaunchKernel(f, grid, block, 0, ss[0], args(unsafe.Pointer(&p), unsafe.Pointer(&v))))
+	require.NoError(t, b.LaunchKernel(f, grid, block, 0, ss[1], args(unsafe.Pointer(&p), unsafe.Pointer(&v))))
+	require.NoError(t, b.CtxSynchronize())
+	require.Len(t, *got, 1)
+	assert.Equal(t, uintptr(256), (*got)[0].Size)
+	assert.Equal(t, "write", (*got)[0].Previous.Kind)
+	assert.Equal(t, "write", (*got)[0].Current.Kind)
+}
+
+func TestRaceAtomicsDoNotRaceEachOther(t *testing.T) {
+	const atomPTX = `
+.version 7.8
+.target sm_90
+.address_size 64
+
+.visible .entry count(
+	.param .u64 count_param_0
+)
+{
+	.reg .b32 	%r<2>;
+	.reg .b64 	%rd<3>;
+
+	ld.param.u64 	%rd1, [count_param_0];
+	cvta.to.global.u64 	%rd2, %rd1;
+	atom.global.add.u32 	%r1, [%rd2], 1;
+	ret;
+}
+`
+	b, got := raceBackend(t)
+	ss := newStreams(t, b, backend.StreamNonBlocking, 2)
+	m, err := b.ModuleLoadData([]byte(atomPTX))
+	require.NoError(t, err)
+	t.Cleanup(func() { b.ModuleUnload(m) })
+	f, err := b.ModuleGetFunction(m, "count")
+	require.NoError(t, err)
+	p := alloc4K(t, b)
+	require.NoError(t, b.MemsetD32(p, 0, 1))
+	for _, s := range ss {
+		require.NoError(t, b.LaunchKernel(f, [3]uint32{1, 1, 1}, [3]uint32{32, 1, 1}, 0, s, args(unsafe.Pointer(&p))))
+	}
+	require.NoError(t, b.CtxSynchronize())
+	assert.Empty(t, *got, "atomics on two streams")
+	assert.Equal(t, []byte{64, 0, 0, 0}, readDevice(t, b, p, 4))
+	// A plain read on a third stream, unordered with the atomics, races.
+	host := make([]byte, 4)
+	s3 := newStreams(t, b, backend.StreamNonBlocking, 1)[0]
+	require.NoError(t, b.LaunchKernel(f, [3]uint32{1, 1, 1}, [3]uint32{1, 1, 1}, 0, ss[0], args(unsafe.Pointer(&p))))
+	require.NoError(t, b.MemcpyDtoHAsync(unsafe.Pointer(&host[0]), p, 4, s3))
+	require.NoError(t, b.CtxSynchronize())
+	require.Len(t, *got, 1)
+	assert.ElementsMatch(t, []string{"atomic", "read"}, []string{(*got)[0].Current.Kind, (*got)[0].Previous.Kind})
+}
