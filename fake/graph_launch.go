@@ -30,6 +30,7 @@ func (b *fakeBackend) GraphLaunch(h, s uintptr) error {
 		return driver.ErrInvalidValue
 	}
 	steps := x.steps
+	shape := x.shape
 	if c := b.graphs.captures[st]; c != nil {
 		err := b.captureLocked(c, st, &item{run: func() error { return runSteps(steps, nil) }})
 		b.mu.Unlock()
@@ -54,6 +55,7 @@ func (b *fakeBackend) GraphLaunch(h, s uintptr) error {
 		b.pushLocked(st, w)
 	}
 	body := &item{}
+	steps = b.raceSteps(body, shape, steps)
 	seq := b.seq + 1
 	var records []*evState
 	for _, n := range steps {

@@ -96,11 +96,22 @@ type raceOp struct {
 	vc     vclock
 	stream string
 	stack  []uintptr // where it was enqueued
+
+	// A node of a graph launch: the launch's order of its nodes, and
+	// which node (see race_graph.go); nil otherwise.
+	graph *graphOrder
+	node  int
 }
 
 // before reports whether a happens before b (or is b).
 func (a *raceOp) before(b *raceOp) bool {
-	return a == b || a.epoch <= b.vc.at(a.slot)
+	if a == b {
+		return true
+	}
+	if a.graph != nil && a.graph == b.graph {
+		return a.node == b.node || b.graph.precedes(a.node, b.node)
+	}
+	return a.epoch <= b.vc.at(a.slot)
 }
 
 // maxStack is how many frames of the enqueuing call stack a report keeps.

@@ -347,3 +347,56 @@ func TestRaceAtomicsDoNotRaceEachOther(t *testing.T) {
 	require.Len(t, *got, 1)
 	assert.ElementsMatch(t, []string{"atomic", "read"}, []string{(*got)[0].Current.Kind, (*got)[0].Previous.Kind})
 }
+
+func TestRaceGraphNodesOrderedByEdgesOnly(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		edge  bool
+		child bool
+		race  bool
+	}{{"no edge", false, false, true}, {"edge", true, false, false}, {"edge through a child graph", true, true, false}, {"child graph, no edge", false, true, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, got := raceBackend(t)
+			ctx, err := b.CtxGetCurrent()
+			require.NoError(t, err)
+			s := newStreams(t, b, backend.StreamNonBlocking, 1)[0]
+			p := alloc4K(t, b)
+			g, err := b.GraphCreate(0)
+			require.NoError(t, err)
+			t.Cleanup(func() { b.GraphDestroy(g) })
+			set := &backend.MemsetNodeParams{Dst: p, Value: 1, ElementSize: 4, Width: 16, Height: 1}
+			into := g
+			if tc.child {
+				into, err = b.GraphCreate(0)
+				require.NoError(t, err)
+				t.Cleanup(func() { b.GraphDestroy(into) })
+			}
+			first, err := b.GraphAddMemsetNode(into, nil, set, ctx)
+			require.NoError(t, err)
+			var deps []uintptr
+			if tc.child {
+				c, err := b.GraphAddChildGraphNode(g, nil, into)
+				require.NoError(t, err)
+				first = c
+			}
+			if tc.edge {
+				deps = []uintptr{first}
+			}
+			_, err = b.GraphAddMemsetNode(g, deps, set, ctx)
+			require.NoError(t, err)
+			x, err := b.GraphInstantiate(g, 0)
+			require.NoError(t, err)
+			t.Cleanup(func() { b.GraphExecDestroy(x) })
+			require.NoError(t, b.GraphLaunch(x, s))
+			require.NoError(t, b.GraphLaunch(x, s)) // the next launch follows in stream order
+			require.NoError(t, b.StreamSynchronize(s))
+			if tc.race {
+				require.Len(t, *got, 2, "one per launch")
+				assert.Equal(t, "memset", (*got)[0].Current.Op)
+				assert.Equal(t, uintptr(64), (*got)[0].Size)
+			} else {
+				assert.Empty(t, *got)
+			}
+		})
+	}
+}
