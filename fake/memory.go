@@ -404,8 +404,7 @@ func (b *fakeBackend) d2dWork(dst, src, n uintptr) (func() error, error) {
 		if err1 != nil || err2 != nil {
 			return driver.ErrIllegalAddress
 		}
-		b.raceRange(src, n, accCopyRead, "memcpy DtoD")
-		b.raceRange(dst, n, accWrite, "memcpy DtoD")
+		b.raceCopy(dst, src, n)
 		copy(d, s)
 		return nil
 	}, nil

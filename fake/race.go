@@ -166,6 +166,38 @@ func (b *fakeBackend) raceRange(p, n uintptr, kind accessKind, what string) {
 	b.raceRuns(op, what, []raceRun{{lo: p, hi: p + n, kind: kind}})
 }
 
+// raceCopy records a device-to-device copy of the running item: it reads
+// src and writes dst, and the bytes of src nothing wrote are, in dst, bytes
+// nothing wrote (a later read of them is reported as the read of
+// unwritten memory it is). The table lock is not held.
+func (b *fakeBackend) raceCopy(dst, src, n uintptr) {
+	r := b.race
+	if r == nil || n == 0 {
+		return
+	}
+	op := r.cur.Load()
+	if op == nil {
+		return
+	}
+	b.mu.RLock()
+	sa, da := b.findLocked(src), b.findLocked(dst)
+	b.mu.RUnlock()
+	var holes [][2]uintptr
+	if sa != nil && sa.kind == deviceMem {
+		r.mu.Lock()
+		holes = r.unwrittenLocked(sa, src, min(src+n, sa.end()))
+		r.mu.Unlock()
+	}
+	b.raceRuns(op, "memcpy DtoD", []raceRun{{lo: src, hi: src + n, kind: accCopyRead}, {lo: dst, hi: dst + n, kind: accWrite}})
+	if len(holes) > 0 && da != nil && da.kind == deviceMem {
+		r.mu.Lock()
+		for _, h := range holes {
+			r.markUnwrittenLocked(da, dst+(h[0]-src), dst+(h[1]-src))
+		}
+		r.mu.Unlock()
+	}
+}
+
 // raceRuns checks and records the accesses runs of op, then reports what
 // they found.
 func (b *fakeBackend) raceRuns(op *raceOp, what string, runs []raceRun) {

@@ -186,3 +186,33 @@ func (sh *raceShadow) merge(from, to int) {
 	clear(sh.segs[len(out):])
 	sh.segs = out
 }
+
+// unwrittenLocked returns the ranges of [lo, hi) of a that nothing wrote.
+// race.mu held.
+func (r *raceState) unwrittenLocked(a *alloc, lo, hi uintptr) [][2]uintptr {
+	sh := r.shadowLocked(a)
+	var out [][2]uintptr
+	i := sort.Search(len(sh.segs), func(i int) bool { return sh.segs[i].hi > lo })
+	for ; i < len(sh.segs) && sh.segs[i].lo < hi; i++ {
+		if s := sh.segs[i]; !s.written {
+			out = append(out, [2]uintptr{max(s.lo, lo), min(s.hi, hi)})
+		}
+	}
+	return out
+}
+
+// markUnwrittenLocked records [lo, hi) of a as holding nothing written (a
+// copy of unwritten bytes). race.mu held.
+func (r *raceState) markUnwrittenLocked(a *alloc, lo, hi uintptr) {
+	lo, hi = max(lo, a.base), min(hi, a.end())
+	if lo >= hi {
+		return
+	}
+	sh := r.shadowLocked(a)
+	i := sh.split(lo)
+	j := sh.split(hi)
+	for k := i; k < j; k++ {
+		sh.segs[k].written = false
+	}
+	sh.merge(max(i-1, 0), min(j+1, len(sh.segs)))
+}

@@ -181,10 +181,18 @@ func TestRaceUninitialisedRead(t *testing.T) {
 	assert.Equal(t, p+100, h.Addr)
 	assert.Equal(t, uintptr(100), h.Size)
 	assert.Contains(t, h.String(), "UNINITIALISED")
-	// A device-to-device copy of unwritten bytes is no use of them.
+	// A device-to-device copy of unwritten bytes is no use of them; but
+	// the copy's bytes are as unwritten as the source's.
 	q := alloc4K(t, b)
+	require.NoError(t, b.MemsetD8(q, 1, 4096))
 	require.NoError(t, b.MemcpyDtoD(q, p, 4096))
 	assert.Len(t, *got, 1)
+	readDevice(t, b, q, 100)
+	assert.Len(t, *got, 1, "the source's written bytes")
+	readDevice(t, b, q+4000, 96)
+	require.Len(t, *got, 2, "the source's unwritten bytes, copied")
+	assert.Equal(t, UninitializedRead, (*got)[1].Kind)
+	assert.Equal(t, q+4000, (*got)[1].Addr)
 }
 
 func TestRacePTXKernelNamesLineAndThread(t *testing.T) {
