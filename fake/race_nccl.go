@@ -50,3 +50,26 @@ func (b *fakeBackend) raceCollective(inst *collInst) {
 		b.raceRuns(p.it.race, what, runs)
 	}
 }
+
+// collectiveQueued orders the work each rank enqueues after the
+// collective inst after every rank's work before it, once all its parts
+// are queued: no rank's part completes before every rank has reached it,
+// so what follows it on any rank's stream follows them all. Table lock
+// held.
+func (r *raceState) collectiveQueued(inst *collInst) {
+	if r == nil || !queued(inst) {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var all vclock
+	for _, p := range inst.parts {
+		if p.it.race != nil {
+			all.join(p.it.race.vc)
+		}
+	}
+	for _, p := range inst.parts {
+		t := r.threadLocked(p.s)
+		t.clock = t.clock.joined(all)
+	}
+}

@@ -3,6 +3,7 @@ package fake
 import (
 	"runtime"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -105,4 +106,56 @@ func TestRaceMathLibraryWork(t *testing.T) {
 	assert.Equal(t, p+64, h.Addr)
 	assert.Equal(t, uintptr(64), h.Size)
 	assert.Equal(t, "cublasSgemm_v2", h.Current.Op)
+}
+
+// TestRaceCollectiveOrdersRanks: rank 1 writes a buffer on its stream
+// before an all-reduce; rank 0 reads it on its own stream after the
+// all-reduce: the collective orders the two.
+func TestRaceCollectiveOrdersRanks(t *testing.T) {
+	var got []Hazard
+	b := newBackend(Devices(2), DetectRaces(func(h Hazard) { got = append(got, h) }))
+	require.NoError(t, b.Init(0))
+	nc, err := b.NCCL()
+	require.NoError(t, err)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var ctxs, ss, bufs [2]uintptr
+	for i := range 2 {
+		ctxs[i], err = b.DevicePrimaryCtxRetain(i)
+		require.NoError(t, err)
+		require.NoError(t, b.CtxPushCurrent(ctxs[i]))
+		ss[i], err = b.StreamCreateWithPriority(backend.StreamNonBlocking, 0)
+		require.NoError(t, err)
+		bufs[i], err = b.MemAlloc(64)
+		require.NoError(t, err)
+		require.NoError(t, b.MemsetD32(bufs[i], 1, 16))
+		_, err = b.CtxPopCurrent()
+		require.NoError(t, err)
+	}
+	hs, err := nc.CommInitAll([]int{0, 1})
+	require.NoError(t, err)
+	require.NoError(t, b.CtxPushCurrent(ctxs[1]))
+	shared, err := b.MemAlloc(64) // on device 1
+	require.NoError(t, err)
+	require.NoError(t, b.MemsetD32Async(shared, 5, 16, ss[1]))
+	require.NoError(t, nc.GroupStart())
+	for i := range 2 {
+		require.NoError(t, nc.AllReduce(bufs[i], bufs[i], 16, backend.NCCLFloat32, backend.NCCLSum, hs[i], ss[i]))
+	}
+	require.NoError(t, nc.GroupEnd())
+	var out [16]uint32
+	require.NoError(t, b.MemcpyDtoHAsync(unsafe.Pointer(&out), shared, 64, ss[0]))
+	require.NoError(t, b.StreamSynchronize(ss[0]))
+	require.NoError(t, b.StreamSynchronize(ss[1]))
+	assert.Empty(t, got)
+	assert.Equal(t, uint32(5), out[15])
+	require.NoError(t, b.MemFree(shared))
+	_, err = b.CtxPopCurrent()
+	require.NoError(t, err)
+	for i := range 2 {
+		require.NoError(t, b.MemFree(bufs[i]))
+		require.NoError(t, b.StreamDestroy(ss[i]))
+		require.NoError(t, nc.CommDestroy(hs[i]))
+		require.NoError(t, b.DevicePrimaryCtxRelease(i))
+	}
 }
