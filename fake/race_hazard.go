@@ -46,7 +46,10 @@ type Hazard struct {
 	Kind HazardKind
 	// Addr and Size are the device bytes both accesses touch (for an
 	// UninitializedRead, the bytes read and never written), inside the
-	// allocation at Alloc of AllocSize bytes.
+	// allocation at Alloc of AllocSize bytes. For a SharedMemoryRace, Addr
+	// is the first byte's offset in the block's shared memory, Size 1, and
+	// Alloc and AllocSize 0; both accesses are of the same launch, and
+	// their Kernel sites name the block and the two threads.
 	Addr, Size       uintptr
 	Alloc, AllocSize uintptr
 	Current          Access
@@ -142,8 +145,12 @@ func (h Hazard) String() string {
 	} else {
 		sb.WriteString("\n")
 		writeAccess(&sb, "Previous ", h.Previous, h)
-		sb.WriteString("\nNothing orders the two: not stream order, an event record and wait, a synchronize the host observed,\n" +
-			"the legacy default stream's implicit synchronisation, nor a declared order (fake.Fake.DeclareOrder).\n")
+		if h.Kind == SharedMemoryRace {
+			sb.WriteString("\nTwo threads of one block, with no barrier (__syncthreads) or warp collective (__syncwarp) between them.\n")
+		} else {
+			sb.WriteString("\nNothing orders the two: not stream order, an event record and wait, a synchronize the host observed,\n" +
+				"the legacy default stream's implicit synchronisation, nor a declared order (fake.Fake.DeclareOrder).\n")
+		}
 	}
 	sb.WriteString("==================")
 	return sb.String()
@@ -154,8 +161,13 @@ func writeAccess(sb *strings.Builder, prefix string, a Access, h Hazard) {
 	if prefix == "" && kind != "" {
 		kind = strings.ToUpper(kind[:1]) + kind[1:]
 	}
-	fmt.Fprintf(sb, "%s%s of %d bytes at %#x (allocation %#x, %d bytes) by %s on %s (work #%d), enqueued at:\n",
-		prefix, kind, h.Size, h.Addr, h.Alloc, h.AllocSize, a.Op, a.Stream, a.Item)
+	if h.Kind == SharedMemoryRace {
+		fmt.Fprintf(sb, "%s%s of shared memory at offset %#x by %s on %s (work #%d), enqueued at:\n",
+			prefix, kind, h.Addr, a.Op, a.Stream, a.Item)
+	} else {
+		fmt.Fprintf(sb, "%s%s of %d bytes at %#x (allocation %#x, %d bytes) by %s on %s (work #%d), enqueued at:\n",
+			prefix, kind, h.Size, h.Addr, h.Alloc, h.AllocSize, a.Op, a.Stream, a.Item)
+	}
 	if a.Kernel != nil {
 		fmt.Fprintf(sb, "  [%s]\n", a.Kernel)
 	}

@@ -2,6 +2,7 @@ package fake
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"sync"
 
@@ -138,4 +139,35 @@ func (o raceObserver) Global(a ptxexec.Access) {
 		k = accAtomic
 	}
 	o.rec.add(uintptr(a.Addr), uintptr(a.Size), k, a.Line, a.Instr, a.Block, a.Thread)
+}
+
+// sharedSide is one side of an in-kernel shared-memory race, as the PTX
+// interpreter reports it (ptxexec.SharedAccess).
+type sharedSide struct {
+	thread   [3]uint32
+	kind     accessKind
+	line     int
+	instr    string
+	file     string
+	fileLine int
+}
+
+// sharedRace reports a race between two threads of one block of the
+// launch on the byte at offset of the block's shared memory: first
+// happened before second in the interpreter's order, with no barrier or
+// warp collective between them. The PTX interpreter's SharedRaceObserver
+// hands its reports here (see raceObserver).
+func (rec *raceRecorder) sharedRace(block [3]uint32, offset uint32, first, second sharedSide) {
+	if rec == nil {
+		return
+	}
+	side := func(s sharedSide) Access {
+		site := &KernelSite{PTXLine: s.line, Instr: s.instr, Block: block, Thread: s.thread}
+		if s.file != "" {
+			site.Source = fmt.Sprintf("%s:%d", s.file, s.fileLine)
+		}
+		return Access{Op: rec.what, Kind: s.kind.String(), Stream: rec.op.stream, Item: rec.op.seq, Stack: frames(rec.op.stack), Kernel: site}
+	}
+	h := Hazard{Kind: SharedMemoryRace, Addr: uintptr(offset), Size: 1, Current: side(second), Previous: side(first)}
+	rec.b.race.deliver([]Hazard{h})
 }

@@ -408,3 +408,31 @@ func TestRaceGraphNodesOrderedByEdgesOnly(t *testing.T) {
 		})
 	}
 }
+
+// TestRaceSharedMemoryReport: the PTX interpreter's in-kernel shared
+// memory races become hazards of the launch that ran them.
+func TestRaceSharedMemoryReport(t *testing.T) {
+	b, got := raceBackend(t)
+	s := newStreams(t, b, 0, 1)[0]
+	it := &item{run: func() error {
+		rec := b.recorder("reduce")
+		require.NotNil(t, rec)
+		rec.sharedRace([3]uint32{1, 0, 0}, 0x40,
+			sharedSide{thread: [3]uint32{3, 0, 0}, kind: accWrite, line: 20, instr: "st.shared.f32 [%r4], %f1;", file: "k.cu", fileLine: 7},
+			sharedSide{thread: [3]uint32{5, 0, 0}, kind: accRead, line: 22, instr: "ld.shared.f32 %f2, [%r6];"})
+		return nil
+	}}
+	require.NoError(t, b.enqueue(s, it, nil))
+	require.NoError(t, b.StreamSynchronize(s))
+	require.Len(t, *got, 1)
+	h := (*got)[0]
+	assert.Equal(t, SharedMemoryRace, h.Kind)
+	assert.Equal(t, uintptr(0x40), h.Addr)
+	assert.Equal(t, "kernel reduce", h.Current.Op)
+	assert.Equal(t, [3]uint32{5, 0, 0}, h.Current.Kernel.Thread)
+	assert.Equal(t, "k.cu:7", h.Previous.Kernel.Source)
+	str := h.String()
+	assert.Contains(t, str, "SHARED MEMORY RACE")
+	assert.Contains(t, str, "shared memory at offset 0x40")
+	assert.Contains(t, str, "k.cu:7; block (1,0,0) thread (3,0,0)")
+}
