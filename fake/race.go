@@ -2,7 +2,9 @@ package fake
 
 import (
 	"fmt"
+	"os"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 
@@ -35,10 +37,12 @@ import (
 // Fake.DeclareOrder.
 
 // DetectRaces turns the race detector on: each hazard found is kept (see
-// Fake.Hazards) and given to report, when report is not nil, on the
-// goroutine that ran the work, at the moment it is found. report must not
-// call into the fake; it may be called from several goroutines, never at
-// once. Detection costs a call stack per piece of work enqueued and a
+// Fake.Hazards) and given to report, when report is not nil, at the moment
+// it is found, while the work that found it waits. report must not call
+// into the fake (calls that would run work return ErrNotPermitted); it is
+// called one hazard at a time per piece of work, but pieces of work on
+// different goroutines may call it at once. A panic in report is printed
+// on stderr and changes nothing else. Detection costs a call stack per piece of work enqueued and a
 // record of who last touched each range of device memory: it is off by
 // default in fake.New, and on by default in cudatest.Fake and
 // cudatest.Driver on the fake.
@@ -228,9 +232,27 @@ func (r *raceState) deliver(hs []Hazard) {
 	r.mu.Unlock()
 	if r.report != nil {
 		for _, h := range hs {
-			r.report(h)
+			r.call(h)
 		}
 	}
+}
+
+// call gives h to the report function on a goroutine of its own, so that
+// a panic there (reported on stderr, as a host callback's is) or a
+// runtime.Goexit (t.FailNow) ends only that goroutine, never the work
+// that found the hazard.
+func (r *raceState) call(h Hazard) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer func() {
+			if p := recover(); p != nil {
+				fmt.Fprintf(os.Stderr, "nocgo/cuda/fake: the race detector's report function panicked: %v\n%s", p, debug.Stack())
+			}
+		}()
+		r.report(h)
+	}()
+	<-done
 }
 
 // Hazards returns the hazards the race detector found so far and not yet
