@@ -52,3 +52,10 @@ func TestFakePretendNVRTC(t *testing.T) {
 	opts := append([]fake.Option{fake.Devices(2), fake.PretendNVRTC()}, fakekernels.Options()...)
 	runFake(t, opts...)
 }
+
+// TestNCCLFake runs NCCL's contract (conformance.RunNCCL) on a fake of two
+// devices. On a GPU it runs from package nccl's tests, in a process of its
+// own (see RunNCCL).
+func TestNCCLFake(t *testing.T) {
+	conformance.RunNCCL(t, conformance.Open(t, fake.NewBackend(fake.Devices(2))))
+}

@@ -16,6 +16,8 @@ type event struct {
 	flags uint32
 	st    *evState // shared with the backends that opened it by IPC
 	ipcID uint64   // exported under this id, 0 if not
+
+	site callSite // who made it, for Leaks (leak_site.go)
 }
 
 // evState is what an event's latest record is. IPC shares it between
@@ -57,7 +59,7 @@ func (b *fakeBackend) EventCreate(flags uint32) (uintptr, error) {
 	if err != nil {
 		return 0, err
 	}
-	e := &event{h: newHandle(), ctx: c, flags: flags, st: &evState{}}
+	e := &event{h: newHandle(), ctx: c, flags: flags, st: &evState{}, site: here()}
 	b.events[e.h] = e
 	return e.h, nil
 }

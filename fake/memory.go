@@ -44,6 +44,8 @@ type alloc struct {
 	id          uint64      // buffer id
 	ipcID       uint64      // exported under this id, 0 if not
 	race        *raceShadow // the race detector's record of its bytes (race_shadow.go)
+
+	site callSite // who made it, for Leaks (leak_site.go)
 }
 
 func (a *alloc) end() uintptr { return a.base + a.size }
@@ -199,7 +201,7 @@ func (b *fakeBackend) MemAlloc(size uintptr) (uintptr, error) {
 	if err != nil {
 		return 0, err
 	}
-	a := &alloc{base: base, size: size, data: newStorage(size), kind: deviceMem, dev: c.dev, ctx: c}
+	a := &alloc{base: base, size: size, data: newStorage(size), kind: deviceMem, dev: c.dev, ctx: c, site: here()}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if c.dead { // destroyed meanwhile
@@ -659,7 +661,7 @@ func (b *fakeBackend) MemHostAlloc(size uintptr, flags uint32) (unsafe.Pointer, 
 	if !b.pinnedFitsLocked(size) {
 		return nil, driver.ErrOutOfMemory // taken by another thread meanwhile
 	}
-	b.insertLocked(&alloc{base: uintptr(p), size: size, data: data, kind: hostMem, ctx: c})
+	b.insertLocked(&alloc{base: uintptr(p), size: size, data: data, kind: hostMem, ctx: c, site: here()})
 	return p, nil
 }
 

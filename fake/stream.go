@@ -30,6 +30,8 @@ type stream struct {
 	err   error   // sticky: the first failed item
 	busy  bool    // q[0], a host callback, runs outside the execution lock
 	dead  bool
+
+	site callSite // who made it, for Leaks (leak_site.go)
 }
 
 // streamLocked resolves a stream handle; 0, 1 and 2 resolve through the
@@ -112,7 +114,7 @@ func (b *fakeBackend) StreamCreateWithPriority(flags uint32, priority int) (uint
 	if err != nil {
 		return 0, err
 	}
-	s := &stream{h: newHandle(), ctx: c, flags: flags, prio: priority}
+	s := &stream{h: newHandle(), ctx: c, flags: flags, prio: priority, site: here()}
 	b.streams[s.h] = s
 	c.streams = append(c.streams, s)
 	return s.h, nil
