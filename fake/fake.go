@@ -33,6 +33,7 @@ type Backend interface {
 	backend.RANDProvider
 	backend.FFTProvider
 	backend.ProcessSpawner
+	backend.RaceDetector
 
 	// Fake returns the backend's reports and kernels (see Fake).
 	Fake() *Fake

@@ -91,8 +91,10 @@ func (b *fakeBackend) runPTX(x *ptxexec.Kernel, grid, block [3]uint32, sharedMem
 	if b.cfg.outputSet {
 		out = b.cfg.output
 	}
+	rec := b.recorder(x.Name)
 	err := x.Run(&ptxexec.Launch{Grid: grid, Block: block, DynShared: sharedMem, Params: args, Mem: deviceMemory{b}, SMs: sms,
-		Workers: b.cfg.workers, Printf: out})
+		Workers: b.cfg.workers, Printf: out, Observe: rec.observer()})
+	rec.flush()
 	if err == nil {
 		return nil
 	}

@@ -41,8 +41,9 @@ type alloc struct {
 	freeQueued bool
 	// pendingFree: that free, for a pool allocation (see pools.go).
 	pendingFree *pendingFree
-	id          uint64 // buffer id
-	ipcID       uint64 // exported under this id, 0 if not
+	id          uint64      // buffer id
+	ipcID       uint64      // exported under this id, 0 if not
+	race        *raceShadow // the race detector's record of its bytes (race_shadow.go)
 
 	site callSite // who made it, for Leaks (leak_site.go)
 }
@@ -266,6 +267,7 @@ func (b *fakeBackend) MemFreeAsync(p uintptr, s uintptr) error {
 			b.poolFreeQueuedLocked(a, st, it)
 		}
 		it.run = func() error {
+			b.raceRange(p, a.size, accFree, "cuMemFreeAsync")
 			b.mu.Lock()
 			defer b.mu.Unlock()
 			if b.findLocked(p) == a {
@@ -404,6 +406,7 @@ func (b *fakeBackend) d2dWork(dst, src, n uintptr) (func() error, error) {
 		if err1 != nil || err2 != nil {
 			return driver.ErrIllegalAddress
 		}
+		b.raceCopy(dst, src, n)
 		copy(d, s)
 		return nil
 	}, nil
@@ -426,6 +429,7 @@ func (b *fakeBackend) h2dWork(dst uintptr, src unsafe.Pointer, n uintptr, async 
 		if err != nil {
 			return driver.ErrIllegalAddress
 		}
+		b.raceRange(dst, n, accWrite, "memcpy HtoD")
 		copy(d, from)
 		return nil
 	}, nil
@@ -443,6 +447,7 @@ func (b *fakeBackend) d2hWork(dst unsafe.Pointer, src uintptr, n uintptr) (func(
 		if err != nil {
 			return driver.ErrIllegalAddress
 		}
+		b.raceRange(src, n, accRead, "memcpy DtoH")
 		copy(hostBytes(dst, n), s)
 		return nil
 	}, nil
@@ -576,6 +581,7 @@ func (b *fakeBackend) memsetWork(dst uintptr, pattern uint32, size, n uintptr) (
 		if err != nil {
 			return driver.ErrIllegalAddress
 		}
+		b.raceRange(dst, n*size, accWrite, "memset")
 		var pat [4]byte
 		for i := range pat {
 			pat[i] = byte(pattern >> (8 * i))

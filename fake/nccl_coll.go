@@ -320,6 +320,9 @@ func (b *fakeBackend) issueLocked(ops []*groupOp) error {
 		}
 		b.pushLocked(s, it)
 	}
+	for _, o := range ops {
+		b.race.collectiveQueued(o.inst)
+	}
 	b.finished.Broadcast()
 	return nil
 }

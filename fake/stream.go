@@ -173,6 +173,7 @@ func (b *fakeBackend) StreamQuery(h uintptr) error {
 	pending, serr := len(s.q) > 0, s.err
 	b.mu.RUnlock()
 	if !pending {
+		b.hostSawStream(s)
 		return serr
 	}
 	if err := b.startHead(s); err != nil {
@@ -207,6 +208,7 @@ func (b *fakeBackend) StreamSynchronize(h uintptr) error {
 		return err
 	}
 	defer b.unlockExec()
+	b.hostSawStream(s)
 	return b.drain(s)
 }
 
@@ -229,6 +231,9 @@ func (b *fakeBackend) StreamWaitEvent(h, ev uintptr, flags uint32) error {
 			return errCaptured{err}
 		}
 		rb, rs, seq, pending := e.st.snapshot()
+		if rb == b {
+			b.race.waits(s, e.st)
+		}
 		switch {
 		case !pending:
 		case rb == b:
