@@ -329,6 +329,67 @@ const (
 	// CuGraphExecUpdate is cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph
 	// hGraph, CUgraphExecUpdateResultInfo* resultInfo), since CUDA 12.0.
 	CuGraphExecUpdate = "cuGraphExecUpdate"
+	// CuGraphAddHostNode is cuGraphAddHostNode(CUgraphNode* phGraphNode, CUgraph
+	// hGraph, const CUgraphNode* dependencies, size_t numDependencies, const
+	// CUDA_HOST_NODE_PARAMS* nodeParams), since CUDA 10.0.
+	CuGraphAddHostNode = "cuGraphAddHostNode"
+	// CuGraphHostNodeSetParams is cuGraphHostNodeSetParams(CUgraphNode hNode,
+	// const CUDA_HOST_NODE_PARAMS* nodeParams), since CUDA 10.0.
+	CuGraphHostNodeSetParams = "cuGraphHostNodeSetParams"
+	// CuGraphAddMemAllocNode is cuGraphAddMemAllocNode(CUgraphNode* phGraphNode,
+	// CUgraph hGraph, const CUgraphNode* dependencies, size_t numDependencies,
+	// CUDA_MEM_ALLOC_NODE_PARAMS* nodeParams), since CUDA 11.4.
+	CuGraphAddMemAllocNode = "cuGraphAddMemAllocNode"
+	// CuGraphAddMemFreeNode is cuGraphAddMemFreeNode(CUgraphNode* phGraphNode,
+	// CUgraph hGraph, const CUgraphNode* dependencies, size_t numDependencies,
+	// CUdeviceptr dptr), since CUDA 11.4.
+	CuGraphAddMemFreeNode = "cuGraphAddMemFreeNode"
+	// CuGraphMemAllocNodeGetParams is cuGraphMemAllocNodeGetParams(CUgraphNode
+	// hNode, CUDA_MEM_ALLOC_NODE_PARAMS* params_out), since CUDA 11.4.
+	CuGraphMemAllocNodeGetParams = "cuGraphMemAllocNodeGetParams"
+	// CuGraphConditionalHandleCreate is
+	// cuGraphConditionalHandleCreate(cuuint64_t* pHandle_out, CUgraph hGraph,
+	// CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags), since
+	// CUDA 12.3.
+	CuGraphConditionalHandleCreate = "cuGraphConditionalHandleCreate"
+	// CuGraphAddNode is cuGraphAddNode(CUgraphNode* phGraphNode, CUgraph hGraph,
+	// const CUgraphNode* dependencies, const CUgraphEdgeData* dependencyData,
+	// size_t numDependencies, CUgraphNodeParams* nodeParams), since CUDA 12.3.
+	CuGraphAddNode = "cuGraphAddNode"
+	// CuGraphExecKernelNodeSetParams is
+	// cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+	// const CUDA_KERNEL_NODE_PARAMS* nodeParams), since CUDA 12.0.
+	CuGraphExecKernelNodeSetParams = "cuGraphExecKernelNodeSetParams"
+	// CuGraphExecMemcpyNodeSetParams is
+	// cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+	// const CUDA_MEMCPY3D* copyParams, CUcontext ctx), since CUDA 10.2.
+	CuGraphExecMemcpyNodeSetParams = "cuGraphExecMemcpyNodeSetParams"
+	// CuGraphExecMemsetNodeSetParams is
+	// cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+	// const CUDA_MEMSET_NODE_PARAMS* memsetParams, CUcontext ctx), since CUDA
+	// 10.2.
+	CuGraphExecMemsetNodeSetParams = "cuGraphExecMemsetNodeSetParams"
+	// CuGraphExecHostNodeSetParams is cuGraphExecHostNodeSetParams(CUgraphExec
+	// hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS* nodeParams),
+	// since CUDA 10.2.
+	CuGraphExecHostNodeSetParams = "cuGraphExecHostNodeSetParams"
+	// CuGraphDebugDotPrint is cuGraphDebugDotPrint(CUgraph hGraph, const char*
+	// path, unsigned int flags), since CUDA 11.3.
+	CuGraphDebugDotPrint = "cuGraphDebugDotPrint"
+	// CuUserObjectCreate is cuUserObjectCreate(CUuserObject* object_out, void*
+	// ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags),
+	// since CUDA 11.3.
+	CuUserObjectCreate = "cuUserObjectCreate"
+	// CuUserObjectRelease is cuUserObjectRelease(CUuserObject object, unsigned
+	// int count), since CUDA 11.3.
+	CuUserObjectRelease = "cuUserObjectRelease"
+	// CuGraphRetainUserObject is cuGraphRetainUserObject(CUgraph graph,
+	// CUuserObject object, unsigned int count, unsigned int flags), since CUDA
+	// 11.3.
+	CuGraphRetainUserObject = "cuGraphRetainUserObject"
+	// CuGraphReleaseUserObject is cuGraphReleaseUserObject(CUgraph graph,
+	// CUuserObject object, unsigned int count), since CUDA 11.3.
+	CuGraphReleaseUserObject = "cuGraphReleaseUserObject"
 	// CuDeviceGetDefaultMemPool is cuDeviceGetDefaultMemPool(CUmemoryPool*
 	// pool_out, CUdevice dev), since CUDA 11.2.
 	CuDeviceGetDefaultMemPool = "cuDeviceGetDefaultMemPool"
@@ -549,6 +610,22 @@ var table = [...]EntryPoint{
 	{Name: CuGraphLaunch, Library: CUDA, Since: 10000},
 	{Name: CuGraphUpload, Library: CUDA, Since: 11010},
 	{Name: CuGraphExecUpdate, Library: CUDA, Since: 12000},
+	{Name: CuGraphAddHostNode, Library: CUDA, Since: 10000},
+	{Name: CuGraphHostNodeSetParams, Library: CUDA, Since: 10000},
+	{Name: CuGraphAddMemAllocNode, Library: CUDA, Since: 11040},
+	{Name: CuGraphAddMemFreeNode, Library: CUDA, Since: 11040},
+	{Name: CuGraphMemAllocNodeGetParams, Library: CUDA, Since: 11040},
+	{Name: CuGraphConditionalHandleCreate, Library: CUDA, Since: 12030},
+	{Name: CuGraphAddNode, Library: CUDA, Since: 12030},
+	{Name: CuGraphExecKernelNodeSetParams, Library: CUDA, Since: 12000},
+	{Name: CuGraphExecMemcpyNodeSetParams, Library: CUDA, Since: 10020},
+	{Name: CuGraphExecMemsetNodeSetParams, Library: CUDA, Since: 10020},
+	{Name: CuGraphExecHostNodeSetParams, Library: CUDA, Since: 10020},
+	{Name: CuGraphDebugDotPrint, Library: CUDA, Since: 11030},
+	{Name: CuUserObjectCreate, Library: CUDA, Since: 11030},
+	{Name: CuUserObjectRelease, Library: CUDA, Since: 11030},
+	{Name: CuGraphRetainUserObject, Library: CUDA, Since: 11030},
+	{Name: CuGraphReleaseUserObject, Library: CUDA, Since: 11030},
 	{Name: CuDeviceGetDefaultMemPool, Library: CUDA, Since: 11020},
 	{Name: CuDeviceGetMemPool, Library: CUDA, Since: 11020},
 	{Name: CuDeviceSetMemPool, Library: CUDA, Since: 11020},
@@ -803,76 +880,108 @@ func index(name string) int {
 		return 105
 	case CuGraphExecUpdate:
 		return 106
-	case CuDeviceGetDefaultMemPool:
+	case CuGraphAddHostNode:
 		return 107
-	case CuDeviceGetMemPool:
+	case CuGraphHostNodeSetParams:
 		return 108
-	case CuDeviceSetMemPool:
+	case CuGraphAddMemAllocNode:
 		return 109
-	case CuMemPoolCreate:
+	case CuGraphAddMemFreeNode:
 		return 110
-	case CuMemPoolDestroy:
+	case CuGraphMemAllocNodeGetParams:
 		return 111
-	case CuMemPoolTrimTo:
+	case CuGraphConditionalHandleCreate:
 		return 112
-	case CuMemPoolSetAttribute:
+	case CuGraphAddNode:
 		return 113
-	case CuMemPoolGetAttribute:
+	case CuGraphExecKernelNodeSetParams:
 		return 114
-	case CuMemPoolSetAccess:
+	case CuGraphExecMemcpyNodeSetParams:
 		return 115
-	case CuMemPoolGetAccess:
+	case CuGraphExecMemsetNodeSetParams:
 		return 116
-	case CuMemAllocFromPoolAsync:
+	case CuGraphExecHostNodeSetParams:
 		return 117
-	case CuCtxDisablePeerAccess:
+	case CuGraphDebugDotPrint:
 		return 118
-	case CuMemAllocManaged:
+	case CuUserObjectCreate:
 		return 119
-	case CuMemPrefetchAsync:
+	case CuUserObjectRelease:
 		return 120
-	case CuMemAdvise:
+	case CuGraphRetainUserObject:
 		return 121
-	case CuMemHostRegister:
+	case CuGraphReleaseUserObject:
 		return 122
-	case CuMemHostUnregister:
+	case CuDeviceGetDefaultMemPool:
 		return 123
-	case CuMemAllocPitch:
+	case CuDeviceGetMemPool:
 		return 124
-	case CuMemcpy2D:
+	case CuDeviceSetMemPool:
 		return 125
-	case CuMemcpy2DAsync:
+	case CuMemPoolCreate:
 		return 126
-	case CuMemcpy3D:
+	case CuMemPoolDestroy:
 		return 127
-	case CuMemcpy3DAsync:
+	case CuMemPoolTrimTo:
 		return 128
-	case NvrtcVersion:
+	case CuMemPoolSetAttribute:
 		return 129
-	case NvrtcCreateProgram:
+	case CuMemPoolGetAttribute:
 		return 130
-	case NvrtcAddNameExpression:
+	case CuMemPoolSetAccess:
 		return 131
-	case NvrtcCompileProgram:
+	case CuMemPoolGetAccess:
 		return 132
-	case NvrtcGetProgramLogSize:
+	case CuMemAllocFromPoolAsync:
 		return 133
-	case NvrtcGetProgramLog:
+	case CuCtxDisablePeerAccess:
 		return 134
-	case NvrtcGetPTXSize:
+	case CuMemAllocManaged:
 		return 135
-	case NvrtcGetPTX:
+	case CuMemPrefetchAsync:
 		return 136
-	case NvrtcGetCUBINSize:
+	case CuMemAdvise:
 		return 137
-	case NvrtcGetCUBIN:
+	case CuMemHostRegister:
 		return 138
-	case NvrtcGetLoweredName:
+	case CuMemHostUnregister:
 		return 139
-	case NvrtcDestroyProgram:
+	case CuMemAllocPitch:
 		return 140
-	case NvrtcGetErrorString:
+	case CuMemcpy2D:
 		return 141
+	case CuMemcpy2DAsync:
+		return 142
+	case CuMemcpy3D:
+		return 143
+	case CuMemcpy3DAsync:
+		return 144
+	case NvrtcVersion:
+		return 145
+	case NvrtcCreateProgram:
+		return 146
+	case NvrtcAddNameExpression:
+		return 147
+	case NvrtcCompileProgram:
+		return 148
+	case NvrtcGetProgramLogSize:
+		return 149
+	case NvrtcGetProgramLog:
+		return 150
+	case NvrtcGetPTXSize:
+		return 151
+	case NvrtcGetPTX:
+		return 152
+	case NvrtcGetCUBINSize:
+		return 153
+	case NvrtcGetCUBIN:
+		return 154
+	case NvrtcGetLoweredName:
+		return 155
+	case NvrtcDestroyProgram:
+		return 156
+	case NvrtcGetErrorString:
+		return 157
 	}
 	return -1
 }
