@@ -1,0 +1,57 @@
+package graph
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime/debug"
+
+	"github.com/nocgo/cuda/driver/backend"
+)
+
+// Retain hands release to the graph through a CUDA user object
+// (cuUserObjectCreate, cuGraphRetainUserObject): the graph, its clones and
+// child copies, and every Exec made from any of them keep it (and what it
+// captures: the Go values their work needs), and release runs once, after
+// the last of them is closed and the work they launched is done. It runs
+// on a goroutine of its own (the driver's thread is not held up), so it may
+// call into CUDA, close buffers and block; a panic in it is recovered and
+// reported on stderr.
+func (g *Graph) Retain(release func()) error {
+	const op = "graph.Graph.Retain"
+	if err := g.check(); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	if release == nil {
+		return fmt.Errorf("%s: %s: nil func: %w", op, g, errInvalid)
+	}
+	uo, ok := g.api.(backend.UserObjects)
+	if !ok {
+		return fmt.Errorf("%s: the backend (%T) has no user objects (backend.UserObjects): %w", op, g.api, errors.ErrUnsupported)
+	}
+	err := g.hold.Do(func(backend.API) error {
+		obj, err := uo.UserObjectCreate(func() { go runRelease(release) })
+		if err != nil {
+			return fmt.Errorf("cuUserObjectCreate: %w", err)
+		}
+		if err := uo.GraphRetainUserObject(g.h, obj, 1, backend.GraphUserObjectMove); err != nil {
+			// Ours still: releasing it runs release, as nothing else has it.
+			return errors.Join(fmt.Errorf("cuGraphRetainUserObject: %w", err), uo.UserObjectRelease(obj, 1))
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("%s: %s: %w", op, g, err)
+	}
+	return nil
+}
+
+// runRelease runs a Retain function, a panic in it reported on stderr.
+func runRelease(release func()) {
+	defer func() {
+		if v := recover(); v != nil {
+			fmt.Fprintf(os.Stderr, "nocgo/cuda: graph.Graph.Retain function panicked: %v\n%s", v, debug.Stack())
+		}
+	}()
+	release()
+}
