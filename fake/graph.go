@@ -448,8 +448,8 @@ func (b *fakeBackend) GraphAddChildGraphNode(g uintptr, deps []uintptr, child ui
 		if err != nil {
 			return nil, err
 		}
-		if c.h == g || hasMemNodes(c) {
-			return nil, driver.ErrInvalidValue // graphs with memory nodes are no children
+		if c.h == g || hasMemNodes(c) || hasCondNodes(c) {
+			return nil, driver.ErrInvalidValue // graphs with memory or conditional nodes are no children
 		}
 		n := &gnode{kind: nodeChild, child: &fgraph{}}
 		b.copyIntoLocked(n.child, c, false)

@@ -182,3 +182,14 @@ func (x *fexec) condWork(c *condNode) func() error {
 		return nil
 	}
 }
+
+// hasCondNodes reports whether g has conditional nodes (at its top level
+// or in its child graphs).
+func hasCondNodes(g *fgraph) bool {
+	for _, n := range g.nodes {
+		if n.cond != nil || (n.child != nil && hasCondNodes(n.child)) {
+			return true
+		}
+	}
+	return false
+}

@@ -234,10 +234,11 @@ func (x *Exec) Update(g *Graph) error {
 // HostPanic returns the first panic (or runtime.Goexit) of a host node's
 // function, of this Exec or of another Exec of the same graphs, since the
 // previous HostPanic, as a *HostPanicError; nil when none panicked. The
-// panic is taken: the next HostPanic reports the next one.
+// panic is taken: the next HostPanic reports the next one. A nil or zero
+// Exec is an error wrapping driver.ErrInvalidValue.
 func (x *Exec) HostPanic() error {
 	if x == nil || x.keep == nil {
-		return nil
+		return fmt.Errorf("graph.Exec.HostPanic: nil graph exec: %w", driver.ErrInvalidValue)
 	}
 	x.mu.Lock()
 	boxes := x.keep.boxes
