@@ -103,6 +103,8 @@ func (x *Exec) Close() error {
 	if x == nil || x.hold == nil {
 		return fmt.Errorf("%s: nil graph exec: %w", op, driver.ErrInvalidValue)
 	}
+	closing.RLock() // a Retain function waits for the releasing below
+	defer closing.RUnlock()
 	err := x.hold.Close(func(backend.API) error {
 		if r := x.api.GraphExecDestroy(x.h); r != nil {
 			return fmt.Errorf("%s: cuGraphExecDestroy: %w", x, r)

@@ -168,6 +168,8 @@ func (g *Graph) Close() error {
 	if g.body != nil {
 		return nil // the conditional node's: it goes with its graph
 	}
+	closing.RLock() // a Retain function waits for the releasing below
+	defer closing.RUnlock()
 	err := g.hold.Close(func(backend.API) error {
 		if r := g.api.GraphDestroy(g.h); r != nil {
 			return fmt.Errorf("%s: cuGraphDestroy: %w", g, r)

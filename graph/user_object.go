@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"sync"
 
 	"github.com/nocgo/cuda/driver/backend"
 )
@@ -30,7 +31,7 @@ func (g *Graph) Retain(release func()) error {
 		return fmt.Errorf("%s: the backend (%T) has no user objects (backend.UserObjects): %w", op, g.api, errors.ErrUnsupported)
 	}
 	err := g.hold.Do(func(backend.API) error {
-		obj, err := uo.UserObjectCreate(func() { go runRelease(release) })
+		obj, err := uo.UserObjectCreate(func() { go runRelease(release) }) // never holds up the driver's thread
 		if err != nil {
 			return fmt.Errorf("cuUserObjectCreate: %w", err)
 		}
@@ -46,8 +47,18 @@ func (g *Graph) Retain(release func()) error {
 	return nil
 }
 
-// runRelease runs a Retain function, a panic in it reported on stderr.
+// closing is held (read-locked) by each Graph.Close and Exec.Close from
+// its destroy to its letting go of what it retained: the destroy may run a
+// Retain function, which first waits for them (so that it may close the
+// buffers the graph retained).
+var closing sync.RWMutex
+
+// runRelease runs a Retain function once the Closes in progress let go of
+// what they retain, a panic in it reported on stderr.
 func runRelease(release func()) {
+	//lint:ignore SA2001 the empty critical section waits for the Closes in progress
+	closing.Lock()
+	closing.Unlock()
 	defer func() {
 		if v := recover(); v != nil {
 			fmt.Fprintf(os.Stderr, "nocgo/cuda: graph.Graph.Retain function panicked: %v\n%s", v, debug.Stack())
