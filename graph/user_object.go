@@ -56,13 +56,17 @@ var closing sync.RWMutex
 // runRelease runs a Retain function once the Closes in progress let go of
 // what they retain, a panic in it reported on stderr.
 func runRelease(release func()) {
-	//lint:ignore SA2001 the empty critical section waits for the Closes in progress
-	closing.Lock()
-	closing.Unlock()
+	waitCloses()
 	defer func() {
 		if v := recover(); v != nil {
 			fmt.Fprintf(os.Stderr, "nocgo/cuda: graph.Graph.Retain function panicked: %v\n%s", v, debug.Stack())
 		}
 	}()
 	release()
+}
+
+// waitCloses returns once the Graph and Exec Closes in progress are done.
+func waitCloses() {
+	closing.Lock()
+	defer closing.Unlock()
 }
