@@ -31,6 +31,7 @@ func testGraphNodes(t *testing.T, drv *driver.Driver) {
 		{"host-panic", testGraphHostPanic},
 		{"memory", testGraphMemoryNodes},
 		{"conditional", testGraphConditional},
+		{"conditional-device", testGraphConditionalDevice},
 		{"exec-set", testGraphExecSet},
 		{"dot", testGraphDOT},
 		{"retention", testGraphRetention},

@@ -2,6 +2,7 @@ package fake
 
 import (
 	"fmt"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/nocgo/cuda/driver"
@@ -74,6 +75,9 @@ type fexec struct {
 	conds map[*condHandle]*condValue // the exec's values of its conditions
 	uobjs map[*userObject]uint32     // its references to user objects
 	from  *fgraph                    // the graph it was instantiated from (memory nodes' rule)
+
+	running *atomic.Pointer[condTable] // the backend's graphState.running
+	table   *condTable                 // its conditions by handle, for its kernel steps
 }
 
 // graphState is the backend's graphs: the one field of Backend for them.
@@ -86,8 +90,9 @@ type graphState struct {
 	records  map[*event]*captureRecord // events last recorded in a capture
 	lastID   uint64
 
-	conds map[uint64]*condHandle  // conditional handles (graph_cond.go)
-	uobjs map[uintptr]*userObject // user objects (graph_user_objects.go)
+	conds   map[uint64]*condHandle    // conditional handles (graph_cond.go)
+	running atomic.Pointer[condTable] // the conditions of the exec whose kernel step runs
+	uobjs   map[uintptr]*userObject   // user objects (graph_user_objects.go)
 }
 
 func (gs *graphState) init() {
@@ -490,7 +495,7 @@ func (b *fakeBackend) GraphInstantiate(h uintptr, flags uint64) (uintptr, error)
 	if err := b.memNodesInstantiableLocked(g); err != nil {
 		return 0, err
 	}
-	x := &fexec{h: newHandle(), ctx: c, from: g}
+	x := &fexec{h: newHandle(), ctx: c, from: g, running: &b.graphs.running}
 	b.setShapeLocked(x, g)
 	b.graphs.execs[x.h] = x
 	return x.h, nil

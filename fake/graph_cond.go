@@ -15,8 +15,9 @@ import (
 // CU_GRAPH_COND_ASSIGN_DEFAULT, is set back to it at the start of every
 // launch. An if node runs its body once when the value is non-zero; a
 // while node runs it as long as the value is non-zero. Device code sets
-// the value with cudaGraphSetConditional on a GPU; the fake's interpreter
-// has no such builtin yet, so on the fake the value is the default.
+// the value with cudaGraphSetConditional: the interpreter hands the call
+// to deviceMemory.SetConditional, which sets the value of the exec whose
+// kernel node runs (graphState.running, set around each kernel step).
 
 // maxWhileRuns bounds the runs of a while node's body in one launch: a GPU
 // would spin forever on a condition nothing clears; the fake fails the
@@ -192,4 +193,44 @@ func hasCondNodes(g *fgraph) bool {
 		}
 	}
 	return false
+}
+
+// condTable is what a kernel step of an exec may set: its conditions by
+// handle.
+type condTable map[uint64]*condValue
+
+// condTableOf returns x's conditions by handle (a copy, read while its
+// kernels run).
+func (x *fexec) condTableOf() condTable {
+	t := make(condTable, len(x.conds))
+	for h, v := range x.conds {
+		t[h.id] = v
+	}
+	return t
+}
+
+// inGraph wraps the work of a kernel step: while it runs, the kernel's
+// cudaGraphSetConditional sets the conditions of table.
+func inGraph(running *atomic.Pointer[condTable], table *condTable, run func() error) func() error {
+	return func() error {
+		prev := running.Swap(table)
+		defer running.Store(prev)
+		return run()
+	}
+}
+
+// SetConditional is the interpreter's cudaGraphSetConditional (see
+// ptxexec.ConditionSetter): it sets handle's value in the exec whose
+// kernel runs.
+func (m deviceMemory) SetConditional(handle uint64, value uint32) bool {
+	t := m.b.graphs.running.Load()
+	if t == nil {
+		return false
+	}
+	v := (*t)[handle]
+	if v == nil {
+		return false
+	}
+	v.v.Store(value)
+	return true
 }

@@ -302,7 +302,9 @@ func (b *fakeBackend) buildStepsLocked(x *fexec) {
 	if x.conds == nil {
 		x.conds = map[*condHandle]*condValue{}
 	}
+	x.table = new(condTable)
 	rest := x.stepsOf(x.shape) // binds the conditions first
+	*x.table = x.condTableOf()
 	var steps []*gnode
 	if reset := x.resetStep(); reset != nil {
 		steps = append(steps, reset)
@@ -318,6 +320,9 @@ func (x *fexec) stepsOf(g *fgraph) []*gnode {
 		c := *n
 		if n.cond != nil {
 			c.run = x.condWork(n.cond)
+		}
+		if n.kind == nodeKernel && n.run != nil {
+			c.run = inGraph(x.running, x.table, n.run)
 		}
 		out = append(out, &c)
 	}
