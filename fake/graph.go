@@ -150,16 +150,21 @@ func (b *fakeBackend) GraphDestroy(h uintptr) error {
 }
 
 func (b *fakeBackend) dropGraphLocked(g *fgraph) {
+	b.forgetGraphLocked(g)
+	b.releaseTreeLocked(g)
+}
+
+// forgetGraphLocked removes g, its nodes and its conditional bodies from
+// the handle tables.
+func (b *fakeBackend) forgetGraphLocked(g *fgraph) {
 	delete(b.graphs.graphs, g.h)
 	for _, n := range g.nodes {
 		delete(b.graphs.nodes, n.h)
 		delete(b.graphs.owner, n)
 		if n.cond != nil && n.cond.body.h != 0 {
-			b.dropGraphLocked(n.cond.body)
+			b.forgetGraphLocked(n.cond.body)
 		}
 	}
-	b.releaseAllLocked(g.uobjs, nil)
-	g.uobjs = nil
 }
 
 func (b *fakeBackend) graphLocked(h uintptr) (*fgraph, error) {
@@ -183,7 +188,7 @@ func (b *fakeBackend) GraphClone(h uintptr) (uintptr, error) {
 	}
 	c := b.newGraphLocked()
 	b.copyIntoLocked(c, g, true)
-	b.retainAllLocked(&c.uobjs, g.uobjs)
+	b.mirrorRefsLocked(c, g)
 	return c.h, nil
 }
 
@@ -458,7 +463,7 @@ func (b *fakeBackend) GraphAddChildGraphNode(g uintptr, deps []uintptr, child ui
 		}
 		n := &gnode{kind: nodeChild, child: &fgraph{}}
 		b.copyIntoLocked(n.child, c, false)
-		b.retainAllLocked(&n.child.uobjs, c.uobjs)
+		b.mirrorRefsLocked(n.child, c)
 		return n, nil
 	})
 }
@@ -625,6 +630,14 @@ func sameShape(g, old *fgraph) (backend.GraphExecUpdateResult, *gnode, *gnode) {
 		}
 		if n.child != nil {
 			if r, _, _ := sameShape(n.child, o.child); r != backend.GraphExecUpdateSuccess {
+				return r, n, o
+			}
+		}
+		if n.cond != nil {
+			if n.cond.typ != o.cond.typ {
+				return backend.GraphExecUpdateErrorParametersChanged, n, o
+			}
+			if r, _, _ := sameShape(n.cond.body, o.cond.body); r != backend.GraphExecUpdateSuccess {
 				return r, n, o
 			}
 		}

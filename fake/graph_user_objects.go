@@ -143,6 +143,36 @@ func (b *fakeBackend) retainTreeLocked(dst *map[*userObject]uint32, g *fgraph) {
 	}
 }
 
+// mirrorRefsLocked makes dst, a copy of src (a clone, a child node's
+// copy), take references of its own on the user objects of src and of the
+// graphs inside it, level by level.
+func (b *fakeBackend) mirrorRefsLocked(dst, src *fgraph) {
+	b.retainAllLocked(&dst.uobjs, src.uobjs)
+	for i, n := range src.nodes {
+		switch {
+		case n.child != nil:
+			b.mirrorRefsLocked(dst.nodes[i].child, n.child)
+		case n.cond != nil:
+			b.mirrorRefsLocked(dst.nodes[i].cond.body, n.cond.body)
+		}
+	}
+}
+
+// releaseTreeLocked lets go of the references of g and of the graphs
+// inside it (a graph's destroy).
+func (b *fakeBackend) releaseTreeLocked(g *fgraph) {
+	b.releaseAllLocked(g.uobjs, nil)
+	g.uobjs = nil
+	for _, n := range g.nodes {
+		switch {
+		case n.child != nil:
+			b.releaseTreeLocked(n.child)
+		case n.cond != nil:
+			b.releaseTreeLocked(n.cond.body)
+		}
+	}
+}
+
 // releaseAllLocked lets go of the references of m; ctx is the context of
 // the exec that held them (nil for a graph).
 func (b *fakeBackend) releaseAllLocked(m map[*userObject]uint32, ctx *context) {
