@@ -121,3 +121,35 @@ func TestUserObjectAfterExecWork(t *testing.T) {
 	}
 	require.NoError(t, b.StreamSynchronize(s))
 }
+
+// A user object of a child graph is kept by the parent's copy of it and by
+// a clone of the parent, until the last of them is destroyed.
+func TestUserObjectKeptByChildCopiesAndClones(t *testing.T) {
+	b, _, _ := graphBackend(t)
+	child, err := b.GraphCreate(0)
+	require.NoError(t, err)
+	destroyed := make(chan struct{}, 1)
+	o, err := b.UserObjectCreate(func() { destroyed <- struct{}{} })
+	require.NoError(t, err)
+	require.NoError(t, b.GraphRetainUserObject(child, o, 1, backend.GraphUserObjectMove))
+	parent, err := b.GraphCreate(0)
+	require.NoError(t, err)
+	_, err = b.GraphAddChildGraphNode(parent, nil, child)
+	require.NoError(t, err)
+	clone, err := b.GraphClone(parent)
+	require.NoError(t, err)
+	for _, g := range []uintptr{child, parent} {
+		require.NoError(t, b.GraphDestroy(g))
+		select {
+		case <-destroyed:
+			t.Fatal("destroyed while a copy still keeps it")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	require.NoError(t, b.GraphDestroy(clone))
+	select {
+	case <-destroyed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("never destroyed")
+	}
+}
