@@ -133,20 +133,6 @@ func (b *fakeBackend) GraphAddMemFreeNode(g uintptr, deps []uintptr, dptr uintpt
 	})
 }
 
-// GraphMemAllocNodeGetParams is cuGraphMemAllocNodeGetParams.
-func (b *fakeBackend) GraphMemAllocNodeGetParams(n uintptr) (uintptr, uintptr, error) {
-	if err := b.enter(abi.CuGraphMemAllocNodeGetParams); err != nil {
-		return 0, 0, err
-	}
-	b.mu.RLock()
-	defer b.mu.RUnlock()
-	node := b.graphs.nodes[n]
-	if node == nil || n == 0 || node.kind != nodeAlloc {
-		return 0, 0, driver.ErrInvalidValue
-	}
-	return node.mem.base, node.mem.size, nil
-}
-
 // hasMemNodes reports whether g or a graph inside it has memory nodes.
 func hasMemNodes(g *fgraph) bool {
 	for _, n := range g.nodes {

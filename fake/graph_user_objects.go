@@ -92,31 +92,6 @@ func (b *fakeBackend) GraphRetainUserObject(g, obj uintptr, count, flags uint32)
 	return nil
 }
 
-// GraphReleaseUserObject is cuGraphReleaseUserObject.
-func (b *fakeBackend) GraphReleaseUserObject(g, obj uintptr, count uint32) error {
-	if err := b.enter(abi.CuGraphReleaseUserObject); err != nil {
-		return err
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	gr, err := b.graphLocked(g)
-	if err != nil {
-		return err
-	}
-	o, err := b.userObjectLocked(obj)
-	if err != nil {
-		return err
-	}
-	if count == 0 || count > gr.uobjs[o] {
-		return driver.ErrInvalidValue
-	}
-	if gr.uobjs[o] -= count; gr.uobjs[o] == 0 {
-		delete(gr.uobjs, o)
-	}
-	b.dropRefsLocked(o, count, nil)
-	return nil
-}
-
 // retainAllLocked adds the references of src to *dst, each one more
 // reference to its object.
 func (b *fakeBackend) retainAllLocked(dst *map[*userObject]uint32, src map[*userObject]uint32) {

@@ -17,7 +17,8 @@ import (
 // the last of them is closed and the work they launched is done. It runs
 // on a goroutine of its own (the driver's thread is not held up), so it may
 // call into CUDA, close buffers and block; a panic in it is recovered and
-// reported on stderr.
+// reported on stderr. When the graph cannot take it, Retain returns the
+// error and release runs (nothing has it).
 func (g *Graph) Retain(release func()) error {
 	const op = "graph.Graph.Retain"
 	if err := g.check(); err != nil {
@@ -35,11 +36,16 @@ func (g *Graph) Retain(release func()) error {
 		if err != nil {
 			return fmt.Errorf("cuUserObjectCreate: %w", err)
 		}
-		if err := uo.GraphRetainUserObject(g.h, obj, 1, backend.GraphUserObjectMove); err != nil {
-			// Ours still: releasing it runs release, as nothing else has it.
-			return errors.Join(fmt.Errorf("cuGraphRetainUserObject: %w", err), uo.UserObjectRelease(obj, 1))
+		// The graph takes a reference of its own; then ours goes (on a
+		// refused retain too, which runs release: nothing else has it).
+		rerr := uo.GraphRetainUserObject(g.h, obj, 1, 0)
+		if rerr != nil {
+			rerr = fmt.Errorf("cuGraphRetainUserObject: %w", rerr)
 		}
-		return nil
+		if err := uo.UserObjectRelease(obj, 1); err != nil {
+			return errors.Join(rerr, fmt.Errorf("cuUserObjectRelease: %w", err))
+		}
+		return rerr
 	})
 	if err != nil {
 		return fmt.Errorf("%s: %s: %w", op, g, err)

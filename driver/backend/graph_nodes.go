@@ -28,9 +28,6 @@ type GraphNodes interface {
 	// GraphAddMemFreeNode is cuGraphAddMemFreeNode: frees dptr, the address
 	// of an allocation node of the graph, when the node runs.
 	GraphAddMemFreeNode(g uintptr, deps []uintptr, dptr uintptr) (uintptr, error)
-	// GraphMemAllocNodeGetParams is cuGraphMemAllocNodeGetParams: the
-	// address and size of the allocation node n.
-	GraphMemAllocNodeGetParams(n uintptr) (dptr, bytes uintptr, err error)
 
 	// GraphConditionalHandleCreate is cuGraphConditionalHandleCreate
 	// (CUDA 12.3+): a condition of graph g, for the conditional nodes of
@@ -78,11 +75,9 @@ type UserObjects interface {
 	// UserObjectRelease is cuUserObjectRelease: count references less.
 	UserObjectRelease(obj uintptr, count uint32) error
 	// GraphRetainUserObject is cuGraphRetainUserObject: graph g takes count
-	// references (with GraphUserObjectMove, the caller's own, moved).
+	// references (with GraphUserObjectMove, the caller's own, moved),
+	// which it lets go of when destroyed.
 	GraphRetainUserObject(g, obj uintptr, count, flags uint32) error
-	// GraphReleaseUserObject is cuGraphReleaseUserObject: g lets go of
-	// count of its references.
-	GraphReleaseUserObject(g, obj uintptr, count uint32) error
 }
 
 // GraphCondType is a CUgraphConditionalNodeType.

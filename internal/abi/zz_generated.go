@@ -344,9 +344,6 @@ const (
 	// CUgraph hGraph, const CUgraphNode* dependencies, size_t numDependencies,
 	// CUdeviceptr dptr), since CUDA 11.4.
 	CuGraphAddMemFreeNode = "cuGraphAddMemFreeNode"
-	// CuGraphMemAllocNodeGetParams is cuGraphMemAllocNodeGetParams(CUgraphNode
-	// hNode, CUDA_MEM_ALLOC_NODE_PARAMS* params_out), since CUDA 11.4.
-	CuGraphMemAllocNodeGetParams = "cuGraphMemAllocNodeGetParams"
 	// CuGraphConditionalHandleCreate is
 	// cuGraphConditionalHandleCreate(cuuint64_t* pHandle_out, CUgraph hGraph,
 	// CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags), since
@@ -387,9 +384,6 @@ const (
 	// CUuserObject object, unsigned int count, unsigned int flags), since CUDA
 	// 11.3.
 	CuGraphRetainUserObject = "cuGraphRetainUserObject"
-	// CuGraphReleaseUserObject is cuGraphReleaseUserObject(CUgraph graph,
-	// CUuserObject object, unsigned int count), since CUDA 11.3.
-	CuGraphReleaseUserObject = "cuGraphReleaseUserObject"
 	// CuDeviceGetDefaultMemPool is cuDeviceGetDefaultMemPool(CUmemoryPool*
 	// pool_out, CUdevice dev), since CUDA 11.2.
 	CuDeviceGetDefaultMemPool = "cuDeviceGetDefaultMemPool"
@@ -614,7 +608,6 @@ var table = [...]EntryPoint{
 	{Name: CuGraphHostNodeSetParams, Library: CUDA, Since: 10000},
 	{Name: CuGraphAddMemAllocNode, Library: CUDA, Since: 11040},
 	{Name: CuGraphAddMemFreeNode, Library: CUDA, Since: 11040},
-	{Name: CuGraphMemAllocNodeGetParams, Library: CUDA, Since: 11040},
 	{Name: CuGraphConditionalHandleCreate, Library: CUDA, Since: 12030},
 	{Name: CuGraphAddNode, Library: CUDA, Since: 12030},
 	{Name: CuGraphExecKernelNodeSetParams, Library: CUDA, Since: 12000},
@@ -625,7 +618,6 @@ var table = [...]EntryPoint{
 	{Name: CuUserObjectCreate, Library: CUDA, Since: 11030},
 	{Name: CuUserObjectRelease, Library: CUDA, Since: 11030},
 	{Name: CuGraphRetainUserObject, Library: CUDA, Since: 11030},
-	{Name: CuGraphReleaseUserObject, Library: CUDA, Since: 11030},
 	{Name: CuDeviceGetDefaultMemPool, Library: CUDA, Since: 11020},
 	{Name: CuDeviceGetMemPool, Library: CUDA, Since: 11020},
 	{Name: CuDeviceSetMemPool, Library: CUDA, Since: 11020},
@@ -888,100 +880,96 @@ func index(name string) int {
 		return 109
 	case CuGraphAddMemFreeNode:
 		return 110
-	case CuGraphMemAllocNodeGetParams:
-		return 111
 	case CuGraphConditionalHandleCreate:
-		return 112
+		return 111
 	case CuGraphAddNode:
-		return 113
+		return 112
 	case CuGraphExecKernelNodeSetParams:
-		return 114
+		return 113
 	case CuGraphExecMemcpyNodeSetParams:
-		return 115
+		return 114
 	case CuGraphExecMemsetNodeSetParams:
-		return 116
+		return 115
 	case CuGraphExecHostNodeSetParams:
-		return 117
+		return 116
 	case CuGraphDebugDotPrint:
-		return 118
+		return 117
 	case CuUserObjectCreate:
-		return 119
+		return 118
 	case CuUserObjectRelease:
-		return 120
+		return 119
 	case CuGraphRetainUserObject:
-		return 121
-	case CuGraphReleaseUserObject:
-		return 122
+		return 120
 	case CuDeviceGetDefaultMemPool:
-		return 123
+		return 121
 	case CuDeviceGetMemPool:
-		return 124
+		return 122
 	case CuDeviceSetMemPool:
-		return 125
+		return 123
 	case CuMemPoolCreate:
-		return 126
+		return 124
 	case CuMemPoolDestroy:
-		return 127
+		return 125
 	case CuMemPoolTrimTo:
-		return 128
+		return 126
 	case CuMemPoolSetAttribute:
-		return 129
+		return 127
 	case CuMemPoolGetAttribute:
-		return 130
+		return 128
 	case CuMemPoolSetAccess:
-		return 131
+		return 129
 	case CuMemPoolGetAccess:
-		return 132
+		return 130
 	case CuMemAllocFromPoolAsync:
-		return 133
+		return 131
 	case CuCtxDisablePeerAccess:
-		return 134
+		return 132
 	case CuMemAllocManaged:
-		return 135
+		return 133
 	case CuMemPrefetchAsync:
-		return 136
+		return 134
 	case CuMemAdvise:
-		return 137
+		return 135
 	case CuMemHostRegister:
-		return 138
+		return 136
 	case CuMemHostUnregister:
-		return 139
+		return 137
 	case CuMemAllocPitch:
-		return 140
+		return 138
 	case CuMemcpy2D:
-		return 141
+		return 139
 	case CuMemcpy2DAsync:
-		return 142
+		return 140
 	case CuMemcpy3D:
-		return 143
+		return 141
 	case CuMemcpy3DAsync:
-		return 144
+		return 142
 	case NvrtcVersion:
-		return 145
+		return 143
 	case NvrtcCreateProgram:
-		return 146
+		return 144
 	case NvrtcAddNameExpression:
-		return 147
+		return 145
 	case NvrtcCompileProgram:
-		return 148
+		return 146
 	case NvrtcGetProgramLogSize:
-		return 149
+		return 147
 	case NvrtcGetProgramLog:
-		return 150
+		return 148
 	case NvrtcGetPTXSize:
-		return 151
+		return 149
 	case NvrtcGetPTX:
-		return 152
+		return 150
 	case NvrtcGetCUBINSize:
-		return 153
+		return 151
 	case NvrtcGetCUBIN:
-		return 154
+		return 152
 	case NvrtcGetLoweredName:
-		return 155
+		return 153
 	case NvrtcDestroyProgram:
-		return 156
+		return 154
 	case NvrtcGetErrorString:
-		return 157
+		return 155
 	}
 	return -1
 }

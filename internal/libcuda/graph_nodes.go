@@ -213,22 +213,6 @@ func (l *libcuda) GraphAddMemAllocNode(g uintptr, deps []uintptr, props backend.
 	return n, c.dptr, nil
 }
 
-// GraphMemAllocNodeGetParams is cuGraphMemAllocNodeGetParams(CUgraphNode,
-// CUDA_MEM_ALLOC_NODE_PARAMS*). The access descriptors the driver points
-// to are not read.
-func (l *libcuda) GraphMemAllocNodeGetParams(n uintptr) (uintptr, uintptr, error) {
-	proc, err := l.strictFn(symGraphMemAllocNodeGetParams)
-	if err != nil {
-		return 0, 0, err
-	}
-	var c cMemAllocNodeParams
-	r := dl.Call2(proc, n, uintptr(unsafe.Pointer(&c)))
-	if err := check(r); err != nil {
-		return 0, 0, err
-	}
-	return c.dptr, c.bytesize, nil
-}
-
 // GraphAddConditionalNode is cuGraphAddNode_v2(CUgraphNode*, CUgraph,
 // const CUgraphNode* deps, const CUgraphEdgeData* (NULL), size_t numDeps,
 // CUgraphNodeParams*) with a CUDA_CONDITIONAL_NODE_PARAMS of one body.

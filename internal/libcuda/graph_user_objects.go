@@ -11,8 +11,8 @@ import (
 )
 
 // UserObjectCreate (hand-written: its destructor is a Go function) and the
-// generated UserObjectRelease, GraphRetainUserObject and
-// GraphReleaseUserObject are backend.UserObjects.
+// generated UserObjectRelease and GraphRetainUserObject are
+// backend.UserObjects.
 var _ backend.UserObjects = (*libcuda)(nil)
 
 // UserObjectCreate is cuUserObjectCreate(CUuserObject*, void* ptr, CUhostFn

@@ -1123,19 +1123,6 @@ func (l *libcuda) GraphRetainUserObject(g uintptr, obj uintptr, count uint32, fl
 	return check(res)
 }
 
-// GraphReleaseUserObject is cuGraphReleaseUserObject(CUgraph graph,
-// CUuserObject object, unsigned int count). Strict: on a driver older than
-// CUDA 11.3 it is a *loader.SymbolError, never an older ABI under the same
-// name.
-func (l *libcuda) GraphReleaseUserObject(g uintptr, obj uintptr, count uint32) error {
-	proc, err := l.strictFn(symGraphReleaseUserObject)
-	if err != nil {
-		return err
-	}
-	res := dl.Call3(proc, g, obj, uintptr(count))
-	return check(res)
-}
-
 // DeviceGetDefaultMemPool is cuDeviceGetDefaultMemPool(CUmemoryPool*
 // pool_out, CUdevice dev).
 func (l *libcuda) DeviceGetDefaultMemPool(dev int) (uintptr, error) {

@@ -121,7 +121,6 @@ const (
 	symGraphHostNodeSetParams
 	symGraphAddMemAllocNode
 	symGraphAddMemFreeNode
-	symGraphMemAllocNodeGetParams
 	symGraphConditionalHandleCreate
 	symGraphAddNode
 	symGraphExecKernelNodeSetParams
@@ -132,7 +131,6 @@ const (
 	symUserObjectCreate
 	symUserObjectRelease
 	symGraphRetainUserObject
-	symGraphReleaseUserObject
 	symDeviceGetDefaultMemPool
 	symDeviceGetMemPool
 	symDeviceSetMemPool
@@ -272,7 +270,6 @@ var syms = [numSyms]symInfo{
 	symGraphHostNodeSetParams:                    {name: abi.CuGraphHostNodeSetParams, since: 10000},
 	symGraphAddMemAllocNode:                      {name: abi.CuGraphAddMemAllocNode, since: 11040},
 	symGraphAddMemFreeNode:                       {name: abi.CuGraphAddMemFreeNode, since: 11040},
-	symGraphMemAllocNodeGetParams:                {name: abi.CuGraphMemAllocNodeGetParams, since: 11040},
 	symGraphConditionalHandleCreate:              {name: abi.CuGraphConditionalHandleCreate, since: 12030},
 	symGraphAddNode:                              {name: abi.CuGraphAddNode, since: 12030, dlsym: []string{"cuGraphAddNode_v2"}},
 	symGraphExecKernelNodeSetParams:              {name: abi.CuGraphExecKernelNodeSetParams, since: 12000, dlsym: []string{"cuGraphExecKernelNodeSetParams_v2"}},
@@ -283,7 +280,6 @@ var syms = [numSyms]symInfo{
 	symUserObjectCreate:                          {name: abi.CuUserObjectCreate, since: 11030},
 	symUserObjectRelease:                         {name: abi.CuUserObjectRelease, since: 11030},
 	symGraphRetainUserObject:                     {name: abi.CuGraphRetainUserObject, since: 11030},
-	symGraphReleaseUserObject:                    {name: abi.CuGraphReleaseUserObject, since: 11030},
 	symDeviceGetDefaultMemPool:                   {name: abi.CuDeviceGetDefaultMemPool, since: 11020},
 	symDeviceGetMemPool:                          {name: abi.CuDeviceGetMemPool, since: 11020},
 	symDeviceSetMemPool:                          {name: abi.CuDeviceSetMemPool, since: 11020},
