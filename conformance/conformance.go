@@ -57,6 +57,7 @@ func Run(t *testing.T, api backend.API) {
 	t.Run("modules", func(t *testing.T) { testModules(t, drv) })
 	t.Run("modules-ext", func(t *testing.T) { testModulesExt(t, drv) })
 	t.Run("graphs", func(t *testing.T) { testGraphs(t, drv) })
+	t.Run("graph-nodes", func(t *testing.T) { testGraphNodes(t, drv) })
 	t.Run("stress", func(t *testing.T) { testStress(t, drv) })
 	t.Run("cuda-c", func(t *testing.T) { testCUDAKernels(t, drv) })
 	t.Run("samples", func(t *testing.T) { testSamples(t, drv) })

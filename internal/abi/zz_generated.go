@@ -329,6 +329,61 @@ const (
 	// CuGraphExecUpdate is cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph
 	// hGraph, CUgraphExecUpdateResultInfo* resultInfo), since CUDA 12.0.
 	CuGraphExecUpdate = "cuGraphExecUpdate"
+	// CuGraphAddHostNode is cuGraphAddHostNode(CUgraphNode* phGraphNode, CUgraph
+	// hGraph, const CUgraphNode* dependencies, size_t numDependencies, const
+	// CUDA_HOST_NODE_PARAMS* nodeParams), since CUDA 10.0.
+	CuGraphAddHostNode = "cuGraphAddHostNode"
+	// CuGraphHostNodeSetParams is cuGraphHostNodeSetParams(CUgraphNode hNode,
+	// const CUDA_HOST_NODE_PARAMS* nodeParams), since CUDA 10.0.
+	CuGraphHostNodeSetParams = "cuGraphHostNodeSetParams"
+	// CuGraphAddMemAllocNode is cuGraphAddMemAllocNode(CUgraphNode* phGraphNode,
+	// CUgraph hGraph, const CUgraphNode* dependencies, size_t numDependencies,
+	// CUDA_MEM_ALLOC_NODE_PARAMS* nodeParams), since CUDA 11.4.
+	CuGraphAddMemAllocNode = "cuGraphAddMemAllocNode"
+	// CuGraphAddMemFreeNode is cuGraphAddMemFreeNode(CUgraphNode* phGraphNode,
+	// CUgraph hGraph, const CUgraphNode* dependencies, size_t numDependencies,
+	// CUdeviceptr dptr), since CUDA 11.4.
+	CuGraphAddMemFreeNode = "cuGraphAddMemFreeNode"
+	// CuGraphConditionalHandleCreate is
+	// cuGraphConditionalHandleCreate(cuuint64_t* pHandle_out, CUgraph hGraph,
+	// CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags), since
+	// CUDA 12.3.
+	CuGraphConditionalHandleCreate = "cuGraphConditionalHandleCreate"
+	// CuGraphAddNode is cuGraphAddNode(CUgraphNode* phGraphNode, CUgraph hGraph,
+	// const CUgraphNode* dependencies, const CUgraphEdgeData* dependencyData,
+	// size_t numDependencies, CUgraphNodeParams* nodeParams), since CUDA 12.3.
+	CuGraphAddNode = "cuGraphAddNode"
+	// CuGraphExecKernelNodeSetParams is
+	// cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+	// const CUDA_KERNEL_NODE_PARAMS* nodeParams), since CUDA 12.0.
+	CuGraphExecKernelNodeSetParams = "cuGraphExecKernelNodeSetParams"
+	// CuGraphExecMemcpyNodeSetParams is
+	// cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+	// const CUDA_MEMCPY3D* copyParams, CUcontext ctx), since CUDA 10.2.
+	CuGraphExecMemcpyNodeSetParams = "cuGraphExecMemcpyNodeSetParams"
+	// CuGraphExecMemsetNodeSetParams is
+	// cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+	// const CUDA_MEMSET_NODE_PARAMS* memsetParams, CUcontext ctx), since CUDA
+	// 10.2.
+	CuGraphExecMemsetNodeSetParams = "cuGraphExecMemsetNodeSetParams"
+	// CuGraphExecHostNodeSetParams is cuGraphExecHostNodeSetParams(CUgraphExec
+	// hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS* nodeParams),
+	// since CUDA 10.2.
+	CuGraphExecHostNodeSetParams = "cuGraphExecHostNodeSetParams"
+	// CuGraphDebugDotPrint is cuGraphDebugDotPrint(CUgraph hGraph, const char*
+	// path, unsigned int flags), since CUDA 11.3.
+	CuGraphDebugDotPrint = "cuGraphDebugDotPrint"
+	// CuUserObjectCreate is cuUserObjectCreate(CUuserObject* object_out, void*
+	// ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags),
+	// since CUDA 11.3.
+	CuUserObjectCreate = "cuUserObjectCreate"
+	// CuUserObjectRelease is cuUserObjectRelease(CUuserObject object, unsigned
+	// int count), since CUDA 11.3.
+	CuUserObjectRelease = "cuUserObjectRelease"
+	// CuGraphRetainUserObject is cuGraphRetainUserObject(CUgraph graph,
+	// CUuserObject object, unsigned int count, unsigned int flags), since CUDA
+	// 11.3.
+	CuGraphRetainUserObject = "cuGraphRetainUserObject"
 	// CuDeviceGetDefaultMemPool is cuDeviceGetDefaultMemPool(CUmemoryPool*
 	// pool_out, CUdevice dev), since CUDA 11.2.
 	CuDeviceGetDefaultMemPool = "cuDeviceGetDefaultMemPool"
@@ -570,6 +625,20 @@ var table = [...]EntryPoint{
 	{Name: CuGraphLaunch, Library: CUDA, Since: 10000},
 	{Name: CuGraphUpload, Library: CUDA, Since: 11010},
 	{Name: CuGraphExecUpdate, Library: CUDA, Since: 12000},
+	{Name: CuGraphAddHostNode, Library: CUDA, Since: 10000},
+	{Name: CuGraphHostNodeSetParams, Library: CUDA, Since: 10000},
+	{Name: CuGraphAddMemAllocNode, Library: CUDA, Since: 11040},
+	{Name: CuGraphAddMemFreeNode, Library: CUDA, Since: 11040},
+	{Name: CuGraphConditionalHandleCreate, Library: CUDA, Since: 12030},
+	{Name: CuGraphAddNode, Library: CUDA, Since: 12030},
+	{Name: CuGraphExecKernelNodeSetParams, Library: CUDA, Since: 12000},
+	{Name: CuGraphExecMemcpyNodeSetParams, Library: CUDA, Since: 10020},
+	{Name: CuGraphExecMemsetNodeSetParams, Library: CUDA, Since: 10020},
+	{Name: CuGraphExecHostNodeSetParams, Library: CUDA, Since: 10020},
+	{Name: CuGraphDebugDotPrint, Library: CUDA, Since: 11030},
+	{Name: CuUserObjectCreate, Library: CUDA, Since: 11030},
+	{Name: CuUserObjectRelease, Library: CUDA, Since: 11030},
+	{Name: CuGraphRetainUserObject, Library: CUDA, Since: 11030},
 	{Name: CuDeviceGetDefaultMemPool, Library: CUDA, Since: 11020},
 	{Name: CuDeviceGetMemPool, Library: CUDA, Since: 11020},
 	{Name: CuDeviceSetMemPool, Library: CUDA, Since: 11020},
@@ -831,90 +900,118 @@ func index(name string) int {
 		return 105
 	case CuGraphExecUpdate:
 		return 106
-	case CuDeviceGetDefaultMemPool:
+	case CuGraphAddHostNode:
 		return 107
-	case CuDeviceGetMemPool:
+	case CuGraphHostNodeSetParams:
 		return 108
-	case CuDeviceSetMemPool:
+	case CuGraphAddMemAllocNode:
 		return 109
-	case CuMemPoolCreate:
+	case CuGraphAddMemFreeNode:
 		return 110
-	case CuMemPoolDestroy:
+	case CuGraphConditionalHandleCreate:
 		return 111
-	case CuMemPoolTrimTo:
+	case CuGraphAddNode:
 		return 112
-	case CuMemPoolSetAttribute:
+	case CuGraphExecKernelNodeSetParams:
 		return 113
-	case CuMemPoolGetAttribute:
+	case CuGraphExecMemcpyNodeSetParams:
 		return 114
-	case CuMemPoolSetAccess:
+	case CuGraphExecMemsetNodeSetParams:
 		return 115
-	case CuMemPoolGetAccess:
+	case CuGraphExecHostNodeSetParams:
 		return 116
-	case CuMemAllocFromPoolAsync:
+	case CuGraphDebugDotPrint:
 		return 117
-	case CuCtxDisablePeerAccess:
+	case CuUserObjectCreate:
 		return 118
-	case CuMemAllocManaged:
+	case CuUserObjectRelease:
 		return 119
-	case CuMemPrefetchAsync:
+	case CuGraphRetainUserObject:
 		return 120
-	case CuMemAdvise:
+	case CuDeviceGetDefaultMemPool:
 		return 121
-	case CuMemHostRegister:
+	case CuDeviceGetMemPool:
 		return 122
-	case CuMemHostUnregister:
+	case CuDeviceSetMemPool:
 		return 123
-	case CuMemAllocPitch:
+	case CuMemPoolCreate:
 		return 124
-	case CuMemcpy2D:
+	case CuMemPoolDestroy:
 		return 125
-	case CuMemcpy2DAsync:
+	case CuMemPoolTrimTo:
 		return 126
-	case CuMemcpy3D:
+	case CuMemPoolSetAttribute:
 		return 127
-	case CuMemcpy3DAsync:
+	case CuMemPoolGetAttribute:
 		return 128
-	case NvrtcVersion:
+	case CuMemPoolSetAccess:
 		return 129
-	case NvrtcCreateProgram:
+	case CuMemPoolGetAccess:
 		return 130
-	case NvrtcAddNameExpression:
+	case CuMemAllocFromPoolAsync:
 		return 131
-	case NvrtcCompileProgram:
+	case CuCtxDisablePeerAccess:
 		return 132
-	case NvrtcGetProgramLogSize:
+	case CuMemAllocManaged:
 		return 133
-	case NvrtcGetProgramLog:
+	case CuMemPrefetchAsync:
 		return 134
-	case NvrtcGetPTXSize:
+	case CuMemAdvise:
 		return 135
-	case NvrtcGetPTX:
+	case CuMemHostRegister:
 		return 136
-	case NvrtcGetCUBINSize:
+	case CuMemHostUnregister:
 		return 137
-	case NvrtcGetCUBIN:
+	case CuMemAllocPitch:
 		return 138
-	case NvrtcGetLoweredName:
+	case CuMemcpy2D:
 		return 139
-	case NvrtcDestroyProgram:
+	case CuMemcpy2DAsync:
 		return 140
-	case NvrtcGetErrorString:
+	case CuMemcpy3D:
 		return 141
-	case CuCtxSetLimit:
+	case CuMemcpy3DAsync:
 		return 142
-	case CuCtxGetLimit:
+	case NvrtcVersion:
 		return 143
-	case CuCtxSetCacheConfig:
+	case NvrtcCreateProgram:
 		return 144
-	case CuCtxGetCacheConfig:
+	case NvrtcAddNameExpression:
 		return 145
-	case CuCtxSetSharedMemConfig:
+	case NvrtcCompileProgram:
 		return 146
-	case CuCtxGetSharedMemConfig:
+	case NvrtcGetProgramLogSize:
 		return 147
-	case CuDevicePrimaryCtxSetFlags:
+	case NvrtcGetProgramLog:
 		return 148
+	case NvrtcGetPTXSize:
+		return 149
+	case NvrtcGetPTX:
+		return 150
+	case NvrtcGetCUBINSize:
+		return 151
+	case NvrtcGetCUBIN:
+		return 152
+	case NvrtcGetLoweredName:
+		return 153
+	case NvrtcDestroyProgram:
+		return 154
+	case NvrtcGetErrorString:
+		return 155
+	case CuCtxSetLimit:
+		return 156
+	case CuCtxGetLimit:
+		return 157
+	case CuCtxSetCacheConfig:
+		return 158
+	case CuCtxGetCacheConfig:
+		return 159
+	case CuCtxSetSharedMemConfig:
+		return 160
+	case CuCtxGetSharedMemConfig:
+		return 161
+	case CuDevicePrimaryCtxSetFlags:
+		return 162
 	}
 	return -1
 }

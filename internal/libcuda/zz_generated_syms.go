@@ -117,6 +117,20 @@ const (
 	symGraphLaunch
 	symGraphUpload
 	symGraphExecUpdate
+	symGraphAddHostNode
+	symGraphHostNodeSetParams
+	symGraphAddMemAllocNode
+	symGraphAddMemFreeNode
+	symGraphConditionalHandleCreate
+	symGraphAddNode
+	symGraphExecKernelNodeSetParams
+	symGraphExecMemcpyNodeSetParams
+	symGraphExecMemsetNodeSetParams
+	symGraphExecHostNodeSetParams
+	symGraphDebugDotPrint
+	symUserObjectCreate
+	symUserObjectRelease
+	symGraphRetainUserObject
 	symDeviceGetDefaultMemPool
 	symDeviceGetMemPool
 	symDeviceSetMemPool
@@ -259,6 +273,20 @@ var syms = [numSyms]symInfo{
 	symGraphLaunch:                               {name: abi.CuGraphLaunch, since: 10000},
 	symGraphUpload:                               {name: abi.CuGraphUpload, since: 11010},
 	symGraphExecUpdate:                           {name: abi.CuGraphExecUpdate, since: 12000, dlsym: []string{"cuGraphExecUpdate_v2"}},
+	symGraphAddHostNode:                          {name: abi.CuGraphAddHostNode, since: 10000},
+	symGraphHostNodeSetParams:                    {name: abi.CuGraphHostNodeSetParams, since: 10000},
+	symGraphAddMemAllocNode:                      {name: abi.CuGraphAddMemAllocNode, since: 11040},
+	symGraphAddMemFreeNode:                       {name: abi.CuGraphAddMemFreeNode, since: 11040},
+	symGraphConditionalHandleCreate:              {name: abi.CuGraphConditionalHandleCreate, since: 12030},
+	symGraphAddNode:                              {name: abi.CuGraphAddNode, since: 12030, dlsym: []string{"cuGraphAddNode_v2"}},
+	symGraphExecKernelNodeSetParams:              {name: abi.CuGraphExecKernelNodeSetParams, since: 12000, dlsym: []string{"cuGraphExecKernelNodeSetParams_v2"}},
+	symGraphExecMemcpyNodeSetParams:              {name: abi.CuGraphExecMemcpyNodeSetParams, since: 10020},
+	symGraphExecMemsetNodeSetParams:              {name: abi.CuGraphExecMemsetNodeSetParams, since: 10020},
+	symGraphExecHostNodeSetParams:                {name: abi.CuGraphExecHostNodeSetParams, since: 10020},
+	symGraphDebugDotPrint:                        {name: abi.CuGraphDebugDotPrint, since: 11030},
+	symUserObjectCreate:                          {name: abi.CuUserObjectCreate, since: 11030},
+	symUserObjectRelease:                         {name: abi.CuUserObjectRelease, since: 11030},
+	symGraphRetainUserObject:                     {name: abi.CuGraphRetainUserObject, since: 11030},
 	symDeviceGetDefaultMemPool:                   {name: abi.CuDeviceGetDefaultMemPool, since: 11020},
 	symDeviceGetMemPool:                          {name: abi.CuDeviceGetMemPool, since: 11020},
 	symDeviceSetMemPool:                          {name: abi.CuDeviceSetMemPool, since: 11020},
