@@ -50,6 +50,9 @@ type gnode struct {
 	// an exec's nodes (per-node updates name that node); 0 otherwise.
 	from uintptr
 	mem  *graphMem // allocation and free nodes: the allocation
+	// orig is, for an exec's step, the node of the exec's shape it copies
+	// (nil for a step of the launch's own, such as the conditions' reset).
+	orig *gnode
 	cond *condNode // conditional nodes: the condition and the body
 }
 

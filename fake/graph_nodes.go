@@ -304,6 +304,7 @@ func (x *fexec) stepsOf(g *fgraph) []*gnode {
 	var out []*gnode
 	for _, n := range flatten(nil, g) {
 		c := *n
+		c.orig = n
 		if n.cond != nil {
 			c.run = x.condWork(n.cond)
 		}
