@@ -70,6 +70,7 @@ func (b *fakeBackend) Leaks() []Leak {
 		add(8, Leak{Kind: backend.LeakProgram, Handle: h, Detail: p.name})
 	}
 	b.graphLeaksLocked(add)
+	b.vmmLeaksLocked(add) // virtual memory: ranges, mappings, allocation handles
 	for h, p := range b.pools.byHandle {
 		if p.owned && !p.destroyed {
 			add(11, Leak{Kind: backend.LeakMemPool, Handle: h, Device: p.dev.ordinal})

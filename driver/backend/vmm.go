@@ -97,3 +97,10 @@ type MemAllocationProp struct {
 	GPUDirectRDMACapable uint8
 	Usage                uint16
 }
+
+// Kinds of leaked virtual memory objects (see Leak).
+const (
+	LeakAddressRange   LeakKind = "virtual address range"      // reserved, not freed
+	LeakMapping        LeakKind = "virtual memory mapping"     // mapped, not unmapped
+	LeakPhysicalMemory LeakKind = "physical memory allocation" // a handle not released (Refs: its references)
+)
