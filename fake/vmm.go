@@ -46,6 +46,9 @@ type vmmPhys struct {
 	owner   *fakeBackend // whose device's memory it is
 	dev     *device
 	holders int
+	// foreign: made by a fake of another process and imported from its
+	// descriptor: no device of this process counts it.
+	foreign bool
 }
 
 // vmmFiles finds a physical allocation from a descriptor of its file, in
@@ -79,6 +82,9 @@ func dropPhys(p *vmmPhys) bool {
 // free gives p's memory back to its device.
 func (p *vmmPhys) free() {
 	osClose(p.fd)
+	if p.foreign {
+		return
+	}
 	p.owner.mu.Lock()
 	p.dev.used -= uint64(p.size)
 	p.owner.mu.Unlock()
@@ -269,7 +275,7 @@ func (b *fakeBackend) MemCreate(size uintptr, prop backend.MemAllocationProp, fl
 	d.used += uint64(size)
 	b.mu.Unlock()
 	p := &vmmPhys{size: size, prop: prop, owner: b, dev: d, holders: 1}
-	p.fd, err = osPhysCreate(size)
+	p.fd, err = osPhysCreate(size, prop.Location.ID, uint32(prop.RequestedHandleTypes))
 	if err == nil {
 		p.key, _, err = osFileKey(p.fd)
 		if err != nil {
@@ -614,9 +620,10 @@ func (b *fakeBackend) MemExportToShareableHandle(handle uintptr, typ backend.Mem
 
 // MemImportFromShareableHandle is cuMemImportFromShareableHandle of a
 // descriptor exported by any fake backend of this process (the file is
-// recognised, whichever descriptor of it is given); anything else is
-// ErrInvalidValue. The handle is b's handle of that allocation, with one
-// reference more.
+// recognised, whichever descriptor of it is given), or by a fake of
+// another process (its memfd names the device and handle types: see
+// osForeignPhys); anything else is ErrInvalidValue. The handle is b's
+// handle of that allocation, with one reference more.
 func (b *fakeBackend) MemImportFromShareableHandle(fd int, typ backend.MemHandleType) (uintptr, error) {
 	if err := b.enterVMM(abi.CuMemImportFromShareableHandle); err != nil {
 		return 0, err
@@ -638,19 +645,61 @@ func (b *fakeBackend) MemImportFromShareableHandle(fd int, typ backend.MemHandle
 	}
 	vmmFiles.Unlock()
 	if p == nil {
-		return 0, driver.ErrInvalidValue
+		if p, err = b.adoptForeign(fd, key); err != nil {
+			return 0, err
+		}
 	}
 	var gone []*vmmPhys
 	b.mu.Lock()
-	defer func() { b.mu.Unlock(); endPhys(gone) }()
-	if dropPhys(p) {
-		gone = append(gone, p)
-		return 0, driver.ErrInvalidValue
-	}
+	defer func() {
+		// The lookup's hold goes after the handle's was taken.
+		if dropPhys(p) {
+			gone = append(gone, p)
+		}
+		b.mu.Unlock()
+		endPhys(gone)
+	}()
 	if _, err := b.dev(int(p.prop.Location.ID)); err != nil {
 		return 0, err
 	}
 	return b.retainLocked(p), nil
+}
+
+// adoptForeign makes the physical allocation of a memfd that a fake of
+// another process made and exported, registered and held once (for the
+// caller to drop).
+func (b *fakeBackend) adoptForeign(fd int, key vmmFileKey) (*vmmPhys, error) {
+	dev, types, ok := osForeignPhys(fd)
+	if !ok {
+		return nil, driver.ErrInvalidValue
+	}
+	_, size, err := osFileKey(fd)
+	if err != nil || size == 0 || size%vmmGranularity != 0 {
+		return nil, driver.ErrInvalidValue
+	}
+	d, err := b.dev(int(dev))
+	if err != nil {
+		return nil, err
+	}
+	own, err := osDup(fd)
+	if err != nil {
+		return nil, driver.ErrOutOfMemory
+	}
+	prop := backend.MemAllocationProp{Type: backend.MemAllocationTypePinned, RequestedHandleTypes: backend.MemHandleType(types),
+		Location: backend.MemLocation{Type: backend.MemLocationDevice, ID: dev}}
+	p := &vmmPhys{fd: own, key: key, size: size, prop: prop, owner: b, dev: d, holders: 1, foreign: true}
+	vmmFiles.Lock()
+	defer vmmFiles.Unlock()
+	if q := vmmFiles.m[key]; q != nil { // adopted meanwhile by another backend
+		osClose(own)
+		q.holders++
+		return q, nil
+	}
+	if vmmFiles.m == nil {
+		vmmFiles.m = map[vmmFileKey]*vmmPhys{}
+	}
+	vmmFiles.m[key] = p
+	return p, nil
 }
 
 // Ranks of the fake's virtual memory leaks in Leaks, after the pools.

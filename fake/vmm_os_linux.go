@@ -4,6 +4,8 @@ package fake
 
 import (
 	"fmt"
+	"os"
+	"strings"
 	"syscall"
 	"unsafe"
 )
@@ -22,13 +24,16 @@ import (
 const vmmSupported = true
 
 // vmmMemfdName prefixes the name of every memfd the fake makes (seen in
-// /proc/self/fd).
+// /proc/self/fd): "nocgo-cuda-fake-vmm dev=0 types=1", the device ordinal
+// and the shareable handle types, which a fake in another process reads
+// to import the memory (see osForeignPhys).
 const vmmMemfdName = "nocgo-cuda-fake-vmm"
 
 // osPhysCreate makes size bytes of shared memory filled with the poison
-// byte and returns its descriptor (close-on-exec).
-func osPhysCreate(size uintptr) (int, error) {
-	name, err := syscall.BytePtrFromString(vmmMemfdName)
+// byte and returns its descriptor (close-on-exec), named for a memory of
+// device dev with the handle types.
+func osPhysCreate(size uintptr, dev int32, types uint32) (int, error) {
+	name, err := syscall.BytePtrFromString(fmt.Sprintf("%s dev=%d types=%d", vmmMemfdName, dev, types))
 	if err != nil {
 		return -1, err
 	}
@@ -110,4 +115,22 @@ func mmapFixed(at []byte, prot, flags, fd int, offset uintptr) error {
 		return syscall.EINVAL
 	}
 	return nil
+}
+
+// osForeignPhys reads what a memfd made by a fake (in any process) says of
+// itself: its device ordinal and handle types; ok is false for any other
+// descriptor.
+func osForeignPhys(fd int) (dev int32, types uint32, ok bool) {
+	link, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", fd))
+	if err != nil {
+		return 0, 0, false
+	}
+	rest, found := strings.CutPrefix(link, "/memfd:"+vmmMemfdName+" ")
+	if !found {
+		return 0, 0, false
+	}
+	if _, err := fmt.Sscanf(rest, "dev=%d types=%d", &dev, &types); err != nil {
+		return 0, 0, false
+	}
+	return dev, types, true
 }

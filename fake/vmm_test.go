@@ -249,6 +249,22 @@ func TestVMMShareAcrossBackends(t *testing.T) {
 	after, _, err := b.MemGetInfo()
 	require.NoError(t, err)
 	assert.Equal(t, free, after, "freed once the last holder went")
-	_, err = b2.MemImportFromShareableHandle(int(got.Fd()), backend.MemHandlePOSIXFileDescriptor)
-	assert.ErrorIs(t, err, driver.ErrInvalidValue, "a descriptor of freed memory")
+	// The descriptor still holds the memory's file: it imports again, as
+	// memory of no device's account (as from another process).
+	h3, err := b2.MemImportFromShareableHandle(int(got.Fd()), backend.MemHandlePOSIXFileDescriptor)
+	require.NoError(t, err)
+	require.NoError(t, b2.MemRelease(h3))
+	after, _, err = b.MemGetInfo()
+	require.NoError(t, err)
+	assert.Equal(t, free, after)
+
+	junk, err := os.CreateTemp(t.TempDir(), "junk")
+	require.NoError(t, err)
+	defer junk.Close()
+	_, err = b2.MemImportFromShareableHandle(int(junk.Fd()), backend.MemHandlePOSIXFileDescriptor)
+	assert.ErrorIs(t, err, driver.ErrInvalidValue, "a file that is no fake's memory")
+	_, err = b2.MemImportFromShareableHandle(-1, backend.MemHandlePOSIXFileDescriptor)
+	assert.ErrorIs(t, err, driver.ErrInvalidValue)
+	_, err = b2.MemImportFromShareableHandle(int(got.Fd()), backend.MemHandleFabric)
+	assert.ErrorIs(t, err, driver.ErrNotSupported)
 }
