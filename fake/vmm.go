@@ -142,20 +142,21 @@ func (b *fakeBackend) checkPropLocked(prop backend.MemAllocationProp) (*device, 
 	return d, nil
 }
 
-func (b *fakeBackend) enterVMM(op string) error {
-	if err := b.enter(op); err != nil {
+// vmmErr is the error of a virtual memory entry point that entered with
+// err: err, or ErrNotSupported where the fake has no virtual memory
+// (vmm_os_other.go).
+func vmmErr(err error) error {
+	if err != nil {
 		return err
 	}
-	if !vmmSupported {
-		return driver.ErrNotSupported
-	}
-	return nil
+	return driver.ErrNotSupported
 }
 
 // MemGetAllocationGranularity is cuMemGetAllocationGranularity: 2 MiB for
 // both options, as on the H200.
 func (b *fakeBackend) MemGetAllocationGranularity(prop backend.MemAllocationProp, option backend.MemGranularity) (uintptr, error) {
-	if err := b.enterVMM(abi.CuMemGetAllocationGranularity); err != nil {
+	if err := b.enter(abi.CuMemGetAllocationGranularity); err != nil || !vmmSupported {
+		err = vmmErr(err)
 		return 0, err
 	}
 	if option != backend.MemGranularityMinimum && option != backend.MemGranularityRecommended {
@@ -174,7 +175,8 @@ func (b *fakeBackend) MemGetAllocationGranularity(prop backend.MemAllocationProp
 // two; 0 or less than the granularity: the granularity), at addr when that
 // is aligned and free, else anywhere. No memory is taken.
 func (b *fakeBackend) MemAddressReserve(size, alignment, addr uintptr, flags uint64) (uintptr, error) {
-	if err := b.enterVMM(abi.CuMemAddressReserve); err != nil {
+	if err := b.enter(abi.CuMemAddressReserve); err != nil || !vmmSupported {
+		err = vmmErr(err)
 		return 0, err
 	}
 	if flags != 0 || size == 0 || size%vmmGranularity != 0 || alignment&(alignment-1) != 0 {
@@ -237,7 +239,8 @@ func (b *fakeBackend) rangeOfLocked(p uintptr) *vmmRange {
 // size, with nothing mapped in it (ErrInvalidValue otherwise, and the
 // range stays).
 func (b *fakeBackend) MemAddressFree(ptr, size uintptr) error {
-	if err := b.enterVMM(abi.CuMemAddressFree); err != nil {
+	if err := b.enter(abi.CuMemAddressFree); err != nil || !vmmSupported {
+		err = vmmErr(err)
 		return err
 	}
 	b.mu.Lock()
@@ -257,7 +260,8 @@ func (b *fakeBackend) MemAddressFree(ptr, size uintptr) error {
 // the device's memory, poisoned as cuMemAlloc's is, counted in its used
 // memory until the last handle is released and the last mapping unmapped.
 func (b *fakeBackend) MemCreate(size uintptr, prop backend.MemAllocationProp, flags uint64) (uintptr, error) {
-	if err := b.enterVMM(abi.CuMemCreate); err != nil {
+	if err := b.enter(abi.CuMemCreate); err != nil || !vmmSupported {
+		err = vmmErr(err)
 		return 0, err
 	}
 	if flags != 0 || size == 0 || size%vmmGranularity != 0 {
@@ -324,7 +328,8 @@ func (b *fakeBackend) handleOfLocked(p *vmmPhys) *vmmHandle {
 // MemRelease is cuMemRelease: one reference of the handle; the memory
 // stays while mapped.
 func (b *fakeBackend) MemRelease(handle uintptr) error {
-	if err := b.enterVMM(abi.CuMemRelease); err != nil {
+	if err := b.enter(abi.CuMemRelease); err != nil || !vmmSupported {
+		err = vmmErr(err)
 		return err
 	}
 	var gone []*vmmPhys
@@ -363,7 +368,8 @@ func (b *fakeBackend) vmmContextLocked(d *device) *context {
 // offset multiples of the granularity, offset+size within the allocation.
 // The mapping has no access until MemSetAccess.
 func (b *fakeBackend) MemMap(ptr, size, offset, handle uintptr, flags uint64) error {
-	if err := b.enterVMM(abi.CuMemMap); err != nil {
+	if err := b.enter(abi.CuMemMap); err != nil || !vmmSupported {
+		err = vmmErr(err)
 		return err
 	}
 	if flags != 0 || size == 0 || ptr%vmmGranularity != 0 || size%vmmGranularity != 0 || offset%vmmGranularity != 0 {
@@ -426,7 +432,8 @@ func (b *fakeBackend) wholeMapsLocked(ptr, size uintptr) []*vmmMap {
 // MemUnmap is cuMemUnmap: [ptr, ptr+size) must be whole mappings. Like
 // the driver, it first waits for all work queued in the backend.
 func (b *fakeBackend) MemUnmap(ptr, size uintptr) error {
-	if err := b.enterVMM(abi.CuMemUnmap); err != nil {
+	if err := b.enter(abi.CuMemUnmap); err != nil || !vmmSupported {
+		err = vmmErr(err)
 		return err
 	}
 	b.mu.RLock()
@@ -486,7 +493,8 @@ func (b *fakeBackend) checkLocation(l backend.MemLocation) error {
 // device may read it (the fake does not tell devices apart, nor catch a
 // write through read-only access), and unusable again when no device may.
 func (b *fakeBackend) MemSetAccess(ptr, size uintptr, descs []backend.MemAccessDesc) error {
-	if err := b.enterVMM(abi.CuMemSetAccess); err != nil {
+	if err := b.enter(abi.CuMemSetAccess); err != nil || !vmmSupported {
+		err = vmmErr(err)
 		return err
 	}
 	if len(descs) == 0 {
@@ -526,7 +534,8 @@ func (b *fakeBackend) MemSetAccess(ptr, size uintptr, descs []backend.MemAccessD
 // MemGetAccess is cuMemGetAccess: what MemSetAccess last gave the location
 // on the mapping holding ptr (MemAccessNone before any).
 func (b *fakeBackend) MemGetAccess(loc backend.MemLocation, ptr uintptr) (backend.MemAccessFlags, error) {
-	if err := b.enterVMM(abi.CuMemGetAccess); err != nil {
+	if err := b.enter(abi.CuMemGetAccess); err != nil || !vmmSupported {
+		err = vmmErr(err)
 		return 0, err
 	}
 	if err := b.checkLocation(loc); err != nil {
@@ -553,7 +562,8 @@ func (b *fakeBackend) mapAtLocked(p uintptr) *vmmMap {
 // MemGetAllocationPropertiesFromHandle is
 // cuMemGetAllocationPropertiesFromHandle.
 func (b *fakeBackend) MemGetAllocationPropertiesFromHandle(handle uintptr) (backend.MemAllocationProp, error) {
-	if err := b.enterVMM(abi.CuMemGetAllocationPropertiesFromHandle); err != nil {
+	if err := b.enter(abi.CuMemGetAllocationPropertiesFromHandle); err != nil || !vmmSupported {
+		err = vmmErr(err)
 		return backend.MemAllocationProp{}, err
 	}
 	b.mu.RLock()
@@ -569,7 +579,8 @@ func (b *fakeBackend) MemGetAllocationPropertiesFromHandle(handle uintptr) (back
 // the allocation mapped at addr, one reference more (a new handle if every
 // handle of it here was released).
 func (b *fakeBackend) MemRetainAllocationHandle(addr uintptr) (uintptr, error) {
-	if err := b.enterVMM(abi.CuMemRetainAllocationHandle); err != nil {
+	if err := b.enter(abi.CuMemRetainAllocationHandle); err != nil || !vmmSupported {
+		err = vmmErr(err)
 		return 0, err
 	}
 	b.mu.Lock()
@@ -596,7 +607,8 @@ func (b *fakeBackend) retainLocked(p *vmmPhys) uintptr {
 // file descriptor: a new descriptor of the allocation's memfd, the
 // caller's to close. The allocation must have asked for that handle type.
 func (b *fakeBackend) MemExportToShareableHandle(handle uintptr, typ backend.MemHandleType, flags uint64) (int, error) {
-	if err := b.enterVMM(abi.CuMemExportToShareableHandle); err != nil {
+	if err := b.enter(abi.CuMemExportToShareableHandle); err != nil || !vmmSupported {
+		err = vmmErr(err)
 		return -1, err
 	}
 	if typ != backend.MemHandlePOSIXFileDescriptor {
@@ -625,7 +637,8 @@ func (b *fakeBackend) MemExportToShareableHandle(handle uintptr, typ backend.Mem
 // osForeignPhys); anything else is ErrInvalidValue. The handle is b's
 // handle of that allocation, with one reference more.
 func (b *fakeBackend) MemImportFromShareableHandle(fd int, typ backend.MemHandleType) (uintptr, error) {
-	if err := b.enterVMM(abi.CuMemImportFromShareableHandle); err != nil {
+	if err := b.enter(abi.CuMemImportFromShareableHandle); err != nil || !vmmSupported {
+		err = vmmErr(err)
 		return 0, err
 	}
 	if typ != backend.MemHandlePOSIXFileDescriptor {

@@ -114,7 +114,7 @@ func (g *Growable[T]) Len() int {
 // Cap returns how many elements fit in the memory mapped so far: Grow up
 // to Cap maps nothing.
 func (g *Growable[T]) Cap() int {
-	if g == nil {
+	if g == nil || g.a == nil {
 		return 0
 	}
 	g.mu.Lock()
