@@ -15,8 +15,10 @@ type Leak = backend.Leak
 // responsible for releasing, in a stable order: created contexts, retained
 // primary contexts (with their reference count), streams, events, modules,
 // device allocations (with size and device), pinned host memory, IPC
-// mappings not closed, NVRTC programs, CUDA graphs and graph execs, and
-// memory pools made by cuMemPoolCreate. Memory mapped from another
+// mappings not closed, NVRTC programs, CUDA graphs and graph execs,
+// memory pools made by cuMemPoolCreate, and virtual memory: reserved
+// address ranges not freed, mappings not unmapped and allocation handles
+// not released (vmm.go). Memory mapped from another
 // backend's IPC handle is never counted as this backend's to free; the
 // mapping is listed until IPCCloseMemHandle. A test that closes everything
 // it made expects an empty list (cudatest.Fake checks it for a test).

@@ -260,6 +260,9 @@ func (g *Growable[T]) Close() error {
 	if g == nil || g.a == nil {
 		return fmt.Errorf("%s: nil growable buffer: %w", op, driver.ErrInvalidValue)
 	}
+	if core.InCallback() { // see Mapping.Close
+		return fmt.Errorf("%s: growable buffer %#x: %w", op, g.a.base, core.ErrInCallback)
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	a := g.a

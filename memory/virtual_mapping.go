@@ -229,6 +229,11 @@ func (m *Mapping) Close() error {
 	if m == nil || m.a == nil {
 		return fmt.Errorf("%s: nil mapping: %w", op, driver.ErrInvalidValue)
 	}
+	// Before the lock: a Close in progress elsewhere may hold it while
+	// cuMemUnmap waits for the very callback calling this one.
+	if core.InCallback() {
+		return fmt.Errorf("%s: %s: %w", op, m, core.ErrInCallback)
+	}
 	a := m.a
 	a.mu.Lock()
 	defer a.mu.Unlock()

@@ -135,6 +135,9 @@ func (r *AddressRange) Close() error {
 	if r == nil || r.hold == nil {
 		return fmt.Errorf("%s: nil address range: %w", op, driver.ErrInvalidValue)
 	}
+	if core.InCallback() { // see Mapping.Close
+		return fmt.Errorf("%s: %s: %w", op, r, core.ErrInCallback)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.hold.Closed() {

@@ -12,6 +12,7 @@ import (
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/fake"
 	"github.com/nocgo/cuda/memory"
+	"github.com/nocgo/cuda/stream"
 )
 
 const mib2 = 2 << 20 // the fake's granularity, as the H200's
@@ -174,4 +175,62 @@ func TestGrowableConcurrent(t *testing.T) {
 	wg.Wait()
 	assert.Equal(t, 4*mib2, g.Len())
 	assert.Equal(t, 4*mib2, g.Cap())
+}
+
+// Close from inside a host callback is refused and changes nothing (the
+// unmap would wait for that very callback).
+func TestVirtualCloseFromCallback(t *testing.T) {
+	ctx := vmCtx(t)
+	s, err := stream.New(ctx, stream.Options{})
+	require.NoError(t, err)
+	defer s.Close()
+	r, err := memory.ReserveAddress(ctx, mib2)
+	require.NoError(t, err)
+	p, err := memory.NewPhysical(ctx, mib2, memory.PhysicalOptions{})
+	require.NoError(t, err)
+	m, err := r.Map(0, p, 0, mib2)
+	require.NoError(t, err)
+	g, err := memory.NewGrowable[byte](ctx, mib2, memory.GrowableOptions{})
+	require.NoError(t, err)
+	var errs [4]error
+	require.NoError(t, s.Callback(func() {
+		errs = [4]error{m.Close(), r.Close(), p.Close(), g.Close()}
+	}))
+	require.NoError(t, s.Synchronize())
+	for i, err := range errs {
+		assert.ErrorIs(t, err, driver.ErrNotPermitted, "Close %d", i)
+	}
+	assert.NotZero(t, m.Ptr())
+	require.NoError(t, m.Close())
+	require.NoError(t, p.Close())
+	require.NoError(t, r.Close())
+	require.NoError(t, g.Close())
+}
+
+func TestImportPhysicalRefusals(t *testing.T) {
+	drv := cudatest.Fake(t, fake.Devices(2))
+	dev0, err := drv.Device(0)
+	require.NoError(t, err)
+	ctx0, err := dev0.PrimaryContext()
+	require.NoError(t, err)
+	defer ctx0.Close()
+	dev1, err := drv.Device(1)
+	require.NoError(t, err)
+	ctx1, err := dev1.PrimaryContext()
+	require.NoError(t, err)
+	defer ctx1.Close()
+
+	p, err := memory.NewPhysical(ctx0, mib2, memory.PhysicalOptions{Shareable: true})
+	require.NoError(t, err)
+	defer p.Close()
+	f, err := p.Export()
+	require.NoError(t, err)
+	_, err = memory.ImportPhysical(ctx1, f, mib2)
+	assert.ErrorIs(t, err, driver.ErrWrongContext, "memory of device 0 through a context of device 1")
+	_, err = memory.ImportPhysical(ctx0, f, mib2+1)
+	assert.ErrorIs(t, err, driver.ErrInvalidValue, "a size not a multiple of the granularity")
+	require.NoError(t, f.Close())
+	_, err = memory.ImportPhysical(ctx0, f, mib2)
+	assert.ErrorIs(t, err, driver.ErrInvalidValue, "a closed file")
+	// cudatest.Fake checks that the refused imports left no handle behind.
 }
