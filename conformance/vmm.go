@@ -36,6 +36,7 @@ func testVMM(t *testing.T, drv *driver.Driver) {
 	t.Run("growable", func(t *testing.T) { testVMMGrowable(t, drv) })
 	t.Run("shareable", func(t *testing.T) { testVMMShareable(t, drv) })
 	t.Run("no-access", func(t *testing.T) { testVMMNoAccess(t, drv) })
+	t.Run("probes", func(t *testing.T) { testVMMProbes(t, drv) }) // vmm_probes.go
 }
 
 // vmmSetup is memSetup with the device's granularity, and a check that the
