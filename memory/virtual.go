@@ -128,3 +128,9 @@ func sameDriver(op string, ctx, other *driver.Context, what string) error {
 	}
 	return nil
 }
+
+// described is a description as a fmt.Stringer, for the calls that name
+// their object in errors.
+type described string
+
+func (d described) String() string { return string(d) }

@@ -184,7 +184,7 @@ func (g *Growable[T]) Grow(n int) error {
 		return nil
 	}
 	// Hold the views' allocation open for the call: Close waits.
-	if err := g.a.hold.Use(g); err != nil {
+	if err := g.a.hold.Use(described(g.describeLocked())); err != nil { // not g: its String locks g.mu
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	defer g.a.hold.Unuse()

@@ -69,8 +69,11 @@ func (r *AddressRange) Map(offset int, p *PhysicalMemory, physOffset, size int) 
 		return nil, fmt.Errorf("%s: bytes [%d, %d) are outside %s: %w", op, poff, poff+n, p, driver.ErrInvalidValue)
 	}
 	ptr := r.base + off
-	// r and p stay open for the call; r.mu orders the overlap check with
-	// other Maps and with r.Close.
+	// r.mu orders the overlap check with other Maps and with r.Close
+	// (taken first, as Close does: Close waits for r's users holding it);
+	// r and p stay open for the call.
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if err := r.hold.Use(r); err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
@@ -79,8 +82,6 @@ func (r *AddressRange) Map(offset int, p *PhysicalMemory, physOffset, size int) 
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	defer p.hold.Unuse()
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	for _, m := range r.maps {
 		if ptr < m.ptr+m.size && m.ptr < ptr+n {
 			return nil, fmt.Errorf("%s: [%#x, %#x) overlaps %s: %w", op, ptr, ptr+n, m, driver.ErrInvalidValue)

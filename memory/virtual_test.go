@@ -234,3 +234,30 @@ func TestImportPhysicalRefusals(t *testing.T) {
 	assert.ErrorIs(t, err, driver.ErrInvalidValue, "a closed file")
 	// cudatest.Fake checks that the refused imports left no handle behind.
 }
+
+// Map and Close of the same range at once: one wins, neither hangs, and
+// nothing leaks (cudatest.Fake checks).
+func TestVirtualMapRacesClose(t *testing.T) {
+	ctx := vmCtx(t)
+	for range 20 {
+		r, err := memory.ReserveAddress(ctx, mib2)
+		require.NoError(t, err)
+		p, err := memory.NewPhysical(ctx, mib2, memory.PhysicalOptions{})
+		require.NoError(t, err)
+		var m *memory.Mapping
+		var mapErr, closeErr error
+		var wg sync.WaitGroup
+		wg.Go(func() { m, mapErr = r.Map(0, p, 0, mib2) })
+		wg.Go(func() { closeErr = r.Close() })
+		wg.Wait()
+		if mapErr == nil {
+			require.ErrorIs(t, closeErr, memory.ErrMapped, "Map won")
+			require.NoError(t, m.Close())
+			require.NoError(t, r.Close())
+		} else {
+			require.NoError(t, closeErr, "Close won")
+			require.ErrorIs(t, mapErr, driver.ErrClosed)
+		}
+		require.NoError(t, p.Close())
+	}
+}
