@@ -11,19 +11,19 @@ import (
 
 // Virtual memory management (CUDA's cuMem* "VMM" API) in four objects:
 //
-//   - an AddressRange is reserved device address space with no memory
-//     behind it (ReserveAddress; cuMemAddressReserve);
-//   - a PhysicalMemory is device memory with no address (NewPhysical;
+//   - an [AddressRange] is reserved device address space with no memory
+//     behind it ([ReserveAddress]; cuMemAddressReserve);
+//   - a [PhysicalMemory] is device memory with no address ([NewPhysical];
 //     cuMemCreate), which may be exported to another process as a file
-//     descriptor (Export, ImportPhysical);
-//   - a Mapping puts part of a PhysicalMemory at an address of an
-//     AddressRange (AddressRange.Map; cuMemMap), usable once given access
-//     (Mapping.SetAccess; cuMemSetAccess), and seen by copies and kernels
-//     through MappedBuffer;
-//   - a Growable is a device array that grows without moving, built from
+//     descriptor ([PhysicalMemory.Export], [ImportPhysical]);
+//   - a [Mapping] puts part of a PhysicalMemory at an address of an
+//     AddressRange ([AddressRange.Map]; cuMemMap), usable once given access
+//     ([Mapping.SetAccess]; cuMemSetAccess), and seen by copies and kernels
+//     through [MappedBuffer];
+//   - a [Growable] is a device array that grows without moving, built from
 //     the three (what PyTorch's expandable segments do).
 //
-// Sizes and offsets are multiples of the device's Granularity (2 MiB on an
+// Sizes and offsets are multiples of the device's [Granularity] (2 MiB on an
 // H200); the objects check them, and everything else the driver would
 // refuse, before calling it.
 
@@ -31,12 +31,12 @@ import (
 // backend has none (errors.Is(err, errors.ErrUnsupported) holds too).
 var ErrNoVirtualMemory = fmt.Errorf("memory: the backend has no virtual memory management (backend.VirtualMemory): %w", errors.ErrUnsupported)
 
-// ErrMapped is what AddressRange.Close returns while mappings made in the
-// range are open: unmap them (Mapping.Close) first.
+// ErrMapped is what [AddressRange.Close] returns while mappings made in the
+// range are open: unmap them ([Mapping.Close]) first.
 var ErrMapped = errors.New("memory: the address range still has mappings")
 
 // AccessRead lets a device read mapped memory but not write it
-// (CU_MEM_ACCESS_FLAGS_PROT_READ), for Mapping.SetAccess. Pools take only
+// (CU_MEM_ACCESS_FLAGS_PROT_READ), for [Mapping.SetAccess]. Pools take only
 // AccessNone and AccessReadWrite.
 const AccessRead = Access(backend.MemAccessRead)
 
@@ -77,8 +77,8 @@ func granularity(vm backend.VirtualMemory, ctx *driver.Context, option backend.M
 
 // Granularity returns the granularity of virtual memory on ctx's device,
 // in bytes (cuMemGetAllocationGranularity, CU_MEM_ALLOC_GRANULARITY_MINIMUM):
-// the sizes of ReserveAddress and NewPhysical, and the offsets and sizes of
-// AddressRange.Map, are multiples of it. An H200 reports 2 MiB.
+// the sizes of [ReserveAddress] and [NewPhysical], and the offsets and sizes of
+// [AddressRange.Map], are multiples of it. An H200 reports 2 MiB.
 func Granularity(ctx *driver.Context) (int, error) {
 	return granularityOf("memory.Granularity", ctx, backend.MemGranularityMinimum)
 }

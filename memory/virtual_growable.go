@@ -11,15 +11,15 @@ import (
 )
 
 // Growable is a device array of T that grows without moving, as PyTorch's
-// expandable segments do: NewGrowable reserves address space for its
-// largest length once (ReserveAddress), and Grow maps more physical memory
-// (NewPhysical, AddressRange.Map, Mapping.SetAccess for the context's
+// expandable segments do: [NewGrowable] reserves address space for its
+// largest length once ([ReserveAddress]), and [Growable.Grow] maps more physical memory
+// ([NewPhysical], [AddressRange.Map], [Mapping.SetAccess] for the context's
 // device) behind what is already there, chunk by chunk. Ptr never
 // changes, so kernels, graphs and other libraries that captured it stay
 // valid, and growing copies nothing.
 //
 // The caller owns it: Close unmaps and frees everything. It holds its
-// context until Close. Buffer returns views of it, which never free
+// context until Close. [Growable.Buffer] returns views of it, which never free
 // anything and stop working once it is closed. Methods are safe for
 // concurrent use, except Close with other calls; a Grow concurrent with
 // work on the memory is fine (the memory already mapped does not change).

@@ -8,11 +8,11 @@ import (
 	"github.com/nocgo/cuda/internal/core"
 )
 
-// Mapping is PhysicalMemory put at addresses of an AddressRange
-// (cuMemMap), made by AddressRange.Map. A new mapping cannot be used by
-// anything, on any device, until SetAccess grants access (a kernel that
+// Mapping is [PhysicalMemory] put at addresses of an [AddressRange]
+// (cuMemMap), made by [AddressRange.Map]. A new mapping cannot be used by
+// anything, on any device, until [Mapping.SetAccess] grants access (a kernel that
 // touches it faults with CUDA_ERROR_ILLEGAL_ADDRESS; copies fail). Its
-// memory is reached through MappedBuffer, whose buffers are views that
+// memory is reached through [MappedBuffer], whose buffers are views that
 // never free anything and stop working (driver.ErrClosed) once the
 // mapping is closed.
 //

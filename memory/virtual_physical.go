@@ -10,7 +10,7 @@ import (
 
 // PhysicalMemory is device memory with no address of its own
 // (cuMemCreate, or cuMemImportFromShareableHandle for ImportPhysical): a
-// CUmemGenericAllocationHandle that AddressRange.Map puts at addresses,
+// CUmemGenericAllocationHandle that [AddressRange.Map] puts at addresses,
 // possibly several at once (every mapping sees the same bytes). The caller
 // owns the handle: Close releases it (cuMemRelease). Memory still mapped
 // stays until its last Mapping is closed, so Close may come right after
@@ -38,7 +38,7 @@ type PhysicalOptions struct {
 
 // NewPhysical allocates size bytes of ctx's device memory with no address
 // (cuMemCreate, pinned, on ctx's device). size must be a positive multiple
-// of Granularity, checked before the allocation. Like cuMemAlloc, the
+// of [Granularity], checked before the allocation. Like cuMemAlloc, the
 // memory is not zeroed.
 func NewPhysical(ctx *driver.Context, size int, opts PhysicalOptions) (*PhysicalMemory, error) {
 	const op = "memory.NewPhysical"

@@ -11,7 +11,7 @@ import (
 
 // AddressRange is reserved device virtual address space
 // (cuMemAddressReserve): addresses with no memory behind them, where
-// Map puts PhysicalMemory. The caller owns it: Close frees the addresses
+// [AddressRange.Map] puts [PhysicalMemory]. The caller owns it: Close frees the addresses
 // (cuMemAddressFree), once every Mapping made in it is closed. It holds
 // its context until Close.
 //
@@ -30,9 +30,9 @@ type AddressRange struct {
 
 // ReserveAddress reserves size bytes of device address space for ctx's
 // device (cuMemAddressReserve, aligned to the granularity). size must be a
-// positive multiple of Granularity, checked before the reservation. No
+// positive multiple of [Granularity], checked before the reservation. No
 // memory is taken: reserving far more than the device has is fine, and is
-// what Growable does.
+// what [Growable] does.
 func ReserveAddress(ctx *driver.Context, size int) (*AddressRange, error) {
 	const op = "memory.ReserveAddress"
 	c, vm, err := vmOf(op, ctx)
@@ -126,7 +126,7 @@ func (r *AddressRange) check(op string) error {
 }
 
 // Close frees the range (cuMemAddressFree). While mappings made in it are
-// open it is refused with an error wrapping ErrMapped, before any driver
+// open it is refused with an error wrapping [ErrMapped], before any driver
 // call, and changes nothing. A second Close is a no-op returning nil; if
 // the driver refuses, the error is returned and the range stays open, so
 // that Close can be retried.

@@ -58,7 +58,7 @@ func (p *PhysicalMemory) Export() (*os.File, error) {
 }
 
 // ImportPhysical opens memory another process (or this one) exported with
-// Export, from its file descriptor (cuMemImportFromShareableHandle,
+// [PhysicalMemory.Export], from its file descriptor (cuMemImportFromShareableHandle,
 // CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR), as PhysicalMemory of ctx's
 // driver. size is the exported memory's size (PhysicalMemory.Size on the
 // exporting side, which sends it along: the descriptor does not say it), a
