@@ -70,8 +70,14 @@ func testVMMProbes(t *testing.T, drv *driver.Driver) {
 	}
 	base, size, err := raw(t, drv).MemGetAddressRange(ptr + g)
 	t.Logf("probe: cuMemGetAddressRange inside the mapping: [%#x, +%d) (mapping [%#x, +%d)), %v", base, size, ptr, 2*g, err)
-	c, err := raw(t, drv).PointerGetAttribute(backend.PointerAttrContext, ptr)
-	t.Logf("probe: cuPointerGetAttribute(CONTEXT) of a mapping: %#x, %v", c, err)
+	for _, a := range []struct {
+		attr backend.PointerAttribute
+		name string
+	}{{backend.PointerAttrContext, "CONTEXT"}, {backend.PointerAttrMemoryType, "MEMORY_TYPE"}, {10, "IS_LEGACY_CUDA_IPC_CAPABLE"},
+		{14, "ALLOWED_HANDLE_TYPES"}, {16, "ACCESS_FLAGS"}, {backend.PointerAttrRangeSize, "RANGE_SIZE"}} {
+		v, err := raw(t, drv).PointerGetAttribute(a.attr, ptr)
+		t.Logf("probe: cuPointerGetAttribute(%s) of a mapping with read-write access: %#x, %v", a.name, v, err)
+	}
 	probe("cuMemUnmap of half a mapping", errOrUndo(vm.MemUnmap(ptr, g), func() {
 		t.Errorf("cuMemUnmap unmapped half a mapping: the rest of this case will fail")
 	}))

@@ -330,6 +330,9 @@ func (b *fakeBackend) PointerGetAttribute(attr backend.PointerAttribute, p uintp
 	if a == nil {
 		return 0, driver.ErrInvalidValue
 	}
+	if v, ok := b.vmmPointerAttrLocked(a, attr); ok { // a mapping's handle types and access (vmm.go)
+		return v, nil
+	}
 	host := a.kind == hostMem
 	switch attr {
 	case backend.PointerAttrContext:

@@ -7,6 +7,7 @@ import (
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/internal/abi"
+	"github.com/nocgo/cuda/internal/core"
 )
 
 // Virtual memory management (cuMemCreate, cuMemAddressReserve, cuMemMap,
@@ -757,6 +758,30 @@ func (b *fakeBackend) vmmSpanLocked(a *alloc, p, n uintptr) ([]byte, error) {
 	}
 	off := p - m.r.base
 	return m.r.shadow[off : off+n : off+n], nil
+}
+
+// vmmPointerAttrLocked answers the pointer attributes of a mapping that
+// differ from device memory's: CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES
+// (the allocation's requested handle types) and
+// CU_POINTER_ATTRIBUTE_ACCESS_FLAGS (the access of the calling thread's
+// current context's device, none without one); ok is false for the
+// others and for other memory.
+func (b *fakeBackend) vmmPointerAttrLocked(a *alloc, attr backend.PointerAttribute) (uint64, bool) {
+	if a.kind != vmmMapping {
+		return 0, false
+	}
+	m := b.vmm.maps[a.base]
+	switch attr {
+	case 14: // CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES
+		return uint64(m.phys.prop.RequestedHandleTypes), true
+	case 16: // CU_POINTER_ATTRIBUTE_ACCESS_FLAGS
+		c, err := b.currentLocked(core.ThreadID())
+		if err != nil {
+			return uint64(backend.MemAccessNone), true
+		}
+		return uint64(m.access[int32(c.dev.ordinal)]), true
+	}
+	return 0, false
 }
 
 var _ backend.VirtualMemory = (*fakeBackend)(nil)

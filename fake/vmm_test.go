@@ -114,6 +114,12 @@ func TestVMMAliasAndSpans(t *testing.T) {
 	ctx, err := b.PointerGetAttribute(backend.PointerAttrContext, p1)
 	require.NoError(t, err)
 	assert.Zero(t, ctx, "mappings belong to no context")
+	flags, err := b.PointerGetAttribute(16, p1) // CU_POINTER_ATTRIBUTE_ACCESS_FLAGS
+	require.NoError(t, err)
+	assert.Equal(t, uint64(backend.MemAccessReadWrite), flags)
+	types, err := b.PointerGetAttribute(14, p1) // CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES
+	require.NoError(t, err)
+	assert.Zero(t, types, "made with no shareable handle type")
 	_, err = b.IPCGetMemHandle(p1)
 	assert.ErrorIs(t, err, driver.ErrInvalidValue, "no legacy IPC of VMM memory")
 	assert.ErrorIs(t, b.MemFree(p1), driver.ErrInvalidValue, "mapped memory is not cuMemFree's")
