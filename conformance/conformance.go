@@ -46,6 +46,7 @@ func Run(t *testing.T, api backend.API) {
 	t.Run("events", func(t *testing.T) { testEvents(t, drv) })
 	t.Run("memory", func(t *testing.T) { testMemory(t, drv) })
 	t.Run("pools", func(t *testing.T) { testPools(t, drv) })
+	t.Run("vmm", func(t *testing.T) { testVMM(t, drv) }) // virtual memory (vmm.go)
 	t.Run("waits", func(t *testing.T) { testWaits(t, drv) })
 	t.Run("peer-access", func(t *testing.T) { testPeerAccess(t, drv) })
 	t.Run("memory-extras", func(t *testing.T) { testMemExtras(t, drv) })

@@ -448,6 +448,53 @@ const (
 	// CuMemcpy3DAsync is cuMemcpy3DAsync(const CUDA_MEMCPY3D* pCopy, CUstream
 	// hStream), since CUDA 3.2.
 	CuMemcpy3DAsync = "cuMemcpy3DAsync"
+	// CuMemGetAllocationGranularity is cuMemGetAllocationGranularity(size_t*
+	// granularity, const CUmemAllocationProp* prop,
+	// CUmemAllocationGranularity_flags option), since CUDA 10.2.
+	CuMemGetAllocationGranularity = "cuMemGetAllocationGranularity"
+	// CuMemAddressReserve is cuMemAddressReserve(CUdeviceptr* ptr, size_t size,
+	// size_t alignment, CUdeviceptr addr, unsigned long long flags), since CUDA
+	// 10.2.
+	CuMemAddressReserve = "cuMemAddressReserve"
+	// CuMemAddressFree is cuMemAddressFree(CUdeviceptr ptr, size_t size), since
+	// CUDA 10.2.
+	CuMemAddressFree = "cuMemAddressFree"
+	// CuMemCreate is cuMemCreate(CUmemGenericAllocationHandle* handle, size_t
+	// size, const CUmemAllocationProp* prop, unsigned long long flags), since
+	// CUDA 10.2.
+	CuMemCreate = "cuMemCreate"
+	// CuMemRelease is cuMemRelease(CUmemGenericAllocationHandle handle), since
+	// CUDA 10.2.
+	CuMemRelease = "cuMemRelease"
+	// CuMemMap is cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
+	// CUmemGenericAllocationHandle handle, unsigned long long flags), since CUDA
+	// 10.2.
+	CuMemMap = "cuMemMap"
+	// CuMemUnmap is cuMemUnmap(CUdeviceptr ptr, size_t size), since CUDA 10.2.
+	CuMemUnmap = "cuMemUnmap"
+	// CuMemSetAccess is cuMemSetAccess(CUdeviceptr ptr, size_t size, const
+	// CUmemAccessDesc* desc, size_t count), since CUDA 10.2.
+	CuMemSetAccess = "cuMemSetAccess"
+	// CuMemGetAccess is cuMemGetAccess(unsigned long long* flags, const
+	// CUmemLocation* location, CUdeviceptr ptr), since CUDA 10.2.
+	CuMemGetAccess = "cuMemGetAccess"
+	// CuMemGetAllocationPropertiesFromHandle is
+	// cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp* prop,
+	// CUmemGenericAllocationHandle handle), since CUDA 10.2.
+	CuMemGetAllocationPropertiesFromHandle = "cuMemGetAllocationPropertiesFromHandle"
+	// CuMemRetainAllocationHandle is
+	// cuMemRetainAllocationHandle(CUmemGenericAllocationHandle* handle, void*
+	// addr), since CUDA 11.0.
+	CuMemRetainAllocationHandle = "cuMemRetainAllocationHandle"
+	// CuMemExportToShareableHandle is cuMemExportToShareableHandle(void*
+	// shareableHandle, CUmemGenericAllocationHandle handle,
+	// CUmemAllocationHandleType handleType, unsigned long long flags), since
+	// CUDA 10.2.
+	CuMemExportToShareableHandle = "cuMemExportToShareableHandle"
+	// CuMemImportFromShareableHandle is
+	// cuMemImportFromShareableHandle(CUmemGenericAllocationHandle* handle, void*
+	// osHandle, CUmemAllocationHandleType shHandleType), since CUDA 10.2.
+	CuMemImportFromShareableHandle = "cuMemImportFromShareableHandle"
 	// CuCtxSetLimit is cuCtxSetLimit(CUlimit limit, size_t value), since CUDA
 	// 3.1.
 	CuCtxSetLimit = "cuCtxSetLimit"
@@ -661,6 +708,19 @@ var table = [...]EntryPoint{
 	{Name: CuMemcpy2DAsync, Library: CUDA, Since: 3020},
 	{Name: CuMemcpy3D, Library: CUDA, Since: 3020},
 	{Name: CuMemcpy3DAsync, Library: CUDA, Since: 3020},
+	{Name: CuMemGetAllocationGranularity, Library: CUDA, Since: 10020},
+	{Name: CuMemAddressReserve, Library: CUDA, Since: 10020},
+	{Name: CuMemAddressFree, Library: CUDA, Since: 10020},
+	{Name: CuMemCreate, Library: CUDA, Since: 10020},
+	{Name: CuMemRelease, Library: CUDA, Since: 10020},
+	{Name: CuMemMap, Library: CUDA, Since: 10020},
+	{Name: CuMemUnmap, Library: CUDA, Since: 10020},
+	{Name: CuMemSetAccess, Library: CUDA, Since: 10020},
+	{Name: CuMemGetAccess, Library: CUDA, Since: 10020},
+	{Name: CuMemGetAllocationPropertiesFromHandle, Library: CUDA, Since: 10020},
+	{Name: CuMemRetainAllocationHandle, Library: CUDA, Since: 11000},
+	{Name: CuMemExportToShareableHandle, Library: CUDA, Since: 10020},
+	{Name: CuMemImportFromShareableHandle, Library: CUDA, Since: 10020},
 	{Name: NvrtcVersion, Library: NVRTC, Since: 7000},
 	{Name: NvrtcCreateProgram, Library: NVRTC, Since: 7000},
 	{Name: NvrtcAddNameExpression, Library: NVRTC, Since: 8000},
@@ -972,46 +1032,72 @@ func index(name string) int {
 		return 141
 	case CuMemcpy3DAsync:
 		return 142
-	case NvrtcVersion:
+	case CuMemGetAllocationGranularity:
 		return 143
-	case NvrtcCreateProgram:
+	case CuMemAddressReserve:
 		return 144
-	case NvrtcAddNameExpression:
+	case CuMemAddressFree:
 		return 145
-	case NvrtcCompileProgram:
+	case CuMemCreate:
 		return 146
-	case NvrtcGetProgramLogSize:
+	case CuMemRelease:
 		return 147
-	case NvrtcGetProgramLog:
+	case CuMemMap:
 		return 148
-	case NvrtcGetPTXSize:
+	case CuMemUnmap:
 		return 149
-	case NvrtcGetPTX:
+	case CuMemSetAccess:
 		return 150
-	case NvrtcGetCUBINSize:
+	case CuMemGetAccess:
 		return 151
-	case NvrtcGetCUBIN:
+	case CuMemGetAllocationPropertiesFromHandle:
 		return 152
-	case NvrtcGetLoweredName:
+	case CuMemRetainAllocationHandle:
 		return 153
-	case NvrtcDestroyProgram:
+	case CuMemExportToShareableHandle:
 		return 154
-	case NvrtcGetErrorString:
+	case CuMemImportFromShareableHandle:
 		return 155
-	case CuCtxSetLimit:
+	case NvrtcVersion:
 		return 156
-	case CuCtxGetLimit:
+	case NvrtcCreateProgram:
 		return 157
-	case CuCtxSetCacheConfig:
+	case NvrtcAddNameExpression:
 		return 158
-	case CuCtxGetCacheConfig:
+	case NvrtcCompileProgram:
 		return 159
-	case CuCtxSetSharedMemConfig:
+	case NvrtcGetProgramLogSize:
 		return 160
-	case CuCtxGetSharedMemConfig:
+	case NvrtcGetProgramLog:
 		return 161
-	case CuDevicePrimaryCtxSetFlags:
+	case NvrtcGetPTXSize:
 		return 162
+	case NvrtcGetPTX:
+		return 163
+	case NvrtcGetCUBINSize:
+		return 164
+	case NvrtcGetCUBIN:
+		return 165
+	case NvrtcGetLoweredName:
+		return 166
+	case NvrtcDestroyProgram:
+		return 167
+	case NvrtcGetErrorString:
+		return 168
+	case CuCtxSetLimit:
+		return 169
+	case CuCtxGetLimit:
+		return 170
+	case CuCtxSetCacheConfig:
+		return 171
+	case CuCtxGetCacheConfig:
+		return 172
+	case CuCtxSetSharedMemConfig:
+		return 173
+	case CuCtxGetSharedMemConfig:
+		return 174
+	case CuDevicePrimaryCtxSetFlags:
+		return 175
 	}
 	return -1
 }

@@ -1284,6 +1284,38 @@ func (l *libcuda) MemAllocPitch(widthBytes uintptr, height uintptr, elemSize uin
 	return out.dptr, out.pPitch, check(res)
 }
 
+// MemAddressReserve is cuMemAddressReserve(CUdeviceptr* ptr, size_t size,
+// size_t alignment, CUdeviceptr addr, unsigned long long flags).
+func (l *libcuda) MemAddressReserve(size uintptr, alignment uintptr, addr uintptr, flags uint64) (uintptr, error) {
+	proc, err := l.fn(symMemAddressReserve)
+	if err != nil {
+		return 0, err
+	}
+	var ptr uintptr
+	res := dl.Call5(proc, uintptr(unsafe.Pointer(&ptr)), size, alignment, addr, uintptr(flags))
+	return ptr, check(res)
+}
+
+// MemAddressFree is cuMemAddressFree(CUdeviceptr ptr, size_t size).
+func (l *libcuda) MemAddressFree(ptr uintptr, size uintptr) error {
+	proc, err := l.fn(symMemAddressFree)
+	if err != nil {
+		return err
+	}
+	res := dl.Call2(proc, ptr, size)
+	return check(res)
+}
+
+// MemUnmap is cuMemUnmap(CUdeviceptr ptr, size_t size).
+func (l *libcuda) MemUnmap(ptr uintptr, size uintptr) error {
+	proc, err := l.fn(symMemUnmap)
+	if err != nil {
+		return err
+	}
+	res := dl.Call2(proc, ptr, size)
+	return check(res)
+}
+
 // CtxSetLimit is cuCtxSetLimit(CUlimit limit, size_t value).
 func (l *libcuda) CtxSetLimit(limit backend.Limit, value uintptr) error {
 	proc, err := l.fn(symCtxSetLimit)

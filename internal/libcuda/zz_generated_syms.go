@@ -153,6 +153,19 @@ const (
 	symMemcpy2DAsync
 	symMemcpy3D
 	symMemcpy3DAsync
+	symMemGetAllocationGranularity
+	symMemAddressReserve
+	symMemAddressFree
+	symMemCreate
+	symMemRelease
+	symMemMap
+	symMemUnmap
+	symMemSetAccess
+	symMemGetAccess
+	symMemGetAllocationPropertiesFromHandle
+	symMemRetainAllocationHandle
+	symMemExportToShareableHandle
+	symMemImportFromShareableHandle
 	symCtxSetLimit
 	symCtxGetLimit
 	symCtxSetCacheConfig
@@ -309,6 +322,19 @@ var syms = [numSyms]symInfo{
 	symMemcpy2DAsync:                             {name: abi.CuMemcpy2DAsync, since: 3020, dlsym: []string{"cuMemcpy2DAsync_v2"}},
 	symMemcpy3D:                                  {name: abi.CuMemcpy3D, since: 3020, dlsym: []string{"cuMemcpy3D_v2"}},
 	symMemcpy3DAsync:                             {name: abi.CuMemcpy3DAsync, since: 3020, dlsym: []string{"cuMemcpy3DAsync_v2"}},
+	symMemGetAllocationGranularity:               {name: abi.CuMemGetAllocationGranularity, since: 10020},
+	symMemAddressReserve:                         {name: abi.CuMemAddressReserve, since: 10020},
+	symMemAddressFree:                            {name: abi.CuMemAddressFree, since: 10020},
+	symMemCreate:                                 {name: abi.CuMemCreate, since: 10020},
+	symMemRelease:                                {name: abi.CuMemRelease, since: 10020},
+	symMemMap:                                    {name: abi.CuMemMap, since: 10020},
+	symMemUnmap:                                  {name: abi.CuMemUnmap, since: 10020},
+	symMemSetAccess:                              {name: abi.CuMemSetAccess, since: 10020},
+	symMemGetAccess:                              {name: abi.CuMemGetAccess, since: 10020},
+	symMemGetAllocationPropertiesFromHandle:      {name: abi.CuMemGetAllocationPropertiesFromHandle, since: 10020},
+	symMemRetainAllocationHandle:                 {name: abi.CuMemRetainAllocationHandle, since: 11000},
+	symMemExportToShareableHandle:                {name: abi.CuMemExportToShareableHandle, since: 10020},
+	symMemImportFromShareableHandle:              {name: abi.CuMemImportFromShareableHandle, since: 10020},
 	symCtxSetLimit:                               {name: abi.CuCtxSetLimit, since: 3010},
 	symCtxGetLimit:                               {name: abi.CuCtxGetLimit, since: 3010},
 	symCtxSetCacheConfig:                         {name: abi.CuCtxSetCacheConfig, since: 3020},
