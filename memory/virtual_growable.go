@@ -32,9 +32,9 @@ type Growable[T any] struct {
 	max   int
 
 	mu     sync.Mutex
-	maps   []*Mapping // in address order, from the range's start
-	mapped uintptr    // bytes mapped
-	n      int        // Len
+	maps   []*chunk // in address order, from the range's start
+	mapped uintptr  // bytes mapped
+	n      int      // Len
 }
 
 // GrowableOptions configure NewGrowable. The zero value maps one
@@ -191,11 +191,10 @@ func (g *Growable[T]) Grow(n int) error {
 	need := uintptr(n) * g.esize
 	before := len(g.maps)
 	for g.mapped < need {
-		m, err := g.mapChunk(g.mapped)
+		c, err := g.mapChunk(g.mapped)
 		if err != nil {
 			for len(g.maps) > before { // undo this call's chunks
-				last := g.maps[len(g.maps)-1]
-				if cerr := last.Close(); cerr != nil {
+				if cerr := g.maps[len(g.maps)-1].close(); cerr != nil {
 					err = errors.Join(err, cerr)
 					break
 				}
@@ -204,7 +203,7 @@ func (g *Growable[T]) Grow(n int) error {
 			}
 			return fmt.Errorf("%s: %s to %d elements: %w", op, g.describeLocked(), n, err)
 		}
-		g.maps = append(g.maps, m)
+		g.maps = append(g.maps, c)
 		g.mapped += g.chunk
 	}
 	g.n = n
@@ -215,10 +214,34 @@ func (g *Growable[T]) describeLocked() string {
 	return fmt.Sprintf("growable buffer %#x (%d elements, %d bytes mapped)", g.a.base, g.n, g.mapped)
 }
 
+// chunk is one chunk of a Growable: its mapping and its physical memory,
+// released after the mapping is closed (nil once released).
+type chunk struct {
+	m *Mapping
+	p *PhysicalMemory // nil once released
+}
+
+// close unmaps the chunk and releases its memory if that is still to do;
+// it can be retried until it succeeds.
+func (c *chunk) close() error {
+	if err := c.m.Close(); err != nil || !c.m.a.freed.Load() {
+		if err == nil {
+			err = fmt.Errorf("mapping %#x did not close", c.m.ptr)
+		}
+		return err
+	}
+	if c.p != nil {
+		if err := c.p.Close(); err != nil {
+			return err
+		}
+		c.p = nil
+	}
+	return nil
+}
+
 // mapChunk maps one more chunk at offset off of the range, readable and
-// writable by the context's device. The physical handle is released at
-// once: the mapping keeps the memory until it is unmapped.
-func (g *Growable[T]) mapChunk(off uintptr) (*Mapping, error) {
+// writable by the context's device.
+func (g *Growable[T]) mapChunk(off uintptr) (*chunk, error) {
 	p, err := NewPhysical(g.ctx, int(g.chunk), PhysicalOptions{})
 	if err != nil {
 		return nil, err
@@ -227,13 +250,11 @@ func (g *Growable[T]) mapChunk(off uintptr) (*Mapping, error) {
 	if err != nil {
 		return nil, errors.Join(err, p.Close())
 	}
-	if err := p.Close(); err != nil {
-		return nil, errors.Join(err, m.Close())
-	}
+	c := &chunk{m: m, p: p}
 	if err := m.SetAccess(g.ctx.Device(), AccessReadWrite); err != nil {
-		return nil, errors.Join(err, m.Close())
+		return nil, errors.Join(err, c.close())
 	}
-	return m, nil
+	return c, nil
 }
 
 // Buffer returns a view of the buffer's Len elements: a Buffer for copies,
@@ -276,8 +297,10 @@ func (g *Growable[T]) Close() error {
 	err := a.hold.Close(func(backend.API) error {
 		a.freed.Store(true)
 		for len(g.maps) > 0 {
-			last := g.maps[len(g.maps)-1]
-			if ferr = last.Close(); ferr != nil && !core.Gone(ferr) {
+			// A chunk is gone only once its mapping closed: an error that
+			// says the context is gone may come from binding it, before
+			// anything was unmapped, and the retry must unmap.
+			if ferr = g.maps[len(g.maps)-1].close(); ferr != nil {
 				a.freed.Store(false)
 				return ferr
 			}

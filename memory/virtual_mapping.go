@@ -249,7 +249,7 @@ func (m *Mapping) Close() error {
 	})
 	if a.hold.Closed() {
 		a.freed.Store(true)
-		m.r.forget(m)
+		m.r.forget(m, uerr)
 	}
 	return closeWith(a, uerr, err, op, desc)
 }

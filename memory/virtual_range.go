@@ -26,6 +26,11 @@ type AddressRange struct {
 
 	mu   sync.Mutex
 	maps []*Mapping // open mappings, to refuse overlaps and an early Close
+	// lost is why a mapping of the range was dropped unmapped (its unmap
+	// failed because the process can do no more CUDA work: a sticky fault,
+	// a driver shutting down), nil if none was: the driver may keep that
+	// mapping for good, and then refuse to free the range.
+	lost error
 }
 
 // ReserveAddress reserves size bytes of device address space for ctx's
@@ -127,7 +132,9 @@ func (r *AddressRange) check(op string) error {
 
 // Close frees the range (cuMemAddressFree). While mappings made in it are
 // open it is refused with an error wrapping [ErrMapped], before any driver
-// call, and changes nothing. A second Close is a no-op returning nil; if
+// call, and changes nothing. After a mapping's Close dropped it unmapped
+// (the process could do no more CUDA work, which that Close reported), a
+// range the driver then refuses to free is closed all the same. A second Close is a no-op returning nil; if
 // the driver refuses, the error is returned and the range stays open, so
 // that Close can be retried.
 func (r *AddressRange) Close() error {
@@ -148,6 +155,12 @@ func (r *AddressRange) Close() error {
 	}
 	err := r.hold.Close(func(backend.API) error {
 		if e := r.vm.MemAddressFree(r.base, r.size); e != nil {
+			if r.lost != nil && !core.Gone(e) {
+				// Refused because of the mapping dropped with the
+				// process's CUDA state (whose Close reported it): the
+				// range goes with that state too.
+				return nil
+			}
 			return fmt.Errorf("%s: cuMemAddressFree: %w", r, e)
 		}
 		return nil
@@ -158,10 +171,14 @@ func (r *AddressRange) Close() error {
 	return nil
 }
 
-// forget drops a closed mapping from the range's list.
-func (r *AddressRange) forget(m *Mapping) {
+// forget drops a closed mapping from the range's list; lost, when not
+// nil, is why it was dropped without being unmapped.
+func (r *AddressRange) forget(m *Mapping, lost error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if lost != nil && r.lost == nil {
+		r.lost = lost
+	}
 	for i, x := range r.maps {
 		if x == m {
 			r.maps = append(r.maps[:i], r.maps[i+1:]...)

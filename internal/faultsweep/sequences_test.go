@@ -40,6 +40,7 @@ var sequences = []sequence{
 	{"nccl", seqNCCL, twoDevices},
 	{"nccl-ranks", seqNCCLRanks, twoDevices},
 	{"props", seqProps, nil},
+	{"vmm", seqVMM, nil},
 }
 
 // fakeOptions are the options of seq's runs, with extra ones last.
