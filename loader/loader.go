@@ -146,6 +146,10 @@ func Open(k Kind) (*Library, error) {
 	return nil, lerr
 }
 
+// dlOpen is dl.Open; Locate's tests replace it to show that Locate loads
+// nothing.
+var dlOpen = dl.Open
+
 // openOne opens one candidate. A path (a name with a slash, which dlopen
 // does not search for) is checked first (see checkFile): one that does not
 // exist fails with the file system's error, and one that is not a complete
@@ -162,7 +166,7 @@ func openOne(k Kind, c string) (*Library, error) {
 	if err != nil {
 		return nil, err
 	}
-	h, err := dl.Open(c)
+	h, err := dlOpen(c)
 	if err != nil {
 		return nil, err
 	}
