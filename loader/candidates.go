@@ -151,3 +151,9 @@ func sitePackages() []string {
 	}
 	return out.list
 }
+
+// PythonSitePackages returns the site-packages (and dist-packages)
+// directories the search for NVIDIA's pip wheels looks in (see the package
+// documentation), without running Python; module.Compile finds the wheels'
+// CUDA headers there.
+func PythonSitePackages() []string { return sitePackages() }

@@ -67,11 +67,21 @@ type compiled struct {
 // be checked against the kernels' signatures on drivers without
 // cuFuncGetParamInfo.
 //
+// A source that includes headers beyond Options.Headers is compiled with
+// the CUDA toolkit's include directories (ToolkitIncludePaths; see
+// Options.NoToolkitIncludes).
+//
 // Results are cached on disk (see CacheDir): the key hashes the source, the
-// in-memory headers, the normalised options, the architecture, NVRTC's
-// implementation (libnvrtc or another backend's compiler, such as the fake's)
-// and version, and this library's Version, and the entry keeps the log and
-// the lowered names. A hit skips NVRTC entirely; Module.Cached reports it.
+// in-memory headers, the normalised options, the architecture, the
+// toolkit headers the source reaches (by contents), the compiler's identity
+// and this library's Version, and the entry keeps the log and the lowered
+// names. The compiler's identity is, where the backend can tell it without
+// opening the compiler (backend.NVRTCIdentifier; the real backend and the
+// fake can), the libnvrtc file that would be opened (its resolved path,
+// size and modification time, found as the system loader finds it), else
+// NVRTC's implementation and version. So a hit opens no compiler: it reads
+// the entry and loads the image, as a C program loading a CUBIN does;
+// Module.Cached reports it. A miss opens NVRTC, compiles and stores.
 //
 // A source NVRTC rejects gives a *CompileError with the full log; warnings
 // of a successful compile are in Module.Log.
@@ -87,14 +97,6 @@ func Compile(ctx *driver.Context, src string, opts Options) (*Module, error) {
 	if err := opts.check(); err != nil {
 		return nil, fmt.Errorf("module.Compile: %s: %v: %w", name, err, driver.ErrInvalidValue)
 	}
-	nv, err := compilerOf(cc.API)
-	if err != nil {
-		return nil, fmt.Errorf("module.Compile: %s: %w", name, err)
-	}
-	major, minor, err := nv.Version()
-	if err != nil {
-		return nil, fmt.Errorf("module.Compile: %s: nvrtcVersion: %w", name, err)
-	}
 	arch, defaulted := opts.Arch, false
 	if arch == "" {
 		ma, mi, err := computeCapability(cc.API, ctx.Device())
@@ -103,16 +105,39 @@ func Compile(ctx *driver.Context, src string, opts Options) (*Module, error) {
 		}
 		arch, defaulted = fmt.Sprintf("sm_%d%d", ma, mi), true
 	}
+	opts.toolkit = findToolkit(src, &opts)
 
+	// The cache is looked up before the compiler is opened, under the
+	// identity the backend gives without opening it: a hit opens nothing.
 	cache := openCache(opts)
-	key := cacheKey(src, name, opts, arch, nvrtcIdentity(nv, major, minor))
-	if c, ok := cache.get(key); ok {
-		m, err := loadCompiled(ctx, c, name)
-		if err == nil {
-			m.cached = true
+	id, known := identityOf(cc.API)
+	key := ""
+	if known && cache.dir != "" {
+		key = cacheKey(src, name, opts, arch, id)
+		if m, ok := loadCached(ctx, cache, key, name); ok {
 			return m, nil
 		}
-		// An entry the driver refuses is as good as corrupt: compile again.
+	}
+
+	nv, err := compilerOf(cc.API)
+	if err != nil {
+		return nil, fmt.Errorf("module.Compile: %s: %w", name, err)
+	}
+	// The compiler opened names itself now (it may be another file than
+	// the one the backend expected), or by its implementation and version.
+	opened, ok := identityOf(cc.API)
+	if !ok {
+		major, minor, err := nv.Version()
+		if err != nil {
+			return nil, fmt.Errorf("module.Compile: %s: nvrtcVersion: %w", name, err)
+		}
+		opened = nvrtcIdentity(nv, major, minor)
+	}
+	if opened != id || !known {
+		key = cacheKey(src, name, opts, arch, opened)
+		if m, ok := loadCached(ctx, cache, key, name); ok {
+			return m, nil
+		}
 	}
 
 	c, err := compile(nv, src, name, opts, arch)
@@ -126,11 +151,39 @@ func Compile(ctx *driver.Context, src string, opts Options) (*Module, error) {
 	return loadCompiled(ctx, c, name)
 }
 
-// nvrtcIdentity names the compiler for the cache key: its implementation
-// (libnvrtc, the fake's) and its version. Two compilers that report the same version but are different
-// implementations must not share entries: the fake's output (kernels whose
-// bodies are empty) would otherwise be loaded, and run as no-ops, by the
-// real driver of a machine sharing the cache directory.
+// loadCached loads the cache's entry for key into ctx; false for a miss,
+// and for an entry the driver refuses (as good as corrupt: the caller
+// compiles again and replaces it).
+func loadCached(ctx *driver.Context, cache cache, key, name string) (*Module, bool) {
+	c, ok := cache.get(key)
+	if !ok {
+		return nil, false
+	}
+	m, err := loadCompiled(ctx, c, name)
+	if err != nil {
+		return nil, false
+	}
+	m.cached = true
+	return m, true
+}
+
+// identityOf asks a backend for its compiler's identity without opening
+// the compiler (backend.NVRTCIdentifier).
+func identityOf(api backend.API) (string, bool) {
+	if i, ok := api.(backend.NVRTCIdentifier); ok {
+		if id, ok := i.NVRTCIdentity(); ok {
+			return "identity " + id, true
+		}
+	}
+	return "", false
+}
+
+// nvrtcIdentity names the compiler for the cache key when its backend
+// cannot (see identityOf): its implementation (libnvrtc, the fake's) and
+// its version. Two compilers that report the same version but are
+// different implementations must not share entries: the fake's output
+// (kernels whose bodies are empty) would otherwise be loaded, and run as
+// no-ops, by the real driver of a machine sharing the cache directory.
 func nvrtcIdentity(nv backend.NVRTC, major, minor int) string {
 	return fmt.Sprintf("%s %d.%d", nv.Implementation(), major, minor)
 }
@@ -205,7 +258,7 @@ func compileProgram(nv backend.NVRTC, prog uintptr, name string, opts Options, a
 	}
 	log = strings.TrimRight(log, "\x00")
 	if cerr != nil {
-		return nil, &CompileError{Name: name, Arch: arch, Log: log, Options: opts, Flags: flags, Err: cerr}
+		return nil, &CompileError{Name: name, Arch: arch, Log: log, Options: opts.given(), Flags: flags, Err: cerr}
 	}
 	c := &compiled{Arch: arch, Log: log}
 	ptx, err := nv.PTX(prog)
