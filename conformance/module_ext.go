@@ -23,6 +23,7 @@ func testModulesExt(t *testing.T, drv *driver.Driver) {
 	t.Run("cluster", func(t *testing.T) { testModuleCluster(t, drv) })
 	t.Run("cooperative", func(t *testing.T) { testModuleCooperative(t, drv) })
 	t.Run("occupancy-ex", func(t *testing.T) { testModuleOccupancyEx(t, drv) })
+	t.Run("toolkit-headers", func(t *testing.T) { testModuleToolkitHeaders(t, drv) })
 }
 
 // badPTX is PTX whose kernel's parameter list ends in a comma: the driver's
