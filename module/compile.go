@@ -86,22 +86,31 @@ type compiled struct {
 // A source NVRTC rejects gives a *CompileError with the full log; warnings
 // of a successful compile are in Module.Log.
 func Compile(ctx *driver.Context, src string, opts Options) (*Module, error) {
+	return compileThen("module.Compile", ctx, src, opts, func(c *compiled, name string) (*Module, error) { return loadCompiled(ctx, c, name) })
+}
+
+// compileThen is Compile with another loader: it finds the compile's
+// result in the cache or compiles it, and gives it to load (a loaded thing
+// from the cache is marked cached). An entry load refuses is as good as
+// corrupt: it compiles again.
+func compileThen[T interface{ markCached() }](op string, ctx *driver.Context, src string, opts Options, load func(c *compiled, name string) (T, error)) (T, error) {
+	var none T
 	cc := core.ContextOf(ctx)
 	if cc == nil {
-		return nil, fmt.Errorf("module.Compile: nil context: %w", driver.ErrInvalidValue)
+		return none, fmt.Errorf(op+": nil context: %w", driver.ErrInvalidValue)
 	}
 	if ctx.Closed() {
-		return nil, fmt.Errorf("module.Compile: %s: %w", ctx, driver.ErrClosed)
+		return none, fmt.Errorf(op+": %s: %w", ctx, driver.ErrClosed)
 	}
 	name := opts.name()
 	if err := opts.check(); err != nil {
-		return nil, fmt.Errorf("module.Compile: %s: %v: %w", name, err, driver.ErrInvalidValue)
+		return none, fmt.Errorf(op+": %s: %v: %w", name, err, driver.ErrInvalidValue)
 	}
 	arch, defaulted := opts.Arch, false
 	if arch == "" {
 		ma, mi, err := computeCapability(cc.API, ctx.Device())
 		if err != nil {
-			return nil, fmt.Errorf("module.Compile: %s: %w", name, err)
+			return none, fmt.Errorf(op+": %s: %w", name, err)
 		}
 		arch, defaulted = fmt.Sprintf("sm_%d%d", ma, mi), true
 	}
@@ -114,14 +123,14 @@ func Compile(ctx *driver.Context, src string, opts Options) (*Module, error) {
 	key := ""
 	if known && cache.dir != "" {
 		key = cacheKey(src, name, opts, arch, id)
-		if m, ok := loadCached(ctx, cache, key, name); ok {
+		if m, ok := loadCached(cache, key, name, load); ok {
 			return m, nil
 		}
 	}
 
 	nv, err := compilerOf(cc.API)
 	if err != nil {
-		return nil, fmt.Errorf("module.Compile: %s: %w", name, err)
+		return none, fmt.Errorf(op+": %s: %w", name, err)
 	}
 	// The compiler opened names itself now (it may be another file than
 	// the one the backend expected), or by its implementation and version.
@@ -129,13 +138,13 @@ func Compile(ctx *driver.Context, src string, opts Options) (*Module, error) {
 	if !ok {
 		major, minor, err := nv.Version()
 		if err != nil {
-			return nil, fmt.Errorf("module.Compile: %s: nvrtcVersion: %w", name, err)
+			return none, fmt.Errorf(op+": %s: nvrtcVersion: %w", name, err)
 		}
 		opened = nvrtcIdentity(nv, major, minor)
 	}
 	if opened != id || !known {
 		key = cacheKey(src, name, opts, arch, opened)
-		if m, ok := loadCached(ctx, cache, key, name); ok {
+		if m, ok := loadCached(cache, key, name, load); ok {
 			return m, nil
 		}
 	}
@@ -145,25 +154,26 @@ func Compile(ctx *driver.Context, src string, opts Options) (*Module, error) {
 		c, err = compileOlder(nv, src, name, opts, arch, err)
 	}
 	if err != nil {
-		return nil, err
+		return none, err
 	}
 	cache.put(key, c)
-	return loadCompiled(ctx, c, name)
+	return load(c, name)
 }
 
-// loadCached loads the cache's entry for key into ctx; false for a miss,
-// and for an entry the driver refuses (as good as corrupt: the caller
-// compiles again and replaces it).
-func loadCached(ctx *driver.Context, cache cache, key, name string) (*Module, bool) {
+// loadCached gives the cache's entry for key to load, marked cached;
+// false for a miss, and for an entry load refuses (as good as corrupt: the
+// caller compiles again and replaces it).
+func loadCached[T interface{ markCached() }](cache cache, key, name string, load func(c *compiled, name string) (T, error)) (T, bool) {
+	var none T
 	c, ok := cache.get(key)
 	if !ok {
-		return nil, false
+		return none, false
 	}
-	m, err := loadCompiled(ctx, c, name)
+	m, err := load(c, name)
 	if err != nil {
-		return nil, false
+		return none, false
 	}
-	m.cached = true
+	m.markCached()
 	return m, true
 }
 
@@ -295,6 +305,12 @@ func compileProgram(nv backend.NVRTC, prog uintptr, name string, opts Options, a
 	}
 	return c, nil
 }
+
+// markCached marks a module found in the cache.
+func (m *Module) markCached() { m.cached = true }
+
+// markCached marks a library found in the cache.
+func (l *Library) markCached() { l.cached = true }
 
 // loadCompiled loads a compile's image into ctx.
 func loadCompiled(ctx *driver.Context, c *compiled, name string) (*Module, error) {

@@ -258,6 +258,28 @@ const (
 	// numClusters, CUfunction func, const CUlaunchConfig* config), since CUDA
 	// 11.8.
 	CuOccupancyMaxActiveClusters = "cuOccupancyMaxActiveClusters"
+	// CuLibraryLoadData is cuLibraryLoadData(CUlibrary* library, const void*
+	// code, CUjit_option* jitOptions, void** jitOptionsValues, unsigned int
+	// numJitOptions, CUlibraryOption* libraryOptions, void**
+	// libraryOptionValues, unsigned int numLibraryOptions), since CUDA 12.0.
+	CuLibraryLoadData = "cuLibraryLoadData"
+	// CuLibraryUnload is cuLibraryUnload(CUlibrary library), since CUDA 12.0.
+	CuLibraryUnload = "cuLibraryUnload"
+	// CuLibraryGetKernel is cuLibraryGetKernel(CUkernel* pKernel, CUlibrary
+	// library, const char* name), since CUDA 12.0.
+	CuLibraryGetKernel = "cuLibraryGetKernel"
+	// CuLibraryGetModule is cuLibraryGetModule(CUmodule* pMod, CUlibrary
+	// library), since CUDA 12.0.
+	CuLibraryGetModule = "cuLibraryGetModule"
+	// CuLibraryGetGlobal is cuLibraryGetGlobal(CUdeviceptr* dptr, size_t* bytes,
+	// CUlibrary library, const char* name), since CUDA 12.0.
+	CuLibraryGetGlobal = "cuLibraryGetGlobal"
+	// CuKernelGetFunction is cuKernelGetFunction(CUfunction* pFunc, CUkernel
+	// kernel), since CUDA 12.0.
+	CuKernelGetFunction = "cuKernelGetFunction"
+	// CuKernelGetAttribute is cuKernelGetAttribute(int* pi, CUfunction_attribute
+	// attrib, CUkernel kernel, CUdevice dev), since CUDA 12.0.
+	CuKernelGetAttribute = "cuKernelGetAttribute"
 	// CuStreamBeginCapture is cuStreamBeginCapture(CUstream hStream,
 	// CUstreamCaptureMode mode), since CUDA 10.1.
 	CuStreamBeginCapture = "cuStreamBeginCapture"
@@ -529,6 +551,13 @@ var table = [...]EntryPoint{
 	{Name: CuLaunchKernelEx, Library: CUDA, Since: 11080},
 	{Name: CuOccupancyMaxActiveBlocksPerMultiprocessor, Library: CUDA, Since: 6050},
 	{Name: CuOccupancyMaxActiveClusters, Library: CUDA, Since: 11080},
+	{Name: CuLibraryLoadData, Library: CUDA, Since: 12000},
+	{Name: CuLibraryUnload, Library: CUDA, Since: 12000},
+	{Name: CuLibraryGetKernel, Library: CUDA, Since: 12000},
+	{Name: CuLibraryGetModule, Library: CUDA, Since: 12000},
+	{Name: CuLibraryGetGlobal, Library: CUDA, Since: 12000},
+	{Name: CuKernelGetFunction, Library: CUDA, Since: 12000},
+	{Name: CuKernelGetAttribute, Library: CUDA, Since: 12000},
 	{Name: CuStreamBeginCapture, Library: CUDA, Since: 10010},
 	{Name: CuStreamEndCapture, Library: CUDA, Since: 10000},
 	{Name: CuStreamGetCaptureInfo, Library: CUDA, Since: 12030},
@@ -763,116 +792,130 @@ func index(name string) int {
 		return 85
 	case CuOccupancyMaxActiveClusters:
 		return 86
-	case CuStreamBeginCapture:
+	case CuLibraryLoadData:
 		return 87
-	case CuStreamEndCapture:
+	case CuLibraryUnload:
 		return 88
-	case CuStreamGetCaptureInfo:
+	case CuLibraryGetKernel:
 		return 89
-	case CuGraphCreate:
+	case CuLibraryGetModule:
 		return 90
-	case CuGraphDestroy:
+	case CuLibraryGetGlobal:
 		return 91
-	case CuGraphClone:
+	case CuKernelGetFunction:
 		return 92
-	case CuGraphGetNodes:
+	case CuKernelGetAttribute:
 		return 93
-	case CuGraphGetEdges:
+	case CuStreamBeginCapture:
 		return 94
-	case CuGraphAddKernelNode:
+	case CuStreamEndCapture:
 		return 95
-	case CuGraphAddMemcpyNode:
+	case CuStreamGetCaptureInfo:
 		return 96
-	case CuGraphAddMemsetNode:
+	case CuGraphCreate:
 		return 97
-	case CuGraphAddEventRecordNode:
+	case CuGraphDestroy:
 		return 98
-	case CuGraphAddEventWaitNode:
+	case CuGraphClone:
 		return 99
-	case CuGraphAddChildGraphNode:
+	case CuGraphGetNodes:
 		return 100
-	case CuGraphAddEmptyNode:
+	case CuGraphGetEdges:
 		return 101
-	case CuGraphInstantiateWithFlags:
+	case CuGraphAddKernelNode:
 		return 102
-	case CuGraphExecDestroy:
+	case CuGraphAddMemcpyNode:
 		return 103
-	case CuGraphLaunch:
+	case CuGraphAddMemsetNode:
 		return 104
-	case CuGraphUpload:
+	case CuGraphAddEventRecordNode:
 		return 105
-	case CuGraphExecUpdate:
+	case CuGraphAddEventWaitNode:
 		return 106
-	case CuDeviceGetDefaultMemPool:
+	case CuGraphAddChildGraphNode:
 		return 107
-	case CuDeviceGetMemPool:
+	case CuGraphAddEmptyNode:
 		return 108
-	case CuDeviceSetMemPool:
+	case CuGraphInstantiateWithFlags:
 		return 109
-	case CuMemPoolCreate:
+	case CuGraphExecDestroy:
 		return 110
-	case CuMemPoolDestroy:
+	case CuGraphLaunch:
 		return 111
-	case CuMemPoolTrimTo:
+	case CuGraphUpload:
 		return 112
-	case CuMemPoolSetAttribute:
+	case CuGraphExecUpdate:
 		return 113
-	case CuMemPoolGetAttribute:
+	case CuDeviceGetDefaultMemPool:
 		return 114
-	case CuMemPoolSetAccess:
+	case CuDeviceGetMemPool:
 		return 115
-	case CuMemPoolGetAccess:
+	case CuDeviceSetMemPool:
 		return 116
-	case CuMemAllocFromPoolAsync:
+	case CuMemPoolCreate:
 		return 117
-	case CuCtxDisablePeerAccess:
+	case CuMemPoolDestroy:
 		return 118
-	case CuMemAllocManaged:
+	case CuMemPoolTrimTo:
 		return 119
-	case CuMemPrefetchAsync:
+	case CuMemPoolSetAttribute:
 		return 120
-	case CuMemAdvise:
+	case CuMemPoolGetAttribute:
 		return 121
-	case CuMemHostRegister:
+	case CuMemPoolSetAccess:
 		return 122
-	case CuMemHostUnregister:
+	case CuMemPoolGetAccess:
 		return 123
-	case CuMemAllocPitch:
+	case CuMemAllocFromPoolAsync:
 		return 124
-	case CuMemcpy2D:
+	case CuCtxDisablePeerAccess:
 		return 125
-	case CuMemcpy2DAsync:
+	case CuMemAllocManaged:
 		return 126
-	case CuMemcpy3D:
+	case CuMemPrefetchAsync:
 		return 127
-	case CuMemcpy3DAsync:
+	case CuMemAdvise:
 		return 128
-	case NvrtcVersion:
+	case CuMemHostRegister:
 		return 129
-	case NvrtcCreateProgram:
+	case CuMemHostUnregister:
 		return 130
-	case NvrtcAddNameExpression:
+	case CuMemAllocPitch:
 		return 131
-	case NvrtcCompileProgram:
+	case CuMemcpy2D:
 		return 132
-	case NvrtcGetProgramLogSize:
+	case CuMemcpy2DAsync:
 		return 133
-	case NvrtcGetProgramLog:
+	case CuMemcpy3D:
 		return 134
-	case NvrtcGetPTXSize:
+	case CuMemcpy3DAsync:
 		return 135
-	case NvrtcGetPTX:
+	case NvrtcVersion:
 		return 136
-	case NvrtcGetCUBINSize:
+	case NvrtcCreateProgram:
 		return 137
-	case NvrtcGetCUBIN:
+	case NvrtcAddNameExpression:
 		return 138
-	case NvrtcGetLoweredName:
+	case NvrtcCompileProgram:
 		return 139
-	case NvrtcDestroyProgram:
+	case NvrtcGetProgramLogSize:
 		return 140
-	case NvrtcGetErrorString:
+	case NvrtcGetProgramLog:
 		return 141
+	case NvrtcGetPTXSize:
+		return 142
+	case NvrtcGetPTX:
+		return 143
+	case NvrtcGetCUBINSize:
+		return 144
+	case NvrtcGetCUBIN:
+		return 145
+	case NvrtcGetLoweredName:
+		return 146
+	case NvrtcDestroyProgram:
+		return 147
+	case NvrtcGetErrorString:
+		return 148
 	}
 	return -1
 }
