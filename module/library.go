@@ -44,7 +44,7 @@ type Library struct {
 
 	mu      sync.Mutex
 	closed  bool
-	kernels map[string]*Kernel       // by the name asked for
+	kernels map[string]*Kernel        // by the name asked for
 	mods    map[*core.Context]*Module // the instance in each context used
 }
 

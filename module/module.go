@@ -74,7 +74,7 @@ type Module struct {
 	ptx     []byte // the PTX text, when known
 	image   []byte // the compiled image, for compiled modules
 	cached  bool
-	jitLog  string // the JIT's info log of the load
+	jitLog  string   // the JIT's info log of the load
 	lib     *Library // the Library this is the instance of, which owns it; nil for a Module's own
 
 	mu      sync.Mutex           // guards funcs and kernels; serialises Unload
