@@ -129,6 +129,6 @@ func testModuleLibraryRefusals(t *testing.T, drv *driver.Driver) {
 	errorIs(t, nilLib.Close(), driver.ErrInvalidValue)
 	_, err = nilLib.Kernel("k")
 	errorIs(t, err, driver.ErrInvalidValue)
-	_, err = (*module.Kernel)(nil).Function(ctx)
+	_, err = (*module.LibraryKernel)(nil).Function(ctx)
 	errorIs(t, err, driver.ErrInvalidValue)
 }

@@ -24,7 +24,7 @@ import (
 // The caller owns the Library: Close unloads it from every context at once
 // (cuLibraryUnload). A Library holds each context it was used in from the
 // first use until its Close, as a Module holds its own (see
-// driver.Context). Its Kernels and the Functions they gave return errors
+// driver.Context). Its LibraryKernels and the Functions they gave return errors
 // wrapping driver.ErrClosed after Close. A Library is safe for concurrent
 // use, but Close must not race launches of its functions.
 type Library struct {
@@ -44,15 +44,15 @@ type Library struct {
 
 	mu      sync.Mutex
 	closed  bool
-	kernels map[string]*Kernel        // by the name asked for
+	kernels map[string]*LibraryKernel // by the name asked for
 	mods    map[*core.Context]*Module // the instance in each context used
 }
 
-// Kernel is one kernel of a Library (a CUkernel): it belongs to no
+// LibraryKernel is one kernel of a Library (a CUkernel): it belongs to no
 // context; Function gives its function in a context. It belongs to its
 // Library, and returns errors wrapping driver.ErrClosed after the
 // Library's Close. It is safe for concurrent use.
-type Kernel struct {
+type LibraryKernel struct {
 	lib   *Library
 	h     uintptr
 	name  string // as asked for
@@ -122,7 +122,7 @@ func loadLibrary(ctx *driver.Context, image []byte, kind ImageKind, ptxText []by
 		return nil, fmt.Errorf("the backend has no cuLibraryLoadData: %w", errors.ErrUnsupported)
 	}
 	l := &Library{drv: ctx.Driver(), api: c.API, libs: libs, kind: kind,
-		kernels: map[string]*Kernel{}, mods: map[*core.Context]*Module{}}
+		kernels: map[string]*LibraryKernel{}, mods: map[*core.Context]*Module{}}
 	if len(ptxText) > 0 {
 		l.hasPTX = true
 		l.ptx = bytes.Clone(bytes.TrimRight(ptxText, "\x00"))
@@ -220,8 +220,8 @@ func (l *Library) Kernels() []string {
 // "C" name, a lowered name, or a name expression given to CompileLibrary.
 // A name the library lacks is an error wrapping driver.ErrNotFound that
 // lists the kernels it has, when known. The same name gives the same
-// *Kernel.
-func (l *Library) Kernel(name string) (*Kernel, error) {
+// *LibraryKernel.
+func (l *Library) Kernel(name string) (*LibraryKernel, error) {
 	const op = "module.Library.Kernel"
 	if l == nil || l.libs == nil {
 		return nil, fmt.Errorf("%s: nil or zero library: %w", op, driver.ErrInvalidValue)
@@ -245,7 +245,7 @@ func (l *Library) Kernel(name string) (*Kernel, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: kernel %q: cuLibraryGetKernel: %w%s", op, name, err, l.available())
 	}
-	k := &Kernel{lib: l, h: h, name: name, entry: entry}
+	k := &LibraryKernel{lib: l, h: h, name: name, entry: entry}
 	l.kernels[name] = k
 	return k, nil
 }
@@ -320,8 +320,8 @@ func (l *Library) moduleIn(op string, ctx *driver.Context) (*Module, error) {
 // library's instance in ctx (owned by the Library: its Close is refused).
 // The same context gives the same *Function. A context of another driver
 // is an error wrapping driver.ErrInvalidContext.
-func (k *Kernel) Function(ctx *driver.Context) (*Function, error) {
-	const op = "module.Kernel.Function"
+func (k *LibraryKernel) Function(ctx *driver.Context) (*Function, error) {
+	const op = "module.LibraryKernel.Function"
 	if k == nil || k.lib == nil {
 		return nil, fmt.Errorf("%s: nil or zero kernel: %w", op, driver.ErrInvalidValue)
 	}
@@ -359,7 +359,7 @@ func (k *Kernel) Function(ctx *driver.Context) (*Function, error) {
 }
 
 // Name returns the name the kernel was asked for by.
-func (k *Kernel) Name() string {
+func (k *LibraryKernel) Name() string {
 	if k == nil {
 		return ""
 	}
@@ -367,7 +367,7 @@ func (k *Kernel) Name() string {
 }
 
 // LoweredName returns the kernel's lowered (mangled) name.
-func (k *Kernel) LoweredName() string {
+func (k *LibraryKernel) LoweredName() string {
 	if k == nil {
 		return ""
 	}
@@ -375,7 +375,7 @@ func (k *Kernel) LoweredName() string {
 }
 
 // Handle returns the raw CUkernel (0 after the Library's Close).
-func (k *Kernel) Handle() uintptr {
+func (k *LibraryKernel) Handle() uintptr {
 	if k == nil || k.lib.Handle() == 0 {
 		return 0
 	}
@@ -386,8 +386,8 @@ func (k *Kernel) Handle() uintptr {
 // (cuKernelGetAttribute), with no context: what a Function of it reports
 // until someone changes it (see Function.Attribute). dev must be of the
 // library's driver.
-func (k *Kernel) Attribute(a FunctionAttribute, dev *driver.Device) (int, error) {
-	const op = "module.Kernel.Attribute"
+func (k *LibraryKernel) Attribute(a FunctionAttribute, dev *driver.Device) (int, error) {
+	const op = "module.LibraryKernel.Attribute"
 	if k == nil || k.lib == nil {
 		return 0, fmt.Errorf("%s: nil or zero kernel: %w", op, driver.ErrInvalidValue)
 	}
@@ -412,7 +412,7 @@ func (k *Kernel) Attribute(a FunctionAttribute, dev *driver.Device) (int, error)
 
 // Close unloads the library from every context (cuLibraryUnload) and lets
 // go of the contexts it was used in (see driver.Context; an error in
-// ending a context is returned too). Its Kernels and their Functions
+// ending a context is returned too). Its LibraryKernels and their Functions
 // return errors wrapping driver.ErrClosed afterwards. If cuLibraryUnload
 // fails, the library stays loaded and usable, and Close may be called
 // again. A second Close after a successful one is a no-op that returns nil.

@@ -78,7 +78,7 @@ func TestLibraryOwnership(t *testing.T) {
 	require.NoError(t, lib.Close())
 	require.NoError(t, lib.Close())
 	assert.Zero(t, lib.Handle())
-	assert.Zero(t, (&module.Kernel{}).Handle())
+	assert.Zero(t, (&module.LibraryKernel{}).Handle())
 	assert.Zero(t, moduleLeaks(drv), "Close unloaded every instance")
 	_ = s
 }
