@@ -30,6 +30,8 @@ type Backend interface {
 	backend.BLASLtProvider
 	backend.RANDProvider
 	backend.FFTProvider
+	backend.Libraries       // cuLibrary (module_library.go)
+	backend.NVRTCIdentifier // the compiler named without opening it (nvrtc_identity.go)
 
 	// Fake returns the backend's reports and kernels (see Fake).
 	Fake() *Fake

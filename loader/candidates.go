@@ -24,6 +24,8 @@ func names(k Kind) []string {
 		return []string{"libcublas.so.13", "libcublas.so.12", "libcublas.so.11", "libcublas.so"}
 	case CUBLASLt:
 		return []string{"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so.11", "libcublasLt.so"}
+	case NVJITLINK:
+		return []string{"libnvJitLink.so.13", "libnvJitLink.so.12", "libnvJitLink.so"}
 	}
 	return nil
 }

@@ -460,6 +460,13 @@ const (
 	// NvrtcGetErrorString is nvrtcGetErrorString(nvrtcResult result), since CUDA
 	// 7.0. Inner: called only inside another entry point's method.
 	NvrtcGetErrorString = "nvrtcGetErrorString"
+	// NvrtcGetLTOIRSize is nvrtcGetLTOIRSize(nvrtcProgram prog, size_t*
+	// LTOIRSizeRet), since CUDA 12.0. Inner: called only inside another entry
+	// point's method.
+	NvrtcGetLTOIRSize = "nvrtcGetLTOIRSize"
+	// NvrtcGetLTOIR is nvrtcGetLTOIR(nvrtcProgram prog, char* LTOIR), since CUDA
+	// 12.0.
+	NvrtcGetLTOIR = "nvrtcGetLTOIR"
 )
 
 // table is every entry point of the declaration table, in its order.
@@ -613,6 +620,8 @@ var table = [...]EntryPoint{
 	{Name: NvrtcGetLoweredName, Library: NVRTC, Since: 8000},
 	{Name: NvrtcDestroyProgram, Library: NVRTC, Since: 7000},
 	{Name: NvrtcGetErrorString, Library: NVRTC, Since: 7000, Inner: true},
+	{Name: NvrtcGetLTOIRSize, Library: NVRTC, Since: 12000, Inner: true},
+	{Name: NvrtcGetLTOIR, Library: NVRTC, Since: 12000},
 }
 
 // index returns the index in table of the entry point name, or -1.
@@ -916,6 +925,10 @@ func index(name string) int {
 		return 147
 	case NvrtcGetErrorString:
 		return 148
+	case NvrtcGetLTOIRSize:
+		return 149
+	case NvrtcGetLTOIR:
+		return 150
 	}
 	return -1
 }
