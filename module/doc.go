@@ -28,6 +28,11 @@
 // a Function in any context, each context getting its own instance on
 // first use, and its Close unloads it everywhere.
 //
+// CompileLTOIR compiles to LTO-IR, which Link links with link-time
+// optimisation through nvJitLink (libnvJitLink, opened on first use) where
+// the backend has it; the fake has no nvJitLink (CompileLTOIR answers
+// errors.ErrUnsupported there).
+//
 // Beyond compile and launch: Load reports what the driver's JIT compiler
 // said (a *LoadError with its error log when it refuses PTX; Module.JITLog
 // otherwise); Link links PTX, CUBIN, fatbin and LTO-IR inputs; Global is a
