@@ -30,8 +30,7 @@
 //
 // CompileLTOIR compiles to LTO-IR, which Link links with link-time
 // optimisation through nvJitLink (libnvJitLink, opened on first use) where
-// the backend has it; the fake has no nvJitLink (CompileLTOIR answers
-// errors.ErrUnsupported there).
+// the backend has it; the fake has no nvJitLink.
 //
 // Beyond compile and launch: Load reports what the driver's JIT compiler
 // said (a *LoadError with its error log when it refuses PTX; Module.JITLog

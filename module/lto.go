@@ -17,8 +17,10 @@ import (
 // headers included), but name expressions are not resolved and nothing is
 // cached: the result is an input of Link, not a module. A source NVRTC
 // rejects gives a *CompileError with the log. A compiler without LTO-IR
-// (NVRTC before 12.0, or the fake's) gives an error wrapping
-// errors.ErrUnsupported or a *loader.SymbolError.
+// gives an error: a *loader.SymbolError for an NVRTC before 12.0, an
+// *backend.NVRTCError from nvrtcGetLTOIR for the fake's pretend compiler
+// (NVIDIA's NVRTC on the fake gives LTO-IR, but the fake has no nvJitLink
+// to link it), errors.ErrUnsupported for a backend's compiler without it.
 func CompileLTOIR(ctx *driver.Context, src string, opts Options) ([]byte, error) {
 	const op = "module.CompileLTOIR"
 	cc := core.ContextOf(ctx)
@@ -57,14 +59,32 @@ func CompileLTOIR(ctx *driver.Context, src string, opts Options) ([]byte, error)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s: nvrtcCreateProgram: %w", op, name, err)
 	}
-	defer func() {
-		if nv.DestroyProgram(prog) != nil {
-			nv.DestroyProgram(prog) // tried once more, as Compile does
-		}
-	}()
+	ir, err := compileLTOProgram(nv, lto, prog, name, opts, arch)
+	// A failed destroy is tried once more, as Compile does; a second
+	// failure is reported.
+	derr := nv.DestroyProgram(prog)
+	if derr != nil {
+		derr = nv.DestroyProgram(prog)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if derr != nil {
+		return nil, fmt.Errorf("%s: %s: nvrtcDestroyProgram: %w", op, name, derr)
+	}
+	return ir, nil
+}
+
+// compileLTOProgram compiles the created program prog with -dlto and reads
+// its LTO-IR.
+func compileLTOProgram(nv backend.NVRTC, lto backend.NVRTCLTO, prog uintptr, name string, opts Options, arch string) ([]byte, error) {
+	const op = "module.CompileLTOIR"
 	flags := append(opts.flags(arch), "-dlto")
 	cerr := nv.Compile(prog, flags)
-	log, _ := nv.ProgramLog(prog)
+	log, lerr := nv.ProgramLog(prog)
+	if lerr != nil && cerr == nil {
+		return nil, fmt.Errorf("%s: %s: nvrtcGetProgramLog: %w", op, name, lerr)
+	}
 	log = strings.TrimRight(log, "\x00")
 	if cerr != nil {
 		return nil, &CompileError{Name: name, Arch: arch, Log: log, Options: opts.given(), Flags: flags, Err: cerr}

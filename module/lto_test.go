@@ -95,12 +95,14 @@ func TestLinkWithoutNVJitLink(t *testing.T) {
 	assert.Nil(t, stub.inputs, "no LTO-IR: cuLink")
 }
 
-// The fake's compilers give no LTO-IR: CompileLTOIR says so; bad input is
-// refused first.
+// The pretend compiler makes no LTO-IR: CompileLTOIR says so with
+// nvrtcGetLTOIR's error; bad input is refused first.
 func TestCompileLTOIRRefusals(t *testing.T) {
 	ctx, _ := setup(t, fakeDriver(fake.PretendNVRTC()))
 	_, err := module.CompileLTOIR(ctx, segscale.Source, module.Options{})
-	assert.ErrorIs(t, err, errors.ErrUnsupported)
+	var nerr *backend.NVRTCError
+	require.ErrorAs(t, err, &nerr)
+	assert.Equal(t, "nvrtcGetLTOIR", nerr.Op)
 	_, err = module.CompileLTOIR(nil, segscale.Source, module.Options{})
 	assert.ErrorIs(t, err, driver.ErrInvalidValue)
 	_, err = module.CompileLTOIR(ctx, segscale.Source, module.Options{NameExpressions: []string{"k<int>"}})

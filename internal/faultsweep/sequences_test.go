@@ -38,6 +38,8 @@ var sequences = []sequence{
 	{"ipc-open", seqIPCOpen, nil},
 	{"nccl", seqNCCL, twoDevices},
 	{"nccl-ranks", seqNCCLRanks, twoDevices},
+	{"library", seqLibrary, nil}, // sequences_mod_test.go
+	{"lto", seqLTO, nil},
 }
 
 // fakeOptions are the options of seq's runs, with extra ones last.
