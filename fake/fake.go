@@ -30,8 +30,7 @@ type Backend interface {
 	backend.BLASLtProvider
 	backend.RANDProvider
 	backend.FFTProvider
-	backend.Libraries       // cuLibrary (module_library.go)
-	backend.NVRTCIdentifier // the compiler named without opening it (nvrtc_identity.go)
+	backend.Libraries // cuLibrary (module_library.go)
 
 	// Fake returns the backend's reports and kernels (see Fake).
 	Fake() *Fake

@@ -16,6 +16,10 @@ const pretendIdentity = "nocgo/cuda fake 13.0"
 // that a cache hit on the fake searches for no libnvrtc either. A compiler
 // given to the NVRTC option that is not internal/libnvrtc's cannot be
 // named: ok is false.
+//
+// It is a method of the backend, not of the Backend interface: a wrapper
+// that embeds Backend and replaces NVRTC does not inherit it, and so is
+// never keyed as the fake's own compiler.
 func (b *fakeBackend) NVRTCIdentity() (string, bool) {
 	var nv backend.NVRTC
 	var chosen bool

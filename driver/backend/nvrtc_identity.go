@@ -14,6 +14,12 @@ package backend
 // it and keys on its Implementation and Version. Once the compiler is open,
 // the identity names the compiler actually in use. It must not fail, block
 // or load anything.
+//
+// The identity must come from the object whose NVRTC gives the compiler: a
+// backend that wraps another and replaces its compiler must not forward
+// the wrapped one's NVRTCIdentity (embedding the interface types API and
+// NVRTCProvider, which lack it, forwards nothing), or the two compilers
+// would share cache entries.
 type NVRTCIdentifier interface {
 	NVRTCIdentity() (id string, ok bool)
 }
