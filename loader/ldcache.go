@@ -94,16 +94,16 @@ func ldCacheLookup(data []byte, name string, want int32) ([]string, error) {
 	if ldCacheHeader+n*ldCacheEntry > uint64(len(h)) {
 		return nil, errLDCache
 	}
-	str := func(off uint32) (string, bool) {
+	str := func(off uint32) ([]byte, bool) {
 		if uint64(off) >= uint64(len(h)) {
-			return "", false
+			return nil, false
 		}
 		s := h[off:]
 		i := bytes.IndexByte(s, 0)
 		if i < 0 {
-			return "", false
+			return nil, false
 		}
-		return string(s[:i]), true
+		return s[:i], true
 	}
 	if want == 0 {
 		return nil, nil
@@ -119,14 +119,14 @@ func ldCacheLookup(data []byte, name string, want int32) ([]string, error) {
 		if !ok {
 			return nil, errLDCache
 		}
-		if key != name {
+		if string(key) != name { // compared without a copy
 			continue
 		}
 		val, ok := str(binary.NativeEndian.Uint32(e[8:]))
-		if !ok || val == "" {
+		if !ok || len(val) == 0 {
 			return nil, errLDCache
 		}
-		out = append(out, val)
+		out = append(out, string(val))
 	}
 	return out, nil
 }

@@ -28,9 +28,34 @@ import (
 // file than the one Locate named; a caller must use Locate only for what
 // stays correct in that case (naming a cache entry, never calling into the
 // file).
+//
+// The Python environments are searched only when no candidate before the
+// wheels' is found, so that Locate costs a few file checks where a CUDA
+// toolkit or the system's libraries have the library.
 func Locate(k Kind) (path string, ok bool) {
-	for _, c := range Candidates(k) {
-		p, found, sure := locateOne(c)
+	sys, more := systemCandidates(k)
+	tried := map[string]bool{}
+	cache := &ldCacheFile{path: ldCachePath}
+	for _, c := range sys.list {
+		tried[c] = true
+		p, found, sure := locateOne(c, cache)
+		if !sure {
+			return "", false
+		}
+		if found {
+			return p, true
+		}
+	}
+	if !more {
+		return "", false
+	}
+	var wheels candidateList
+	wheelCandidates(&wheels, k)
+	for _, c := range wheels.list {
+		if tried[c] {
+			continue
+		}
+		p, found, sure := locateOne(c, cache)
 		if !sure {
 			return "", false
 		}
@@ -44,14 +69,31 @@ func Locate(k Kind) (path string, ok bool) {
 // locateOne locates one candidate of Candidates: found when it names a
 // loadable file (returned with symbolic links resolved), sure false when
 // the answer depends on what only the system loader knows.
-func locateOne(c string) (path string, found, sure bool) {
+func locateOne(c string, cache *ldCacheFile) (path string, found, sure bool) {
 	if strings.Contains(c, "/") {
 		if checkFile(c) != nil {
 			return "", false, true
 		}
 		return resolved(c), true, true
 	}
-	return locateSoname(c, os.Getenv(libraryPathEnv), ldCachePath, defaultLibDirs())
+	return locateSoname(c, os.Getenv(libraryPathEnv), cache, defaultLibDirs())
+}
+
+// ldCacheFile is the loader cache, read on first use by one Locate.
+type ldCacheFile struct {
+	path string
+	read bool
+	data []byte
+	err  error
+}
+
+// load returns the cache's bytes, reading the file the first time.
+func (f *ldCacheFile) load() ([]byte, error) {
+	if !f.read {
+		f.read = true
+		f.data, f.err = os.ReadFile(f.path)
+	}
+	return f.data, f.err
 }
 
 // ldCachePath is the system loader's cache of sonames.
@@ -59,9 +101,9 @@ const ldCachePath = "/etc/ld.so.cache"
 
 // locateSoname finds the file ld.so opens for the bare name: the first
 // loadable file of that name in the directories of search (LD_LIBRARY_PATH),
-// else the one the loader cache at cachePath maps it to, else the first in
-// dirs (the default directories).
-func locateSoname(name, search, cachePath string, dirs []string) (path string, found, sure bool) {
+// else the one the loader cache maps it to, else the first in dirs (the
+// default directories).
+func locateSoname(name, search string, cache *ldCacheFile, dirs []string) (path string, found, sure bool) {
 	if search != "" {
 		for _, dir := range strings.Split(strings.ReplaceAll(search, ";", ":"), ":") {
 			if strings.Contains(dir, "$") {
@@ -76,7 +118,7 @@ func locateSoname(name, search, cachePath string, dirs []string) (path string, f
 			}
 		}
 	}
-	data, err := os.ReadFile(cachePath)
+	data, err := cache.load()
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 	case err != nil:

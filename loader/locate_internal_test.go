@@ -117,35 +117,35 @@ func TestLocateSonameOrder(t *testing.T) {
 	cache := filepath.Join(dir, "ld.so.cache")
 	require.NoError(t, os.WriteFile(cache, ldCache(false, ldTestEntry{cacheArchFlag(), "libx.so.1", cached}), 0o644))
 
-	p, found, sure := locateSoname("libx.so.1", llp, cache, []string{deflt})
+	p, found, sure := locateSoname("libx.so.1", llp, &ldCacheFile{path: cache}, []string{deflt})
 	assert.True(t, found && sure)
 	assert.Equal(t, cached, p, "the cache before the default directories")
 
 	fakeLib(t, filepath.Join(llp, "libx.so.1"))
-	p, found, sure = locateSoname("libx.so.1", llp, cache, []string{deflt})
+	p, found, sure = locateSoname("libx.so.1", llp, &ldCacheFile{path: cache}, []string{deflt})
 	assert.True(t, found && sure)
 	assert.Equal(t, filepath.Join(llp, "libx.so.1"), p, "LD_LIBRARY_PATH first")
 
-	p, found, sure = locateSoname("libx.so.1", "", filepath.Join(dir, "none"), []string{deflt})
+	p, found, sure = locateSoname("libx.so.1", "", &ldCacheFile{path: filepath.Join(dir, "none")}, []string{deflt})
 	assert.True(t, found && sure)
 	assert.Equal(t, filepath.Join(deflt, "libx.so.1"), p, "no cache: the default directories")
 
-	_, found, sure = locateSoname("liby.so.1", "", cache, []string{deflt})
+	_, found, sure = locateSoname("liby.so.1", "", &ldCacheFile{path: cache}, []string{deflt})
 	assert.False(t, found)
 	assert.True(t, sure, "a name nowhere is surely not there")
 
-	_, _, sure = locateSoname("libx.so.1", "$ORIGIN/lib", cache, nil)
+	_, _, sure = locateSoname("libx.so.1", "$ORIGIN/lib", &ldCacheFile{path: cache}, nil)
 	assert.False(t, sure, "$ORIGIN is the loader's to expand")
 
 	other := filepath.Join(dir, "hw", "libx.so.1")
 	fakeLib(t, other)
 	require.NoError(t, os.WriteFile(cache, ldCache(false,
 		ldTestEntry{cacheArchFlag(), "libx.so.1", other}, ldTestEntry{cacheArchFlag(), "libx.so.1", cached}), 0o644))
-	_, _, sure = locateSoname("libx.so.1", "", cache, nil)
+	_, _, sure = locateSoname("libx.so.1", "", &ldCacheFile{path: cache}, nil)
 	assert.False(t, sure, "two files for one name: the loader chooses by CPU")
 
 	require.NoError(t, os.WriteFile(cache, []byte("garbage"), 0o644))
-	_, _, sure = locateSoname("libx.so.1", "", cache, nil)
+	_, _, sure = locateSoname("libx.so.1", "", &ldCacheFile{path: cache}, nil)
 	assert.False(t, sure, "an unreadable cache")
 }
 
