@@ -26,9 +26,10 @@ type Options struct {
 	// value. They are passed sorted by name.
 	Defines map[string]string
 	// IncludePaths are searched for #include files (-I). Files read from them
-	// are not part of the cache key: pass headers that change as Headers, or
-	// set NoCache. The CUDA toolkit's own directories need not be listed:
-	// see NoToolkitIncludes.
+	// are not part of the cache key, unless the source reaches the
+	// toolkit's headers (see NoToolkitIncludes), when every header reached
+	// is: pass headers that change as Headers, or set NoCache. The CUDA
+	// toolkit's own directories need not be listed.
 	IncludePaths []string
 	// NoToolkitIncludes turns off the toolkit's include directories. By
 	// default, a source that includes a header not in Headers (say

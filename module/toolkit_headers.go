@@ -46,7 +46,7 @@ func findToolkit(src string, o *Options) *toolkitHeaders {
 	if len(dirs) == 0 {
 		return nil
 	}
-	return &toolkitHeaders{dirs: dirs, sum: fingerprint(dirs, wanted)}
+	return &toolkitHeaders{dirs: dirs, sum: fingerprint(o.IncludePaths, dirs, wanted)}
 }
 
 // include is one #include directive: the name, and whether it was quoted
@@ -109,10 +109,13 @@ func readHeader(path string) (*headerInfo, bool) {
 }
 
 // fingerprint hashes dirs and, in the order the includes reach them, the
-// path and contents of every header found in dirs from wanted and the
-// headers they include; a name found nowhere is hashed as missing (a
-// header installed later changes the key).
-func fingerprint(dirs []string, wanted []include) string {
+// path and contents of every header found from wanted and the headers they
+// include, searched as NVRTC searches: beside the including header for a
+// quoted include, then the user's include paths (user), then dirs; a name
+// found nowhere is hashed as missing (a header installed later changes the
+// key). A user's header that includes the toolkit's is followed too, so
+// the toolkit headers it reaches are in the key.
+func fingerprint(user, dirs []string, wanted []include) string {
 	h := sha256.New()
 	put := func(s string) {
 		h.Write([]byte(strconv.Itoa(len(s))))
@@ -134,9 +137,9 @@ func fingerprint(dirs []string, wanted []include) string {
 	for len(queue) > 0 && len(seen) < maxToolkitHeaders {
 		p := queue[0]
 		queue = queue[1:]
-		search := dirs
+		search := append(append([]string(nil), user...), dirs...)
 		if p.inc.quoted && p.from != "" {
-			search = append([]string{p.from}, dirs...)
+			search = append([]string{p.from}, search...)
 		}
 		path, info := "", (*headerInfo)(nil)
 		for _, d := range search {

@@ -141,3 +141,28 @@ func compileToolkit(t *testing.T, ctx *driver.Context, dir string) *module.Modul
 	t.Cleanup(func() { m.Close() })
 	return m
 }
+
+// A user's header (in IncludePaths) that includes a toolkit header brings
+// the toolkit header into the key too.
+func TestToolkitHeadersThroughUserHeaders(t *testing.T) {
+	isolateToolkit(t)
+	inc, user := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(inc, "tk", "scale.h"), "#pragma once\n#include \"tk/detail.h\"\n")
+	write(t, filepath.Join(inc, "tk", "detail.h"), "#define TK_DETAIL 1\n")
+	write(t, filepath.Join(user, "mine.h"), "#include \"tk/scale.h\"\n")
+	t.Setenv(module.ToolkitIncludeEnv, inc)
+	ctx, _ := setup(t, fakeDriver(fake.PretendNVRTC()))
+	dir := t.TempDir()
+	src := "#include \"mine.h\"\n#ifndef TK_DETAIL\n#error no toolkit\n#endif\n" + segscale.Source
+	opts := module.Options{CacheDir: dir, IncludePaths: []string{user}}
+	compile := func() bool {
+		m, err := module.Compile(ctx, src, opts)
+		require.NoError(t, err)
+		defer m.Close()
+		return m.Cached()
+	}
+	require.False(t, compile())
+	require.True(t, compile())
+	write(t, filepath.Join(inc, "tk", "detail.h"), "#define TK_DETAIL 2\n")
+	assert.False(t, compile(), "the toolkit header behind the user's changed")
+}
