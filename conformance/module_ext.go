@@ -23,6 +23,9 @@ func testModulesExt(t *testing.T, drv *driver.Driver) {
 	t.Run("cluster", func(t *testing.T) { testModuleCluster(t, drv) })
 	t.Run("cooperative", func(t *testing.T) { testModuleCooperative(t, drv) })
 	t.Run("occupancy-ex", func(t *testing.T) { testModuleOccupancyEx(t, drv) })
+	t.Run("toolkit-headers", func(t *testing.T) { testModuleToolkitHeaders(t, drv) })
+	t.Run("library", func(t *testing.T) { testModuleLibrary(t, drv) })
+	t.Run("library-refusals", func(t *testing.T) { testModuleLibraryRefusals(t, drv) })
 }
 
 // badPTX is PTX whose kernel's parameter list ends in a comma: the driver's

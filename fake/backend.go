@@ -24,8 +24,9 @@ type fakeBackend struct {
 	version int
 	faults  map[string]*faultCounter // read-only after NewBackend
 
-	compiler compilerState // NVIDIA's NVRTC, if in use (nvrtc_real.go)
-	libs     mathLibs      // the fake cuBLAS, cuRAND and cuFFT, made on first use (curand.go)
+	compiler  compilerState // NVIDIA's NVRTC, if in use (nvrtc_real.go)
+	libraries libraryState  // cuLibrary's libraries and kernels (module_library.go)
+	libs      mathLibs      // the fake cuBLAS, cuRAND and cuFFT, made on first use (curand.go)
 
 	inited atomic.Bool           // cuInit was called
 	poison atomic.Pointer[error] // the sticky fault that poisoned the process, if any (see poison.go)

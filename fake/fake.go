@@ -35,6 +35,7 @@ type Backend interface {
 	backend.FFTProvider
 	backend.ProcessSpawner
 	backend.RaceDetector
+	backend.Libraries // cuLibrary (module_library.go)
 
 	// Fake returns the backend's reports and kernels (see Fake).
 	Fake() *Fake

@@ -146,16 +146,28 @@ func (b *fakeBackend) ModuleLoadData(image []byte) (uintptr, error) {
 	if err != nil {
 		return 0, err
 	}
+	m, err := b.loadParsedLocked(c, arch, cubin, mod, entries)
+	if err != nil {
+		return 0, err
+	}
+	return m.h, nil
+}
+
+// loadParsedLocked loads an image parseImage read into context c, as
+// cuModuleLoadData does (see ModuleLoadData): the architecture checks, the
+// kernels (Go bodies first, else the PTX interpreter's), the globals. A
+// library's instantiations load the library's one parsed image this way.
+func (b *fakeBackend) loadParsedLocked(c *context, arch int, cubin bool, mod *ptx.Module, entries []ptxEntry) (*module, error) {
 	cc := c.dev.attrs[driver.AttrComputeCapabilityMajor]*10 + c.dev.attrs[driver.AttrComputeCapabilityMinor]
 	if cubin && (arch/10 != cc/10 || arch > cc) {
-		return 0, driver.ErrNoBinaryForGPU
+		return nil, driver.ErrNoBinaryForGPU
 	}
 	if !cubin && arch > cc {
-		return 0, driver.ErrInvalidPTX
+		return nil, driver.ErrInvalidPTX
 	}
 	if !cubin {
 		if err := b.checkPTXVersion(mod, arch); err != nil {
-			return 0, err
+			return nil, err
 		}
 	}
 	m := &module{h: newHandle(), ctx: c, funcs: map[string]*function{}, globals: map[string]global{}, site: here()}
@@ -166,25 +178,25 @@ func (b *fakeBackend) ModuleLoadData(image []byte) (uintptr, error) {
 		k := b.kernelForEntryLocked(e.name)
 		if k == nil {
 			if progErr != nil {
-				return 0, b.noteLoadError(progErr)
+				return nil, b.noteLoadError(progErr)
 			}
 			if x := prog.Kernels[e.name]; x != nil {
 				k = ptxKernel(x)
 			}
 		}
 		if k == nil || k.err != nil || len(k.params) != len(e.sizes) {
-			return 0, driver.ErrInvalidImage
+			return nil, driver.ErrInvalidImage
 		}
 		for i, p := range k.params {
 			if e.sizes[i] != 0 && e.sizes[i] != p.size {
-				return 0, driver.ErrInvalidImage
+				return nil, driver.ErrInvalidImage
 			}
 		}
 		m.funcs[e.name] = &function{mod: m, name: e.name, k: k, maxDyn: defaultMaxDynamicShared, carveout: -1}
 	}
 	if prog != nil && progErr == nil {
 		if err := b.placeGlobalsLocked(c, m, prog); err != nil {
-			return 0, err
+			return nil, err
 		}
 	}
 	for _, f := range m.funcs {
@@ -192,7 +204,7 @@ func (b *fakeBackend) ModuleLoadData(image []byte) (uintptr, error) {
 		b.funcs[f.h] = f
 	}
 	b.modules[m.h] = m
-	return m.h, nil
+	return m, nil
 }
 
 // ModuleUnload is cuModuleUnload. Launches already queued still run.
@@ -289,6 +301,11 @@ func (b *fakeBackend) FuncGetAttribute(attr backend.FunctionAttribute, h uintptr
 	if err != nil {
 		return 0, err
 	}
+	return funcAttribute(f, attr)
+}
+
+// funcAttribute is attribute attr of function f (see FuncGetAttribute).
+func funcAttribute(f *function, attr backend.FunctionAttribute) (int, error) {
 	if x := f.k.interp; x != nil {
 		switch attr {
 		case backend.FuncMaxThreadsPerBlock:

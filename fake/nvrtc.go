@@ -21,6 +21,7 @@ import (
 // when one is found or given (see the package doc, NVRTC and PretendNVRTC),
 // else the fake's pretend compiler.
 func (b *fakeBackend) NVRTC() (backend.NVRTC, error) {
+	b.compiler.opens.Add(1)
 	if nv := b.realCompiler(); nv != nil {
 		return realNVRTC{b, nv}, nil
 	}

@@ -2,6 +2,7 @@ package fake
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
@@ -63,9 +64,11 @@ func PretendNVRTC() Option { return compilerNVRTC(nil) }
 
 // compilerState is the compiler a Backend uses, chosen once.
 type compilerState struct {
-	once    sync.Once
+	mu      sync.Mutex
+	done    bool          // chosen
 	nv      backend.NVRTC // nil: the pretend compiler
 	missing error         // why libnvrtc was not found, when searched for
+	opens   atomic.Int64  // NVRTC calls: what opens libnvrtc on the real backend
 }
 
 // realCompiler returns NVIDIA's NVRTC when the backend uses it, else nil.
@@ -73,19 +76,23 @@ type compilerState struct {
 // binding itself (internal/libnvrtc, as gpu.LoadNVRTC does), so that the
 // fake links no libcuda backend.
 func (b *fakeBackend) realCompiler() backend.NVRTC {
-	b.compiler.once.Do(func() {
-		if b.cfg.compiler.set {
-			b.compiler.nv = b.cfg.compiler.nv
-			return
-		}
-		nv, err := libnvrtc.Open()
-		if err != nil {
-			b.compiler.missing = err
-			return
-		}
-		b.compiler.nv = nv
-	})
-	return b.compiler.nv
+	b.compiler.mu.Lock()
+	defer b.compiler.mu.Unlock()
+	if b.compiler.done {
+		return b.compiler.nv
+	}
+	b.compiler.done = true
+	if b.cfg.compiler.set {
+		b.compiler.nv = b.cfg.compiler.nv
+		return b.compiler.nv
+	}
+	nv, err := libnvrtc.Open()
+	if err != nil {
+		b.compiler.missing = err
+		return nil
+	}
+	b.compiler.nv = nv
+	return nv
 }
 
 // realNVRTC is NVIDIA's NVRTC (or any backend.NVRTC given to the NVRTC

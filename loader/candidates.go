@@ -24,6 +24,8 @@ func names(k Kind) []string {
 		return []string{"libcublas.so.13", "libcublas.so.12", "libcublas.so.11", "libcublas.so"}
 	case CUBLASLt:
 		return []string{"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so.11", "libcublasLt.so"}
+	case NVJITLINK:
+		return []string{"libnvJitLink.so.13", "libnvJitLink.so.12", "libnvJitLink.so"}
 	}
 	return nil
 }
@@ -33,14 +35,27 @@ func names(k Kind) []string {
 // the only candidate. It returns nil for an unknown Kind. It runs no
 // program: it reads the environment and globs a few directories.
 func Candidates(k Kind) []string {
+	c, ok := systemCandidates(k)
+	if !ok {
+		return c.list
+	}
+	wheelCandidates(&c, k)
+	return c.list
+}
+
+// systemCandidates returns the candidates of Candidates(k) that need no
+// search of Python environments: the environment variable's path alone
+// (ok false: there are no more), or the names through the system loader
+// and the CUDA directories (ok true: the wheels' come after them).
+func systemCandidates(k Kind) (c candidateList, ok bool) {
 	ns := names(k)
 	if ns == nil {
-		return nil
+		return c, false
 	}
 	if p := os.Getenv(k.EnvVar()); p != "" {
-		return []string{p}
+		c.add(p)
+		return c, false
 	}
-	var c candidateList
 	for _, n := range ns {
 		c.add(n)
 	}
@@ -59,6 +74,13 @@ func Candidates(k Kind) []string {
 			c.add(filepath.Join(d, n))
 		}
 	}
+	return c, true
+}
+
+// wheelCandidates adds to c the candidates of Candidates(k) in NVIDIA's
+// pip wheels, which searching the Python environments finds.
+func wheelCandidates(c *candidateList, k Kind) {
+	ns := names(k)
 	if k == NVRTC {
 		// The NVIDIA wheels: nvidia-cuda-nvrtc (CUDA 13) installs into
 		// nvidia/cu13/lib, nvidia-cuda-nvrtc-cu12 (and -cu11) into
@@ -76,12 +98,11 @@ func Candidates(k Kind) []string {
 		}
 	}
 	if k == NCCL {
-		ncclWheels(&c, ns)
+		ncclWheels(c, ns)
 	}
 	if wheelDirs[k] != nil {
-		mathWheels(&c, k, ns)
+		mathWheels(c, k, ns)
 	}
-	return c.list
 }
 
 // candidateList keeps candidates in order without duplicates.
@@ -151,3 +172,9 @@ func sitePackages() []string {
 	}
 	return out.list
 }
+
+// PythonSitePackages returns the site-packages (and dist-packages)
+// directories the search for NVIDIA's pip wheels looks in (see the package
+// documentation), without running Python; module.Compile finds the wheels'
+// CUDA headers there.
+func PythonSitePackages() []string { return sitePackages() }

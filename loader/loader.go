@@ -29,6 +29,11 @@
 // system loader, the CUDA directories, and the nvidia/cu13/lib and
 // nvidia/cublas/lib directories of the cuBLAS pip wheels.
 //
+// libnvJitLink (kind NVJITLINK, opened by the real backend on the first
+// link-time-optimised link) likewise: NOCGO_CUDA_LIBNVJITLINK, the .so.13
+// and .so.12 names through the system loader, the CUDA directories, and the
+// nvidia/cu13/lib and nvidia/nvjitlink/lib directories of its pip wheels.
+//
 // Before a file is handed to the system loader, it is checked: a path that
 // is not a regular file (a named pipe would block dlopen forever), not an
 // ELF shared library of this program's class and machine, or whose loadable
@@ -69,6 +74,9 @@ const (
 	CUBLAS
 	// CUBLASLt is cuBLAS's lightweight matrix-multiply library, libcublasLt.
 	CUBLASLt
+	// NVJITLINK is NVIDIA's JIT linker, libnvJitLink (link-time
+	// optimisation of LTO-IR, which the driver's cuLink no longer does).
+	NVJITLINK
 )
 
 // String returns the library's base name, "libcuda" or "libnvrtc".
@@ -88,6 +96,8 @@ func (k Kind) String() string {
 		return "libcublas"
 	case CUBLASLt:
 		return "libcublasLt"
+	case NVJITLINK:
+		return "libnvJitLink"
 	}
 	return fmt.Sprintf("loader.Kind(%d)", int(k))
 }
@@ -110,6 +120,8 @@ func (k Kind) EnvVar() string {
 		return "NOCGO_CUDA_LIBCUBLAS"
 	case CUBLASLt:
 		return "NOCGO_CUDA_LIBCUBLASLT"
+	case NVJITLINK:
+		return "NOCGO_CUDA_LIBNVJITLINK"
 	}
 	return ""
 }
@@ -146,6 +158,10 @@ func Open(k Kind) (*Library, error) {
 	return nil, lerr
 }
 
+// dlOpen is dl.Open; Locate's tests replace it to show that Locate loads
+// nothing.
+var dlOpen = dl.Open
+
 // openOne opens one candidate. A path (a name with a slash, which dlopen
 // does not search for) is checked first (see checkFile): one that does not
 // exist fails with the file system's error, and one that is not a complete
@@ -162,7 +178,7 @@ func openOne(k Kind, c string) (*Library, error) {
 	if err != nil {
 		return nil, err
 	}
-	h, err := dl.Open(c)
+	h, err := dlOpen(c)
 	if err != nil {
 		return nil, err
 	}

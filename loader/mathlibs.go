@@ -12,6 +12,8 @@ var wheelDirs = map[Kind][]string{
 	CUBLASLt: {"nvidia/cu13/lib", "nvidia/cublas/lib"},
 	CURAND:   {"nvidia/cu13/lib", "nvidia/curand/lib"},
 	CUFFT:    {"nvidia/cu13/lib", "nvidia/cufft/lib"},
+	// nvidia-nvjitlink (CUDA 13) and nvidia-nvjitlink-cu12.
+	NVJITLINK: {"nvidia/cu13/lib", "nvidia/nvjitlink/lib"},
 }
 
 // mathWheels adds library k from the NVIDIA pip wheels of every

@@ -168,6 +168,9 @@ func cacheKey(src, name string, o Options, arch, nvrtc string) string {
 	for _, e := range o.NameExpressions {
 		put(e)
 	}
+	if o.toolkit != nil {
+		put("toolkit headers " + o.toolkit.sum)
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 

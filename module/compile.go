@@ -67,52 +67,86 @@ type compiled struct {
 // be checked against the kernels' signatures on drivers without
 // cuFuncGetParamInfo.
 //
+// A source that includes headers beyond Options.Headers is compiled with
+// the CUDA toolkit's include directories (ToolkitIncludePaths; see
+// Options.NoToolkitIncludes).
+//
 // Results are cached on disk (see CacheDir): the key hashes the source, the
-// in-memory headers, the normalised options, the architecture, NVRTC's
-// implementation (libnvrtc or another backend's compiler, such as the fake's)
-// and version, and this library's Version, and the entry keeps the log and
-// the lowered names. A hit skips NVRTC entirely; Module.Cached reports it.
+// in-memory headers, the normalised options, the architecture, the
+// toolkit headers the source reaches (by contents), the compiler's identity
+// and this library's Version, and the entry keeps the log and the lowered
+// names. The compiler's identity is, where the backend can tell it without
+// opening the compiler (backend.NVRTCIdentifier; the real backend and the
+// fake can), the libnvrtc file that would be opened (its resolved path,
+// size and modification time, found as the system loader finds it), else
+// NVRTC's implementation and version. So a hit opens no compiler: it reads
+// the entry and loads the image, as a C program loading a CUBIN does;
+// Module.Cached reports it. A miss opens NVRTC, compiles and stores.
 //
 // A source NVRTC rejects gives a *CompileError with the full log; warnings
 // of a successful compile are in Module.Log.
 func Compile(ctx *driver.Context, src string, opts Options) (*Module, error) {
+	return compileThen("module.Compile", ctx, src, opts, func(c *compiled, name string) (*Module, error) { return loadCompiled(ctx, c, name) })
+}
+
+// compileThen is Compile with another loader: it finds the compile's
+// result in the cache or compiles it, and gives it to load (a loaded thing
+// from the cache is marked cached). An entry load refuses is as good as
+// corrupt: it compiles again.
+func compileThen[T interface{ markCached() }](op string, ctx *driver.Context, src string, opts Options, load func(c *compiled, name string) (T, error)) (T, error) {
+	var none T
 	cc := core.ContextOf(ctx)
 	if cc == nil {
-		return nil, fmt.Errorf("module.Compile: nil context: %w", driver.ErrInvalidValue)
+		return none, fmt.Errorf(op+": nil context: %w", driver.ErrInvalidValue)
 	}
 	if ctx.Closed() {
-		return nil, fmt.Errorf("module.Compile: %s: %w", ctx, driver.ErrClosed)
+		return none, fmt.Errorf(op+": %s: %w", ctx, driver.ErrClosed)
 	}
 	name := opts.name()
 	if err := opts.check(); err != nil {
-		return nil, fmt.Errorf("module.Compile: %s: %v: %w", name, err, driver.ErrInvalidValue)
-	}
-	nv, err := compilerOf(cc.API)
-	if err != nil {
-		return nil, fmt.Errorf("module.Compile: %s: %w", name, err)
-	}
-	major, minor, err := nv.Version()
-	if err != nil {
-		return nil, fmt.Errorf("module.Compile: %s: nvrtcVersion: %w", name, err)
+		return none, fmt.Errorf(op+": %s: %v: %w", name, err, driver.ErrInvalidValue)
 	}
 	arch, defaulted := opts.Arch, false
 	if arch == "" {
 		ma, mi, err := computeCapability(cc.API, ctx.Device())
 		if err != nil {
-			return nil, fmt.Errorf("module.Compile: %s: %w", name, err)
+			return none, fmt.Errorf(op+": %s: %w", name, err)
 		}
 		arch, defaulted = fmt.Sprintf("sm_%d%d", ma, mi), true
 	}
+	opts.toolkit = findToolkit(src, &opts)
 
+	// The cache is looked up before the compiler is opened, under the
+	// identity the backend gives without opening it: a hit opens nothing.
 	cache := openCache(opts)
-	key := cacheKey(src, name, opts, arch, nvrtcIdentity(nv, major, minor))
-	if c, ok := cache.get(key); ok {
-		m, err := loadCompiled(ctx, c, name)
-		if err == nil {
-			m.cached = true
+	id, known := identityOf(cc.API)
+	key := ""
+	if known && cache.dir != "" {
+		key = cacheKey(src, name, opts, arch, id)
+		if m, ok := loadCached(cache, key, name, load); ok {
 			return m, nil
 		}
-		// An entry the driver refuses is as good as corrupt: compile again.
+	}
+
+	nv, err := compilerOf(cc.API)
+	if err != nil {
+		return none, fmt.Errorf(op+": %s: %w", name, err)
+	}
+	// The compiler opened names itself now (it may be another file than
+	// the one the backend expected), or by its implementation and version.
+	opened, ok := identityOf(cc.API)
+	if !ok {
+		major, minor, err := nv.Version()
+		if err != nil {
+			return none, fmt.Errorf(op+": %s: nvrtcVersion: %w", name, err)
+		}
+		opened = nvrtcIdentity(nv, major, minor)
+	}
+	if opened != id || !known {
+		key = cacheKey(src, name, opts, arch, opened)
+		if m, ok := loadCached(cache, key, name, load); ok {
+			return m, nil
+		}
 	}
 
 	c, err := compile(nv, src, name, opts, arch)
@@ -120,17 +154,46 @@ func Compile(ctx *driver.Context, src string, opts Options) (*Module, error) {
 		c, err = compileOlder(nv, src, name, opts, arch, err)
 	}
 	if err != nil {
-		return nil, err
+		return none, err
 	}
 	cache.put(key, c)
-	return loadCompiled(ctx, c, name)
+	return load(c, name)
 }
 
-// nvrtcIdentity names the compiler for the cache key: its implementation
-// (libnvrtc, the fake's) and its version. Two compilers that report the same version but are different
-// implementations must not share entries: the fake's output (kernels whose
-// bodies are empty) would otherwise be loaded, and run as no-ops, by the
-// real driver of a machine sharing the cache directory.
+// loadCached gives the cache's entry for key to load, marked cached;
+// false for a miss, and for an entry load refuses (as good as corrupt: the
+// caller compiles again and replaces it).
+func loadCached[T interface{ markCached() }](cache cache, key, name string, load func(c *compiled, name string) (T, error)) (T, bool) {
+	var none T
+	c, ok := cache.get(key)
+	if !ok {
+		return none, false
+	}
+	m, err := load(c, name)
+	if err != nil {
+		return none, false
+	}
+	m.markCached()
+	return m, true
+}
+
+// identityOf asks a backend for its compiler's identity without opening
+// the compiler (backend.NVRTCIdentifier).
+func identityOf(api backend.API) (string, bool) {
+	if i, ok := api.(backend.NVRTCIdentifier); ok {
+		if id, ok := i.NVRTCIdentity(); ok {
+			return "identity " + id, true
+		}
+	}
+	return "", false
+}
+
+// nvrtcIdentity names the compiler for the cache key when its backend
+// cannot (see identityOf): its implementation (libnvrtc, the fake's) and
+// its version. Two compilers that report the same version but are
+// different implementations must not share entries: the fake's output
+// (kernels whose bodies are empty) would otherwise be loaded, and run as
+// no-ops, by the real driver of a machine sharing the cache directory.
 func nvrtcIdentity(nv backend.NVRTC, major, minor int) string {
 	return fmt.Sprintf("%s %d.%d", nv.Implementation(), major, minor)
 }
@@ -205,7 +268,7 @@ func compileProgram(nv backend.NVRTC, prog uintptr, name string, opts Options, a
 	}
 	log = strings.TrimRight(log, "\x00")
 	if cerr != nil {
-		return nil, &CompileError{Name: name, Arch: arch, Log: log, Options: opts, Flags: flags, Err: cerr}
+		return nil, &CompileError{Name: name, Arch: arch, Log: log, Options: opts.given(), Flags: flags, Err: cerr}
 	}
 	c := &compiled{Arch: arch, Log: log}
 	ptx, err := nv.PTX(prog)
@@ -242,6 +305,12 @@ func compileProgram(nv backend.NVRTC, prog uintptr, name string, opts Options, a
 	}
 	return c, nil
 }
+
+// markCached marks a module found in the cache.
+func (m *Module) markCached() { m.cached = true }
+
+// markCached marks a library found in the cache.
+func (l *Library) markCached() { l.cached = true }
 
 // loadCompiled loads a compile's image into ctx.
 func loadCompiled(ctx *driver.Context, c *compiled, name string) (*Module, error) {

@@ -14,7 +14,23 @@
 // Compile targets the context's device (CUBIN for sm_XY where NVRTC knows
 // the architecture) and keeps its results in an on-disk cache, so a second
 // run of a program loads the compiled code in about a millisecond instead of
-// compiling again (see Options and CacheDir).
+// compiling again (see Options and CacheDir). A cache hit opens no
+// compiler: the key names libnvrtc by its file (found as the system loader
+// would find it, without loading it), so a fresh process that hits pays
+// what a C program loading a CUBIN pays; NVRTC is opened on a miss only. A
+// source that includes CUDA's own headers (<cooperative_groups.h>,
+// <cuda_fp16.h>, <cuda/std/...>) needs no include paths: Compile adds the
+// toolkit's (ToolkitIncludePaths, include/cccl included on CUDA 13), and
+// the headers the source reaches there are in the cache key.
+//
+// A Library (LoadLibrary, CompileLibrary; cuLibrary, CUDA 12.0) is device
+// code loaded once for every context of the driver: its LibraryKernels give
+// a Function in any context, each context getting its own instance on
+// first use, and its Close unloads it everywhere.
+//
+// CompileLTOIR compiles to LTO-IR, which Link links with link-time
+// optimisation through nvJitLink (libnvJitLink, opened on first use) where
+// the backend has it; the fake has no nvJitLink.
 //
 // Beyond compile and launch: Load reports what the driver's JIT compiler
 // said (a *LoadError with its error log when it refuses PTX; Module.JITLog

@@ -49,9 +49,13 @@ func (in *LinkInput) jitType() (backend.JITInputType, ImageKind, bool) {
 // cuModuleLoadData of the result). The caller owns the Module: Close it.
 // Its JITLog is the linker's info log.
 //
-// LTO-IR inputs go to the driver as CU_JIT_INPUT_NVVM; drivers link them
-// only where their cuLink still supports link-time optimisation (CUDA 12
-// deprecated it in favour of nvJitLink), and refuse them otherwise.
+// A link with LTO-IR inputs (from CompileLTOIR) goes to nvJitLink
+// (libnvJitLink, opened on first use: -arch of ctx's device, -lto), where
+// the backend has it, and the CUBIN it links is loaded; a failed link is a
+// *LoadError with nvJitLink's error log. Where the backend has no nvJitLink
+// (the fake, or no libnvJitLink installed), LTO-IR goes to the driver as
+// CU_JIT_INPUT_NVVM, which links it only where its cuLink still supports
+// link-time optimisation (CUDA 12 deprecated it in favour of nvJitLink).
 //
 // An input set the linker refuses (an undefined or duplicate symbol, an
 // input for another architecture) returns a *LoadError with the linker's
@@ -87,6 +91,23 @@ func Link(ctx *driver.Context, inputs ...LinkInput) (*Module, error) {
 		ins[i] = backend.LinkInput{Type: t, Data: in.Data, Name: in.Name}
 		names[i] = fmt.Sprintf("%s %s", kind, in.Name)
 	}
+	for _, in := range inputs {
+		if _, kind, _ := in.jitType(); kind != LTOIR {
+			continue
+		}
+		image, info, ok, err := linkLTO(ctx, c, inputs)
+		if !ok {
+			break // no nvJitLink: the driver's cuLink, below
+		}
+		if err != nil {
+			var je *backend.JITLinkError
+			if errors.As(err, &je) {
+				return nil, fmt.Errorf("%s: %w", op, &LoadError{What: "link of " + strings.Join(names, ", "), Call: "nvJitLink", Log: je.Log, Info: info, Err: err})
+			}
+			return nil, fmt.Errorf("%s: nvJitLink: %w", op, err)
+		}
+		return loadLinked(ctx, op, image, info)
+	}
 	linker, ok := c.API.(backend.Linker)
 	if !ok {
 		return nil, fmt.Errorf("%s: the backend has no cuLink*: %w", op, errors.ErrUnsupported)
@@ -106,6 +127,12 @@ func Link(ctx *driver.Context, inputs ...LinkInput) (*Module, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
+	return loadLinked(ctx, op, image, info)
+}
+
+// loadLinked loads a linker's output into ctx, with the linker's info log
+// before the load's in JITLog.
+func loadLinked(ctx *driver.Context, op string, image []byte, info string) (*Module, error) {
 	kind := DetectKind(image)
 	var text []byte
 	if kind == PTX {

@@ -74,7 +74,8 @@ type Module struct {
 	ptx     []byte // the PTX text, when known
 	image   []byte // the compiled image, for compiled modules
 	cached  bool
-	jitLog  string // the JIT's info log of the load
+	jitLog  string   // the JIT's info log of the load
+	lib     *Library // the Library this is the instance of, which owns it; nil for a Module's own
 
 	mu      sync.Mutex           // guards funcs and kernels; serialises Unload
 	funcs   map[string]*Function // by the name asked for
@@ -373,6 +374,9 @@ func (m *Module) available() string {
 func (m *Module) Close() error {
 	if m == nil || m.hold == nil {
 		return fmt.Errorf("module.Module.Close: nil or zero module: %w", driver.ErrInvalidValue)
+	}
+	if m.lib != nil {
+		return fmt.Errorf("module.Module.Close: module %#x is %s's instance in %s: close the Library: %w", m.h, m.lib, m.ctx, driver.ErrInvalidValue)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -26,9 +26,19 @@ type Options struct {
 	// value. They are passed sorted by name.
 	Defines map[string]string
 	// IncludePaths are searched for #include files (-I). Files read from them
-	// are not part of the cache key: pass headers that change as Headers, or
-	// set NoCache.
+	// are not part of the cache key, unless the source reaches the
+	// toolkit's headers (see NoToolkitIncludes), when every header reached
+	// is: pass headers that change as Headers, or set NoCache. The CUDA
+	// toolkit's own directories need not be listed.
 	IncludePaths []string
+	// NoToolkitIncludes turns off the toolkit's include directories. By
+	// default, a source that includes a header not in Headers (say
+	// <cooperative_groups.h>, <cuda_fp16.h>, <cuda/std/atomic>) is
+	// compiled with ToolkitIncludePaths added after IncludePaths, and every
+	// header it reaches there (through #include lines, transitively) is
+	// part of the cache key by its contents, so that a toolkit upgrade
+	// compiles again. A source that includes nothing looks for no toolkit.
+	NoToolkitIncludes bool
 	// Headers are in-memory headers, by the name the source includes them by
 	// (#include "name"). They are part of the cache key.
 	Headers map[string]string
@@ -53,6 +63,10 @@ type Options struct {
 	// least recently used entries until they fit. 0 means
 	// DefaultCacheMaxBytes; a negative value, no cap.
 	CacheMaxBytes int64
+	// toolkit is what Compile found for this source (findToolkit); nil
+	// for none. Set only on Compile's own copy.
+	toolkit *toolkitHeaders
+
 	// Logger, when set, hears what the cache cannot do (a write that
 	// failed, a directory or an entry it does not trust and why: see
 	// CacheDir; at Warn) and what it evicts (at Debug). A failed cache
@@ -86,6 +100,11 @@ func (o *Options) flags(arch string) []string {
 	for _, p := range o.IncludePaths {
 		f = append(f, "-I"+p)
 	}
+	if o.toolkit != nil {
+		for _, p := range o.toolkit.dirs {
+			f = append(f, "-I"+p)
+		}
+	}
 	if o.LineInfo {
 		f = append(f, "-lineinfo")
 	}
@@ -103,6 +122,19 @@ func (o *Options) headers() (contents, names []string) {
 		contents = append(contents, o.Headers[k])
 	}
 	return contents, names
+}
+
+// headerContents returns the in-memory headers' contents, in sorted name
+// order.
+func (o *Options) headerContents() []string {
+	contents, _ := o.headers()
+	return contents
+}
+
+// given returns o as the caller gave it, without what Compile added.
+func (o Options) given() Options {
+	o.toolkit = nil
+	return o
 }
 
 // check refuses options NVRTC would misread.

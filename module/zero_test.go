@@ -15,7 +15,7 @@ func TestZeroValuesNeverPanic(t *testing.T) {
 		(*module.CompileError)(nil), (*module.LoadError)(nil),
 		(*module.Dim3)(nil), (*module.Config)(nil), (*module.Param)(nil),
 		(*module.Attributes)(nil), (*module.LinkInput)(nil), (*module.Options)(nil),
-		module.ImageKind(0),
+		module.ImageKind(0), (*module.Library)(nil), (*module.LibraryKernel)(nil),
 		(*module.Kernel1[float32])(nil), (*module.Kernel2[float32, int32])(nil), (*module.Kernel3[float32, int32, uint64])(nil),
 		(*module.Kernel4[float32, int32, uint64, float64])(nil), (*module.Kernel5[float32, int32, uint64, float64, int64])(nil),
 		(*module.Kernel6[float32, int32, uint64, float64, int64, uint32])(nil),

@@ -258,6 +258,28 @@ const (
 	// numClusters, CUfunction func, const CUlaunchConfig* config), since CUDA
 	// 11.8.
 	CuOccupancyMaxActiveClusters = "cuOccupancyMaxActiveClusters"
+	// CuLibraryLoadData is cuLibraryLoadData(CUlibrary* library, const void*
+	// code, CUjit_option* jitOptions, void** jitOptionsValues, unsigned int
+	// numJitOptions, CUlibraryOption* libraryOptions, void**
+	// libraryOptionValues, unsigned int numLibraryOptions), since CUDA 12.0.
+	CuLibraryLoadData = "cuLibraryLoadData"
+	// CuLibraryUnload is cuLibraryUnload(CUlibrary library), since CUDA 12.0.
+	CuLibraryUnload = "cuLibraryUnload"
+	// CuLibraryGetKernel is cuLibraryGetKernel(CUkernel* pKernel, CUlibrary
+	// library, const char* name), since CUDA 12.0.
+	CuLibraryGetKernel = "cuLibraryGetKernel"
+	// CuLibraryGetModule is cuLibraryGetModule(CUmodule* pMod, CUlibrary
+	// library), since CUDA 12.0.
+	CuLibraryGetModule = "cuLibraryGetModule"
+	// CuLibraryGetGlobal is cuLibraryGetGlobal(CUdeviceptr* dptr, size_t* bytes,
+	// CUlibrary library, const char* name), since CUDA 12.0.
+	CuLibraryGetGlobal = "cuLibraryGetGlobal"
+	// CuKernelGetFunction is cuKernelGetFunction(CUfunction* pFunc, CUkernel
+	// kernel), since CUDA 12.0.
+	CuKernelGetFunction = "cuKernelGetFunction"
+	// CuKernelGetAttribute is cuKernelGetAttribute(int* pi, CUfunction_attribute
+	// attrib, CUkernel kernel, CUdevice dev), since CUDA 12.0.
+	CuKernelGetAttribute = "cuKernelGetAttribute"
 	// CuStreamBeginCapture is cuStreamBeginCapture(CUstream hStream,
 	// CUstreamCaptureMode mode), since CUDA 10.1.
 	CuStreamBeginCapture = "cuStreamBeginCapture"
@@ -561,6 +583,13 @@ const (
 	// NvrtcGetErrorString is nvrtcGetErrorString(nvrtcResult result), since CUDA
 	// 7.0. Inner: called only inside another entry point's method.
 	NvrtcGetErrorString = "nvrtcGetErrorString"
+	// NvrtcGetLTOIRSize is nvrtcGetLTOIRSize(nvrtcProgram prog, size_t*
+	// LTOIRSizeRet), since CUDA 12.0. Inner: called only inside another entry
+	// point's method.
+	NvrtcGetLTOIRSize = "nvrtcGetLTOIRSize"
+	// NvrtcGetLTOIR is nvrtcGetLTOIR(nvrtcProgram prog, char* LTOIR), since CUDA
+	// 12.0.
+	NvrtcGetLTOIR = "nvrtcGetLTOIR"
 )
 
 // table is every entry point of the declaration table, in its order.
@@ -652,6 +681,13 @@ var table = [...]EntryPoint{
 	{Name: CuLaunchKernelEx, Library: CUDA, Since: 11080},
 	{Name: CuOccupancyMaxActiveBlocksPerMultiprocessor, Library: CUDA, Since: 6050},
 	{Name: CuOccupancyMaxActiveClusters, Library: CUDA, Since: 11080},
+	{Name: CuLibraryLoadData, Library: CUDA, Since: 12000},
+	{Name: CuLibraryUnload, Library: CUDA, Since: 12000},
+	{Name: CuLibraryGetKernel, Library: CUDA, Since: 12000},
+	{Name: CuLibraryGetModule, Library: CUDA, Since: 12000},
+	{Name: CuLibraryGetGlobal, Library: CUDA, Since: 12000},
+	{Name: CuKernelGetFunction, Library: CUDA, Since: 12000},
+	{Name: CuKernelGetAttribute, Library: CUDA, Since: 12000},
 	{Name: CuStreamBeginCapture, Library: CUDA, Since: 10010},
 	{Name: CuStreamEndCapture, Library: CUDA, Since: 10000},
 	{Name: CuStreamGetCaptureInfo, Library: CUDA, Since: 12030},
@@ -734,6 +770,8 @@ var table = [...]EntryPoint{
 	{Name: NvrtcGetLoweredName, Library: NVRTC, Since: 8000},
 	{Name: NvrtcDestroyProgram, Library: NVRTC, Since: 7000},
 	{Name: NvrtcGetErrorString, Library: NVRTC, Since: 7000, Inner: true},
+	{Name: NvrtcGetLTOIRSize, Library: NVRTC, Since: 12000, Inner: true},
+	{Name: NvrtcGetLTOIR, Library: NVRTC, Since: 12000},
 	{Name: CuCtxSetLimit, Library: CUDA, Since: 3010},
 	{Name: CuCtxGetLimit, Library: CUDA, Since: 3010},
 	{Name: CuCtxSetCacheConfig, Library: CUDA, Since: 3020},
@@ -920,184 +958,202 @@ func index(name string) int {
 		return 85
 	case CuOccupancyMaxActiveClusters:
 		return 86
-	case CuStreamBeginCapture:
+	case CuLibraryLoadData:
 		return 87
-	case CuStreamEndCapture:
+	case CuLibraryUnload:
 		return 88
-	case CuStreamGetCaptureInfo:
+	case CuLibraryGetKernel:
 		return 89
-	case CuGraphCreate:
+	case CuLibraryGetModule:
 		return 90
-	case CuGraphDestroy:
+	case CuLibraryGetGlobal:
 		return 91
-	case CuGraphClone:
+	case CuKernelGetFunction:
 		return 92
-	case CuGraphGetNodes:
+	case CuKernelGetAttribute:
 		return 93
-	case CuGraphGetEdges:
+	case CuStreamBeginCapture:
 		return 94
-	case CuGraphAddKernelNode:
+	case CuStreamEndCapture:
 		return 95
-	case CuGraphAddMemcpyNode:
+	case CuStreamGetCaptureInfo:
 		return 96
-	case CuGraphAddMemsetNode:
+	case CuGraphCreate:
 		return 97
-	case CuGraphAddEventRecordNode:
+	case CuGraphDestroy:
 		return 98
-	case CuGraphAddEventWaitNode:
+	case CuGraphClone:
 		return 99
-	case CuGraphAddChildGraphNode:
+	case CuGraphGetNodes:
 		return 100
-	case CuGraphAddEmptyNode:
+	case CuGraphGetEdges:
 		return 101
-	case CuGraphInstantiateWithFlags:
+	case CuGraphAddKernelNode:
 		return 102
-	case CuGraphExecDestroy:
+	case CuGraphAddMemcpyNode:
 		return 103
-	case CuGraphLaunch:
+	case CuGraphAddMemsetNode:
 		return 104
-	case CuGraphUpload:
+	case CuGraphAddEventRecordNode:
 		return 105
-	case CuGraphExecUpdate:
+	case CuGraphAddEventWaitNode:
 		return 106
-	case CuGraphAddHostNode:
+	case CuGraphAddChildGraphNode:
 		return 107
-	case CuGraphHostNodeSetParams:
+	case CuGraphAddEmptyNode:
 		return 108
-	case CuGraphAddMemAllocNode:
+	case CuGraphInstantiateWithFlags:
 		return 109
-	case CuGraphAddMemFreeNode:
+	case CuGraphExecDestroy:
 		return 110
-	case CuGraphConditionalHandleCreate:
+	case CuGraphLaunch:
 		return 111
-	case CuGraphAddNode:
+	case CuGraphUpload:
 		return 112
-	case CuGraphExecKernelNodeSetParams:
+	case CuGraphExecUpdate:
 		return 113
-	case CuGraphExecMemcpyNodeSetParams:
+	case CuGraphAddHostNode:
 		return 114
-	case CuGraphExecMemsetNodeSetParams:
+	case CuGraphHostNodeSetParams:
 		return 115
-	case CuGraphExecHostNodeSetParams:
+	case CuGraphAddMemAllocNode:
 		return 116
-	case CuGraphDebugDotPrint:
+	case CuGraphAddMemFreeNode:
 		return 117
-	case CuUserObjectCreate:
+	case CuGraphConditionalHandleCreate:
 		return 118
-	case CuUserObjectRelease:
+	case CuGraphAddNode:
 		return 119
-	case CuGraphRetainUserObject:
+	case CuGraphExecKernelNodeSetParams:
 		return 120
-	case CuDeviceGetDefaultMemPool:
+	case CuGraphExecMemcpyNodeSetParams:
 		return 121
-	case CuDeviceGetMemPool:
+	case CuGraphExecMemsetNodeSetParams:
 		return 122
-	case CuDeviceSetMemPool:
+	case CuGraphExecHostNodeSetParams:
 		return 123
-	case CuMemPoolCreate:
+	case CuGraphDebugDotPrint:
 		return 124
-	case CuMemPoolDestroy:
+	case CuUserObjectCreate:
 		return 125
-	case CuMemPoolTrimTo:
+	case CuUserObjectRelease:
 		return 126
-	case CuMemPoolSetAttribute:
+	case CuGraphRetainUserObject:
 		return 127
-	case CuMemPoolGetAttribute:
+	case CuDeviceGetDefaultMemPool:
 		return 128
-	case CuMemPoolSetAccess:
+	case CuDeviceGetMemPool:
 		return 129
-	case CuMemPoolGetAccess:
+	case CuDeviceSetMemPool:
 		return 130
-	case CuMemAllocFromPoolAsync:
+	case CuMemPoolCreate:
 		return 131
-	case CuCtxDisablePeerAccess:
+	case CuMemPoolDestroy:
 		return 132
-	case CuMemAllocManaged:
+	case CuMemPoolTrimTo:
 		return 133
-	case CuMemPrefetchAsync:
+	case CuMemPoolSetAttribute:
 		return 134
-	case CuMemAdvise:
+	case CuMemPoolGetAttribute:
 		return 135
-	case CuMemHostRegister:
+	case CuMemPoolSetAccess:
 		return 136
-	case CuMemHostUnregister:
+	case CuMemPoolGetAccess:
 		return 137
-	case CuMemAllocPitch:
+	case CuMemAllocFromPoolAsync:
 		return 138
-	case CuMemcpy2D:
+	case CuCtxDisablePeerAccess:
 		return 139
-	case CuMemcpy2DAsync:
+	case CuMemAllocManaged:
 		return 140
-	case CuMemcpy3D:
+	case CuMemPrefetchAsync:
 		return 141
-	case CuMemcpy3DAsync:
+	case CuMemAdvise:
 		return 142
-	case CuMemGetAllocationGranularity:
+	case CuMemHostRegister:
 		return 143
-	case CuMemAddressReserve:
+	case CuMemHostUnregister:
 		return 144
-	case CuMemAddressFree:
+	case CuMemAllocPitch:
 		return 145
-	case CuMemCreate:
+	case CuMemcpy2D:
 		return 146
-	case CuMemRelease:
+	case CuMemcpy2DAsync:
 		return 147
-	case CuMemMap:
+	case CuMemcpy3D:
 		return 148
-	case CuMemUnmap:
+	case CuMemcpy3DAsync:
 		return 149
-	case CuMemSetAccess:
+	case CuMemGetAllocationGranularity:
 		return 150
-	case CuMemGetAccess:
+	case CuMemAddressReserve:
 		return 151
-	case CuMemGetAllocationPropertiesFromHandle:
+	case CuMemAddressFree:
 		return 152
-	case CuMemRetainAllocationHandle:
+	case CuMemCreate:
 		return 153
-	case CuMemExportToShareableHandle:
+	case CuMemRelease:
 		return 154
-	case CuMemImportFromShareableHandle:
+	case CuMemMap:
 		return 155
-	case NvrtcVersion:
+	case CuMemUnmap:
 		return 156
-	case NvrtcCreateProgram:
+	case CuMemSetAccess:
 		return 157
-	case NvrtcAddNameExpression:
+	case CuMemGetAccess:
 		return 158
-	case NvrtcCompileProgram:
+	case CuMemGetAllocationPropertiesFromHandle:
 		return 159
-	case NvrtcGetProgramLogSize:
+	case CuMemRetainAllocationHandle:
 		return 160
-	case NvrtcGetProgramLog:
+	case CuMemExportToShareableHandle:
 		return 161
-	case NvrtcGetPTXSize:
+	case CuMemImportFromShareableHandle:
 		return 162
-	case NvrtcGetPTX:
+	case NvrtcVersion:
 		return 163
-	case NvrtcGetCUBINSize:
+	case NvrtcCreateProgram:
 		return 164
-	case NvrtcGetCUBIN:
+	case NvrtcAddNameExpression:
 		return 165
-	case NvrtcGetLoweredName:
+	case NvrtcCompileProgram:
 		return 166
-	case NvrtcDestroyProgram:
+	case NvrtcGetProgramLogSize:
 		return 167
-	case NvrtcGetErrorString:
+	case NvrtcGetProgramLog:
 		return 168
-	case CuCtxSetLimit:
+	case NvrtcGetPTXSize:
 		return 169
-	case CuCtxGetLimit:
+	case NvrtcGetPTX:
 		return 170
-	case CuCtxSetCacheConfig:
+	case NvrtcGetCUBINSize:
 		return 171
-	case CuCtxGetCacheConfig:
+	case NvrtcGetCUBIN:
 		return 172
-	case CuCtxSetSharedMemConfig:
+	case NvrtcGetLoweredName:
 		return 173
-	case CuCtxGetSharedMemConfig:
+	case NvrtcDestroyProgram:
 		return 174
-	case CuDevicePrimaryCtxSetFlags:
+	case NvrtcGetErrorString:
 		return 175
+	case NvrtcGetLTOIRSize:
+		return 176
+	case NvrtcGetLTOIR:
+		return 177
+	case CuCtxSetLimit:
+		return 178
+	case CuCtxGetLimit:
+		return 179
+	case CuCtxSetCacheConfig:
+		return 180
+	case CuCtxGetCacheConfig:
+		return 181
+	case CuCtxSetSharedMemConfig:
+		return 182
+	case CuCtxGetSharedMemConfig:
+		return 183
+	case CuDevicePrimaryCtxSetFlags:
+		return 184
 	}
 	return -1
 }

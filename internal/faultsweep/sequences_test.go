@@ -41,6 +41,8 @@ var sequences = []sequence{
 	{"nccl-ranks", seqNCCLRanks, twoDevices},
 	{"props", seqProps, nil},
 	{"vmm", seqVMM, nil},
+	{"library", seqLibrary, nil}, // sequences_mod_test.go
+	{"lto", seqLTO, nil},
 }
 
 // fakeOptions are the options of seq's runs, with extra ones last.

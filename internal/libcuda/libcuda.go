@@ -39,6 +39,8 @@ type libcuda struct {
 	nvrtcDone bool
 	nvrtcErr  error
 	nvrtc     atomic.Pointer[backend.NVRTC] // internal/libnvrtc's, once opened
+
+	jitLink lazyJITLinker // internal/libnvjitlink's, opened on first use (nvjitlink.go)
 }
 
 // Open opens libcuda through package loader, resolves cuGetProcAddress and

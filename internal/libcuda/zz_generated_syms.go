@@ -97,6 +97,13 @@ const (
 	symLaunchKernelEx
 	symOccupancyMaxActiveBlocksPerMultiprocessor
 	symOccupancyMaxActiveClusters
+	symLibraryLoadData
+	symLibraryUnload
+	symLibraryGetKernel
+	symLibraryGetModule
+	symLibraryGetGlobal
+	symKernelGetFunction
+	symKernelGetAttribute
 	symStreamBeginCapture
 	symStreamEndCapture
 	symStreamGetCaptureInfo
@@ -266,6 +273,13 @@ var syms = [numSyms]symInfo{
 	symLaunchKernelEx:                 {name: abi.CuLaunchKernelEx, since: 11080},
 	symOccupancyMaxActiveBlocksPerMultiprocessor: {name: abi.CuOccupancyMaxActiveBlocksPerMultiprocessor, since: 6050},
 	symOccupancyMaxActiveClusters:                {name: abi.CuOccupancyMaxActiveClusters, since: 11080},
+	symLibraryLoadData:                           {name: abi.CuLibraryLoadData, since: 12000},
+	symLibraryUnload:                             {name: abi.CuLibraryUnload, since: 12000},
+	symLibraryGetKernel:                          {name: abi.CuLibraryGetKernel, since: 12000},
+	symLibraryGetModule:                          {name: abi.CuLibraryGetModule, since: 12000},
+	symLibraryGetGlobal:                          {name: abi.CuLibraryGetGlobal, since: 12000},
+	symKernelGetFunction:                         {name: abi.CuKernelGetFunction, since: 12000},
+	symKernelGetAttribute:                        {name: abi.CuKernelGetAttribute, since: 12000},
 	symStreamBeginCapture:                        {name: abi.CuStreamBeginCapture, since: 10010, dlsym: []string{"cuStreamBeginCapture_v2"}},
 	symStreamEndCapture:                          {name: abi.CuStreamEndCapture, since: 10000},
 	symStreamGetCaptureInfo:                      {name: abi.CuStreamGetCaptureInfo, since: 12030, dlsym: []string{"cuStreamGetCaptureInfo_v3"}},

@@ -23,6 +23,8 @@ const (
 	nvGetLoweredName
 	nvDestroyProgram
 	nvGetErrorString
+	nvGetLTOIRSize
+	nvGetLTOIR
 	numNVSyms
 )
 
@@ -45,4 +47,6 @@ var nvsyms = [numNVSyms]struct {
 	nvGetLoweredName:    {abi.NvrtcGetLoweredName, 8000},
 	nvDestroyProgram:    {abi.NvrtcDestroyProgram, 7000},
 	nvGetErrorString:    {abi.NvrtcGetErrorString, 7000},
+	nvGetLTOIRSize:      {abi.NvrtcGetLTOIRSize, 12000},
+	nvGetLTOIR:          {abi.NvrtcGetLTOIR, 12000},
 }
