@@ -1,6 +1,7 @@
 package ptxexec
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -25,6 +26,58 @@ func BenchmarkAxpy(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "threads/s")
+}
+
+// BenchmarkSaxpy runs out[i] = 2*x[i] + y[i] over 4M threads of
+// non-zero data, with 1 and 2 workers (Launch.Workers): threads/s on one
+// core and the scaling across cores.
+func BenchmarkSaxpy(b *testing.B) {
+	p, mem := load(b, "90")
+	const n = 4 << 20
+	xs := make([]float32, n)
+	for i := range xs {
+		xs[i] = float32(i%1000) * 0.37
+	}
+	px, py, out := mem.f32s(xs), mem.f32s(xs), mem.alloc(4*n)
+	k := p.Kernels["axpy"]
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			l := &Launch{Grid: dim(n / 256), Block: dim(256), Params: packAxpy(k, px, py, out, n), Mem: mem, SMs: 132, Workers: workers}
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := k.Run(l); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "threads/s")
+		})
+	}
+}
+
+// BenchmarkBlockSum runs the shared-memory tree reduction block_sum
+// (__syncthreads between steps, one atomicAdd per block) over 1M
+// elements, with 1 and 2 workers.
+func BenchmarkBlockSum(b *testing.B) {
+	p, mem := load(b, "90")
+	const n = 1 << 20
+	xs := make([]float32, n)
+	for i := range xs {
+		xs[i] = 1
+	}
+	pin, total := mem.f32s(xs), mem.f32s([]float32{0})
+	k := p.Kernels["block_sum"]
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			l := &Launch{Grid: dim(n / 256), Block: dim(256), Params: params(b, k, pin, total, int32(n)), Mem: mem, SMs: 132, Workers: workers}
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := k.Run(l); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "threads/s")
+		})
+	}
 }
 
 func packAxpy(k *Kernel, px, py, out uint64, n int) []byte {

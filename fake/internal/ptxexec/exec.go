@@ -132,6 +132,7 @@ type machine struct {
 	atomMu   *sync.Mutex // with parallel workers: held by global atomics
 	barriers [numBarriers]barrierState
 	obs      Observer // l.Observe
+	slab     []uint64 // register files not yet handed to threads
 }
 
 // Run executes the kernel over the launch's grid, blocks one after
@@ -265,7 +266,12 @@ func (m *machine) initThread(t *thread, i int) {
 		return
 	}
 	if len(t.pool) == 0 {
-		t.pool = append(t.pool, make([]uint64, f.nslots))
+		// The entry's registers of a warp's threads lie side by side.
+		if len(m.slab) < f.nslots {
+			m.slab = make([]uint64, f.nslots*warpSize)
+		}
+		t.pool = append(t.pool, m.slab[:f.nslots:f.nslots])
+		m.slab = m.slab[f.nslots:]
 	}
 	t.regs = t.pool[0][:f.nslots]
 	copy(t.regs, m.tmpl)
@@ -308,12 +314,21 @@ func (m *machine) runBlock() error {
 	clear(m.shared)
 	m.barriers = [numBarriers]barrierState{}
 	for {
-		for i := range m.threads {
-			t := &m.threads[i]
-			if t.state == tRunning {
-				m.run(t)
+		for lo := 0; lo < len(m.threads); lo += warpSize {
+			ts := m.threads[lo:min(lo+warpSize, len(m.threads))]
+			if mask := m.convergedLanes(ts); mask != 0 {
+				m.runLockstep(ts, mask)
 				if m.fault != nil {
 					return m.fault
+				}
+			}
+			for i := range ts {
+				t := &ts[i]
+				if t.state == tRunning {
+					m.run(t)
+					if m.fault != nil {
+						return m.fault
+					}
 				}
 			}
 		}
