@@ -119,7 +119,7 @@ func (d *decoder) barOperands(args []ptx.Operand, in *inst) error {
 // arrive counts thread t at the barrier of bar.sync, bar.red or
 // bar.arrive instruction in. It reports false after a fault.
 func (m *machine) arrive(t *thread, in *inst) bool {
-	id, count := t.regs[in.a]&0xffffffff, t.regs[in.b]&0xffffffff
+	id, count := m.reg(t, in.a)&0xffffffff, m.reg(t, in.b)&0xffffffff
 	if id >= numBarriers {
 		m.fail(t, in, CodeIllegalInstr, 0, "barrier number out of range")
 		return false
@@ -165,12 +165,12 @@ func (m *machine) releaseBarriers(live int) bool {
 		var pop, and, or uint64 = 0, 1, 0
 		for i := range m.threads {
 			t := &m.threads[i]
-			if t.state != tBarrier || t.regs[t.fn.code[t.pc-1].a]&0xffffffff != uint64(id) {
+			if t.state != tBarrier || m.reg(t, t.fn.code[t.pc-1].a)&0xffffffff != uint64(id) {
 				continue
 			}
 			in := &t.fn.code[t.pc-1]
 			if in.op == opBarRed {
-				p := t.regs[in.c] != 0
+				p := m.reg(t, in.c) != 0
 				if in.flags&fCombNeg != 0 {
 					p = !p
 				}
@@ -184,13 +184,13 @@ func (m *machine) releaseBarriers(live int) bool {
 		}
 		for i := range m.threads {
 			t := &m.threads[i]
-			if t.state != tBarrier || t.regs[t.fn.code[t.pc-1].a]&0xffffffff != uint64(id) {
+			if t.state != tBarrier || m.reg(t, t.fn.code[t.pc-1].a)&0xffffffff != uint64(id) {
 				continue
 			}
 			in := &t.fn.code[t.pc-1]
 			if in.op == opBarRed {
-				t.regs[in.d] = [...]uint64{barRedPopc: pop, barRedAnd: and, barRedOr: or}[in.mode]
-				t.regs[sSink] = 0
+				m.setReg(t, in.d, [...]uint64{barRedPopc: pop, barRedAnd: and, barRedOr: or}[in.mode])
+				m.setReg(t, sSink, 0)
 			}
 			t.state = tRunning
 		}

@@ -95,6 +95,7 @@ type thread struct {
 	local  []byte
 	sp     int        // end of the current frame in local
 	pool   [][]uint64 // register files, one per call depth
+	warp   *warpRegs  // its warp's registers in lockstep
 }
 
 // frame is a caller's state saved by call.
@@ -133,6 +134,7 @@ type machine struct {
 	barriers [numBarriers]barrierState
 	obs      Observer // l.Observe
 	slab     []uint64 // register files not yet handed to threads
+	warps    []warpRegs
 }
 
 // Run executes the kernel over the launch's grid, blocks one after
@@ -189,7 +191,7 @@ func linear(b, grid [3]uint32) uint64 {
 
 func (k *Kernel) newMachine(l *Launch, n int, atomMu *sync.Mutex) *machine {
 	m := &machine{k: k, l: l, threads: make([]thread, n), shared: make([]byte, k.sharedBase+int(l.DynShared)),
-		start: time.Now(), cs: k.prog.callSites, atomMu: atomMu, obs: l.Observe}
+		start: time.Now(), cs: k.prog.callSites, atomMu: atomMu, obs: l.Observe, warps: make([]warpRegs, (n+warpSize-1)/warpSize)}
 	f := k.fn
 	m.tmpl = make([]uint64, f.nslots)
 	copy(m.tmpl, f.init)
@@ -246,6 +248,9 @@ func (m *machine) initThread(t *thread, i int) {
 	f := m.k.fn
 	t.fn, t.pc, t.state, t.frames = f, 0, tRunning, t.frames[:0]
 	t.sp = f.frame
+	if t.warp != nil && t.warp.inSoA {
+		return // blockLanes sets the block's values
+	}
 	if t.regs != nil {
 		// The thread's registers from the launch's previous block: the
 		// constants, parameters and per-thread specials are still right
@@ -274,6 +279,7 @@ func (m *machine) initThread(t *thread, i int) {
 		m.slab = m.slab[f.nslots:]
 	}
 	t.regs = t.pool[0][:f.nslots]
+	t.warp = &m.warps[i/warpSize]
 	copy(t.regs, m.tmpl)
 	r := t.regs
 	bx, by := int(l.Block[0]), int(l.Block[1])
@@ -313,15 +319,33 @@ func (m *machine) runBlock() error {
 	}
 	clear(m.shared)
 	m.barriers = [numBarriers]barrierState{}
+	for w := range m.warps {
+		lo := w * warpSize
+		ts := m.threads[lo:min(lo+warpSize, len(m.threads))]
+		if wr := &m.warps[w]; wr.inSoA {
+			m.blockLanes(wr)
+		} else if m.canLockstep(ts) {
+			m.toSoA(wr, ts)
+		}
+	}
 	for {
-		for lo := 0; lo < len(m.threads); lo += warpSize {
+		for w := range m.warps {
+			lo := w * warpSize
 			ts := m.threads[lo:min(lo+warpSize, len(m.threads))]
-			if mask := m.convergedLanes(ts); mask != 0 {
-				m.runLockstep(ts, mask)
+			wr := &m.warps[w]
+			if !wr.inSoA && m.canLockstep(ts) {
+				m.toSoA(wr, ts)
+			}
+			if wr.inSoA && !m.runLockstep(wr, ts) {
 				if m.fault != nil {
 					return m.fault
 				}
+				continue
 			}
+			if m.fault != nil {
+				return m.fault
+			}
+			m.toAoS(wr, ts)
 			for i := range ts {
 				t := &ts[i]
 				if t.state == tRunning {
@@ -347,6 +371,14 @@ func (m *machine) runBlock() error {
 		}
 		released := m.releaseBarriers(live)
 		for w := 0; w*32 < len(m.threads); w++ {
+			lo := w * warpSize
+			ts := m.threads[lo:min(lo+warpSize, len(m.threads))]
+			for i := range ts {
+				if ts[i].state == tWarp {
+					m.toAoS(&m.warps[w], ts)
+					break
+				}
+			}
 			if m.resolveWarp(w) {
 				released = true
 			}
