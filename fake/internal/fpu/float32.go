@@ -165,3 +165,13 @@ func NegF32(x float32) float32 { return canon32(-x) }
 func AbsF32(x float32) float32 {
 	return canon32(math.Float32frombits(math.Float32bits(x) &^ (1 << 31)))
 }
+
+// FmaRoundsOnce reports whether float32(s) is fma.rn.f32 of float32
+// operands a, b, c when s is math.FMA of them as float64: s is a normal
+// float32 after rounding and not on a float32 midpoint, so the second
+// rounding cannot differ from one. It is small enough to be inlined in an
+// interpreter's loop; FmaF32 handles the rest.
+func FmaRoundsOnce(s float64) bool {
+	bits := math.Float64bits(s)
+	return bits&(1<<29-1) != 1<<28 && bits&(0x7ff<<52)-0x381<<52 < (0x7ff-0x381)<<52
+}

@@ -621,6 +621,8 @@ func (d *decoder) instr(s *ptx.Stmt, in *inst) error {
 	case "trap":
 		in.op = opTrap
 		return d.noMore(m)
+	case "cp":
+		return d.cpAsync(s, m, in)
 	case "membar", "fence":
 		in.op = opNop
 		return nil

@@ -43,6 +43,14 @@ type Launch struct {
 	// Observe, when set, is told of every access to global memory (see
 	// Observer).
 	Observe Observer
+	// Cooperative is a cooperative launch (cuLaunchCooperativeKernel, or
+	// the cooperative launch attribute): every block is resident at once,
+	// so blocks may wait for each other (cooperative_groups' grid.sync),
+	// and %envreg1:%envreg2 give the grid workspace grid.sync counts in.
+	// The blocks then take turns on one goroutine (Workers is not used):
+	// a block runs until all its threads wait, exit, or spin (a thread
+	// that has taken many backward branches lets the other blocks run).
+	Cooperative bool
 }
 
 // CUDA error numbers of the faults a launch may end with.
@@ -79,6 +87,7 @@ const (
 	tRunning = iota
 	tBarrier // waiting at bar.sync
 	tWarp    // waiting at a warp collective
+	tYield   // spinning in a cooperative launch: runs again when the other blocks have had their turn
 	tExited
 )
 
@@ -135,6 +144,8 @@ type machine struct {
 	obs      Observer // l.Observe
 	slab     []uint64 // register files not yet handed to threads
 	warps    []warpRegs
+	grid     []byte // a cooperative launch's grid workspace (nil otherwise)
+	spins    int    // backward branches taken since the last yield
 }
 
 // Run executes the kernel over the launch's grid, blocks one after
@@ -151,6 +162,9 @@ func (k *Kernel) Run(l *Launch) error {
 		return &Fault{Code: CodeLaunchFailed, Msg: "bad block size"}
 	}
 	blocks := uint64(l.Grid[0]) * uint64(l.Grid[1]) * uint64(l.Grid[2])
+	if l.Cooperative {
+		return k.runCooperative(l, n, blocks)
+	}
 	workers := uint64(max(l.Workers, 1))
 	if workers == 1 || blocks == 1 {
 		return k.newMachine(l, n, nil).runBlocks(blocks, nil)
@@ -236,6 +250,9 @@ func (m *machine) blockTemplate() {
 	r[sDynSmem] = uint64(l.DynShared)
 	r[sTotalSmem] = uint64(len(m.shared))
 	r[sFrame] = 0
+	if m.grid != nil {
+		r[sEnvreg1], r[sEnvreg2] = gridWindow>>32, gridWindow&math.MaxUint32
+	}
 	for _, a := range m.k.fn.aliases {
 		if a.special >= sNtidX {
 			r[a.slot] = r[a.special]
@@ -313,6 +330,17 @@ func (m *machine) initThread(t *thread, i int) {
 // released, until all have exited. Nothing to release with threads still
 // waiting is a deadlock.
 func (m *machine) runBlock() error {
+	m.startBlock()
+	for {
+		if yielded, err := m.stepBlock(); err != nil || !yielded {
+			return err
+		}
+	}
+}
+
+// startBlock sets up the threads, shared memory and barriers of block
+// m.block.
+func (m *machine) startBlock() {
 	m.blockTemplate()
 	for i := range m.threads {
 		m.initThread(&m.threads[i], i)
@@ -328,6 +356,17 @@ func (m *machine) runBlock() error {
 			m.toSoA(wr, ts)
 		}
 	}
+}
+
+// stepBlock runs the block's threads until all have exited (false), or
+// (in a cooperative launch) those that have not wait for threads that
+// spin (true: call again after the other blocks' turn).
+func (m *machine) stepBlock() (yielded bool, err error) {
+	for i := range m.threads {
+		if m.threads[i].state == tYield {
+			m.threads[i].state = tRunning
+		}
+	}
 	for {
 		for w := range m.warps {
 			lo := w * warpSize
@@ -338,12 +377,12 @@ func (m *machine) runBlock() error {
 			}
 			if wr.inSoA && !m.runLockstep(wr, ts) {
 				if m.fault != nil {
-					return m.fault
+					return false, m.fault
 				}
 				continue
 			}
 			if m.fault != nil {
-				return m.fault
+				return false, m.fault
 			}
 			m.toAoS(wr, ts)
 			for i := range ts {
@@ -351,23 +390,26 @@ func (m *machine) runBlock() error {
 				if t.state == tRunning {
 					m.run(t)
 					if m.fault != nil {
-						return m.fault
+						return false, m.fault
 					}
 				}
 			}
 		}
-		live, waiting := 0, 0
+		live, waiting, spinning := 0, 0, 0
 		for i := range m.threads {
 			switch m.threads[i].state {
 			case tBarrier, tWarp:
 				waiting++
 				live++
+			case tYield:
+				spinning++
+				live++
 			case tRunning:
 				live++
 			}
 		}
-		if waiting == 0 {
-			return nil
+		if waiting == 0 && spinning == 0 {
+			return false, nil
 		}
 		released := m.releaseBarriers(live)
 		for w := 0; w*32 < len(m.threads); w++ {
@@ -383,11 +425,14 @@ func (m *machine) runBlock() error {
 				released = true
 			}
 			if m.fault != nil {
-				return m.fault
+				return false, m.fault
 			}
 		}
 		if !released {
-			return m.deadlock()
+			if spinning > 0 {
+				return true, nil
+			}
+			return false, m.deadlock()
 		}
 	}
 }
@@ -604,7 +649,10 @@ func (m *machine) global(addr, n uint64) []byte {
 	}
 	base, data, ok := m.l.Mem.Lookup(addr)
 	if !ok {
-		return nil
+		if m.grid == nil || addr-gridWindow >= uint64(len(m.grid)) {
+			return nil
+		}
+		base, data = gridWindow, m.grid
 	}
 	m.cache[m.next] = span{base, data}
 	m.next = (m.next + 1) % len(m.cache)
@@ -847,6 +895,10 @@ func (m *machine) run(t *thread) {
 				store(b[i*int(in.size):], in.size, r[in.v[i]])
 			}
 		case opBra:
+			if int(in.imm) < pc && m.grid != nil && m.spun() {
+				t.pc, t.state = int(in.imm), tYield
+				return
+			}
 			pc = int(in.imm)
 		case opRet, opExit:
 			if in.op == opRet && len(t.frames) > 0 {
@@ -1218,6 +1270,8 @@ func (m *machine) slow(t *thread, in *inst, r []uint64) bool {
 		return true
 	case opAtom:
 		return m.atomic(t, in, r)
+	case opCpAsync:
+		return m.cpAsync(t, in, r)
 	case opClock:
 		v = uint64(time.Since(m.start).Nanoseconds())
 	case opGlobalTimer:

@@ -459,6 +459,13 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 			case opBra:
 				target := int(in.imm)
 				if act == grp {
+					if target < pc && m.grid != nil && m.spun() {
+						for a := grp; a != 0; a &= a - 1 {
+							t := &ts[bits.TrailingZeros32(a)]
+							t.pc, t.state = target, tYield
+						}
+						break group
+					}
 					pc = target
 					if pc > next {
 						leave(pc)
