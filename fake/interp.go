@@ -86,13 +86,13 @@ func (m deviceMemory) Lookup(addr uint64) (uint64, []byte, bool) {
 
 // runPTX runs an interpreted kernel. A fault is recorded with its details
 // and returned as its driver.Result.
-func (b *fakeBackend) runPTX(x *ptxexec.Kernel, grid, block [3]uint32, sharedMem uint32, sms int, args []byte) error {
+func (b *fakeBackend) runPTX(x *ptxexec.Kernel, grid, block [3]uint32, sharedMem uint32, sms int, args []byte, cooperative bool) error {
 	var out io.Writer = os.Stdout
 	if b.cfg.outputSet {
 		out = b.cfg.output
 	}
 	err := x.Run(&ptxexec.Launch{Grid: grid, Block: block, DynShared: sharedMem, Params: args, Mem: deviceMemory{b}, SMs: sms,
-		Workers: b.cfg.workers, Printf: out})
+		Workers: b.cfg.workers, Printf: out, Cooperative: cooperative})
 	if err == nil {
 		return nil
 	}
