@@ -110,8 +110,10 @@ func (b *fakeBackend) runPTX(x *ptxexec.Kernel, grid, block [3]uint32, sharedMem
 
 // kernelFault is the error of a faulting interpreted launch, as the stream
 // reports it: the driver's code (what errors.Is and errors.As find) with
-// what the interpreter knows of the fault (the PTX line, the instruction,
-// the address, the block and thread), which a GPU does not say.
+// what the interpreter knows of the fault (the PTX line, the CUDA C file
+// and line when the PTX has -lineinfo or -G line information, the
+// instruction, the address, the block and thread), which a GPU does not
+// say.
 type kernelFault struct {
 	code   driver.Result
 	detail error

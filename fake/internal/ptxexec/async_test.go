@@ -2,7 +2,9 @@ package ptxexec
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -130,4 +132,34 @@ func TestPipelineCopyFault(t *testing.T) {
 	require.True(t, errors.As(err, &f), "%v", err)
 	assert.Equal(t, CodeIllegalAddress, f.Code)
 	assert.Contains(t, f.Instr, "cp.async")
+}
+
+// TestFaultSourceLine: in a kernel compiled with -lineinfo, a fault names
+// the CUDA C file and line of the faulting statement (the caller's line
+// when the instruction comes from an inlined header function), besides
+// the PTX line.
+func TestFaultSourceLine(t *testing.T) {
+	p, mem := loadAsync(t, "80")
+	out := mem.alloc(4 * 256)
+	k := p.Kernels["pipe_copy"]
+	err := k.Run(&Launch{Grid: dim(1), Block: dim(256), Params: params(t, k, uint64(0x10), out), Mem: mem, SMs: 132})
+	var f *Fault
+	require.True(t, errors.As(err, &f), "%v", err)
+	assert.True(t, strings.HasSuffix(f.File, "async.cu"), f.File)
+	assert.Equal(t, asyncLine(t, "__pipeline_memcpy_async(&s[t]"), f.FileLine)
+	assert.Contains(t, f.Error(), fmt.Sprintf("async.cu:%d)", f.FileLine))
+	assert.Contains(t, f.Error(), fmt.Sprintf("ptx line %d", f.Line))
+}
+
+// asyncLine returns the line of testdata/async.cu that contains text.
+func asyncLine(t *testing.T, text string) int {
+	src, err := os.ReadFile("testdata/async.cu")
+	require.NoError(t, err)
+	for i, l := range strings.Split(string(src), "\n") {
+		if strings.Contains(l, text) {
+			return i + 1
+		}
+	}
+	t.Fatalf("no %q in async.cu", text)
+	return 0
 }

@@ -64,18 +64,27 @@ const (
 
 // Fault is how a launch failed: the CUDA error number, and where.
 type Fault struct {
-	Code   int
-	Line   int    // PTX line of the faulting instruction
-	Instr  string // the instruction
-	Addr   uint64 // the address, for memory faults
-	Block  [3]uint32
-	Thread [3]uint32
-	Msg    string
+	Code  int
+	Line  int    // PTX line of the faulting instruction
+	Instr string // the instruction
+	// File and FileLine are the CUDA C source line of the instruction,
+	// from the PTX's .file and .loc directives (NVRTC's -lineinfo or -G);
+	// "" and 0 without them.
+	File     string
+	FileLine int
+	Addr     uint64 // the address, for memory faults
+	Block    [3]uint32
+	Thread   [3]uint32
+	Msg      string
 }
 
 // Error describes the fault.
 func (f *Fault) Error() string {
-	s := fmt.Sprintf("ptx line %d: %s: %s", f.Line, f.Instr, f.Msg)
+	at := fmt.Sprintf("ptx line %d", f.Line)
+	if f.File != "" {
+		at += fmt.Sprintf(" (%s:%d)", f.File, f.FileLine)
+	}
+	s := fmt.Sprintf("%s: %s: %s", at, f.Instr, f.Msg)
 	if f.Addr != 0 || f.Code == CodeIllegalAddress || f.Code == CodeMisalignedAddress {
 		s += fmt.Sprintf(" at address 0x%x", f.Addr)
 	}
@@ -450,7 +459,8 @@ func (m *machine) deadlock() error {
 	}
 	pc := max(t.pc-1, 0)
 	s := t.fn.stmts[pc]
-	return &Fault{Code: CodeLaunchFailed, Line: int(s.Line), Instr: s.String(), Block: m.block, Thread: t.idx,
+	file, line := m.k.prog.source(s)
+	return &Fault{Code: CodeLaunchFailed, Line: int(s.Line), Instr: s.String(), File: file, FileLine: line, Block: m.block, Thread: t.idx,
 		Msg: "deadlock: threads wait at barriers and warp collectives that can never complete"}
 }
 
@@ -629,7 +639,8 @@ func (m *machine) fail(t *thread, in *inst, code int, addr uint64, msg string) {
 		pc = 0
 	}
 	s := t.fn.stmts[pc]
-	m.fault = &Fault{Code: code, Line: int(s.Line), Instr: s.String(), Addr: addr, Block: m.block, Thread: t.idx, Msg: msg}
+	file, line := m.k.prog.source(s)
+	m.fault = &Fault{Code: code, Line: int(s.Line), Instr: s.String(), File: file, FileLine: line, Addr: addr, Block: m.block, Thread: t.idx, Msg: msg}
 }
 
 // span is one allocation of device memory.

@@ -21,6 +21,20 @@ type Program struct {
 	relocs    []reloc
 	callSites []callSite
 	bound     bool
+	files     map[int32]string // the module's .file directives
+}
+
+// source names the CUDA C line of statement s ("k.cu", 12), from the .loc
+// before it; "" and 0 without one.
+func (p *Program) source(s *ptx.Stmt) (string, int) {
+	if s.Loc.Line <= 0 {
+		return "", 0
+	}
+	name, ok := p.files[s.Loc.File]
+	if !ok {
+		name = fmt.Sprintf("file %d", s.Loc.File)
+	}
+	return name, int(s.Loc.Line)
 }
 
 // Global is a module-scope .global or .const variable.
@@ -137,7 +151,7 @@ func Decode(m *ptx.Module) (*Program, error) {
 	if m.AddressSize != 64 {
 		return nil, &LoadError{Line: 1, Msg: "only .address_size 64 is supported"}
 	}
-	p := &Program{Kernels: map[string]*Kernel{}, funcs: map[string]*function{}}
+	p := &Program{Kernels: map[string]*Kernel{}, funcs: map[string]*function{}, files: m.Files}
 	mod := &moduleScope{vars: map[string]*ptx.Var{}, globals: map[string]int{}, sharedOff: map[string]int{}}
 	for _, v := range m.Vars {
 		if _, dup := mod.vars[v.Name]; dup {
