@@ -196,6 +196,9 @@ func (m *machine) releaseBarriers(live int) bool {
 		}
 		*b = barrierState{}
 		released = true
+		if m.races != nil {
+			m.races.phase++
+		}
 	}
 	return released
 }

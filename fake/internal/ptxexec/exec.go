@@ -51,6 +51,10 @@ type Launch struct {
 	// a block runs until all its threads wait, exit, or spin (a thread
 	// that has taken many backward branches lets the other blocks run).
 	Cooperative bool
+	// SharedRaces asks for in-kernel shared-memory race checks (see
+	// SharedRaceObserver): reported to Observe when it implements
+	// SharedRaceObserver. Off, they cost one comparison per shared access.
+	SharedRaces bool
 }
 
 // CUDA error numbers of the faults a launch may end with.
@@ -114,6 +118,7 @@ type thread struct {
 	sp     int        // end of the current frame in local
 	pool   [][]uint64 // register files, one per call depth
 	warp   *warpRegs  // its warp's registers in lockstep
+	id     int        // linear index in the block
 }
 
 // frame is a caller's state saved by call.
@@ -153,8 +158,9 @@ type machine struct {
 	obs      Observer // l.Observe
 	slab     []uint64 // register files not yet handed to threads
 	warps    []warpRegs
-	grid     []byte // a cooperative launch's grid workspace (nil otherwise)
-	spins    int    // backward branches taken since the last yield
+	grid     []byte     // a cooperative launch's grid workspace (nil otherwise)
+	spins    int        // backward branches taken since the last yield
+	races    *raceState // shared-memory race checks, or nil
 }
 
 // Run executes the kernel over the launch's grid, blocks one after
@@ -215,6 +221,7 @@ func linear(b, grid [3]uint32) uint64 {
 func (k *Kernel) newMachine(l *Launch, n int, atomMu *sync.Mutex) *machine {
 	m := &machine{k: k, l: l, threads: make([]thread, n), shared: make([]byte, k.sharedBase+int(l.DynShared)),
 		start: time.Now(), cs: k.prog.callSites, atomMu: atomMu, obs: l.Observe, warps: make([]warpRegs, (n+warpSize-1)/warpSize)}
+	m.races = newRaceState(l, len(m.shared), n)
 	f := k.fn
 	m.tmpl = make([]uint64, f.nslots)
 	copy(m.tmpl, f.init)
@@ -306,6 +313,7 @@ func (m *machine) initThread(t *thread, i int) {
 	}
 	t.regs = t.pool[0][:f.nslots]
 	t.warp = &m.warps[i/warpSize]
+	t.id = i
 	copy(t.regs, m.tmpl)
 	r := t.regs
 	bx, by := int(l.Block[0]), int(l.Block[1])
@@ -356,6 +364,9 @@ func (m *machine) startBlock() {
 	}
 	clear(m.shared)
 	m.barriers = [numBarriers]barrierState{}
+	if m.races != nil {
+		m.races.phase++
+	}
 	for w := range m.warps {
 		lo := w * warpSize
 		ts := m.threads[lo:min(lo+warpSize, len(m.threads))]
@@ -529,6 +540,9 @@ func (m *machine) resolveWarp(w int) bool {
 
 // collective computes a shfl, vote or warp sync for the lanes of group.
 func (m *machine) collective(ts []thread, in *inst, group uint32) {
+	if m.races != nil {
+		m.races.warpSync[ts[0].id/warpSize]++
+	}
 	switch in.op {
 	case opShfl:
 		var vals, preds [32]uint64
@@ -691,6 +705,9 @@ func (m *machine) access(t *thread, in *inst, space uint8, addr, n uint64) []byt
 	case opLdShared, opStShared:
 		if addr < uint64(len(m.shared)) && uint64(len(m.shared))-addr >= n {
 			b = m.shared[addr : addr+n]
+			if m.races != nil {
+				m.sharedAccess(t, in, space, addr, n)
+			}
 		}
 	case opLdLocal, opStLocal:
 		if addr < uint64(len(t.local)) && uint64(len(t.local))-addr >= n {

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Regenerates async_80.ptx and async_90.ptx from async.cu with a real NVRTC.
+"""Regenerates async_{80,90}.ptx from async.cu and races_{80,90}.ptx from
+races.cu with a real NVRTC (-lineinfo).
 
     python3 gen_async.py INCLUDE_DIR [path/to/libnvrtc.so]
 
@@ -11,10 +12,10 @@ import ctypes, sys, os
 inc = sys.argv[1]
 lib = ctypes.CDLL(sys.argv[2] if len(sys.argv) > 2 else "libnvrtc.so.11.2")
 here = os.path.dirname(os.path.abspath(__file__))
-src = open(os.path.join(here, "async.cu"), "rb").read()
-for arch in ("80", "90"):
+for stem, arch in [(s, a) for s in ("async", "races") for a in ("80", "90")]:
+    src = open(os.path.join(here, stem + ".cu"), "rb").read()
     prog = ctypes.c_void_p()
-    assert lib.nvrtcCreateProgram(ctypes.byref(prog), src, b"async.cu", 0, None, None) == 0
+    assert lib.nvrtcCreateProgram(ctypes.byref(prog), src, (stem + ".cu").encode(), 0, None, None) == 0
     opts = [b"--gpu-architecture=compute_" + arch.encode(), b"-std=c++17", b"-lineinfo", b"-I" + inc.encode()]
     arr = (ctypes.c_char_p * len(opts))(*opts)
     r = lib.nvrtcCompileProgram(prog, len(opts), arr)
@@ -27,4 +28,4 @@ for arch in ("80", "90"):
     lib.nvrtcGetPTXSize(prog, ctypes.byref(n))
     buf = ctypes.create_string_buffer(n.value)
     lib.nvrtcGetPTX(prog, buf)
-    open(os.path.join(here, "async_%s.ptx" % arch), "wb").write(buf.value)
+    open(os.path.join(here, "%s_%s.ptx" % (stem, arch)), "wb").write(buf.value)
