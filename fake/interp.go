@@ -38,6 +38,10 @@ type interpState struct {
 	mu      sync.Mutex
 	loadErr error // the last module the interpreter refused
 	fault   error // the first interpreted launch that faulted
+	// races, when set (by this package's tests), is told of every
+	// interpreted launch's global accesses and in-kernel shared-memory
+	// races (ptxexec.Launch.SharedRaces).
+	races ptxexec.SharedRaceObserver
 }
 
 // LoadError returns why the last cuModuleLoadData the interpreter refused
@@ -91,8 +95,12 @@ func (b *fakeBackend) runPTX(x *ptxexec.Kernel, grid, block [3]uint32, sharedMem
 	if b.cfg.outputSet {
 		out = b.cfg.output
 	}
-	err := x.Run(&ptxexec.Launch{Grid: grid, Block: block, DynShared: sharedMem, Params: args, Mem: deviceMemory{b}, SMs: sms,
-		Workers: b.cfg.workers, Printf: out, Cooperative: cooperative})
+	l := &ptxexec.Launch{Grid: grid, Block: block, DynShared: sharedMem, Params: args, Mem: deviceMemory{b}, SMs: sms,
+		Workers: b.cfg.workers, Printf: out, Cooperative: cooperative}
+	if b.interp.races != nil {
+		l.Observe, l.SharedRaces = b.interp.races, true
+	}
+	err := x.Run(l)
 	if err == nil {
 		return nil
 	}
