@@ -163,3 +163,67 @@ func asyncLine(t *testing.T, text string) int {
 	t.Fatalf("no %q in async.cu", text)
 	return 0
 }
+
+// TestMbarrier: threads meet at an mbarrier (arrive, spin on test_wait)
+// for three phases, the first warp dropping out after the second.
+func TestMbarrier(t *testing.T) {
+	for _, arch := range []string{"80", "90"} {
+		p, mem := loadAsync(t, arch)
+		const n = 128
+		xs := make([]float32, n)
+		for i := range xs {
+			xs[i] = float32(i)
+		}
+		in, out := mem.f32s(xs), mem.f32s(make([]float32, n+1))
+		k := p.Kernels["mbar_exchange"]
+		for _, workers := range []int{1, 2} {
+			require.NoError(t, k.Run(&Launch{Grid: dim(2), Block: dim(n), Params: params(t, k, in, out), Mem: mem, SMs: 132, Workers: workers}), arch)
+			got := mem.readF32(out, n+1)
+			for i := 0; i < n; i++ {
+				require.Equal(t, 2*xs[n-1-i], got[i], "sm_%s element %d", arch, i)
+			}
+			assert.Equal(t, float32(1), got[n], "sm_%s: the third phase, without the first warp", arch)
+		}
+	}
+}
+
+// TestMbarrierParity: try_wait.parity, and a phase that completes only
+// when its transaction bytes (expect_tx) are complete_tx'd.
+func TestMbarrierParity(t *testing.T) {
+	p, mem := loadAsync(t, "90")
+	const n = 64
+	ins := make([]int32, n)
+	for i := range ins {
+		ins[i] = int32(10 * i)
+	}
+	in, out := mem.i32s(ins), mem.i32s(make([]int32, n))
+	k := p.Kernels["mbar_parity"]
+	require.NoError(t, k.Run(&Launch{Grid: dim(1), Block: dim(n), Params: params(t, k, in, out), Mem: mem, SMs: 132}))
+	got := mem.readI32(out, n)
+	for i := range got {
+		require.Equal(t, ins[(i+1)%n]+1, got[i], "element %d", i)
+	}
+}
+
+// TestMbarrierMisuse: an arrive on an mbarrier that was never initialised
+// (no pending arrivals) fails the launch, naming the instruction.
+func TestMbarrierMisuse(t *testing.T) {
+	src := `.version 7.8
+.target sm_80
+.address_size 64
+.visible .entry k()
+{
+	.reg .b64 %rd<2>;
+	.shared .align 8 .b64 bar;
+	mbarrier.arrive.shared.b64 %rd1, [bar];
+	ret;
+}
+`
+	p, err := Compile(src)
+	require.NoError(t, err)
+	err = p.Kernels["k"].Run(&Launch{Grid: dim(1), Block: dim(32), Mem: newMem(), SMs: 1})
+	var f *Fault
+	require.True(t, errors.As(err, &f), "%v", err)
+	assert.Equal(t, CodeIllegalInstr, f.Code)
+	assert.Contains(t, f.Instr, "mbarrier.arrive")
+}

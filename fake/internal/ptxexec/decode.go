@@ -622,7 +622,15 @@ func (d *decoder) instr(s *ptx.Stmt, in *inst) error {
 		in.op = opTrap
 		return d.noMore(m)
 	case "cp":
+		if m.set["mbarrier"] {
+			m.take("async")
+			m.take("mbarrier")
+			m.take("arrive")
+			return d.cpAsyncMbarrier(s, m, in)
+		}
 		return d.cpAsync(s, m, in)
+	case "mbarrier":
+		return d.mbarrier(s, m, in)
 	case "membar", "fence":
 		in.op = opNop
 		return nil

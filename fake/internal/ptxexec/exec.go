@@ -955,6 +955,15 @@ func (m *machine) run(t *thread) {
 			if !m.arrive(t, in) {
 				return
 			}
+		case opMbarrier:
+			ok, wait := m.mbarrier(t, in, r, pc)
+			if !ok {
+				return
+			}
+			if wait {
+				t.pc, t.state = pc, tYield
+				return
+			}
 		case opShfl, opVote, opWarpSync, opActivemask, opRedux, opMatch:
 			t.pc = pc
 			t.state = tWarp

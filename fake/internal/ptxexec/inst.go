@@ -160,6 +160,7 @@ const (
 	opCvtPack   // cvt.rn.f16x2.f32 d, a, b: two conversions packed
 	opSetpH     // setp on 16-bit floats
 	opCpAsync   // cp.async shared <- global: see async.go
+	opMbarrier  // mbarrier.*: see mbarrier.go
 )
 
 // Slots every frame has, before its constants and registers.

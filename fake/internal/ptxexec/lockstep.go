@@ -528,6 +528,25 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 						break group
 					}
 				}
+			case opMbarrier:
+				for a := act; a != 0; a &= a - 1 {
+					j := bits.TrailingZeros32(a)
+					t := &ts[j]
+					r := t.pool[0]
+					gather(S, r, in, j)
+					ok, wait := m.mbarrier(t, in, r, pc)
+					scatter(S, r, in, j)
+					if !ok {
+						return false
+					}
+					if wait {
+						t.pc, t.state = pc, tYield
+						grp &^= 1 << j
+					}
+				}
+				if grp == 0 {
+					break group
+				}
 			case opCall:
 				leave(pc - 1)
 				return true

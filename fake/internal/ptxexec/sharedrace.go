@@ -98,7 +98,7 @@ func (m *machine) sharedAccess(t *thread, in *inst, space uint8, off, n uint64) 
 	switch in.op {
 	case opStShared, opStGeneric:
 		write = true
-	case opAtom:
+	case opAtom, opMbarrier:
 		write, me.atomic = true, true
 	case opCpAsync:
 		write = space == opStShared

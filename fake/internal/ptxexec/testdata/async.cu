@@ -85,3 +85,59 @@ extern "C" __global__ void pipe_stages(const float4 *in, float4 *out)
     __syncthreads();
     out[64 + t] = b[63 - t];
 }
+
+#include <cuda_awbarrier_primitives.h>
+
+// mbar_exchange: the threads of a block meet at an mbarrier
+// (__mbarrier_arrive, then spinning on __mbarrier_test_wait) instead of
+// __syncthreads, twice: the second phase with the first warp dropping out
+// (__mbarrier_arrive_and_drop), and a third phase that only the other
+// warps complete. out[t] is another thread's element; out[blockDim.x] the
+// pending count the last arrival's token gave.
+extern "C" __global__ void mbar_exchange(const float *in, float *out)
+{
+    __shared__ __mbarrier_t bar;
+    __shared__ float s[256];
+    int t = threadIdx.x;
+    if (t == 0) __mbarrier_init(&bar, blockDim.x);
+    __syncthreads();
+    s[t] = in[t] * 2.0f;
+    __mbarrier_token_t tok = __mbarrier_arrive(&bar);
+    while (!__mbarrier_test_wait(&bar, tok)) {}
+    out[t] = s[blockDim.x - 1 - t];
+    __mbarrier_token_t tok2 = t < 32 ? __mbarrier_arrive_and_drop(&bar) : __mbarrier_arrive(&bar);
+    while (!__mbarrier_test_wait(&bar, tok2)) {}
+    if (t >= 32) {
+        s[t] = 1.0f;
+        __mbarrier_token_t tok3 = __mbarrier_arrive(&bar);
+        while (!__mbarrier_test_wait(&bar, tok3)) {}
+        if (t == 32) out[blockDim.x] = s[blockDim.x - 1];
+    }
+}
+
+// mbar_parity waits with try_wait.parity and counts transaction bytes
+// (expect_tx / complete_tx, as cp.async.bulk would complete them): thread 0
+// expects 16 bytes and arrives, the last thread completes them after its
+// copy, and everyone waits for phase 0 by its parity.
+extern "C" __global__ void mbar_parity(const int *in, int *out)
+{
+    __shared__ unsigned long long bar;
+    __shared__ int s[64];
+    int t = threadIdx.x;
+    unsigned a = (unsigned)__cvta_generic_to_shared(&bar);
+    if (t == 0) asm volatile("mbarrier.init.shared.b64 [%0], %1;" :: "r"(a), "r"(blockDim.x));
+    __syncthreads();
+    s[t] = in[t] + 1;
+    if (t == 0) {
+        asm volatile("mbarrier.arrive.expect_tx.shared.b64 _, [%0], 16;" :: "r"(a));
+    } else {
+        if (t == blockDim.x - 1) asm volatile("mbarrier.complete_tx.shared.b64 [%0], 16;" :: "r"(a));
+        asm volatile("mbarrier.arrive.shared.b64 _, [%0];" :: "r"(a));
+    }
+    unsigned done = 0;
+    while (!done) {
+        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                     : "=r"(done) : "r"(a), "r"(0));
+    }
+    out[t] = s[(t + 1) % blockDim.x];
+}
