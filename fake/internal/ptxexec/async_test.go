@@ -174,15 +174,18 @@ func TestMbarrier(t *testing.T) {
 		for i := range xs {
 			xs[i] = float32(i)
 		}
-		in, out := mem.f32s(xs), mem.f32s(make([]float32, n+1))
+		in, out := mem.f32s(xs), mem.f32s(make([]float32, 2*(n+1)))
 		k := p.Kernels["mbar_exchange"]
 		for _, workers := range []int{1, 2} {
 			require.NoError(t, k.Run(&Launch{Grid: dim(2), Block: dim(n), Params: params(t, k, in, out), Mem: mem, SMs: 132, Workers: workers}), arch)
-			got := mem.readF32(out, n+1)
-			for i := 0; i < n; i++ {
-				require.Equal(t, 2*xs[n-1-i], got[i], "sm_%s element %d", arch, i)
+			got := mem.readF32(out, 2*(n+1))
+			for b := 0; b < 2; b++ {
+				o := got[b*(n+1):]
+				for i := 0; i < n; i++ {
+					require.Equal(t, 2*xs[n-1-i], o[i], "sm_%s block %d element %d", arch, b, i)
+				}
+				assert.Equal(t, float32(1), o[n], "sm_%s block %d: the third phase, without the first warp", arch, b)
 			}
-			assert.Equal(t, float32(1), got[n], "sm_%s: the third phase, without the first warp", arch)
 		}
 	}
 }

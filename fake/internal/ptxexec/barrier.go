@@ -135,6 +135,7 @@ func (m *machine) arrive(t *thread, in *inst) bool {
 	}
 	b.count = uint32(count)
 	b.arrived++
+	b.red = b.red || in.op == opBarRed
 	return true
 }
 
@@ -142,13 +143,15 @@ func (m *machine) arrive(t *thread, in *inst) bool {
 type barrierState struct {
 	arrived uint32 // threads counted since it last completed
 	count   uint32 // the thread count they gave; 0: the whole block
+	red     bool   // a bar.red arrived
 }
 
 // releaseBarriers completes every barrier whose count is reached: its
 // waiting threads run on, with bar.red's result. It reports whether it
 // released any.
 func (m *machine) releaseBarriers(live int) bool {
-	released := false
+	var done [numBarriers]bool
+	any, red := false, false
 	for id := range m.barriers {
 		b := &m.barriers[id]
 		if b.arrived == 0 {
@@ -158,47 +161,65 @@ func (m *machine) releaseBarriers(live int) bool {
 		if want == 0 {
 			want = uint32(live)
 		}
-		if b.arrived < want {
-			continue
-		}
-		// The reduction of bar.red over the waiting threads.
-		var pop, and, or uint64 = 0, 1, 0
-		for i := range m.threads {
-			t := &m.threads[i]
-			if t.state != tBarrier || m.reg(t, t.fn.code[t.pc-1].a)&0xffffffff != uint64(id) {
-				continue
-			}
-			in := &t.fn.code[t.pc-1]
-			if in.op == opBarRed {
-				p := m.reg(t, in.c) != 0
-				if in.flags&fCombNeg != 0 {
-					p = !p
-				}
-				if p {
-					pop++
-					or = 1
-				} else {
-					and = 0
-				}
-			}
-		}
-		for i := range m.threads {
-			t := &m.threads[i]
-			if t.state != tBarrier || m.reg(t, t.fn.code[t.pc-1].a)&0xffffffff != uint64(id) {
-				continue
-			}
-			in := &t.fn.code[t.pc-1]
-			if in.op == opBarRed {
-				m.setReg(t, in.d, [...]uint64{barRedPopc: pop, barRedAnd: and, barRedOr: or}[in.mode])
-				m.setReg(t, sSink, 0)
-			}
-			t.state = tRunning
-		}
-		*b = barrierState{}
-		released = true
-		if m.races != nil {
-			m.races.phase++
+		if b.arrived >= want {
+			done[id], any = true, true
+			red = red || b.red
 		}
 	}
-	return released
+	if !any {
+		return false
+	}
+	// The reductions of bar.red over the threads waiting at each
+	// completed barrier.
+	var pop [numBarriers]uint64
+	and := [numBarriers]uint64{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}
+	var or [numBarriers]uint64
+	if red {
+		for i := range m.threads {
+			t := &m.threads[i]
+			if t.state != tBarrier {
+				continue
+			}
+			in := &t.fn.code[t.pc-1]
+			id := m.reg(t, in.a) & 0xffffffff
+			if in.op != opBarRed || !done[id] {
+				continue
+			}
+			p := m.reg(t, in.c) != 0
+			if in.flags&fCombNeg != 0 {
+				p = !p
+			}
+			if p {
+				pop[id]++
+				or[id] = 1
+			} else {
+				and[id] = 0
+			}
+		}
+	}
+	for i := range m.threads {
+		t := &m.threads[i]
+		if t.state != tBarrier {
+			continue
+		}
+		in := &t.fn.code[t.pc-1]
+		id := m.reg(t, in.a) & 0xffffffff
+		if !done[id] {
+			continue
+		}
+		if in.op == opBarRed {
+			m.setReg(t, in.d, [...]uint64{barRedPopc: pop[id], barRedAnd: and[id], barRedOr: or[id]}[in.mode])
+			m.setReg(t, sSink, 0)
+		}
+		t.state = tRunning
+	}
+	for id := range done {
+		if done[id] {
+			m.barriers[id] = barrierState{}
+		}
+	}
+	if m.races != nil {
+		m.races.phase++
+	}
+	return true
 }

@@ -92,10 +92,11 @@ extern "C" __global__ void pipe_stages(const float4 *in, float4 *out)
 // (__mbarrier_arrive, then spinning on __mbarrier_test_wait) instead of
 // __syncthreads, twice: the second phase with the first warp dropping out
 // (__mbarrier_arrive_and_drop), and a third phase that only the other
-// warps complete. out[t] is another thread's element; out[blockDim.x] the
-// pending count the last arrival's token gave.
+// warps complete. Block b writes out[b*(blockDim.x+1) ...]: at t another
+// thread's element, at blockDim.x what the third phase wrote.
 extern "C" __global__ void mbar_exchange(const float *in, float *out)
 {
+    out += blockIdx.x * (blockDim.x + 1);
     __shared__ __mbarrier_t bar;
     __shared__ float s[256];
     int t = threadIdx.x;
