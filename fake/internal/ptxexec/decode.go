@@ -149,6 +149,7 @@ func (p *Program) decodeFunc(f *function, mod *moduleScope) error {
 	f.code = append(f.code, inst{op: opRet, guard: -1})
 	f.stmts = append(f.stmts, &ptx.Stmt{Line: int32(src.Line), Op: "ret"})
 	d.preloadParams()
+	f.findBlockSlots()
 	for _, fx := range d.fixups {
 		t, ok := d.labels[fx.label]
 		if !ok {

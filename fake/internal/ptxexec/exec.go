@@ -279,8 +279,10 @@ func (m *machine) blockTemplate() {
 func (m *machine) initThread(t *thread, i int) {
 	l := m.l
 	f := m.k.fn
-	t.fn, t.pc, t.state, t.frames = f, 0, tRunning, t.frames[:0]
-	t.sp = f.frame
+	t.pc, t.state = 0, tRunning
+	if t.fn != f || len(t.frames) != 0 || t.sp != f.frame {
+		t.fn, t.frames, t.sp = f, t.frames[:0], f.frame
+	}
 	if t.warp != nil && t.warp.inSoA {
 		return // blockLanes sets the block's values
 	}

@@ -1,6 +1,7 @@
 package ptxexec
 
 import (
+	"encoding/binary"
 	"math"
 	"math/bits"
 
@@ -342,6 +343,13 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 				rx := lane32(S, in.a)
 				ry := lane32(S, in.b)
 				rnd := fpu.Rounding(in.mode)
+				if in.flags&(fFTZ|fSat) == 0 {
+					for a := act; a != 0; a &= a - 1 {
+						j := bits.TrailingZeros32(a) & 31
+						rd[j] = u32f(fpu.AddF32(f32(rx[j]), f32(ry[j]), rnd))
+					}
+					continue
+				}
 				for a := act; a != 0; a &= a - 1 {
 					j := bits.TrailingZeros32(a) & 31
 					rd[j] = u32f(m.f32Result(in, fpu.AddF32(m.in32(in, rx[j]), m.in32(in, ry[j]), rnd)))
@@ -351,6 +359,13 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 				rx := lane32(S, in.a)
 				ry := lane32(S, in.b)
 				rnd := fpu.Rounding(in.mode)
+				if in.flags&(fFTZ|fSat) == 0 {
+					for a := act; a != 0; a &= a - 1 {
+						j := bits.TrailingZeros32(a) & 31
+						rd[j] = u32f(fpu.SubF32(f32(rx[j]), f32(ry[j]), rnd))
+					}
+					continue
+				}
 				for a := act; a != 0; a &= a - 1 {
 					j := bits.TrailingZeros32(a) & 31
 					rd[j] = u32f(m.f32Result(in, fpu.SubF32(m.in32(in, rx[j]), m.in32(in, ry[j]), rnd)))
@@ -360,6 +375,13 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 				rx := lane32(S, in.a)
 				ry := lane32(S, in.b)
 				rnd := fpu.Rounding(in.mode)
+				if in.flags&(fFTZ|fSat) == 0 {
+					for a := act; a != 0; a &= a - 1 {
+						j := bits.TrailingZeros32(a) & 31
+						rd[j] = u32f(fpu.MulF32(f32(rx[j]), f32(ry[j]), rnd))
+					}
+					continue
+				}
 				for a := act; a != 0; a &= a - 1 {
 					j := bits.TrailingZeros32(a) & 31
 					rd[j] = u32f(m.f32Result(in, fpu.MulF32(m.in32(in, rx[j]), m.in32(in, ry[j]), rnd)))
@@ -370,6 +392,18 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 				ry := lane32(S, in.b)
 				rz := lane32(S, in.c)
 				rnd := fpu.Rounding(in.mode)
+				if rnd == fpu.Nearest && in.flags&(fFTZ|fSat) == 0 {
+					for a := act; a != 0; a &= a - 1 {
+						j := bits.TrailingZeros32(a) & 31
+						x, y, z := f32(rx[j]), f32(ry[j]), f32(rz[j])
+						if s := math.FMA(float64(x), float64(y), float64(z)); fpu.FmaRoundsOnce(s) {
+							rd[j] = u32f(float32(s))
+						} else {
+							rd[j] = u32f(fpu.FmaF32(x, y, z, rnd))
+						}
+					}
+					continue
+				}
 				for a := act; a != 0; a &= a - 1 {
 					j := bits.TrailingZeros32(a) & 31
 					rd[j] = u32f(m.f32Result(in, fpu.FmaF32(m.in32(in, rx[j]), m.in32(in, ry[j]), m.in32(in, rz[j]), rnd)))
@@ -493,13 +527,8 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 					break group
 				}
 			case opBar, opBarRed:
-				for a := act; a != 0; a &= a - 1 {
-					t := &ts[bits.TrailingZeros32(a)]
-					t.pc = pc
-					if !m.arrive(t, in) {
-						return false
-					}
-					t.state = tBarrier
+				if !m.arriveLanes(ts, S, act, in, pc) {
+					return false
 				}
 				if grp &^= act; grp == 0 {
 					break group
@@ -658,6 +687,7 @@ func (m *machine) loadLanes(ts []thread, S []uint64, act uint32, in *inst, pc in
 		// The lanes of one load usually read one allocation: look it up
 		// once.
 		rv := lane32(S, in.v[0])
+		signed := in.kind == kS && in.bits < 32
 		var c span
 		if in.op == opLdParam {
 			c = span{0, m.l.Params}
@@ -680,6 +710,10 @@ func (m *machine) loadLanes(ts []thread, S []uint64, act uint32, in *inst, pc in
 				}
 				rv[j] = extend(loadLE(b, size), in)
 				c = m.lastSpan(addr)
+				continue
+			}
+			if n == 4 && !signed {
+				rv[j] = uint64(binary.LittleEndian.Uint32(c.data[off : off+4]))
 				continue
 			}
 			rv[j] = extend(loadLE(c.data[off:off+n], size), in)
@@ -726,6 +760,10 @@ func (m *machine) storeLanes(ts []thread, S []uint64, act uint32, in *inst, pc i
 				c = m.lastSpan(addr)
 				continue
 			}
+			if n == 4 {
+				binary.LittleEndian.PutUint32(c.data[off:off+4], uint32(rv[j]))
+				continue
+			}
 			store(c.data[off:off+n], size, rv[j])
 		}
 		return true
@@ -759,18 +797,42 @@ func (m *machine) lastSpan(addr uint64) span {
 // blockLanes sets the block's own values (%ctaid, %smid and the registers
 // that alias them) in the lanes of warp w at the start of a block.
 func (m *machine) blockLanes(w *warpRegs) {
-	fill := func(s int32, v uint64) {
-		l := lane32(w.soa, s)
+	for _, a := range m.k.fn.blockSlots {
+		l := lane32(w.soa, a.slot)
+		v := m.tmpl[a.special]
 		for j := range l {
 			l[j] = v
 		}
 	}
-	for _, s := range [...]int32{sCtaidX, sCtaidY, sCtaidZ, sSmid} {
-		fill(s, m.tmpl[s])
+}
+
+// arriveLanes counts the lanes of act at barrier instruction in (their
+// next instruction pc) and leaves them waiting; one count for all when
+// they name the same barrier and thread count, as they do in aligned
+// code. It reports false after a fault.
+func (m *machine) arriveLanes(ts []thread, S []uint64, act uint32, in *inst, pc int) bool {
+	ra, rb := lane32(S, in.a), lane32(S, in.b)
+	first := bits.TrailingZeros32(act)
+	same := true
+	for a := act; a != 0; a &= a - 1 {
+		j := bits.TrailingZeros32(a) & 31
+		same = same && ra[j] == ra[first] && rb[j] == rb[first]
 	}
-	for _, a := range m.k.fn.aliases {
-		if a.special >= sCtaidX && a.special <= sCtaidZ {
-			fill(a.slot, m.tmpl[a.special])
+	for a := act; a != 0; a &= a - 1 {
+		t := &ts[bits.TrailingZeros32(a)]
+		t.pc, t.state = pc, tBarrier
+	}
+	if !same {
+		for a := act; a != 0; a &= a - 1 {
+			if !m.arrive(&ts[bits.TrailingZeros32(a)], in) {
+				return false
+			}
 		}
+		return true
 	}
+	if !m.arrive(&ts[first], in) {
+		return false
+	}
+	m.barriers[ra[first]&0xffffffff].arrived += uint32(bits.OnesCount32(act)) - 1
+	return true
 }
