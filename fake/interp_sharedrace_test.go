@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/nocgo/cuda/conformance"
+	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/fake/internal/ptxexec"
 )
 
@@ -54,4 +57,57 @@ func describeRace(r ptxexec.SharedRace) string {
 		return fmt.Sprintf("%s by thread %v at ptx line %d (%s:%d) %s", a.Kind, a.Thread, a.Line, a.File, a.FileLine, a.Instr)
 	}
 	return fmt.Sprintf("block %v shared offset %d: %s, then %s", r.Block, r.Offset, side(r.First), side(r.Second))
+}
+
+// racyPTX: every thread stores its index to one shared word and thread 0
+// reads it back with no barrier between: write/write races between lanes
+// and between warps, and a write/read race.
+const racyPTX = `.version 7.8
+.target sm_80
+.address_size 64
+
+.visible .entry racy(
+	.param .u64 racy_param_0
+)
+{
+	.reg .pred 	%p<2>;
+	.reg .b32 	%r<3>;
+	.reg .b64 	%rd<3>;
+	.shared .align 4 .u32 flag;
+
+	ld.param.u64 	%rd1, [racy_param_0];
+	cvta.to.global.u64 	%rd2, %rd1;
+	mov.u32 	%r1, %tid.x;
+	st.shared.u32 	[flag], %r1;
+	setp.ne.s32 	%p1, %r1, 0;
+	@%p1 bra 	$L__BB0_2;
+	ld.shared.u32 	%r2, [flag];
+	st.global.u32 	[%rd2], %r2;
+$L__BB0_2:
+	ret;
+}
+`
+
+// TestSharedRaceReachesObserver: through the fake's launch path, a racy
+// kernel's shared-memory race reaches the observer with both sides.
+func TestSharedRaceReachesObserver(t *testing.T) {
+	b := bound(t)
+	log := &raceLog{}
+	b.interp.races = log
+	m, err := b.ModuleLoadData([]byte(racyPTX + "\x00"))
+	require.NoError(t, err)
+	f, err := b.ModuleGetFunction(m, "racy")
+	require.NoError(t, err)
+	p, err := b.MemAlloc(4)
+	require.NoError(t, err)
+	require.NoError(t, b.LaunchKernel(f, [3]uint32{1, 1, 1}, [3]uint32{64, 1, 1}, 0, backend.StreamNull, args(unsafe.Pointer(&p))))
+	require.NoError(t, b.CtxSynchronize())
+	require.NotEmpty(t, log.races)
+	r := log.races[0]
+	assert.Equal(t, ptxexec.Write, r.First.Kind)
+	assert.Equal(t, ptxexec.Write, r.Second.Kind)
+	assert.Equal(t, [3]uint32{1, 0, 0}, r.Second.Thread, "lane 1 overwrites lane 0's store: one warp, no __syncwarp between")
+	assert.Contains(t, r.First.Instr, "st.shared.u32")
+	require.NoError(t, b.MemFree(p))
+	require.NoError(t, b.ModuleUnload(m))
 }
