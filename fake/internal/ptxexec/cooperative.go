@@ -4,11 +4,10 @@ package ptxexec
 // guarantees for cuLaunchCooperativeKernel: each block has its own
 // machine, and the blocks take turns on one goroutine. A block's turn
 // ends when its threads have all exited, or when those that have not wait
-// (at barriers or warp collectives) for threads that spin: a thread in a
-// cooperative launch that has taken spinLimit backward branches since
-// the last yield yields (tYield), so that a block polling memory that
-// another block will write (grid.sync's counter, or a kernel's own flag)
-// lets that block run. A kernel whose blocks wait for each other forever
+// (at barriers or warp collectives) for threads that spin: a thread that
+// has taken spinLimit backward branches since the last yield yields
+// (tYield), so that a block polling memory that another block will write
+// (grid.sync's counter, or a kernel's own flag) lets that block run. A kernel whose blocks wait for each other forever
 // runs forever, as on a GPU.
 //
 // grid.sync, as cooperative_groups (CUDA 11.8) compiles it: every thread
@@ -19,8 +18,12 @@ package ptxexec
 // minus the number of blocks, the others 1) and spins until the top bit
 // flips, between two bar.sync.
 
-// spinLimit is how many backward branches a cooperative launch's block
-// takes before it lets the other blocks run.
+// spinLimit is how many backward branches a block's threads take before
+// the thread taking the next one yields: it runs again once the block's
+// other threads have waited or exited (and, in a cooperative launch, the
+// other blocks have had their turn). So a thread spinning on a lock or a
+// flag that another thread of the block (or grid) will release lets that
+// thread run, as independent thread scheduling does on the GPU.
 const spinLimit = 1024
 
 // gridWorkspace is the bytes of a cooperative launch's grid workspace.

@@ -24,9 +24,12 @@
 //     the group at the lowest pc first, lanes that diverge keeping their
 //     own pc and joining again where their pcs meet, a full-warp
 //     collective completing in place; in a call the warp's threads run
-//     one by one, in order of their linear index. Any interleaving the
-//     CUDA memory model allows between barriers is one a correct kernel
-//     tolerates.
+//     one by one, in order of their linear index. A thread that has taken
+//     many backward branches (spinning on a lock or flag) yields until the
+//     block's other threads have waited or exited, so a lane spinning on
+//     a lock another lane holds lets it run, as independent thread
+//     scheduling guarantees. Any interleaving the CUDA memory model allows
+//     between barriers is one a correct kernel tolerates.
 //   - Cooperative launches (Launch.Cooperative: cuLaunchCooperativeKernel
 //     or the cooperative launch attribute) have every block resident at
 //     once: the blocks take turns on one goroutine, a thread that spins

@@ -925,7 +925,7 @@ func (m *machine) run(t *thread) {
 				store(b[i*int(in.size):], in.size, r[in.v[i]])
 			}
 		case opBra:
-			if int(in.imm) < pc && m.grid != nil && m.spun() {
+			if int(in.imm) < pc && m.spun() {
 				t.pc, t.state = int(in.imm), tYield
 				return
 			}

@@ -493,7 +493,7 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 			case opBra:
 				target := int(in.imm)
 				if act == grp {
-					if target < pc && m.grid != nil && m.spun() {
+					if target < pc && m.spun() {
 						for a := grp; a != 0; a &= a - 1 {
 							t := &ts[bits.TrailingZeros32(a)]
 							t.pc, t.state = target, tYield
@@ -507,10 +507,14 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 					}
 					continue
 				}
+				spin := target < pc && m.spun()
 				for a := grp; a != 0; a &= a - 1 {
 					j := bits.TrailingZeros32(a)
 					if act&(1<<j) != 0 {
 						ts[j].pc = target
+						if spin {
+							ts[j].state = tYield
+						}
 					} else {
 						ts[j].pc = pc
 					}

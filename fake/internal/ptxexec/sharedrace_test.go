@@ -145,3 +145,14 @@ func raceLine(t *testing.T, text string) int {
 	t.Fatalf("no %q in races.cu", text)
 	return 0
 }
+
+// TestSpinLockInWarp: lanes of one warp spinning on a lock another lane
+// holds let it run (a spinning thread yields), as independent thread
+// scheduling guarantees on sm_70 and later.
+func TestSpinLockInWarp(t *testing.T) {
+	p, mem := loadRaces(t, "80")
+	lock, count := mem.i32s([]int32{0}), mem.i32s([]int32{0})
+	k := p.Kernels["spin_lock"]
+	require.NoError(t, k.Run(&Launch{Grid: dim(3), Block: dim(64), Params: params(t, k, lock, count), Mem: mem, SMs: 132}))
+	assert.Equal(t, []int32{0, 3 * 64}, []int32{mem.readI32(lock, 1)[0], mem.readI32(count, 1)[0]})
+}

@@ -69,3 +69,15 @@ extern "C" __global__ void read_then_write(int *out)
     out[threadIdx.x] = s[0];
     if (threadIdx.x == 64) s[0] = 9;
 }
+
+// spin_lock: every thread takes one global lock with the loop that needs
+// independent thread scheduling (lanes of one warp spin while another
+// lane of it holds the lock), adds to a count and releases the lock.
+extern "C" __global__ void spin_lock(int *lock, int *count)
+{
+    while (atomicCAS(lock, 0, 1) != 0) {}
+    __threadfence();
+    *(volatile int *)count = *(volatile int *)count + 1;
+    __threadfence();
+    atomicExch(lock, 0);
+}
