@@ -37,6 +37,10 @@ func Run(t *testing.T, api backend.API) {
 	t.Run("errors", func(t *testing.T) { testErrors(t, drv) })
 	t.Run("devices", func(t *testing.T) { testDevices(t, drv) })
 	t.Run("contexts", func(t *testing.T) { testContexts(t, drv) })
+	// props: device properties, context limits, primary-context flags
+	t.Run("device-properties", func(t *testing.T) { testDeviceProperties(t, drv) })
+	t.Run("context-limits", func(t *testing.T) { testContextLimits(t, drv) })
+	t.Run("primary-flags", func(t *testing.T) { testPrimaryFlags(t, drv) })
 	t.Run("streams", func(t *testing.T) { testStreams(t, drv) })
 	t.Run("default-streams", func(t *testing.T) { testDefaultStreams(t, drv) })
 	t.Run("events", func(t *testing.T) { testEvents(t, drv) })
@@ -56,6 +60,7 @@ func Run(t *testing.T, api backend.API) {
 	t.Run("stress", func(t *testing.T) { testStress(t, drv) })
 	t.Run("cuda-c", func(t *testing.T) { testCUDAKernels(t, drv) })
 	t.Run("samples", func(t *testing.T) { testSamples(t, drv) })
+	t.Run("races", func(t *testing.T) { testRaces(t, drv) })
 	t.Run("faults", func(t *testing.T) { testFaults(t, drv) })
 }
 

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -32,6 +33,7 @@ func testStreamKernelOrder(t *testing.T, drv *driver.Driver) {
 
 	right := kernelOrderRounds(t, spin, a, b, 5, false)
 	compare(t, right, "<", 5, "without the wait b must read a stale flag at least once")
+	expectRace(t, drv, "memset", "memcpy DtoH", fmt.Sprintf("stream %#x", a.Handle()), fmt.Sprintf("stream %#x", b.Handle()))
 }
 
 // kernelOrderRounds runs the rounds and returns how many read the right flag.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/nocgo/cuda/cublas"
 	"github.com/nocgo/cuda/cudatest"
+	"github.com/nocgo/cuda/internal/core"
 	"github.com/nocgo/cuda/memory"
 	"github.com/nocgo/cuda/stream"
 )
@@ -27,6 +28,8 @@ import (
 //     protocol). The _ws32MiB forms give the handle a 32 MiB workspace of
 //     its own (SetWorkspace, NVIDIA's recommendation for Hopper) in place
 //     of cuBLAS's default, to tell a workspace effect from a clock one.
+//     The lt_ forms are the same products through cuBLASLt (Matmul, with
+//     a 32 MiB workspace), and one with a fused GELU+bias epilogue.
 //     They skip on the fake (too slow on a CPU).
 //   - BenchmarkSgemm64 and BenchmarkSaxpy4096: the per-call cost of a 64³
 //     SGEMM and of a 4096-element saxpy, queued in bursts of 64 after a
@@ -51,6 +54,9 @@ func BenchmarkGemm8192(b *testing.B) {
 	b.Run("gemmex_fp16_ws32MiB", func(b *testing.B) {
 		withWorkspace(b, e, func() { gemm8192[cublas.Half, cublas.Half](b, e, n, cublas.DefaultMath, cublas.Compute32F) })
 	})
+	b.Run("lt_bf16_ws32MiB", func(b *testing.B) { lt8192[cublas.BFloat16, cublas.BFloat16](b, e, n, cublas.NoEpilogue) })
+	b.Run("lt_fp16_ws32MiB", func(b *testing.B) { lt8192[cublas.Half, cublas.Half](b, e, n, cublas.NoEpilogue) })
+	b.Run("lt_bf16_gelubias_ws32MiB", func(b *testing.B) { lt8192[cublas.BFloat16, cublas.BFloat16](b, e, n, cublas.GELUBias) })
 }
 
 // withWorkspace runs f with a 32 MiB workspace given to e's handle, and
@@ -68,6 +74,36 @@ func withWorkspace(b *testing.B, e *env, f func()) {
 }
 
 func gemm8192[A, C cublas.ExElem](b *testing.B, e *env, n int, math cublas.MathMode, compute cublas.Compute) {
+	product8192[A, C](b, e, n, math, func(a, bm cublas.Matrix[A], c cublas.Matrix[C]) error {
+		return cublas.GemmEx(e.h, cublas.Host[float32](1), a, bm, cublas.Host[float32](0), c, compute)
+	})
+}
+
+// lt8192 times cuBLASLt's Matmul as gemm8192 times GemmEx, with a 32 MiB
+// workspace and the epilogue asked for (its bias a zero vector).
+func lt8192[A, C cublas.ExElem](b *testing.B, e *env, n int, epi cublas.Epilogue) {
+	lt, err := cublas.NewLt(e.ctx)
+	require.NoError(b, err)
+	defer lt.Close()
+	ws, err := memory.Alloc[byte](e.ctx, 32<<20)
+	require.NoError(b, err)
+	defer ws.Close()
+	cfg := cublas.MatmulConfig{Epilogue: epi, Workspace: ws}
+	if epi != cublas.NoEpilogue {
+		bias, err := memory.AllocZeroed[C](e.ctx, n)
+		require.NoError(b, err)
+		defer bias.Close()
+		cfg.Bias = cublas.BiasOf(bias)
+	}
+	product8192[A, C](b, e, n, cublas.DefaultMath, func(a, bm cublas.Matrix[A], c cublas.Matrix[C]) error {
+		return cublas.Matmul(lt, e.s, 1, a, bm, 0, c, c, cfg)
+	})
+	require.NoError(b, e.s.Synchronize())
+}
+
+// product8192 times product of zero-filled n×n matrices (see the file's
+// comment).
+func product8192[A, C cublas.ExElem](b *testing.B, e *env, n int, math cublas.MathMode, product func(a, b cublas.Matrix[A], c cublas.Matrix[C]) error) {
 	da, err := memory.AllocZeroed[A](e.ctx, n*n)
 	require.NoError(b, err)
 	defer da.Close()
@@ -85,7 +121,6 @@ func gemm8192[A, C cublas.ExElem](b *testing.B, e *env, n int, math cublas.MathM
 	end, err := stream.NewEvent(e.ctx, stream.EventOptions{})
 	require.NoError(b, err)
 	defer end.Close()
-	one, zero := cublas.Host[float32](1), cublas.Host[float32](0)
 	ma, mb, mc := cublas.Mat(da, n, n), cublas.Mat(db, n, n), cublas.Mat(dc, n, n)
 	var best, first time.Duration
 	for b.Loop() {
@@ -95,7 +130,7 @@ func gemm8192[A, C cublas.ExElem](b *testing.B, e *env, n int, math cublas.MathM
 		best = 0
 		for i := range 13 {
 			require.NoError(b, start.Record(e.s))
-			require.NoError(b, cublas.GemmEx(e.h, one, ma, mb, zero, mc, compute))
+			require.NoError(b, product(ma, mb, mc))
 			require.NoError(b, end.Record(e.s))
 			require.NoError(b, end.Synchronize())
 			d, err := stream.Elapsed(start, end)
@@ -148,7 +183,24 @@ func BenchmarkSgemm64(b *testing.B) {
 	defer dc.Close()
 	one, zero := cublas.Host[float32](1), cublas.Host[float32](0)
 	A, C := cublas.Mat(da, 64, 64), cublas.Mat(dc, 64, 64)
-	burst(b, e, func() error { return cublas.Gemm(e.h, one, A, A, zero, C) })
+	gemm := func() error { return cublas.Gemm(e.h, one, A, A, zero, C) }
+	b.Run("api", func(b *testing.B) { burst(b, e, gemm) })
+	// Where the cost over C's goes: the same call with the handle's context
+	// already current on a locked thread (no push and pop per call), and
+	// the seam's cublasSgemm alone (no checks, no holds).
+	b.Run("api_bound", func(b *testing.B) {
+		bd, err := core.ContextOf(e.ctx).Bind()
+		require.NoError(b, err)
+		defer func() { require.NoError(b, bd.Unbind()) }()
+		burst(b, e, gemm)
+	})
+	b.Run("seam", func(b *testing.B) {
+		bd, err := core.ContextOf(e.ctx).Bind()
+		require.NoError(b, err)
+		defer func() { require.NoError(b, bd.Unbind()) }()
+		raw := cublas.RawSgemm(e.h, da.Ptr(), dc.Ptr(), 64)
+		burst(b, e, raw)
+	})
 }
 
 func BenchmarkSaxpy4096(b *testing.B) {

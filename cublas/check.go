@@ -3,6 +3,7 @@ package cublas
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
@@ -19,6 +20,16 @@ import (
 
 // maxInt is the largest size cuBLAS's int arguments take.
 const maxInt = math.MaxInt32
+
+// wrapOnce wraps a routine's error with op and the handle it was called
+// with (formatted from format and args), unless it is a check's error,
+// which names op already.
+func wrapOnce(op string, err error, format string, args ...any) error {
+	if strings.HasPrefix(err.Error(), op+": ") {
+		return err
+	}
+	return fmt.Errorf("%s: %s: %w", op, fmt.Sprintf(format, args...), err)
+}
 
 func invalidf(op, format string, args ...any) error {
 	return fmt.Errorf("%s: %s: %w", op, fmt.Sprintf(format, args...), driver.ErrInvalidValue)
@@ -37,7 +48,7 @@ func span(n, inc, first int) (int, bool) {
 }
 
 // vector checks v for op, as role.
-func vector[T any](h *Handle, op, role string, v Vector[T]) error {
+func vector[T any](h site, op, role string, v Vector[T]) error {
 	if err := buffer(h, op, role, v.Buf); err != nil {
 		return err
 	}
@@ -51,7 +62,7 @@ func vector[T any](h *Handle, op, role string, v Vector[T]) error {
 }
 
 // matrix checks m for op, as role.
-func matrix[T any](h *Handle, op, role string, m Matrix[T]) error {
+func matrix[T any](h site, op, role string, m Matrix[T]) error {
 	if err := buffer(h, op, role, m.Buf); err != nil {
 		return err
 	}
@@ -89,11 +100,15 @@ func batch[T any](op, role string, m Matrix[T], stride, count int) error {
 	return nil
 }
 
-func buffer[T any](h *Handle, op, role string, b *memory.Buffer[T]) error {
+// site is what the checks need of the object a call is made with (a
+// Handle, an Lt): the device its buffers must be on.
+type site interface{ device() *driver.Device }
+
+func buffer[T any](h site, op, role string, b *memory.Buffer[T]) error {
 	if b == nil {
 		return invalidf(op, "%s: nil buffer", role)
 	}
-	return h.onDevice(op, role, b.Closed(), b.Context(), b)
+	return onDevice(h.device(), op, role, b.Closed(), b.Context(), b)
 }
 
 // scalar returns s for the seam, checked against the handle's pointer mode

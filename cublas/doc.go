@@ -28,6 +28,23 @@
 // faster, non-deterministic kernels; SetWorkspace gives cuBLAS its
 // workspace.
 //
+// # cuBLASLt
+//
+// Lt is a cuBLASLt handle (libcublasLt, found as libcublas is). Matmul
+// computes D = epilogue(alpha*op(A)*op(B) + beta*C) on a stream named per
+// call, with an epilogue fused into the product (ReLU, GELU, and their
+// bias forms: MatmulConfig) and a workspace the heuristics may use; the
+// first product of each shape asks cuBLASLt's heuristics for its
+// algorithm, and the handle keeps the descriptors and the answer for the
+// products after it, which then cost one cublasLtMatmul:
+//
+//	lt, err := cublas.NewLt(ctx)
+//	defer lt.Close()
+//	err = cublas.Matmul(lt, s, 1, w, x, 0, y, y, cublas.MatmulConfig{
+//		Epilogue: cublas.GELUBias, Bias: cublas.BiasOf(b), Workspace: ws})
+//
+// ExampleMatmul_denseLayer shows a layer of row-major data whole.
+//
 // # Column-major
 //
 // cuBLAS is column-major, as Fortran: a Matrix is Rows×Cols with element

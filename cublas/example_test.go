@@ -111,3 +111,60 @@ func ExampleDot() {
 	// Output:
 	// 14 16 4
 }
+
+// A dense layer as a transformer runs it, fused in one cuBLASLt product:
+// Y = ReLU(X·W + b) for a batch X of 2 rows of 3 features, weights W
+// (3 inputs × 2 outputs) and a bias b per output, all row-major Go data.
+// As for Gemm, row-major Y is column-major Yᵀ = Wᵀ·Xᵀ, and the bias,
+// which cuBLASLt adds per row of D, is then per output feature.
+func ExampleMatmul_denseLayer() {
+	drv := fake.New() // gpu.Load() on a GPU machine: the same code
+	dev, _ := drv.Device(0)
+	ctx, _ := dev.PrimaryContext()
+	defer ctx.Close()
+	s, _ := stream.New(ctx, stream.Options{})
+	defer s.Close()
+	lt, err := cublas.NewLt(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer lt.Close()
+
+	const batch, in, out = 2, 3, 2
+	x := []float32{ // batch×in
+		1, 2, 3,
+		-1, -2, -3,
+	}
+	w := []float32{ // in×out
+		1, 0.5,
+		1, 0.5,
+		1, 0.5,
+	}
+	b := []float32{-1, 1} // per output
+	dx, _ := memory.FromSlice(ctx, x)
+	defer dx.Close()
+	dw, _ := memory.FromSlice(ctx, w)
+	defer dw.Close()
+	db, _ := memory.FromSlice(ctx, b)
+	defer db.Close()
+	dy, _ := memory.Alloc[float32](ctx, batch*out)
+	defer dy.Close()
+
+	y := cublas.Mat(dy, out, batch) // Yᵀ, out×batch column-major
+	err = cublas.Matmul(lt, s, 1,
+		cublas.Mat(dw, out, in),   // Wᵀ: w as it is
+		cublas.Mat(dx, in, batch), // Xᵀ: x as it is
+		0, y, y, cublas.MatmulConfig{Epilogue: cublas.ReLUBias, Bias: cublas.BiasOf(db)})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_ = s.Synchronize()
+	got, _ := memory.ToSlice(dy)
+	fmt.Println(got[0:2])
+	fmt.Println(got[2:4])
+	// Output:
+	// [5 4]
+	// [0 0]
+}

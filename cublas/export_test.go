@@ -36,3 +36,41 @@ func QuietRoutines(h *Handle) (restore func()) {
 		h.blas = own
 	}
 }
+
+// quietLt is a backend.CUBLASLt whose Matmul does nothing (see quietBLAS).
+type quietLt struct{ backend.CUBLASLt }
+
+func (quietLt) Matmul(uintptr, uintptr, backend.DataType, backend.BLASScalar, uintptr, uintptr, uintptr, uintptr,
+	backend.BLASScalar, uintptr, uintptr, uintptr, uintptr, *backend.LtAlgo, uintptr, uintptr, uintptr) error {
+	return nil
+}
+
+// QuietLt makes l's Matmul reach a backend whose Matmul does nothing,
+// until the function returned restores l's own.
+func QuietLt(l *Lt) (restore func()) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	own := l.lt
+	l.lt = quietLt{own}
+	return func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.lt = own
+	}
+}
+
+// Plans returns how many plans l keeps.
+func Plans(l *Lt) int {
+	l.plans.mu.Lock()
+	defer l.plans.mu.Unlock()
+	return len(l.plans.plans)
+}
+
+// RawSgemm returns a call of the seam's cublasSgemm of the n×n matrices a
+// (both operands) and c, with no checks: the binding's own cost.
+func RawSgemm(h *Handle, a, c uintptr, n int) func() error {
+	return func() error {
+		return h.blas.Gemm(h.h, backend.BLASFloat32, backend.BLASOpN, backend.BLASOpN, n, n, n,
+			backend.HostScalar(1), a, n, a, n, backend.HostScalar(0), c, n)
+	}
+}

@@ -3,7 +3,6 @@ package cublas
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/nocgo/cuda/driver"
@@ -270,7 +269,7 @@ func (h *Handle) SetWorkspace(ws *memory.Buffer[byte]) error {
 	}
 	var p, n uintptr
 	if ws != nil {
-		if err := h.onDevice(op, "workspace", ws.Closed(), ws.Context(), ws); err != nil {
+		if err := onDevice(h.dev, op, "workspace", ws.Closed(), ws.Context(), ws); err != nil {
 			return err
 		}
 		p, n = ws.Ptr(), uintptr(ws.Len())
@@ -335,18 +334,20 @@ func (h *Handle) SetAtomics(allowed bool) error {
 	return h.configure("cublas.Handle.SetAtomics", func() error { return h.blas.SetAtomicsMode(h.h, m) })
 }
 
-// onDevice checks a buffer for a call: open and on the handle's device.
-// what names the buffer in an error; it is a Stringer, formatted only on
-// the error path, so that a call that passes its checks allocates nothing
-// (a Buffer's String formats with fmt).
-func (h *Handle) onDevice(op, role string, closed bool, ctx *driver.Context, what fmt.Stringer) error {
+func (h *Handle) device() *driver.Device { return h.dev }
+
+// onDevice checks a buffer for a call: open and on dev, the device of the
+// handle the call is made with. what names the buffer in an error; it is
+// a Stringer, formatted only on the error path, so that a call that passes
+// its checks allocates nothing (a Buffer's String formats with fmt).
+func onDevice(dev *driver.Device, op, role string, closed bool, ctx *driver.Context, what fmt.Stringer) error {
 	if ctx == nil {
 		return fmt.Errorf("%s: %s: nil buffer: %w", op, role, driver.ErrInvalidValue)
 	}
 	if closed {
 		return fmt.Errorf("%s: %s: %s: %w", op, role, what, driver.ErrClosed)
 	}
-	if ctx.Device() != h.dev {
+	if ctx.Device() != dev {
 		return fmt.Errorf("%s: %s: %s is not on the handle's device: %w", op, role, what, driver.ErrWrongContext)
 	}
 	return nil
@@ -388,10 +389,7 @@ func (c call) leave(op string, err error) error {
 	uerr := c.bd.Unbind()
 	c.h.mu.RUnlock()
 	if err != nil {
-		if strings.HasPrefix(err.Error(), op+": ") {
-			return err // a check's error, which names op already
-		}
-		return fmt.Errorf("%s: cuBLAS handle %#x: %w", op, c.h.h, err)
+		return wrapOnce(op, err, "cuBLAS handle %#x", c.h.h)
 	}
 	return uerr
 }

@@ -15,6 +15,7 @@ func TestZeroValuesNeverPanic(t *testing.T) {
 		cublas.PointerMode(0), cublas.MathMode(0), (*cublas.Strides)(nil), cublas.Op(0),
 		(*cublas.Matrix[float32])(nil), (*cublas.Matrix[cublas.Half])(nil),
 		(*cublas.Vector[float64])(nil), (*cublas.Scalar[complex64])(nil),
+		(*cublas.Lt)(nil), cublas.Epilogue(0), (*cublas.Bias)(nil), (*cublas.MatmulConfig)(nil),
 	}
 	zerotest.Covers(t, ".", values...)
 	zerotest.Methods(t, zerotest.Options{}, values...)

@@ -9,7 +9,9 @@
 //	}
 //
 // [Driver] loads the real driver (gpu.Load). When it does not load, the
-// test runs on [Fake], which fails the test if it leaves anything open;
+// test runs on [Fake], which fails the test if it leaves anything open, or
+// if the fake's race detector finds work on two streams touching the same
+// device bytes with nothing ordering them (see [Races]);
 // with NOCGO_CUDA_REQUIRE_GPU=1 ([RequireGPUEnv]) the test fails instead, so
 // that a GPU run cannot quietly fall back to the fake. [Real] and
 // [RealBackend] give the real driver only, skipping the test without one.

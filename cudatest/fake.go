@@ -17,14 +17,24 @@ import (
 // objects closed in cleanups registered after Fake (or deferred in the
 // test) are closed before the check.
 //
+// The fake's race detector is on (fake.DetectRaces; see Races): a hazard
+// it finds (work on two streams touching the same device bytes with
+// nothing ordering them, a read of device memory never written) fails t
+// with a report like Go's race detector's. opts come after that default:
+// fake.IgnoreRaces turns it off, and fake.DetectRaces with a function of
+// the test's own takes the reports instead (hazards the test leaves
+// untaken, see fake.Fake.TakeHazards, still fail it at its end).
+//
 // Fake fails the test at once (t.Fatal) where fake.New would panic: when
 // the options make cuInit fail.
 func Fake(t testing.TB, opts ...fake.Option) *driver.Driver {
 	t.Helper()
-	drv, err := newFake(opts)
+	races := Races(t)
+	drv, err := newFake(append([]fake.Option{races.option()}, opts...))
 	if err != nil {
 		t.Fatalf("cudatest.Fake: %v", err)
 	}
+	t.Cleanup(func() { races.check(fake.Of(drv)) })
 	t.Cleanup(func() {
 		if leaks := fake.Of(drv).Leaks(); len(leaks) > 0 {
 			lines := make([]string, len(leaks))

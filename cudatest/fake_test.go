@@ -55,6 +55,7 @@ func TestFakeReportsLeaks(t *testing.T) {
 	assert.Contains(t, r.errs[0], "primary context")
 	assert.Contains(t, r.errs[0], "device memory")
 	assert.Contains(t, r.errs[0], "100 bytes on device 0")
+	assert.Contains(t, r.errs[0], "100 bytes on device 0 not freed, made at fake_test.go:50 (TestFakeReportsLeaks)", "each leak names the line that made it")
 
 	require.NoError(t, buf.Close())
 	require.NoError(t, ctx.Close())

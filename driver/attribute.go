@@ -1,6 +1,10 @@
 package driver
 
-import "github.com/nocgo/cuda/driver/backend"
+import (
+	"fmt"
+
+	"github.com/nocgo/cuda/driver/backend"
+)
 
 // DeviceAttribute is a CUdevice_attribute, read with Device.Attribute. Any
 // CUdevice_attribute value can be passed as DeviceAttribute(n).
@@ -46,4 +50,57 @@ const (
 	AttrMaxRegistersPerMultiprocessor = backend.AttrMaxRegistersPerMultiprocessor
 	AttrMaxSharedMemoryPerBlockOptin  = backend.AttrMaxSharedMemoryPerBlockOptin
 	AttrMemoryPoolsSupported          = backend.AttrMemoryPoolsSupported
+
+	// Read into Properties as well.
+	AttrMaxPitch                        = backend.AttrMaxPitch
+	AttrTextureAlignment                = backend.AttrTextureAlignment
+	AttrKernelExecTimeout               = backend.AttrKernelExecTimeout
+	AttrTCCDriver                       = backend.AttrTCCDriver
+	AttrStreamPrioritiesSupported       = backend.AttrStreamPrioritiesSupported
+	AttrGlobalL1CacheSupported          = backend.AttrGlobalL1CacheSupported
+	AttrLocalL1CacheSupported           = backend.AttrLocalL1CacheSupported
+	AttrMultiGPUBoard                   = backend.AttrMultiGPUBoard
+	AttrMultiGPUBoardGroupID            = backend.AttrMultiGPUBoardGroupID
+	AttrHostNativeAtomicSupported       = backend.AttrHostNativeAtomicSupported
+	AttrSingleToDoublePerfRatio         = backend.AttrSingleToDoublePerfRatio
+	AttrPageableMemoryAccess            = backend.AttrPageableMemoryAccess
+	AttrConcurrentManagedAccess         = backend.AttrConcurrentManagedAccess
+	AttrComputePreemptionSupported      = backend.AttrComputePreemptionSupported
+	AttrCanUseHostPointerForRegistered  = backend.AttrCanUseHostPointerForRegistered
+	AttrCooperativeLaunch               = backend.AttrCooperativeLaunch
+	AttrHostRegisterSupported           = backend.AttrHostRegisterSupported
+	AttrPageableMemoryUsesHostPageTable = backend.AttrPageableMemoryUsesHostPageTable
+	AttrDirectManagedMemAccessFromHost  = backend.AttrDirectManagedMemAccessFromHost
+	AttrVirtualMemoryManagementSupport  = backend.AttrVirtualMemoryManagementSupport
+	AttrMaxBlocksPerMultiprocessor      = backend.AttrMaxBlocksPerMultiprocessor
+	AttrMaxPersistingL2CacheSize        = backend.AttrMaxPersistingL2CacheSize
+	AttrMaxAccessPolicyWindowSize       = backend.AttrMaxAccessPolicyWindowSize
+	AttrReservedSharedMemoryPerBlock    = backend.AttrReservedSharedMemoryPerBlock
+	AttrClusterLaunch                   = backend.AttrClusterLaunch
+	AttrMemSyncDomainCount              = backend.AttrMemSyncDomainCount
+	AttrNUMAID                          = backend.AttrNUMAID
 )
+
+// ComputeMode is a CUcomputemode (with the same values), the value of
+// AttrComputeMode and Properties.ComputeMode.
+type ComputeMode int
+
+// Compute modes.
+const (
+	ComputeModeDefault          ComputeMode = 0 // many contexts, from many processes
+	ComputeModeProhibited       ComputeMode = 2 // no context can be made
+	ComputeModeExclusiveProcess ComputeMode = 3 // one process at a time
+)
+
+// String returns the CUcomputemode's name ("CU_COMPUTEMODE_DEFAULT").
+func (m ComputeMode) String() string {
+	switch m {
+	case ComputeModeDefault:
+		return "CU_COMPUTEMODE_DEFAULT"
+	case ComputeModeProhibited:
+		return "CU_COMPUTEMODE_PROHIBITED"
+	case ComputeModeExclusiveProcess:
+		return "CU_COMPUTEMODE_EXCLUSIVE_PROCESS"
+	}
+	return fmt.Sprintf("CUcomputemode(%d)", int(m))
+}

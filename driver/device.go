@@ -18,6 +18,8 @@ type Device struct {
 	// not yet released in the driver.
 	mu          sync.Mutex
 	primaryRefs int
+
+	props propsCache // Properties, once read
 }
 
 // Driver returns the driver the device belongs to.

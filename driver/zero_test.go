@@ -18,6 +18,8 @@ func TestZeroValuesNeverPanic(t *testing.T) {
 		(*driver.Driver)(nil), (*driver.Device)(nil), (*driver.Context)(nil),
 		(*driver.ContextOptions)(nil), driver.ContextKind(0), driver.ContextFlags(0),
 		(*driver.NVRTC)(nil),
+		(*driver.Properties)(nil), (*driver.PrimaryContextState)(nil),
+		driver.Limit(0), driver.CacheConfig(0), driver.SharedMemConfig(0), driver.ComputeMode(0),
 	}
 	zerotest.Covers(t, ".", values...)
 	zerotest.Methods(t, zerotest.Options{}, values...)

@@ -51,6 +51,7 @@ type fakeBackend struct {
 	graphs graphState  // CUDA graphs and stream captures (graph*.go); guarded by mu
 	interp interpState // the PTX interpreter's load and fault records (interp.go)
 	nccl   ncclState   // the in-process NCCL (nccl.go), guarded by mu
+	race   *raceState  // the race detector (race.go), nil when off
 }
 
 type faultCounter struct {
@@ -107,6 +108,7 @@ func newBackend(opts ...Option) *fakeBackend {
 		b.cfg.devices = []DeviceSpec{{}}
 	}
 	b.version = b.cfg.version
+	b.race = newRaceState(&b.cfg)
 	for op, rules := range b.cfg.faults {
 		b.faults[op] = &faultCounter{rules: rules}
 	}

@@ -21,6 +21,10 @@ type context struct {
 	perThread *stream   // CU_STREAM_PER_THREAD
 	streams   []*stream // created streams, in creation order
 	peers     map[*context]bool
+
+	cfg ctxConfig // limits and cache preferences (device_context_config.go)
+
+	site callSite // who made it, for Leaks (leak_site.go)
 }
 
 // errDestroyedCurrent is returned when the calling thread's current context
@@ -31,7 +35,7 @@ var errDestroyedCurrent error = driver.ErrContextIsDestroyed
 var errDeadHandle error = driver.ErrInvalidContext
 
 func (b *fakeBackend) newContextLocked(d *device, flags uint32, primary bool) *context {
-	c := &context{h: newHandle(), dev: d, flags: flags, primary: primary}
+	c := &context{h: newHandle(), dev: d, flags: flags, primary: primary, site: here()}
 	b.activateLocked(c)
 	b.ctxs[c.h] = c
 	return c
@@ -44,6 +48,7 @@ func (b *fakeBackend) activateLocked(c *context) {
 	c.perThread = &stream{ctx: c, kind: perThreadStream}
 	c.streams = nil
 	c.peers = map[*context]bool{}
+	c.cfg = ctxConfig{}
 }
 
 // currentLocked returns the calling thread's current context.
@@ -93,11 +98,12 @@ func (b *fakeBackend) DevicePrimaryCtxRetain(dev int) (uintptr, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if d.primary == nil {
-		d.primary = b.newContextLocked(d, 0, true)
+		d.primary = b.newContextLocked(d, d.primaryFlags, true)
 	} else if d.primary.refs == 0 {
 		b.activateLocked(d.primary)
 	}
 	d.primary.refs++
+	d.primary.site = here() // the latest retain is what Leaks names
 	return d.primary.h, nil
 }
 
@@ -183,10 +189,7 @@ func (b *fakeBackend) DevicePrimaryCtxGetState(dev int) (uint32, bool, error) {
 	}
 	b.mu.RLock()
 	defer b.mu.RUnlock()
-	if d.primary == nil {
-		return 0, false, nil
-	}
-	return d.primary.flags, d.primary.refs > 0, nil
+	return d.primaryFlags, d.primary != nil && d.primary.refs > 0, nil
 }
 
 // CtxCreate is cuCtxCreate: the new context is pushed on the calling

@@ -2,6 +2,7 @@ package fake
 
 import (
 	"errors"
+	"fmt"
 	"runtime"
 	"sync"
 	"testing"
@@ -58,7 +59,11 @@ func TestDevices(t *testing.T) {
 	bus0, _ := b.DeviceGetPCIBusID(0)
 	bus1, _ := b.DeviceGetPCIBusID(1)
 	assert.NotEqual(t, bus0, bus1)
-	assert.Regexp(t, `^0000:[0-9a-f]{2}:00\.0$`, bus0)
+	assert.Regexp(t, `^0000:[0-9a-f]{2}:[0-9a-f]{2}\.0$`, bus0)
+	dom, _ := b.DeviceGetAttribute(driver.AttrPCIDomainID, 0)
+	bus, _ := b.DeviceGetAttribute(driver.AttrPCIBusID, 0)
+	slot, _ := b.DeviceGetAttribute(driver.AttrPCIDeviceID, 0)
+	assert.Equal(t, fmt.Sprintf("%04x:%02x:%02x.0", dom, bus, slot), bus0, "the bus id string is made of the PCI attributes")
 	_, err = b.DeviceGet(3)
 	assert.ErrorIs(t, err, driver.ErrInvalidDevice)
 	_, err = b.DeviceGetAttribute(driver.DeviceAttribute(attrMax), 0)

@@ -96,11 +96,11 @@ func (b *fakeBackend) work3D(p backend.Memcpy3D, async bool) (func() error, erro
 	return func() error {
 		for z := range p.Depth {
 			// Slice z of a side is rows from (z0+z)*slice + y0.
-			src, err := b.rows(p.SrcMemoryType, srcHost, p.SrcDevice, p.SrcXInBytes, (p.SrcZ+z)*p.SrcHeight+p.SrcY, p.SrcPitch, p.WidthInBytes, p.Height)
+			src, err := b.rows(p.SrcMemoryType, srcHost, p.SrcDevice, p.SrcXInBytes, (p.SrcZ+z)*p.SrcHeight+p.SrcY, p.SrcPitch, p.WidthInBytes, p.Height, srcKind(p.DstMemoryType))
 			if err != nil {
 				return err
 			}
-			dst, err := b.rows(p.DstMemoryType, dstHost, p.DstDevice, p.DstXInBytes, (p.DstZ+z)*p.DstHeight+p.DstY, p.DstPitch, p.WidthInBytes, p.Height)
+			dst, err := b.rows(p.DstMemoryType, dstHost, p.DstDevice, p.DstXInBytes, (p.DstZ+z)*p.DstHeight+p.DstY, p.DstPitch, p.WidthInBytes, p.Height, accWrite)
 			if err != nil {
 				return err
 			}

@@ -30,6 +30,8 @@ type device struct {
 	bus     int
 	next    uintptr // next free device address
 	primary *context
+
+	primaryFlags uint32 // cuDevicePrimaryCtxSetFlags (guarded by Backend.mu)
 }
 
 // h200 is the attribute table of the default device, as measured on an
@@ -64,6 +66,9 @@ func newDevice(ordinal int, spec DeviceSpec) *device {
 	if spec.Major != 0 || spec.Minor != 0 {
 		d.attrs[driver.AttrComputeCapabilityMajor] = spec.Major
 		d.attrs[driver.AttrComputeCapabilityMinor] = spec.Minor
+		if spec.Major < 9 {
+			d.attrs[driver.AttrClusterLaunch] = 0 // clusters came with 9.0
+		}
 	}
 	if spec.SMs > 0 {
 		d.attrs[driver.AttrMultiprocessorCount] = spec.SMs
@@ -159,7 +164,8 @@ func (b *fakeBackend) DeviceGetUUID(dev int) ([16]byte, error) {
 	return d.uuid, nil
 }
 
-// DeviceGetPCIBusID is cuDeviceGetPCIBusId ("0000:18:00.0").
+// DeviceGetPCIBusID is cuDeviceGetPCIBusId ("0000:18:06.0"), made of the
+// device's PCI domain, bus and device attributes.
 func (b *fakeBackend) DeviceGetPCIBusID(dev int) (string, error) {
 	if err := b.enter(abi.CuDeviceGetPCIBusId); err != nil {
 		return "", err
@@ -168,7 +174,7 @@ func (b *fakeBackend) DeviceGetPCIBusID(dev int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("0000:%02x:00.0", d.bus), nil
+	return fmt.Sprintf("%04x:%02x:%02x.0", d.attrs[driver.AttrPCIDomainID], d.attrs[driver.AttrPCIBusID], d.attrs[driver.AttrPCIDeviceID]), nil
 }
 
 // DeviceCanAccessPeer is cuDeviceCanAccessPeer: every fake device can

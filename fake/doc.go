@@ -117,4 +117,13 @@
 // FailNth injects a failure into the n-th call of any entry point, and
 // Fake.Leaks lists what a test forgot to release, as structured Leak
 // values.
+//
+// The fake sees what a GPU hides: with DetectRaces (on by default in
+// cudatest.Fake) it reports two accesses to the same device bytes from work
+// that nothing orders (two streams, a stream and the host's synchronous
+// work), at least one a write, and reads of device memory nothing wrote,
+// as Hazard values that name both operations, their streams, the bytes,
+// the Go call sites that enqueued them and a kernel's PTX line, block and
+// thread. Orderings the driver cannot see are declared with
+// Fake.DeclareOrder. See DetectRaces for what is checked.
 package fake

@@ -16,6 +16,8 @@ type event struct {
 	flags uint32
 	st    *evState // shared with the backends that opened it by IPC
 	ipcID uint64   // exported under this id, 0 if not
+
+	site callSite // who made it, for Leaks (leak_site.go)
 }
 
 // evState is what an event's latest record is. IPC shares it between
@@ -57,7 +59,7 @@ func (b *fakeBackend) EventCreate(flags uint32) (uintptr, error) {
 	if err != nil {
 		return 0, err
 	}
-	e := &event{h: newHandle(), ctx: c, flags: flags, st: &evState{}}
+	e := &event{h: newHandle(), ctx: c, flags: flags, st: &evState{}, site: here()}
 	b.events[e.h] = e
 	return e.h, nil
 }
@@ -107,6 +109,7 @@ func (b *fakeBackend) EventRecord(h, s uintptr) error {
 			return nil
 		}
 		// it.seq is assigned by pushLocked right after validation.
+		b.race.recorded(st, str)
 		st.mu.Lock()
 		st.b, st.s, st.seq, st.done = b, str, b.seq+1, false
 		st.mu.Unlock()
@@ -149,6 +152,7 @@ func (b *fakeBackend) EventSynchronize(h uintptr) error {
 		return err
 	}
 	rb, s, seq, pending := e.st.snapshot()
+	b.race.hostSawEvent(e.st)
 	if !pending {
 		return nil
 	}
@@ -170,6 +174,7 @@ func (b *fakeBackend) EventQuery(h uintptr) error {
 	}
 	rb, s, _, pending := e.st.snapshot()
 	if !pending {
+		b.race.hostSawEvent(e.st)
 		return nil
 	}
 	if err := rb.startHead(s); err != nil {

@@ -100,5 +100,5 @@ func ExampleFailNth() {
 	buf.Close()
 	// Output:
 	// true
-	// <nil> device memory 0x300000000000: 64 bytes on device 0 not freed
+	// <nil> device memory 0x300000000000: 64 bytes on device 0 not freed, made at example_test.go:98 (ExampleFailNth)
 }

@@ -108,6 +108,8 @@ type item struct {
 	// A wait on an event: before running, run waitS up to waitSeq.
 	waitS   *stream
 	waitSeq uint64
+
+	race *raceOp // its clock and call stack, when the race detector is on (race.go)
 }
 
 // runMode says how runHead treats host callbacks.
@@ -123,6 +125,7 @@ const (
 func (b *fakeBackend) pushLocked(s *stream, it *item) uint64 {
 	b.seq++
 	it.seq = b.seq
+	b.race.enqueued(s, it)
 	s.q = append(s.q, it)
 	return it.seq
 }
@@ -238,7 +241,7 @@ func (b *fakeBackend) runHead(s *stream, mode runMode) bool {
 		return true
 	}
 	b.mu.Unlock()
-	err := runItem(it)
+	err := b.runRaced(it)
 	b.noteFault(err)
 	b.finish(s, err)
 	return true
@@ -328,6 +331,7 @@ func (b *fakeBackend) drainContext(c *context) error {
 	b.mu.RLock()
 	target := b.seq
 	all := append([]*stream{c.null, c.perThread}, c.streams...)
+	b.race.hostSawContextLocked(all)
 	b.mu.RUnlock()
 	// Oldest item first, across the context's streams; but a stream held
 	// up by a host callback in flight does not hold up the others: their
@@ -389,5 +393,6 @@ func (b *fakeBackend) runSync(c *context, fn func() error) error {
 	seq := b.pushLocked(c.null, it)
 	b.mu.Unlock()
 	b.runUpTo(c.null, seq, runWait)
+	b.race.hostSawItem(it)
 	return res
 }

@@ -1,6 +1,8 @@
 package fake
 
 import (
+	"errors"
+
 	"github.com/nocgo/cuda/driver/backend"
 )
 
@@ -30,6 +32,8 @@ type Backend interface {
 	backend.BLASLtProvider
 	backend.RANDProvider
 	backend.FFTProvider
+	backend.ProcessSpawner
+	backend.RaceDetector
 
 	// Fake returns the backend's reports and kernels (see Fake).
 	Fake() *Fake
@@ -40,8 +44,13 @@ var _ Backend = (*fakeBackend)(nil)
 // Fake is what a test asks of the fake driver beyond the driver API: the
 // objects left alive, the calls made, what the PTX interpreter refused or
 // faulted on, and Go kernel bodies registered late. Get one with Of (for a
-// Driver made by New) or Backend.Fake. It is safe for concurrent use.
+// Driver made by New) or Backend.Fake. It is safe for concurrent use. A nil
+// *Fake (what Of returns for any other Driver) reports nothing and refuses
+// RegisterKernel and Compiler with an error; it never panics.
 type Fake struct{ b *fakeBackend }
+
+// errNotFake is what a nil *Fake's methods that must act return.
+var errNotFake = errors.New("fake: not a fake driver (fake.Of returns nil for a Driver that fake.New did not make; use Backend.Fake)")
 
 // Fake returns b's reports and kernels.
 func (b *fakeBackend) Fake() *Fake { return &Fake{b} }
@@ -54,7 +63,12 @@ func (b *fakeBackend) Fake() *Fake { return &Fake{b} }
 // from another backend's IPC handle is never counted as this backend's to
 // free; the mapping is listed until IPCCloseMemHandle. A test that closes
 // everything it made expects an empty list (cudatest.Fake checks it).
-func (f *Fake) Leaks() []Leak { return f.b.Leaks() }
+func (f *Fake) Leaks() []Leak {
+	if f == nil {
+		return nil
+	}
+	return f.b.Leaks()
+}
 
 // Calls returns how many times each entry point has been called on the
 // backend, by CUDA base name ("cuMemAlloc", "cuStreamCreateWithPriority",
@@ -63,7 +77,12 @@ func (f *Fake) Leaks() []Leak { return f.b.Leaks() }
 // CountCalls counts every entry point; otherwise the map holds the entry
 // points that FailNth rules name. The snapshot is not atomic across entry
 // points: calls made concurrently with Calls may be counted or not.
-func (f *Fake) Calls() map[string]int64 { return f.b.calls() }
+func (f *Fake) Calls() map[string]int64 {
+	if f == nil {
+		return nil
+	}
+	return f.b.calls()
+}
 
 // KernelFault returns what the first faulting interpreted launch did: the
 // PTX line, the instruction, the address and the thread. The driver reports
@@ -71,24 +90,42 @@ func (f *Fake) Calls() map[string]int64 { return f.b.calls() }
 // CUDA_ERROR_LAUNCH_FAILED for a trap or a deadlock), sticky as on a GPU;
 // the error wraps that driver.Result. It is nil while no interpreted launch
 // failed.
-func (f *Fake) KernelFault() error { return f.b.kernelFault() }
+func (f *Fake) KernelFault() error {
+	if f == nil {
+		return nil
+	}
+	return f.b.kernelFault()
+}
 
 // LoadError returns why the last module load the PTX interpreter refused
 // (CUDA_ERROR_INVALID_PTX) failed: the PTX line, the instruction and what is
 // not supported. It is nil when no load was refused. The error wraps
 // driver.ErrInvalidPTX.
-func (f *Fake) LoadError() error { return f.b.loadError() }
+func (f *Fake) LoadError() error {
+	if f == nil {
+		return nil
+	}
+	return f.b.loadError()
+}
 
 // RegisterKernel registers (or replaces) the Go body of a kernel after the
 // backend was built; see Kernel for the shape of body. It returns an error
 // when body has the wrong shape.
-func (f *Fake) RegisterKernel(name string, body any) error { return f.b.registerKernel(name, body) }
+func (f *Fake) RegisterKernel(name string, body any) error {
+	if f == nil {
+		return errNotFake
+	}
+	return f.b.registerKernel(name, body)
+}
 
 // Compiler says which run-time compiler module.Compile uses on this fake:
 // "libnvrtc on the fake" (NVIDIA's libnvrtc, found or given with NVRTC) or
 // the pretend compiler's name (PretendNVRTC, or no libnvrtc found). It
 // returns the error of opening the compiler, if that failed.
 func (f *Fake) Compiler() (string, error) {
+	if f == nil {
+		return "", errNotFake
+	}
 	nv, err := f.b.NVRTC()
 	if err != nil {
 		return "", err
@@ -99,4 +136,9 @@ func (f *Fake) Compiler() (string, error) {
 // Backend returns the backend itself, for a test that makes raw calls
 // through the seam (to create "foreign" objects, or to look at what the
 // driver holds).
-func (f *Fake) Backend() Backend { return f.b }
+func (f *Fake) Backend() Backend {
+	if f == nil {
+		return nil
+	}
+	return f.b
+}

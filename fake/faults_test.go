@@ -88,7 +88,7 @@ func TestLeaksListsLiveObjects(t *testing.T) {
 		assert.True(t, strings.HasPrefix(leaks[i].String(), want), "line %d: %q", i, leaks[i])
 	}
 	assert.Contains(t, leaks[5].String(), "100 bytes on device 0")
-	assert.Equal(t, Leak{Kind: backend.LeakDeviceMemory, Handle: leaks[5].Handle, Context: leaks[5].Context, Size: 100}, leaks[5], "structured")
+	assert.Equal(t, Leak{Kind: backend.LeakDeviceMemory, Handle: leaks[5].Handle, Context: leaks[5].Context, Size: 100, Site: "faults_test.go:69 (TestLeaksListsLiveObjects.func2)"}, leaks[5], "structured")
 	assert.Equal(t, leaks, b.Leaks(), "stable order")
 
 	require.NoError(t, b.DevicePrimaryCtxRelease(0))

@@ -30,6 +30,7 @@ func (b *fakeBackend) GraphLaunch(h, s uintptr) error {
 		return driver.ErrInvalidValue
 	}
 	steps := x.steps
+	shape := x.shape
 	if c := b.graphs.captures[st]; c != nil {
 		err := b.captureLocked(c, st, &item{run: func() error { return runSteps(steps, nil) }})
 		b.mu.Unlock()
@@ -41,6 +42,9 @@ func (b *fakeBackend) GraphLaunch(h, s uintptr) error {
 		}
 		w := &item{run: nop}
 		rb, rs, seq, pending := n.ev.st.snapshot()
+		if rb == b {
+			b.race.waits(st, n.ev.st)
+		}
 		switch {
 		case !pending:
 		case rb == b:
@@ -51,6 +55,7 @@ func (b *fakeBackend) GraphLaunch(h, s uintptr) error {
 		b.pushLocked(st, w)
 	}
 	body := &item{}
+	steps = b.raceSteps(body, shape, steps)
 	seq := b.seq + 1
 	var records []*evState
 	for _, n := range steps {
@@ -74,6 +79,9 @@ func (b *fakeBackend) GraphLaunch(h, s uintptr) error {
 		})
 	}
 	b.pushLocked(st, body)
+	for _, es := range records {
+		b.race.recorded(es, st)
+	}
 	b.mu.Unlock()
 	b.backpressure(st)
 	return nil

@@ -42,7 +42,7 @@ func (b *fakeBackend) MemHostRegister(p unsafe.Pointer, size uintptr, flags uint
 			return backend.ErrHostMemoryAlreadyRegistered
 		}
 	}
-	b.insertLocked(&alloc{base: base, size: size, data: hostBytes(p, size), kind: hostMem, ctx: c, registered: true})
+	b.insertLocked(&alloc{base: base, size: size, data: hostBytes(p, size), kind: hostMem, ctx: c, registered: true, site: here()})
 	return nil
 }
 

@@ -95,12 +95,17 @@ func (b *fakeBackend) runPTX(x *ptxexec.Kernel, grid, block [3]uint32, sharedMem
 	if b.cfg.outputSet {
 		out = b.cfg.output
 	}
+	rec := b.recorder(x.Name)
 	l := &ptxexec.Launch{Grid: grid, Block: block, DynShared: sharedMem, Params: args, Mem: deviceMemory{b}, SMs: sms,
-		Workers: b.cfg.workers, Printf: out, Cooperative: cooperative}
+		Workers: b.cfg.workers, Printf: out, Cooperative: cooperative, Observe: rec.observer()}
+	// With the race detector on, in-kernel shared-memory races are
+	// checked too (raceObserver is a ptxexec.SharedRaceObserver).
+	l.SharedRaces = l.Observe != nil
 	if b.interp.races != nil {
 		l.Observe, l.SharedRaces = b.interp.races, true
 	}
 	err := x.Run(l)
+	rec.flush()
 	if err == nil {
 		return nil
 	}

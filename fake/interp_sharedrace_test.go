@@ -111,3 +111,39 @@ func TestSharedRaceReachesObserver(t *testing.T) {
 	require.NoError(t, b.MemFree(p))
 	require.NoError(t, b.ModuleUnload(m))
 }
+
+// TestSharedRaceBecomesHazard: with the race detector on, a racy kernel
+// run by the interpreter reports a SharedMemoryRace hazard naming both
+// threads and instructions.
+func TestSharedRaceBecomesHazard(t *testing.T) {
+	var got []Hazard
+	var mu sync.Mutex
+	b := bound(t, DetectRaces(func(h Hazard) {
+		mu.Lock()
+		got = append(got, h)
+		mu.Unlock()
+	}))
+	m, err := b.ModuleLoadData([]byte(racyPTX + "\x00"))
+	require.NoError(t, err)
+	f, err := b.ModuleGetFunction(m, "racy")
+	require.NoError(t, err)
+	p, err := b.MemAlloc(4)
+	require.NoError(t, err)
+	require.NoError(t, b.LaunchKernel(f, [3]uint32{1, 1, 1}, [3]uint32{64, 1, 1}, 0, backend.StreamNull, args(unsafe.Pointer(&p))))
+	require.NoError(t, b.CtxSynchronize())
+	mu.Lock()
+	defer mu.Unlock()
+	var shared []Hazard
+	for _, h := range got {
+		if h.Kind == SharedMemoryRace {
+			shared = append(shared, h)
+		}
+	}
+	require.NotEmpty(t, shared, "hazards: %v", got)
+	h := shared[0]
+	assert.Contains(t, h.Current.Kernel.Instr, "st.shared.u32")
+	assert.Equal(t, [3]uint32{1, 0, 0}, h.Current.Kernel.Thread)
+	assert.Equal(t, [3]uint32{0, 0, 0}, h.Previous.Kernel.Thread)
+	require.NoError(t, b.MemFree(p))
+	require.NoError(t, b.ModuleUnload(m))
+}

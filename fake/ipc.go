@@ -144,7 +144,7 @@ func (b *fakeBackend) IPCOpenMemHandle(h driver.IPCHandle, flags uint32) (uintpt
 	if err != nil {
 		return 0, err
 	}
-	b.insertLocked(&alloc{base: base, size: m.size, data: m.data, kind: ipcMapping, dev: d, ctx: c})
+	b.insertLocked(&alloc{base: base, size: m.size, data: m.data, kind: ipcMapping, dev: d, ctx: c, site: here()})
 	return base, nil
 }
 
@@ -227,7 +227,7 @@ func (b *fakeBackend) IPCOpenEventHandle(h driver.IPCHandle) (uintptr, error) {
 	if x.b == b {
 		return 0, errIPCSameProcess
 	}
-	e := &event{h: newHandle(), ctx: c, flags: backend.EventDisableTiming | backend.EventInterprocess, st: x.st}
+	e := &event{h: newHandle(), ctx: c, flags: backend.EventDisableTiming | backend.EventInterprocess, st: x.st, site: here()}
 	b.events[e.h] = e
 	return e.h, nil
 }

@@ -16,7 +16,10 @@ type Leak = backend.Leak
 // primary contexts (with their reference count), streams, events, modules,
 // device allocations (with size and device), pinned host memory, IPC
 // mappings not closed, NVRTC programs, CUDA graphs and graph execs, and
-// memory pools made by cuMemPoolCreate. Memory mapped from another
+// memory pools made by cuMemPoolCreate. Each names, in Site, the Go call
+// site that made it: the first frame outside this library and Go's
+// standard library ("foo_test.go:42 (TestX)"), captured as program
+// counters at creation and resolved here. Memory mapped from another
 // backend's IPC handle is never counted as this backend's to free; the
 // mapping is listed until IPCCloseMemHandle. A test that closes everything
 // it made expects an empty list (cudatest.Fake checks it for a test).
@@ -32,22 +35,22 @@ func (b *fakeBackend) Leaks() []Leak {
 	for _, c := range b.ctxs {
 		switch {
 		case c.primary && c.refs > 0:
-			add(0, Leak{Kind: backend.LeakPrimaryContext, Handle: c.h, Context: c.h, Device: c.dev.ordinal, Refs: c.refs})
+			add(0, Leak{Kind: backend.LeakPrimaryContext, Handle: c.h, Context: c.h, Device: c.dev.ordinal, Refs: c.refs, Site: c.site.String()})
 		case !c.primary && !c.dead:
-			add(1, Leak{Kind: backend.LeakContext, Handle: c.h, Context: c.h, Device: c.dev.ordinal})
+			add(1, Leak{Kind: backend.LeakContext, Handle: c.h, Context: c.h, Device: c.dev.ordinal, Site: c.site.String()})
 		}
 	}
 	for _, s := range b.streams {
-		add(2, Leak{Kind: backend.LeakStream, Handle: s.h, Context: s.ctx.h, Device: s.ctx.dev.ordinal})
+		add(2, Leak{Kind: backend.LeakStream, Handle: s.h, Context: s.ctx.h, Device: s.ctx.dev.ordinal, Site: s.site.String()})
 	}
 	for _, e := range b.events {
-		add(3, Leak{Kind: backend.LeakEvent, Handle: e.h, Context: e.ctx.h, Device: e.ctx.dev.ordinal})
+		add(3, Leak{Kind: backend.LeakEvent, Handle: e.h, Context: e.ctx.h, Device: e.ctx.dev.ordinal, Site: e.site.String()})
 	}
 	for _, m := range b.modules {
-		add(4, Leak{Kind: backend.LeakModule, Handle: m.h, Context: m.ctx.h, Device: m.ctx.dev.ordinal})
+		add(4, Leak{Kind: backend.LeakModule, Handle: m.h, Context: m.ctx.h, Device: m.ctx.dev.ordinal, Site: m.site.String()})
 	}
 	for _, a := range b.mem {
-		l := Leak{Handle: a.base, Size: a.size}
+		l := Leak{Handle: a.base, Size: a.size, Site: a.site.String()}
 		if a.ctx != nil {
 			l.Context = a.ctx.h
 		}
@@ -67,12 +70,12 @@ func (b *fakeBackend) Leaks() []Leak {
 		}
 	}
 	for h, p := range b.progs {
-		add(8, Leak{Kind: backend.LeakProgram, Handle: h, Detail: p.name})
+		add(8, Leak{Kind: backend.LeakProgram, Handle: h, Detail: p.name, Site: p.site.String()})
 	}
 	b.graphLeaksLocked(add)
 	for h, p := range b.pools.byHandle {
 		if p.owned && !p.destroyed {
-			add(11, Leak{Kind: backend.LeakMemPool, Handle: h, Device: p.dev.ordinal})
+			add(11, Leak{Kind: backend.LeakMemPool, Handle: h, Device: p.dev.ordinal, Site: p.site.String()})
 		}
 	}
 	sort.Slice(ls, func(i, j int) bool {

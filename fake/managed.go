@@ -34,7 +34,7 @@ func (b *fakeBackend) MemAllocManaged(size uintptr, flags uint32) (uintptr, erro
 	if err != nil {
 		return 0, err
 	}
-	a := &alloc{base: base, size: size, data: newStorage(size), kind: deviceMem, dev: c.dev, ctx: c, managed: true}
+	a := &alloc{base: base, size: size, data: newStorage(size), kind: deviceMem, dev: c.dev, ctx: c, managed: true, site: here()}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if c.dead {

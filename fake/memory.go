@@ -41,8 +41,11 @@ type alloc struct {
 	freeQueued bool
 	// pendingFree: that free, for a pool allocation (see pools.go).
 	pendingFree *pendingFree
-	id          uint64 // buffer id
-	ipcID       uint64 // exported under this id, 0 if not
+	id          uint64      // buffer id
+	ipcID       uint64      // exported under this id, 0 if not
+	race        *raceShadow // the race detector's record of its bytes (race_shadow.go)
+
+	site callSite // who made it, for Leaks (leak_site.go)
 }
 
 func (a *alloc) end() uintptr { return a.base + a.size }
@@ -198,7 +201,7 @@ func (b *fakeBackend) MemAlloc(size uintptr) (uintptr, error) {
 	if err != nil {
 		return 0, err
 	}
-	a := &alloc{base: base, size: size, data: newStorage(size), kind: deviceMem, dev: c.dev, ctx: c}
+	a := &alloc{base: base, size: size, data: newStorage(size), kind: deviceMem, dev: c.dev, ctx: c, site: here()}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if c.dead { // destroyed meanwhile
@@ -264,6 +267,7 @@ func (b *fakeBackend) MemFreeAsync(p uintptr, s uintptr) error {
 			b.poolFreeQueuedLocked(a, st, it)
 		}
 		it.run = func() error {
+			b.raceRange(p, a.size, accFree, "cuMemFreeAsync")
 			b.mu.Lock()
 			defer b.mu.Unlock()
 			if b.findLocked(p) == a {
@@ -402,6 +406,7 @@ func (b *fakeBackend) d2dWork(dst, src, n uintptr) (func() error, error) {
 		if err1 != nil || err2 != nil {
 			return driver.ErrIllegalAddress
 		}
+		b.raceCopy(dst, src, n)
 		copy(d, s)
 		return nil
 	}, nil
@@ -424,6 +429,7 @@ func (b *fakeBackend) h2dWork(dst uintptr, src unsafe.Pointer, n uintptr, async 
 		if err != nil {
 			return driver.ErrIllegalAddress
 		}
+		b.raceRange(dst, n, accWrite, "memcpy HtoD")
 		copy(d, from)
 		return nil
 	}, nil
@@ -441,6 +447,7 @@ func (b *fakeBackend) d2hWork(dst unsafe.Pointer, src uintptr, n uintptr) (func(
 		if err != nil {
 			return driver.ErrIllegalAddress
 		}
+		b.raceRange(src, n, accRead, "memcpy DtoH")
 		copy(hostBytes(dst, n), s)
 		return nil
 	}, nil
@@ -574,6 +581,7 @@ func (b *fakeBackend) memsetWork(dst uintptr, pattern uint32, size, n uintptr) (
 		if err != nil {
 			return driver.ErrIllegalAddress
 		}
+		b.raceRange(dst, n*size, accWrite, "memset")
 		var pat [4]byte
 		for i := range pat {
 			pat[i] = byte(pattern >> (8 * i))
@@ -653,7 +661,7 @@ func (b *fakeBackend) MemHostAlloc(size uintptr, flags uint32) (unsafe.Pointer, 
 	if !b.pinnedFitsLocked(size) {
 		return nil, driver.ErrOutOfMemory // taken by another thread meanwhile
 	}
-	b.insertLocked(&alloc{base: uintptr(p), size: size, data: data, kind: hostMem, ctx: c})
+	b.insertLocked(&alloc{base: uintptr(p), size: size, data: data, kind: hostMem, ctx: c, site: here()})
 	return p, nil
 }
 

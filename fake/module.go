@@ -22,6 +22,8 @@ type module struct {
 	// globalMem.
 	globals   map[string]global
 	globalMem []*alloc
+
+	site callSite // who made it, for Leaks (leak_site.go)
 }
 
 type function struct {
@@ -156,7 +158,7 @@ func (b *fakeBackend) ModuleLoadData(image []byte) (uintptr, error) {
 			return 0, err
 		}
 	}
-	m := &module{h: newHandle(), ctx: c, funcs: map[string]*function{}, globals: map[string]global{}}
+	m := &module{h: newHandle(), ctx: c, funcs: map[string]*function{}, globals: map[string]global{}, site: here()}
 	// The fake's CUBINs (its own compilers' output) carry their PTX behind
 	// the ELF magic: both run in the interpreter.
 	prog, progErr := ptxexec.Decode(mod)

@@ -19,6 +19,16 @@ import (
 // state is guarded by the table lock (Backend.mu), and every wait is on
 // Backend.finished, so that NCCL's rendezvous and the streams' work wake
 // each other.
+//
+// As NCCL does: a non-blocking communicator (ncclConfig_t.blocking 0) is
+// handed out at once from ncclCommInitRankConfig and ncclCommSplit, which
+// return ncclInProgress, and ncclCommGetAsyncError says ncclInProgress
+// until every rank has joined (ncclGroupEnd returns ncclInProgress for
+// the group's non-blocking ones); ncclCommAbort or ncclCommDestroy of a
+// rank before every rank joined an init or a split breaks it, and the
+// others' waits for it end with ncclRemoteError (NCCL's bootstrap loses
+// the peer); a rank's collective waiting for a peer ends, with no result,
+// when its own communicator is aborted (see runColl).
 
 // fakeNCCLVersion is the NCCL version the fake reports: 2.28.9.
 const fakeNCCLVersion = 22809
@@ -42,6 +52,10 @@ type clique struct {
 	joined  int
 	ops     map[collKey]*collInst // collectives and transfers being matched
 	splits  map[uint64]*splitInst
+	// broken: a rank was aborted or destroyed before every rank joined,
+	// so the communicator can never be made (its peers' inits fail with
+	// ncclRemoteError, as NCCL's bootstrap does when a peer goes away).
+	broken bool
 }
 
 func (c *clique) ready() bool { return c.joined == c.n }
@@ -56,18 +70,41 @@ type ncclComm struct {
 	recvs map[int]uint64 // and from each
 	split uint64         // splits so far
 	dead  bool
+	// nonBlocking: made with ncclConfig_t.blocking 0. Its init and splits
+	// return ncclInProgress and complete meanwhile (ncclCommGetAsyncError
+	// tells when), so that a rank waiting for a peer can be aborted.
+	nonBlocking bool
+	splitting   *splitInst // the non-blocking split of this parent in progress, if any
+	from        *splitInst // the split that makes this communicator, until it completes
 }
 
 // ncclGroup is an OS thread's group in progress.
 type ncclGroup struct {
 	depth int
-	ops   []*groupOp // calls to issue at the end
-	waits []*clique  // cliques (made in the group) to wait for at the end
-	split []*splitInst
+	ops   []*groupOp  // calls to issue at the end
+	waits []groupWait // cliques (made in the group) to wait for at the end
+	split []groupWait // and splits
 	made  []*ncclComm // communicators its splits made, handed out on completion
 	// failed is the first call of the group that failed: ncclGroupEnd
 	// then returns it and issues nothing (ncclGroupErrCheck).
 	failed error
+}
+
+// groupWait is a communicator init or split of a group, waited for at the
+// group's end unless its communicator is non-blocking.
+type groupWait struct {
+	cl          *clique    // an init's clique
+	si          *splitInst // or a split
+	nonBlocking bool
+}
+
+// doneLocked reports whether the init or split completed, and whether it
+// never can (a peer ended before joining).
+func (w groupWait) doneLocked() (done, broken bool) {
+	if w.si != nil {
+		return w.si.done, w.si.broken
+	}
+	return w.cl.ready(), w.cl.broken
 }
 
 // groupErr is NCCL's ncclGroupErrCheck for the calls that take part in a
@@ -232,6 +269,10 @@ func (n *fakeNCCL) commInitRank(nranks int, id backend.NCCLUniqueID, rank int, c
 		cl = newClique(nranks)
 		st.pending[id] = cl
 	}
+	if cl.broken {
+		st.last = "bootstrap: a rank of this unique id was aborted before every rank joined"
+		return 0, ncclErr(op, backend.NCCLRemoteError, st.last)
+	}
 	if cl.n != nranks || cl.members[rank] != nil {
 		st.last = "ranks disagree on the number of ranks, or a rank joined twice"
 		return 0, ncclErr(op, backend.NCCLInvalidUsage, st.last)
@@ -244,6 +285,7 @@ func (n *fakeNCCL) commInitRank(nranks int, id backend.NCCLUniqueID, rank int, c
 	}
 	c := n.newCommLocked(ctx.dev.ordinal, rank)
 	c.cl = cl
+	c.nonBlocking = cfg != nil && cfg.Blocking == 0
 	cl.members[rank] = c
 	cl.joined++
 	if cl.ready() {
@@ -252,11 +294,20 @@ func (n *fakeNCCL) commInitRank(nranks int, id backend.NCCLUniqueID, rank int, c
 		b.finished.Broadcast()
 	}
 	if g := st.groups[tid]; g != nil {
-		g.waits = append(g.waits, cl) // the group's end waits
+		g.waits = append(g.waits, groupWait{cl: cl, nonBlocking: c.nonBlocking}) // the group's end waits
 		return c.h, nil
 	}
-	for !cl.ready() {
+	if c.nonBlocking {
+		// NCCL hands out the communicator at once and initialises it on
+		// a thread of its own: ncclCommGetAsyncError says when it is done.
+		return c.h, ncclErr(op, backend.NCCLInProgress, "")
+	}
+	for !cl.ready() && !cl.broken {
 		b.finished.Wait()
+	}
+	if !cl.ready() {
+		st.last = "bootstrap: a peer rank was aborted before every rank joined"
+		return c.h, ncclErr(op, backend.NCCLRemoteError, st.last) // the caller aborts c
 	}
 	return c.h, nil
 }
@@ -327,6 +378,10 @@ type splitInst struct {
 	slots  []*uintptr  // where each rank's handle goes on completion
 	joined int
 	done   bool
+	// broken: a rank of the parent was aborted or destroyed before the
+	// split completed; it never will (the others fail with
+	// ncclRemoteError), and the communicators it would make are freed.
+	broken bool
 }
 
 func (n *fakeNCCL) CommSplit(h uintptr, color, key int, cfg *backend.NCCLConfig, out *uintptr) (err error) {
@@ -339,6 +394,9 @@ func (n *fakeNCCL) CommSplit(h uintptr, color, key int, cfg *backend.NCCLConfig,
 	if color < 0 && color != backend.NCCLSplitNoColor {
 		return n.fail(op, backend.NCCLInvalidArgument, "invalid color")
 	}
+	if cfg != nil && cfg.Blocking != 0 && cfg.Blocking != 1 && cfg.Blocking != backend.NCCLConfigUndef {
+		return n.fail(op, backend.NCCLInvalidArgument, "Invalid config blocking attribute value")
+	}
 	tid := core.ThreadID()
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -347,6 +405,16 @@ func (n *fakeNCCL) CommSplit(h uintptr, color, key int, cfg *backend.NCCLConfig,
 	if c == nil || c.cl == nil {
 		st.last = "comm argument is NULL or was destroyed"
 		return ncclErr(op, backend.NCCLInvalidArgument, st.last)
+	}
+	if !c.cl.ready() {
+		st.last = "the communicator is not ready: its init is in progress (poll ncclCommGetAsyncError)"
+		return ncclErr(op, backend.NCCLInvalidUsage, st.last)
+	}
+	// A child inherits its parent's configuration without cfg; with one,
+	// an unset blocking is NCCL's default, blocking.
+	nonBlocking := c.nonBlocking
+	if cfg != nil {
+		nonBlocking = cfg.Blocking == 0
 	}
 	*out = 0 // NCCL_COMM_NULL until the split completes
 	cl := c.cl
@@ -360,10 +428,12 @@ func (n *fakeNCCL) CommSplit(h uintptr, color, key int, cfg *backend.NCCLConfig,
 	si.color[c.rank], si.key[c.rank] = color, key
 	g := st.groups[tid]
 	if color != backend.NCCLSplitNoColor {
-		si.out[c.rank] = n.newCommLocked(c.dev, -1) // its rank is known once all have joined
+		child := n.newCommLocked(c.dev, -1) // its rank is known once all have joined
+		child.nonBlocking, child.from = nonBlocking, si
+		si.out[c.rank] = child
 		si.slots[c.rank] = out
 		if g != nil {
-			g.made = append(g.made, si.out[c.rank])
+			g.made = append(g.made, child)
 		}
 	}
 	si.joined++
@@ -373,11 +443,24 @@ func (n *fakeNCCL) CommSplit(h uintptr, color, key int, cfg *backend.NCCLConfig,
 		b.finished.Broadcast()
 	}
 	if g != nil {
-		g.split = append(g.split, si)
+		g.split = append(g.split, groupWait{si: si, nonBlocking: c.nonBlocking || nonBlocking})
+		if c.nonBlocking || nonBlocking {
+			c.splitting = si
+		}
 		return nil
 	}
-	for !si.done {
+	if c.nonBlocking || nonBlocking {
+		// The split completes on NCCL's thread: the parent's
+		// ncclCommGetAsyncError says ncclInProgress until then.
+		c.splitting = si
+		return ncclErr(op, backend.NCCLInProgress, "")
+	}
+	for !si.done && !si.broken {
 		b.finished.Wait()
+	}
+	if !si.done {
+		st.last = "ncclCommSplit: a peer rank was aborted before every rank joined the split"
+		return ncclErr(op, backend.NCCLRemoteError, st.last)
 	}
 	return nil
 }
@@ -396,7 +479,7 @@ func (n *fakeNCCL) completeSplitLocked(si *splitInst) {
 		cl := newClique(len(rs))
 		for i, r := range rs {
 			c := si.out[r]
-			c.rank, c.cl = i, cl
+			c.rank, c.cl, c.from = i, cl, nil
 			cl.members[i] = c
 			*si.slots[r] = c.h
 		}
@@ -439,16 +522,74 @@ func (n *fakeNCCL) end(op string, h uintptr) error {
 	}
 	c.dead = true
 	delete(st.comms, h)
-	b.finished.Broadcast() // its peers' operations waiting for it end (abandonedLocked)
+	n.breakLocked(c)
+	b.finished.Broadcast() // its operations waiting for peers end (see runColl)
 	return nil
 }
 
+// breakLocked notes that c was aborted or destroyed: the init of its
+// communicator, if not every rank has joined, and its splits in progress
+// can never complete. Those waiting for them fail with ncclRemoteError, as
+// NCCL's bootstrap does when a peer goes away; the communicators such
+// splits would have made (never handed out) are freed.
+func (n *fakeNCCL) breakLocked(c *ncclComm) {
+	if c.cl == nil {
+		return
+	}
+	if !c.cl.ready() {
+		c.cl.broken = true
+	}
+	st := (*fakeBackend)(n).ncclLocked()
+	for k, si := range c.cl.splits {
+		si.broken = true
+		for _, m := range si.out {
+			if m != nil {
+				delete(st.comms, m.h)
+			}
+		}
+		delete(c.cl.splits, k)
+	}
+}
+
 func (n *fakeNCCL) CommGetAsyncError(h uintptr) (error, error) {
-	if err := n.enter(abi.NcclCommGetAsyncError); err != nil {
+	const op = abi.NcclCommGetAsyncError
+	if err := n.enter(op); err != nil {
 		return nil, err
 	}
-	_, err := n.comm(abi.NcclCommGetAsyncError, h)
-	return nil, err
+	b := (*fakeBackend)(n)
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	c := n.commLocked(h)
+	if c == nil {
+		return nil, ncclErr(op, backend.NCCLInvalidArgument, "comm argument is NULL or was destroyed")
+	}
+	return asyncLocked(c), nil
+}
+
+// asyncLocked is c's state as ncclCommGetAsyncError reports it: nil when
+// ready, ncclInProgress while its init or a non-blocking split runs (or, in
+// a group, until the group's end), ncclRemoteError when a peer was aborted
+// before they completed.
+func asyncLocked(c *ncclComm) error {
+	const op = abi.NcclCommGetAsyncError
+	remote := func() error {
+		return ncclErr(op, backend.NCCLRemoteError, "a peer rank was aborted before the communicator's init or split completed")
+	}
+	switch {
+	case c.cl == nil && c.from != nil && c.from.broken:
+		return remote()
+	case c.cl == nil:
+		return ncclErr(op, backend.NCCLInProgress, "")
+	case c.cl.broken:
+		return remote()
+	case !c.cl.ready():
+		return ncclErr(op, backend.NCCLInProgress, "")
+	case c.splitting != nil && c.splitting.broken:
+		return remote()
+	case c.splitting != nil && !c.splitting.done:
+		return ncclErr(op, backend.NCCLInProgress, "")
+	}
+	return nil
 }
 
 func (n *fakeNCCL) CommCount(h uintptr) (int, error) {
@@ -548,24 +689,35 @@ func (n *fakeNCCL) GroupEnd() error {
 		b.mu.Unlock()
 		return err
 	}
-	for _, cl := range g.waits {
-		for !cl.ready() {
+	// Blocking inits and splits complete here; non-blocking ones on NCCL's
+	// threads, and ncclGroupEnd returns ncclInProgress for them.
+	inProgress := false
+	for _, w := range slices.Concat(g.waits, g.split) {
+		if w.nonBlocking {
+			inProgress = true
+			continue
+		}
+		for done, broken := w.doneLocked(); !done && !broken; done, broken = w.doneLocked() {
 			b.finished.Wait()
 		}
-	}
-	for _, si := range g.split {
-		for !si.done {
-			b.finished.Wait()
+		if done, _ := w.doneLocked(); !done {
+			st.last = "a peer rank was aborted before every rank joined the group's communicator init or split"
+			b.mu.Unlock()
+			return ncclErr(op, backend.NCCLRemoteError, st.last)
 		}
 	}
 	err := b.issueLocked(g.ops)
 	b.mu.Unlock()
-	if err == nil {
-		for _, s := range streamsOf(g.ops) {
-			b.backpressure(s)
-		}
+	if err != nil {
+		return err
 	}
-	return err
+	for _, s := range streamsOf(g.ops) {
+		b.backpressure(s)
+	}
+	if inProgress {
+		return ncclErr(op, backend.NCCLInProgress, "")
+	}
+	return nil
 }
 
 // failGroupLocked ends a group in which a call failed, as NCCL's

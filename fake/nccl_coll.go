@@ -44,19 +44,6 @@ type collInst struct {
 	done  bool
 }
 
-// abandonedLocked reports whether inst can never be matched: a member of
-// its clique was aborted or destroyed before queuing its part. Its items
-// then end without computing it, as NCCL's kernels return when their
-// communicator is aborted (ncclCommAbort). Table lock held.
-func abandonedLocked(inst *collInst) bool {
-	for _, m := range inst.cl.members {
-		if m == nil || m.dead {
-			return true
-		}
-	}
-	return false
-}
-
 // collPart is one rank's part of an operation, and where it is queued.
 type collPart struct {
 	send, recv uintptr
@@ -65,7 +52,12 @@ type collPart struct {
 	op         backend.NCCLRedOp
 	root       int
 	s          *stream
-	it         *item // nil until queued
+	it         *item     // nil until queued
+	comm       *ncclComm // the rank's communicator
+	// ended: the part's communicator was aborted (or destroyed) while it
+	// waited for its peers; it ends without the operation, as NCCL's
+	// kernel returns when its communicator is aborted.
+	ended bool
 }
 
 // groupOp is a call made inside a group, issued at its end.
@@ -214,6 +206,7 @@ func (n *fakeNCCL) coll(op string, kind collKind, comm, h uintptr, p *collPart) 
 	defer b.mu.Unlock()
 	st := b.ncclLocked()
 	c := n.commLocked(comm)
+	p.comm = c
 	if msg := n.checkPartLocked(kind, c, h, tid, p); msg != "" {
 		st.last = msg
 		return ncclErr(op, backend.NCCLInvalidArgument, msg)
@@ -245,6 +238,7 @@ func (n *fakeNCCL) transfer(op string, send bool, comm, h uintptr, peer int, p *
 	defer b.mu.Unlock()
 	st := b.ncclLocked()
 	c := n.commLocked(comm)
+	p.comm = c
 	if msg := n.checkPartLocked(collTransfer, c, h, tidFor(h), p); msg != "" {
 		st.last = msg
 		return ncclErr(op, backend.NCCLInvalidArgument, msg)
@@ -326,38 +320,44 @@ func (b *fakeBackend) issueLocked(ops []*groupOp) error {
 		}
 		b.pushLocked(s, it)
 	}
+	for _, o := range ops {
+		b.race.collectiveQueued(o.inst)
+	}
 	b.finished.Broadcast()
 	return nil
 }
 
 // runColl runs the item it of stream s, which holds ops (see the top of
 // this file). The execution lock is held, the table lock is not.
+//
+// A part waits for its peers until every part is queued, or until its own
+// communicator is aborted (or destroyed): then it ends without the
+// operation, as NCCL's kernel returns on ncclCommAbort, and its stream
+// goes on. A peer's abort does not end it: on the GPU its kernel waits for
+// the aborted peer's data until its own communicator is aborted too. An
+// operation whose parts were all queued is computed, aborts or not: the
+// GPUs would have run it meanwhile (the fake runs stream work only when
+// something waits for it).
 func (b *fakeBackend) runColl(s *stream, it *item, ops []*groupOp) error {
 	if allDone(ops) {
 		return nil // another rank's item computed everything: nothing to wait for
 	}
 	b.mu.Lock()
 	s.busy = true // no one else runs it while the execution lock is let go
-	ready := true
-	for _, o := range ops {
-		ready = ready && queued(o.inst)
-	}
-	if !ready {
+	if !allSettledLocked(ops) {
 		b.mu.Unlock()
 		b.unlockExec()
 		b.mu.Lock()
-		for _, o := range ops {
-			for !queued(o.inst) && !abandonedLocked(o.inst) {
-				b.finished.Wait()
-			}
+		for !allSettledLocked(ops) {
+			b.finished.Wait()
 		}
 		b.mu.Unlock()
 		b.relockExec()
 		b.mu.Lock()
 	}
 	for _, o := range ops {
-		if !queued(o.inst) && abandonedLocked(o.inst) {
-			o.inst.done = true // never matched: its communicator was aborted
+		if !o.inst.done && !queued(o.inst) && o.part.comm.dead {
+			o.part.ended = true // its communicator was aborted: no operation
 		}
 	}
 	b.mu.Unlock()
@@ -366,7 +366,7 @@ func (b *fakeBackend) runColl(s *stream, it *item, ops []*groupOp) error {
 	for again := true; again; {
 		again = false
 		for _, o := range ops {
-			if o.inst.done {
+			if o.inst.done || o.part.ended {
 				continue // computed meanwhile, while the execution lock was let go
 			}
 			for _, p := range o.inst.parts {
@@ -393,11 +393,12 @@ func (b *fakeBackend) runColl(s *stream, it *item, ops []*groupOp) error {
 	}
 	var err error
 	for _, o := range ops {
-		if !o.inst.done {
-			o.inst.done = true
-			if e := b.compute(o.inst); e != nil && err == nil {
-				err = e
-			}
+		if o.inst.done || o.part.ended {
+			continue
+		}
+		o.inst.done = true
+		if e := b.compute(o.inst); e != nil && err == nil {
+			err = e
 		}
 	}
 	b.mu.Lock()
@@ -407,11 +408,25 @@ func (b *fakeBackend) runColl(s *stream, it *item, ops []*groupOp) error {
 	return err
 }
 
+// allSettledLocked reports whether every operation of ops can go on: every
+// part is queued (it may have been computed already), or its own part's
+// communicator was aborted. Table lock held (inst.done, written under the
+// execution lock alone, is not read here).
+func allSettledLocked(ops []*groupOp) bool {
+	for _, o := range ops {
+		settled := o.part.ended || o.part.comm.dead || queued(o.inst)
+		if !settled {
+			return false
+		}
+	}
+	return true
+}
+
 // allDone reports whether every operation of ops was computed. Execution
 // lock held.
 func allDone(ops []*groupOp) bool {
 	for _, o := range ops {
-		if !o.inst.done {
+		if !o.inst.done && !o.part.ended {
 			return false
 		}
 	}

@@ -21,6 +21,7 @@ import (
 // compute performs inst for all its ranks: it reads every input first, so
 // in-place forms see the inputs as they were. Execution lock held.
 func (b *fakeBackend) compute(inst *collInst) error {
+	b.raceCollective(inst)
 	p0 := inst.parts[0]
 	size := uintptr(p0.dt.Size())
 	n := len(inst.parts)

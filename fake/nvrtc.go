@@ -30,6 +30,8 @@ func (b *fakeBackend) NVRTC() (backend.NVRTC, error) {
 type nvrtc struct{ b *fakeBackend }
 
 type program struct {
+	site callSite // who made it, for Leaks (leak_site.go)
+
 	src, name string
 	headers   []string
 	includes  []string
@@ -112,7 +114,7 @@ func (n nvrtc) CreateProgram(src, name string, headers, includeNames []string) (
 	if name == "" {
 		name = "default_program"
 	}
-	p := &program{src: src, name: name, headers: append([]string(nil), headers...), includes: append([]string(nil), includeNames...)}
+	p := &program{src: src, name: name, headers: append([]string(nil), headers...), includes: append([]string(nil), includeNames...), site: here()}
 	h := newHandle()
 	n.b.mu.Lock()
 	n.b.progs[h] = p

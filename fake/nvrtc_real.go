@@ -155,7 +155,7 @@ func (r realNVRTC) CreateProgram(src, name string, headers, includeNames []strin
 	}
 	h := newHandle()
 	r.b.mu.Lock()
-	r.b.progs[h] = &program{name: name, real: &realProgram{h: rh}}
+	r.b.progs[h] = &program{name: name, real: &realProgram{h: rh}, site: here()}
 	r.b.mu.Unlock()
 	return h, nil
 }

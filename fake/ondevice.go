@@ -21,7 +21,7 @@ func (q libQueue) Enqueue(op string, s uintptr, work func(ondevice.Memory) error
 		if st.dead {
 			return driver.ErrInvalidHandle
 		}
-		it.run = func() error { return work(libraryMemory(q)) }
+		it.run = func() error { return work(libraryMemory{q.b, op}) }
 		return nil
 	})
 }
@@ -34,16 +34,21 @@ func (q libQueue) StreamDevice(s uintptr) (int, error) {
 	return st.ctx.dev.ordinal, nil
 }
 
-// libraryMemory is the fake's device memory for queued work.
-type libraryMemory struct{ b *fakeBackend }
+// libraryMemory is the fake's device memory for queued work of the
+// library entry point op.
+type libraryMemory struct {
+	b  *fakeBackend
+	op string
+}
 
-func (m libraryMemory) Read(p, n uintptr) ([]byte, error)  { return m.bytes(p, n) }
-func (m libraryMemory) Write(p, n uintptr) ([]byte, error) { return m.bytes(p, n) }
+func (m libraryMemory) Read(p, n uintptr) ([]byte, error)  { return m.bytes(p, n, accCopyRead) }
+func (m libraryMemory) Write(p, n uintptr) ([]byte, error) { return m.bytes(p, n, accWrite) }
 
-func (m libraryMemory) bytes(p, n uintptr) ([]byte, error) {
+func (m libraryMemory) bytes(p, n uintptr, kind accessKind) ([]byte, error) {
 	d, err := m.b.span(p, n)
 	if err != nil {
 		return nil, driver.ErrIllegalAddress
 	}
+	m.b.raceRange(p, n, kind, m.op)
 	return d, nil
 }

@@ -41,6 +41,8 @@ type config struct {
 	workers    int       // blocks an interpreted launch runs at once (interp.go)
 	output     io.Writer // where printf in interpreted kernels prints (interp.go)
 	outputSet  bool
+	races      bool         // the race detector is on (race.go)
+	raceReport func(Hazard) // where it reports, besides Fake.Hazards
 }
 
 // Devices adds n default devices (an H200-like device with 8 GiB of fake

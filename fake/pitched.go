@@ -66,7 +66,7 @@ func (b *fakeBackend) check2DLocked(p *backend.Memcpy2D) error {
 }
 
 // rows returns the row slices of one side of a copy.
-func (b *fakeBackend) rows(t backend.MemoryType, host []byte, dev, x, y, pitch, width, height uintptr) ([][]byte, error) {
+func (b *fakeBackend) rows(t backend.MemoryType, host []byte, dev, x, y, pitch, width, height uintptr, kind accessKind) ([][]byte, error) {
 	out := make([][]byte, height)
 	for r := range height {
 		off := (y+r)*pitch + x
@@ -78,6 +78,7 @@ func (b *fakeBackend) rows(t backend.MemoryType, host []byte, dev, x, y, pitch, 
 		if err != nil {
 			return nil, driver.ErrIllegalAddress
 		}
+		b.raceRange(dev+off, width, kind, "memcpy 2D/3D")
 		out[r] = row
 	}
 	return out, nil
@@ -102,11 +103,11 @@ func (b *fakeBackend) work2D(p backend.Memcpy2D, async bool) (func() error, erro
 		dstHost = hostBytes(p.DstHost, extent(p.DstXInBytes, p.DstY, p.DstPitch))
 	}
 	return func() error {
-		src, err := b.rows(p.SrcMemoryType, srcHost, p.SrcDevice, p.SrcXInBytes, p.SrcY, p.SrcPitch, p.WidthInBytes, p.Height)
+		src, err := b.rows(p.SrcMemoryType, srcHost, p.SrcDevice, p.SrcXInBytes, p.SrcY, p.SrcPitch, p.WidthInBytes, p.Height, srcKind(p.DstMemoryType))
 		if err != nil {
 			return err
 		}
-		dst, err := b.rows(p.DstMemoryType, dstHost, p.DstDevice, p.DstXInBytes, p.DstY, p.DstPitch, p.WidthInBytes, p.Height)
+		dst, err := b.rows(p.DstMemoryType, dstHost, p.DstDevice, p.DstXInBytes, p.DstY, p.DstPitch, p.WidthInBytes, p.Height, accWrite)
 		if err != nil {
 			return err
 		}
@@ -137,3 +138,12 @@ func (b *fakeBackend) Memcpy2DAsync(p *backend.Memcpy2D, s uintptr) error {
 }
 
 var _ backend.Pitched = (*fakeBackend)(nil)
+
+// srcKind is how a copy to memory of type dst reads its source, for the
+// race detector: a copy to the host uses what it reads.
+func srcKind(dst backend.MemoryType) accessKind {
+	if dst == backend.MemoryTypeHost {
+		return accRead
+	}
+	return accCopyRead
+}

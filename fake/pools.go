@@ -41,6 +41,8 @@ import (
 // The driver reserves in chunks (2 MiB and more) and rounds allocations up;
 // the fake counts bytes exactly, so tests compare with >=.
 type mempool struct {
+	site callSite // who made it, for Leaks (leak_site.go)
+
 	h         uintptr
 	dev       *device
 	owned     bool // made by cuMemPoolCreate (the default pool is not)
@@ -311,7 +313,7 @@ func (b *fakeBackend) allocFromPool(op string, size uintptr, pool uintptr, s uin
 			}
 			b.pushLocked(st, &item{run: nop, waitS: pf.s, waitSeq: pf.it.seq})
 		}
-		b.insertLocked(&alloc{base: base, size: size, data: data, kind: deviceMem, dev: p.dev, ctx: st.ctx, async: true, pool: p})
+		b.insertLocked(&alloc{base: base, size: size, data: data, kind: deviceMem, dev: p.dev, ctx: st.ctx, async: true, pool: p, site: here()})
 		return nil
 	})
 	if err != nil {
@@ -408,6 +410,7 @@ func (b *fakeBackend) MemPoolCreate(props backend.MemPoolProps) (uintptr, error)
 	defer b.mu.Unlock()
 	b.defaultPoolLocked(d)
 	p := newMempool(newHandle(), d, true, uint64(props.MaxSize))
+	p.site = here()
 	b.pools.byHandle[p.h] = p
 	return p.h, nil
 }

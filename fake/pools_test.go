@@ -26,7 +26,7 @@ func TestLeaksNameCreatedPools(t *testing.T) {
 			pools = append(pools, l)
 		}
 	}
-	require.Equal(t, []Leak{{Kind: backend.LeakMemPool, Handle: p, Device: 0}}, pools)
+	require.Equal(t, []Leak{{Kind: backend.LeakMemPool, Handle: p, Device: 0, Site: "pools_test.go:18 (TestLeaksNameCreatedPools)"}}, pools)
 	assert.NotEqual(t, def, p)
 	assert.Contains(t, pools[0].String(), "memory pool 0x")
 	require.NoError(t, b.MemPoolDestroy(p))

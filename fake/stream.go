@@ -30,6 +30,8 @@ type stream struct {
 	err   error   // sticky: the first failed item
 	busy  bool    // q[0], a host callback, runs outside the execution lock
 	dead  bool
+
+	site callSite // who made it, for Leaks (leak_site.go)
 }
 
 // streamLocked resolves a stream handle; 0, 1 and 2 resolve through the
@@ -112,7 +114,7 @@ func (b *fakeBackend) StreamCreateWithPriority(flags uint32, priority int) (uint
 	if err != nil {
 		return 0, err
 	}
-	s := &stream{h: newHandle(), ctx: c, flags: flags, prio: priority}
+	s := &stream{h: newHandle(), ctx: c, flags: flags, prio: priority, site: here()}
 	b.streams[s.h] = s
 	c.streams = append(c.streams, s)
 	return s.h, nil
@@ -171,6 +173,7 @@ func (b *fakeBackend) StreamQuery(h uintptr) error {
 	pending, serr := len(s.q) > 0, s.err
 	b.mu.RUnlock()
 	if !pending {
+		b.hostSawStream(s)
 		return serr
 	}
 	if err := b.startHead(s); err != nil {
@@ -205,6 +208,7 @@ func (b *fakeBackend) StreamSynchronize(h uintptr) error {
 		return err
 	}
 	defer b.unlockExec()
+	b.hostSawStream(s)
 	return b.drain(s)
 }
 
@@ -227,6 +231,9 @@ func (b *fakeBackend) StreamWaitEvent(h, ev uintptr, flags uint32) error {
 			return errCaptured{err}
 		}
 		rb, rs, seq, pending := e.st.snapshot()
+		if rb == b {
+			b.race.waits(s, e.st)
+		}
 		switch {
 		case !pending:
 		case rb == b:

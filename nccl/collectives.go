@@ -278,6 +278,9 @@ func (c *Comm) do(name string, s *stream.Stream, send, recv holder, call func() 
 	if g != nil {
 		defer func() { g.note(c, err) }() // after the unbind's error, if any
 	}
+	if err := c.ready(); err != nil {
+		return fmt.Errorf("%s: %s: %w", name, c, err)
+	}
 	b, err := c.hold.Bind()
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)

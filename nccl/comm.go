@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
-	"time"
+	"sync/atomic"
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
@@ -32,18 +32,26 @@ type Comm struct {
 	noColor     *uintptr // the slot of the last Split with no color
 	rank, count int
 	nonBlocking bool
+	pending     atomic.Bool // a non-blocking NewComm handed out before NCCL was done (see Wait)
+	parent      *Comm       // the parent of a non-blocking communicator split in a Group, until polled done
+	polled      uintptr     // the handle such a communicator's poll read; guarded by pollMu
 
 	mu      sync.Mutex // serialises Close and Abort
 	identMu sync.Mutex // guards rank and count while they are -1 (Split in a Group)
+	pollMu  sync.Mutex // serialises polls (ncclCommGetAsyncError) with the destroying call
+	ended   bool       // destroyed or aborted; guarded by pollMu
 }
 
 // Config is a communicator's configuration (ncclConfig_t). The zero Config
 // is NCCL's defaults.
 type Config struct {
 	// NonBlocking makes NCCL calls return while the work is in progress
-	// (ncclInProgress); this package then waits for it, polling
-	// ncclCommGetAsyncError, so that another goroutine may Abort a
-	// communicator stuck on a peer that never comes.
+	// (ncclInProgress), as NCCL's config.blocking = 0 does: NewComm
+	// returns the communicator at once, still being made (AsyncError
+	// wraps InProgress; Comm.Wait waits for it, with a deadline), so that
+	// Abort can end one whose peers never come. The package waits for the
+	// work in progress before the next call that needs it (polling
+	// ncclCommGetAsyncError, which Abort from another goroutine ends).
 	NonBlocking bool
 	// CGAClusterSize, MinCTAs and MaxCTAs bound NCCL's use of the GPU
 	// (thread block clusters and CTAs, that is channels); 0 leaves each to
@@ -151,6 +159,13 @@ func Version(ctx *driver.Context) (major, minor, patch int, err error) {
 // (see the package documentation); several ranks in one process each need
 // their own goroutine, or one Group around their NewComm calls. cfg nil is
 // NCCL's defaults. ctx must be a primary (or wrapped) context.
+//
+// With cfg.NonBlocking, outside a Group, NewComm returns at once, as NCCL
+// does (ncclInProgress): the communicator is made meanwhile, and the caller
+// owns it from now on. [Comm.Wait] waits for it (with a deadline),
+// [Comm.AsyncError] tells how it stands, [Comm.Abort] ends it when its
+// peers never come, and the calls that need it made wait for it first. A
+// rank's init that fails outright (bad arguments) still returns an error.
 func NewComm(ctx *driver.Context, nranks int, id UniqueID, rank int, cfg *Config) (*Comm, error) {
 	const op = "nccl.NewComm"
 	n, err := ncclOf(op, ctx)
@@ -187,10 +202,14 @@ func NewComm(ctx *driver.Context, nranks int, id UniqueID, rank int, cfg *Config
 	})
 	h := *slot
 	c := &Comm{n: n, hold: hold, ctx: ctx, h: h, slot: slot, rank: rank, count: nranks, nonBlocking: cfg != nil && cfg.NonBlocking}
-	if g == nil && c.nonBlocking && (err == nil || (h != 0 && errors.Is(err, InProgress))) {
-		err = c.await()
-	} else if g != nil && errors.Is(err, InProgress) {
-		err = nil // the group's end waits
+	switch {
+	case c.nonBlocking && h != 0 && (err == nil || errors.Is(err, InProgress)):
+		// In progress: handed out now, waited for by Wait, the group's
+		// end, or the first call that needs it.
+		err = nil
+		c.pending.Store(g == nil)
+	case errors.Is(err, InProgress):
+		err = fmt.Errorf("ncclInProgress from a blocking init, or with no communicator: %w", err)
 	}
 	if err == nil && g != nil && c.nonBlocking {
 		g.comms = append(g.comms, c)
@@ -272,20 +291,6 @@ func NewComms(ctxs []*driver.Context) (_ []*Comm, err error) {
 		comms[i] = &Comm{n: n, hold: holds[i], ctx: ctx, h: hs[i], rank: i, count: len(ctxs)}
 	}
 	return comms, nil
-}
-
-// await waits while the communicator is busy in non-blocking mode.
-func (c *Comm) await() error {
-	for d := time.Microsecond; ; d = min(2*d, time.Millisecond) {
-		async, err := c.n.CommGetAsyncError(c.h)
-		if err != nil {
-			return err
-		}
-		if !errors.Is(async, InProgress) {
-			return async
-		}
-		time.Sleep(d)
-	}
 }
 
 // Rank returns the communicator's rank (-1 for a communicator Split inside
@@ -389,17 +394,22 @@ func (c *Comm) check(op string) error {
 }
 
 // AsyncError returns the communicator's asynchronous error
-// (ncclCommGetAsyncError): nil while all is well, an *Error when a
-// collective failed on the device or a peer failed (ncclRemoteError), after
-// which the communicator must be aborted.
+// (ncclCommGetAsyncError): nil while all is well, an error wrapping
+// InProgress while a non-blocking communicator is still being made (or
+// split; see Wait), an *Error when making it failed, a collective failed on
+// the device or a peer failed (ncclRemoteError), after which the
+// communicator must be aborted. It never waits.
 func (c *Comm) AsyncError() error {
 	const op = "nccl.Comm.AsyncError"
 	if err := c.check(op); err != nil {
 		return err
 	}
-	async, err := c.n.CommGetAsyncError(c.h)
+	async, err := c.poll()
 	if err != nil {
 		return fmt.Errorf("%s: %s: %w", op, c, err)
+	}
+	if async == nil {
+		c.pending.Store(false)
 	}
 	if async != nil {
 		return fmt.Errorf("%s: %s: %w", op, c, async)
@@ -414,17 +424,13 @@ func (c *Comm) AsyncError() error {
 // c's configuration.
 func (c *Comm) Split(color, key int, cfg *Config) (*Comm, error) {
 	const op = "nccl.Comm.Split"
-	if err := c.check(op); err != nil {
-		return nil, err
-	}
-	if color < 0 {
-		color = backend.NCCLSplitNoColor
-	}
-	if color > 1<<30 || key < -1<<30 || key > 1<<30 {
-		return nil, fmt.Errorf("%s: color %d, key %d out of range: %w", op, color, key, driver.ErrInvalidValue)
-	}
-	sc, err := cfg.seam(op)
+	sc, err := c.splitArgs(op, &color, key, cfg)
 	if err != nil {
+		if g := currentGroup(); g != nil {
+			// The other ranks' splits in the group would wait for this
+			// one forever: the group fails (see Group).
+			g.note(c, err)
+		}
 		return nil, err
 	}
 	if color == backend.NCCLSplitNoColor {
@@ -479,6 +485,9 @@ func (c *Comm) Split(color, key int, cfg *Config) (*Comm, error) {
 	if cfg != nil {
 		child.nonBlocking = cfg.NonBlocking
 	}
+	if g != nil && child.nonBlocking {
+		child.parent = c // polled through its parent until the split is done
+	}
 	switch {
 	case g != nil && errors.Is(err, InProgress):
 		err = nil // the group's end waits
@@ -508,14 +517,23 @@ func (c *Comm) Split(color, key int, cfg *Config) (*Comm, error) {
 
 // Close destroys the communicator (ncclCommDestroy) once the work it queued
 // is done; Close again is nil. A failed destroy leaves it open, so that
-// Close (or Abort) can be retried.
+// Close (or Abort) can be retried. A non-blocking communicator still being
+// made, or whose making failed, is aborted instead (ncclCommAbort): NCCL's
+// destroy would wait for peers that may never come.
 func (c *Comm) Close() error {
 	return c.end("nccl.Comm.Close", false, func(n backend.NCCL, h uintptr) error { return n.CommDestroy(h) })
 }
 
 // Abort ends the communicator at once (ncclCommAbort), stopping its work in
 // flight, as after a failed peer: it is how a job gives up on a collective
-// that cannot complete. After Close or Abort it is a no-op that returns nil.
+// that cannot complete, or on a non-blocking NewComm or Split whose peers
+// never come. Its collectives waiting on their streams for peers end
+// without a result (NCCL's kernels return; nothing can be assumed about
+// the buffers they were writing), so that the streams' work after them
+// runs and waits on them return; the peers' own collectives wait until
+// their communicators are aborted too. A Wait or a call waiting for the
+// communicator in another goroutine returns an error wrapping
+// driver.ErrClosed. After Close or Abort it is a no-op that returns nil.
 func (c *Comm) Abort() error {
 	return c.end("nccl.Comm.Abort", true, func(n backend.NCCL, h uintptr) error { return n.CommAbort(h) })
 }
@@ -530,9 +548,19 @@ func (c *Comm) end(op string, abort bool, f func(n backend.NCCL, h uintptr) erro
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	destroy := func(backend.API) error {
+		c.pollMu.Lock() // no poll runs during or after the destroy
+		defer c.pollMu.Unlock()
+		if !abort && c.nonBlocking {
+			if async, err := c.n.CommGetAsyncError(c.h); err == nil && async != nil {
+				// Still being made, or failed: ncclCommDestroy would wait
+				// for the init (and its peers); abort it.
+				f = func(n backend.NCCL, h uintptr) error { return n.CommAbort(h) }
+			}
+		}
 		if err := f(c.n, c.h); err != nil && !errors.Is(err, InProgress) {
 			return err // ncclInProgress: a non-blocking communicator finishing its teardown
 		}
+		c.ended = true
 		return nil
 	}
 	if c.hold.Closed() {
@@ -546,7 +574,10 @@ func (c *Comm) end(op string, abort bool, f func(n backend.NCCL, h uintptr) erro
 		h := c.h
 		c.identMu.Unlock()
 		if h == 0 {
-			destroy = nil // NCCL made nothing to destroy
+			c.pollMu.Lock()
+			c.ended = true // NCCL made nothing to destroy, and nothing to poll
+			c.pollMu.Unlock()
+			destroy = nil
 		}
 	}
 	closeHold := c.hold.Close
@@ -564,4 +595,26 @@ func unwrapOp(err error) error {
 		return u
 	}
 	return err
+}
+
+// splitArgs checks Split's arguments (a negative color becomes
+// NCCLSplitNoColor), and waits for c if it is still being made.
+func (c *Comm) splitArgs(op string, color *int, key int, cfg *Config) (*backend.NCCLConfig, error) {
+	if err := c.check(op); err != nil {
+		return nil, err
+	}
+	if *color < 0 {
+		*color = backend.NCCLSplitNoColor
+	}
+	if *color > 1<<30 || key < -1<<30 || key > 1<<30 {
+		return nil, fmt.Errorf("%s: color %d, key %d out of range: %w", op, *color, key, driver.ErrInvalidValue)
+	}
+	sc, err := cfg.seam(op)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.ready(); err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", op, c, err)
+	}
+	return sc, nil
 }

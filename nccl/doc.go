@@ -57,6 +57,24 @@
 // The calls return once the work is queued on the streams; the streams run
 // it when all ranks have queued theirs.
 //
+// # Peers that never come: non-blocking communicators, deadlines, Abort
+//
+// A collective waiting for a rank that never queues its part waits on its
+// stream, as on the GPU: Stream.Query says not done, and the waits with a
+// context.Context (stream.Stream.SynchronizeContext, stream.Event's,
+// driver.Context's, memory.CopyToHostContext) return at their deadline.
+// Comm.Abort then ends the rank's collective (NCCL's kernel returns with
+// no result), so that the stream's later work runs; each rank aborts its
+// own. A communicator whose peers may never join is made non-blocking
+// (Config{NonBlocking: true}): NewComm returns at once, Comm.Wait waits
+// for the other ranks with a deadline, and Abort ends it when they miss it:
+//
+//	c, err := nccl.NewComm(ctx, nranks, id, rank, &nccl.Config{NonBlocking: true})
+//	...
+//	if err := c.Wait(deadline); err != nil {
+//		c.Abort() // the others did not come in time
+//	}
+//
 // # Across machines
 //
 // The same program runs across nodes unchanged: start one process per GPU

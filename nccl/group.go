@@ -22,10 +22,11 @@ import (
 // after the group is ended; work queued before it still runs.
 //
 // When a call in the group fails (a collective, Send, Recv, [NewComm] or
-// [Comm.Split] refused by NCCL, its communicator's context that could not
-// be bound, or a split communicator whose rank and count could not be
-// read at the end), the others' calls cannot complete: they would wait for
-// the failed rank forever. Group then ends NCCL's group without issuing it
+// [Comm.Split] refused by NCCL, a Split refused by this package's own
+// checks, its communicator's context that could not be bound, or a split
+// communicator whose rank and count could not be read at the end), the
+// others' calls cannot complete: they would wait for the failed rank
+// forever. Group then ends NCCL's group without issuing it
 // (ncclGroupEnd returns the failure; for a failure NCCL did not see, such
 // as a context not bound, Group first makes NCCL's group fail with a call
 // NCCL refuses), aborts every communicator the group used, made or split
@@ -35,7 +36,11 @@ import (
 // (their Close returns nil); make new communicators to go on.
 //
 // With a non-blocking communicator (Config.NonBlocking) in the group, Group
-// returns once NCCL has finished issuing the group's work.
+// returns once NCCL has finished issuing the group's work, and the
+// communicators NewComm and Split made in it are made (an Abort from
+// another goroutine ends that wait). A group whose inits or splits wait for
+// a rank that was aborted (on another goroutine, in another Group) fails
+// with ncclRemoteError instead of waiting for good.
 //
 // A panic in fn, or a runtime.Goexit (t.FailNow, testify's require), ends
 // this level of the group all the same (the calls fn made before are

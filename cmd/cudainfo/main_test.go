@@ -23,6 +23,8 @@ func TestFakeReport(t *testing.T) {
 	assert.Contains(t, s, "device 0: Fake CUDA Device 0")
 	assert.Contains(t, s, "compute capability   9.0")
 	assert.Contains(t, s, "multiprocessors      132")
+	assert.Regexp(t, `\n  SharedMemPerBlockOptin +232448\n`, s, "every property, one a line")
+	assert.Regexp(t, `\n  ComputeMode +CU_COMPUTEMODE_DEFAULT\n`, s)
 	assert.Contains(t, s, "nvrtc:          13.0 (nocgo/cuda fake)\n")
 	assert.Regexp(t, `self-test:      ok: segment_scale: 4096 elements .* match the Go reference exactly`, s)
 }
@@ -53,6 +55,8 @@ func TestFakeJSON(t *testing.T) {
 	require.Len(t, rep.Devices, 1)
 	assert.Equal(t, "9.0", rep.Devices[0].ComputeCapability)
 	assert.NotEmpty(t, rep.Devices[0].Attributes)
+	assert.Equal(t, 32, rep.Devices[0].Properties.WarpSize)
+	assert.Equal(t, rep.Devices[0].Name, rep.Devices[0].Properties.Name)
 	require.NotNil(t, rep.SelfTest)
 	assert.True(t, rep.SelfTest.OK, rep.SelfTest.Summary)
 }

@@ -30,6 +30,8 @@ type device struct {
 	TotalMemoryBytes  uint64 `json:"total_memory_bytes"`
 	Multiprocessors   int    `json:"multiprocessors"`
 	Attributes        []attr `json:"attributes"`
+	// Properties are all of driver.Device.Properties, printed one a line.
+	Properties driver.Properties `json:"properties"`
 }
 
 type attr struct {
@@ -37,7 +39,8 @@ type attr struct {
 	Value int    `json:"value"`
 }
 
-// keyAttributes are the attributes printed for each device.
+// keyAttributes are the attributes the JSON report lists for each device
+// (the printed report gives all of its Properties).
 var keyAttributes = []struct {
 	name string
 	a    driver.DeviceAttribute
@@ -94,26 +97,14 @@ func describe(drv *driver.Driver, i int) (device, error) {
 	if err != nil {
 		return out, err
 	}
-	if out.Name, err = dev.Name(); err != nil {
-		return out, err
-	}
-	if out.UUID, err = dev.UUID(); err != nil {
-		return out, err
-	}
-	if out.PCIBusID, err = dev.PCIBusID(); err != nil {
-		return out, err
-	}
-	major, minor, err := dev.ComputeCapability()
+	p, err := dev.Properties()
 	if err != nil {
 		return out, err
 	}
-	out.ComputeCapability = fmt.Sprintf("%d.%d", major, minor)
-	if out.TotalMemoryBytes, err = dev.TotalMemory(); err != nil {
-		return out, err
-	}
-	if out.Multiprocessors, err = dev.Attribute(driver.AttrMultiprocessorCount); err != nil {
-		return out, err
-	}
+	out.Properties = p
+	out.Name, out.UUID, out.PCIBusID = p.Name, p.UUID, p.PCIBusIDStr
+	out.ComputeCapability = fmt.Sprintf("%d.%d", p.Major, p.Minor)
+	out.TotalMemoryBytes, out.Multiprocessors = p.TotalMemory, p.MultiprocessorCount
 	for _, k := range keyAttributes {
 		v, err := dev.Attribute(k.a)
 		if err != nil {
@@ -143,9 +134,7 @@ func (r *report) print(w io.Writer) {
 		fmt.Fprintf(w, "  multiprocessors      %d\n", d.Multiprocessors)
 		fmt.Fprintf(w, "  uuid                 %s\n", d.UUID)
 		fmt.Fprintf(w, "  pci bus id           %s\n", d.PCIBusID)
-		for _, a := range d.Attributes {
-			fmt.Fprintf(w, "  %-40s %d\n", a.Name, a.Value)
-		}
+		printProperties(w, d.Properties)
 	}
 	if s := r.SelfTest; s != nil {
 		fmt.Fprintf(w, "\nself-test:      %s\n", strings.TrimSpace(s.Summary))

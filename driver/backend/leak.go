@@ -32,11 +32,23 @@ type Leak struct {
 	Size    uintptr // bytes, for memory
 	Refs    int     // references still retained, for a primary context
 	Detail  string  // anything else worth saying, such as a program's name
+	// Site is the Go call site that made the object, the first frame
+	// outside the library ("foo_test.go:42 (TestX)"), where the backend
+	// records it (the fake does); "" otherwise.
+	Site string
 }
 
 // String describes the leak in one line, such as "stream 0x5a0040 in
-// context 0x5a0000: not destroyed".
+// context 0x5a0000: not destroyed, made at foo_test.go:42 (TestX)".
 func (l Leak) String() string {
+	if l.Site == "" {
+		return l.what()
+	}
+	return l.what() + ", made at " + l.Site
+}
+
+// what is String without the call site.
+func (l Leak) what() string {
 	switch l.Kind {
 	case LeakPrimaryContext:
 		return fmt.Sprintf("primary context %#x on device %d: %d references retained", l.Handle, l.Device, l.Refs)

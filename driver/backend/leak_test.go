@@ -25,6 +25,7 @@ func TestLeakString(t *testing.T) {
 		{Leak{Kind: LeakGraphExec, Handle: 0x60, Context: 0x10}, "graph exec 0x60 in context 0x10: not destroyed"},
 		{Leak{Kind: "communicator", Handle: 0x70, Detail: "rank 1 of 2"}, "communicator 0x70: rank 1 of 2"},
 		{Leak{Kind: "communicator", Handle: 0x70}, "communicator 0x70"},
+		{Leak{Kind: LeakStream, Handle: 0x20, Context: 0x10, Site: "foo_test.go:42 (TestX)"}, "stream 0x20 in context 0x10: not destroyed, made at foo_test.go:42 (TestX)"},
 	} {
 		assert.Equal(t, c.want, c.l.String(), "%+v", c.l)
 	}

@@ -393,6 +393,27 @@ const (
 	// CuMemcpy3DAsync is cuMemcpy3DAsync(const CUDA_MEMCPY3D* pCopy, CUstream
 	// hStream), since CUDA 3.2.
 	CuMemcpy3DAsync = "cuMemcpy3DAsync"
+	// CuCtxSetLimit is cuCtxSetLimit(CUlimit limit, size_t value), since CUDA
+	// 3.1.
+	CuCtxSetLimit = "cuCtxSetLimit"
+	// CuCtxGetLimit is cuCtxGetLimit(size_t* pvalue, CUlimit limit), since CUDA
+	// 3.1.
+	CuCtxGetLimit = "cuCtxGetLimit"
+	// CuCtxSetCacheConfig is cuCtxSetCacheConfig(CUfunc_cache config), since
+	// CUDA 3.2.
+	CuCtxSetCacheConfig = "cuCtxSetCacheConfig"
+	// CuCtxGetCacheConfig is cuCtxGetCacheConfig(CUfunc_cache* pconfig), since
+	// CUDA 3.2.
+	CuCtxGetCacheConfig = "cuCtxGetCacheConfig"
+	// CuCtxSetSharedMemConfig is cuCtxSetSharedMemConfig(CUsharedconfig config),
+	// since CUDA 4.2.
+	CuCtxSetSharedMemConfig = "cuCtxSetSharedMemConfig"
+	// CuCtxGetSharedMemConfig is cuCtxGetSharedMemConfig(CUsharedconfig*
+	// pConfig), since CUDA 4.2.
+	CuCtxGetSharedMemConfig = "cuCtxGetSharedMemConfig"
+	// CuDevicePrimaryCtxSetFlags is cuDevicePrimaryCtxSetFlags(CUdevice dev,
+	// unsigned int flags), since CUDA 11.0.
+	CuDevicePrimaryCtxSetFlags = "cuDevicePrimaryCtxSetFlags"
 )
 
 // The libnvrtc entry points the real NVRTC calls: the names the fake's
@@ -584,6 +605,13 @@ var table = [...]EntryPoint{
 	{Name: NvrtcGetLoweredName, Library: NVRTC, Since: 8000},
 	{Name: NvrtcDestroyProgram, Library: NVRTC, Since: 7000},
 	{Name: NvrtcGetErrorString, Library: NVRTC, Since: 7000, Inner: true},
+	{Name: CuCtxSetLimit, Library: CUDA, Since: 3010},
+	{Name: CuCtxGetLimit, Library: CUDA, Since: 3010},
+	{Name: CuCtxSetCacheConfig, Library: CUDA, Since: 3020},
+	{Name: CuCtxGetCacheConfig, Library: CUDA, Since: 3020},
+	{Name: CuCtxSetSharedMemConfig, Library: CUDA, Since: 4020},
+	{Name: CuCtxGetSharedMemConfig, Library: CUDA, Since: 4020},
+	{Name: CuDevicePrimaryCtxSetFlags, Library: CUDA, Since: 11000},
 }
 
 // index returns the index in table of the entry point name, or -1.
@@ -873,6 +901,20 @@ func index(name string) int {
 		return 140
 	case NvrtcGetErrorString:
 		return 141
+	case CuCtxSetLimit:
+		return 142
+	case CuCtxGetLimit:
+		return 143
+	case CuCtxSetCacheConfig:
+		return 144
+	case CuCtxGetCacheConfig:
+		return 145
+	case CuCtxSetSharedMemConfig:
+		return 146
+	case CuCtxGetSharedMemConfig:
+		return 147
+	case CuDevicePrimaryCtxSetFlags:
+		return 148
 	}
 	return -1
 }

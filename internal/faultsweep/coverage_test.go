@@ -11,12 +11,11 @@ import (
 // on the fake, so that no sequence can reach them, each with the reason.
 // TestSweepCoversEveryEntryPoint checks that each is indeed never called.
 var notCalled = map[string]string{
-	"cuDevicePrimaryCtxGetState": "no user package asks for it (the conformance suite does, through the seam)",
-	"cuMemsetD16":                "the library fills in stream order (memory.Fill: cuMemsetD16Async) and zeroes with cuMemsetD8 (AllocZeroed)",
-	"cuMemsetD32":                "the library fills in stream order (memory.Fill: cuMemsetD32Async) and zeroes with cuMemsetD8 (AllocZeroed)",
-	"cuCtxSetCurrent":            "nccl.Group calls it only to restore the thread's context when ncclGroupEnd changed it, which the fake's NCCL never does",
-	"ncclCommCuDevice":           "package nccl knows each communicator's device from its context, and never asks",
-	"ncclCommFinalize":           "Comm.Close destroys with ncclCommDestroy, which finalizes a communicator not yet finalized",
+	"cuMemsetD16":      "the library fills in stream order (memory.Fill: cuMemsetD16Async) and zeroes with cuMemsetD8 (AllocZeroed)",
+	"cuMemsetD32":      "the library fills in stream order (memory.Fill: cuMemsetD32Async) and zeroes with cuMemsetD8 (AllocZeroed)",
+	"cuCtxSetCurrent":  "nccl.Group calls it only to restore the thread's context when ncclGroupEnd changed it, which the fake's NCCL never does",
+	"ncclCommCuDevice": "package nccl knows each communicator's device from its context, and never asks",
+	"ncclCommFinalize": "Comm.Close destroys with ncclCommDestroy, which finalizes a communicator not yet finalized",
 }
 
 // TestSweepCoversEveryEntryPoint: every entry point the fake lists is

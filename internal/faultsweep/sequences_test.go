@@ -38,6 +38,7 @@ var sequences = []sequence{
 	{"ipc-open", seqIPCOpen, nil},
 	{"nccl", seqNCCL, twoDevices},
 	{"nccl-ranks", seqNCCLRanks, twoDevices},
+	{"props", seqProps, nil},
 }
 
 // fakeOptions are the options of seq's runs, with extra ones last.

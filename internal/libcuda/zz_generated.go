@@ -1240,3 +1240,83 @@ func (l *libcuda) MemAllocPitch(widthBytes uintptr, height uintptr, elemSize uin
 	res := dl.Call5(proc, uintptr(unsafe.Pointer(&out.dptr)), uintptr(unsafe.Pointer(&out.pPitch)), widthBytes, height, uintptr(elemSize))
 	return out.dptr, out.pPitch, check(res)
 }
+
+// CtxSetLimit is cuCtxSetLimit(CUlimit limit, size_t value).
+func (l *libcuda) CtxSetLimit(limit backend.Limit, value uintptr) error {
+	proc, err := l.fn(symCtxSetLimit)
+	if err != nil {
+		return err
+	}
+	res := dl.Call2(proc, uintptr(limit), value)
+	return check(res)
+}
+
+// CtxGetLimit is cuCtxGetLimit(size_t* pvalue, CUlimit limit).
+func (l *libcuda) CtxGetLimit(limit backend.Limit) (uintptr, error) {
+	proc, err := l.fn(symCtxGetLimit)
+	if err != nil {
+		return 0, err
+	}
+	var pvalue uintptr
+	res := dl.Call2(proc, uintptr(unsafe.Pointer(&pvalue)), uintptr(limit))
+	return pvalue, check(res)
+}
+
+// CtxSetCacheConfig is cuCtxSetCacheConfig(CUfunc_cache config).
+func (l *libcuda) CtxSetCacheConfig(config backend.CacheConfig) error {
+	proc, err := l.fn(symCtxSetCacheConfig)
+	if err != nil {
+		return err
+	}
+	res := dl.Call1(proc, uintptr(config))
+	return check(res)
+}
+
+// CtxGetCacheConfig is cuCtxGetCacheConfig(CUfunc_cache* pconfig).
+func (l *libcuda) CtxGetCacheConfig() (backend.CacheConfig, error) {
+	proc, err := l.fn(symCtxGetCacheConfig)
+	if err != nil {
+		return 0, err
+	}
+	var pconfig uint32
+	res := dl.Call1(proc, uintptr(unsafe.Pointer(&pconfig)))
+	return backend.CacheConfig(pconfig), check(res)
+}
+
+// CtxSetSharedMemConfig is cuCtxSetSharedMemConfig(CUsharedconfig config).
+func (l *libcuda) CtxSetSharedMemConfig(config backend.SharedMemConfig) error {
+	proc, err := l.fn(symCtxSetSharedMemConfig)
+	if err != nil {
+		return err
+	}
+	res := dl.Call1(proc, uintptr(config))
+	return check(res)
+}
+
+// CtxGetSharedMemConfig is cuCtxGetSharedMemConfig(CUsharedconfig* pConfig).
+func (l *libcuda) CtxGetSharedMemConfig() (backend.SharedMemConfig, error) {
+	proc, err := l.fn(symCtxGetSharedMemConfig)
+	if err != nil {
+		return 0, err
+	}
+	var pConfig uint32
+	res := dl.Call1(proc, uintptr(unsafe.Pointer(&pConfig)))
+	return backend.SharedMemConfig(pConfig), check(res)
+}
+
+// DevicePrimaryCtxSetFlags is cuDevicePrimaryCtxSetFlags(CUdevice dev,
+// unsigned int flags). The _v2 form, which an active primary context
+// accepts; strict: an older driver serves the form that refuses it. Strict:
+// on a driver older than CUDA 11.0 it is a *loader.SymbolError, never an
+// older ABI under the same name.
+func (l *libcuda) DevicePrimaryCtxSetFlags(dev int, flags uint32) error {
+	if !cInt(dev) {
+		return backend.ErrInvalidDevice
+	}
+	proc, err := l.strictFn(symDevicePrimaryCtxSetFlags)
+	if err != nil {
+		return err
+	}
+	res := dl.Call2(proc, uintptr(dev), uintptr(flags))
+	return check(res)
+}

@@ -139,6 +139,13 @@ const (
 	symMemcpy2DAsync
 	symMemcpy3D
 	symMemcpy3DAsync
+	symCtxSetLimit
+	symCtxGetLimit
+	symCtxSetCacheConfig
+	symCtxGetCacheConfig
+	symCtxSetSharedMemConfig
+	symCtxGetSharedMemConfig
+	symDevicePrimaryCtxSetFlags
 	numSyms
 )
 
@@ -274,4 +281,11 @@ var syms = [numSyms]symInfo{
 	symMemcpy2DAsync:                             {name: abi.CuMemcpy2DAsync, since: 3020, dlsym: []string{"cuMemcpy2DAsync_v2"}},
 	symMemcpy3D:                                  {name: abi.CuMemcpy3D, since: 3020, dlsym: []string{"cuMemcpy3D_v2"}},
 	symMemcpy3DAsync:                             {name: abi.CuMemcpy3DAsync, since: 3020, dlsym: []string{"cuMemcpy3DAsync_v2"}},
+	symCtxSetLimit:                               {name: abi.CuCtxSetLimit, since: 3010},
+	symCtxGetLimit:                               {name: abi.CuCtxGetLimit, since: 3010},
+	symCtxSetCacheConfig:                         {name: abi.CuCtxSetCacheConfig, since: 3020},
+	symCtxGetCacheConfig:                         {name: abi.CuCtxGetCacheConfig, since: 3020},
+	symCtxSetSharedMemConfig:                     {name: abi.CuCtxSetSharedMemConfig, since: 4020},
+	symCtxGetSharedMemConfig:                     {name: abi.CuCtxGetSharedMemConfig, since: 4020},
+	symDevicePrimaryCtxSetFlags:                  {name: abi.CuDevicePrimaryCtxSetFlags, since: 11000, dlsym: []string{"cuDevicePrimaryCtxSetFlags_v2"}},
 }

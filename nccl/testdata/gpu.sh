@@ -10,6 +10,9 @@
 # tests fail instead of skipping when a GPU, the second GPU or NCCL is
 # missing):
 #   - TestConformanceGPU: every collective over both GPUs in one process;
+#   - TestContractGPU: NCCL's contract for peers that never come
+#     (conformance.RunNCCL; on one GPU, alone:
+#     NOCGO_CUDA_REQUIRE_GPU=1 .gpu/bin/nccl.test -test.run '^TestContractGPU$' -test.v);
 #   - TestMultiProcess/default: two processes, the UniqueID through a file;
 #   - TestMultiProcess/socket: the same with NCCL_P2P_DISABLE=1
 #     NCCL_SHM_DISABLE=1 NCCL_IB_DISABLE=1 (sockets: the multi-node path);
@@ -26,7 +29,7 @@ export NOCGO_CUDA_REQUIRE_GPU=1 NOCGO_CUDA_REQUIRE_GPUS=2
 nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader
 ls -l /usr/lib/x86_64-linux-gnu/libnccl.so* 2>/dev/null
 cd nccl
-"$bin" -test.run '^(TestConformanceGPU|TestMultiProcess|TestAllReduceAllocatesNothing)$' \
+"$bin" -test.run '^(TestConformanceGPU|TestContractGPU|TestMultiProcess|TestAllReduceAllocatesNothing)$' \
   -test.v -test.count=1 -test.timeout=540s >"$out/nccl-test.log" 2>&1
 status=$?
 grep -E -- '^\s*(--- (PASS|FAIL|SKIP)|PASS$|FAIL$|panic:)' "$out/nccl-test.log"

@@ -296,8 +296,10 @@ func (l *Lt) plan(op string, h, desc, a, b, c, d uintptr) (ltOp, error) {
 		if bt == -1 {
 			bt = ld.t
 		}
-		if bt != ld.t && bt != backend.DataR32F {
-			return o, blasErr(op, backend.BLASNotSupported, "bias type %d with D type %d", bt, ld.t)
+		if bt != ld.t {
+			// The H200's cuBLASLt (13.0) answers INVALID_VALUE to a float32
+			// bias with a BFloat16 D, and has no other mix outside fp8.
+			return o, invalid(op, "bias type %d with D type %d: the bias is of D's type", bt, ld.t)
 		}
 		o.desc.biasType = bt
 	default:

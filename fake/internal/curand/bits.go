@@ -13,6 +13,21 @@ import "github.com/nocgo/cuda/driver/backend"
 // fake also gives for the default ordering.
 const Threads = 4096
 
+// MRGThreads is how many threads libcurand's host MRG32k3a generator runs
+// in every ordering but the legacy one, which runs Threads: the H200
+// showed its words 0..81919 to be element 0 of subsequences 0..81919 in
+// the default ordering (TestMRGThreads checks the model on 2^18 words),
+// and word 4096 to leave subsequence 4096 in the legacy one.
+const MRGThreads = 81920
+
+// mrgThreads returns the threads of an MRG32k3a generator in ordering o.
+func mrgThreads(o backend.RANDOrdering) uint64 {
+	if o == backend.OrderingPseudoLegacy {
+		return Threads
+	}
+	return MRGThreads
+}
+
 // stream produces a pseudo-random generator's 32-bit output words from
 // global word index m on.
 type stream interface {
@@ -29,33 +44,34 @@ func (p philoxStream) words(dst []uint32, m uint64) {
 	}
 }
 
-// interleaved is a generator whose thread t gives word m (m%Threads == t)
-// as element m/Threads of subsequence t.
+// interleaved is a generator of T threads whose thread t gives word m
+// (m%T == t) as element m/T of subsequence t.
 type interleaved struct {
-	start func(subsequence, offset uint64) func() uint32
+	threads uint64 // T
+	start   func(subsequence, offset uint64) func() uint32
 }
 
 func (g interleaved) words(dst []uint32, m uint64) {
-	n := uint64(len(dst))
-	for t := uint64(0); t < Threads && t < n; t++ {
-		first := m + t // the first index of the call in thread (m+t)%Threads
-		th := first % Threads
-		next := g.start(th, first/Threads)
-		for i := t; i < n; i += Threads {
+	n, T := uint64(len(dst)), g.threads
+	for t := uint64(0); t < T && t < n; t++ {
+		first := m + t // the first index of the call in thread (m+t)%T
+		th := first % T
+		next := g.start(th, first/T)
+		for i := t; i < n; i += T {
 			dst[i] = next()
 		}
 	}
 }
 
 func xorwowStream(seed uint64) stream {
-	return interleaved{func(s, off uint64) func() uint32 {
+	return interleaved{Threads, func(s, off uint64) func() uint32 {
 		g := newXORWOW(seed, s, off)
 		return g.next
 	}}
 }
 
-func mrgStream(seed uint64) stream {
-	return interleaved{func(s, off uint64) func() uint32 {
+func mrgStream(seed, threads uint64) stream {
+	return interleaved{threads, func(s, off uint64) func() uint32 {
 		g := newMRG32k3a(seed, s, off)
 		return g.next
 	}}
@@ -64,12 +80,12 @@ func mrgStream(seed uint64) stream {
 // mrgDoubles is MRG32k3a's own double output (curand_MRG32k3a), in the
 // interleaved order: cuRAND's uniform distributions of MRG32k3a scale it
 // rather than a 32-bit word.
-func mrgDoubles(seed uint64, dst []float64, m uint64) {
-	n := uint64(len(dst))
-	for t := uint64(0); t < Threads && t < n; t++ {
+func mrgDoubles(seed uint64, o backend.RANDOrdering, dst []float64, m uint64) {
+	n, T := uint64(len(dst)), mrgThreads(o)
+	for t := uint64(0); t < T && t < n; t++ {
 		first := m + t
-		g := newMRG32k3a(seed, first%Threads, first/Threads)
-		for i := t; i < n; i += Threads {
+		g := newMRG32k3a(seed, first%T, first/T)
+		for i := t; i < n; i += T {
 			dst[i] = g.nextDouble()
 		}
 	}
@@ -80,12 +96,12 @@ func mrgDoubles(seed uint64, dst []float64, m uint64) {
 // cuRAND's (see the package documentation).
 func mtgpStream(seed uint64) stream { return philoxStream{seed ^ 0x4d54475033320000} }
 
-func newStream(kind backend.RNGType, seed uint64) stream {
+func newStream(kind backend.RNGType, seed uint64, o backend.RANDOrdering) stream {
 	switch kind {
 	case backend.RNGPhilox4x32x10:
 		return philoxStream{seed}
 	case backend.RNGMRG32k3a:
-		return mrgStream(seed)
+		return mrgStream(seed, mrgThreads(o))
 	case backend.RNGMTGP32, backend.RNGMT19937:
 		return mtgpStream(seed)
 	}

@@ -165,6 +165,7 @@ type job struct {
 	size             uintptr // bytes per element
 	write            func(dst []byte, j *job)
 	mean, sd, lambda float64
+	ordering         backend.RANDOrdering
 }
 
 // generate checks and queues a call on g's stream: words is how many words
@@ -183,6 +184,7 @@ func (l *Lib) generate(op string, h, out, n uintptr, size uintptr, pairs bool, w
 			return fail(op, backend.RANDOutOfRange, "count too large")
 		}
 		j.kind, j.seed, j.offset, j.dims, j.n, j.out, j.size, j.write = g.kind, g.seed, g.offset, g.dims, uint64(n), out, size, write
+		j.ordering = g.ordering
 		if g.kind.Quasi() {
 			g.offset += uint64(n) / uint64(g.dims)
 		} else {
@@ -210,7 +212,7 @@ func same(n uint64) uint64 { return n }
 // from the offset on; quasi: dimension-major, n/dims points each).
 func (j *job) words32(w []uint32) {
 	if !j.kind.Quasi() {
-		newStream(j.kind, j.seed).words(w, j.offset)
+		newStream(j.kind, j.seed, j.ordering).words(w, j.offset)
 		return
 	}
 	v, _ := directions(int(j.dims))
@@ -269,7 +271,7 @@ func (j *job) unifDoubles(n uint64) []float64 {
 			out[i] = uniformDouble32(x)
 		}
 	case j.kind == backend.RNGMRG32k3a:
-		mrgDoubles(j.seed, out, j.offset)
+		mrgDoubles(j.seed, j.ordering, out, j.offset)
 		for i := range out {
 			out[i] *= mrgNorm
 		}
@@ -342,7 +344,7 @@ func (l *Lib) GenerateUniform(h, out, n uintptr) error {
 		}
 		if j.kind == backend.RNGMRG32k3a {
 			d := make([]float64, j.n)
-			mrgDoubles(j.seed, d, j.offset)
+			mrgDoubles(j.seed, j.ordering, d, j.offset)
 			for i, x := range d {
 				binary.LittleEndian.PutUint32(dst[4*i:], math.Float32bits(float32(x*mrgNorm)))
 			}
@@ -387,7 +389,7 @@ func (j *job) normals(double bool) []float64 {
 		}
 	case j.kind == backend.RNGMRG32k3a:
 		d := make([]float64, j.n)
-		mrgDoubles(j.seed, d, j.offset)
+		mrgDoubles(j.seed, j.ordering, d, j.offset)
 		for i := 0; i+1 < len(d); i += 2 {
 			u, v := d[i]*mrgNorm, d[i+1]*mrgNorm
 			s := math.Sqrt(-2 * math.Log(u))

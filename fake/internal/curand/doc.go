@@ -29,9 +29,9 @@
 // doubles), Sobol32's doubles ((x+1)·2^-32), Sobol64's floats (upper word),
 // Sobol32's normals (the mirrored float icdf), and SetSeed keeping the
 // offset. Still open there: XORWOW's and MRG32k3a's normals (another
-// pairing of words than Box–Muller on consecutive outputs) and MRG32k3a's
-// thread count (more than 12352 threads: TestMRGThreads measures it),
-// and Sobol64's normal of the point 0.
+// pairing of words than Box–Muller on consecutive outputs) and Sobol64's
+// normal of the point 0. MRG32k3a runs MRGThreads threads, not Threads
+// (TestMRGThreads checks 2^18 words against that model).
 //
 // Not bit for bit (the same distribution, the same argument checks and
 // errors, values that differ):
@@ -52,11 +52,9 @@
 // checks these by distribution, mean within 6 standard errors and
 // variance within 15%, 40% for log-normal, and every other case bit for
 // bit or within its stated tolerance):
-//   - MRG32k3a, every call: libcurand's host generator runs more threads
-//     than the fake's Threads (words 0..81919 are element 0 of
-//     subsequences 0..81919; the fake models 4096, so its words past
-//     12352 come from other elements); TestMRGThreads reports where the
-//     first word past the model lies;
+//   - MRG32k3a's normals and log-normals (its words and uniforms follow
+//     the model of MRGThreads threads, which the H200 run 2 measured:
+//     words 0..81919 are element 0 of subsequences 0..81919);
 //   - XORWOW normals, log-normals and NormalDouble at every offset, and
 //     UniformDouble at a non-zero offset (1000): the real order of the
 //     pairs per thread differs from the fake's;

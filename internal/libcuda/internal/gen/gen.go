@@ -42,11 +42,16 @@ var enumTypes = map[string]string{
 	"CUfunction_attribute": "backend.FunctionAttribute",
 	"CUstreamCaptureMode":  "backend.CaptureMode",
 	"CUmem_advise":         "backend.MemAdvice",
+	// context limits and cache preferences (also results: see outConv)
+	"CUlimit":        "backend.Limit",
+	"CUfunc_cache":   "backend.CacheConfig",
+	"CUsharedconfig": "backend.SharedMemConfig",
 }
 
 // numericBackendTypes are the backend types of the results that are
 // numbers (zero is 0, not T{}).
-var numericBackendTypes = []string{"backend.CaptureStatus", "backend.MemAccessFlags"}
+var numericBackendTypes = []string{"backend.CaptureStatus", "backend.MemAccessFlags",
+	"backend.Limit", "backend.CacheConfig", "backend.SharedMemConfig"}
 
 // in is how a Go argument becomes a C argument.
 type in struct {
@@ -107,6 +112,8 @@ func outConv(ctype, gotype string) (out, bool) {
 		return out{local: gotype, result: "%s"}, true
 	case ctype == "size_t" && gotype == "int":
 		return out{local: "uintptr", result: "int(%s)"}, true
+	case (ctype == "CUfunc_cache" || ctype == "CUsharedconfig") && enumTypes[ctype] == gotype:
+		return out{local: "uint32", result: gotype + "(%s)"}, true
 	case ctype == "CUstreamCaptureStatus" && gotype == "backend.CaptureStatus":
 		return out{local: "uint32", result: "backend.CaptureStatus(%s)"}, true
 	case (ctype == "int" || ctype == "CUdevice") && gotype == "int":

@@ -1,0 +1,189 @@
+package fake
+
+import (
+	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/abi"
+)
+
+// ctxConfig is a context's limits and cache preferences. The zero value is
+// a fresh context's: every limit at its default (limitDefault), no cache
+// preference. A context's activation (creation, or a primary context
+// retained again after its release or reset) starts from the zero value.
+type ctxConfig struct {
+	limits [backend.LimitMax]uintptr
+	set    [backend.LimitMax]bool // limits[l] was set
+	cache  backend.CacheConfig
+}
+
+// The defaults the fake gives a context's limits, those of CUDA 13 on a
+// Hopper GPU: a 1 KiB stack per thread, a 1 MiB printf FIFO, an 8 MiB
+// malloc heap, 2048 pending device-side launches, a 64-byte L2 fetch
+// granularity, no persisting L2.
+const (
+	defaultStackSize       = 1024
+	defaultPrintfFIFOSize  = 1 << 20
+	defaultMallocHeapSize  = 8 << 20
+	defaultSyncDepth       = 2
+	defaultPendingLaunches = 2048
+	defaultL2Fetch         = 64
+	maxL2Fetch             = 128
+)
+
+// limitSupported reports whether device d has limit l for a context that is
+// no CIG context (the fake makes none): the device runtime's sync depth
+// exists below compute capability 9.0 only, and the CIG shared-memory
+// limits in CIG contexts only.
+func limitSupported(d *device, l backend.Limit) bool {
+	switch l {
+	case backend.LimitDevRuntimeSyncDepth:
+		return d.attrs[driver.AttrComputeCapabilityMajor] < 9
+	case backend.LimitSharedMemSize, backend.LimitCIGSharedMemFallbackEnabled:
+		return false
+	}
+	return true
+}
+
+// limitDefault is limit l's value in a fresh context on d.
+func limitDefault(l backend.Limit) uintptr {
+	switch l {
+	case backend.LimitStackSize:
+		return defaultStackSize
+	case backend.LimitPrintfFIFOSize:
+		return defaultPrintfFIFOSize
+	case backend.LimitMallocHeapSize:
+		return defaultMallocHeapSize
+	case backend.LimitDevRuntimeSyncDepth:
+		return defaultSyncDepth
+	case backend.LimitDevRuntimePendingLaunchCount:
+		return defaultPendingLaunches
+	case backend.LimitMaxL2FetchGranularity:
+		return defaultL2Fetch
+	}
+	return 0 // persisting L2, CIG enabled
+}
+
+// CtxGetLimit is cuCtxGetLimit on the current context.
+func (b *fakeBackend) CtxGetLimit(l backend.Limit) (uintptr, error) {
+	if err := b.enter(abi.CuCtxGetLimit); err != nil {
+		return 0, err
+	}
+	c, err := b.current()
+	if err != nil {
+		return 0, err
+	}
+	if l >= backend.LimitMax {
+		return 0, driver.ErrInvalidValue
+	}
+	if !limitSupported(c.dev, l) {
+		return 0, backend.ErrUnsupportedLimit
+	}
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if c.cfg.set[l] {
+		return c.cfg.limits[l], nil
+	}
+	return limitDefault(l), nil
+}
+
+// CtxSetLimit is cuCtxSetLimit on the current context, with the driver's
+// documented adjustments: the L2 fetch granularity is clamped to 128
+// bytes, the persisting L2 size to the device's maximum
+// (CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE); a stack that every
+// resident thread of the device could not have at once in its memory is
+// CUDA_ERROR_OUT_OF_MEMORY; the read-only limits are
+// CUDA_ERROR_INVALID_VALUE.
+func (b *fakeBackend) CtxSetLimit(l backend.Limit, v uintptr) error {
+	if err := b.enter(abi.CuCtxSetLimit); err != nil {
+		return err
+	}
+	c, err := b.current()
+	if err != nil {
+		return err
+	}
+	if l >= backend.LimitMax {
+		return driver.ErrInvalidValue
+	}
+	if !limitSupported(c.dev, l) {
+		return backend.ErrUnsupportedLimit
+	}
+	d := c.dev
+	switch l {
+	case backend.LimitCIGEnabled:
+		return driver.ErrInvalidValue
+	case backend.LimitStackSize:
+		threads := uint64(d.attrs[driver.AttrMaxThreadsPerMultiprocessor]) * uint64(d.attrs[driver.AttrMultiprocessorCount])
+		if threads > 0 && uint64(v) > d.total/threads {
+			return driver.ErrOutOfMemory
+		}
+	case backend.LimitMaxL2FetchGranularity:
+		v = min(v, maxL2Fetch)
+	case backend.LimitPersistingL2CacheSize:
+		v = min(v, uintptr(max(d.attrs[driver.AttrMaxPersistingL2CacheSize], 0)))
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	c.cfg.limits[l], c.cfg.set[l] = v, true
+	return nil
+}
+
+// CtxGetCacheConfig is cuCtxGetCacheConfig: the current context's
+// preference, as last set.
+func (b *fakeBackend) CtxGetCacheConfig() (backend.CacheConfig, error) {
+	if err := b.enter(abi.CuCtxGetCacheConfig); err != nil {
+		return 0, err
+	}
+	c, err := b.current()
+	if err != nil {
+		return 0, err
+	}
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return c.cfg.cache, nil
+}
+
+// CtxSetCacheConfig is cuCtxSetCacheConfig: kept, and without effect on
+// the fake's kernels, as on a device that ignores the preference.
+func (b *fakeBackend) CtxSetCacheConfig(cfg backend.CacheConfig) error {
+	if err := b.enter(abi.CuCtxSetCacheConfig); err != nil {
+		return err
+	}
+	c, err := b.current()
+	if err != nil {
+		return err
+	}
+	if cfg > backend.CachePreferEqual {
+		return driver.ErrInvalidValue
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	c.cfg.cache = cfg
+	return nil
+}
+
+// CtxGetSharedMemConfig is cuCtxGetSharedMemConfig: the fixed bank size of
+// the hardware, four bytes, whatever was set.
+func (b *fakeBackend) CtxGetSharedMemConfig() (backend.SharedMemConfig, error) {
+	if err := b.enter(abi.CuCtxGetSharedMemConfig); err != nil {
+		return 0, err
+	}
+	if _, err := b.current(); err != nil {
+		return 0, err
+	}
+	return backend.SharedMemBankSizeFourByte, nil
+}
+
+// CtxSetSharedMemConfig is cuCtxSetSharedMemConfig: a valid value is
+// accepted and changes nothing, as on every device with a fixed bank size.
+func (b *fakeBackend) CtxSetSharedMemConfig(cfg backend.SharedMemConfig) error {
+	if err := b.enter(abi.CuCtxSetSharedMemConfig); err != nil {
+		return err
+	}
+	if _, err := b.current(); err != nil {
+		return err
+	}
+	if cfg > backend.SharedMemBankSizeEightByte {
+		return driver.ErrInvalidValue
+	}
+	return nil
+}

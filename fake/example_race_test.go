@@ -1,0 +1,75 @@
+package fake_test
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/nocgo/cuda/fake"
+	"github.com/nocgo/cuda/memory"
+	"github.com/nocgo/cuda/stream"
+)
+
+// The seeds' bug, caught: a library's stream is wrapped, the library fills
+// a buffer on it, and the program reads the buffer back on the legacy
+// default stream by mistake. The library's stream is non-blocking, so
+// nothing orders the read after the fill: on a GPU the read sees the old
+// values only sometimes; the fake's race detector reports it every time,
+// naming both operations, their streams and the Go lines that enqueued
+// them (h.String() prints the whole report). On the wrapped stream itself,
+// or after an event, the same read is ordered and nothing is reported.
+func ExampleDetectRaces() {
+	var found []fake.Hazard
+	drv := fake.New(fake.DetectRaces(func(h fake.Hazard) { found = append(found, h) }))
+	dev, _ := drv.Device(0)
+	ctx, _ := dev.PrimaryContext()
+	defer ctx.Close()
+
+	// The library's own stream, handed over as a raw CUstream.
+	lib, _ := stream.New(ctx, stream.Options{Flags: stream.NonBlocking})
+	defer lib.Close()
+	theirs, _ := stream.Wrap(ctx, lib.Handle())
+	defer theirs.Close()
+
+	buf, _ := memory.FromSlice(ctx, make([]float32, 1024))
+	defer buf.Close()
+	out := make([]float32, 1024)
+
+	memory.Fill(theirs, buf, 1) // the library's work
+	legacy, _ := stream.Legacy(ctx)
+	defer legacy.Close()
+	memory.CopyToHostAsync(legacy, out, buf) // the mistake: not the library's stream
+	legacy.Synchronize()
+	theirs.Synchronize()
+
+	h := found[0]
+	fill, read := h.Previous, h.Current // Current is the one that ran second
+	if fill.Op != "memset" {
+		fill, read = read, fill
+	}
+	fmt.Println(h.Kind)
+	fmt.Println(fill.Op, fill.Kind, "on the library's stream:", strings.Contains(fill.Stream, fmt.Sprintf("%#x", lib.Handle())))
+	fmt.Println(read.Op, read.Kind, "on the legacy stream:", strings.HasPrefix(read.Stream, "the legacy default stream"))
+	fmt.Println(h.Size, "bytes")
+
+	// Right: on the wrapped stream.
+	memory.Fill(theirs, buf, 2)
+	memory.CopyToHostAsync(theirs, out, buf)
+	theirs.Synchronize()
+	// Right too: another stream, after an event recorded on the library's.
+	mine, _ := stream.New(ctx, stream.Options{Flags: stream.NonBlocking})
+	defer mine.Close()
+	ev, _ := stream.NewEvent(ctx, stream.EventOptions{Flags: stream.DisableTiming})
+	defer ev.Close()
+	memory.Fill(theirs, buf, 3)
+	ev.Record(theirs)
+	mine.Wait(ev)
+	memory.CopyToHostAsync(mine, out, buf)
+	mine.Synchronize()
+	fmt.Println(len(found), "hazard in all;", out[0])
+	// Output:
+	// DATA RACE between CUDA streams
+	// memset write on the library's stream: true
+	// memcpy DtoH read on the legacy stream: true
+	// 4096 bytes
+	// 1 hazard in all; 3
+}

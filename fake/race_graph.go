@@ -1,0 +1,111 @@
+package fake
+
+// A graph launch is one item of its stream, but its nodes are ordered by
+// their edges only: two nodes with no path between them may run at once
+// on a GPU. Each node's work runs as an operation of its own, with the
+// launch's clock (so it is ordered after the stream's earlier work and
+// before its later work) and the set of nodes of the same launch that
+// precede it (the edges, child graphs included: a node after a child
+// graph node follows all of the child's nodes, and the child's nodes
+// follow what the child graph node follows).
+
+// graphOrder says which steps of an exec precede which.
+type graphOrder struct {
+	pred [][]uint64 // pred[i]: bit j set when step j precedes step i
+}
+
+func (g *graphOrder) precedes(j, i int) bool {
+	return g.pred[i][j/64]&(1<<(j%64)) != 0
+}
+
+// newGraphOrder computes the order of steps, the flattened nodes of shape.
+// It returns nil when a step is not where shape says (the steps were made
+// some other way): the launch then stays one operation, unchecked inside.
+func newGraphOrder(shape *fgraph, steps []*gnode) *graphOrder {
+	if shape == nil {
+		return nil
+	}
+	index := make(map[*gnode]int, len(steps))
+	for i, n := range steps {
+		index[n] = i
+	}
+	words := (len(steps) + 63) / 64
+	g := &graphOrder{pred: make([][]uint64, len(steps))}
+	done := map[*gnode][]uint64{} // the steps complete once a node is
+	seen := 0
+	var walk func(f *fgraph, entry []uint64) bool
+	walk = func(f *fgraph, entry []uint64) bool {
+		for _, n := range f.nodes {
+			p := append([]uint64(nil), entry...)
+			for _, d := range n.deps {
+				for w, v := range done[d] {
+					p[w] |= v
+				}
+			}
+			if n.child != nil {
+				before := seen
+				if !walk(n.child, p) {
+					return false
+				}
+				all := append([]uint64(nil), p...)
+				for k := before; k < seen; k++ {
+					for w, v := range done[steps[k]] {
+						all[w] |= v
+					}
+				}
+				done[n] = all
+				continue
+			}
+			i, ok := index[n]
+			if !ok || i != seen {
+				return false
+			}
+			seen++
+			g.pred[i] = p
+			self := append([]uint64(nil), p...)
+			self[i/64] |= 1 << (i % 64)
+			done[n] = self
+		}
+		return true
+	}
+	if !walk(shape, make([]uint64, words)) || seen != len(steps) {
+		return nil
+	}
+	return g
+}
+
+// raceSteps returns the steps a launch's item body runs: with the detector
+// on, each node's work runs as its own operation (see above); otherwise
+// steps themselves. Table lock held.
+func (b *fakeBackend) raceSteps(body *item, shape *fgraph, steps []*gnode) []*gnode {
+	r := b.race
+	if r == nil {
+		return steps
+	}
+	order := newGraphOrder(shape, steps)
+	if order == nil {
+		return steps
+	}
+	out := make([]*gnode, len(steps))
+	for i, n := range steps {
+		if n.run == nil {
+			out[i] = n
+			continue
+		}
+		c := *n
+		run := n.run
+		c.run = func() error {
+			launch := body.race
+			if launch == nil {
+				return run()
+			}
+			op := *launch
+			op.graph, op.node = order, i
+			prev := r.cur.Swap(&op)
+			defer r.cur.Store(prev)
+			return run()
+		}
+		out[i] = &c
+	}
+	return out
+}
