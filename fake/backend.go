@@ -16,7 +16,9 @@ import (
 // fakeBackend is the in-process fake CUDA driver: it implements backend.API
 // and the optional interfaces listed in Backend with Go memory and Go kernel
 // bodies. It is safe for concurrent use. It holds no operating-system
-// resources; Leaks lists the CUDA objects still alive in it.
+// resources but those of its virtual memory (a memfd per physical
+// allocation, host address space per reserved range: vmm_os_linux.go);
+// Leaks lists the CUDA objects still alive in it.
 type fakeBackend struct {
 	cfg     config
 	version int
@@ -52,6 +54,7 @@ type fakeBackend struct {
 	interp interpState // the PTX interpreter's load and fault records (interp.go)
 	nccl   ncclState   // the in-process NCCL (nccl.go), guarded by mu
 	race   *raceState  // the race detector (race.go), nil when off
+	vmm    vmmState    // virtual memory management (vmm.go), guarded by mu
 }
 
 type faultCounter struct {

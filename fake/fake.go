@@ -26,6 +26,7 @@ type Backend interface {
 	backend.Pitched
 	backend.Copies3D
 	backend.MemPools
+	backend.VirtualMemory // vmm.go
 	backend.Graphs
 	backend.NCCLProvider
 	backend.BLASProvider

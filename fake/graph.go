@@ -2,6 +2,7 @@ package fake
 
 import (
 	"fmt"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/nocgo/cuda/driver"
@@ -31,6 +32,9 @@ const (
 	nodeEmpty
 	nodeWaitEvent
 	nodeEventRecord
+	nodeAlloc // cuGraphAddMemAllocNode (graph_nodes.go)
+	nodeFree  // cuGraphAddMemFreeNode
+	nodeCond  // a conditional node: if or while (graph_cond.go)
 )
 
 type gnode struct {
@@ -41,11 +45,27 @@ type gnode struct {
 	host  func()       // host function (captured cuLaunchHostFunc)
 	ev    *event       // event record and wait nodes
 	child *fgraph      // child graph nodes: the graph's own copy
+
+	// from is the handle of the user's node this one was copied from, for
+	// an exec's nodes (per-node updates name that node); 0 otherwise.
+	from uintptr
+	mem  *graphMem // allocation and free nodes: the allocation
+	// orig is, for an exec's step, the node of the exec's shape it copies
+	// (nil for a step of the launch's own, such as the conditions' reset).
+	orig *gnode
+	cond *condNode // conditional nodes: the condition and the body
 }
 
 type fgraph struct {
 	h     uintptr
 	nodes []*gnode
+
+	// body: the graph is a conditional node's body, owned by the node (not
+	// destroyed by the user, not reported as a leak).
+	body bool
+	// uobjs are the graph's references to user objects
+	// (graph_user_objects.go).
+	uobjs map[*userObject]uint32
 }
 
 // fexec is an instantiated graph.
@@ -54,6 +74,13 @@ type fexec struct {
 	ctx   *context
 	steps []*gnode // the nodes, child graphs inlined, in a topological order
 	shape *fgraph  // what was instantiated (a copy), for updates
+
+	conds map[*condHandle]*condValue // the exec's values of its conditions
+	uobjs map[*userObject]uint32     // its references to user objects
+	from  *fgraph                    // the graph it was instantiated from (memory nodes' rule)
+
+	running *atomic.Pointer[condTable] // the backend's graphState.running
+	table   *condTable                 // its conditions by handle, for its kernel steps
 }
 
 // graphState is the backend's graphs: the one field of Backend for them.
@@ -65,6 +92,10 @@ type graphState struct {
 	captures map[*stream]*capture
 	records  map[*event]*captureRecord // events last recorded in a capture
 	lastID   uint64
+
+	conds   map[uint64]*condHandle    // conditional handles (graph_cond.go)
+	running atomic.Pointer[condTable] // the conditions of the exec whose kernel step runs
+	uobjs   map[uintptr]*userObject   // user objects (graph_user_objects.go)
 }
 
 func (gs *graphState) init() {
@@ -75,6 +106,8 @@ func (gs *graphState) init() {
 		gs.execs = map[uintptr]*fexec{}
 		gs.captures = map[*stream]*capture{}
 		gs.records = map[*event]*captureRecord{}
+		gs.conds = map[uint64]*condHandle{}
+		gs.uobjs = map[uintptr]*userObject{}
 	}
 }
 
@@ -112,15 +145,28 @@ func (b *fakeBackend) GraphDestroy(h uintptr) error {
 	if err != nil {
 		return err
 	}
+	if g.body {
+		return driver.ErrInvalidValue // the conditional node's, not the user's
+	}
 	b.dropGraphLocked(g)
 	return nil
 }
 
 func (b *fakeBackend) dropGraphLocked(g *fgraph) {
+	b.forgetGraphLocked(g)
+	b.releaseTreeLocked(g)
+}
+
+// forgetGraphLocked removes g, its nodes and its conditional bodies from
+// the handle tables.
+func (b *fakeBackend) forgetGraphLocked(g *fgraph) {
 	delete(b.graphs.graphs, g.h)
 	for _, n := range g.nodes {
 		delete(b.graphs.nodes, n.h)
 		delete(b.graphs.owner, n)
+		if n.cond != nil && n.cond.body.h != 0 {
+			b.forgetGraphLocked(n.cond.body)
+		}
 	}
 }
 
@@ -145,6 +191,7 @@ func (b *fakeBackend) GraphClone(h uintptr) (uintptr, error) {
 	}
 	c := b.newGraphLocked()
 	b.copyIntoLocked(c, g, true)
+	b.mirrorRefsLocked(c, g)
 	return c.h, nil
 }
 
@@ -154,13 +201,16 @@ func (b *fakeBackend) GraphClone(h uintptr) (uintptr, error) {
 func (b *fakeBackend) copyIntoLocked(dst, g *fgraph, registered bool) {
 	m := map[*gnode]*gnode{}
 	for _, n := range g.nodes {
-		c := &gnode{h: newHandle(), kind: n.kind, run: n.run, host: n.host, ev: n.ev}
+		c := &gnode{h: newHandle(), kind: n.kind, run: n.run, host: n.host, ev: n.ev, mem: n.mem}
 		for _, d := range n.deps {
 			c.deps = append(c.deps, m[d])
 		}
 		if n.child != nil {
 			c.child = &fgraph{}
 			b.copyIntoLocked(c.child, n.child, false)
+		}
+		if n.cond != nil {
+			c.cond = b.copyCondLocked(n.cond, registered)
 		}
 		m[n] = c
 		dst.nodes = append(dst.nodes, c)
@@ -306,24 +356,7 @@ func (b *fakeBackend) kernelWorkLocked(f *function, c *context, grid, block [3]u
 func (b *fakeBackend) GraphAddMemcpyNode(g uintptr, deps []uintptr, p *backend.MemcpyNodeParams, ctx uintptr) (uintptr, error) {
 	const op = abi.CuGraphAddMemcpyNode
 	return b.addNode(op, g, deps, func() (*gnode, error) {
-		if p == nil || p.Size == 0 {
-			return nil, driver.ErrInvalidValue
-		}
-		if _, err := b.liveCtxLocked(ctx); err != nil {
-			return nil, err
-		}
-		var run func() error
-		var err error
-		switch {
-		case p.SrcHost != nil && p.DstHost != nil:
-			return nil, driver.ErrInvalidValue
-		case p.SrcHost != nil:
-			run, err = b.h2dWork(p.Dst, p.SrcHost, p.Size, false)
-		case p.DstHost != nil:
-			run, err = b.d2hWork(p.DstHost, p.Src, p.Size)
-		default:
-			run, err = b.d2dWork(p.Dst, p.Src, p.Size)
-		}
+		run, err := b.memcpyNodeWorkLocked(p, ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -331,40 +364,70 @@ func (b *fakeBackend) GraphAddMemcpyNode(g uintptr, deps []uintptr, p *backend.M
 	})
 }
 
+// memcpyNodeWorkLocked checks a copy node's parameters and returns its work.
+func (b *fakeBackend) memcpyNodeWorkLocked(p *backend.MemcpyNodeParams, ctx uintptr) (func() error, error) {
+	if p == nil || p.Size == 0 {
+		return nil, driver.ErrInvalidValue
+	}
+	if _, err := b.liveCtxLocked(ctx); err != nil {
+		return nil, err
+	}
+	switch {
+	case p.SrcHost != nil && p.DstHost != nil:
+		return nil, driver.ErrInvalidValue
+	case p.SrcHost != nil:
+		return b.h2dWork(p.Dst, p.SrcHost, p.Size, false)
+	case p.DstHost != nil:
+		return b.d2hWork(p.DstHost, p.Src, p.Size)
+	default:
+		return b.d2dWork(p.Dst, p.Src, p.Size)
+	}
+}
+
 // GraphAddMemsetNode is cuGraphAddMemsetNode: Height rows of Width
 // elements, Pitch bytes apart.
 func (b *fakeBackend) GraphAddMemsetNode(g uintptr, deps []uintptr, p *backend.MemsetNodeParams, ctx uintptr) (uintptr, error) {
 	const op = abi.CuGraphAddMemsetNode
 	return b.addNode(op, g, deps, func() (*gnode, error) {
-		if p == nil || p.Width == 0 || p.Height == 0 {
-			return nil, driver.ErrInvalidValue
-		}
-		if p.ElementSize != 1 && p.ElementSize != 2 && p.ElementSize != 4 {
-			return nil, driver.ErrInvalidValue
-		}
-		if p.Height > 1 && p.Pitch < p.Width*uintptr(p.ElementSize) {
-			return nil, driver.ErrInvalidValue
-		}
-		if _, err := b.liveCtxLocked(ctx); err != nil {
+		run, err := b.memsetNodeWorkLocked(p, ctx)
+		if err != nil {
 			return nil, err
 		}
-		var rows []func() error
-		for r := uintptr(0); r < p.Height; r++ {
-			w, err := b.memsetWork(p.Dst+r*p.Pitch, p.Value, uintptr(p.ElementSize), p.Width)
-			if err != nil {
-				return nil, err
-			}
-			rows = append(rows, w)
-		}
-		return &gnode{kind: nodeMemset, run: func() error {
-			for _, w := range rows {
-				if err := w(); err != nil {
-					return err
-				}
-			}
-			return nil
-		}}, nil
+		return &gnode{kind: nodeMemset, run: run}, nil
 	})
+}
+
+// memsetNodeWorkLocked checks a memset node's parameters (Height rows of
+// Width elements, Pitch bytes apart) and returns its work.
+func (b *fakeBackend) memsetNodeWorkLocked(p *backend.MemsetNodeParams, ctx uintptr) (func() error, error) {
+	if p == nil || p.Width == 0 || p.Height == 0 {
+		return nil, driver.ErrInvalidValue
+	}
+	if p.ElementSize != 1 && p.ElementSize != 2 && p.ElementSize != 4 {
+		return nil, driver.ErrInvalidValue
+	}
+	if p.Height > 1 && p.Pitch < p.Width*uintptr(p.ElementSize) {
+		return nil, driver.ErrInvalidValue
+	}
+	if _, err := b.liveCtxLocked(ctx); err != nil {
+		return nil, err
+	}
+	var rows []func() error
+	for r := uintptr(0); r < p.Height; r++ {
+		w, err := b.memsetWork(p.Dst+r*p.Pitch, p.Value, uintptr(p.ElementSize), p.Width)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, w)
+	}
+	return func() error {
+		for _, w := range rows {
+			if err := w(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, nil
 }
 
 // GraphAddEventRecordNode is cuGraphAddEventRecordNode.
@@ -398,11 +461,12 @@ func (b *fakeBackend) GraphAddChildGraphNode(g uintptr, deps []uintptr, child ui
 		if err != nil {
 			return nil, err
 		}
-		if c.h == g {
-			return nil, driver.ErrInvalidValue
+		if c.h == g || hasMemNodes(c) || hasCondNodes(c) {
+			return nil, driver.ErrInvalidValue // graphs with memory or conditional nodes are no children
 		}
 		n := &gnode{kind: nodeChild, child: &fgraph{}}
 		b.copyIntoLocked(n.child, c, false)
+		b.mirrorRefsLocked(n.child, c)
 		return n, nil
 	})
 }
@@ -436,17 +500,34 @@ func (b *fakeBackend) GraphInstantiate(h uintptr, flags uint64) (uintptr, error)
 	if err != nil {
 		return 0, err
 	}
-	x := &fexec{h: newHandle(), ctx: c}
+	if err := b.memNodesInstantiableLocked(g); err != nil {
+		return 0, err
+	}
+	x := &fexec{h: newHandle(), ctx: c, from: g, running: &b.graphs.running}
 	b.setShapeLocked(x, g)
 	b.graphs.execs[x.h] = x
 	return x.h, nil
 }
 
-// setShapeLocked makes x run a copy of g.
+// setShapeLocked makes x run a copy of g, holding g's user objects (those
+// of its child graphs and bodies too) instead of those it held.
 func (b *fakeBackend) setShapeLocked(x *fexec, g *fgraph) {
+	old := x.shape
 	x.shape = &fgraph{}
 	b.copyIntoLocked(x.shape, g, false)
-	x.steps = flatten(nil, x.shape)
+	for i, n := range x.shape.nodes {
+		switch {
+		case old != nil && i < len(old.nodes):
+			n.from = old.nodes[i].from // an update keeps the nodes' names
+		default:
+			n.from = g.nodes[i].h
+		}
+	}
+	held := x.uobjs
+	x.uobjs = nil
+	b.retainTreeLocked(&x.uobjs, g)
+	b.releaseAllLocked(held, nil)
+	b.buildStepsLocked(x)
 }
 
 func flatten(out []*gnode, g *fgraph) []*gnode {
@@ -467,10 +548,13 @@ func (b *fakeBackend) GraphExecDestroy(h uintptr) error {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.graphs.execs[h] == nil || h == 0 {
+	x := b.graphs.execs[h]
+	if x == nil || h == 0 {
 		return driver.ErrInvalidValue
 	}
 	delete(b.graphs.execs, h)
+	b.releaseAllLocked(x.uobjs, x.ctx)
+	x.uobjs = nil
 	return nil
 }
 
@@ -552,6 +636,14 @@ func sameShape(g, old *fgraph) (backend.GraphExecUpdateResult, *gnode, *gnode) {
 				return r, n, o
 			}
 		}
+		if n.cond != nil {
+			if n.cond.typ != o.cond.typ {
+				return backend.GraphExecUpdateErrorParametersChanged, n, o
+			}
+			if r, _, _ := sameShape(n.cond.body, o.cond.body); r != backend.GraphExecUpdateSuccess {
+				return r, n, o
+			}
+		}
 	}
 	return backend.GraphExecUpdateSuccess, nil, nil
 }
@@ -559,6 +651,9 @@ func sameShape(g, old *fgraph) (backend.GraphExecUpdateResult, *gnode, *gnode) {
 // graphLeaksLocked describes the graphs and execs not destroyed.
 func (b *fakeBackend) graphLeaksLocked(add func(rank int, l Leak)) {
 	for h, g := range b.graphs.graphs {
+		if g.body {
+			continue // goes with its conditional node
+		}
 		add(9, Leak{Kind: backend.LeakGraph, Handle: h, Detail: fmt.Sprintf("%d nodes", len(g.nodes))})
 	}
 	for h, x := range b.graphs.execs {

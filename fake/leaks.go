@@ -15,11 +15,13 @@ type Leak = backend.Leak
 // responsible for releasing, in a stable order: created contexts, retained
 // primary contexts (with their reference count), streams, events, modules,
 // device allocations (with size and device), pinned host memory, IPC
-// mappings not closed, NVRTC programs, CUDA graphs and graph execs, and
-// memory pools made by cuMemPoolCreate. Each names, in Site, the Go call
-// site that made it: the first frame outside this library and Go's
-// standard library ("foo_test.go:42 (TestX)"), captured as program
-// counters at creation and resolved here. Memory mapped from another
+// mappings not closed, NVRTC programs, CUDA graphs and graph execs,
+// memory pools made by cuMemPoolCreate, and virtual memory: reserved
+// address ranges not freed, mappings not unmapped and allocation handles
+// not released (vmm.go). Each names, in Site, the Go call site that made
+// it: the first frame outside this library and Go's standard library
+// ("foo_test.go:42 (TestX)"), captured as program counters at creation and
+// resolved here. Memory mapped from another
 // backend's IPC handle is never counted as this backend's to free; the
 // mapping is listed until IPCCloseMemHandle. A test that closes everything
 // it made expects an empty list (cudatest.Fake checks it for a test).
@@ -73,6 +75,7 @@ func (b *fakeBackend) Leaks() []Leak {
 		add(8, Leak{Kind: backend.LeakProgram, Handle: h, Detail: p.name, Site: p.site.String()})
 	}
 	b.graphLeaksLocked(add)
+	b.vmmLeaksLocked(add) // virtual memory: ranges, mappings, allocation handles
 	for h, p := range b.pools.byHandle {
 		if p.owned && !p.destroyed {
 			add(11, Leak{Kind: backend.LeakMemPool, Handle: h, Device: p.dev.ordinal, Site: p.site.String()})

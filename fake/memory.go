@@ -89,6 +89,9 @@ func (b *fakeBackend) removeLocked(a *alloc) {
 // spanLocked returns the n bytes at p, which must lie inside one allocation.
 func (b *fakeBackend) spanLocked(p, n uintptr) ([]byte, error) {
 	a := b.findLocked(p)
+	if a != nil && a.kind == vmmMapping {
+		return b.vmmSpanLocked(a, p, n) // may run on into the next mapping (vmm.go)
+	}
 	if a == nil || n > a.end()-p {
 		return nil, driver.ErrInvalidValue
 	}
@@ -330,6 +333,9 @@ func (b *fakeBackend) PointerGetAttribute(attr backend.PointerAttribute, p uintp
 	a := b.findLocked(p)
 	if a == nil {
 		return 0, driver.ErrInvalidValue
+	}
+	if v, ok := b.vmmPointerAttrLocked(a, attr); ok { // a mapping's handle types and access (vmm.go)
+		return v, nil
 	}
 	host := a.kind == hostMem
 	switch attr {

@@ -25,14 +25,27 @@ func newGraphOrder(shape *fgraph, steps []*gnode) *graphOrder {
 	if shape == nil {
 		return nil
 	}
+	// Steps are copies of the shape's nodes (gnode.orig), after the
+	// launch's own leading steps (the conditions' reset), which precede
+	// every other.
 	index := make(map[*gnode]int, len(steps))
+	lead := 0
 	for i, n := range steps {
-		index[n] = i
+		if n.orig == nil && lead == i {
+			lead++
+			continue
+		}
+		index[shapeNode(n)] = i
 	}
 	words := (len(steps) + 63) / 64
 	g := &graphOrder{pred: make([][]uint64, len(steps))}
+	entry := make([]uint64, words)
+	for i := range lead {
+		g.pred[i] = make([]uint64, words)
+		entry[i/64] |= 1 << (i % 64)
+	}
 	done := map[*gnode][]uint64{} // the steps complete once a node is
-	seen := 0
+	seen := lead
 	var walk func(f *fgraph, entry []uint64) bool
 	walk = func(f *fgraph, entry []uint64) bool {
 		for _, n := range f.nodes {
@@ -49,7 +62,7 @@ func newGraphOrder(shape *fgraph, steps []*gnode) *graphOrder {
 				}
 				all := append([]uint64(nil), p...)
 				for k := before; k < seen; k++ {
-					for w, v := range done[steps[k]] {
+					for w, v := range done[shapeNode(steps[k])] {
 						all[w] |= v
 					}
 				}
@@ -68,10 +81,18 @@ func newGraphOrder(shape *fgraph, steps []*gnode) *graphOrder {
 		}
 		return true
 	}
-	if !walk(shape, make([]uint64, words)) || seen != len(steps) {
+	if !walk(shape, entry) || seen != len(steps) {
 		return nil
 	}
 	return g
+}
+
+// shapeNode returns the node of the exec's shape that step s copies.
+func shapeNode(s *gnode) *gnode {
+	if s.orig != nil {
+		return s.orig
+	}
+	return s
 }
 
 // raceSteps returns the steps a launch's item body runs: with the detector

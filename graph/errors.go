@@ -91,3 +91,9 @@ func (e *UpdateError) Unwrap() error {
 	}
 	return e.Err
 }
+
+// Shorthands for the driver's errors that checks here wrap.
+var (
+	errInvalid      = driver.ErrInvalidValue
+	errWrongContext = driver.ErrWrongContext
+)

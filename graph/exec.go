@@ -3,6 +3,7 @@ package graph
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
@@ -22,6 +23,10 @@ type Exec struct {
 	hold *core.Hold
 	api  backend.Graphs
 	h    uintptr
+
+	src  *Graph // the graph it was instantiated from: its nodes name the Exec's (exec_update.go)
+	mu   sync.Mutex
+	keep *keep // what it retains (retain.go); replaced by Update
 }
 
 // Instantiate makes an Exec of the graph as it is now
@@ -49,7 +54,11 @@ func (g *Graph) Instantiate() (*Exec, error) {
 		}
 		return nil, fmt.Errorf("%s: %s: %w", op, g, h.Drop(err))
 	}
-	return &Exec{ctx: g.ctx, hold: h, api: g.api, h: e}, nil
+	x := &Exec{ctx: g.ctx, hold: h, api: g.api, h: e, src: g, keep: &keep{}}
+	if err := x.keep.copyFrom(g.keep); err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", op, g, errors.Join(err, x.Close()))
+	}
+	return x, nil
 }
 
 // Handle returns the raw CUgraphExec (0 for a nil Exec).
@@ -94,12 +103,19 @@ func (x *Exec) Close() error {
 	if x == nil || x.hold == nil {
 		return fmt.Errorf("%s: nil graph exec: %w", op, driver.ErrInvalidValue)
 	}
+	closing.RLock() // a Retain function waits for the releasing below
+	defer closing.RUnlock()
 	err := x.hold.Close(func(backend.API) error {
 		if r := x.api.GraphExecDestroy(x.h); r != nil {
 			return fmt.Errorf("%s: cuGraphExecDestroy: %w", x, r)
 		}
 		return nil
 	})
+	if x.hold.Closed() {
+		x.mu.Lock()
+		x.keep.releaseOnce()
+		x.mu.Unlock()
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
@@ -191,6 +207,10 @@ func (x *Exec) Update(g *Graph) error {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	defer g.hold.Unuse()
+	next := &keep{}
+	if err := next.copyFrom(g.keep); err != nil {
+		return fmt.Errorf("%s: %s from %s: %w", op, x, g, err)
+	}
 	var info backend.GraphExecUpdateInfo
 	err := x.hold.Do(func(backend.API) error {
 		var r error
@@ -198,11 +218,37 @@ func (x *Exec) Update(g *Graph) error {
 		return r
 	})
 	if err == nil {
+		x.mu.Lock()
+		old := x.keep
+		x.keep = next
+		x.mu.Unlock()
+		old.releaseOnce()
 		return nil
 	}
+	next.releaseOnce()
 	var res driver.Result
 	if errors.As(err, &res) && res == ErrUpdateFailure {
 		err = &UpdateError{Result: UpdateResult(info.Result), Node: info.ErrorNode, FromNode: info.ErrorFromNode, Err: err}
 	}
 	return fmt.Errorf("%s: %s from %s: cuGraphExecUpdate: %w", op, x, g, err)
+}
+
+// HostPanic returns the first panic (or runtime.Goexit) of a host node's
+// function, of this Exec or of another Exec of the same graphs, since the
+// previous HostPanic, as a *HostPanicError; nil when none panicked. The
+// panic is taken: the next HostPanic reports the next one. A nil or zero
+// Exec is an error wrapping driver.ErrInvalidValue.
+func (x *Exec) HostPanic() error {
+	if x == nil || x.keep == nil {
+		return fmt.Errorf("graph.Exec.HostPanic: nil graph exec: %w", driver.ErrInvalidValue)
+	}
+	x.mu.Lock()
+	boxes := x.keep.boxes
+	x.mu.Unlock()
+	for _, b := range boxes {
+		if p := b.take(); p != nil {
+			return p
+		}
+	}
+	return nil
 }

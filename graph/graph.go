@@ -25,6 +25,10 @@ type Graph struct {
 	hold *core.Hold
 	api  backend.Graphs
 	h    uintptr
+
+	keep *keep    // what the graph's nodes retain (retain.go)
+	body *Graph   // for a conditional node's body: the graph that owns it
+	box  *hostBox // the panics of the graph's host nodes (host.go)
 }
 
 // Node is a node of a Graph: a value, valid while its graph is open, given
@@ -86,7 +90,14 @@ func New(ctx *driver.Context) (*Graph, error) {
 		}
 		return nil, fmt.Errorf("%s: %s: %w", op, ctx, h.Drop(err))
 	}
-	return &Graph{ctx: ctx, hold: h, api: api, h: g}, nil
+	return newGraph(ctx, h, api, g), nil
+}
+
+// newGraph returns the Graph of a handle made for this library, with a
+// retention set and a panic box of its own.
+func newGraph(ctx *driver.Context, h *core.Hold, api backend.Graphs, g uintptr) *Graph {
+	box := &hostBox{}
+	return &Graph{ctx: ctx, hold: h, api: api, h: g, keep: &keep{boxes: []*hostBox{box}}, box: box}
 }
 
 // adopt wraps a graph handle the driver made for this library (capture,
@@ -99,7 +110,7 @@ func adopt(ctx *driver.Context, api backend.Graphs, g uintptr) (*Graph, error) {
 		_ = api.GraphDestroy(g)
 		return nil, err
 	}
-	return &Graph{ctx: ctx, hold: h, api: api, h: g}, nil
+	return newGraph(ctx, h, api, g), nil
 }
 
 // Handle returns the raw CUgraph (0 for a nil Graph).
@@ -154,12 +165,20 @@ func (g *Graph) Close() error {
 	if g == nil || g.hold == nil {
 		return fmt.Errorf("%s: nil graph: %w", op, driver.ErrInvalidValue)
 	}
+	if g.body != nil {
+		return nil // the conditional node's: it goes with its graph
+	}
+	closing.RLock() // a Retain function waits for the releasing below
+	defer closing.RUnlock()
 	err := g.hold.Close(func(backend.API) error {
 		if r := g.api.GraphDestroy(g.h); r != nil {
 			return fmt.Errorf("%s: cuGraphDestroy: %w", g, r)
 		}
 		return nil
 	})
+	if g.hold.Closed() {
+		g.keep.releaseOnce()
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
@@ -189,6 +208,9 @@ func (g *Graph) Clone() (*Graph, error) {
 	out, err := adopt(g.ctx, g.api, c)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s: %w", op, g, err)
+	}
+	if err := out.keep.copyFrom(g.keep); err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", op, g, errors.Join(err, out.Close()))
 	}
 	return out, nil
 }
@@ -225,8 +247,27 @@ func (g *Graph) EdgeCount() (int, error) {
 // add checks the graph and the dependencies, then adds a node with call,
 // the context bound.
 func (g *Graph) add(op, what string, deps []Node, call func(deps []uintptr) (uintptr, error)) (Node, error) {
+	return g.addHeld(op, what, deps, nil, call)
+}
+
+// addHeld is add for a node that refers to the objects of holds (buffers,
+// a module): the graph retains them from before the call (so that none is
+// freed meanwhile) for its life, or lets go of them if the node is not
+// added.
+func (g *Graph) addHeld(op, what string, deps []Node, holds []*core.Hold, call func(deps []uintptr) (uintptr, error)) (_ Node, err error) {
 	if err := g.check(); err != nil {
 		return Node{}, fmt.Errorf("%s: %w", op, err)
+	}
+	if len(holds) > 0 {
+		taken, err := g.keep.retain(g, holds...)
+		if err != nil {
+			return Node{}, fmt.Errorf("%s: %s: %w", op, g, err)
+		}
+		defer func() {
+			if err != nil {
+				g.keep.drop(taken)
+			}
+		}()
 	}
 	hs := make([]uintptr, len(deps))
 	for i, d := range deps {
@@ -236,7 +277,7 @@ func (g *Graph) add(op, what string, deps []Node, call func(deps []uintptr) (uin
 		hs[i] = d.h
 	}
 	var n uintptr
-	err := g.hold.Do(func(backend.API) error {
+	err = g.hold.Do(func(backend.API) error {
 		var r error
 		n, r = call(hs)
 		return r
@@ -259,11 +300,11 @@ func (g *Graph) AddKernel(f *module.Function, cfg module.Config, args *module.Ar
 	if m := f.Module(); m != nil && !m.Context().Same(g.ctx) {
 		return Node{}, fmt.Errorf("%s: %s belongs to %s, the graph to %s: %w", op, f, m.Context(), g.ctx, driver.ErrWrongContext)
 	}
-	p, err := core.KernelNode(f, cfg, args)
+	p, mh, err := core.KernelNode(f, cfg, args)
 	if err != nil {
 		return Node{}, fmt.Errorf("%s: %w", op, err)
 	}
-	n, err := g.add(op, "cuGraphAddKernelNode", deps, func(ds []uintptr) (uintptr, error) {
+	n, err := g.addHeld(op, "cuGraphAddKernelNode", deps, []*core.Hold{mh}, func(ds []uintptr) (uintptr, error) {
 		return g.api.GraphAddKernelNode(g.h, ds, &p)
 	})
 	runtime.KeepAlive(args)
@@ -281,7 +322,7 @@ func AddCopy[T any](g *Graph, dst, src *memory.Buffer[T], deps ...Node) (Node, e
 		return Node{}, fmt.Errorf("%s: %s: %w", op, g, err)
 	}
 	p := backend.MemcpyNodeParams{Dst: dst.Ptr(), Src: src.Ptr(), Size: uintptr(dst.Size())}
-	return g.add(op, "cuGraphAddMemcpyNode", deps, func(ds []uintptr) (uintptr, error) {
+	return g.addHeld(op, "cuGraphAddMemcpyNode", deps, holdsOf(dst, src), func(ds []uintptr) (uintptr, error) {
 		return g.api.GraphAddMemcpyNode(g.h, ds, &p, g.ctx.Handle())
 	})
 }
@@ -323,24 +364,31 @@ func addHostCopy[T any](op string, g *Graph, dev *memory.Buffer[T], host *memory
 	} else {
 		p.DstHost, p.Src = hp, dev.Ptr()
 	}
-	return g.add(op, "cuGraphAddMemcpyNode", deps, func(ds []uintptr) (uintptr, error) {
+	return g.addHeld(op, "cuGraphAddMemcpyNode", deps, holdsOf(dev), func(ds []uintptr) (uintptr, error) {
 		return g.api.GraphAddMemcpyNode(g.h, ds, &p, g.ctx.Handle())
 	})
 }
 
-// buffers checks that the buffers are open, of the graph's context and of
-// the same length.
-func (g *Graph) buffers(bufs ...interface {
+// buffer is what the node checks read of a memory.Buffer.
+type buffer interface {
 	Ptr() uintptr
 	Len() int
 	Closed() bool
 	Context() *driver.Context
-}) error {
+}
+
+// buffers checks that the buffers are open, of the graph's context and of
+// the same length.
+func (g *Graph) buffers(bufs ...buffer) error { return buffersOf(g.ctx, bufs...) }
+
+// buffersOf checks that the buffers are open, of ctx and of the same
+// length.
+func buffersOf(ctx *driver.Context, bufs ...buffer) error {
 	for i, b := range bufs {
 		if b == nil || b.Closed() || b.Ptr() == 0 {
 			return fmt.Errorf("buffer %d is nil or freed: %w", i, driver.ErrInvalidValue)
 		}
-		if !b.Context().Same(g.ctx) {
+		if !b.Context().Same(ctx) {
 			return fmt.Errorf("buffer %d belongs to %s: %w", i, b.Context(), driver.ErrWrongContext)
 		}
 		if b.Len() != bufs[0].Len() {
@@ -363,20 +411,11 @@ func AddFill[T any](g *Graph, b *memory.Buffer[T], value T, deps ...Node) (Node,
 	if err := g.buffers(b); err != nil {
 		return Node{}, fmt.Errorf("%s: %s: %w", op, g, err)
 	}
-	size := unsafe.Sizeof(value)
-	var v uint32
-	switch size {
-	case 1:
-		v = uint32(*(*uint8)(unsafe.Pointer(&value)))
-	case 2:
-		v = uint32(*(*uint16)(unsafe.Pointer(&value)))
-	case 4:
-		v = *(*uint32)(unsafe.Pointer(&value))
-	default:
-		return Node{}, fmt.Errorf("%s: %s: elements of %d bytes (memset nodes set 1, 2 or 4): %w", op, g, size, driver.ErrInvalidValue)
+	p, err := memsetOf(b, value)
+	if err != nil {
+		return Node{}, fmt.Errorf("%s: %s: %w", op, g, err)
 	}
-	p := backend.MemsetNodeParams{Dst: b.Ptr(), Value: v, ElementSize: uint32(size), Width: uintptr(b.Len()), Height: 1}
-	return g.add(op, "cuGraphAddMemsetNode", deps, func(ds []uintptr) (uintptr, error) {
+	return g.addHeld(op, "cuGraphAddMemsetNode", deps, holdsOf(b), func(ds []uintptr) (uintptr, error) {
 		return g.api.GraphAddMemsetNode(g.h, ds, &p, g.ctx.Handle())
 	})
 }
@@ -433,9 +472,17 @@ func (g *Graph) AddChild(child *Graph, deps ...Node) (Node, error) {
 		return Node{}, fmt.Errorf("%s: child: %w", op, err)
 	}
 	defer child.hold.Unuse()
-	return g.add(op, "cuGraphAddChildGraphNode", deps, func(ds []uintptr) (uintptr, error) {
+	n, err := g.add(op, "cuGraphAddChildGraphNode", deps, func(ds []uintptr) (uintptr, error) {
 		return g.api.GraphAddChildGraphNode(g.h, ds, child.h)
 	})
+	if err != nil {
+		return Node{}, err
+	}
+	// The copy in the node refers to what child's nodes do.
+	if err := g.keep.copyFrom(child.keep); err != nil {
+		return n, fmt.Errorf("%s: %s: the node was added, but retaining what the child refers to failed: %w", op, g, err)
+	}
+	return n, nil
 }
 
 // AddEmpty adds a node that does nothing: a point to join dependencies.

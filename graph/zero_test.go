@@ -12,6 +12,7 @@ import (
 func TestZeroValuesNeverPanic(t *testing.T) {
 	values := []any{
 		(*graph.Graph)(nil), (*graph.Exec)(nil), (*graph.Node)(nil), (*graph.UpdateError)(nil),
+		(*graph.Condition)(nil), (*graph.Alloc)(nil), (*graph.HostPanicError)(nil),
 		graph.Mode(0), graph.Status(0), graph.UpdateResult(0),
 	}
 	zerotest.Covers(t, ".", values...)

@@ -20,6 +20,7 @@ const (
 	kindBorrowed             // Borrow: foreign, Free only detaches
 	kindIPC                  // OpenIPC: Free closes the mapping
 	kindManaged              // cuMemAllocManaged: owned, Free calls cuMemFree
+	kindMapped               // a Mapping's or Growable's memory (virtual*.go): only views, which never free it
 )
 
 // String names the kind for Buffer.String.
@@ -35,6 +36,8 @@ func (k kind) String() string {
 		return "IPC-mapped"
 	case kindManaged:
 		return "managed"
+	case kindMapped:
+		return "VMM-mapped"
 	}
 	return "unknown"
 }

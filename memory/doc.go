@@ -122,6 +122,24 @@
 // CopyToHostContext are the synchronous copies with a context.Context: the
 // wait for earlier work ends when the context is done.
 //
+// # Virtual memory
+//
+// CUDA's virtual memory management separates addresses from memory:
+// ReserveAddress reserves an AddressRange (cuMemAddressReserve),
+// NewPhysical allocates PhysicalMemory with no address (cuMemCreate),
+// AddressRange.Map puts it at an address (cuMemMap) and Mapping.SetAccess
+// lets a device use it (cuMemSetAccess; nothing can before). MappedBuffer
+// views a Mapping as a Buffer for copies and kernels; it never frees the
+// memory and ends with the mapping. One PhysicalMemory may be mapped at
+// several addresses, which then show the same bytes (copies between such
+// aliases are not checked for overlap, as between two Borrows). Sizes and
+// offsets are multiples of Granularity (2 MiB on an H200), checked before
+// the driver is called. Growable[T] builds on them a device array that
+// grows without moving (PyTorch's expandable segments), and
+// PhysicalMemory.Export and ImportPhysical carry memory to another process
+// as a POSIX file descriptor. Each object is owned by its maker and closed
+// with Close, which can be retried when the driver refuses.
+//
 // Every function works from any goroutine. Allocation, Close and synchronous
 // copies make the buffer's context current on the calling OS thread for the
 // call only; asynchronous copies and Fill on an ordinary stream bind

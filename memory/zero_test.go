@@ -16,6 +16,8 @@ func TestZeroValuesNeverPanic(t *testing.T) {
 		(*memory.Registered[float32])(nil), (*memory.Pool)(nil),
 		(*memory.PoolOptions)(nil), (*memory.PoolStats)(nil), (*memory.Location)(nil),
 		memory.ManagedFlag(0), memory.Advice(0), memory.Access(0), memory.RegisterFlag(0),
+		(*memory.AddressRange)(nil), (*memory.PhysicalMemory)(nil), (*memory.Mapping)(nil),
+		(*memory.PhysicalOptions)(nil), (*memory.Growable[float32])(nil), (*memory.GrowableOptions)(nil),
 	}
 	zerotest.Covers(t, ".", values...)
 	zerotest.Methods(t, zerotest.Options{}, values...)

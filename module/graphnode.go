@@ -16,20 +16,22 @@ type kernelNodeLink = core.KernelNodeLink[Config, *Args]
 // points into args: args must stay reachable until the node is added (the
 // driver copies the argument values then). A cfg.SharedMem over 48 KiB
 // raises the function's MaxDynamicSharedSize attribute first, as Launch
-// does. The caller names the operation in its errors.
-func (f *Function) kernelNode(cfg Config, args *Args) (backend.KernelNodeParams, error) {
+// does. The caller names the operation in its errors. The hold returned is
+// the module's, which a graph retains while it refers to the kernel (so
+// Module.Close is refused meanwhile).
+func (f *Function) kernelNode(cfg Config, args *Args) (backend.KernelNodeParams, *core.Hold, error) {
 	if err := f.check(); err != nil {
-		return backend.KernelNodeParams{}, err
+		return backend.KernelNodeParams{}, nil, err
 	}
 	if args == nil || args.f == nil || args.f.h != f.h {
-		return backend.KernelNodeParams{}, f.argsForOther(args)
+		return backend.KernelNodeParams{}, nil, f.argsForOther(args)
 	}
 	if err := cfg.check(f); err != nil {
-		return backend.KernelNodeParams{}, err
+		return backend.KernelNodeParams{}, nil, err
 	}
 	if cfg.SharedMem > defaultDynamicShared && int64(cfg.SharedMem) > f.k.maxDyn.Load() {
 		if err := f.ensureShared(cfg.SharedMem); err != nil {
-			return backend.KernelNodeParams{}, err
+			return backend.KernelNodeParams{}, nil, err
 		}
 	}
 	g, bl := cfg.Grid, cfg.Block
@@ -40,5 +42,5 @@ func (f *Function) kernelNode(cfg Config, args *Args) (backend.KernelNodeParams,
 		SharedMem: uint32(cfg.SharedMem),
 		Params:    args.kernelParams(),
 		Ctx:       f.m.ctx.Handle(),
-	}, nil
+	}, f.m.hold, nil
 }

@@ -329,6 +329,61 @@ const (
 	// CuGraphExecUpdate is cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph
 	// hGraph, CUgraphExecUpdateResultInfo* resultInfo), since CUDA 12.0.
 	CuGraphExecUpdate = "cuGraphExecUpdate"
+	// CuGraphAddHostNode is cuGraphAddHostNode(CUgraphNode* phGraphNode, CUgraph
+	// hGraph, const CUgraphNode* dependencies, size_t numDependencies, const
+	// CUDA_HOST_NODE_PARAMS* nodeParams), since CUDA 10.0.
+	CuGraphAddHostNode = "cuGraphAddHostNode"
+	// CuGraphHostNodeSetParams is cuGraphHostNodeSetParams(CUgraphNode hNode,
+	// const CUDA_HOST_NODE_PARAMS* nodeParams), since CUDA 10.0.
+	CuGraphHostNodeSetParams = "cuGraphHostNodeSetParams"
+	// CuGraphAddMemAllocNode is cuGraphAddMemAllocNode(CUgraphNode* phGraphNode,
+	// CUgraph hGraph, const CUgraphNode* dependencies, size_t numDependencies,
+	// CUDA_MEM_ALLOC_NODE_PARAMS* nodeParams), since CUDA 11.4.
+	CuGraphAddMemAllocNode = "cuGraphAddMemAllocNode"
+	// CuGraphAddMemFreeNode is cuGraphAddMemFreeNode(CUgraphNode* phGraphNode,
+	// CUgraph hGraph, const CUgraphNode* dependencies, size_t numDependencies,
+	// CUdeviceptr dptr), since CUDA 11.4.
+	CuGraphAddMemFreeNode = "cuGraphAddMemFreeNode"
+	// CuGraphConditionalHandleCreate is
+	// cuGraphConditionalHandleCreate(cuuint64_t* pHandle_out, CUgraph hGraph,
+	// CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags), since
+	// CUDA 12.3.
+	CuGraphConditionalHandleCreate = "cuGraphConditionalHandleCreate"
+	// CuGraphAddNode is cuGraphAddNode(CUgraphNode* phGraphNode, CUgraph hGraph,
+	// const CUgraphNode* dependencies, const CUgraphEdgeData* dependencyData,
+	// size_t numDependencies, CUgraphNodeParams* nodeParams), since CUDA 12.3.
+	CuGraphAddNode = "cuGraphAddNode"
+	// CuGraphExecKernelNodeSetParams is
+	// cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+	// const CUDA_KERNEL_NODE_PARAMS* nodeParams), since CUDA 12.0.
+	CuGraphExecKernelNodeSetParams = "cuGraphExecKernelNodeSetParams"
+	// CuGraphExecMemcpyNodeSetParams is
+	// cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+	// const CUDA_MEMCPY3D* copyParams, CUcontext ctx), since CUDA 10.2.
+	CuGraphExecMemcpyNodeSetParams = "cuGraphExecMemcpyNodeSetParams"
+	// CuGraphExecMemsetNodeSetParams is
+	// cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+	// const CUDA_MEMSET_NODE_PARAMS* memsetParams, CUcontext ctx), since CUDA
+	// 10.2.
+	CuGraphExecMemsetNodeSetParams = "cuGraphExecMemsetNodeSetParams"
+	// CuGraphExecHostNodeSetParams is cuGraphExecHostNodeSetParams(CUgraphExec
+	// hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS* nodeParams),
+	// since CUDA 10.2.
+	CuGraphExecHostNodeSetParams = "cuGraphExecHostNodeSetParams"
+	// CuGraphDebugDotPrint is cuGraphDebugDotPrint(CUgraph hGraph, const char*
+	// path, unsigned int flags), since CUDA 11.3.
+	CuGraphDebugDotPrint = "cuGraphDebugDotPrint"
+	// CuUserObjectCreate is cuUserObjectCreate(CUuserObject* object_out, void*
+	// ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags),
+	// since CUDA 11.3.
+	CuUserObjectCreate = "cuUserObjectCreate"
+	// CuUserObjectRelease is cuUserObjectRelease(CUuserObject object, unsigned
+	// int count), since CUDA 11.3.
+	CuUserObjectRelease = "cuUserObjectRelease"
+	// CuGraphRetainUserObject is cuGraphRetainUserObject(CUgraph graph,
+	// CUuserObject object, unsigned int count, unsigned int flags), since CUDA
+	// 11.3.
+	CuGraphRetainUserObject = "cuGraphRetainUserObject"
 	// CuDeviceGetDefaultMemPool is cuDeviceGetDefaultMemPool(CUmemoryPool*
 	// pool_out, CUdevice dev), since CUDA 11.2.
 	CuDeviceGetDefaultMemPool = "cuDeviceGetDefaultMemPool"
@@ -393,6 +448,53 @@ const (
 	// CuMemcpy3DAsync is cuMemcpy3DAsync(const CUDA_MEMCPY3D* pCopy, CUstream
 	// hStream), since CUDA 3.2.
 	CuMemcpy3DAsync = "cuMemcpy3DAsync"
+	// CuMemGetAllocationGranularity is cuMemGetAllocationGranularity(size_t*
+	// granularity, const CUmemAllocationProp* prop,
+	// CUmemAllocationGranularity_flags option), since CUDA 10.2.
+	CuMemGetAllocationGranularity = "cuMemGetAllocationGranularity"
+	// CuMemAddressReserve is cuMemAddressReserve(CUdeviceptr* ptr, size_t size,
+	// size_t alignment, CUdeviceptr addr, unsigned long long flags), since CUDA
+	// 10.2.
+	CuMemAddressReserve = "cuMemAddressReserve"
+	// CuMemAddressFree is cuMemAddressFree(CUdeviceptr ptr, size_t size), since
+	// CUDA 10.2.
+	CuMemAddressFree = "cuMemAddressFree"
+	// CuMemCreate is cuMemCreate(CUmemGenericAllocationHandle* handle, size_t
+	// size, const CUmemAllocationProp* prop, unsigned long long flags), since
+	// CUDA 10.2.
+	CuMemCreate = "cuMemCreate"
+	// CuMemRelease is cuMemRelease(CUmemGenericAllocationHandle handle), since
+	// CUDA 10.2.
+	CuMemRelease = "cuMemRelease"
+	// CuMemMap is cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
+	// CUmemGenericAllocationHandle handle, unsigned long long flags), since CUDA
+	// 10.2.
+	CuMemMap = "cuMemMap"
+	// CuMemUnmap is cuMemUnmap(CUdeviceptr ptr, size_t size), since CUDA 10.2.
+	CuMemUnmap = "cuMemUnmap"
+	// CuMemSetAccess is cuMemSetAccess(CUdeviceptr ptr, size_t size, const
+	// CUmemAccessDesc* desc, size_t count), since CUDA 10.2.
+	CuMemSetAccess = "cuMemSetAccess"
+	// CuMemGetAccess is cuMemGetAccess(unsigned long long* flags, const
+	// CUmemLocation* location, CUdeviceptr ptr), since CUDA 10.2.
+	CuMemGetAccess = "cuMemGetAccess"
+	// CuMemGetAllocationPropertiesFromHandle is
+	// cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp* prop,
+	// CUmemGenericAllocationHandle handle), since CUDA 10.2.
+	CuMemGetAllocationPropertiesFromHandle = "cuMemGetAllocationPropertiesFromHandle"
+	// CuMemRetainAllocationHandle is
+	// cuMemRetainAllocationHandle(CUmemGenericAllocationHandle* handle, void*
+	// addr), since CUDA 11.0.
+	CuMemRetainAllocationHandle = "cuMemRetainAllocationHandle"
+	// CuMemExportToShareableHandle is cuMemExportToShareableHandle(void*
+	// shareableHandle, CUmemGenericAllocationHandle handle,
+	// CUmemAllocationHandleType handleType, unsigned long long flags), since
+	// CUDA 10.2.
+	CuMemExportToShareableHandle = "cuMemExportToShareableHandle"
+	// CuMemImportFromShareableHandle is
+	// cuMemImportFromShareableHandle(CUmemGenericAllocationHandle* handle, void*
+	// osHandle, CUmemAllocationHandleType shHandleType), since CUDA 10.2.
+	CuMemImportFromShareableHandle = "cuMemImportFromShareableHandle"
 	// CuCtxSetLimit is cuCtxSetLimit(CUlimit limit, size_t value), since CUDA
 	// 3.1.
 	CuCtxSetLimit = "cuCtxSetLimit"
@@ -570,6 +672,20 @@ var table = [...]EntryPoint{
 	{Name: CuGraphLaunch, Library: CUDA, Since: 10000},
 	{Name: CuGraphUpload, Library: CUDA, Since: 11010},
 	{Name: CuGraphExecUpdate, Library: CUDA, Since: 12000},
+	{Name: CuGraphAddHostNode, Library: CUDA, Since: 10000},
+	{Name: CuGraphHostNodeSetParams, Library: CUDA, Since: 10000},
+	{Name: CuGraphAddMemAllocNode, Library: CUDA, Since: 11040},
+	{Name: CuGraphAddMemFreeNode, Library: CUDA, Since: 11040},
+	{Name: CuGraphConditionalHandleCreate, Library: CUDA, Since: 12030},
+	{Name: CuGraphAddNode, Library: CUDA, Since: 12030},
+	{Name: CuGraphExecKernelNodeSetParams, Library: CUDA, Since: 12000},
+	{Name: CuGraphExecMemcpyNodeSetParams, Library: CUDA, Since: 10020},
+	{Name: CuGraphExecMemsetNodeSetParams, Library: CUDA, Since: 10020},
+	{Name: CuGraphExecHostNodeSetParams, Library: CUDA, Since: 10020},
+	{Name: CuGraphDebugDotPrint, Library: CUDA, Since: 11030},
+	{Name: CuUserObjectCreate, Library: CUDA, Since: 11030},
+	{Name: CuUserObjectRelease, Library: CUDA, Since: 11030},
+	{Name: CuGraphRetainUserObject, Library: CUDA, Since: 11030},
 	{Name: CuDeviceGetDefaultMemPool, Library: CUDA, Since: 11020},
 	{Name: CuDeviceGetMemPool, Library: CUDA, Since: 11020},
 	{Name: CuDeviceSetMemPool, Library: CUDA, Since: 11020},
@@ -592,6 +708,19 @@ var table = [...]EntryPoint{
 	{Name: CuMemcpy2DAsync, Library: CUDA, Since: 3020},
 	{Name: CuMemcpy3D, Library: CUDA, Since: 3020},
 	{Name: CuMemcpy3DAsync, Library: CUDA, Since: 3020},
+	{Name: CuMemGetAllocationGranularity, Library: CUDA, Since: 10020},
+	{Name: CuMemAddressReserve, Library: CUDA, Since: 10020},
+	{Name: CuMemAddressFree, Library: CUDA, Since: 10020},
+	{Name: CuMemCreate, Library: CUDA, Since: 10020},
+	{Name: CuMemRelease, Library: CUDA, Since: 10020},
+	{Name: CuMemMap, Library: CUDA, Since: 10020},
+	{Name: CuMemUnmap, Library: CUDA, Since: 10020},
+	{Name: CuMemSetAccess, Library: CUDA, Since: 10020},
+	{Name: CuMemGetAccess, Library: CUDA, Since: 10020},
+	{Name: CuMemGetAllocationPropertiesFromHandle, Library: CUDA, Since: 10020},
+	{Name: CuMemRetainAllocationHandle, Library: CUDA, Since: 11000},
+	{Name: CuMemExportToShareableHandle, Library: CUDA, Since: 10020},
+	{Name: CuMemImportFromShareableHandle, Library: CUDA, Since: 10020},
 	{Name: NvrtcVersion, Library: NVRTC, Since: 7000},
 	{Name: NvrtcCreateProgram, Library: NVRTC, Since: 7000},
 	{Name: NvrtcAddNameExpression, Library: NVRTC, Since: 8000},
@@ -831,90 +960,144 @@ func index(name string) int {
 		return 105
 	case CuGraphExecUpdate:
 		return 106
-	case CuDeviceGetDefaultMemPool:
+	case CuGraphAddHostNode:
 		return 107
-	case CuDeviceGetMemPool:
+	case CuGraphHostNodeSetParams:
 		return 108
-	case CuDeviceSetMemPool:
+	case CuGraphAddMemAllocNode:
 		return 109
-	case CuMemPoolCreate:
+	case CuGraphAddMemFreeNode:
 		return 110
-	case CuMemPoolDestroy:
+	case CuGraphConditionalHandleCreate:
 		return 111
-	case CuMemPoolTrimTo:
+	case CuGraphAddNode:
 		return 112
-	case CuMemPoolSetAttribute:
+	case CuGraphExecKernelNodeSetParams:
 		return 113
-	case CuMemPoolGetAttribute:
+	case CuGraphExecMemcpyNodeSetParams:
 		return 114
-	case CuMemPoolSetAccess:
+	case CuGraphExecMemsetNodeSetParams:
 		return 115
-	case CuMemPoolGetAccess:
+	case CuGraphExecHostNodeSetParams:
 		return 116
-	case CuMemAllocFromPoolAsync:
+	case CuGraphDebugDotPrint:
 		return 117
-	case CuCtxDisablePeerAccess:
+	case CuUserObjectCreate:
 		return 118
-	case CuMemAllocManaged:
+	case CuUserObjectRelease:
 		return 119
-	case CuMemPrefetchAsync:
+	case CuGraphRetainUserObject:
 		return 120
-	case CuMemAdvise:
+	case CuDeviceGetDefaultMemPool:
 		return 121
-	case CuMemHostRegister:
+	case CuDeviceGetMemPool:
 		return 122
-	case CuMemHostUnregister:
+	case CuDeviceSetMemPool:
 		return 123
-	case CuMemAllocPitch:
+	case CuMemPoolCreate:
 		return 124
-	case CuMemcpy2D:
+	case CuMemPoolDestroy:
 		return 125
-	case CuMemcpy2DAsync:
+	case CuMemPoolTrimTo:
 		return 126
-	case CuMemcpy3D:
+	case CuMemPoolSetAttribute:
 		return 127
-	case CuMemcpy3DAsync:
+	case CuMemPoolGetAttribute:
 		return 128
-	case NvrtcVersion:
+	case CuMemPoolSetAccess:
 		return 129
-	case NvrtcCreateProgram:
+	case CuMemPoolGetAccess:
 		return 130
-	case NvrtcAddNameExpression:
+	case CuMemAllocFromPoolAsync:
 		return 131
-	case NvrtcCompileProgram:
+	case CuCtxDisablePeerAccess:
 		return 132
-	case NvrtcGetProgramLogSize:
+	case CuMemAllocManaged:
 		return 133
-	case NvrtcGetProgramLog:
+	case CuMemPrefetchAsync:
 		return 134
-	case NvrtcGetPTXSize:
+	case CuMemAdvise:
 		return 135
-	case NvrtcGetPTX:
+	case CuMemHostRegister:
 		return 136
-	case NvrtcGetCUBINSize:
+	case CuMemHostUnregister:
 		return 137
-	case NvrtcGetCUBIN:
+	case CuMemAllocPitch:
 		return 138
-	case NvrtcGetLoweredName:
+	case CuMemcpy2D:
 		return 139
-	case NvrtcDestroyProgram:
+	case CuMemcpy2DAsync:
 		return 140
-	case NvrtcGetErrorString:
+	case CuMemcpy3D:
 		return 141
-	case CuCtxSetLimit:
+	case CuMemcpy3DAsync:
 		return 142
-	case CuCtxGetLimit:
+	case CuMemGetAllocationGranularity:
 		return 143
-	case CuCtxSetCacheConfig:
+	case CuMemAddressReserve:
 		return 144
-	case CuCtxGetCacheConfig:
+	case CuMemAddressFree:
 		return 145
-	case CuCtxSetSharedMemConfig:
+	case CuMemCreate:
 		return 146
-	case CuCtxGetSharedMemConfig:
+	case CuMemRelease:
 		return 147
-	case CuDevicePrimaryCtxSetFlags:
+	case CuMemMap:
 		return 148
+	case CuMemUnmap:
+		return 149
+	case CuMemSetAccess:
+		return 150
+	case CuMemGetAccess:
+		return 151
+	case CuMemGetAllocationPropertiesFromHandle:
+		return 152
+	case CuMemRetainAllocationHandle:
+		return 153
+	case CuMemExportToShareableHandle:
+		return 154
+	case CuMemImportFromShareableHandle:
+		return 155
+	case NvrtcVersion:
+		return 156
+	case NvrtcCreateProgram:
+		return 157
+	case NvrtcAddNameExpression:
+		return 158
+	case NvrtcCompileProgram:
+		return 159
+	case NvrtcGetProgramLogSize:
+		return 160
+	case NvrtcGetProgramLog:
+		return 161
+	case NvrtcGetPTXSize:
+		return 162
+	case NvrtcGetPTX:
+		return 163
+	case NvrtcGetCUBINSize:
+		return 164
+	case NvrtcGetCUBIN:
+		return 165
+	case NvrtcGetLoweredName:
+		return 166
+	case NvrtcDestroyProgram:
+		return 167
+	case NvrtcGetErrorString:
+		return 168
+	case CuCtxSetLimit:
+		return 169
+	case CuCtxGetLimit:
+		return 170
+	case CuCtxSetCacheConfig:
+		return 171
+	case CuCtxGetCacheConfig:
+		return 172
+	case CuCtxSetSharedMemConfig:
+		return 173
+	case CuCtxGetSharedMemConfig:
+		return 174
+	case CuDevicePrimaryCtxSetFlags:
+		return 175
 	}
 	return -1
 }

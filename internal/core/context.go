@@ -111,6 +111,8 @@ type Hold struct {
 	// signals drained.
 	users   atomic.Uint64
 	drained chan struct{}
+
+	retained atomic.Int64 // graphs and execs that refer to the object (retain.go)
 }
 
 // closing is the flag bit of Hold.users.
@@ -243,7 +245,9 @@ func (h *Hold) Bind() (Binding, error) {
 // that error, marked with ErrStickyFault for a sticky fault. From inside a
 // host callback it fails with an error wrapping ErrInCallback and changes
 // nothing, before taking any lock (a Close in progress elsewhere may be
-// waiting in the driver for that very callback).
+// waiting in the driver for that very callback). While a graph or exec
+// retains the object (see Retain), Close fails with an error wrapping
+// ErrRetained and changes nothing.
 func (h *Hold) Close(destroy func(api backend.API) error) error {
 	if err := NotInCallback(h.c); err != nil {
 		return err
@@ -254,6 +258,10 @@ func (h *Hold) Close(destroy func(api backend.API) error) error {
 		return nil
 	}
 	h.quiesce()
+	if err := h.refuseRetained(); err != nil {
+		h.open()
+		return err
+	}
 	return h.closeLocked(destroy)
 }
 

@@ -80,34 +80,37 @@ func QueueOf[P queueLinked[T], T any](s P) *Queue {
 
 // KernelNodeLink ties a public kernel type (*module.Function) to what turns
 // a launch of it, with a configuration of type C and arguments of type A,
-// into the parameters of a graph kernel node, for package graph.
+// into the parameters of a graph kernel node, for package graph, and to the
+// Hold of the kernel's module, which the graph retains (see Hold.Retain).
 type KernelNodeLink[C, A any] struct {
-	node func(C, A) (backend.KernelNodeParams, error)
+	node func(C, A) (backend.KernelNodeParams, *Hold, error)
 }
 
 // LinkKernelNode returns the link to embed in a public kernel value: node
-// checks a launch as a Launch would and returns the node's parameters.
-func LinkKernelNode[C, A any](node func(C, A) (backend.KernelNodeParams, error)) KernelNodeLink[C, A] {
+// checks a launch as a Launch would and returns the node's parameters and
+// the hold of the kernel's module.
+func LinkKernelNode[C, A any](node func(C, A) (backend.KernelNodeParams, *Hold, error)) KernelNodeLink[C, A] {
 	return KernelNodeLink[C, A]{node}
 }
 
-func (l *KernelNodeLink[C, A]) linkedKernelNode() func(C, A) (backend.KernelNodeParams, error) {
+func (l *KernelNodeLink[C, A]) linkedKernelNode() func(C, A) (backend.KernelNodeParams, *Hold, error) {
 	return l.node
 }
 
 type kernelNodeLinked[T, C, A any] interface {
 	*T
-	linkedKernelNode() func(C, A) (backend.KernelNodeParams, error)
+	linkedKernelNode() func(C, A) (backend.KernelNodeParams, *Hold, error)
 }
 
 // errNoKernel is KernelNode's error for a nil or zero kernel.
 var errNoKernel = fmt.Errorf("nil function: %w", backend.ErrInvalidValue)
 
 // KernelNode returns the graph kernel node parameters of a launch of f with
-// cfg and args, or an error wrapping ErrInvalidValue for a nil or zero f.
-func KernelNode[P kernelNodeLinked[T, C, A], T, C, A any](f P, cfg C, args A) (backend.KernelNodeParams, error) {
+// cfg and args and the hold of f's module, or an error wrapping
+// ErrInvalidValue for a nil or zero f.
+func KernelNode[P kernelNodeLinked[T, C, A], T, C, A any](f P, cfg C, args A) (backend.KernelNodeParams, *Hold, error) {
 	if f == nil || f.linkedKernelNode() == nil {
-		return backend.KernelNodeParams{}, errNoKernel
+		return backend.KernelNodeParams{}, nil, errNoKernel
 	}
 	return f.linkedKernelNode()(cfg, args)
 }

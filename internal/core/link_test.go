@@ -53,19 +53,21 @@ func TestLinks(t *testing.T) {
 	assert.Nil(t, QueueOf(&publicStream{}))
 
 	want := errors.New("refused")
-	f := &publicFunc{LinkKernelNode(func(cfg int, args string) (backend.KernelNodeParams, error) {
+	modHold := &Hold{}
+	f := &publicFunc{LinkKernelNode(func(cfg int, args string) (backend.KernelNodeParams, *Hold, error) {
 		if args == "" {
-			return backend.KernelNodeParams{}, want
+			return backend.KernelNodeParams{}, nil, want
 		}
-		return backend.KernelNodeParams{SharedMem: uint32(cfg)}, nil
+		return backend.KernelNodeParams{SharedMem: uint32(cfg)}, modHold, nil
 	})}
-	p, err := KernelNode(f, 7, "args")
+	p, h, err := KernelNode(f, 7, "args")
 	require.NoError(t, err)
 	assert.Equal(t, uint32(7), p.SharedMem)
-	_, err = KernelNode(f, 7, "")
+	assert.Same(t, modHold, h, "the module's hold comes with the parameters")
+	_, _, err = KernelNode(f, 7, "")
 	assert.Same(t, want, err)
 	for _, f := range []*publicFunc{nil, {}} {
-		_, err := KernelNode(f, 1, "x")
+		_, _, err := KernelNode(f, 1, "x")
 		require.ErrorIs(t, err, backend.ErrInvalidValue)
 	}
 

@@ -276,6 +276,19 @@ func seqGraphs(e *env) error {
 		return err
 	}
 
+	// The buffers the graph's nodes use are made first, so that the
+	// cleanup (last first) closes the graphs before them: a graph retains
+	// them, and their Close is refused while it is open.
+	other, err := memory.Alloc[float32](ctx, n)
+	if err != nil {
+		return err
+	}
+	e.keep("other buffer", other)
+	third, err := memory.Alloc[float32](ctx, n)
+	if err != nil {
+		return err
+	}
+	e.keep("third buffer", third)
 	g, err := graph.New(ctx)
 	if err != nil {
 		return err
@@ -302,11 +315,6 @@ func seqGraphs(e *env) error {
 	if err != nil {
 		return err
 	}
-	other, err := memory.Alloc[float32](ctx, n)
-	if err != nil {
-		return err
-	}
-	e.keep("other buffer", other)
 	fill, err := graph.AddFill(g, other, float32(5), wait)
 	if err != nil {
 		return err
@@ -319,11 +327,6 @@ func seqGraphs(e *env) error {
 	if err != nil {
 		return err
 	}
-	third, err := memory.Alloc[float32](ctx, n)
-	if err != nil {
-		return err
-	}
-	e.keep("third buffer", third)
 	child, err := graph.New(ctx)
 	if err != nil {
 		return err

@@ -31,6 +31,7 @@ var sequences = []sequence{
 	{"devices", seqDevices, twoDevices},
 	{"reset", seqReset, nil},
 	{"graphs", seqGraphs, nil},
+	{"graph-nodes", seqGraphNodes, nil},
 	{"pools", seqPools, twoDevices},
 	{"managed", seqManaged, nil},
 	{"pitched", seqPitched, nil},

@@ -94,6 +94,15 @@ func (l *libcuda) GraphAddMemcpyNode(g uintptr, deps []uintptr, mp *backend.Memc
 	if mp == nil {
 		return 0, backend.ErrInvalidValue
 	}
+	c := memcpy3DOf(mp)
+	n, err := l.addNode(symGraphAddMemcpyNode, g, deps, uintptr(unsafe.Pointer(&c)), ctx, 6)
+	runtime.KeepAlive(&c)
+	return n, err
+}
+
+// memcpy3DOf lays out a 1D copy as a CUDA_MEMCPY3D: one row of Size bytes,
+// pitch Size, height and depth 1.
+func memcpy3DOf(mp *backend.MemcpyNodeParams) memcpy3D {
 	c := memcpy3D{
 		srcMemoryType: uint32(backend.MemoryTypeDevice), srcDevice: mp.Src,
 		dstMemoryType: uint32(backend.MemoryTypeDevice), dstDevice: mp.Dst,
@@ -106,9 +115,7 @@ func (l *libcuda) GraphAddMemcpyNode(g uintptr, deps []uintptr, mp *backend.Memc
 	if mp.DstHost != nil {
 		c.dstMemoryType, c.dstHost, c.dstDevice = uint32(backend.MemoryTypeHost), mp.DstHost, 0
 	}
-	n, err := l.addNode(symGraphAddMemcpyNode, g, deps, uintptr(unsafe.Pointer(&c)), ctx, 6)
-	runtime.KeepAlive(&c)
-	return n, err
+	return c
 }
 
 // GraphAddMemsetNode is cuGraphAddMemsetNode(..., const

@@ -1030,18 +1030,6 @@ func (l *libcuda) GraphInstantiate(g uintptr, flags uint64) (uintptr, error) {
 	return phGraphExec, check(res)
 }
 
-// GraphExecDestroy is cuGraphExecDestroy(CUgraphExec hGraphExec). Strict: on
-// a driver older than CUDA 10.0 it is a *loader.SymbolError, never an older
-// ABI under the same name.
-func (l *libcuda) GraphExecDestroy(e uintptr) error {
-	proc, err := l.strictFn(symGraphExecDestroy)
-	if err != nil {
-		return err
-	}
-	res := dl.Call1(proc, e)
-	return check(res)
-}
-
 // GraphLaunch is cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream).
 // Strict: on a driver older than CUDA 10.0 it is a *loader.SymbolError,
 // never an older ABI under the same name.
@@ -1078,6 +1066,61 @@ func (l *libcuda) GraphExecUpdate(e uintptr, g uintptr) (backend.GraphExecUpdate
 	var resultInfo backend.GraphExecUpdateInfo
 	res := dl.Call3(proc, e, g, uintptr(unsafe.Pointer(&resultInfo)))
 	return resultInfo, check(res)
+}
+
+// GraphAddMemFreeNode is cuGraphAddMemFreeNode(CUgraphNode* phGraphNode,
+// CUgraph hGraph, const CUgraphNode* dependencies, size_t numDependencies,
+// CUdeviceptr dptr). Strict: on a driver older than CUDA 11.4 it is a
+// *loader.SymbolError, never an older ABI under the same name.
+func (l *libcuda) GraphAddMemFreeNode(g uintptr, deps []uintptr, dptr uintptr) (uintptr, error) {
+	proc, err := l.strictFn(symGraphAddMemFreeNode)
+	if err != nil {
+		return 0, err
+	}
+	var phGraphNode uintptr
+	res := dl.Call5(proc, uintptr(unsafe.Pointer(&phGraphNode)), g, uintptr(unsafe.Pointer(unsafe.SliceData(deps))), uintptr(len(deps)), dptr)
+	runtime.KeepAlive(deps)
+	return phGraphNode, check(res)
+}
+
+// GraphConditionalHandleCreate is cuGraphConditionalHandleCreate(cuuint64_t*
+// pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int
+// defaultLaunchValue, unsigned int flags). CUgraphConditionalHandle is a
+// cuuint64_t. Strict: on a driver older than CUDA 12.3 it is a
+// *loader.SymbolError, never an older ABI under the same name.
+func (l *libcuda) GraphConditionalHandleCreate(g uintptr, ctx uintptr, defaultValue uint32, flags uint32) (uint64, error) {
+	proc, err := l.strictFn(symGraphConditionalHandleCreate)
+	if err != nil {
+		return 0, err
+	}
+	var pHandle_out uint64
+	res := dl.Call5(proc, uintptr(unsafe.Pointer(&pHandle_out)), g, ctx, uintptr(defaultValue), uintptr(flags))
+	return pHandle_out, check(res)
+}
+
+// UserObjectRelease is cuUserObjectRelease(CUuserObject object, unsigned int
+// count). Strict: on a driver older than CUDA 11.3 it is a
+// *loader.SymbolError, never an older ABI under the same name.
+func (l *libcuda) UserObjectRelease(obj uintptr, count uint32) error {
+	proc, err := l.strictFn(symUserObjectRelease)
+	if err != nil {
+		return err
+	}
+	res := dl.Call2(proc, obj, uintptr(count))
+	return check(res)
+}
+
+// GraphRetainUserObject is cuGraphRetainUserObject(CUgraph graph,
+// CUuserObject object, unsigned int count, unsigned int flags). Strict: on a
+// driver older than CUDA 11.3 it is a *loader.SymbolError, never an older
+// ABI under the same name.
+func (l *libcuda) GraphRetainUserObject(g uintptr, obj uintptr, count uint32, flags uint32) error {
+	proc, err := l.strictFn(symGraphRetainUserObject)
+	if err != nil {
+		return err
+	}
+	res := dl.Call4(proc, g, obj, uintptr(count), uintptr(flags))
+	return check(res)
 }
 
 // DeviceGetDefaultMemPool is cuDeviceGetDefaultMemPool(CUmemoryPool*
@@ -1239,6 +1282,38 @@ func (l *libcuda) MemAllocPitch(widthBytes uintptr, height uintptr, elemSize uin
 	}
 	res := dl.Call5(proc, uintptr(unsafe.Pointer(&out.dptr)), uintptr(unsafe.Pointer(&out.pPitch)), widthBytes, height, uintptr(elemSize))
 	return out.dptr, out.pPitch, check(res)
+}
+
+// MemAddressReserve is cuMemAddressReserve(CUdeviceptr* ptr, size_t size,
+// size_t alignment, CUdeviceptr addr, unsigned long long flags).
+func (l *libcuda) MemAddressReserve(size uintptr, alignment uintptr, addr uintptr, flags uint64) (uintptr, error) {
+	proc, err := l.fn(symMemAddressReserve)
+	if err != nil {
+		return 0, err
+	}
+	var ptr uintptr
+	res := dl.Call5(proc, uintptr(unsafe.Pointer(&ptr)), size, alignment, addr, uintptr(flags))
+	return ptr, check(res)
+}
+
+// MemAddressFree is cuMemAddressFree(CUdeviceptr ptr, size_t size).
+func (l *libcuda) MemAddressFree(ptr uintptr, size uintptr) error {
+	proc, err := l.fn(symMemAddressFree)
+	if err != nil {
+		return err
+	}
+	res := dl.Call2(proc, ptr, size)
+	return check(res)
+}
+
+// MemUnmap is cuMemUnmap(CUdeviceptr ptr, size_t size).
+func (l *libcuda) MemUnmap(ptr uintptr, size uintptr) error {
+	proc, err := l.fn(symMemUnmap)
+	if err != nil {
+		return err
+	}
+	res := dl.Call2(proc, ptr, size)
+	return check(res)
 }
 
 // CtxSetLimit is cuCtxSetLimit(CUlimit limit, size_t value).

@@ -117,6 +117,20 @@ const (
 	symGraphLaunch
 	symGraphUpload
 	symGraphExecUpdate
+	symGraphAddHostNode
+	symGraphHostNodeSetParams
+	symGraphAddMemAllocNode
+	symGraphAddMemFreeNode
+	symGraphConditionalHandleCreate
+	symGraphAddNode
+	symGraphExecKernelNodeSetParams
+	symGraphExecMemcpyNodeSetParams
+	symGraphExecMemsetNodeSetParams
+	symGraphExecHostNodeSetParams
+	symGraphDebugDotPrint
+	symUserObjectCreate
+	symUserObjectRelease
+	symGraphRetainUserObject
 	symDeviceGetDefaultMemPool
 	symDeviceGetMemPool
 	symDeviceSetMemPool
@@ -139,6 +153,19 @@ const (
 	symMemcpy2DAsync
 	symMemcpy3D
 	symMemcpy3DAsync
+	symMemGetAllocationGranularity
+	symMemAddressReserve
+	symMemAddressFree
+	symMemCreate
+	symMemRelease
+	symMemMap
+	symMemUnmap
+	symMemSetAccess
+	symMemGetAccess
+	symMemGetAllocationPropertiesFromHandle
+	symMemRetainAllocationHandle
+	symMemExportToShareableHandle
+	symMemImportFromShareableHandle
 	symCtxSetLimit
 	symCtxGetLimit
 	symCtxSetCacheConfig
@@ -259,6 +286,20 @@ var syms = [numSyms]symInfo{
 	symGraphLaunch:                               {name: abi.CuGraphLaunch, since: 10000},
 	symGraphUpload:                               {name: abi.CuGraphUpload, since: 11010},
 	symGraphExecUpdate:                           {name: abi.CuGraphExecUpdate, since: 12000, dlsym: []string{"cuGraphExecUpdate_v2"}},
+	symGraphAddHostNode:                          {name: abi.CuGraphAddHostNode, since: 10000},
+	symGraphHostNodeSetParams:                    {name: abi.CuGraphHostNodeSetParams, since: 10000},
+	symGraphAddMemAllocNode:                      {name: abi.CuGraphAddMemAllocNode, since: 11040},
+	symGraphAddMemFreeNode:                       {name: abi.CuGraphAddMemFreeNode, since: 11040},
+	symGraphConditionalHandleCreate:              {name: abi.CuGraphConditionalHandleCreate, since: 12030},
+	symGraphAddNode:                              {name: abi.CuGraphAddNode, since: 12030, dlsym: []string{"cuGraphAddNode_v2"}},
+	symGraphExecKernelNodeSetParams:              {name: abi.CuGraphExecKernelNodeSetParams, since: 12000, dlsym: []string{"cuGraphExecKernelNodeSetParams_v2"}},
+	symGraphExecMemcpyNodeSetParams:              {name: abi.CuGraphExecMemcpyNodeSetParams, since: 10020},
+	symGraphExecMemsetNodeSetParams:              {name: abi.CuGraphExecMemsetNodeSetParams, since: 10020},
+	symGraphExecHostNodeSetParams:                {name: abi.CuGraphExecHostNodeSetParams, since: 10020},
+	symGraphDebugDotPrint:                        {name: abi.CuGraphDebugDotPrint, since: 11030},
+	symUserObjectCreate:                          {name: abi.CuUserObjectCreate, since: 11030},
+	symUserObjectRelease:                         {name: abi.CuUserObjectRelease, since: 11030},
+	symGraphRetainUserObject:                     {name: abi.CuGraphRetainUserObject, since: 11030},
 	symDeviceGetDefaultMemPool:                   {name: abi.CuDeviceGetDefaultMemPool, since: 11020},
 	symDeviceGetMemPool:                          {name: abi.CuDeviceGetMemPool, since: 11020},
 	symDeviceSetMemPool:                          {name: abi.CuDeviceSetMemPool, since: 11020},
@@ -281,6 +322,19 @@ var syms = [numSyms]symInfo{
 	symMemcpy2DAsync:                             {name: abi.CuMemcpy2DAsync, since: 3020, dlsym: []string{"cuMemcpy2DAsync_v2"}},
 	symMemcpy3D:                                  {name: abi.CuMemcpy3D, since: 3020, dlsym: []string{"cuMemcpy3D_v2"}},
 	symMemcpy3DAsync:                             {name: abi.CuMemcpy3DAsync, since: 3020, dlsym: []string{"cuMemcpy3DAsync_v2"}},
+	symMemGetAllocationGranularity:               {name: abi.CuMemGetAllocationGranularity, since: 10020},
+	symMemAddressReserve:                         {name: abi.CuMemAddressReserve, since: 10020},
+	symMemAddressFree:                            {name: abi.CuMemAddressFree, since: 10020},
+	symMemCreate:                                 {name: abi.CuMemCreate, since: 10020},
+	symMemRelease:                                {name: abi.CuMemRelease, since: 10020},
+	symMemMap:                                    {name: abi.CuMemMap, since: 10020},
+	symMemUnmap:                                  {name: abi.CuMemUnmap, since: 10020},
+	symMemSetAccess:                              {name: abi.CuMemSetAccess, since: 10020},
+	symMemGetAccess:                              {name: abi.CuMemGetAccess, since: 10020},
+	symMemGetAllocationPropertiesFromHandle:      {name: abi.CuMemGetAllocationPropertiesFromHandle, since: 10020},
+	symMemRetainAllocationHandle:                 {name: abi.CuMemRetainAllocationHandle, since: 11000},
+	symMemExportToShareableHandle:                {name: abi.CuMemExportToShareableHandle, since: 10020},
+	symMemImportFromShareableHandle:              {name: abi.CuMemImportFromShareableHandle, since: 10020},
 	symCtxSetLimit:                               {name: abi.CuCtxSetLimit, since: 3010},
 	symCtxGetLimit:                               {name: abi.CuCtxGetLimit, since: 3010},
 	symCtxSetCacheConfig:                         {name: abi.CuCtxSetCacheConfig, since: 3020},

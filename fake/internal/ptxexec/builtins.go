@@ -52,6 +52,8 @@ func (m *machine) cstring(t *thread, in *inst, addr uint64) (string, bool) {
 func (m *machine) builtin(t *thread, in *inst, kind int, args [][]byte, ret [][]byte) bool {
 	u64 := func(b []byte) uint64 { return loadLE(b, uint8(len(b))) }
 	switch kind {
+	case builtinSetConditional: // graph_conditional.go
+		return m.setConditional(t, in, args)
 	case builtinVprintf:
 		format, ok := m.cstring(t, in, u64(args[0]))
 		if !ok {

@@ -1,0 +1,122 @@
+package fake
+
+import (
+	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/abi"
+)
+
+// The fake's shareable handles: POSIX file descriptors of the memfds
+// (cuMemExportToShareableHandle, cuMemImportFromShareableHandle; vmm.go).
+
+// MemExportToShareableHandle is cuMemExportToShareableHandle for a POSIX
+// file descriptor: a new descriptor of the allocation's memfd, the
+// caller's to close. The allocation must have asked for that handle type.
+func (b *fakeBackend) MemExportToShareableHandle(handle uintptr, typ backend.MemHandleType, flags uint64) (int, error) {
+	if err := b.enter(abi.CuMemExportToShareableHandle); err != nil || !vmmSupported {
+		err = vmmErr(err)
+		return -1, err
+	}
+	if typ != backend.MemHandlePOSIXFileDescriptor {
+		return -1, driver.ErrNotSupported
+	}
+	if flags != 0 {
+		return -1, driver.ErrInvalidValue
+	}
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	hd := b.vmm.handles[handle]
+	if hd == nil || hd.phys.prop.RequestedHandleTypes&typ == 0 {
+		return -1, driver.ErrInvalidValue
+	}
+	fd, err := osDup(hd.phys.fd)
+	if err != nil {
+		return -1, driver.ErrOutOfMemory
+	}
+	return fd, nil
+}
+
+// MemImportFromShareableHandle is cuMemImportFromShareableHandle of a
+// descriptor exported by any fake backend of this process (the file is
+// recognised, whichever descriptor of it is given), or by a fake of
+// another process (its memfd names the device and handle types: see
+// osForeignPhys); anything else is ErrInvalidValue. The handle is b's
+// handle of that allocation, with one reference more.
+func (b *fakeBackend) MemImportFromShareableHandle(fd int, typ backend.MemHandleType) (uintptr, error) {
+	if err := b.enter(abi.CuMemImportFromShareableHandle); err != nil || !vmmSupported {
+		err = vmmErr(err)
+		return 0, err
+	}
+	if typ != backend.MemHandlePOSIXFileDescriptor {
+		return 0, driver.ErrNotSupported
+	}
+	if fd < 0 {
+		return 0, driver.ErrInvalidValue
+	}
+	key, _, err := osFileKey(fd)
+	if err != nil {
+		return 0, driver.ErrInvalidValue
+	}
+	vmmFiles.Lock()
+	p := vmmFiles.m[key]
+	if p != nil {
+		p.holders++ // held while b looks at it
+	}
+	vmmFiles.Unlock()
+	if p == nil {
+		if p, err = b.adoptForeign(fd, key); err != nil {
+			return 0, err
+		}
+	}
+	var gone []*vmmPhys
+	b.mu.Lock()
+	defer func() {
+		// The lookup's hold goes after the handle's was taken.
+		if dropPhys(p) {
+			gone = append(gone, p)
+		}
+		b.mu.Unlock()
+		endPhys(gone)
+	}()
+	if _, err := b.dev(int(p.prop.Location.ID)); err != nil {
+		return 0, err
+	}
+	return b.retainLocked(p), nil
+}
+
+// adoptForeign makes the physical allocation of a memfd that a fake of
+// another process made and exported, registered and held once (for the
+// caller to drop).
+func (b *fakeBackend) adoptForeign(fd int, key vmmFileKey) (*vmmPhys, error) {
+	dev, types, ok := osForeignPhys(fd)
+	if !ok {
+		return nil, driver.ErrInvalidValue
+	}
+	_, size, err := osFileKey(fd)
+	if err != nil || size == 0 || size%vmmGranularity != 0 {
+		return nil, driver.ErrInvalidValue
+	}
+	d, err := b.dev(int(dev))
+	if err != nil {
+		return nil, err
+	}
+	own, err := osDup(fd)
+	if err != nil {
+		return nil, driver.ErrOutOfMemory
+	}
+	prop := backend.MemAllocationProp{Type: backend.MemAllocationTypePinned, RequestedHandleTypes: backend.MemHandleType(types),
+		Location: backend.MemLocation{Type: backend.MemLocationDevice, ID: dev}}
+	p := &vmmPhys{fd: own, key: key, size: size, prop: prop, owner: b, dev: d, holders: 1, foreign: true}
+	vmmFiles.Lock()
+	defer vmmFiles.Unlock()
+	if q := vmmFiles.m[key]; q != nil { // adopted meanwhile by another backend
+		osClose(own)
+		q.holders++
+		return q, nil
+	}
+	if vmmFiles.m == nil {
+		vmmFiles.m = map[vmmFileKey]*vmmPhys{}
+	}
+	vmmFiles.m[key] = p
+	return p, nil
+}
