@@ -11,8 +11,7 @@ import (
 // reductions, cg::reduce and cg::inclusive_scan on warp tiles,
 // warpAggregatedAtomicsCG's coalesced_threads and labeled_partition),
 // exact; the filters' kept elements compared sorted. reductionMultiBlockCG
-// (grid.sync) is not among them: the fake's interpreter does not run
-// cooperative grid synchronisation yet.
+// (grid.sync) is testSampleCGGrid.
 func testSampleCG(t *testing.T, r sampleRig) {
 	m := r.compile(t, "samples_cg.cu", samples.CGSource, module.Options{IncludePaths: cudaHeaders(t), Std: "c++17"})
 	const block = samples.ReduceBlock

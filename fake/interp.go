@@ -38,6 +38,10 @@ type interpState struct {
 	mu      sync.Mutex
 	loadErr error // the last module the interpreter refused
 	fault   error // the first interpreted launch that faulted
+	// races, when set (by this package's tests), is told of every
+	// interpreted launch's global accesses and in-kernel shared-memory
+	// races (ptxexec.Launch.SharedRaces).
+	races ptxexec.SharedRaceObserver
 }
 
 // LoadError returns why the last cuModuleLoadData the interpreter refused
@@ -86,14 +90,21 @@ func (m deviceMemory) Lookup(addr uint64) (uint64, []byte, bool) {
 
 // runPTX runs an interpreted kernel. A fault is recorded with its details
 // and returned as its driver.Result.
-func (b *fakeBackend) runPTX(x *ptxexec.Kernel, grid, block [3]uint32, sharedMem uint32, sms int, args []byte) error {
+func (b *fakeBackend) runPTX(x *ptxexec.Kernel, grid, block [3]uint32, sharedMem uint32, sms int, args []byte, cooperative bool) error {
 	var out io.Writer = os.Stdout
 	if b.cfg.outputSet {
 		out = b.cfg.output
 	}
 	rec := b.recorder(x.Name)
-	err := x.Run(&ptxexec.Launch{Grid: grid, Block: block, DynShared: sharedMem, Params: args, Mem: deviceMemory{b}, SMs: sms,
-		Workers: b.cfg.workers, Printf: out, Observe: rec.observer()})
+	l := &ptxexec.Launch{Grid: grid, Block: block, DynShared: sharedMem, Params: args, Mem: deviceMemory{b}, SMs: sms,
+		Workers: b.cfg.workers, Printf: out, Cooperative: cooperative, Observe: rec.observer()}
+	// With the race detector on, in-kernel shared-memory races are
+	// checked too (raceObserver is a ptxexec.SharedRaceObserver).
+	l.SharedRaces = l.Observe != nil
+	if b.interp.races != nil {
+		l.Observe, l.SharedRaces = b.interp.races, true
+	}
+	err := x.Run(l)
 	rec.flush()
 	if err == nil {
 		return nil
@@ -112,8 +123,10 @@ func (b *fakeBackend) runPTX(x *ptxexec.Kernel, grid, block [3]uint32, sharedMem
 
 // kernelFault is the error of a faulting interpreted launch, as the stream
 // reports it: the driver's code (what errors.Is and errors.As find) with
-// what the interpreter knows of the fault (the PTX line, the instruction,
-// the address, the block and thread), which a GPU does not say.
+// what the interpreter knows of the fault (the PTX line, the CUDA C file
+// and line when the PTX has -lineinfo or -G line information, the
+// instruction, the address, the block and thread), which a GPU does not
+// say.
 type kernelFault struct {
 	code   driver.Result
 	detail error

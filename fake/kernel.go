@@ -220,8 +220,15 @@ func (k *kernel) ptxParams(name string) string {
 // MISALIGNED_ADDRESS) for a bad access, CUDA_ERROR_LAUNCH_FAILED for a
 // panic in the body.
 func (k *kernel) run(b *fakeBackend, grid, block [3]uint32, sharedMem uint32, sms int, args []byte) error {
+	return k.runLaunch(b, grid, block, sharedMem, sms, args, false)
+}
+
+// runLaunch is run; cooperative (a cooperative launch) makes the blocks of
+// an interpreted kernel co-resident, so that grid.sync works (see
+// ptxexec.Launch.Cooperative). Go bodies run as in any launch.
+func (k *kernel) runLaunch(b *fakeBackend, grid, block [3]uint32, sharedMem uint32, sms int, args []byte, cooperative bool) error {
 	if k.interp != nil {
-		return b.runPTX(k.interp, grid, block, sharedMem, sms, args)
+		return b.runPTX(k.interp, grid, block, sharedMem, sms, args, cooperative)
 	}
 	vals := make([]reflect.Value, 1+len(k.params))
 	for i, p := range k.params {

@@ -21,6 +21,12 @@ func (b *fakeBackend) LaunchKernel(fh uintptr, grid, block [3]uint32, sharedMem 
 	if err := b.enter(abi.CuLaunchKernel); err != nil {
 		return err
 	}
+	return b.launchKernel(fh, grid, block, sharedMem, s, params, false)
+}
+
+// launchKernel checks and queues a launch; cooperative is a cooperative
+// launch (LaunchKernelEx with the attribute), whose blocks are co-resident.
+func (b *fakeBackend) launchKernel(fh uintptr, grid, block [3]uint32, sharedMem uint32, s uintptr, params unsafe.Pointer, cooperative bool) error {
 	it := &item{}
 	return b.enqueue(s, it, func(st *stream) error {
 		f, err := b.funcLocked(fh)
@@ -63,7 +69,7 @@ func (b *fakeBackend) LaunchKernel(fh uintptr, grid, block [3]uint32, sharedMem 
 			copy(args[p.off:p.off+p.size], unsafe.Slice((*byte)(src), p.size))
 		}
 		sms := a[driver.AttrMultiprocessorCount]
-		it.run = func() error { return k.run(b, grid, block, sharedMem, sms, args) }
+		it.run = func() error { return k.runLaunch(b, grid, block, sharedMem, sms, args, cooperative) }
 		return nil
 	})
 }

@@ -25,8 +25,11 @@ const maxPortableCluster = 8
 //     OccupancyMaxActiveBlocksPerMultiprocessor times the multiprocessor
 //     count blocks (ErrCooperativeLaunchTooLarge).
 //
-// Clusters and cooperative grids run as any launch does on the fake: the
-// blocks of a cluster share nothing more than other blocks do.
+// The blocks of a cooperative grid are co-resident (they take turns, a
+// spinning block letting the others run) and the grid workspace is there,
+// so cooperative_groups' grid.sync works; clusters run as any launch does
+// on the fake: the blocks of a cluster share nothing more than other
+// blocks do.
 func (b *fakeBackend) LaunchKernelEx(fh uintptr, cfg *backend.LaunchConfig, params unsafe.Pointer) error {
 	if err := b.enter(abi.CuLaunchKernelEx); err != nil {
 		return err
@@ -37,7 +40,10 @@ func (b *fakeBackend) LaunchKernelEx(fh uintptr, cfg *backend.LaunchConfig, para
 	if err := b.checkLaunchEx(fh, cfg); err != nil {
 		return err
 	}
-	return b.LaunchKernel(fh, cfg.Grid, cfg.Block, cfg.SharedMem, cfg.Stream, params)
+	if err := b.enter(abi.CuLaunchKernel); err != nil {
+		return err
+	}
+	return b.launchKernel(fh, cfg.Grid, cfg.Block, cfg.SharedMem, cfg.Stream, params, cfg.Cooperative)
 }
 
 // checkLaunchEx checks cfg's attributes for function fh.

@@ -120,6 +120,7 @@ func (p *parser) body(f *Func) error {
 	p.regNames = make([]string, 0, c.regNames)
 	p.regCounts = make([]int, 0, c.regNames)
 	p.vars = make([]*Var, 0, c.vars)
+	p.loc = Loc{}
 	p.advance()
 	err := p.statements(f, d)
 	f.Body, f.Labels, f.Regs, f.Vars = p.stmts, p.labels, p.regs, p.vars
@@ -182,7 +183,7 @@ func (p *parser) statements(f *Func, d int) error {
 				return err
 			}
 		case t.s == ".loc" || t.s == ".file":
-			p.skipLine()
+			p.lineDirective()
 		case isIdent(t.s) && p.peek2().s == ":":
 			p.advance()
 			p.advance()
@@ -269,7 +270,7 @@ func (p *parser) aggregate(k OperandKind, es []Operand) Operand {
 
 // instruction reads "[@[!]%p] op.mods operands;".
 func (p *parser) instruction() error {
-	s := Stmt{Line: int32(p.tok.line)}
+	s := Stmt{Line: int32(p.tok.line), Loc: p.loc}
 	if p.tok.s == "@" {
 		p.advance()
 		if p.tok.s == "!" {

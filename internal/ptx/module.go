@@ -21,6 +21,9 @@ type Module struct {
 	AddressSize int     // 64 unless .address_size says otherwise
 	Vars        []*Var  // module-scope .global, .const and .shared variables
 	Funcs       []*Func // .entry and .func, in order of appearance
+	// Files are the source files of the .file directives (-lineinfo, -G),
+	// by number: what a Stmt's Loc.File names.
+	Files map[int32]string
 	// Unsupported is the first construct Read could not turn into a syntax
 	// tree (an *Error with its line): a statement the parser does not know
 	// in a body (whose statements are then missing), a module-scope
@@ -80,7 +83,14 @@ type Stmt struct {
 	Pred    string    // guard predicate register, "" if none
 	Line    int32
 	PredNeg bool // @!%p
+	// Loc is the source line of the last .loc directive before the
+	// instruction in its body (-lineinfo, -G); zero without one.
+	Loc Loc
 }
+
+// Loc is a .loc directive's source position: the number of a .file
+// (Module.Files) and a line in it.
+type Loc struct{ File, Line int32 }
 
 // String returns the instruction as PTX-like text, for error messages.
 func (s *Stmt) String() string {

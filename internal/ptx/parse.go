@@ -44,6 +44,51 @@ type parser struct {
 	// level, a parameter list.
 	scratch [4][]Operand
 	params  []Param
+	// loc is the last .loc of the body being read.
+	loc Loc
+}
+
+// lineDirective reads a .file or .loc directive, the current token, to
+// the end of its line: .file N "name" records a file, .loc N L (the
+// column ignored) the position of the instructions after it. A .loc with
+// inlined_at (a line of a function inlined into the one before it) is
+// skipped: the instructions keep the line of the outermost caller, the
+// user's code. Anything else on such a line is skipped.
+func (p *parser) lineDirective() {
+	l := p.tok.line
+	dir := p.tok.s
+	var words [2]string
+	n := 0
+	inlined := false
+	p.advance()
+	for p.tok.s != "" && p.tok.line == l {
+		if n < len(words) {
+			words[n] = p.tok.s
+			n++
+		}
+		inlined = inlined || p.tok.s == "inlined_at"
+		p.advance()
+	}
+	if n < 2 || inlined {
+		return
+	}
+	num, err := strconv.ParseInt(words[0], 10, 32)
+	if err != nil || num < 0 {
+		return
+	}
+	switch dir {
+	case ".file":
+		if name, err := strconv.Unquote(words[1]); err == nil {
+			if p.m.Files == nil {
+				p.m.Files = map[int32]string{}
+			}
+			p.m.Files[int32(num)] = name
+		}
+	case ".loc":
+		if line, err := strconv.ParseInt(words[1], 10, 32); err == nil && line >= 0 {
+			p.loc = Loc{File: int32(num), Line: int32(line)}
+		}
+	}
 }
 
 // parse reads src in mode md. A hard error (the text is not well formed)
@@ -272,7 +317,7 @@ func (p *parser) moduleStatement() error {
 		p.advance()
 		return nil
 	case ".file", ".loc":
-		p.skipLine()
+		p.lineDirective()
 		return nil
 	case ".section": // debug sections: .section name { ... }
 		p.skipLine()

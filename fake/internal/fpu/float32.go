@@ -105,8 +105,21 @@ func FmaF32(a, b, c float32, r Rounding) float32 {
 		// is not on, or the result is subnormal in float32 (coarser
 		// midpoints). Those few go the exact way below.
 		s := math.FMA(x, y, z)
-		if bits := math.Float64bits(s); bits&(1<<29-1) != 1<<28 && bits&(0x7ff<<52) >= 0x381<<52 {
+		bits := math.Float64bits(s)
+		if bits&(1<<29-1) != 1<<28 && bits&(0x7ff<<52) >= 0x381<<52 {
 			return canon32(float32(s))
+		}
+		// A zero is exact (the exact value of a float32 fma is a multiple
+		// of 2^-298, far above float64's underflow), its sign IEEE's; a
+		// float32 midpoint that float64 holds exactly rounds to even in
+		// one step.
+		if s == 0 {
+			return float32(s)
+		}
+		if bits&(0x7ff<<52) >= 0x381<<52 && bits&(0x7ff<<52) != 0x7ff<<52 {
+			if _, e := twoSum(x*y, z); e == 0 {
+				return float32(s)
+			}
 		}
 	}
 	p := float64(x * y) // exact
@@ -151,4 +164,14 @@ func NegF32(x float32) float32 { return canon32(-x) }
 // AbsF32 returns |x| (abs.f32); NaN gives the canonical NaN.
 func AbsF32(x float32) float32 {
 	return canon32(math.Float32frombits(math.Float32bits(x) &^ (1 << 31)))
+}
+
+// FmaRoundsOnce reports whether float32(s) is fma.rn.f32 of float32
+// operands a, b, c when s is math.FMA of them as float64: s is a normal
+// float32 after rounding and not on a float32 midpoint, so the second
+// rounding cannot differ from one. It is small enough to be inlined in an
+// interpreter's loop; FmaF32 handles the rest.
+func FmaRoundsOnce(s float64) bool {
+	bits := math.Float64bits(s)
+	return bits&(1<<29-1) != 1<<28 && bits&(0x7ff<<52)-0x381<<52 < (0x7ff-0x381)<<52
 }

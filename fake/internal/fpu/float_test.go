@@ -222,3 +222,30 @@ func ExampleFmaF32() {
 	// 0x1.000002p+00
 	// 0x1.000004p+00 (twice rounded)
 }
+
+// TestFmaRoundsOnce: where FmaRoundsOnce says so, float32 of the float64
+// fma is FmaF32's correctly rounded result.
+func TestFmaRoundsOnce(t *testing.T) {
+	vals := []float32{0, 1, -1, 3, 0.37, 1e-38, 1e-45, 3.4e38, float32(math.Inf(1)), float32(math.NaN()), 1 + 1.0/(1<<23), 1.5, 1 << 24, -2.5e-10}
+	agreed, used := 0, 0
+	for _, a := range vals {
+		for _, b := range vals {
+			for _, c := range vals {
+				s := math.FMA(float64(a), float64(b), float64(c))
+				if !FmaRoundsOnce(s) {
+					continue
+				}
+				used++
+				want := FmaF32(a, b, c, Nearest)
+				if got := float32(s); math.Float32bits(got) == math.Float32bits(want) {
+					agreed++
+				} else {
+					t.Errorf("fma(%g, %g, %g): fast %g, exact %g", a, b, c, got, want)
+				}
+			}
+		}
+	}
+	if used == 0 || agreed != used {
+		t.Fatalf("%d of %d fast results agree", agreed, used)
+	}
+}

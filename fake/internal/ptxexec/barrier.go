@@ -119,7 +119,7 @@ func (d *decoder) barOperands(args []ptx.Operand, in *inst) error {
 // arrive counts thread t at the barrier of bar.sync, bar.red or
 // bar.arrive instruction in. It reports false after a fault.
 func (m *machine) arrive(t *thread, in *inst) bool {
-	id, count := t.regs[in.a]&0xffffffff, t.regs[in.b]&0xffffffff
+	id, count := m.reg(t, in.a)&0xffffffff, m.reg(t, in.b)&0xffffffff
 	if id >= numBarriers {
 		m.fail(t, in, CodeIllegalInstr, 0, "barrier number out of range")
 		return false
@@ -135,6 +135,7 @@ func (m *machine) arrive(t *thread, in *inst) bool {
 	}
 	b.count = uint32(count)
 	b.arrived++
+	b.red = b.red || in.op == opBarRed
 	return true
 }
 
@@ -142,13 +143,15 @@ func (m *machine) arrive(t *thread, in *inst) bool {
 type barrierState struct {
 	arrived uint32 // threads counted since it last completed
 	count   uint32 // the thread count they gave; 0: the whole block
+	red     bool   // a bar.red arrived
 }
 
 // releaseBarriers completes every barrier whose count is reached: its
 // waiting threads run on, with bar.red's result. It reports whether it
 // released any.
 func (m *machine) releaseBarriers(live int) bool {
-	released := false
+	var done [numBarriers]bool
+	any, red := false, false
 	for id := range m.barriers {
 		b := &m.barriers[id]
 		if b.arrived == 0 {
@@ -158,44 +161,65 @@ func (m *machine) releaseBarriers(live int) bool {
 		if want == 0 {
 			want = uint32(live)
 		}
-		if b.arrived < want {
+		if b.arrived >= want {
+			done[id], any = true, true
+			red = red || b.red
+		}
+	}
+	if !any {
+		return false
+	}
+	// The reductions of bar.red over the threads waiting at each
+	// completed barrier.
+	var pop [numBarriers]uint64
+	and := [numBarriers]uint64{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}
+	var or [numBarriers]uint64
+	if red {
+		for i := range m.threads {
+			t := &m.threads[i]
+			if t.state != tBarrier {
+				continue
+			}
+			in := &t.fn.code[t.pc-1]
+			id := m.reg(t, in.a) & 0xffffffff
+			if in.op != opBarRed || !done[id] {
+				continue
+			}
+			p := m.reg(t, in.c) != 0
+			if in.flags&fCombNeg != 0 {
+				p = !p
+			}
+			if p {
+				pop[id]++
+				or[id] = 1
+			} else {
+				and[id] = 0
+			}
+		}
+	}
+	for i := range m.threads {
+		t := &m.threads[i]
+		if t.state != tBarrier {
 			continue
 		}
-		// The reduction of bar.red over the waiting threads.
-		var pop, and, or uint64 = 0, 1, 0
-		for i := range m.threads {
-			t := &m.threads[i]
-			if t.state != tBarrier || t.regs[t.fn.code[t.pc-1].a]&0xffffffff != uint64(id) {
-				continue
-			}
-			in := &t.fn.code[t.pc-1]
-			if in.op == opBarRed {
-				p := t.regs[in.c] != 0
-				if in.flags&fCombNeg != 0 {
-					p = !p
-				}
-				if p {
-					pop++
-					or = 1
-				} else {
-					and = 0
-				}
-			}
+		in := &t.fn.code[t.pc-1]
+		id := m.reg(t, in.a) & 0xffffffff
+		if !done[id] {
+			continue
 		}
-		for i := range m.threads {
-			t := &m.threads[i]
-			if t.state != tBarrier || t.regs[t.fn.code[t.pc-1].a]&0xffffffff != uint64(id) {
-				continue
-			}
-			in := &t.fn.code[t.pc-1]
-			if in.op == opBarRed {
-				t.regs[in.d] = [...]uint64{barRedPopc: pop, barRedAnd: and, barRedOr: or}[in.mode]
-				t.regs[sSink] = 0
-			}
-			t.state = tRunning
+		if in.op == opBarRed {
+			m.setReg(t, in.d, [...]uint64{barRedPopc: pop[id], barRedAnd: and[id], barRedOr: or[id]}[in.mode])
+			m.setReg(t, sSink, 0)
 		}
-		*b = barrierState{}
-		released = true
+		t.state = tRunning
 	}
-	return released
+	for id := range done {
+		if done[id] {
+			m.barriers[id] = barrierState{}
+		}
+	}
+	if m.races != nil {
+		m.races.phase++
+	}
+	return true
 }

@@ -1,6 +1,7 @@
 package ptxexec
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -25,6 +26,62 @@ func BenchmarkAxpy(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "threads/s")
+}
+
+// BenchmarkSaxpy runs out[i] = 2*x[i] + y[i] over 4M threads of
+// non-zero data, with 1 and 2 workers (Launch.Workers): threads/s on one
+// core and the scaling across cores.
+func BenchmarkSaxpy(b *testing.B) {
+	p, mem := load(b, "90")
+	const n = 4 << 20
+	xs := make([]float32, n)
+	ys := make([]float32, n)
+	for i := range xs {
+		xs[i] = float32(i%1000) * 0.37
+		ys[i] = float32(i%777) * 0.11
+	}
+	px, py, out := mem.f32s(xs), mem.f32s(ys), mem.alloc(4*n)
+	k := p.Kernels["axpy"]
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			l := &Launch{Grid: dim(n / 256), Block: dim(256), Params: packAxpy(k, px, py, out, n), Mem: mem, SMs: 132, Workers: workers}
+			b.ReportAllocs()
+			cpu := processCPU()
+			for b.Loop() {
+				if err := k.Run(l); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportThreads(b, n, cpu)
+		})
+	}
+}
+
+// BenchmarkBlockSum runs the shared-memory tree reduction block_sum
+// (__syncthreads between steps, one atomicAdd per block) over 1M
+// elements, with 1 and 2 workers.
+func BenchmarkBlockSum(b *testing.B) {
+	p, mem := load(b, "90")
+	const n = 1 << 20
+	xs := make([]float32, n)
+	for i := range xs {
+		xs[i] = 1
+	}
+	pin, total := mem.f32s(xs), mem.f32s([]float32{0})
+	k := p.Kernels["block_sum"]
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			l := &Launch{Grid: dim(n / 256), Block: dim(256), Params: params(b, k, pin, total, int32(n)), Mem: mem, SMs: 132, Workers: workers}
+			b.ReportAllocs()
+			cpu := processCPU()
+			for b.Loop() {
+				if err := k.Run(l); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportThreads(b, n, cpu)
+		})
+	}
 }
 
 func packAxpy(k *Kernel, px, py, out uint64, n int) []byte {
@@ -57,5 +114,15 @@ func TestMillionElementLaunch(t *testing.T) {
 	got := mem.readF32(out, n)
 	for _, i := range []int{0, 1, n / 2, n - 1} {
 		require.Equal(t, fpu.FmaF32(2, xs[i], xs[i], fpu.Nearest), got[i])
+	}
+}
+
+// reportThreads reports threads/s (n threads per iteration, wall time)
+// and, where the process's CPU time can be read, threads per CPU second
+// since cpu (what one core does, on a machine that others share).
+func reportThreads(b *testing.B, n int, cpu float64) {
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "threads/s")
+	if used := processCPU() - cpu; cpu > 0 && used > 0 {
+		b.ReportMetric(float64(n)*float64(b.N)/used, "threads/cpu-s")
 	}
 }

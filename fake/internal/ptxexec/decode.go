@@ -149,6 +149,7 @@ func (p *Program) decodeFunc(f *function, mod *moduleScope) error {
 	f.code = append(f.code, inst{op: opRet, guard: -1})
 	f.stmts = append(f.stmts, &ptx.Stmt{Line: int32(src.Line), Op: "ret"})
 	d.preloadParams()
+	f.findBlockSlots()
 	for _, fx := range d.fixups {
 		t, ok := d.labels[fx.label]
 		if !ok {
@@ -621,6 +622,16 @@ func (d *decoder) instr(s *ptx.Stmt, in *inst) error {
 	case "trap":
 		in.op = opTrap
 		return d.noMore(m)
+	case "cp":
+		if m.set["mbarrier"] {
+			m.take("async")
+			m.take("mbarrier")
+			m.take("arrive")
+			return d.cpAsyncMbarrier(s, m, in)
+		}
+		return d.cpAsync(s, m, in)
+	case "mbarrier":
+		return d.mbarrier(s, m, in)
 	case "membar", "fence":
 		in.op = opNop
 		return nil

@@ -15,13 +15,40 @@
 //   - Blocks run one after another, in x, y, z order, so a launch is
 //     deterministic and repeatable (Launch.Workers > 1 runs blocks on
 //     parallel goroutines instead: global atomics stay atomic, anything
-//     else blocks share races as on a GPU). Within a block, each thread runs on its
-//     own until it exits or reaches a barrier or a warp collective
-//     (threads in order of their linear index); then barriers and
-//     collectives whose participants have all arrived are released, and
-//     the threads run on. Divergent threads therefore need no
-//     reconvergence rule, and any interleaving the CUDA memory model
-//     allows between barriers is one a correct kernel tolerates.
+//     else blocks share races as on a GPU). Within a block, warp after
+//     warp runs until each of its threads exits or waits at a barrier or
+//     warp collective; then barriers and collectives whose participants
+//     have all arrived are released, and the threads run on. A warp whose
+//     threads are in the kernel's entry (no call frames) runs in
+//     lockstep (lockstep.go): each instruction once for the lanes at it,
+//     the group at the lowest pc first, lanes that diverge keeping their
+//     own pc and joining again where their pcs meet, a full-warp
+//     collective completing in place; in a call the warp's threads run
+//     one by one, in order of their linear index. A thread that has taken
+//     many backward branches (spinning on a lock or flag) yields until the
+//     block's other threads have waited or exited, so a lane spinning on
+//     a lock another lane holds lets it run, as independent thread
+//     scheduling guarantees. Any interleaving the CUDA memory model allows
+//     between barriers is one a correct kernel tolerates.
+//   - Cooperative launches (Launch.Cooperative: cuLaunchCooperativeKernel
+//     or the cooperative launch attribute) have every block resident at
+//     once: the blocks take turns on one goroutine, a thread that spins
+//     (many backward branches) letting the other blocks run, and
+//     %envreg1:%envreg2 give the address of the grid workspace, so
+//     cooperative_groups' grid.sync (CUDA 11.8: an atomic add on the
+//     workspace by each block's first thread, which spins until the
+//     count's top bit flips) works, also repeatedly. In a launch that is
+//     not cooperative the two registers are 0 and grid.sync traps
+//     (CUDA_ERROR_LAUNCH_FAILED), as cooperative_groups' code does on the
+//     GPU.
+//   - Asynchronous copies: cp.async.ca/cg.shared.global (4, 8, 16 bytes,
+//     a source size with zero fill), cp.async.commit_group, wait_group and
+//     wait_all (async.go): the copy is done when issued, so the waits have
+//     nothing to wait for. mbarrier objects in shared memory (init, inval,
+//     arrive, arrive_drop, expect_tx, complete_tx, arrive.expect_tx,
+//     test_wait and try_wait with a token or .parity, pending_count,
+//     cp.async.mbarrier.arrive: mbarrier.go): a wait that finds its phase
+//     open returns false and lets the other threads run.
 //   - bar.sync / barrier.sync, bar.arrive and bar.red (popc, and, or):
 //     16 barriers per block; each counts the threads that arrived at it
 //     (bar.arrive included, thread by thread) and completes at the
@@ -64,11 +91,18 @@
 //   - Special registers: WARP_SZ is 32; %laneid, %warpid, %nwarpid,
 //     %lanemask_*, %smid (block index mod Launch.SMs), %nsmid; %clock
 //     and %clock64 count nanoseconds since the launch began, %globaltimer
-//     nanoseconds since 1970; %envreg* are 0 (the driver's environment);
+//     nanoseconds since 1970; %envreg1 and %envreg2 the grid workspace of
+//     a cooperative launch (0 otherwise), the other %envreg* 0;
 //     the cluster registers are those of 1x1x1 clusters; %pm* are 0.
-//   - Debug information: the DWARF .section blocks of -G and the .file
-//     and .loc directives of -G and -lineinfo are accepted and ignored
-//     (a fault names the PTX line, not yet the .cu line).
+//   - Debug information: the DWARF .section blocks of -G are accepted and
+//     ignored; with the .file and .loc directives of -G and -lineinfo a
+//     Fault (and an Access) names the CUDA C file and line of the
+//     instruction besides the PTX line (for code inlined from a header,
+//     the line of the user's call).
+//   - Shared-memory races (Launch.SharedRaces, sharedrace.go): two
+//     accesses of different threads of a block to a shared byte, one a
+//     write, not both atomic, with no barrier (nor, in one warp, a warp
+//     collective) between them, are reported to a SharedRaceObserver.
 //   - printf (vprintf) formats C conversions (d i u x X o c s p f e g, with
 //     flags, width, precision and l/ll) to Launch.Printf as each thread
 //     calls it; a failed device-side assert (__assertfail) prints CUDA's
@@ -116,12 +150,11 @@
 // it into CUDA_ERROR_INVALID_PTX at cuModuleLoadData) naming the line
 // and instruction: vector registers; textures and surfaces (tex, tld4,
 // suld, sust: no texture objects in the fake); the approximate f16
-// instructions (ex2, tanh .f16) and set.f16x2; the sm_90 asynchronous
-// machinery (cp.async, cp.async.bulk, mbarrier, wgmma, setmaxnreg,
-// elect, griddepcontrol, clusters beyond 1x1x1): not yet modelled;
-// grid-wide synchronisation (cooperative_groups' grid.sync reads
-// %envreg1/2, which are 0 here, so grid.sync sees an invalid group):
-// cooperative launches still run their blocks one after another;
+// instructions (ex2, tanh .f16) and set.f16x2; the rest of sm_90's
+// asynchronous machinery, not yet modelled: cp.async.bulk and its tensor
+// forms (TMA: they need tensor maps), cp.async with a cache-policy
+// operand, wgmma, setmaxnreg, elect, griddepcontrol, and clusters beyond
+// 1x1x1 (mbarrier on .shared::cluster or with .cluster scope);
 // indirect branches and calls, extern .global variables, taking the
 // address of a kernel parameter, 32-bit addressing, saturating integer
 // cvt, and any opcode or modifier the decoder does not know (cache hints
@@ -131,9 +164,14 @@
 // # Speed
 //
 // Instructions are decoded once into a compact form: every operand is a
-// slot of a per-thread register file (constants and special registers
-// included), branch targets are indices, and the values of a launch's
-// parameters and special registers are preloaded instead of moved. The
-// per-instruction path has no maps, interfaces, allocation or
-// reflection. BenchmarkAxpy measures the elementwise kernel.
+// slot of a register file (constants and special registers included),
+// branch targets are indices, and the values of a launch's parameters and
+// special registers are preloaded instead of moved. A warp in lockstep
+// keeps its registers slot by slot, the 32 lanes' values of a slot side
+// by side, so one dispatch runs an instruction for the whole warp; a
+// load's lanes look their allocation up once. The per-instruction path
+// has no maps, interfaces, allocation or reflection. BenchmarkSaxpy
+// (elementwise, 4M threads, 1 and 2 workers), BenchmarkBlockSum (a
+// shared-memory tree reduction) and BenchmarkAxpy measure it
+// (BENCHMARKS.md).
 package ptxexec

@@ -43,6 +43,18 @@ type Launch struct {
 	// Observe, when set, is told of every access to global memory (see
 	// Observer).
 	Observe Observer
+	// Cooperative is a cooperative launch (cuLaunchCooperativeKernel, or
+	// the cooperative launch attribute): every block is resident at once,
+	// so blocks may wait for each other (cooperative_groups' grid.sync),
+	// and %envreg1:%envreg2 give the grid workspace grid.sync counts in.
+	// The blocks then take turns on one goroutine (Workers is not used):
+	// a block runs until all its threads wait, exit, or spin (a thread
+	// that has taken many backward branches lets the other blocks run).
+	Cooperative bool
+	// SharedRaces asks for in-kernel shared-memory race checks (see
+	// SharedRaceObserver): reported to Observe when it implements
+	// SharedRaceObserver. Off, they cost one comparison per shared access.
+	SharedRaces bool
 }
 
 // CUDA error numbers of the faults a launch may end with.
@@ -56,18 +68,27 @@ const (
 
 // Fault is how a launch failed: the CUDA error number, and where.
 type Fault struct {
-	Code   int
-	Line   int    // PTX line of the faulting instruction
-	Instr  string // the instruction
-	Addr   uint64 // the address, for memory faults
-	Block  [3]uint32
-	Thread [3]uint32
-	Msg    string
+	Code  int
+	Line  int    // PTX line of the faulting instruction
+	Instr string // the instruction
+	// File and FileLine are the CUDA C source line of the instruction,
+	// from the PTX's .file and .loc directives (NVRTC's -lineinfo or -G);
+	// "" and 0 without them.
+	File     string
+	FileLine int
+	Addr     uint64 // the address, for memory faults
+	Block    [3]uint32
+	Thread   [3]uint32
+	Msg      string
 }
 
 // Error describes the fault.
 func (f *Fault) Error() string {
-	s := fmt.Sprintf("ptx line %d: %s: %s", f.Line, f.Instr, f.Msg)
+	at := fmt.Sprintf("ptx line %d", f.Line)
+	if f.File != "" {
+		at += fmt.Sprintf(" (%s:%d)", f.File, f.FileLine)
+	}
+	s := fmt.Sprintf("%s: %s: %s", at, f.Instr, f.Msg)
 	if f.Addr != 0 || f.Code == CodeIllegalAddress || f.Code == CodeMisalignedAddress {
 		s += fmt.Sprintf(" at address 0x%x", f.Addr)
 	}
@@ -79,6 +100,7 @@ const (
 	tRunning = iota
 	tBarrier // waiting at bar.sync
 	tWarp    // waiting at a warp collective
+	tYield   // spinning in a cooperative launch: runs again when the other blocks have had their turn
 	tExited
 )
 
@@ -95,6 +117,8 @@ type thread struct {
 	local  []byte
 	sp     int        // end of the current frame in local
 	pool   [][]uint64 // register files, one per call depth
+	warp   *warpRegs  // its warp's registers in lockstep
+	id     int        // linear index in the block
 }
 
 // frame is a caller's state saved by call.
@@ -132,6 +156,11 @@ type machine struct {
 	atomMu   *sync.Mutex // with parallel workers: held by global atomics
 	barriers [numBarriers]barrierState
 	obs      Observer // l.Observe
+	slab     []uint64 // register files not yet handed to threads
+	warps    []warpRegs
+	grid     []byte     // a cooperative launch's grid workspace (nil otherwise)
+	spins    int        // backward branches taken since the last yield
+	races    *raceState // shared-memory race checks, or nil
 }
 
 // Run executes the kernel over the launch's grid, blocks one after
@@ -148,6 +177,9 @@ func (k *Kernel) Run(l *Launch) error {
 		return &Fault{Code: CodeLaunchFailed, Msg: "bad block size"}
 	}
 	blocks := uint64(l.Grid[0]) * uint64(l.Grid[1]) * uint64(l.Grid[2])
+	if l.Cooperative {
+		return k.runCooperative(l, n, blocks)
+	}
 	workers := uint64(max(l.Workers, 1))
 	if workers == 1 || blocks == 1 {
 		return k.newMachine(l, n, nil).runBlocks(blocks, nil)
@@ -188,7 +220,8 @@ func linear(b, grid [3]uint32) uint64 {
 
 func (k *Kernel) newMachine(l *Launch, n int, atomMu *sync.Mutex) *machine {
 	m := &machine{k: k, l: l, threads: make([]thread, n), shared: make([]byte, k.sharedBase+int(l.DynShared)),
-		start: time.Now(), cs: k.prog.callSites, atomMu: atomMu, obs: l.Observe}
+		start: time.Now(), cs: k.prog.callSites, atomMu: atomMu, obs: l.Observe, warps: make([]warpRegs, (n+warpSize-1)/warpSize)}
+	m.races = newRaceState(l, len(m.shared), n)
 	f := k.fn
 	m.tmpl = make([]uint64, f.nslots)
 	copy(m.tmpl, f.init)
@@ -233,6 +266,9 @@ func (m *machine) blockTemplate() {
 	r[sDynSmem] = uint64(l.DynShared)
 	r[sTotalSmem] = uint64(len(m.shared))
 	r[sFrame] = 0
+	if m.grid != nil {
+		r[sEnvreg1], r[sEnvreg2] = gridWindow>>32, gridWindow&math.MaxUint32
+	}
 	for _, a := range m.k.fn.aliases {
 		if a.special >= sNtidX {
 			r[a.slot] = r[a.special]
@@ -243,8 +279,13 @@ func (m *machine) blockTemplate() {
 func (m *machine) initThread(t *thread, i int) {
 	l := m.l
 	f := m.k.fn
-	t.fn, t.pc, t.state, t.frames = f, 0, tRunning, t.frames[:0]
-	t.sp = f.frame
+	t.pc, t.state = 0, tRunning
+	if t.fn != f || len(t.frames) != 0 || t.sp != f.frame {
+		t.fn, t.frames, t.sp = f, t.frames[:0], f.frame
+	}
+	if t.warp != nil && t.warp.inSoA {
+		return // blockLanes sets the block's values
+	}
 	if t.regs != nil {
 		// The thread's registers from the launch's previous block: the
 		// constants, parameters and per-thread specials are still right
@@ -265,9 +306,16 @@ func (m *machine) initThread(t *thread, i int) {
 		return
 	}
 	if len(t.pool) == 0 {
-		t.pool = append(t.pool, make([]uint64, f.nslots))
+		// The entry's registers of a warp's threads lie side by side.
+		if len(m.slab) < f.nslots {
+			m.slab = make([]uint64, f.nslots*warpSize)
+		}
+		t.pool = append(t.pool, m.slab[:f.nslots:f.nslots])
+		m.slab = m.slab[f.nslots:]
 	}
 	t.regs = t.pool[0][:f.nslots]
+	t.warp = &m.warps[i/warpSize]
+	t.id = i
 	copy(t.regs, m.tmpl)
 	r := t.regs
 	bx, by := int(l.Block[0]), int(l.Block[1])
@@ -301,46 +349,112 @@ func (m *machine) initThread(t *thread, i int) {
 // released, until all have exited. Nothing to release with threads still
 // waiting is a deadlock.
 func (m *machine) runBlock() error {
+	m.startBlock()
+	for {
+		if yielded, err := m.stepBlock(); err != nil || !yielded {
+			return err
+		}
+	}
+}
+
+// startBlock sets up the threads, shared memory and barriers of block
+// m.block.
+func (m *machine) startBlock() {
 	m.blockTemplate()
 	for i := range m.threads {
 		m.initThread(&m.threads[i], i)
 	}
 	clear(m.shared)
 	m.barriers = [numBarriers]barrierState{}
+	if m.races != nil {
+		m.races.phase++
+	}
+	for w := range m.warps {
+		lo := w * warpSize
+		ts := m.threads[lo:min(lo+warpSize, len(m.threads))]
+		if wr := &m.warps[w]; wr.inSoA {
+			m.blockLanes(wr)
+		} else if m.canLockstep(ts) {
+			m.toSoA(wr, ts)
+		}
+	}
+}
+
+// stepBlock runs the block's threads until all have exited (false), or
+// (in a cooperative launch) those that have not wait for threads that
+// spin (true: call again after the other blocks' turn).
+func (m *machine) stepBlock() (yielded bool, err error) {
+	for i := range m.threads {
+		if m.threads[i].state == tYield {
+			m.threads[i].state = tRunning
+		}
+	}
 	for {
-		for i := range m.threads {
-			t := &m.threads[i]
-			if t.state == tRunning {
-				m.run(t)
+		for w := range m.warps {
+			lo := w * warpSize
+			ts := m.threads[lo:min(lo+warpSize, len(m.threads))]
+			wr := &m.warps[w]
+			if !wr.inSoA && m.canLockstep(ts) {
+				m.toSoA(wr, ts)
+			}
+			if wr.inSoA && !m.runLockstep(wr, ts) {
 				if m.fault != nil {
-					return m.fault
+					return false, m.fault
+				}
+				continue
+			}
+			if m.fault != nil {
+				return false, m.fault
+			}
+			m.toAoS(wr, ts)
+			for i := range ts {
+				t := &ts[i]
+				if t.state == tRunning {
+					m.run(t)
+					if m.fault != nil {
+						return false, m.fault
+					}
 				}
 			}
 		}
-		live, waiting := 0, 0
+		live, waiting, spinning := 0, 0, 0
 		for i := range m.threads {
 			switch m.threads[i].state {
 			case tBarrier, tWarp:
 				waiting++
 				live++
+			case tYield:
+				spinning++
+				live++
 			case tRunning:
 				live++
 			}
 		}
-		if waiting == 0 {
-			return nil
+		if waiting == 0 && spinning == 0 {
+			return false, nil
 		}
 		released := m.releaseBarriers(live)
 		for w := 0; w*32 < len(m.threads); w++ {
+			lo := w * warpSize
+			ts := m.threads[lo:min(lo+warpSize, len(m.threads))]
+			for i := range ts {
+				if ts[i].state == tWarp {
+					m.toAoS(&m.warps[w], ts)
+					break
+				}
+			}
 			if m.resolveWarp(w) {
 				released = true
 			}
 			if m.fault != nil {
-				return m.fault
+				return false, m.fault
 			}
 		}
 		if !released {
-			return m.deadlock()
+			if spinning > 0 {
+				return true, nil
+			}
+			return false, m.deadlock()
 		}
 	}
 }
@@ -358,7 +472,8 @@ func (m *machine) deadlock() error {
 	}
 	pc := max(t.pc-1, 0)
 	s := t.fn.stmts[pc]
-	return &Fault{Code: CodeLaunchFailed, Line: int(s.Line), Instr: s.String(), Block: m.block, Thread: t.idx,
+	file, line := m.k.prog.source(s)
+	return &Fault{Code: CodeLaunchFailed, Line: int(s.Line), Instr: s.String(), File: file, FileLine: line, Block: m.block, Thread: t.idx,
 		Msg: "deadlock: threads wait at barriers and warp collectives that can never complete"}
 }
 
@@ -427,6 +542,9 @@ func (m *machine) resolveWarp(w int) bool {
 
 // collective computes a shfl, vote or warp sync for the lanes of group.
 func (m *machine) collective(ts []thread, in *inst, group uint32) {
+	if m.races != nil {
+		m.races.warpSync[ts[0].id/warpSize]++
+	}
 	switch in.op {
 	case opShfl:
 		var vals, preds [32]uint64
@@ -537,7 +655,8 @@ func (m *machine) fail(t *thread, in *inst, code int, addr uint64, msg string) {
 		pc = 0
 	}
 	s := t.fn.stmts[pc]
-	m.fault = &Fault{Code: code, Line: int(s.Line), Instr: s.String(), Addr: addr, Block: m.block, Thread: t.idx, Msg: msg}
+	file, line := m.k.prog.source(s)
+	m.fault = &Fault{Code: code, Line: int(s.Line), Instr: s.String(), File: file, FileLine: line, Addr: addr, Block: m.block, Thread: t.idx, Msg: msg}
 }
 
 // span is one allocation of device memory.
@@ -557,7 +676,10 @@ func (m *machine) global(addr, n uint64) []byte {
 	}
 	base, data, ok := m.l.Mem.Lookup(addr)
 	if !ok {
-		return nil
+		if m.grid == nil || addr-gridWindow >= uint64(len(m.grid)) {
+			return nil
+		}
+		base, data = gridWindow, m.grid
 	}
 	m.cache[m.next] = span{base, data}
 	m.next = (m.next + 1) % len(m.cache)
@@ -585,6 +707,9 @@ func (m *machine) access(t *thread, in *inst, space uint8, addr, n uint64) []byt
 	case opLdShared, opStShared:
 		if addr < uint64(len(m.shared)) && uint64(len(m.shared))-addr >= n {
 			b = m.shared[addr : addr+n]
+			if m.races != nil {
+				m.sharedAccess(t, in, space, addr, n)
+			}
 		}
 	case opLdLocal, opStLocal:
 		if addr < uint64(len(t.local)) && uint64(len(t.local))-addr >= n {
@@ -800,6 +925,10 @@ func (m *machine) run(t *thread) {
 				store(b[i*int(in.size):], in.size, r[in.v[i]])
 			}
 		case opBra:
+			if int(in.imm) < pc && m.spun() {
+				t.pc, t.state = int(in.imm), tYield
+				return
+			}
 			pc = int(in.imm)
 		case opRet, opExit:
 			if in.op == opRet && len(t.frames) > 0 {
@@ -826,6 +955,15 @@ func (m *machine) run(t *thread) {
 		case opBarArrive:
 			t.pc = pc
 			if !m.arrive(t, in) {
+				return
+			}
+		case opMbarrier:
+			ok, wait := m.mbarrier(t, in, r, pc)
+			if !ok {
+				return
+			}
+			if wait {
+				t.pc, t.state = pc, tYield
 				return
 			}
 		case opShfl, opVote, opWarpSync, opActivemask, opRedux, opMatch:
@@ -1171,6 +1309,8 @@ func (m *machine) slow(t *thread, in *inst, r []uint64) bool {
 		return true
 	case opAtom:
 		return m.atomic(t, in, r)
+	case opCpAsync:
+		return m.cpAsync(t, in, r)
 	case opClock:
 		v = uint64(time.Since(m.start).Nanoseconds())
 	case opGlobalTimer:

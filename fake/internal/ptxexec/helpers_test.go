@@ -91,7 +91,7 @@ func (m *testMem) bind(p *Program) {
 }
 
 // params packs kernel arguments by the kernel's layout.
-func params(t *testing.T, k *Kernel, args ...any) []byte {
+func params(t testing.TB, k *Kernel, args ...any) []byte {
 	t.Helper()
 	require.Len(t, args, len(k.Params), "arguments of %s", k.Name)
 	buf := make([]byte, k.ParamSize)

@@ -159,6 +159,8 @@ const (
 	opHalf      // f16/bf16 arithmetic: see half.go
 	opCvtPack   // cvt.rn.f16x2.f32 d, a, b: two conversions packed
 	opSetpH     // setp on 16-bit floats
+	opCpAsync   // cp.async shared <- global: see async.go
+	opMbarrier  // mbarrier.*: see mbarrier.go
 )
 
 // Slots every frame has, before its constants and registers.
@@ -245,6 +247,9 @@ const (
 	sharedWindow = 1 << 44
 	localWindow  = 2 << 44
 	windowSize   = 1 << 32
+	// gridWindow is where a cooperative launch's grid workspace lies (the
+	// address %envreg1:%envreg2 gives, as the driver's does).
+	gridWindow = 3 << 44
 )
 
 // Atomic operations (inst.mode of opAtom).

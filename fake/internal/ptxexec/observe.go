@@ -35,13 +35,17 @@ func (k AccessKind) String() string {
 
 // Access is one access of one thread to global memory.
 type Access struct {
-	Addr   uint64 // the first byte
-	Size   uint32 // how many bytes
-	Kind   AccessKind
-	Line   int    // the PTX line of the instruction
-	Instr  string // the instruction, as a fault names it
-	Block  [3]uint32
-	Thread [3]uint32
+	Addr  uint64 // the first byte
+	Size  uint32 // how many bytes
+	Kind  AccessKind
+	Line  int    // the PTX line of the instruction
+	Instr string // the instruction, as a fault names it
+	// File and FileLine are the instruction's CUDA C line (.file and
+	// .loc: -lineinfo or -G); "" and 0 without them.
+	File     string
+	FileLine int
+	Block    [3]uint32
+	Thread   [3]uint32
 }
 
 // observe reports a global access of t's current instruction to the
@@ -59,5 +63,6 @@ func (m *machine) observe(t *thread, in *inst, addr, n uint64) {
 		pc = 0
 	}
 	s := t.fn.stmts[pc]
-	m.obs.Global(Access{Addr: addr, Size: uint32(n), Kind: k, Line: int(s.Line), Instr: s.String(), Block: m.block, Thread: t.idx})
+	file, line := m.k.prog.source(s)
+	m.obs.Global(Access{Addr: addr, Size: uint32(n), Kind: k, Line: int(s.Line), Instr: s.String(), File: file, FileLine: line, Block: m.block, Thread: t.idx})
 }

@@ -21,6 +21,20 @@ type Program struct {
 	relocs    []reloc
 	callSites []callSite
 	bound     bool
+	files     map[int32]string // the module's .file directives
+}
+
+// source names the CUDA C line of statement s ("k.cu", 12), from the .loc
+// before it; "" and 0 without one.
+func (p *Program) source(s *ptx.Stmt) (string, int) {
+	if s.Loc.Line <= 0 {
+		return "", 0
+	}
+	name, ok := p.files[s.Loc.File]
+	if !ok {
+		name = fmt.Sprintf("file %d", s.Loc.File)
+	}
+	return name, int(s.Loc.Line)
 }
 
 // Global is a module-scope .global or .const variable.
@@ -79,6 +93,40 @@ type function struct {
 	// aliases are registers that hold a special register (%tid.x, ...)
 	// for the whole launch: set up with the frame, not by a mov.
 	aliases []alias
+	// blockSlots are the slots that change from block to block (%ctaid,
+	// %smid and their aliases) that the code reads: what a warp in
+	// lockstep sets at each block (slot, and the special it holds).
+	blockSlots []alias
+}
+
+// findBlockSlots sets f.blockSlots from its code.
+func (f *function) findBlockSlots() {
+	read := map[int32]bool{}
+	calls := false
+	for i := range f.code {
+		in := &f.code[i]
+		calls = calls || in.op == opCall
+		for _, s := range [...]int32{in.a, in.b, in.c, in.guard, in.v[0], in.v[1], in.v[2], in.v[3]} {
+			read[s] = true
+		}
+	}
+	if calls {
+		// A callee's frame starts with a copy of the caller's specials.
+		for _, s := range [...]int32{sCtaidX, sCtaidY, sCtaidZ, sSmid} {
+			read[s] = true
+		}
+	}
+	f.blockSlots = nil
+	for _, s := range [...]int32{sCtaidX, sCtaidY, sCtaidZ, sSmid} {
+		if read[s] {
+			f.blockSlots = append(f.blockSlots, alias{special: s, slot: s})
+		}
+	}
+	for _, a := range f.aliases {
+		if a.special >= sCtaidX && a.special <= sCtaidZ && read[a.slot] {
+			f.blockSlots = append(f.blockSlots, a)
+		}
+	}
 }
 
 // alias is a register preloaded with a special register's value.
@@ -137,7 +185,7 @@ func Decode(m *ptx.Module) (*Program, error) {
 	if m.AddressSize != 64 {
 		return nil, &LoadError{Line: 1, Msg: "only .address_size 64 is supported"}
 	}
-	p := &Program{Kernels: map[string]*Kernel{}, funcs: map[string]*function{}}
+	p := &Program{Kernels: map[string]*Kernel{}, funcs: map[string]*function{}, files: m.Files}
 	mod := &moduleScope{vars: map[string]*ptx.Var{}, globals: map[string]int{}, sharedOff: map[string]int{}}
 	for _, v := range m.Vars {
 		if _, dup := mod.vars[v.Name]; dup {

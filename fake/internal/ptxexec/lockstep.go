@@ -1,0 +1,842 @@
+package ptxexec
+
+import (
+	"encoding/binary"
+	"math"
+	"math/bits"
+
+	"github.com/nocgo/cuda/fake/internal/fpu"
+)
+
+// Lockstep execution. The threads of a warp whose lanes are all in the
+// kernel's entry (no call frames) run together: each instruction is
+// decoded once and executed for every lane of the group at that
+// instruction, over registers laid out lane by lane (warpRegs.soa: the 32
+// lanes' values of a slot side by side), so one dispatch serves up to 32
+// threads. Lanes that diverge keep their own pc; the group with the lowest
+// pc runs first and lanes that reach the pc of others join them, so
+// if/else and loops reconverge. A lane that waits (a barrier, a warp
+// collective that not all its members reached) or exits leaves the group;
+// a full warp collective completes in place. A call ends lockstep for
+// the warp: its registers go back to each thread's own file (thread.regs)
+// and its threads run one by one (run) until they all wait or exit.
+//
+// What a kernel can observe is what one-by-one execution allows: threads
+// of a block interleave between barriers as the CUDA memory model lets
+// them, so a correct kernel cannot tell the difference.
+
+// warpRegs holds the registers of one warp while it runs in lockstep.
+type warpRegs struct {
+	soa   []uint64 // slot s of lane j at soa[s*warpSize+j]
+	inSoA bool     // the registers are in soa, not in the threads' files
+}
+
+// lane32 returns the 32 lanes' values of slot s.
+func lane32(S []uint64, s int32) *[warpSize]uint64 {
+	return (*[warpSize]uint64)(S[int(s)*warpSize:])
+}
+
+// canLockstep reports whether warp ts may run in lockstep: every lane
+// that has not exited is in the entry with no call frames.
+func (m *machine) canLockstep(ts []thread) bool {
+	entry := m.k.fn
+	for j := range ts {
+		if t := &ts[j]; t.state != tExited && (t.fn != entry || len(t.frames) != 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// toSoA moves warp w's registers from its threads' files into w.soa.
+func (m *machine) toSoA(w *warpRegs, ts []thread) {
+	ns := m.k.fn.nslots
+	if len(w.soa) < ns*warpSize {
+		w.soa = make([]uint64, ns*warpSize)
+	}
+	S := w.soa
+	for j := range ts {
+		r := ts[j].pool[0][:ns]
+		for s, v := range r {
+			S[s*warpSize+j] = v
+		}
+	}
+	w.inSoA = true
+}
+
+// toAoS moves warp w's registers back into its threads' files.
+func (m *machine) toAoS(w *warpRegs, ts []thread) {
+	if !w.inSoA {
+		return
+	}
+	ns := m.k.fn.nslots
+	S := w.soa
+	for j := range ts {
+		r := ts[j].pool[0][:ns]
+		for s := range r {
+			r[s] = S[s*warpSize+j]
+		}
+		ts[j].regs = r
+	}
+	w.inSoA = false
+}
+
+// reg reads slot s of thread t, wherever its warp keeps it.
+func (m *machine) reg(t *thread, s int32) uint64 {
+	if w := t.warp; w != nil && w.inSoA {
+		return w.soa[int(s)*warpSize+t.lane]
+	}
+	return t.regs[s]
+}
+
+// setReg writes slot s of thread t.
+func (m *machine) setReg(t *thread, s int32, v uint64) {
+	if w := t.warp; w != nil && w.inSoA {
+		w.soa[int(s)*warpSize+t.lane] = v
+		return
+	}
+	t.regs[s] = v
+}
+
+// operands are the slots an instruction names, for moving one lane's
+// operands between the warp's registers and the thread's file.
+func operands(in *inst) [8]int32 {
+	return [8]int32{in.d, in.a, in.b, in.c, in.v[0], in.v[1], in.v[2], in.v[3]}
+}
+
+// gather copies lane j's operands of in from S into its thread's file.
+func gather(S []uint64, r []uint64, in *inst, j int) {
+	for _, s := range operands(in) {
+		if s >= 0 {
+			r[s] = S[int(s)*warpSize+j]
+		}
+	}
+}
+
+// scatter copies lane j's operands of in back into S.
+func scatter(S []uint64, r []uint64, in *inst, j int) {
+	for _, s := range operands(in) {
+		if s >= 0 {
+			S[int(s)*warpSize+j] = r[s]
+		}
+	}
+	S[sSink*warpSize+j] = 0
+}
+
+// runLockstep runs the lanes of warp ts (see canLockstep; registers in
+// w.soa) until every lane waits or exits, a call needs the threads' own
+// files (it then returns true, every running lane's pc set), or a fault
+// is recorded.
+func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
+	code := m.k.fn.code
+	S := w.soa
+	for {
+		// The running lanes with the lowest pc form the group.
+		var grp, rest uint32
+		pc, next := math.MaxInt, math.MaxInt
+		for j := range ts {
+			t := &ts[j]
+			if t.state != tRunning {
+				continue
+			}
+			switch {
+			case t.pc < pc:
+				rest |= grp
+				next = pc
+				grp, pc = 1<<j, t.pc
+			case t.pc == pc:
+				grp |= 1 << j
+			default:
+				rest |= 1 << j
+				next = min(next, t.pc)
+			}
+		}
+		if grp == 0 {
+			return false
+		}
+		// leave stores the group's pc in its lanes' threads.
+		leave := func(at int) {
+			for a := grp; a != 0; a &= a - 1 {
+				ts[bits.TrailingZeros32(a)].pc = at
+			}
+		}
+	group:
+		for {
+			if pc == next {
+				// Lanes that wait here join the group.
+				next = math.MaxInt
+				for a := rest; a != 0; a &= a - 1 {
+					j := bits.TrailingZeros32(a)
+					switch p := ts[j].pc; {
+					case p == pc:
+						grp |= 1 << j
+						rest &^= 1 << j
+					case p < next:
+						next = p
+					}
+				}
+			}
+			in := &code[pc]
+			pc++
+			act := grp
+			if g := in.guard; g >= 0 {
+				rg := lane32(S, g)
+				neg := in.flags&fGuardNeg != 0
+				act = 0
+				for a := grp; a != 0; a &= a - 1 {
+					j := bits.TrailingZeros32(a) & 31
+					if (rg[j] != 0) != neg {
+						act |= 1 << j
+					}
+				}
+				if act == 0 {
+					continue
+				}
+			}
+			switch in.op {
+			case opNop:
+			case opMov:
+				rd := lane32(S, in.d)
+				rx := lane32(S, in.a)
+				msk := in.mask
+				for a := act; a != 0; a &= a - 1 {
+					j := bits.TrailingZeros32(a) & 31
+					rd[j] = rx[j] & msk
+				}
+			case opAddImm:
+				rd := lane32(S, in.d)
+				rx := lane32(S, in.a)
+				msk := in.mask
+				imm := uint64(in.imm)
+				for a := act; a != 0; a &= a - 1 {
+					j := bits.TrailingZeros32(a) & 31
+					rd[j] = (rx[j] + imm) & msk
+				}
+			case opAddI:
+				rd := lane32(S, in.d)
+				rx := lane32(S, in.a)
+				ry := lane32(S, in.b)
+				msk := in.mask
+				for a := act; a != 0; a &= a - 1 {
+					j := bits.TrailingZeros32(a) & 31
+					rd[j] = (rx[j] + ry[j]) & msk
+				}
+			case opSubI:
+				rd := lane32(S, in.d)
+				rx := lane32(S, in.a)
+				ry := lane32(S, in.b)
+				msk := in.mask
+				for a := act; a != 0; a &= a - 1 {
+					j := bits.TrailingZeros32(a) & 31
+					rd[j] = (rx[j] - ry[j]) & msk
+				}
+			case opMulLo, opMulWideU:
+				rd := lane32(S, in.d)
+				rx := lane32(S, in.a)
+				ry := lane32(S, in.b)
+				msk := in.mask
+				for a := act; a != 0; a &= a - 1 {
+					j := bits.TrailingZeros32(a) & 31
+					rd[j] = (rx[j] * ry[j]) & msk
+				}
+			case opMadLo, opMadWideU:
+				rd := lane32(S, in.d)
+				rx := lane32(S, in.a)
+				ry := lane32(S, in.b)
+				rz := lane32(S, in.c)
+				msk := in.mask
+				for a := act; a != 0; a &= a - 1 {
+					j := bits.TrailingZeros32(a) & 31
+					rd[j] = (rx[j]*ry[j] + rz[j]) & msk
+				}
+			case opMulWideS:
+				rd := lane32(S, in.d)
+				rx := lane32(S, in.a)
+				ry := lane32(S, in.b)
+				msk := in.mask
+				w := in.bits
+				for a := act; a != 0; a &= a - 1 {
+					j := bits.TrailingZeros32(a) & 31
+					rd[j] = uint64(sx(rx[j], w)*sx(ry[j], w)) & msk
+				}
+			case opMadWideS:
+				rd := lane32(S, in.d)
+				rx := lane32(S, in.a)
+				ry := lane32(S, in.b)
+				rz := lane32(S, in.c)
+				msk := in.mask
+				w := in.bits
+				for a := act; a != 0; a &= a - 1 {
+					j := bits.TrailingZeros32(a) & 31
+					rd[j] = (uint64(sx(rx[j], w)*sx(ry[j], w)) + rz[j]) & msk
+				}
+			case opAnd:
+				rd := lane32(S, in.d)
+				rx := lane32(S, in.a)
+				ry := lane32(S, in.b)
+				for a := act; a != 0; a &= a - 1 {
+					j := bits.TrailingZeros32(a) & 31
+					rd[j] = rx[j] & ry[j]
+				}
+			case opOr:
+				rd := lane32(S, in.d)
+				rx := lane32(S, in.a)
+				ry := lane32(S, in.b)
+				for a := act; a != 0; a &= a - 1 {
+					j := bits.TrailingZeros32(a) & 31
+					rd[j] = rx[j] | ry[j]
+				}
+			case opXor:
+				rd := lane32(S, in.d)
+				rx := lane32(S, in.a)
+				ry := lane32(S, in.b)
+				for a := act; a != 0; a &= a - 1 {
+					j := bits.TrailingZeros32(a) & 31
+					rd[j] = rx[j] ^ ry[j]
+				}
+			case opNot:
+				rd := lane32(S, in.d)
+				rx := lane32(S, in.a)
+				msk := in.mask
+				for a := act; a != 0; a &= a - 1 {
+					j := bits.TrailingZeros32(a) & 31
+					rd[j] = ^rx[j] & msk
+				}
+			case opShl:
+				rd := lane32(S, in.d)
+				rx := lane32(S, in.a)
+				ry := lane32(S, in.b)
+				msk := in.mask
+				w := in.bits
+				for a := act; a != 0; a &= a - 1 {
+					j := bits.TrailingZeros32(a) & 31
+					if s := uint32(ry[j]); s < uint32(w) {
+						rd[j] = rx[j] << s & msk
+					} else {
+						rd[j] = 0
+					}
+				}
+			case opShrU:
+				rd := lane32(S, in.d)
+				rx := lane32(S, in.a)
+				ry := lane32(S, in.b)
+				for a := act; a != 0; a &= a - 1 {
+					j := bits.TrailingZeros32(a) & 31
+					if s := uint32(ry[j]); s < 64 {
+						rd[j] = rx[j] >> s
+					} else {
+						rd[j] = 0
+					}
+				}
+			case opShrS:
+				rd := lane32(S, in.d)
+				rx := lane32(S, in.a)
+				ry := lane32(S, in.b)
+				msk := in.mask
+				w := in.bits
+				for a := act; a != 0; a &= a - 1 {
+					j := bits.TrailingZeros32(a) & 31
+					rd[j] = uint64(sx(rx[j], w)>>min(uint32(ry[j]), 63)) & msk
+				}
+			case opAddF32:
+				rd := lane32(S, in.d)
+				rx := lane32(S, in.a)
+				ry := lane32(S, in.b)
+				rnd := fpu.Rounding(in.mode)
+				if in.flags&(fFTZ|fSat) == 0 {
+					for a := act; a != 0; a &= a - 1 {
+						j := bits.TrailingZeros32(a) & 31
+						rd[j] = u32f(fpu.AddF32(f32(rx[j]), f32(ry[j]), rnd))
+					}
+					continue
+				}
+				for a := act; a != 0; a &= a - 1 {
+					j := bits.TrailingZeros32(a) & 31
+					rd[j] = u32f(m.f32Result(in, fpu.AddF32(m.in32(in, rx[j]), m.in32(in, ry[j]), rnd)))
+				}
+			case opSubF32:
+				rd := lane32(S, in.d)
+				rx := lane32(S, in.a)
+				ry := lane32(S, in.b)
+				rnd := fpu.Rounding(in.mode)
+				if in.flags&(fFTZ|fSat) == 0 {
+					for a := act; a != 0; a &= a - 1 {
+						j := bits.TrailingZeros32(a) & 31
+						rd[j] = u32f(fpu.SubF32(f32(rx[j]), f32(ry[j]), rnd))
+					}
+					continue
+				}
+				for a := act; a != 0; a &= a - 1 {
+					j := bits.TrailingZeros32(a) & 31
+					rd[j] = u32f(m.f32Result(in, fpu.SubF32(m.in32(in, rx[j]), m.in32(in, ry[j]), rnd)))
+				}
+			case opMulF32:
+				rd := lane32(S, in.d)
+				rx := lane32(S, in.a)
+				ry := lane32(S, in.b)
+				rnd := fpu.Rounding(in.mode)
+				if in.flags&(fFTZ|fSat) == 0 {
+					for a := act; a != 0; a &= a - 1 {
+						j := bits.TrailingZeros32(a) & 31
+						rd[j] = u32f(fpu.MulF32(f32(rx[j]), f32(ry[j]), rnd))
+					}
+					continue
+				}
+				for a := act; a != 0; a &= a - 1 {
+					j := bits.TrailingZeros32(a) & 31
+					rd[j] = u32f(m.f32Result(in, fpu.MulF32(m.in32(in, rx[j]), m.in32(in, ry[j]), rnd)))
+				}
+			case opFmaF32:
+				rd := lane32(S, in.d)
+				rx := lane32(S, in.a)
+				ry := lane32(S, in.b)
+				rz := lane32(S, in.c)
+				rnd := fpu.Rounding(in.mode)
+				if rnd == fpu.Nearest && in.flags&(fFTZ|fSat) == 0 {
+					for a := act; a != 0; a &= a - 1 {
+						j := bits.TrailingZeros32(a) & 31
+						x, y, z := f32(rx[j]), f32(ry[j]), f32(rz[j])
+						if s := math.FMA(float64(x), float64(y), float64(z)); fpu.FmaRoundsOnce(s) {
+							rd[j] = u32f(float32(s))
+						} else {
+							rd[j] = u32f(fpu.FmaF32(x, y, z, rnd))
+						}
+					}
+					continue
+				}
+				for a := act; a != 0; a &= a - 1 {
+					j := bits.TrailingZeros32(a) & 31
+					rd[j] = u32f(m.f32Result(in, fpu.FmaF32(m.in32(in, rx[j]), m.in32(in, ry[j]), m.in32(in, rz[j]), rnd)))
+				}
+			case opAddF64:
+				rd := lane32(S, in.d)
+				rx := lane32(S, in.a)
+				ry := lane32(S, in.b)
+				rnd := fpu.Rounding(in.mode)
+				for a := act; a != 0; a &= a - 1 {
+					j := bits.TrailingZeros32(a) & 31
+					rd[j] = u64f(fpu.AddF64(f64(rx[j]), f64(ry[j]), rnd))
+				}
+			case opSubF64:
+				rd := lane32(S, in.d)
+				rx := lane32(S, in.a)
+				ry := lane32(S, in.b)
+				rnd := fpu.Rounding(in.mode)
+				for a := act; a != 0; a &= a - 1 {
+					j := bits.TrailingZeros32(a) & 31
+					rd[j] = u64f(fpu.SubF64(f64(rx[j]), f64(ry[j]), rnd))
+				}
+			case opMulF64:
+				rd := lane32(S, in.d)
+				rx := lane32(S, in.a)
+				ry := lane32(S, in.b)
+				rnd := fpu.Rounding(in.mode)
+				for a := act; a != 0; a &= a - 1 {
+					j := bits.TrailingZeros32(a) & 31
+					rd[j] = u64f(fpu.MulF64(f64(rx[j]), f64(ry[j]), rnd))
+				}
+			case opFmaF64:
+				rd := lane32(S, in.d)
+				rx := lane32(S, in.a)
+				ry := lane32(S, in.b)
+				rz := lane32(S, in.c)
+				rnd := fpu.Rounding(in.mode)
+				for a := act; a != 0; a &= a - 1 {
+					j := bits.TrailingZeros32(a) & 31
+					rd[j] = u64f(fpu.FmaF64(f64(rx[j]), f64(ry[j]), f64(rz[j]), rnd))
+				}
+			case opSelp:
+				rd := lane32(S, in.d)
+				rx := lane32(S, in.a)
+				ry := lane32(S, in.b)
+				rz := lane32(S, in.c)
+				for a := act; a != 0; a &= a - 1 {
+					j := bits.TrailingZeros32(a) & 31
+					if rz[j] != 0 {
+						rd[j] = rx[j]
+					} else {
+						rd[j] = ry[j]
+					}
+				}
+			case opSetpI, opSetpF:
+				if in.op == opSetpI && in.k2 == 0 && in.v[0] < 0 {
+					rd, rx, ry := lane32(S, in.d), lane32(S, in.a), lane32(S, in.b)
+					mode, w := int(in.mode), in.bits
+					if in.kind == kS {
+						for a := act; a != 0; a &= a - 1 {
+							j := bits.TrailingZeros32(a) & 31
+							rd[j] = b2u(cmpSigned(mode, sx(rx[j], w), sx(ry[j], w)))
+						}
+					} else {
+						for a := act; a != 0; a &= a - 1 {
+							j := bits.TrailingZeros32(a) & 31
+							rd[j] = b2u(cmpUnsigned(mode, rx[j], ry[j]))
+						}
+					}
+					continue
+				}
+				for a := act; a != 0; a &= a - 1 {
+					j := bits.TrailingZeros32(a)
+					r := ts[j].pool[0]
+					gather(S, r, in, j)
+					m.setp(in, r)
+					scatter(S, r, in, j)
+				}
+			case opLdGlobal, opLdParam, opLdShared, opLdLocal, opLdGeneric:
+				if !m.loadLanes(ts, S, act, in, pc) {
+					return false
+				}
+			case opStGlobal, opStShared, opStLocal, opStGeneric:
+				if !m.storeLanes(ts, S, act, in, pc) {
+					return false
+				}
+			case opBra:
+				target := int(in.imm)
+				if act == grp {
+					if target < pc && m.spun() {
+						for a := grp; a != 0; a &= a - 1 {
+							t := &ts[bits.TrailingZeros32(a)]
+							t.pc, t.state = target, tYield
+						}
+						break group
+					}
+					pc = target
+					if pc > next {
+						leave(pc)
+						break group
+					}
+					continue
+				}
+				spin := target < pc && m.spun()
+				for a := grp; a != 0; a &= a - 1 {
+					j := bits.TrailingZeros32(a)
+					if act&(1<<j) != 0 {
+						ts[j].pc = target
+						if spin {
+							ts[j].state = tYield
+						}
+					} else {
+						ts[j].pc = pc
+					}
+				}
+				break group
+			case opRet, opExit:
+				// No frames in lockstep: ret leaves the kernel.
+				for a := act; a != 0; a &= a - 1 {
+					t := &ts[bits.TrailingZeros32(a)]
+					t.state = tExited
+					t.pc = pc
+				}
+				if grp &^= act; grp == 0 {
+					break group
+				}
+			case opBar, opBarRed:
+				if !m.arriveLanes(ts, S, act, in, pc) {
+					return false
+				}
+				if grp &^= act; grp == 0 {
+					break group
+				}
+			case opBarArrive:
+				for a := act; a != 0; a &= a - 1 {
+					t := &ts[bits.TrailingZeros32(a)]
+					t.pc = pc
+					if !m.arrive(t, in) {
+						return false
+					}
+				}
+			case opShfl, opVote, opWarpSync, opActivemask, opRedux, opMatch:
+				if !m.lockstepCollective(ts, S, in, act, pc) {
+					// Not every member is here: the lanes wait for
+					// resolveWarp.
+					for a := act; a != 0; a &= a - 1 {
+						t := &ts[bits.TrailingZeros32(a)]
+						t.pc = pc
+						t.state = tWarp
+					}
+					if m.fault != nil {
+						return false
+					}
+					if grp &^= act; grp == 0 {
+						break group
+					}
+				}
+			case opMbarrier:
+				for a := act; a != 0; a &= a - 1 {
+					j := bits.TrailingZeros32(a)
+					t := &ts[j]
+					r := t.pool[0]
+					gather(S, r, in, j)
+					ok, wait := m.mbarrier(t, in, r, pc)
+					scatter(S, r, in, j)
+					if !ok {
+						return false
+					}
+					if wait {
+						t.pc, t.state = pc, tYield
+						grp &^= 1 << j
+					}
+				}
+				if grp == 0 {
+					break group
+				}
+			case opCall:
+				leave(pc - 1)
+				return true
+			default:
+				for a := act; a != 0; a &= a - 1 {
+					j := bits.TrailingZeros32(a)
+					t := &ts[j]
+					t.pc = pc
+					r := t.pool[0]
+					gather(S, r, in, j)
+					ok := m.slow(t, in, r)
+					scatter(S, r, in, j)
+					if !ok {
+						return false
+					}
+				}
+			}
+		}
+	}
+}
+
+// lockstepCollective completes warp collective in for the lanes of act
+// when every member lane that has not exited is among them (or already
+// waits at it), and reports whether it did.
+func (m *machine) lockstepCollective(ts []thread, S []uint64, in *inst, act uint32, pc int) bool {
+	here := act
+	for j := range ts {
+		if ts[j].state == tWarp && ts[j].pc == pc {
+			here |= 1 << j
+		}
+	}
+	var live uint32
+	for j := range ts {
+		if ts[j].state != tExited {
+			live |= 1 << j
+		}
+	}
+	var group uint32
+	for a := act; a != 0; a &= a - 1 {
+		j := bits.TrailingZeros32(a)
+		var member uint32
+		switch in.op {
+		case opShfl:
+			member = uint32(S[int(in.v[1])*warpSize+j])
+		case opVote, opRedux, opMatch:
+			member = uint32(S[int(in.b)*warpSize+j])
+		case opWarpSync:
+			member = uint32(S[int(in.a)*warpSize+j])
+		case opActivemask:
+			member = here
+		}
+		if member&(1<<j) == 0 {
+			t := &ts[j]
+			t.pc = pc
+			m.fail(t, in, CodeIllegalInstr, 0, "the thread is not in the member mask")
+			return false
+		}
+		if member&live&^act != 0 {
+			return false
+		}
+		group |= member & live
+	}
+	if group&^act != 0 {
+		return false
+	}
+	for a := act; a != 0; a &= a - 1 {
+		j := bits.TrailingZeros32(a)
+		gather(S, ts[j].pool[0], in, j)
+		ts[j].regs = ts[j].pool[0]
+	}
+	m.collective(ts, in, act)
+	for a := act; a != 0; a &= a - 1 {
+		j := bits.TrailingZeros32(a)
+		scatter(S, ts[j].pool[0], in, j)
+	}
+	return true
+}
+
+// setp computes a setp of one thread's registers r.
+func (m *machine) setp(in *inst, r []uint64) {
+	var ok bool
+	switch {
+	case in.op == opSetpF && in.bits == 32:
+		ok = fpu.CompareF32(fpu.Compare(in.mode), m.in32(in, r[in.a]), m.in32(in, r[in.b]))
+	case in.op == opSetpF:
+		ok = fpu.CompareF64(fpu.Compare(in.mode), f64(r[in.a]), f64(r[in.b]))
+	case in.kind == kS:
+		ok = cmpSigned(int(in.mode), sx(r[in.a], in.bits), sx(r[in.b], in.bits))
+	default:
+		ok = cmpUnsigned(int(in.mode), r[in.a], r[in.b])
+	}
+	if in.k2 == 0 {
+		r[in.d] = b2u(ok)
+		if in.v[0] >= 0 {
+			r[in.v[0]] = b2u(!ok)
+		}
+		return
+	}
+	m.combine(in, r, ok)
+}
+
+// loadLanes runs ld for the lanes of act, whose next instruction is pc.
+// It reports false after a fault.
+func (m *machine) loadLanes(ts []thread, S []uint64, act uint32, in *inst, pc int) bool {
+	ra := lane32(S, in.a)
+	imm := uint64(in.imm)
+	n, size := uint64(in.size), in.size
+	if in.vec == 1 && (in.op == opLdGlobal && m.obs == nil || in.op == opLdParam) {
+		// The lanes of one load usually read one allocation: look it up
+		// once.
+		rv := lane32(S, in.v[0])
+		signed := in.kind == kS && in.bits < 32
+		var c span
+		if in.op == opLdParam {
+			c = span{0, m.l.Params}
+		}
+		for a := act; a != 0; a &= a - 1 {
+			j := bits.TrailingZeros32(a) & 31
+			addr := ra[j] + imm
+			off := addr - c.base
+			if off >= uint64(len(c.data)) || uint64(len(c.data))-off < n || addr&(n-1) != 0 && in.op == opLdGlobal {
+				if in.op == opLdParam {
+					ts[j].pc = pc
+					m.fail(&ts[j], in, CodeIllegalAddress, addr, "out-of-bounds access")
+					return false
+				}
+				t := &ts[j]
+				t.pc = pc
+				b := m.access(t, in, in.op, addr, n)
+				if b == nil {
+					return false
+				}
+				rv[j] = extend(loadLE(b, size), in)
+				c = m.lastSpan(addr)
+				continue
+			}
+			if n == 4 && !signed {
+				rv[j] = uint64(binary.LittleEndian.Uint32(c.data[off : off+4]))
+				continue
+			}
+			rv[j] = extend(loadLE(c.data[off:off+n], size), in)
+		}
+		return true
+	}
+	for a := act; a != 0; a &= a - 1 {
+		j := bits.TrailingZeros32(a) & 31
+		t := &ts[j]
+		t.pc = pc
+		b := m.access(t, in, in.op, ra[j]+imm, n*uint64(in.vec))
+		if b == nil {
+			return false
+		}
+		for i := 0; i < int(in.vec); i++ {
+			S[int(in.v[i])*warpSize+j] = extend(loadLE(b[i*int(size):], size), in)
+		}
+		S[sSink*warpSize+j] = 0
+	}
+	return true
+}
+
+// storeLanes runs st for the lanes of act, whose next instruction is pc.
+// It reports false after a fault.
+func (m *machine) storeLanes(ts []thread, S []uint64, act uint32, in *inst, pc int) bool {
+	ra := lane32(S, in.a)
+	imm := uint64(in.imm)
+	n, size := uint64(in.size), in.size
+	if in.vec == 1 && in.op == opStGlobal && m.obs == nil {
+		rv := lane32(S, in.v[0])
+		var c span
+		for a := act; a != 0; a &= a - 1 {
+			j := bits.TrailingZeros32(a) & 31
+			addr := ra[j] + imm
+			off := addr - c.base
+			if off >= uint64(len(c.data)) || uint64(len(c.data))-off < n || addr&(n-1) != 0 {
+				t := &ts[j]
+				t.pc = pc
+				b := m.access(t, in, in.op, addr, n)
+				if b == nil {
+					return false
+				}
+				store(b, size, rv[j])
+				c = m.lastSpan(addr)
+				continue
+			}
+			if n == 4 {
+				binary.LittleEndian.PutUint32(c.data[off:off+4], uint32(rv[j]))
+				continue
+			}
+			store(c.data[off:off+n], size, rv[j])
+		}
+		return true
+	}
+	for a := act; a != 0; a &= a - 1 {
+		j := bits.TrailingZeros32(a) & 31
+		t := &ts[j]
+		t.pc = pc
+		b := m.access(t, in, in.op, ra[j]+imm, n*uint64(in.vec))
+		if b == nil {
+			return false
+		}
+		for i := 0; i < int(in.vec); i++ {
+			store(b[i*int(size):], size, S[int(in.v[i])*warpSize+j])
+		}
+	}
+	return true
+}
+
+// lastSpan returns the cached allocation that holds addr, or an empty
+// span.
+func (m *machine) lastSpan(addr uint64) span {
+	for _, c := range m.cache {
+		if addr-c.base < uint64(len(c.data)) {
+			return c
+		}
+	}
+	return span{}
+}
+
+// blockLanes sets the block's own values (%ctaid, %smid and the registers
+// that alias them) in the lanes of warp w at the start of a block.
+func (m *machine) blockLanes(w *warpRegs) {
+	for _, a := range m.k.fn.blockSlots {
+		l := lane32(w.soa, a.slot)
+		v := m.tmpl[a.special]
+		for j := range l {
+			l[j] = v
+		}
+	}
+}
+
+// arriveLanes counts the lanes of act at barrier instruction in (their
+// next instruction pc) and leaves them waiting; one count for all when
+// they name the same barrier and thread count, as they do in aligned
+// code. It reports false after a fault.
+func (m *machine) arriveLanes(ts []thread, S []uint64, act uint32, in *inst, pc int) bool {
+	ra, rb := lane32(S, in.a), lane32(S, in.b)
+	first := bits.TrailingZeros32(act)
+	same := true
+	for a := act; a != 0; a &= a - 1 {
+		j := bits.TrailingZeros32(a) & 31
+		same = same && ra[j] == ra[first] && rb[j] == rb[first]
+	}
+	for a := act; a != 0; a &= a - 1 {
+		t := &ts[bits.TrailingZeros32(a)]
+		t.pc, t.state = pc, tBarrier
+	}
+	if !same {
+		for a := act; a != 0; a &= a - 1 {
+			if !m.arrive(&ts[bits.TrailingZeros32(a)], in) {
+				return false
+			}
+		}
+		return true
+	}
+	if !m.arrive(&ts[first], in) {
+		return false
+	}
+	m.barriers[ra[first]&0xffffffff].arrived += uint32(bits.OnesCount32(act)) - 1
+	return true
+}

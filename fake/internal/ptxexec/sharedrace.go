@@ -1,0 +1,182 @@
+package ptxexec
+
+import "github.com/nocgo/cuda/internal/ptx"
+
+// In-kernel shared-memory races, what compute-sanitizer's racecheck
+// reports: with Launch.SharedRaces set and a Launch.Observe that is a
+// SharedRaceObserver, the interpreter keeps, per byte of the block's
+// shared memory, the last write and the reads since it (thread, barrier
+// phase, warp synchronisation count, instruction), and reports two
+// accesses to a byte by different threads of the block, at least one a
+// write, not both atomic, with no barrier completing between them
+// (bar.sync, barrier.sync, bar.red: a block-wide phase) and, for two
+// threads of one warp, no warp collective (bar.warp.sync / __syncwarp,
+// shfl.sync, vote.sync, redux.sync, match.sync) completing in the warp
+// between them. Each pair of instructions is reported once per launch
+// (per worker with Launch.Workers > 1).
+//
+// It errs on the side of silence: any barrier that completes (a named
+// barrier with a thread count included) starts a new phase for the whole
+// block, and any collective of a warp orders all its lanes, so a race
+// across a barrier or collective that did not include both threads is not
+// reported; a report is always a real race under the PTX memory model.
+// cp.async's write of shared memory counts as a write when it is issued.
+
+// SharedRaceObserver is an Observer that is also told of shared-memory
+// races (see Launch.SharedRaces). It is called from the goroutine that
+// runs the block, before the second access happens; it must not call back
+// into the launch.
+type SharedRaceObserver interface {
+	Observer
+	SharedRace(r SharedRace)
+}
+
+// SharedRace is a race on shared memory between two threads of a block:
+// First happened before Second in the interpreter's order, with nothing
+// ordering them.
+type SharedRace struct {
+	Block  [3]uint32
+	Offset uint32 // the first byte both touch, from the start of the block's shared memory
+	First  SharedAccess
+	Second SharedAccess
+}
+
+// SharedAccess is one side of a SharedRace.
+type SharedAccess struct {
+	Thread [3]uint32
+	Kind   AccessKind
+	Line   int    // the PTX line
+	Instr  string // the instruction
+	// File and FileLine are the CUDA C line (-lineinfo, -G); "" and 0
+	// without them.
+	File     string
+	FileLine int
+}
+
+// shadowAccess is one recorded access to a shared byte.
+type shadowAccess struct {
+	thread int32  // linear thread index + 1; 0: none
+	phase  uint32 // raceState.phase at the access
+	wsync  uint32 // its warp's collectives completed before it
+	atomic bool
+	at     *ptx.Stmt
+}
+
+// shadowByte is what is known of one byte of shared memory.
+type shadowByte struct {
+	w      shadowAccess // the last write (or atomic)
+	r1, r2 shadowAccess // reads since: the first, and one by another thread
+}
+
+// raceState is a machine's shared-memory race checking.
+type raceState struct {
+	obs      SharedRaceObserver
+	shadow   []shadowByte
+	phase    uint32   // bumped at each block start and completed barrier
+	warpSync []uint32 // per warp: collectives completed
+	seen     map[[2]*ptx.Stmt]bool
+}
+
+func newRaceState(l *Launch, sharedBytes, threads int) *raceState {
+	o, ok := l.Observe.(SharedRaceObserver)
+	if !l.SharedRaces || !ok {
+		return nil
+	}
+	return &raceState{obs: o, shadow: make([]shadowByte, sharedBytes), warpSync: make([]uint32, (threads+warpSize-1)/warpSize),
+		seen: map[[2]*ptx.Stmt]bool{}}
+}
+
+// sharedAccess checks and records thread t's access of n shared bytes at
+// off by instruction in (space: the access's direction for cp.async).
+func (m *machine) sharedAccess(t *thread, in *inst, space uint8, off, n uint64) {
+	rs := m.races
+	if off+n > uint64(len(rs.shadow)) {
+		return
+	}
+	me := shadowAccess{thread: int32(t.id) + 1, phase: rs.phase, wsync: rs.warpSync[t.id/warpSize], at: m.stmt(t)}
+	write := false
+	switch in.op {
+	case opStShared, opStGeneric:
+		write = true
+	case opAtom, opMbarrier:
+		write, me.atomic = true, true
+	case opCpAsync:
+		write = space == opStShared
+	}
+	reported := false
+	for b := off; b < off+n; b++ {
+		sh := &rs.shadow[b]
+		if !reported {
+			var other *shadowAccess
+			switch {
+			case m.unordered(&sh.w, &me, t) && !(sh.w.atomic && me.atomic):
+				other = &sh.w
+			case write && m.unordered(&sh.r1, &me, t):
+				other = &sh.r1
+			case write && m.unordered(&sh.r2, &me, t):
+				other = &sh.r2
+			}
+			if other != nil {
+				m.reportRace(other, &me, t, write, uint32(b))
+				reported = true
+			}
+		}
+		switch {
+		case write:
+			sh.w = me
+		case sh.r1.phase != me.phase || sh.r1.thread == 0:
+			sh.r1, sh.r2 = me, shadowAccess{}
+		case sh.r1.thread != me.thread && sh.r2.phase != me.phase:
+			sh.r2 = me
+		}
+	}
+}
+
+// unordered reports whether recorded access a (of another thread) and
+// thread t's access me may happen in either order.
+func (m *machine) unordered(a, me *shadowAccess, t *thread) bool {
+	if a.thread == 0 || a.thread == me.thread || a.phase != me.phase {
+		return false
+	}
+	if int(a.thread-1)/warpSize == t.id/warpSize && a.wsync != me.wsync {
+		return false // a collective of their warp lies between
+	}
+	return true
+}
+
+// stmt is the statement of t's current instruction.
+func (m *machine) stmt(t *thread) *ptx.Stmt {
+	pc := t.pc - 1
+	if pc < 0 || pc >= len(t.fn.stmts) {
+		pc = 0
+	}
+	return t.fn.stmts[pc]
+}
+
+// reportRace tells the observer of a race between recorded access a and
+// thread t's access me, once per pair of instructions.
+func (m *machine) reportRace(a, me *shadowAccess, t *thread, write bool, off uint32) {
+	rs := m.races
+	key := [2]*ptx.Stmt{a.at, me.at}
+	if rs.seen[key] {
+		return
+	}
+	rs.seen[key] = true
+	side := func(s *ptx.Stmt, thread int, kind AccessKind) SharedAccess {
+		file, line := m.k.prog.source(s)
+		return SharedAccess{Thread: m.threads[thread].idx, Kind: kind, Line: int(s.Line), Instr: s.String(), File: file, FileLine: line}
+	}
+	kind := func(write, atomic bool) AccessKind {
+		switch {
+		case atomic:
+			return Atomic
+		case write:
+			return Write
+		}
+		return Read
+	}
+	firstWrite := a == &rs.shadow[off].w
+	rs.obs.SharedRace(SharedRace{Block: m.block, Offset: off,
+		First:  side(a.at, int(a.thread-1), kind(firstWrite, a.atomic)),
+		Second: side(me.at, t.id, kind(write, me.atomic))})
+}
