@@ -41,8 +41,13 @@ func testPrimaryFlags(t *testing.T, drv *driver.Driver) {
 		st, serr := dev.PrimaryContextState()
 		must(t, serr)
 		t.Logf("set %#x: err %v; reads flags %#x", uint32(f), err, uint32(st.Flags))
-		if f == driver.LMemResizeToMax || f == driver.MapHost {
-			noError(t, err, "flag %#x is documented for cuDevicePrimaryCtxSetFlags", uint32(f))
+		switch f {
+		case driver.MapHost:
+			// Documented, yet refused by driver 580 (H200 run S2): host
+			// memory is mapped into every context anyway.
+			errorIs(t, err, driver.ErrInvalidValue, "CU_CTX_MAP_HOST")
+		default:
+			noError(t, err, "flag %#x", uint32(f))
 		}
 	}
 
@@ -57,13 +62,16 @@ func testPrimaryFlags(t *testing.T, drv *driver.Driver) {
 	}
 
 	// The flags are the device's: set while the primary context is
-	// inactive, they are those it is made with, and a release keeps them.
+	// inactive, they are those it is made with; the last release, which
+	// destroys it, sets them back to 0 (H200 run S2).
 	must(t, dev.SetPrimaryContextFlags(driver.SchedBlockingSync))
 	must(t, ctx.Close())
 	st, err = dev.PrimaryContextState()
 	must(t, err)
 	t.Logf("after this Driver's release: flags %#x, active %v", uint32(st.Flags), st.Active)
-	equal(t, st.Flags&driver.SchedMask, driver.SchedBlockingSync, "the flags outlive a release")
+	if !st.Active {
+		equal(t, st.Flags, 0, "the last release sets the flags back to 0")
+	}
 	if !st.Active {
 		must(t, dev.SetPrimaryContextFlags(driver.SchedYield), "flags on an inactive primary context")
 		ctx, err := dev.PrimaryContext()

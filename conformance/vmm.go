@@ -222,14 +222,20 @@ func testVMMPartial(t *testing.T, drv *driver.Driver) {
 	p, err := memory.NewPhysical(ctx, 2*g, memory.PhysicalOptions{})
 	must(t, err)
 	defer func() { must(t, p.Close()) }()
-	r, err := memory.ReserveAddress(ctx, g)
+	r, err := memory.ReserveAddress(ctx, 2*g)
 	must(t, err)
 	defer func() { must(t, r.Close()) }()
-	half, err := r.Map(0, p, g, g)
+	// From an offset into the allocation: refused (the driver API's docs
+	// say the offset must be 0; driver 580 answers NOT_SUPPORTED).
+	_, err = r.Map(0, p, g, g)
+	errorIs(t, err, driver.ErrNotSupported, "a mapping from the middle of an allocation")
+	// The first half of it, in the second half of the range: the driver
+	// API's documentation allows it; logged (not yet measured on the H200).
+	half, err := r.Map(g, p, 0, g)
 	if err != nil {
-		t.Logf("cuMemMap of the second half of an allocation: %v", err)
+		t.Logf("cuMemMap of the first half of an allocation: %v", err)
+		return
 	}
-	must(t, err)
 	defer func() { must(t, half.Close()) }()
 	must(t, half.SetAccess(ctx.Device(), memory.AccessReadWrite))
 	hb, err := memory.MappedBuffer[uint32](half)
@@ -240,9 +246,11 @@ func testVMMPartial(t *testing.T, drv *driver.Driver) {
 	wm := vmmMappedOf(t, ctx, p, 2*g)
 	wb, err := memory.MappedBuffer[uint32](wm)
 	must(t, err)
-	got := make([]uint32, wb.Len())
-	must(t, memory.CopyToHost(got, wb))
-	equal(t, got[g/4], uint32(42), "the second half of the whole mapping is what the partial one wrote")
+	first, err := wb.Slice(0, g/4)
+	must(t, err)
+	got := make([]uint32, g/4)
+	must(t, memory.CopyToHost(got, first))
+	equal(t, got[0], uint32(42), "the whole mapping shows what the partial one wrote")
 	equal(t, got[len(got)-1], uint32(42))
 }
 

@@ -143,6 +143,7 @@ func (b *fakeBackend) DevicePrimaryCtxRelease(dev int) error {
 	c.refs--
 	if c.refs == 0 {
 		b.teardownLocked(c)
+		d.primaryFlags = 0 // as driver 580 does (H200 run S2)
 	}
 	return nil
 }

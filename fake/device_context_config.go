@@ -22,7 +22,7 @@ type ctxConfig struct {
 // granularity, no persisting L2.
 const (
 	defaultStackSize       = 1024
-	defaultPrintfFIFOSize  = 1 << 20
+	defaultPrintfFIFOSize  = 8650752 // 8.25 MiB on driver 580 (H200 run S2)
 	defaultMallocHeapSize  = 8 << 20
 	defaultSyncDepth       = 2
 	defaultPendingLaunches = 2048
@@ -38,7 +38,7 @@ func limitSupported(d *device, l backend.Limit) bool {
 	switch l {
 	case backend.LimitDevRuntimeSyncDepth:
 		return d.attrs[driver.AttrComputeCapabilityMajor] < 9
-	case backend.LimitSharedMemSize, backend.LimitCIGSharedMemFallbackEnabled:
+	case backend.LimitCIGSharedMemFallbackEnabled:
 		return false
 	}
 	return true
@@ -63,6 +63,14 @@ func limitDefault(l backend.Limit) uintptr {
 	return 0 // persisting L2, CIG enabled
 }
 
+// maxStackSize bounds CU_LIMIT_STACK_SIZE: the H200 (run S2) grants 64 KiB
+// and refuses 512 KiB with INVALID_VALUE; the bound between is not
+// measured.
+const maxStackSize = 256 << 10
+
+// roundUp rounds v up to a multiple of step.
+func roundUp(v, step uintptr) uintptr { return (v + step - 1) / step * step }
+
 // CtxGetLimit is cuCtxGetLimit on the current context.
 func (b *fakeBackend) CtxGetLimit(l backend.Limit) (uintptr, error) {
 	if err := b.enter(abi.CuCtxGetLimit); err != nil {
@@ -82,6 +90,9 @@ func (b *fakeBackend) CtxGetLimit(l backend.Limit) (uintptr, error) {
 	defer b.mu.RUnlock()
 	if c.cfg.set[l] {
 		return c.cfg.limits[l], nil
+	}
+	if l == backend.LimitSharedMemSize { // the opt-in shared memory per block: 232448 on the H200
+		return uintptr(max(c.dev.attrs[driver.AttrMaxSharedMemoryPerBlockOptin], 0)), nil
 	}
 	return limitDefault(l), nil
 }
@@ -108,18 +119,33 @@ func (b *fakeBackend) CtxSetLimit(l backend.Limit, v uintptr) error {
 		return backend.ErrUnsupportedLimit
 	}
 	d := c.dev
+	// What driver 580 does on the H200 (run S2): the stack rounds up to 16
+	// bytes, the malloc heap to 4 MiB (1 MiB+1 keeps 4 MiB), the persisting
+	// L2 size to a tenth of the device's maximum; values above the stack's
+	// bound, 128 bytes of L2 fetch or the persisting maximum are
+	// INVALID_VALUE; the CIG limits are NOT_PERMITTED.
 	switch l {
-	case backend.LimitCIGEnabled:
-		return driver.ErrInvalidValue
+	case backend.LimitCIGEnabled, backend.LimitSharedMemSize:
+		return driver.ErrNotPermitted
 	case backend.LimitStackSize:
-		threads := uint64(d.attrs[driver.AttrMaxThreadsPerMultiprocessor]) * uint64(d.attrs[driver.AttrMultiprocessorCount])
-		if threads > 0 && uint64(v) > d.total/threads {
-			return driver.ErrOutOfMemory
+		if v > maxStackSize {
+			return driver.ErrInvalidValue
 		}
+		v = roundUp(v, 16)
+	case backend.LimitMallocHeapSize:
+		v = roundUp(v, 4<<20)
 	case backend.LimitMaxL2FetchGranularity:
-		v = min(v, maxL2Fetch)
+		if v > maxL2Fetch {
+			return driver.ErrInvalidValue
+		}
 	case backend.LimitPersistingL2CacheSize:
-		v = min(v, uintptr(max(d.attrs[driver.AttrMaxPersistingL2CacheSize], 0)))
+		most := uintptr(max(d.attrs[driver.AttrMaxPersistingL2CacheSize], 0))
+		if v > most {
+			return driver.ErrInvalidValue
+		}
+		if step := most / 10; step > 0 {
+			v = min(roundUp(v, step), most)
+		}
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()

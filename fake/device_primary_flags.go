@@ -6,10 +6,11 @@ import (
 )
 
 // primaryFlagsValid are the CU_CTX_* flags cuDevicePrimaryCtxSetFlags
-// documents: a scheduling flag, CU_CTX_MAP_HOST (no effect since CUDA
-// 11.0), CU_CTX_LMEM_RESIZE_TO_MAX and CU_CTX_SYNC_MEMOPS. The coredump
-// flags (0x20, 0x40) are documented for cuCtxCreate only.
-const primaryFlagsValid = 0x1f | 0x80
+// takes on driver 580 (H200 run S2): the scheduling flags (0x7), LMEM
+// resize to max (0x10), the two coredump flags (0x20, 0x40) and sync
+// memops (0x80). CU_CTX_MAP_HOST (0x8), though documented, is refused
+// with INVALID_VALUE.
+const primaryFlagsValid = 0x7 | 0x10 | 0x20 | 0x40 | 0x80
 
 // DevicePrimaryCtxSetFlags is cuDevicePrimaryCtxSetFlags_v2: the flags are
 // the device's, kept across the primary context's release and reset, and

@@ -49,6 +49,11 @@ func (b *fakeBackend) MemMap(ptr, size, offset, handle uintptr, flags uint64) er
 	if offset > p.size || size > p.size-offset || r == nil || size > r.base+r.size-ptr {
 		return driver.ErrInvalidValue
 	}
+	if offset != 0 {
+		// "Currently must be zero" (the driver API's documentation);
+		// driver 580 answers NOT_SUPPORTED (H200 run S2).
+		return driver.ErrNotSupported
+	}
 	for _, m := range b.vmm.maps {
 		if m.r == r && ptr < m.a.end() && m.a.base < ptr+size {
 			return driver.ErrInvalidValue

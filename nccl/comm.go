@@ -493,6 +493,9 @@ func (c *Comm) Split(color, key int, cfg *Config) (*Comm, error) {
 		err = nil // the group's end waits
 	case g == nil && errors.Is(err, InProgress):
 		err = c.await() // a non-blocking split completes on the parent
+		if err == nil {
+			err = child.awaitSplit()
+		}
 	}
 	if err == nil && g != nil && child.nonBlocking {
 		g.comms = append(g.comms, child)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
+	"time"
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/internal/core"
@@ -103,4 +105,23 @@ func (c *Comm) poll() (async, err error) {
 		}
 	}
 	return c.n.CommGetAsyncError(c.polled)
+}
+
+// splitHandleWait bounds how long awaitSplit waits for NCCL to write the
+// handle of a split whose parent says it is done.
+const splitHandleWait = 30 * time.Second
+
+// awaitSplit waits, after a non-blocking split outside a Group, for NCCL
+// to write the new communicator's handle and for that communicator to be
+// made: the NCCL of the H200 run S2 reported the parent done before it
+// wrote the handle (the split goes on in NCCL's own thread).
+func (c *Comm) awaitSplit() error {
+	ctx, cancel := context.WithTimeout(context.Background(), splitHandleWait)
+	defer cancel()
+	err := core.Await(ctx, func() (bool, error) { return atomic.LoadUintptr(c.slot) != 0, nil }, nil)
+	if err != nil {
+		return fmt.Errorf("NCCL wrote no communicator within %v of the split: %w", splitHandleWait, InvalidUsage)
+	}
+	c.h = atomic.LoadUintptr(c.slot)
+	return c.await()
 }
