@@ -49,9 +49,10 @@ func (b *fakeBackend) MemMap(ptr, size, offset, handle uintptr, flags uint64) er
 	if offset > p.size || size > p.size-offset || r == nil || size > r.base+r.size-ptr {
 		return driver.ErrInvalidValue
 	}
-	if offset != 0 {
-		// "Currently must be zero" (the driver API's documentation);
-		// driver 580 answers NOT_SUPPORTED (H200 run S2).
+	if offset != 0 || size != p.size {
+		// A mapping is of a whole allocation: driver 580 answers
+		// NOT_SUPPORTED to an offset (which the driver API's docs say must
+		// be 0) and to a part from the start (H200 runs S2, S3).
 		return driver.ErrNotSupported
 	}
 	for _, m := range b.vmm.maps {

@@ -82,20 +82,33 @@ func TestVMMNoAccessFaults(t *testing.T) {
 
 func TestVMMAliasAndSpans(t *testing.T) {
 	b := bound(t)
-	p1, h := mapNoAccess(t, b, 2*g, 0)
+	// Two allocations of a granule each, mapped at p1 in one order and at
+	// p2 in the other (a mapping is of a whole allocation).
+	hA, err := b.MemCreate(g, devProp(0), 0)
+	require.NoError(t, err)
+	defer b.MemRelease(hA)
+	hB, err := b.MemCreate(g, devProp(0), 0)
+	require.NoError(t, err)
+	defer b.MemRelease(hB)
+	p1, err := b.MemAddressReserve(2*g, 0, 0, 0)
+	require.NoError(t, err)
+	defer b.MemAddressFree(p1, 2*g)
 	p2, err := b.MemAddressReserve(2*g, 0, 0, 0)
 	require.NoError(t, err)
 	defer b.MemAddressFree(p2, 2*g)
-	// At p2: h's first granule after the second half of h2, whose first
-	// half it aliases in turn (a mapping starts at its allocation's start:
-	// cuMemMap's offset must be 0).
-	h2, err := b.MemCreate(g, devProp(0), 0)
+	big, err := b.MemCreate(2*g, devProp(0), 0)
 	require.NoError(t, err)
-	defer b.MemRelease(h2)
-	assert.ErrorIs(t, b.MemMap(p2, g, g, h, 0), driver.ErrNotSupported, "a mapping from an offset into the allocation")
-	require.NoError(t, b.MemMap(p2, g, 0, h2, 0))
-	require.NoError(t, b.MemMap(p2+g, g, 0, h, 0))
-	defer b.MemUnmap(p2, 2*g)
+	defer b.MemRelease(big)
+	assert.ErrorIs(t, b.MemMap(p2, g, g, big, 0), driver.ErrNotSupported, "a mapping from an offset into the allocation")
+	assert.ErrorIs(t, b.MemMap(p2, g, 0, big, 0), driver.ErrNotSupported, "a mapping of part of the allocation")
+	require.NoError(t, b.MemMap(p1, g, 0, hA, 0))
+	require.NoError(t, b.MemMap(p1+g, g, 0, hB, 0))
+	defer b.MemUnmap(p1, g)
+	defer b.MemUnmap(p1+g, g)
+	require.NoError(t, b.MemMap(p2, g, 0, hB, 0))
+	require.NoError(t, b.MemMap(p2+g, g, 0, hA, 0))
+	defer b.MemUnmap(p2, g)
+	defer b.MemUnmap(p2+g, g)
 	require.NoError(t, b.MemSetAccess(p1, 2*g, rw0))
 	require.NoError(t, b.MemSetAccess(p2, 2*g, rw0), "one call over two whole mappings")
 
@@ -103,10 +116,11 @@ func TestVMMAliasAndSpans(t *testing.T) {
 	for i := range in {
 		in[i] = byte(i / 4096)
 	}
-	require.NoError(t, b.MemcpyHtoD(p2, unsafe.Pointer(&in[0]), 2*g), "a copy across two mappings of one range")
+	require.NoError(t, b.MemcpyHtoD(p1, unsafe.Pointer(&in[0]), 2*g), "a copy across two mappings of one range")
 	out := make([]byte, 2*g)
-	require.NoError(t, b.MemcpyDtoH(unsafe.Pointer(&out[0]), p1, 2*g))
-	assert.Equal(t, in[g:], out[:g], "h's first granule is p2's second")
+	require.NoError(t, b.MemcpyDtoH(unsafe.Pointer(&out[0]), p2, 2*g))
+	assert.Equal(t, in[g:], out[:g], "p2's first granule is p1's second")
+	assert.Equal(t, in[:g], out[g:])
 
 	require.NoError(t, b.MemsetD8(p2+g-2, 0x77, 4), "a memset across the boundary")
 	require.NoError(t, b.MemcpyDtoH(unsafe.Pointer(&out[0]), p1, 2*g))
@@ -149,7 +163,7 @@ func TestVMMRefusals(t *testing.T) {
 	assert.ErrorIs(t, err, driver.ErrOutOfMemory, "more than the device has")
 
 	ptr, h := mapNoAccess(t, b, 2*g, 0)
-	assert.ErrorIs(t, b.MemMap(ptr, g, 0, h, 0), driver.ErrInvalidValue, "a double map")
+	assert.ErrorIs(t, b.MemMap(ptr, 2*g, 0, h, 0), driver.ErrInvalidValue, "a double map")
 	assert.ErrorIs(t, b.MemUnmap(ptr, g), driver.ErrInvalidValue, "part of a mapping")
 	assert.ErrorIs(t, b.MemAddressFree(ptr, 2*g), driver.ErrInvalidValue, "a range with a mapping")
 	assert.ErrorIs(t, b.MemRelease(h+1), driver.ErrInvalidValue)

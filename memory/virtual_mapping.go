@@ -32,9 +32,9 @@ type Mapping struct {
 
 // Map maps size bytes of p, from physOffset, at offset bytes into r
 // (cuMemMap), and returns the Mapping; it has no access yet (see
-// SetAccess). physOffset must be 0 for now: the driver maps an allocation
-// from its start only (an error wrapping driver.ErrNotSupported, as the
-// driver answers). offset and size are multiples of the granularity
+// SetAccess). The driver maps whole allocations only: physOffset must be
+// 0 and size p's size (an error wrapping driver.ErrNotSupported
+// otherwise, as the driver answers). offset and size are multiples of the granularity
 // (size positive), the mapping lies inside r and inside p, and no other
 // open mapping of r overlaps it: all checked before the driver call. p may
 // be mapped several times, in r or other ranges: all its mappings show
@@ -70,8 +70,8 @@ func (r *AddressRange) Map(offset int, p *PhysicalMemory, physOffset, size int) 
 	if poff > p.size || n > p.size-poff {
 		return nil, fmt.Errorf("%s: bytes [%d, %d) are outside %s: %w", op, poff, poff+n, p, driver.ErrInvalidValue)
 	}
-	if poff != 0 {
-		return nil, fmt.Errorf("%s: physical offset %d: the driver maps an allocation from its start only (cuMemMap's offset must be 0): %w", op, poff, driver.ErrNotSupported)
+	if poff != 0 || n != p.size {
+		return nil, fmt.Errorf("%s: bytes [%d, %d) of %s: the driver maps whole allocations only: %w", op, poff, poff+n, p, driver.ErrNotSupported)
 	}
 	ptr := r.base + off
 	// r.mu orders the overlap check with other Maps and with r.Close

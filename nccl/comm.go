@@ -493,9 +493,12 @@ func (c *Comm) Split(color, key int, cfg *Config) (*Comm, error) {
 		err = nil // the group's end waits
 	case g == nil && errors.Is(err, InProgress):
 		err = c.await() // a non-blocking split completes on the parent
-		if err == nil {
-			err = child.awaitSplit()
-		}
+	}
+	if err == nil && g == nil && atomic.LoadUintptr(slot) == 0 {
+		// The NCCL of the H200 runs S2 and S3 returned from a split of a
+		// non-blocking parent with the handle not yet written: its thread
+		// writes it when the new communicator is made.
+		err = child.awaitSplit()
 	}
 	if err == nil && g != nil && child.nonBlocking {
 		g.comms = append(g.comms, child)

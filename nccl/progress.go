@@ -111,10 +111,9 @@ func (c *Comm) poll() (async, err error) {
 // handle of a split whose parent says it is done.
 const splitHandleWait = 30 * time.Second
 
-// awaitSplit waits, after a non-blocking split outside a Group, for NCCL
-// to write the new communicator's handle and for that communicator to be
-// made: the NCCL of the H200 run S2 reported the parent done before it
-// wrote the handle (the split goes on in NCCL's own thread).
+// awaitSplit waits, after a split outside a Group that returned with the
+// new communicator's handle not yet written, for NCCL to write it and for
+// that communicator to be made (the split goes on in NCCL's own thread).
 func (c *Comm) awaitSplit() error {
 	ctx, cancel := context.WithTimeout(context.Background(), splitHandleWait)
 	defer cancel()
