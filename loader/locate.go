@@ -33,6 +33,22 @@ import (
 // wheels' is found, so that Locate costs a few file checks where a CUDA
 // toolkit or the system's libraries have the library.
 func Locate(k Kind) (path string, ok bool) {
+	path, found, sure := locate(k)
+	return path, found && sure
+}
+
+// Absent reports whether Locate is sure that Open(k) finds no file: every
+// candidate looked up, none there (an override naming a file that does not
+// exist, say). A caller that falls back to something else when the library
+// is missing may then key on that fallback without opening anything.
+func Absent(k Kind) bool {
+	_, found, sure := locate(k)
+	return !found && sure
+}
+
+// locate is Locate's walk: found with the path, or not found; sure false
+// when a candidate could not be told without loading.
+func locate(k Kind) (path string, found, sure bool) {
 	sys, more := systemCandidates(k)
 	tried := map[string]bool{}
 	cache := &ldCacheFile{path: ldCachePath}
@@ -40,14 +56,14 @@ func Locate(k Kind) (path string, ok bool) {
 		tried[c] = true
 		p, found, sure := locateOne(c, cache)
 		if !sure {
-			return "", false
+			return "", false, false
 		}
 		if found {
-			return p, true
+			return p, true, true
 		}
 	}
 	if !more {
-		return "", false
+		return "", false, true
 	}
 	var wheels candidateList
 	wheelCandidates(&wheels, k)
@@ -57,13 +73,13 @@ func Locate(k Kind) (path string, ok bool) {
 		}
 		p, found, sure := locateOne(c, cache)
 		if !sure {
-			return "", false
+			return "", false, false
 		}
 		if found {
-			return p, true
+			return p, true, true
 		}
 	}
-	return "", false
+	return "", false, true
 }
 
 // locateOne locates one candidate of Candidates: found when it names a

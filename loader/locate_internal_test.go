@@ -187,9 +187,12 @@ func TestLocateFollowsEnvPath(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, resolved(lib), p, "symbolic links resolved")
 
+	assert.False(t, Absent(NVRTC), "a file is there")
+
 	t.Setenv("NOCGO_CUDA_LIBNVRTC", filepath.Join(dir, "missing.so"))
 	_, ok = Locate(NVRTC)
 	assert.False(t, ok, "nothing to load")
+	assert.True(t, Absent(NVRTC), "the only candidate is missing: sure there is none")
 }
 
 func TestFileIdentityChangesWithTheFile(t *testing.T) {

@@ -23,6 +23,10 @@ func Identity() (string, bool) {
 	return fileIdentity(p)
 }
 
+// Absent reports whether Open is sure to find no libnvrtc (see
+// loader.Absent): nothing is loaded to tell.
+func Absent() bool { return loader.Absent(loader.NVRTC) }
+
 // IdentityOf names nv, a compiler Open returned, by the file it opened;
 // ok is false for another compiler.
 func IdentityOf(nv backend.NVRTC) (string, bool) {
