@@ -70,12 +70,13 @@ func (b *fakeBackend) newVMMHandleLocked(p *vmmPhys) uintptr {
 
 // handleOfLocked returns b's handle of p, or nil.
 func (b *fakeBackend) handleOfLocked(p *vmmPhys) *vmmHandle {
+	var first *vmmHandle // the oldest: handles are made in increasing order
 	for _, hd := range b.vmm.handles {
-		if hd.phys == p {
-			return hd
+		if hd.phys == p && (first == nil || hd.h < first.h) {
+			first = hd
 		}
 	}
-	return nil
+	return first
 }
 
 // MemRelease is cuMemRelease: one reference of the handle; the memory

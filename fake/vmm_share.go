@@ -40,8 +40,8 @@ func (b *fakeBackend) MemExportToShareableHandle(handle uintptr, typ backend.Mem
 // descriptor exported by any fake backend of this process (the file is
 // recognised, whichever descriptor of it is given), or by a fake of
 // another process (its memfd names the device and handle types: see
-// osForeignPhys); anything else is ErrInvalidValue. The handle is b's
-// handle of that allocation, with one reference more.
+// osForeignPhys); another file is ErrUnknown, as on driver 580. The
+// handle is a new one of b's, as the driver's is (not the exporter's).
 func (b *fakeBackend) MemImportFromShareableHandle(fd int, typ backend.MemHandleType) (uintptr, error) {
 	if err := b.enter(abi.CuMemImportFromShareableHandle); err != nil || !vmmSupported {
 		err = vmmErr(err)
@@ -81,7 +81,10 @@ func (b *fakeBackend) MemImportFromShareableHandle(fd int, typ backend.MemHandle
 	if _, err := b.dev(int(p.prop.Location.ID)); err != nil {
 		return 0, err
 	}
-	return b.retainLocked(p), nil
+	// A handle of its own, also in the exporting process (driver 580, H200
+	// run S2: the import's handle is not the exporter's).
+	holdPhys(p)
+	return b.newVMMHandleLocked(p), nil
 }
 
 // adoptForeign makes the physical allocation of a memfd that a fake of
@@ -90,7 +93,9 @@ func (b *fakeBackend) MemImportFromShareableHandle(fd int, typ backend.MemHandle
 func (b *fakeBackend) adoptForeign(fd int, key vmmFileKey) (*vmmPhys, error) {
 	dev, types, ok := osForeignPhys(fd)
 	if !ok {
-		return nil, driver.ErrInvalidValue
+		// A file that is no exported CUDA memory: driver 580 answers
+		// CUDA_ERROR_UNKNOWN (H200 run S2).
+		return nil, driver.ErrUnknown
 	}
 	_, size, err := osFileKey(fd)
 	if err != nil || size == 0 || size%vmmGranularity != 0 {
