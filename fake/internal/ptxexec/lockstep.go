@@ -193,6 +193,22 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 					continue
 				}
 			}
+			if act == allLanes {
+				switch in.op {
+				case opLdGlobal, opLdParam, opLdShared:
+					if m.fullLoad(S, in) {
+						continue
+					}
+				case opStGlobal, opStShared:
+					if m.fullStore(S, in) {
+						continue
+					}
+				default:
+					if runFull(S, in) {
+						continue
+					}
+				}
+			}
 			switch in.op {
 			case opNop:
 			case opMov:
