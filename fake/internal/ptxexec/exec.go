@@ -106,19 +106,22 @@ const (
 
 // thread is one CUDA thread: where it is, its registers, its local memory
 // and its call stack.
+//
+// The fields every block's set-up and every scheduling pass read come
+// first, so that they share the struct's first cache line.
 type thread struct {
 	fn     *function
 	pc     int
-	regs   []uint64
 	state  uint8
-	lane   int
-	idx    [3]uint32
+	warp   *warpRegs // its warp's registers in lockstep
+	sp     int       // end of the current frame in local
 	frames []frame
+	regs   []uint64
+	lane   int
+	id     int // linear index in the block
+	idx    [3]uint32
 	local  []byte
-	sp     int        // end of the current frame in local
 	pool   [][]uint64 // register files, one per call depth
-	warp   *warpRegs  // its warp's registers in lockstep
-	id     int        // linear index in the block
 }
 
 // frame is a caller's state saved by call.

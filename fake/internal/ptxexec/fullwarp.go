@@ -65,6 +65,12 @@ func runFull(S []uint64, in *inst) bool {
 	case opMulWideS:
 		rd, rx, ry := lane32(S, in.d), lane32(S, in.a), lane32(S, in.b)
 		msk := in.mask
+		if in.bits == 32 {
+			for j := range rd {
+				rd[j] = uint64(int64(int32(rx[j]))*int64(int32(ry[j]))) & msk
+			}
+			break
+		}
 		sh := 64 - uint(in.bits)
 		for j := range rd {
 			rd[j] = uint64((int64(rx[j]<<sh)>>sh)*(int64(ry[j]<<sh)>>sh)) & msk
@@ -152,6 +158,19 @@ func runFull(S []uint64, in *inst) bool {
 	return true
 }
 
+// fullGuard returns the lanes of a full warp whose guard predicate rg
+// lets them run (its negation with neg).
+func fullGuard(rg *[warpSize]uint64, neg bool) uint32 {
+	var act uint32
+	for j := range rg {
+		act |= uint32(b2u(rg[j] != 0)) << j
+	}
+	if neg {
+		act = ^act
+	}
+	return act
+}
+
 // fullSetpI runs an integer setp with no combining predicate and no
 // second result for 32 lanes, and reports whether it knew the
 // comparison.
@@ -213,24 +232,17 @@ func sumExact(p, z float64) bool {
 
 // fullSpan returns the memory a full warp's scalar ld or st of in reads
 // or writes when every lane's address lies in one known span (the
-// parameters, the block's shared memory without race checks, or a cached
-// global allocation without an Observer) and is aligned: data from the
-// lowest address to the end of the highest access, and that lowest
-// address. ok is false otherwise; the lanes then go one by one.
-func (m *machine) fullSpan(S []uint64, in *inst) (data []byte, lo uint64, ok bool) {
+// parameters, the block's shared memory without race checks, or the
+// cached global allocation of the first lane's address, without an
+// Observer) and is aligned: the span's bytes and base address. ok is
+// false otherwise; the lanes then go one by one.
+func (m *machine) fullSpan(S []uint64, in *inst) (data []byte, base uint64, ok bool) {
 	if in.vec != 1 {
 		return nil, 0, false
 	}
 	ra := lane32(S, in.a)
 	imm := uint64(in.imm)
 	n := uint64(in.size)
-	lo, hi, any := uint64(math.MaxUint64), uint64(0), uint64(0)
-	for j := range ra {
-		a := ra[j] + imm
-		lo = min(lo, a)
-		hi = max(hi, a)
-		any |= a
-	}
 	var c span
 	switch in.op {
 	case opLdParam:
@@ -244,41 +256,51 @@ func (m *machine) fullSpan(S []uint64, in *inst) (data []byte, lo uint64, ok boo
 		if m.obs != nil {
 			return nil, 0, false
 		}
-		c = m.lastSpan(lo)
+		c = m.lastSpan(ra[0] + imm)
 	default:
 		return nil, 0, false
 	}
-	if any&(n-1) != 0 && in.op != opLdParam {
-		return nil, 0, false
-	}
 	size := uint64(len(c.data))
-	if lo-c.base >= size || hi-c.base >= size || size-(hi-c.base) < n {
+	if size < n {
 		return nil, 0, false
 	}
-	return c.data[lo-c.base : hi-c.base+n], lo, true
+	// Every lane's offset in c must be at most size-n (unsigned: an
+	// address below c's base wraps far above it) and, but for a
+	// parameter, a multiple of n.
+	lim, start := size-n, c.base-imm
+	var over, addrs uint64
+	for j := range ra {
+		off := ra[j] - start
+		over |= b2u(off > lim)
+		addrs |= ra[j] + imm
+	}
+	if over != 0 || addrs&(n-1) != 0 && in.op != opLdParam {
+		return nil, 0, false
+	}
+	return c.data, c.base, true
 }
 
 // fullLoad runs a scalar ld for all 32 lanes when fullSpan allows it, and
 // reports whether it did.
 func (m *machine) fullLoad(S []uint64, in *inst) bool {
-	data, lo, ok := m.fullSpan(S, in)
+	data, base, ok := m.fullSpan(S, in)
 	if !ok {
 		return false
 	}
 	ra, rv := lane32(S, in.a), lane32(S, in.v[0])
-	base := lo - uint64(in.imm)
+	start := base - uint64(in.imm) // a lane's offset in data is its register minus start
 	switch {
 	case in.size == 4 && !(in.kind == kS && in.bits < 32):
 		for j := range rv {
-			rv[j] = uint64(binary.LittleEndian.Uint32(data[ra[j]-base:]))
+			rv[j] = uint64(binary.LittleEndian.Uint32(data[ra[j]-start:]))
 		}
 	case in.size == 8:
 		for j := range rv {
-			rv[j] = binary.LittleEndian.Uint64(data[ra[j]-base:])
+			rv[j] = binary.LittleEndian.Uint64(data[ra[j]-start:])
 		}
 	default:
 		for j := range rv {
-			rv[j] = extend(loadLE(data[ra[j]-base:], in.size), in)
+			rv[j] = extend(loadLE(data[ra[j]-start:], in.size), in)
 		}
 	}
 	if in.v[0] == sSink {
@@ -290,24 +312,24 @@ func (m *machine) fullLoad(S []uint64, in *inst) bool {
 // fullStore runs a scalar st for all 32 lanes, in lane order, when
 // fullSpan allows it, and reports whether it did.
 func (m *machine) fullStore(S []uint64, in *inst) bool {
-	data, lo, ok := m.fullSpan(S, in)
+	data, base, ok := m.fullSpan(S, in)
 	if !ok {
 		return false
 	}
 	ra, rv := lane32(S, in.a), lane32(S, in.v[0])
-	base := lo - uint64(in.imm)
+	start := base - uint64(in.imm) // a lane's offset in data is its register minus start
 	switch in.size {
 	case 4:
 		for j := range rv {
-			binary.LittleEndian.PutUint32(data[ra[j]-base:], uint32(rv[j]))
+			binary.LittleEndian.PutUint32(data[ra[j]-start:], uint32(rv[j]))
 		}
 	case 8:
 		for j := range rv {
-			binary.LittleEndian.PutUint64(data[ra[j]-base:], rv[j])
+			binary.LittleEndian.PutUint64(data[ra[j]-start:], rv[j])
 		}
 	default:
 		for j := range rv {
-			store(data[ra[j]-base:], in.size, rv[j])
+			store(data[ra[j]-start:], in.size, rv[j])
 		}
 	}
 	return true

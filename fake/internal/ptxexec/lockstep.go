@@ -179,7 +179,12 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 			in := &code[pc]
 			pc++
 			act := grp
-			if g := in.guard; g >= 0 {
+			if g := in.guard; g >= 0 && grp == allLanes {
+				act = fullGuard(lane32(S, g), in.flags&fGuardNeg != 0)
+				if act == 0 {
+					continue
+				}
+			} else if g >= 0 {
 				rg := lane32(S, g)
 				neg := in.flags&fGuardNeg != 0
 				act = 0
