@@ -29,6 +29,9 @@ import (
 type warpRegs struct {
 	soa   []uint64 // slot s of lane j at soa[s*warpSize+j]
 	inSoA bool     // the registers are in soa, not in the threads' files
+	// fresh: a new block started and the threads' pc and state are
+	// still the last block's; runLockstep starts them at pc 0.
+	fresh bool
 }
 
 // lane32 returns the 32 lanes' values of slot s.
@@ -130,6 +133,12 @@ func scatter(S []uint64, r []uint64, in *inst, j int) {
 func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 	code := m.k.fn.code
 	S := w.soa
+	if w.fresh {
+		w.fresh = false
+		for j := range ts {
+			m.restart(&ts[j])
+		}
+	}
 	for {
 		// The running lanes with the lowest pc form the group.
 		var grp, rest uint32
