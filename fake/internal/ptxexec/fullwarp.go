@@ -230,106 +230,135 @@ func sumExact(p, z float64) bool {
 	return float64(p-float64(s-bb))+float64(z-bb) == 0
 }
 
-// fullSpan returns the memory a full warp's scalar ld or st of in reads
-// or writes when every lane's address lies in one known span (the
-// parameters, the block's shared memory without race checks, or the
-// cached global allocation of the first lane's address, without an
-// Observer) and is aligned: the span's bytes and base address. ok is
-// false otherwise; the lanes then go one by one.
-func (m *machine) fullSpan(S []uint64, in *inst) (data []byte, base uint64, ok bool) {
+// fullSpan returns the span a full warp's scalar ld or st of in reads or
+// writes when it is one known allocation (the parameters, the block's
+// shared memory without race checks, or the cached global allocation of
+// the first lane's address, without an Observer): its bytes, start (a
+// lane's offset in data is its address register minus start), lim (the
+// highest offset an access may start at) and amask (an address with any
+// of these bits set is misaligned). ok is false otherwise; the lanes then
+// go one by one.
+func (m *machine) fullSpan(S []uint64, in *inst) (data []byte, start, lim, amask uint64, ok bool) {
 	if in.vec != 1 {
-		return nil, 0, false
+		return nil, 0, 0, 0, false
 	}
-	ra := lane32(S, in.a)
 	imm := uint64(in.imm)
 	n := uint64(in.size)
+	amask = n - 1
 	var c span
 	switch in.op {
 	case opLdParam:
 		c = span{0, m.l.Params}
+		amask = 0 // parameters are read unaligned, as lane by lane
 	case opLdShared, opStShared:
 		if m.races != nil {
-			return nil, 0, false
+			return nil, 0, 0, 0, false
 		}
 		c = span{0, m.shared}
 	case opLdGlobal, opStGlobal:
 		if m.obs != nil {
-			return nil, 0, false
+			return nil, 0, 0, 0, false
 		}
-		c = m.lastSpan(ra[0] + imm)
+		c = m.lastSpan(S[int(in.a)*warpSize] + imm)
 	default:
-		return nil, 0, false
+		return nil, 0, 0, 0, false
 	}
 	size := uint64(len(c.data))
 	if size < n {
-		return nil, 0, false
+		return nil, 0, 0, 0, false
 	}
-	// Every lane's offset in c must be at most size-n (unsigned: an
-	// address below c's base wraps far above it) and, but for a
-	// parameter, a multiple of n.
-	lim, start := size-n, c.base-imm
+	return c.data, c.base - imm, size - n, amask, true
+}
+
+// inSpan reports whether every lane's access of fullSpan's span is in
+// it and aligned: each offset at most lim (unsigned: an address below
+// the span's start wraps far above it) and no address with a bit of
+// amask.
+func inSpan(ra *[warpSize]uint64, start, lim, amask, imm uint64) bool {
 	var over, addrs uint64
 	for j := range ra {
-		off := ra[j] - start
-		over |= b2u(off > lim)
+		over |= b2u(ra[j]-start > lim)
 		addrs |= ra[j] + imm
 	}
-	if over != 0 || addrs&(n-1) != 0 && in.op != opLdParam {
-		return nil, 0, false
-	}
-	return c.data, c.base, true
+	return over == 0 && addrs&amask == 0
 }
 
 // fullLoad runs a scalar ld for all 32 lanes when fullSpan allows it, and
-// reports whether it did.
+// reports whether it did (false: it changed nothing). Each lane's address
+// is checked as it loads, unless the loaded register is the address
+// register: then all are checked first.
 func (m *machine) fullLoad(S []uint64, in *inst) bool {
-	data, base, ok := m.fullSpan(S, in)
+	data, start, lim, amask, ok := m.fullSpan(S, in)
 	if !ok {
 		return false
 	}
+	imm := uint64(in.imm)
 	ra, rv := lane32(S, in.a), lane32(S, in.v[0])
-	start := base - uint64(in.imm) // a lane's offset in data is its register minus start
+	if in.v[0] == in.a {
+		if !inSpan(ra, start, lim, amask, imm) {
+			return false
+		}
+		lim, amask = math.MaxUint64, 0 // checked
+	}
+	var v [warpSize]uint64
 	switch {
 	case in.size == 4 && !(in.kind == kS && in.bits < 32):
-		for j := range rv {
-			rv[j] = uint64(binary.LittleEndian.Uint32(data[ra[j]-start:]))
+		for j := range v {
+			off := ra[j] - start
+			if off > lim || (ra[j]+imm)&amask != 0 {
+				return false
+			}
+			v[j] = uint64(binary.LittleEndian.Uint32(data[off:]))
 		}
 	case in.size == 8:
-		for j := range rv {
-			rv[j] = binary.LittleEndian.Uint64(data[ra[j]-start:])
+		for j := range v {
+			off := ra[j] - start
+			if off > lim || (ra[j]+imm)&amask != 0 {
+				return false
+			}
+			v[j] = binary.LittleEndian.Uint64(data[off:])
 		}
 	default:
-		for j := range rv {
-			rv[j] = extend(loadLE(data[ra[j]-start:], in.size), in)
+		for j := range v {
+			off := ra[j] - start
+			if off > lim || (ra[j]+imm)&amask != 0 {
+				return false
+			}
+			v[j] = extend(loadLE(data[off:], in.size), in)
 		}
 	}
+	*rv = v
 	if in.v[0] == sSink {
-		*lane32(S, sSink) = [warpSize]uint64{} // a load into _ leaves the sink 0
+		*rv = [warpSize]uint64{} // a load into _ leaves the sink 0
 	}
 	return true
 }
 
 // fullStore runs a scalar st for all 32 lanes, in lane order, when
-// fullSpan allows it, and reports whether it did.
+// fullSpan allows it, and reports whether it did. A lane whose address
+// is out of the span or misaligned stops it with the lanes before it
+// stored: the lane-by-lane path that then runs stores them again, the
+// same values in the same order, and faults at that lane, so what
+// memory holds is the same.
 func (m *machine) fullStore(S []uint64, in *inst) bool {
-	data, base, ok := m.fullSpan(S, in)
+	data, start, lim, amask, ok := m.fullSpan(S, in)
 	if !ok {
 		return false
 	}
+	imm := uint64(in.imm)
 	ra, rv := lane32(S, in.a), lane32(S, in.v[0])
-	start := base - uint64(in.imm) // a lane's offset in data is its register minus start
-	switch in.size {
-	case 4:
-		for j := range rv {
-			binary.LittleEndian.PutUint32(data[ra[j]-start:], uint32(rv[j]))
+	for j := range rv {
+		off := ra[j] - start
+		if off > lim || (ra[j]+imm)&amask != 0 {
+			return false
 		}
-	case 8:
-		for j := range rv {
-			binary.LittleEndian.PutUint64(data[ra[j]-start:], rv[j])
-		}
-	default:
-		for j := range rv {
-			store(data[ra[j]-start:], in.size, rv[j])
+		switch in.size {
+		case 4:
+			binary.LittleEndian.PutUint32(data[off:], uint32(rv[j]))
+		case 8:
+			binary.LittleEndian.PutUint64(data[off:], rv[j])
+		default:
+			store(data[off:], in.size, rv[j])
 		}
 	}
 	return true

@@ -133,32 +133,23 @@ func scatter(S []uint64, r []uint64, in *inst, j int) {
 func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 	code := m.k.fn.code
 	S := w.soa
-	if w.fresh {
+	fresh := w.fresh
+	if fresh {
 		w.fresh = false
 		for j := range ts {
 			m.restart(&ts[j])
 		}
 	}
 	for {
-		// The running lanes with the lowest pc form the group.
+		// The running lanes with the lowest pc form the group: all of
+		// them, at pc 0, in a fresh block.
 		var grp, rest uint32
-		pc, next := math.MaxInt, math.MaxInt
-		for j := range ts {
-			t := &ts[j]
-			if t.state != tRunning {
-				continue
-			}
-			switch {
-			case t.pc < pc:
-				rest |= grp
-				next = pc
-				grp, pc = 1<<j, t.pc
-			case t.pc == pc:
-				grp |= 1 << j
-			default:
-				rest |= 1 << j
-				next = min(next, t.pc)
-			}
+		var pc, next int
+		if fresh {
+			fresh = false
+			grp, pc, next = uint32(uint64(1)<<len(ts)-1), 0, math.MaxInt
+		} else {
+			grp, rest, pc, next = lowestGroup(ts)
 		}
 		if grp == 0 {
 			return false
@@ -629,6 +620,31 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 			}
 		}
 	}
+}
+
+// lowestGroup returns the running lanes of ts with the lowest pc (grp,
+// at pc), the other running lanes (rest) and the lowest pc among those
+// (next; math.MaxInt for none).
+func lowestGroup(ts []thread) (grp, rest uint32, pc, next int) {
+	pc, next = math.MaxInt, math.MaxInt
+	for j := range ts {
+		t := &ts[j]
+		if t.state != tRunning {
+			continue
+		}
+		switch {
+		case t.pc < pc:
+			rest |= grp
+			next = pc
+			grp, pc = 1<<j, t.pc
+		case t.pc == pc:
+			grp |= 1 << j
+		default:
+			rest |= 1 << j
+			next = min(next, t.pc)
+		}
+	}
+	return grp, rest, pc, next
 }
 
 // lockstepCollective completes warp collective in for the lanes of act
