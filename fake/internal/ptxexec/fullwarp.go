@@ -131,8 +131,14 @@ func runFull(S []uint64, in *inst) bool {
 			s := math.FMA(float64(x), float64(y), float64(z))
 			b := math.Float64bits(s)
 			// float32(s) rounds once when s is in float32's normal range
-			// and off a float32 midpoint, or on one that is exact.
-			if b&(0x7ff<<52)-0x381<<52 < (0x7ff-0x381)<<52 && (b&(1<<29-1) != 1<<28 || sumExact(float64(x)*float64(y), float64(z))) {
+			// and off a float32 midpoint, or on one that is exact. The
+			// tests are combined without branches: whether s is on a
+			// midpoint depends on the data, and a branch on it would be
+			// mispredicted for some lanes of most warps.
+			normal := b2u(b&(0x7ff<<52)-0x381<<52 < (0x7ff-0x381)<<52)
+			offMid := b2u(b&(1<<29-1) != 1<<28)
+			exact := b2u(sumExact(float64(x)*float64(y), float64(z)))
+			if normal&(offMid|exact) != 0 {
 				rd[j] = u32f(float32(s))
 			} else {
 				rd[j] = u32f(fpu.FmaF32(x, y, z, fpu.Nearest))
