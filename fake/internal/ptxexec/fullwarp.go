@@ -181,7 +181,22 @@ func fullGuard(rg *[warpSize]uint64, neg bool) uint32 {
 // second result for 32 lanes, and reports whether it knew the
 // comparison.
 func fullSetpI(rd, rx, ry *[warpSize]uint64, in *inst) bool {
-	if in.kind == kS {
+	if in.kind == kS && in.bits == 32 {
+		switch int(in.mode) {
+		case cmpLT, cmpGE:
+			ge := b2u(int(in.mode) == cmpGE)
+			for j := range rd {
+				rd[j] = b2u(int32(rx[j]) < int32(ry[j])) ^ ge
+			}
+			return true
+		case cmpGT, cmpLE:
+			le := b2u(int(in.mode) == cmpLE)
+			for j := range rd {
+				rd[j] = b2u(int32(rx[j]) > int32(ry[j])) ^ le
+			}
+			return true
+		}
+	} else if in.kind == kS {
 		sh := 64 - uint(in.bits)
 		switch int(in.mode) {
 		case cmpLT, cmpGE:

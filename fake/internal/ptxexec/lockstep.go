@@ -863,11 +863,12 @@ func (m *machine) blockLanes(w *warpRegs) {
 func (m *machine) arriveLanes(ts []thread, S []uint64, act uint32, in *inst, pc int) bool {
 	ra, rb := lane32(S, in.a), lane32(S, in.b)
 	first := bits.TrailingZeros32(act)
-	same := true
+	var diff uint64
 	for a := act; a != 0; a &= a - 1 {
 		j := bits.TrailingZeros32(a) & 31
-		same = same && ra[j] == ra[first] && rb[j] == rb[first]
+		diff |= ra[j] ^ ra[first] | rb[j] ^ rb[first]
 	}
+	same := diff == 0
 	for a := act; a != 0; a &= a - 1 {
 		t := &ts[bits.TrailingZeros32(a)]
 		t.pc, t.state = pc, tBarrier
