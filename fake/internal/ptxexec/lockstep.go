@@ -543,12 +543,21 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 				break group
 			case opRet, opExit:
 				// No frames in lockstep: ret leaves the kernel.
-				for a := act; a != 0; a &= a - 1 {
-					t := &ts[bits.TrailingZeros32(a)]
-					t.state = tExited
-					t.pc = pc
+				if act == allLanes {
+					for j := range ts[:warpSize] {
+						ts[j].state, ts[j].pc = tExited, pc
+					}
+				} else {
+					for a := act; a != 0; a &= a - 1 {
+						t := &ts[bits.TrailingZeros32(a)]
+						t.state = tExited
+						t.pc = pc
+					}
 				}
 				if grp &^= act; grp == 0 {
+					if rest == 0 {
+						return false // no lane runs elsewhere
+					}
 					break group
 				}
 			case opBar, opBarRed:
