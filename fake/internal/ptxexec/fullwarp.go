@@ -21,6 +21,42 @@ import (
 // allLanes is the active mask of a full warp.
 const allLanes = 1<<warpSize - 1
 
+// runFullSeq runs the instructions of code from pc on for a full warp
+// (all 32 lanes at pc, none elsewhere) as long as runFull, fullLoad or
+// fullStore can run them and their guards let every lane or none run,
+// and returns the pc of the first instruction it did not run: one call
+// for a run of straight-line code instead of a dispatch of the group
+// loop per instruction.
+func (m *machine) runFullSeq(S []uint64, code []inst, pc int) int {
+	for pc < len(code) {
+		in := &code[pc]
+		if g := in.guard; g >= 0 {
+			switch fullGuard(lane32(S, g), in.flags&fGuardNeg != 0) {
+			case 0:
+				pc++
+				continue
+			case allLanes:
+			default:
+				return pc
+			}
+		}
+		var ok bool
+		switch in.op {
+		case opLdGlobal, opLdParam, opLdShared:
+			ok = m.fullLoad(S, in)
+		case opStGlobal, opStShared:
+			ok = m.fullStore(S, in)
+		default:
+			ok = runFull(S, in)
+		}
+		if !ok {
+			return pc
+		}
+		pc++
+	}
+	return pc
+}
+
 // runFull runs in for all 32 lanes of a full warp when it is one of the
 // common pure instructions, and reports whether it did (false: it did
 // nothing; the caller runs in its general way).
@@ -368,17 +404,29 @@ func (m *machine) fullStore(S []uint64, in *inst) bool {
 	}
 	imm := uint64(in.imm)
 	ra, rv := lane32(S, in.a), lane32(S, in.v[0])
-	for j := range rv {
-		off := ra[j] - start
-		if off > lim || (ra[j]+imm)&amask != 0 {
-			return false
-		}
-		switch in.size {
-		case 4:
+	switch in.size {
+	case 4:
+		for j := range rv {
+			off := ra[j] - start
+			if off > lim || (ra[j]+imm)&amask != 0 {
+				return false
+			}
 			binary.LittleEndian.PutUint32(data[off:], uint32(rv[j]))
-		case 8:
+		}
+	case 8:
+		for j := range rv {
+			off := ra[j] - start
+			if off > lim || (ra[j]+imm)&amask != 0 {
+				return false
+			}
 			binary.LittleEndian.PutUint64(data[off:], rv[j])
-		default:
+		}
+	default:
+		for j := range rv {
+			off := ra[j] - start
+			if off > lim || (ra[j]+imm)&amask != 0 {
+				return false
+			}
 			store(data[off:], in.size, rv[j])
 		}
 	}

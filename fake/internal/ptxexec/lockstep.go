@@ -176,6 +176,13 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 					}
 				}
 			}
+			if grp == allLanes {
+				// All 32 lanes here (so none elsewhere: next is
+				// math.MaxInt): straight-line code runs in one call,
+				// up to an instruction it leaves to the switch below
+				// (code ends with a ret that the decoder adds).
+				pc = m.runFullSeq(S, code, pc)
+			}
 			in := &code[pc]
 			pc++
 			act := grp
