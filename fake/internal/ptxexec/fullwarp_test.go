@@ -1,6 +1,7 @@
 package ptxexec
 
 import (
+	"encoding/binary"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -110,4 +111,79 @@ func TestFullWarpNegativeBound(t *testing.T) {
 	buf := params(t, k, float32(2), px, py, out, int32(-1))
 	require.NoError(t, k.Run(&Launch{Grid: dim(2), Block: dim(32), Params: buf, Mem: mem}))
 	assert.Equal(t, make([]float32, 64), mem.readF32(out, 64))
+}
+
+// TestFullWarpWidths: the full-warp loads and stores of every width
+// (signed 8- and 16-bit loads extended, 64-bit, a shared round trip, a
+// byte store) give what lane-by-lane execution gives: blocks of 64 (full
+// warps) and of 48 (a partial warp) write the same.
+func TestFullWarpWidths(t *testing.T) {
+	src := header + `.visible .entry k(.param .u64 in8, .param .u64 in16, .param .u64 in64, .param .u64 out)
+{
+	.reg .b64 %rd<20>;
+	.reg .b32 %r<10>;
+	.reg .b16 %rs<4>;
+	.shared .align 8 .b8 sh[512];
+	ld.param.u64 %rd1, [in8];
+	ld.param.u64 %rd2, [in16];
+	ld.param.u64 %rd3, [in64];
+	ld.param.u64 %rd4, [out];
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r5, %ctaid.x;
+	mov.u32 %r6, %ntid.x;
+	mad.lo.s32 %r7, %r5, %r6, %r1;
+	cvt.u64.u32 %rd5, %r7;
+	add.s64 %rd6, %rd1, %rd5;
+	ld.global.s8 %r2, [%rd6];
+	shl.b64 %rd7, %rd5, 1;
+	add.s64 %rd8, %rd2, %rd7;
+	ld.global.s16 %r3, [%rd8];
+	shl.b64 %rd9, %rd5, 3;
+	add.s64 %rd10, %rd3, %rd9;
+	ld.global.u64 %rd11, [%rd10];
+	cvt.u64.u32 %rd12, %r1;
+	shl.b64 %rd12, %rd12, 1;
+	mov.u64 %rd13, sh;
+	add.s64 %rd13, %rd13, %rd12;
+	cvt.u16.u32 %rs1, %r3;
+	st.shared.u16 [%rd13], %rs1;
+	bar.sync 0;
+	ld.shared.s16 %r4, [%rd13];
+	cvt.s64.s32 %rd14, %r2;
+	cvt.s64.s32 %rd15, %r4;
+	add.s64 %rd16, %rd14, %rd15;
+	add.s64 %rd17, %rd16, %rd11;
+	add.s64 %rd18, %rd4, %rd9;
+	st.global.u64 [%rd18], %rd17;
+	add.s64 %rd19, %rd4, 1536;
+	add.s64 %rd19, %rd19, %rd5;
+	cvt.u16.u32 %rs2, %r2;
+	st.global.u8 [%rd19], %rs2;
+	ret;
+}
+`
+	p, err := Compile(src)
+	require.NoError(t, err)
+	const n = 192
+	rng := rand.New(rand.NewPCG(3, 4))
+	in8, in16, in64 := make([]byte, n), make([]byte, 2*n), make([]byte, 8*n)
+	for i := range n {
+		in8[i] = byte(rng.Uint32())
+		binary.LittleEndian.PutUint16(in16[2*i:], uint16(rng.Uint32()))
+		binary.LittleEndian.PutUint64(in64[8*i:], rng.Uint64())
+	}
+	for _, block := range []uint32{64, 48} {
+		mem := newMem()
+		p8, p16, p64, out := mem.alloc(n), mem.alloc(2*n), mem.alloc(8*n), mem.alloc(1536+n)
+		copy(mem.bytes(p8), in8)
+		copy(mem.bytes(p16), in16)
+		copy(mem.bytes(p64), in64)
+		require.NoError(t, run(t, p, mem, "k", dim(n/block), dim(block), 0, p8, p16, p64, out))
+		got := mem.bytes(out)
+		for i := range n {
+			want := int64(int8(in8[i])) + int64(int16(binary.LittleEndian.Uint16(in16[2*i:]))) + int64(binary.LittleEndian.Uint64(in64[8*i:]))
+			require.Equal(t, uint64(want), binary.LittleEndian.Uint64(got[8*i:]), "block %d, element %d", block, i)
+			require.Equal(t, in8[i], got[1536+i], "block %d, byte %d", block, i)
+		}
+	}
 }
