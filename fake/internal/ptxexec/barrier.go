@@ -152,11 +152,13 @@ type barrierState struct {
 func (m *machine) releaseBarriers(live int) bool {
 	var done [numBarriers]bool
 	any, red := false, false
+	pending := 0 // barriers with threads waiting
 	for id := range m.barriers {
 		b := &m.barriers[id]
 		if b.arrived == 0 {
 			continue
 		}
+		pending++
 		want := b.count
 		if want == 0 {
 			want = uint32(live)
@@ -197,9 +199,16 @@ func (m *machine) releaseBarriers(live int) bool {
 			}
 		}
 	}
+	// With one barrier pending, every waiting thread waits at it: no
+	// need to read which.
+	only := pending == 1 && !red
 	for i := range m.threads {
 		t := &m.threads[i]
 		if t.state != tBarrier {
+			continue
+		}
+		if only {
+			t.state = tRunning
 			continue
 		}
 		in := &t.fn.code[t.pc-1]

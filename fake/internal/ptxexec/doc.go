@@ -169,8 +169,16 @@
 // special registers are preloaded instead of moved. A warp in lockstep
 // keeps its registers slot by slot, the 32 lanes' values of a slot side
 // by side, so one dispatch runs an instruction for the whole warp; a
-// load's lanes look their allocation up once. The per-instruction path
-// has no maps, interfaces, allocation or reflection. BenchmarkSaxpy
+// load's lanes look their allocation up once. When all 32 lanes run an
+// instruction, the common ones run in plain loops over the lanes
+// (fullwarp.go: no per-lane mask or bounds check) and a scalar ld or st
+// checks each lane's address against one cached allocation as it goes,
+// falling back to lane by lane (and so to the same fault) otherwise. A
+// warp that stays in lockstep keeps its registers from block to block and
+// restarts its threads as it starts. The per-instruction path has no
+// maps, interfaces, allocation or reflection; with Launch.Observe nil and
+// no shared-race checks, each costs one comparison per memory
+// instruction. BenchmarkSaxpy
 // (elementwise, 4M threads, 1 and 2 workers), BenchmarkBlockSum (a
 // shared-memory tree reduction) and BenchmarkAxpy measure it
 // (BENCHMARKS.md).

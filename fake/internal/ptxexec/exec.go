@@ -106,19 +106,22 @@ const (
 
 // thread is one CUDA thread: where it is, its registers, its local memory
 // and its call stack.
+//
+// The fields every block's set-up and every scheduling pass read come
+// first, so that they share the struct's first cache line.
 type thread struct {
 	fn     *function
 	pc     int
-	regs   []uint64
 	state  uint8
-	lane   int
-	idx    [3]uint32
+	warp   *warpRegs // its warp's registers in lockstep
+	sp     int       // end of the current frame in local
 	frames []frame
+	regs   []uint64
+	lane   int
+	id     int // linear index in the block
+	idx    [3]uint32
 	local  []byte
-	sp     int        // end of the current frame in local
 	pool   [][]uint64 // register files, one per call depth
-	warp   *warpRegs  // its warp's registers in lockstep
-	id     int        // linear index in the block
 }
 
 // frame is a caller's state saved by call.
@@ -161,6 +164,7 @@ type machine struct {
 	grid     []byte     // a cooperative launch's grid workspace (nil otherwise)
 	spins    int        // backward branches taken since the last yield
 	races    *raceState // shared-memory race checks, or nil
+	yielded  bool       // the last stepBlock left threads spinning (tYield)
 }
 
 // Run executes the kernel over the launch's grid, blocks one after
@@ -276,13 +280,20 @@ func (m *machine) blockTemplate() {
 	}
 }
 
-func (m *machine) initThread(t *thread, i int) {
-	l := m.l
+// restart puts thread t at the start of the entry, with no call frames
+// (a thread may have exited inside a call).
+func (m *machine) restart(t *thread) {
 	f := m.k.fn
 	t.pc, t.state = 0, tRunning
 	if t.fn != f || len(t.frames) != 0 || t.sp != f.frame {
 		t.fn, t.frames, t.sp = f, t.frames[:0], f.frame
 	}
+}
+
+func (m *machine) initThread(t *thread, i int) {
+	l := m.l
+	f := m.k.fn
+	m.restart(t)
 	if t.warp != nil && t.warp.inSoA {
 		return // blockLanes sets the block's values
 	}
@@ -359,10 +370,25 @@ func (m *machine) runBlock() error {
 
 // startBlock sets up the threads, shared memory and barriers of block
 // m.block.
+//
+// A warp still in lockstep from the previous block keeps its registers
+// in place: it is marked fresh, and runLockstep restarts its threads as
+// it starts, while their structs are in cache, instead of one more pass
+// over all threads here.
 func (m *machine) startBlock() {
 	m.blockTemplate()
-	for i := range m.threads {
-		m.initThread(&m.threads[i], i)
+	m.yielded = false
+	for w := range m.warps {
+		lo := w * warpSize
+		ts := m.threads[lo:min(lo+warpSize, len(m.threads))]
+		if wr := &m.warps[w]; wr.inSoA {
+			wr.fresh = true
+			m.blockLanes(wr)
+			continue
+		}
+		for i := range ts {
+			m.initThread(&ts[i], lo+i)
+		}
 	}
 	clear(m.shared)
 	m.barriers = [numBarriers]barrierState{}
@@ -372,9 +398,7 @@ func (m *machine) startBlock() {
 	for w := range m.warps {
 		lo := w * warpSize
 		ts := m.threads[lo:min(lo+warpSize, len(m.threads))]
-		if wr := &m.warps[w]; wr.inSoA {
-			m.blockLanes(wr)
-		} else if m.canLockstep(ts) {
+		if wr := &m.warps[w]; !wr.inSoA && m.canLockstep(ts) {
 			m.toSoA(wr, ts)
 		}
 	}
@@ -384,12 +408,20 @@ func (m *machine) startBlock() {
 // (in a cooperative launch) those that have not wait for threads that
 // spin (true: call again after the other blocks' turn).
 func (m *machine) stepBlock() (yielded bool, err error) {
-	for i := range m.threads {
-		if m.threads[i].state == tYield {
-			m.threads[i].state = tRunning
+	if m.yielded {
+		// Only a call that returned true leaves threads spinning.
+		for i := range m.threads {
+			if m.threads[i].state == tYield {
+				m.threads[i].state = tRunning
+			}
 		}
+		m.yielded = false
 	}
 	for {
+		// The threads' states are counted warp by warp as each warp
+		// stops (nothing a warp does changes another warp's threads'
+		// states before releaseBarriers below).
+		live, waiting, spinning := 0, 0, 0
 		for w := range m.warps {
 			lo := w * warpSize
 			ts := m.threads[lo:min(lo+warpSize, len(m.threads))]
@@ -401,6 +433,8 @@ func (m *machine) stepBlock() (yielded bool, err error) {
 				if m.fault != nil {
 					return false, m.fault
 				}
+				l, wt, sp := countStates(ts)
+				live, waiting, spinning = live+l, waiting+wt, spinning+sp
 				continue
 			}
 			if m.fault != nil {
@@ -416,19 +450,8 @@ func (m *machine) stepBlock() (yielded bool, err error) {
 					}
 				}
 			}
-		}
-		live, waiting, spinning := 0, 0, 0
-		for i := range m.threads {
-			switch m.threads[i].state {
-			case tBarrier, tWarp:
-				waiting++
-				live++
-			case tYield:
-				spinning++
-				live++
-			case tRunning:
-				live++
-			}
+			l, wt, sp := countStates(ts)
+			live, waiting, spinning = live+l, waiting+wt, spinning+sp
 		}
 		if waiting == 0 && spinning == 0 {
 			return false, nil
@@ -452,11 +475,30 @@ func (m *machine) stepBlock() (yielded bool, err error) {
 		}
 		if !released {
 			if spinning > 0 {
+				m.yielded = true
 				return true, nil
 			}
 			return false, m.deadlock()
 		}
 	}
+}
+
+// countStates counts the threads of ts that have not exited (live),
+// those waiting at a barrier or warp collective, and those spinning.
+func countStates(ts []thread) (live, waiting, spinning int) {
+	for i := range ts {
+		switch ts[i].state {
+		case tBarrier, tWarp:
+			waiting++
+			live++
+		case tYield:
+			spinning++
+			live++
+		case tRunning:
+			live++
+		}
+	}
+	return live, waiting, spinning
 }
 
 func (m *machine) deadlock() error {

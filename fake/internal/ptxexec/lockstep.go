@@ -29,6 +29,9 @@ import (
 type warpRegs struct {
 	soa   []uint64 // slot s of lane j at soa[s*warpSize+j]
 	inSoA bool     // the registers are in soa, not in the threads' files
+	// fresh: a new block started and the threads' pc and state are
+	// still the last block's; runLockstep starts them at pc 0.
+	fresh bool
 }
 
 // lane32 returns the 32 lanes' values of slot s.
@@ -130,26 +133,23 @@ func scatter(S []uint64, r []uint64, in *inst, j int) {
 func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 	code := m.k.fn.code
 	S := w.soa
-	for {
-		// The running lanes with the lowest pc form the group.
-		var grp, rest uint32
-		pc, next := math.MaxInt, math.MaxInt
+	fresh := w.fresh
+	if fresh {
+		w.fresh = false
 		for j := range ts {
-			t := &ts[j]
-			if t.state != tRunning {
-				continue
-			}
-			switch {
-			case t.pc < pc:
-				rest |= grp
-				next = pc
-				grp, pc = 1<<j, t.pc
-			case t.pc == pc:
-				grp |= 1 << j
-			default:
-				rest |= 1 << j
-				next = min(next, t.pc)
-			}
+			m.restart(&ts[j])
+		}
+	}
+	for {
+		// The running lanes with the lowest pc form the group: all of
+		// them, at pc 0, in a fresh block.
+		var grp, rest uint32
+		var pc, next int
+		if fresh {
+			fresh = false
+			grp, pc, next = uint32(uint64(1)<<len(ts)-1), 0, math.MaxInt
+		} else {
+			grp, rest, pc, next = lowestGroup(ts)
 		}
 		if grp == 0 {
 			return false
@@ -176,10 +176,22 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 					}
 				}
 			}
+			if grp == allLanes {
+				// All 32 lanes here (so none elsewhere: next is
+				// math.MaxInt): straight-line code runs in one call,
+				// up to an instruction it leaves to the switch below
+				// (code ends with a ret that the decoder adds).
+				pc = m.runFullSeq(S, code, pc)
+			}
 			in := &code[pc]
 			pc++
 			act := grp
-			if g := in.guard; g >= 0 {
+			if g := in.guard; g >= 0 && grp == allLanes {
+				act = fullGuard(lane32(S, g), in.flags&fGuardNeg != 0)
+				if act == 0 {
+					continue
+				}
+			} else if g >= 0 {
 				rg := lane32(S, g)
 				neg := in.flags&fGuardNeg != 0
 				act = 0
@@ -191,6 +203,22 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 				}
 				if act == 0 {
 					continue
+				}
+			}
+			if act == allLanes {
+				switch in.op {
+				case opLdGlobal, opLdParam, opLdShared:
+					if m.fullLoad(S, in) {
+						continue
+					}
+				case opStGlobal, opStShared:
+					if m.fullStore(S, in) {
+						continue
+					}
+				default:
+					if runFull(S, in) {
+						continue
+					}
 				}
 			}
 			switch in.op {
@@ -522,12 +550,21 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 				break group
 			case opRet, opExit:
 				// No frames in lockstep: ret leaves the kernel.
-				for a := act; a != 0; a &= a - 1 {
-					t := &ts[bits.TrailingZeros32(a)]
-					t.state = tExited
-					t.pc = pc
+				if act == allLanes {
+					for j := range ts[:warpSize] {
+						ts[j].state, ts[j].pc = tExited, pc
+					}
+				} else {
+					for a := act; a != 0; a &= a - 1 {
+						t := &ts[bits.TrailingZeros32(a)]
+						t.state = tExited
+						t.pc = pc
+					}
 				}
 				if grp &^= act; grp == 0 {
+					if rest == 0 {
+						return false // no lane runs elsewhere
+					}
 					break group
 				}
 			case opBar, opBarRed:
@@ -599,6 +636,31 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 			}
 		}
 	}
+}
+
+// lowestGroup returns the running lanes of ts with the lowest pc (grp,
+// at pc), the other running lanes (rest) and the lowest pc among those
+// (next; math.MaxInt for none).
+func lowestGroup(ts []thread) (grp, rest uint32, pc, next int) {
+	pc, next = math.MaxInt, math.MaxInt
+	for j := range ts {
+		t := &ts[j]
+		if t.state != tRunning {
+			continue
+		}
+		switch {
+		case t.pc < pc:
+			rest |= grp
+			next = pc
+			grp, pc = 1<<j, t.pc
+		case t.pc == pc:
+			grp |= 1 << j
+		default:
+			rest |= 1 << j
+			next = min(next, t.pc)
+		}
+	}
+	return grp, rest, pc, next
 }
 
 // lockstepCollective completes warp collective in for the lanes of act
@@ -817,11 +879,12 @@ func (m *machine) blockLanes(w *warpRegs) {
 func (m *machine) arriveLanes(ts []thread, S []uint64, act uint32, in *inst, pc int) bool {
 	ra, rb := lane32(S, in.a), lane32(S, in.b)
 	first := bits.TrailingZeros32(act)
-	same := true
+	var diff uint64
 	for a := act; a != 0; a &= a - 1 {
 		j := bits.TrailingZeros32(a) & 31
-		same = same && ra[j] == ra[first] && rb[j] == rb[first]
+		diff |= ra[j] ^ ra[first] | rb[j] ^ rb[first]
 	}
+	same := diff == 0
 	for a := act; a != 0; a &= a - 1 {
 		t := &ts[bits.TrailingZeros32(a)]
 		t.pc, t.state = pc, tBarrier

@@ -33,3 +33,61 @@ func TestLockstepPartialWarps(t *testing.T) {
 		}
 	}
 }
+
+// TestLockstepAfterExitInCall: threads that exit inside a call, in a
+// warp that goes back to lockstep after a barrier, start the next block
+// in the entry again (their call frames dropped): every block gives the
+// same result.
+func TestLockstepAfterExitInCall(t *testing.T) {
+	src := header + `.func f(.param .b32 x)
+{
+	.reg .b32 %r<3>;
+	.reg .pred %p<2>;
+	ld.param.b32 %r1, [x];
+	and.b32 %r2, %r1, 3;
+	setp.eq.s32 %p1, %r2, 1;
+	@%p1 exit;
+	ret;
+}
+.visible .entry k(.param .u64 p)
+{
+	.reg .b64 %rd<5>;
+	.reg .b32 %r<8>;
+	.reg .pred %p<2>;
+	ld.param.u64 %rd1, [p];
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r2, %ctaid.x;
+	mov.u32 %r3, %ntid.x;
+	mad.lo.s32 %r4, %r2, %r3, %r1;
+	and.b32 %r5, %r1, 1;
+	setp.eq.s32 %p1, %r5, 0;
+	@%p1 bra DONE;
+	{
+	.param .b32 param0;
+	st.param.b32 [param0], %r1;
+	call.uni f, (param0);
+	}
+DONE:
+	bar.sync 0;
+	add.s32 %r6, %r4, 1;
+	mul.wide.s32 %rd2, %r4, 4;
+	add.s64 %rd3, %rd1, %rd2;
+	st.global.u32 [%rd3], %r6;
+	ret;
+}
+`
+	p, err := Compile(src)
+	require.NoError(t, err)
+	mem := newMem()
+	const blocks, threads = 4, 64
+	out := mem.i32s(make([]int32, blocks*threads))
+	require.NoError(t, run(t, p, mem, "k", dim(blocks), dim(threads), 0, out))
+	got := mem.readI32(out, blocks*threads)
+	for i, v := range got {
+		want := int32(i + 1)
+		if i%threads%4 == 1 {
+			want = 0 // exited in f
+		}
+		require.Equal(t, want, v, "element %d", i)
+	}
+}
