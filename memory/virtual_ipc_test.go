@@ -74,7 +74,11 @@ func testVirtualTwoProcesses(t *testing.T, which string, ctx *driver.Context) {
 	require.NoError(t, err)
 	defer conn.Close()
 
-	cmd := exec.Command(os.Args[0], "-test.run=^TestVirtualChild$", "-test.v", "-test.count=1")
+	args := []string{os.Args[0], "-test.run=^TestVirtualChild$", "-test.v", "-test.count=1"}
+	if emu := os.Getenv("NOCGO_CUDA_TEST_EXEC"); emu != "" {
+		args = append([]string{emu}, args...) // the tests run under an emulator (.ci/dl-arm64.sh): the child too
+	}
+	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Env = append(os.Environ(), vmmEnvChild+"="+which, vmmEnvSize+"="+strconv.Itoa(size))
 	if which == "gpu" {
 		cmd.Env = append(cmd.Env, cudatest.RequireGPUEnv+"=1")
