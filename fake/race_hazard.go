@@ -90,6 +90,9 @@ type KernelSite struct {
 	Thread  [3]uint32
 }
 
+// String gives the site as a report line: the PTX line and instruction
+// (and the .cu line where known), block and thread; for a Go body, its
+// block and thread only.
 func (k *KernelSite) String() string {
 	var sb strings.Builder
 	if k.PTXLine > 0 {
