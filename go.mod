@@ -5,6 +5,7 @@ go 1.25.0
 require (
 	github.com/ebitengine/purego v0.11.3
 	github.com/stretchr/testify v1.12.1
+	golang.org/x/sys v0.43.0
 	gonum.org/v1/gonum v0.17.0
 )
 

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/nocgo/cuda/fake/internal/fpu"
+	"github.com/nocgo/cuda/fake/internal/ptxexec/lanes"
 )
 
 // Full warps. Most instructions of elementwise code run for all 32 lanes
@@ -63,37 +64,31 @@ func (m *machine) runFullSeq(S []uint64, code []inst, pc int) int {
 func runFull(S []uint64, in *inst) bool {
 	switch in.op {
 	case opMov:
-		rd, rx := lane32(S, in.d), lane32(S, in.a)
-		msk := in.mask
-		for j := range rd {
-			rd[j] = rx[j] & msk
-		}
+		lanes.AddImm(lane32(S, in.d), lane32(S, in.a), 0, in.mask)
 	case opAddImm:
-		rd, rx := lane32(S, in.d), lane32(S, in.a)
-		msk, imm := in.mask, uint64(in.imm)
-		for j := range rd {
-			rd[j] = (rx[j] + imm) & msk
-		}
+		lanes.AddImm(lane32(S, in.d), lane32(S, in.a), uint64(in.imm), in.mask)
 	case opAddI:
-		rd, rx, ry := lane32(S, in.d), lane32(S, in.a), lane32(S, in.b)
-		msk := in.mask
-		for j := range rd {
-			rd[j] = (rx[j] + ry[j]) & msk
-		}
+		lanes.Add(lane32(S, in.d), lane32(S, in.a), lane32(S, in.b), in.mask)
 	case opSubI:
-		rd, rx, ry := lane32(S, in.d), lane32(S, in.a), lane32(S, in.b)
-		msk := in.mask
-		for j := range rd {
-			rd[j] = (rx[j] - ry[j]) & msk
-		}
+		lanes.Sub(lane32(S, in.d), lane32(S, in.a), lane32(S, in.b), in.mask)
 	case opMulLo, opMulWideU:
 		rd, rx, ry := lane32(S, in.d), lane32(S, in.a), lane32(S, in.b)
+		if in.bits <= 32 {
+			// The low 32 bits of the operands make the product (a
+			// 32-bit mul.wide's operands are 32-bit values).
+			lanes.MulLo32(rd, rx, ry, in.mask)
+			break
+		}
 		msk := in.mask
 		for j := range rd {
 			rd[j] = (rx[j] * ry[j]) & msk
 		}
 	case opMadLo, opMadWideU:
 		rd, rx, ry, rz := lane32(S, in.d), lane32(S, in.a), lane32(S, in.b), lane32(S, in.c)
+		if in.bits <= 32 {
+			lanes.MadLo32(rd, rx, ry, rz, in.mask)
+			break
+		}
 		msk := in.mask
 		for j := range rd {
 			rd[j] = (rx[j]*ry[j] + rz[j]) & msk
@@ -102,9 +97,7 @@ func runFull(S []uint64, in *inst) bool {
 		rd, rx, ry := lane32(S, in.d), lane32(S, in.a), lane32(S, in.b)
 		msk := in.mask
 		if in.bits == 32 {
-			for j := range rd {
-				rd[j] = uint64(int64(int32(rx[j]))*int64(int32(ry[j]))) & msk
-			}
+			lanes.MulWideS32(rd, rx, ry)
 			break
 		}
 		sh := 64 - uint(in.bits)
@@ -114,25 +107,20 @@ func runFull(S []uint64, in *inst) bool {
 	case opMadWideS:
 		rd, rx, ry, rz := lane32(S, in.d), lane32(S, in.a), lane32(S, in.b), lane32(S, in.c)
 		msk := in.mask
+		if in.bits == 32 && msk == math.MaxUint64 {
+			lanes.MadWideS32(rd, rx, ry, rz)
+			break
+		}
 		sh := 64 - uint(in.bits)
 		for j := range rd {
 			rd[j] = (uint64((int64(rx[j]<<sh)>>sh)*(int64(ry[j]<<sh)>>sh)) + rz[j]) & msk
 		}
 	case opAnd:
-		rd, rx, ry := lane32(S, in.d), lane32(S, in.a), lane32(S, in.b)
-		for j := range rd {
-			rd[j] = rx[j] & ry[j]
-		}
+		lanes.And(lane32(S, in.d), lane32(S, in.a), lane32(S, in.b))
 	case opOr:
-		rd, rx, ry := lane32(S, in.d), lane32(S, in.a), lane32(S, in.b)
-		for j := range rd {
-			rd[j] = rx[j] | ry[j]
-		}
+		lanes.Or(lane32(S, in.d), lane32(S, in.a), lane32(S, in.b))
 	case opXor:
-		rd, rx, ry := lane32(S, in.d), lane32(S, in.a), lane32(S, in.b)
-		for j := range rd {
-			rd[j] = rx[j] ^ ry[j]
-		}
+		lanes.Xor(lane32(S, in.d), lane32(S, in.a), lane32(S, in.b))
 	case opShl:
 		rd, rx, ry := lane32(S, in.d), lane32(S, in.a), lane32(S, in.b)
 		msk, w := in.mask, uint32(in.bits)
@@ -147,48 +135,18 @@ func runFull(S []uint64, in *inst) bool {
 		if in.flags&(fFTZ|fSat) != 0 || fpu.Rounding(in.mode) != fpu.Nearest {
 			return false
 		}
-		rd, rx, ry := lane32(S, in.d), lane32(S, in.a), lane32(S, in.b)
 		if in.op == opAddF32 {
-			for j := range rd {
-				rd[j] = u32f(fpu.AddF32(f32(rx[j]), f32(ry[j]), fpu.Nearest))
-			}
+			lanes.AddF32(lane32(S, in.d), lane32(S, in.a), lane32(S, in.b))
 		} else {
-			for j := range rd {
-				rd[j] = u32f(fpu.MulF32(f32(rx[j]), f32(ry[j]), fpu.Nearest))
-			}
+			lanes.MulF32(lane32(S, in.d), lane32(S, in.a), lane32(S, in.b))
 		}
 	case opFmaF32:
 		if in.flags&(fFTZ|fSat) != 0 || fpu.Rounding(in.mode) != fpu.Nearest {
 			return false
 		}
-		rd, rx, ry, rz := lane32(S, in.d), lane32(S, in.a), lane32(S, in.b), lane32(S, in.c)
-		for j := range rd {
-			x, y, z := f32(rx[j]), f32(ry[j]), f32(rz[j])
-			s := math.FMA(float64(x), float64(y), float64(z))
-			b := math.Float64bits(s)
-			// float32(s) rounds once when s is in float32's normal range
-			// and off a float32 midpoint, or on one that is exact. The
-			// tests are combined without branches: whether s is on a
-			// midpoint depends on the data, and a branch on it would be
-			// mispredicted for some lanes of most warps.
-			normal := b2u(b&(0x7ff<<52)-0x381<<52 < (0x7ff-0x381)<<52)
-			offMid := b2u(b&(1<<29-1) != 1<<28)
-			exact := b2u(sumExact(float64(x)*float64(y), float64(z)))
-			if normal&(offMid|exact) != 0 {
-				rd[j] = u32f(float32(s))
-			} else {
-				rd[j] = u32f(fpu.FmaF32(x, y, z, fpu.Nearest))
-			}
-		}
+		lanes.FmaF32(lane32(S, in.d), lane32(S, in.a), lane32(S, in.b), lane32(S, in.c))
 	case opSelp:
-		rd, rx, ry, rz := lane32(S, in.d), lane32(S, in.a), lane32(S, in.b), lane32(S, in.c)
-		for j := range rd {
-			v := ry[j]
-			if rz[j] != 0 {
-				v = rx[j]
-			}
-			rd[j] = v
-		}
+		lanes.Select(lane32(S, in.d), lane32(S, in.a), lane32(S, in.b), lane32(S, in.c))
 	case opSetpI:
 		if in.k2 != 0 || in.v[0] >= 0 {
 			return false
@@ -217,74 +175,38 @@ func fullGuard(rg *[warpSize]uint64, neg bool) uint32 {
 // second result for 32 lanes, and reports whether it knew the
 // comparison.
 func fullSetpI(rd, rx, ry *[warpSize]uint64, in *inst) bool {
-	if in.kind == kS && in.bits == 32 {
-		switch int(in.mode) {
-		case cmpLT, cmpGE:
-			ge := b2u(int(in.mode) == cmpGE)
-			for j := range rd {
-				rd[j] = b2u(int32(rx[j]) < int32(ry[j])) ^ ge
-			}
-			return true
-		case cmpGT, cmpLE:
-			le := b2u(int(in.mode) == cmpLE)
-			for j := range rd {
-				rd[j] = b2u(int32(rx[j]) > int32(ry[j])) ^ le
-			}
-			return true
+	mode := int(in.mode)
+	switch {
+	case mode == cmpEQ || mode == cmpNE:
+		// Equality of signed values: their low bits of the width.
+		msk := uint64(math.MaxUint64)
+		if in.kind == kS {
+			msk = widthMask(in.bits)
 		}
-	} else if in.kind == kS {
-		sh := 64 - uint(in.bits)
-		switch int(in.mode) {
-		case cmpLT, cmpGE:
-			ge := b2u(int(in.mode) == cmpGE)
-			for j := range rd {
-				rd[j] = b2u(int64(rx[j]<<sh) < int64(ry[j]<<sh)) ^ ge
-			}
-			return true
-		case cmpGT, cmpLE:
-			le := b2u(int(in.mode) == cmpLE)
-			for j := range rd {
-				rd[j] = b2u(int64(rx[j]<<sh) > int64(ry[j]<<sh)) ^ le
-			}
-			return true
-		}
-	} else {
-		switch int(in.mode) {
-		case cmpLT, cmpGE:
-			ge := b2u(int(in.mode) == cmpGE)
-			for j := range rd {
-				rd[j] = b2u(rx[j] < ry[j]) ^ ge
-			}
-			return true
-		case cmpGT, cmpLE:
-			le := b2u(int(in.mode) == cmpLE)
-			for j := range rd {
-				rd[j] = b2u(rx[j] > ry[j]) ^ le
-			}
-			return true
-		}
-	}
-	if int(in.mode) != cmpEQ && int(in.mode) != cmpNE {
+		lanes.Equal(rd, rx, ry, msk, b2u(mode == cmpNE))
+		return true
+	case mode != cmpLT && mode != cmpGE && mode != cmpGT && mode != cmpLE:
 		return false
 	}
-	// Equality of signed values: their low bits of the width.
-	msk := uint64(math.MaxUint64)
-	if in.kind == kS {
-		msk = widthMask(in.bits)
+	// x < y, or (GT, LE) y < x; GE and LE negate.
+	flip := b2u(mode == cmpGE || mode == cmpLE)
+	if mode == cmpGT || mode == cmpLE {
+		rx, ry = ry, rx
 	}
-	ne := b2u(int(in.mode) == cmpNE)
-	for j := range rd {
-		rd[j] = b2u((rx[j]^ry[j])&msk == 0) ^ ne
+	switch {
+	case in.kind == kS && in.bits == 32:
+		lanes.LessS32(rd, rx, ry, flip)
+	case in.kind == kS && in.bits == 64:
+		lanes.LessS64(rd, rx, ry, flip)
+	case in.kind == kS:
+		sh := 64 - uint(in.bits)
+		for j := range rd {
+			rd[j] = b2u(int64(rx[j]<<sh) < int64(ry[j]<<sh)) ^ flip
+		}
+	default:
+		lanes.LessU64(rd, rx, ry, flip)
 	}
 	return true
-}
-
-// sumExact reports whether float64 p + z is exact (Knuth's TwoSum error
-// is zero).
-func sumExact(p, z float64) bool {
-	s := float64(p + z)
-	bb := float64(s - p)
-	return float64(p-float64(s-bb))+float64(z-bb) == 0
 }
 
 // fullSpan returns the span a full warp's scalar ld or st of in reads or

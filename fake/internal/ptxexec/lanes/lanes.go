@@ -1,0 +1,178 @@
+package lanes
+
+// Reg is one register slot of the 32 lanes of a warp, lane j at index j.
+// Values narrower than 64 bits are kept zero-extended to 64 (the
+// interpreter masks every result to its width); the functions below
+// assume it where they say so.
+type Reg = [32]uint64
+
+// Add sets d[j] = (x[j] + y[j]) & mask.
+func Add(d, x, y *Reg, mask uint64) {
+	if vector {
+		addAVX2(d, x, y, mask)
+		return
+	}
+	addGo(d, x, y, mask)
+}
+
+// Sub sets d[j] = (x[j] - y[j]) & mask.
+func Sub(d, x, y *Reg, mask uint64) {
+	if vector {
+		subAVX2(d, x, y, mask)
+		return
+	}
+	subGo(d, x, y, mask)
+}
+
+// AddImm sets d[j] = (x[j] + imm) & mask (with imm 0, a masked move).
+func AddImm(d, x *Reg, imm, mask uint64) {
+	if vector {
+		addImmAVX2(d, x, imm, mask)
+		return
+	}
+	addImmGo(d, x, imm, mask)
+}
+
+// And sets d[j] = x[j] & y[j].
+func And(d, x, y *Reg) {
+	if vector {
+		andAVX2(d, x, y)
+		return
+	}
+	andGo(d, x, y)
+}
+
+// Or sets d[j] = x[j] | y[j].
+func Or(d, x, y *Reg) {
+	if vector {
+		orAVX2(d, x, y)
+		return
+	}
+	orGo(d, x, y)
+}
+
+// Xor sets d[j] = x[j] ^ y[j].
+func Xor(d, x, y *Reg) {
+	if vector {
+		xorAVX2(d, x, y)
+		return
+	}
+	xorGo(d, x, y)
+}
+
+// MulLo32 sets d[j] to the product of x[j]'s and y[j]'s low 32 bits, as
+// 64 bits, & mask: mul.lo of widths up to 32 (mask their width), and
+// mul.wide.u32 (mask all ones; its operands are 32-bit values).
+func MulLo32(d, x, y *Reg, mask uint64) {
+	if vector {
+		mulLo32AVX2(d, x, y, mask)
+		return
+	}
+	mulLo32Go(d, x, y, mask)
+}
+
+// MadLo32 sets d[j] = (MulLo32's product + z[j]) & mask: mad.lo of
+// widths up to 32 and mad.wide.u32.
+func MadLo32(d, x, y, z *Reg, mask uint64) {
+	if vector {
+		madLo32AVX2(d, x, y, z, mask)
+		return
+	}
+	madLo32Go(d, x, y, z, mask)
+}
+
+// MulWideS32 sets d[j] to the 64-bit product of x[j]'s and y[j]'s low 32
+// bits as signed integers: mul.wide.s32.
+func MulWideS32(d, x, y *Reg) {
+	if vector {
+		mulWideS32AVX2(d, x, y)
+		return
+	}
+	mulWideS32Go(d, x, y)
+}
+
+// MadWideS32 sets d[j] = MulWideS32's product + z[j]: mad.wide.s32.
+func MadWideS32(d, x, y, z *Reg) {
+	if vector {
+		madWideS32AVX2(d, x, y, z)
+		return
+	}
+	madWideS32Go(d, x, y, z)
+}
+
+// LessS32 sets d[j] to 1 when int32(x[j]) < int32(y[j]), else 0, each
+// then xor flip (1 for the negated comparison, >=).
+func LessS32(d, x, y *Reg, flip uint64) {
+	if vector {
+		ltS32AVX2(d, x, y, flip)
+		return
+	}
+	ltS32Go(d, x, y, flip)
+}
+
+// LessS64 is LessS32 of int64(x[j]) and int64(y[j]).
+func LessS64(d, x, y *Reg, flip uint64) {
+	if vector {
+		ltS64AVX2(d, x, y, flip)
+		return
+	}
+	ltS64Go(d, x, y, flip)
+}
+
+// LessU64 is LessS32 of x[j] and y[j] as unsigned 64-bit values (for
+// narrower unsigned types too: they are zero-extended).
+func LessU64(d, x, y *Reg, flip uint64) {
+	if vector {
+		ltU64AVX2(d, x, y, flip)
+		return
+	}
+	ltU64Go(d, x, y, flip)
+}
+
+// Equal sets d[j] to 1 when x[j] and y[j] agree in the bits of mask,
+// else 0, each then xor flip (1 for !=).
+func Equal(d, x, y *Reg, mask, flip uint64) {
+	if vector {
+		eqAVX2(d, x, y, mask, flip)
+		return
+	}
+	eqGo(d, x, y, mask, flip)
+}
+
+// Select sets d[j] = x[j] where p[j] != 0, else y[j]: selp.
+func Select(d, x, y, p *Reg) {
+	if vector {
+		selpAVX2(d, x, y, p)
+		return
+	}
+	selpGo(d, x, y, p)
+}
+
+// AddF32 sets d[j] to the float32 sum of x[j]'s and y[j]'s low 32 bits
+// (add.rn.f32), zero-extended.
+func AddF32(d, x, y *Reg) {
+	if vector {
+		addF32AVX2(d, x, y)
+		return
+	}
+	addF32Go(d, x, y)
+}
+
+// MulF32 is AddF32's product: mul.rn.f32.
+func MulF32(d, x, y *Reg) {
+	if vector {
+		mulF32AVX2(d, x, y)
+		return
+	}
+	mulF32Go(d, x, y)
+}
+
+// FmaF32 sets d[j] to x[j]*y[j] + z[j] of their low 32 bits as float32,
+// rounded once (fma.rn.f32), zero-extended.
+func FmaF32(d, x, y, z *Reg) {
+	if vector {
+		fmaF32AVX2(d, x, y, z)
+		return
+	}
+	fmaF32Go(d, x, y, z)
+}

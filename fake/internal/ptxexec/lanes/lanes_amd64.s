@@ -1,0 +1,316 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// AVX2 code for the functions of lanes.go (see doc.go for the hazard).
+// Each reads and writes exactly the 32 uint64 (256 bytes) of each
+// register argument, 8 bytes per lane, four lanes to a Y register, and
+// ends with VZEROUPPER. Register use: DI d, SI x, DX y, R8 z or p, CX
+// the byte offset, Y12..Y15 constants.
+
+// A binary operation on 64-bit lanes, then & Y15 (mask) when MASKED:
+// LOOP2 runs OP over the 256 bytes, two Y registers per step.
+#define LOOP2(OP) \
+	XORQ CX, CX \
+loop: \
+	VMOVDQU (SI)(CX*1), Y0 \
+	VMOVDQU 32(SI)(CX*1), Y1 \
+	OP((DX)(CX*1), Y0) \
+	OP(32(DX)(CX*1), Y1) \
+	VMOVDQU Y0, (DI)(CX*1) \
+	VMOVDQU Y1, 32(DI)(CX*1) \
+	ADDQ $64, CX \
+	CMPQ CX, $256 \
+	JNE loop \
+	VZEROUPPER \
+	RET
+
+#define ADDM(m, r) VPADDQ m, r, r; VPAND Y15, r, r
+#define SUBM(m, r) VPSUBQ m, r, r; VPAND Y15, r, r
+#define ANDM(m, r) VPAND m, r, r
+#define ORM(m, r) VPOR m, r, r
+#define XORM(m, r) VPXOR m, r, r
+#define MULLOM(m, r) VPMULUDQ m, r, r; VPAND Y15, r, r
+#define MULWSM(m, r) VPMULDQ m, r, r
+
+// func addAVX2(d, x, y *Reg, mask uint64)
+TEXT ·addAVX2(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	VPBROADCASTQ mask+24(FP), Y15
+	LOOP2(ADDM)
+
+// func subAVX2(d, x, y *Reg, mask uint64)
+TEXT ·subAVX2(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	VPBROADCASTQ mask+24(FP), Y15
+	LOOP2(SUBM)
+
+// func andAVX2(d, x, y *Reg)
+TEXT ·andAVX2(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	LOOP2(ANDM)
+
+// func orAVX2(d, x, y *Reg)
+TEXT ·orAVX2(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	LOOP2(ORM)
+
+// func xorAVX2(d, x, y *Reg)
+TEXT ·xorAVX2(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	LOOP2(XORM)
+
+// func mulLo32AVX2(d, x, y *Reg, mask uint64)
+TEXT ·mulLo32AVX2(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	VPBROADCASTQ mask+24(FP), Y15
+	LOOP2(MULLOM)
+
+// func mulWideS32AVX2(d, x, y *Reg)
+TEXT ·mulWideS32AVX2(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	LOOP2(MULWSM)
+
+// func addImmAVX2(d, x *Reg, imm, mask uint64)
+TEXT ·addImmAVX2(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	VPBROADCASTQ imm+16(FP), Y14
+	VPBROADCASTQ mask+24(FP), Y15
+	XORQ CX, CX
+addimm:
+	VPADDQ (SI)(CX*1), Y14, Y0
+	VPADDQ 32(SI)(CX*1), Y14, Y1
+	VPAND Y15, Y0, Y0
+	VPAND Y15, Y1, Y1
+	VMOVDQU Y0, (DI)(CX*1)
+	VMOVDQU Y1, 32(DI)(CX*1)
+	ADDQ $64, CX
+	CMPQ CX, $256
+	JNE addimm
+	VZEROUPPER
+	RET
+
+// func madLo32AVX2(d, x, y, z *Reg, mask uint64)
+TEXT ·madLo32AVX2(SB), NOSPLIT, $0-40
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ z+24(FP), R8
+	VPBROADCASTQ mask+32(FP), Y15
+	XORQ CX, CX
+madlo:
+	VMOVDQU (SI)(CX*1), Y0
+	VMOVDQU 32(SI)(CX*1), Y1
+	VPMULUDQ (DX)(CX*1), Y0, Y0
+	VPMULUDQ 32(DX)(CX*1), Y1, Y1
+	VPADDQ (R8)(CX*1), Y0, Y0
+	VPADDQ 32(R8)(CX*1), Y1, Y1
+	VPAND Y15, Y0, Y0
+	VPAND Y15, Y1, Y1
+	VMOVDQU Y0, (DI)(CX*1)
+	VMOVDQU Y1, 32(DI)(CX*1)
+	ADDQ $64, CX
+	CMPQ CX, $256
+	JNE madlo
+	VZEROUPPER
+	RET
+
+// func madWideS32AVX2(d, x, y, z *Reg)
+TEXT ·madWideS32AVX2(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ z+24(FP), R8
+	XORQ CX, CX
+madws:
+	VMOVDQU (SI)(CX*1), Y0
+	VMOVDQU 32(SI)(CX*1), Y1
+	VPMULDQ (DX)(CX*1), Y0, Y0
+	VPMULDQ 32(DX)(CX*1), Y1, Y1
+	VPADDQ (R8)(CX*1), Y0, Y0
+	VPADDQ 32(R8)(CX*1), Y1, Y1
+	VMOVDQU Y0, (DI)(CX*1)
+	VMOVDQU Y1, 32(DI)(CX*1)
+	ADDQ $64, CX
+	CMPQ CX, $256
+	JNE madws
+	VZEROUPPER
+	RET
+
+// The comparisons: Y0 = x, Y1 = y, made comparable as signed 64-bit
+// values by PREP; then d = ((y > x) >> 63) ^ flip, 1 or 0 per lane.
+#define CMPLOOP(PREP, label) \
+	XORQ CX, CX \
+label: \
+	VMOVDQU (SI)(CX*1), Y0 \
+	VMOVDQU (DX)(CX*1), Y1 \
+	PREP \
+	VPCMPGTQ Y0, Y1, Y2 \
+	VPSRLQ $63, Y2, Y2 \
+	VPXOR Y14, Y2, Y2 \
+	VMOVDQU Y2, (DI)(CX*1) \
+	ADDQ $32, CX \
+	CMPQ CX, $256 \
+	JNE label \
+	VZEROUPPER \
+	RET
+
+#define PREPS32 VPSLLQ $32, Y0, Y0; VPSLLQ $32, Y1, Y1
+#define PREPS64
+#define PREPU64 VPXOR Y13, Y0, Y0; VPXOR Y13, Y1, Y1
+
+// func ltS32AVX2(d, x, y *Reg, flip uint64)
+TEXT ·ltS32AVX2(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	VPBROADCASTQ flip+24(FP), Y14
+	CMPLOOP(PREPS32, lts32)
+
+// func ltS64AVX2(d, x, y *Reg, flip uint64)
+TEXT ·ltS64AVX2(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	VPBROADCASTQ flip+24(FP), Y14
+	CMPLOOP(PREPS64, lts64)
+
+// func ltU64AVX2(d, x, y *Reg, flip uint64)
+TEXT ·ltU64AVX2(SB), NOSPLIT, $0-32
+	MOVQ $0x8000000000000000, AX
+	MOVQ AX, X13
+	VPBROADCASTQ X13, Y13
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	VPBROADCASTQ flip+24(FP), Y14
+	CMPLOOP(PREPU64, ltu64)
+
+// func eqAVX2(d, x, y *Reg, mask, flip uint64)
+TEXT ·eqAVX2(SB), NOSPLIT, $0-40
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	VPBROADCASTQ mask+24(FP), Y15
+	VPBROADCASTQ flip+32(FP), Y14
+	VPXOR Y12, Y12, Y12
+	XORQ CX, CX
+eq:
+	VMOVDQU (SI)(CX*1), Y0
+	VPXOR (DX)(CX*1), Y0, Y0
+	VPAND Y15, Y0, Y0
+	VPCMPEQQ Y12, Y0, Y0
+	VPSRLQ $63, Y0, Y0
+	VPXOR Y14, Y0, Y0
+	VMOVDQU Y0, (DI)(CX*1)
+	ADDQ $32, CX
+	CMPQ CX, $256
+	JNE eq
+	VZEROUPPER
+	RET
+
+// func selpAVX2(d, x, y, p *Reg)
+TEXT ·selpAVX2(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ p+24(FP), R8
+	VPXOR Y12, Y12, Y12
+	XORQ CX, CX
+selp:
+	VMOVDQU (R8)(CX*1), Y2
+	VPCMPEQQ Y12, Y2, Y2 // all ones where p == 0: take y there
+	VMOVDQU (SI)(CX*1), Y0
+	VMOVDQU (DX)(CX*1), Y1
+	VPBLENDVB Y2, Y1, Y0, Y0
+	VMOVDQU Y0, (DI)(CX*1)
+	ADDQ $32, CX
+	CMPQ CX, $256
+	JNE selp
+	VZEROUPPER
+	RET
+
+// The float32 operations: the low 32 bits of four lanes gathered into an
+// X register (VPERMD with lows<>), OP, NaNs made 0x7fffffff, and the four
+// results zero-extended back to 64 bits.
+DATA lows<>+0(SB)/4, $0
+DATA lows<>+4(SB)/4, $2
+DATA lows<>+8(SB)/4, $4
+DATA lows<>+12(SB)/4, $6
+DATA lows<>+16(SB)/4, $0
+DATA lows<>+20(SB)/4, $2
+DATA lows<>+24(SB)/4, $4
+DATA lows<>+28(SB)/4, $6
+GLOBL lows<>(SB), RODATA|NOPTR, $32
+
+#define F32SETUP \
+	VMOVDQU lows<>(SB), Y15 \
+	MOVL $0x7fffffff, AX \
+	MOVQ AX, X14 \
+	VPBROADCASTD X14, X14 \
+	XORQ CX, CX
+
+// After OP the result is in X0: canonical NaNs, widen, store.
+#define F32STORE(label) \
+	VCMPPS $3, X0, X0, X3 \
+	VBLENDVPS X3, X14, X0, X0 \
+	VPMOVZXDQ X0, Y0 \
+	VMOVDQU Y0, (DI)(CX*1) \
+	ADDQ $32, CX \
+	CMPQ CX, $256 \
+	JNE label \
+	VZEROUPPER \
+	RET
+
+// func addF32AVX2(d, x, y *Reg)
+TEXT ·addF32AVX2(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	F32SETUP
+addf32:
+	VPERMD (SI)(CX*1), Y15, Y0
+	VPERMD (DX)(CX*1), Y15, Y1
+	VADDPS X1, X0, X0
+	F32STORE(addf32)
+
+// func mulF32AVX2(d, x, y *Reg)
+TEXT ·mulF32AVX2(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	F32SETUP
+mulf32:
+	VPERMD (SI)(CX*1), Y15, Y0
+	VPERMD (DX)(CX*1), Y15, Y1
+	VMULPS X1, X0, X0
+	F32STORE(mulf32)
+
+// func fmaF32AVX2(d, x, y, z *Reg)
+TEXT ·fmaF32AVX2(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ z+24(FP), R8
+	F32SETUP
+fmaf32:
+	VPERMD (SI)(CX*1), Y15, Y1
+	VPERMD (DX)(CX*1), Y15, Y2
+	VPERMD (R8)(CX*1), Y15, Y0
+	VFMADD231PS X2, X1, X0 // X0 = X1*X2 + X0
+	F32STORE(fmaf32)

@@ -1,0 +1,66 @@
+//go:build !purego
+
+package lanes
+
+import "golang.org/x/sys/cpu"
+
+// vector is whether the AVX2 code of lanes_amd64.s runs (it needs AVX2
+// and FMA, and the OS saving the vector registers, which cpu checks).
+var vector = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+// The vector code, in lanes_amd64.s; each is its exported name's
+// function.
+
+//go:noescape
+func addAVX2(d, x, y *Reg, mask uint64)
+
+//go:noescape
+func subAVX2(d, x, y *Reg, mask uint64)
+
+//go:noescape
+func addImmAVX2(d, x *Reg, imm, mask uint64)
+
+//go:noescape
+func andAVX2(d, x, y *Reg)
+
+//go:noescape
+func orAVX2(d, x, y *Reg)
+
+//go:noescape
+func xorAVX2(d, x, y *Reg)
+
+//go:noescape
+func mulLo32AVX2(d, x, y *Reg, mask uint64)
+
+//go:noescape
+func madLo32AVX2(d, x, y, z *Reg, mask uint64)
+
+//go:noescape
+func mulWideS32AVX2(d, x, y *Reg)
+
+//go:noescape
+func madWideS32AVX2(d, x, y, z *Reg)
+
+//go:noescape
+func ltS32AVX2(d, x, y *Reg, flip uint64)
+
+//go:noescape
+func ltS64AVX2(d, x, y *Reg, flip uint64)
+
+//go:noescape
+func ltU64AVX2(d, x, y *Reg, flip uint64)
+
+//go:noescape
+func eqAVX2(d, x, y *Reg, mask, flip uint64)
+
+//go:noescape
+func selpAVX2(d, x, y, p *Reg)
+
+//go:noescape
+func addF32AVX2(d, x, y *Reg)
+
+//go:noescape
+func mulF32AVX2(d, x, y *Reg)
+
+//go:noescape
+func fmaF32AVX2(d, x, y, z *Reg)
