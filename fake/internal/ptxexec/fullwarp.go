@@ -161,10 +161,7 @@ func runFull(S []uint64, in *inst) bool {
 // fullGuard returns the lanes of a full warp whose guard predicate rg
 // lets them run (its negation with neg).
 func fullGuard(rg *[warpSize]uint64, neg bool) uint32 {
-	var act uint32
-	for j := range rg {
-		act |= uint32(b2u(rg[j] != 0)) << j
-	}
+	act := lanes.Nonzero(rg)
 	if neg {
 		act = ^act
 	}
@@ -249,61 +246,43 @@ func (m *machine) fullSpan(S []uint64, in *inst) (data []byte, start, lim, amask
 	return c.data, c.base - imm, size - n, amask, true
 }
 
-// inSpan reports whether every lane's access of fullSpan's span is in
-// it and aligned: each offset at most lim (unsigned: an address below
-// the span's start wraps far above it) and no address with a bit of
-// amask.
-func inSpan(ra *[warpSize]uint64, start, lim, amask, imm uint64) bool {
-	var over, addrs uint64
-	for j := range ra {
-		over |= b2u(ra[j]-start > lim)
-		addrs |= ra[j] + imm
-	}
-	return over == 0 && addrs&amask == 0
-}
-
-// fullLoad runs a scalar ld for all 32 lanes when fullSpan allows it, and
-// reports whether it did (false: it changed nothing). Each lane's address
-// is checked as it loads, unless the loaded register is the address
-// register: then all are checked first.
+// fullLoad runs a scalar ld for all 32 lanes when fullSpan allows it and
+// every lane's address is in its span and aligned, and reports whether it
+// did (false: it changed nothing). Consecutive addresses (a coalesced
+// access) are one block copy.
 func (m *machine) fullLoad(S []uint64, in *inst) bool {
 	data, start, lim, amask, ok := m.fullSpan(S, in)
 	if !ok {
 		return false
 	}
-	imm := uint64(in.imm)
 	ra, rv := lane32(S, in.a), lane32(S, in.v[0])
-	if in.v[0] == in.a {
-		if !inSpan(ra, start, lim, amask, imm) {
-			return false
-		}
-		lim, amask = math.MaxUint64, 0 // checked
+	inSpan, consecutive := lanes.Check(ra, start, lim, amask, uint64(in.imm), uint64(in.size))
+	if !inSpan {
+		return false
 	}
-	var v [warpSize]uint64
+	if off := ra[0] - start; consecutive && off+32*uint64(in.size) <= uint64(len(data)) {
+		switch {
+		case in.size == 4:
+			lanes.Load32(rv, (*[128]byte)(data[off:]))
+			return true
+		case in.size == 8:
+			lanes.Load64(rv, (*[256]byte)(data[off:]))
+			return true
+		}
+	}
+	var v [warpSize]uint64 // rv may be ra
 	switch {
-	case in.size == 4 && !(in.kind == kS && in.bits < 32):
+	case in.size == 4:
 		for j := range v {
-			off := ra[j] - start
-			if off > lim || (ra[j]+imm)&amask != 0 {
-				return false
-			}
-			v[j] = uint64(binary.LittleEndian.Uint32(data[off:]))
+			v[j] = uint64(binary.LittleEndian.Uint32(data[ra[j]-start:]))
 		}
 	case in.size == 8:
 		for j := range v {
-			off := ra[j] - start
-			if off > lim || (ra[j]+imm)&amask != 0 {
-				return false
-			}
-			v[j] = binary.LittleEndian.Uint64(data[off:])
+			v[j] = binary.LittleEndian.Uint64(data[ra[j]-start:])
 		}
 	default:
 		for j := range v {
-			off := ra[j] - start
-			if off > lim || (ra[j]+imm)&amask != 0 {
-				return false
-			}
-			v[j] = extend(loadLE(data[off:], in.size), in)
+			v[j] = extend(loadLE(data[ra[j]-start:], in.size), in)
 		}
 	}
 	*rv = v
@@ -314,42 +293,41 @@ func (m *machine) fullLoad(S []uint64, in *inst) bool {
 }
 
 // fullStore runs a scalar st for all 32 lanes, in lane order, when
-// fullSpan allows it, and reports whether it did. A lane whose address
-// is out of the span or misaligned stops it with the lanes before it
-// stored: the lane-by-lane path that then runs stores them again, the
-// same values in the same order, and faults at that lane, so what
-// memory holds is the same.
+// fullSpan allows it and every lane's address is in its span and
+// aligned, and reports whether it did (false: it stored nothing; the
+// lane-by-lane path then stores up to the lane that faults).
 func (m *machine) fullStore(S []uint64, in *inst) bool {
 	data, start, lim, amask, ok := m.fullSpan(S, in)
 	if !ok {
 		return false
 	}
-	imm := uint64(in.imm)
 	ra, rv := lane32(S, in.a), lane32(S, in.v[0])
+	inSpan, consecutive := lanes.Check(ra, start, lim, amask, uint64(in.imm), uint64(in.size))
+	if !inSpan {
+		return false
+	}
+	if off := ra[0] - start; consecutive && off+32*uint64(in.size) <= uint64(len(data)) {
+		switch in.size {
+		case 4:
+			lanes.Store32((*[128]byte)(data[off:]), rv)
+			return true
+		case 8:
+			lanes.Store64((*[256]byte)(data[off:]), rv)
+			return true
+		}
+	}
 	switch in.size {
 	case 4:
 		for j := range rv {
-			off := ra[j] - start
-			if off > lim || (ra[j]+imm)&amask != 0 {
-				return false
-			}
-			binary.LittleEndian.PutUint32(data[off:], uint32(rv[j]))
+			binary.LittleEndian.PutUint32(data[ra[j]-start:], uint32(rv[j]))
 		}
 	case 8:
 		for j := range rv {
-			off := ra[j] - start
-			if off > lim || (ra[j]+imm)&amask != 0 {
-				return false
-			}
-			binary.LittleEndian.PutUint64(data[off:], rv[j])
+			binary.LittleEndian.PutUint64(data[ra[j]-start:], rv[j])
 		}
 	default:
 		for j := range rv {
-			off := ra[j] - start
-			if off > lim || (ra[j]+imm)&amask != 0 {
-				return false
-			}
-			store(data[off:], in.size, rv[j])
+			store(data[ra[j]-start:], in.size, rv[j])
 		}
 	}
 	return true

@@ -1,6 +1,7 @@
 package lanes
 
 import (
+	"encoding/binary"
 	"math"
 
 	"github.com/nocgo/cuda/fake/internal/fpu"
@@ -153,3 +154,33 @@ func b2u(b bool) uint64 {
 
 func f32(v uint64) float32  { return math.Float32frombits(uint32(v)) }
 func u32f(f float32) uint64 { return uint64(math.Float32bits(f)) }
+
+func nonzeroGo(p *Reg) uint32 {
+	var m uint32
+	for j := range p {
+		m |= uint32(b2u(p[j] != 0)) << j
+	}
+	return m
+}
+
+func checkGo(a *Reg, start, lim, amask, imm, step uint64) (inSpan, consecutive bool) {
+	var over, addrs, diff uint64
+	for j := range a {
+		over |= b2u(a[j]-start > lim)
+		addrs |= a[j] + imm
+		diff |= a[j] ^ (a[0] + uint64(j)*step)
+	}
+	return over == 0 && addrs&amask == 0, diff == 0
+}
+
+func load32Go(d *Reg, src *[128]byte) {
+	for j := range d {
+		d[j] = uint64(binary.LittleEndian.Uint32(src[4*j:]))
+	}
+}
+
+func store32Go(dst *[128]byte, v *Reg) {
+	for j := range v {
+		binary.LittleEndian.PutUint32(dst[4*j:], uint32(v[j]))
+	}
+}

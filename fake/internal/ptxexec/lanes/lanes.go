@@ -1,5 +1,7 @@
 package lanes
 
+import "encoding/binary"
+
 // Reg is one register slot of the 32 lanes of a warp, lane j at index j.
 // Values narrower than 64 bits are kept zero-extended to 64 (the
 // interpreter masks every result to its width); the functions below
@@ -175,4 +177,58 @@ func FmaF32(d, x, y, z *Reg) {
 		return
 	}
 	fmaF32Go(d, x, y, z)
+}
+
+// Nonzero returns the lanes whose p is not 0, lane j at bit j: the lanes
+// a guard predicate lets run.
+func Nonzero(p *Reg) uint32 {
+	if vector {
+		return nonzeroAVX2(p)
+	}
+	return nonzeroGo(p)
+}
+
+// Check reports whether every lane's address a[j] lies in a span and is
+// aligned: a[j]-start (unsigned, so an address below start fails) is at
+// most lim, and a[j]+imm has no bit of amask set; and whether the
+// addresses are consecutive: a[j] = a[0] + j*step.
+func Check(a *Reg, start, lim, amask, imm, step uint64) (inSpan, consecutive bool) {
+	if vector {
+		return checkAVX2(a, start, lim, amask, imm, step)
+	}
+	return checkGo(a, start, lim, amask, imm, step)
+}
+
+// Load32 sets d[j] to the little-endian uint32 at src[4j:]: 32
+// consecutive 4-byte loads.
+func Load32(d *Reg, src *[128]byte) {
+	if vector {
+		load32AVX2(d, src)
+		return
+	}
+	load32Go(d, src)
+}
+
+// Store32 writes the low 32 bits of v[j] little-endian at dst[4j:]: 32
+// consecutive 4-byte stores.
+func Store32(dst *[128]byte, v *Reg) {
+	if vector {
+		store32AVX2(dst, v)
+		return
+	}
+	store32Go(dst, v)
+}
+
+// Load64 sets d[j] to the little-endian uint64 at src[8j:].
+func Load64(d *Reg, src *[256]byte) {
+	for j := range d {
+		d[j] = binary.LittleEndian.Uint64(src[8*j:])
+	}
+}
+
+// Store64 writes v[j] little-endian at dst[8j:].
+func Store64(dst *[256]byte, v *Reg) {
+	for j := range v {
+		binary.LittleEndian.PutUint64(dst[8*j:], v[j])
+	}
 }

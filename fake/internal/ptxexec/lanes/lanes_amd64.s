@@ -314,3 +314,115 @@ fmaf32:
 	VPERMD (R8)(CX*1), Y15, Y0
 	VFMADD231PS X2, X1, X0 // X0 = X1*X2 + X0
 	F32STORE(fmaf32)
+
+// func nonzeroAVX2(p *Reg) uint32
+TEXT ·nonzeroAVX2(SB), NOSPLIT, $0-12
+	MOVQ p+0(FP), SI
+	VPXOR Y12, Y12, Y12
+	XORQ BX, BX
+	MOVQ $224, CX
+nonzero:
+	VMOVDQU (SI)(CX*1), Y0
+	VPCMPEQQ Y12, Y0, Y0 // lanes that are 0
+	VMOVMSKPD Y0, AX
+	SHLQ $4, BX
+	ORQ AX, BX
+	SUBQ $32, CX
+	JGE nonzero
+	NOTL BX
+	MOVL BX, ret+8(FP)
+	VZEROUPPER
+	RET
+
+// func checkAVX2(a *Reg, start, lim, amask, imm, step uint64) (inSpan, consecutive bool)
+TEXT ·checkAVX2(SB), NOSPLIT, $0-50
+	MOVQ a+0(FP), SI
+	VPBROADCASTQ start+8(FP), Y8
+	VPBROADCASTQ lim+16(FP), Y9
+	VPBROADCASTQ amask+24(FP), Y10
+	VPBROADCASTQ imm+32(FP), Y11
+	MOVQ step+40(FP), AX
+	// Y7: the sign bit, for unsigned comparisons; Y9: lim with it flipped.
+	MOVQ $0x8000000000000000, BX
+	MOVQ BX, X7
+	VPBROADCASTQ X7, Y7
+	VPXOR Y7, Y9, Y9
+	// Y12: the consecutive addresses of lanes 0..3; Y13: 4*step.
+	MOVQ (SI), BX
+	MOVQ BX, X0
+	LEAQ (BX)(AX*1), R9
+	VPINSRQ $1, R9, X0, X0
+	LEAQ (BX)(AX*2), R10
+	MOVQ R10, X1
+	LEAQ (R10)(AX*1), R11
+	VPINSRQ $1, R11, X1, X1
+	VINSERTI128 $1, X1, Y0, Y12
+	SHLQ $2, AX
+	MOVQ AX, X13
+	VPBROADCASTQ X13, Y13
+	VPXOR Y4, Y4, Y4 // addresses off the consecutive ones
+	VPXOR Y5, Y5, Y5 // lanes out of the span
+	VPXOR Y6, Y6, Y6 // the addresses' bits, or-ed
+	XORQ CX, CX
+check:
+	VMOVDQU (SI)(CX*1), Y0
+	VPSUBQ Y8, Y0, Y1
+	VPXOR Y7, Y1, Y1
+	VPCMPGTQ Y9, Y1, Y2 // a-start > lim, unsigned
+	VPOR Y2, Y5, Y5
+	VPADDQ Y11, Y0, Y3
+	VPOR Y3, Y6, Y6
+	VPXOR Y12, Y0, Y3
+	VPOR Y3, Y4, Y4
+	VPADDQ Y13, Y12, Y12
+	ADDQ $32, CX
+	CMPQ CX, $256
+	JNE check
+	VPAND Y10, Y6, Y6
+	VPOR Y6, Y5, Y5
+	VPTEST Y5, Y5
+	SETEQ inSpan+48(FP)
+	VPTEST Y4, Y4
+	SETEQ consecutive+49(FP)
+	VZEROUPPER
+	RET
+
+// func load32AVX2(d *Reg, src *[128]byte)
+TEXT ·load32AVX2(SB), NOSPLIT, $0-16
+	MOVQ d+0(FP), DI
+	MOVQ src+8(FP), SI
+	VPMOVZXDQ (SI), Y0
+	VPMOVZXDQ 16(SI), Y1
+	VPMOVZXDQ 32(SI), Y2
+	VPMOVZXDQ 48(SI), Y3
+	VPMOVZXDQ 64(SI), Y4
+	VPMOVZXDQ 80(SI), Y5
+	VPMOVZXDQ 96(SI), Y6
+	VPMOVZXDQ 112(SI), Y7
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y3, 96(DI)
+	VMOVDQU Y4, 128(DI)
+	VMOVDQU Y5, 160(DI)
+	VMOVDQU Y6, 192(DI)
+	VMOVDQU Y7, 224(DI)
+	VZEROUPPER
+	RET
+
+// func store32AVX2(dst *[128]byte, v *Reg)
+TEXT ·store32AVX2(SB), NOSPLIT, $0-16
+	MOVQ dst+0(FP), DI
+	MOVQ v+8(FP), SI
+	VMOVDQU lows<>(SB), Y15
+	XORQ CX, CX
+	XORQ DX, DX
+store32:
+	VPERMD (SI)(CX*1), Y15, Y0
+	VMOVDQU X0, (DI)(DX*1)
+	ADDQ $16, DX
+	ADDQ $32, CX
+	CMPQ CX, $256
+	JNE store32
+	VZEROUPPER
+	RET

@@ -313,3 +313,53 @@ func BenchmarkFmaF32(b *testing.B) {
 		}
 	})
 }
+
+// TestMemoryHelpersMatchGo checks Nonzero, Check, Load32 and Store32's
+// vector code against their Go loops, with addresses consecutive or one
+// lane off, in and out of a span, aligned or not.
+func TestMemoryHelpersMatchGo(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for round := 0; round < 5000; round++ {
+		var p Reg
+		for j := range p {
+			if r.IntN(3) > 0 {
+				p[j] = r.Uint64() >> uint(r.IntN(64))
+			}
+		}
+		require.Equal(t, nonzeroGo(&p), nonzeroAVX2(&p), "Nonzero(%x)", p)
+
+		var a Reg
+		step := []uint64{0, 1, 2, 4, 8, 16}[r.IntN(6)]
+		base := r.Uint64() >> uint(r.IntN(64))
+		for j := range a {
+			a[j] = base + uint64(j)*step
+		}
+		if r.IntN(2) == 0 {
+			a[r.IntN(32)] += uint64(r.IntN(9)) - 4
+		}
+		start := base - uint64(r.IntN(64))
+		lim := uint64(r.IntN(1024))
+		amask := []uint64{0, 1, 3, 7, 15}[r.IntN(5)]
+		imm := uint64(r.IntN(16))
+		in1, c1 := checkGo(&a, start, lim, amask, imm, step)
+		in2, c2 := checkAVX2(&a, start, lim, amask, imm, step)
+		require.Equal(t, [2]bool{in1, c1}, [2]bool{in2, c2}, "Check(%x, %#x, %d, %#x, %d, %d)", a, start, lim, amask, imm, step)
+	}
+	src := make([]byte, 160)
+	for i := range src {
+		src[i] = byte(r.Uint32())
+	}
+	var got, want Reg
+	load32AVX2(&got, (*[128]byte)(src[16:]))
+	load32Go(&want, (*[128]byte)(src[16:]))
+	require.Equal(t, want, got, "Load32")
+	var v Reg
+	values(r, &v)
+	a, b := make([]byte, 160), make([]byte, 160)
+	store32AVX2((*[128]byte)(a[16:]), &v)
+	store32Go((*[128]byte)(b[16:]), &v)
+	require.Equal(t, b, a, "Store32 (with the 16 bytes around it untouched)")
+	for j := range v {
+		require.Equal(t, uint32(v[j]), uint32(a[16+4*j])|uint32(a[17+4*j])<<8|uint32(a[18+4*j])<<16|uint32(a[19+4*j])<<24)
+	}
+}

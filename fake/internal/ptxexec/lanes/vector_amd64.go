@@ -64,3 +64,15 @@ func mulF32AVX2(d, x, y *Reg)
 
 //go:noescape
 func fmaF32AVX2(d, x, y, z *Reg)
+
+//go:noescape
+func nonzeroAVX2(p *Reg) uint32
+
+//go:noescape
+func checkAVX2(a *Reg, start, lim, amask, imm, step uint64) (inSpan, consecutive bool)
+
+//go:noescape
+func load32AVX2(d *Reg, src *[128]byte)
+
+//go:noescape
+func store32AVX2(dst *[128]byte, v *Reg)

@@ -24,3 +24,10 @@ func selpAVX2(d, x, y, p *Reg)                 { selpGo(d, x, y, p) }
 func addF32AVX2(d, x, y *Reg)                  { addF32Go(d, x, y) }
 func mulF32AVX2(d, x, y *Reg)                  { mulF32Go(d, x, y) }
 func fmaF32AVX2(d, x, y, z *Reg)               { fmaF32Go(d, x, y, z) }
+
+func nonzeroAVX2(p *Reg) uint32 { return nonzeroGo(p) }
+func checkAVX2(a *Reg, start, lim, amask, imm, step uint64) (bool, bool) {
+	return checkGo(a, start, lim, amask, imm, step)
+}
+func load32AVX2(d *Reg, src *[128]byte)  { load32Go(d, src) }
+func store32AVX2(dst *[128]byte, v *Reg) { store32Go(dst, v) }
