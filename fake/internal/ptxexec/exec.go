@@ -426,6 +426,9 @@ func (m *machine) stepBlock() (yielded bool, err error) {
 			lo := w * warpSize
 			ts := m.threads[lo:min(lo+warpSize, len(m.threads))]
 			wr := &m.warps[w]
+			if wr.exited && !wr.fresh {
+				continue // every lane exited together
+			}
 			if !wr.inSoA && m.canLockstep(ts) {
 				m.toSoA(wr, ts)
 			}
@@ -433,8 +436,10 @@ func (m *machine) stepBlock() (yielded bool, err error) {
 				if m.fault != nil {
 					return false, m.fault
 				}
-				l, wt, sp := countStates(ts)
-				live, waiting, spinning = live+l, waiting+wt, spinning+sp
+				if !wr.exited {
+					l, wt, sp := countStates(ts)
+					live, waiting, spinning = live+l, waiting+wt, spinning+sp
+				}
 				continue
 			}
 			if m.fault != nil {
@@ -502,11 +507,15 @@ func countStates(ts []thread) (live, waiting, spinning int) {
 }
 
 func (m *machine) deadlock() error {
+	// The first thread at a warp collective, else the first at a barrier.
 	var t *thread
 	for i := range m.threads {
 		if m.threads[i].state == tWarp {
 			t = &m.threads[i]
 			break
+		}
+		if t == nil && m.threads[i].state == tBarrier {
+			t = &m.threads[i]
 		}
 	}
 	if t == nil {

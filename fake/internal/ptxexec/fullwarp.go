@@ -246,6 +246,19 @@ func (m *machine) fullSpan(S []uint64, in *inst) (data []byte, start, lim, amask
 	return c.data, c.base - imm, size - n, amask, true
 }
 
+// coalesced reports whether the lanes' addresses ra are consecutive (in
+// steps of in.size) and all in fullSpan's span and aligned, and returns
+// the first lane's offset: then the 32 lanes' bytes are data[off:] up to
+// off+32*in.size, which fits in data. The first and last lanes tell: the
+// others lie between them, aligned as the first is.
+func coalesced(ra *[warpSize]uint64, start, lim, amask uint64, in *inst) (off uint64, ok bool) {
+	if !lanes.Consecutive(ra, uint64(in.size)) {
+		return 0, false
+	}
+	off, last := ra[0]-start, ra[warpSize-1]-start
+	return off, off <= last && last <= lim && (ra[0]+uint64(in.imm))&amask == 0
+}
+
 // fullLoad runs a scalar ld for all 32 lanes when fullSpan allows it and
 // every lane's address is in its span and aligned, and reports whether it
 // did (false: it changed nothing). Consecutive addresses (a coalesced
@@ -256,11 +269,7 @@ func (m *machine) fullLoad(S []uint64, in *inst) bool {
 		return false
 	}
 	ra, rv := lane32(S, in.a), lane32(S, in.v[0])
-	inSpan, consecutive := lanes.Check(ra, start, lim, amask, uint64(in.imm), uint64(in.size))
-	if !inSpan {
-		return false
-	}
-	if off := ra[0] - start; consecutive && off+32*uint64(in.size) <= uint64(len(data)) {
+	if off, ok := coalesced(ra, start, lim, amask, in); ok {
 		switch {
 		case in.size == 4:
 			lanes.Load32(rv, (*[128]byte)(data[off:]))
@@ -269,6 +278,9 @@ func (m *machine) fullLoad(S []uint64, in *inst) bool {
 			lanes.Load64(rv, (*[256]byte)(data[off:]))
 			return true
 		}
+	}
+	if inSpan, _ := lanes.Check(ra, start, lim, amask, uint64(in.imm), 0); !inSpan {
+		return false
 	}
 	var v [warpSize]uint64 // rv may be ra
 	switch {
@@ -302,11 +314,7 @@ func (m *machine) fullStore(S []uint64, in *inst) bool {
 		return false
 	}
 	ra, rv := lane32(S, in.a), lane32(S, in.v[0])
-	inSpan, consecutive := lanes.Check(ra, start, lim, amask, uint64(in.imm), uint64(in.size))
-	if !inSpan {
-		return false
-	}
-	if off := ra[0] - start; consecutive && off+32*uint64(in.size) <= uint64(len(data)) {
+	if off, ok := coalesced(ra, start, lim, amask, in); ok {
 		switch in.size {
 		case 4:
 			lanes.Store32((*[128]byte)(data[off:]), rv)
@@ -315,6 +323,9 @@ func (m *machine) fullStore(S []uint64, in *inst) bool {
 			lanes.Store64((*[256]byte)(data[off:]), rv)
 			return true
 		}
+	}
+	if inSpan, _ := lanes.Check(ra, start, lim, amask, uint64(in.imm), 0); !inSpan {
+		return false
 	}
 	switch in.size {
 	case 4:

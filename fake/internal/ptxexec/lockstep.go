@@ -32,6 +32,12 @@ type warpRegs struct {
 	// fresh: a new block started and the threads' pc and state are
 	// still the last block's; runLockstep starts them at pc 0.
 	fresh bool
+	// exited: every lane exited at once, in lockstep, in this block. The
+	// threads' structs were left as they ran (tRunning, in the entry,
+	// no frames), so that the next block starts them without a pass over
+	// them; until then nothing reads them (stepBlock skips the warp
+	// until the next block makes it fresh).
+	exited bool
 }
 
 // lane32 returns the 32 lanes' values of slot s.
@@ -136,8 +142,12 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 	fresh := w.fresh
 	if fresh {
 		w.fresh = false
-		for j := range ts {
-			m.restart(&ts[j])
+		if w.exited {
+			w.exited = false // the threads are still as they ran: tRunning, in the entry
+		} else {
+			for j := range ts {
+				m.restart(&ts[j])
+			}
 		}
 	}
 	for {
@@ -550,6 +560,10 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 				break group
 			case opRet, opExit:
 				// No frames in lockstep: ret leaves the kernel.
+				if act == allLanes && rest == 0 {
+					w.exited = true // the whole warp, as one
+					return false
+				}
 				if act == allLanes {
 					for j := range ts[:warpSize] {
 						ts[j].state, ts[j].pc = tExited, pc

@@ -184,3 +184,11 @@ func store32Go(dst *[128]byte, v *Reg) {
 		binary.LittleEndian.PutUint32(dst[4*j:], uint32(v[j]))
 	}
 }
+
+func consecutiveGo(a *Reg, step uint64) bool {
+	var diff uint64
+	for j := range a {
+		diff |= a[j] ^ (a[0] + uint64(j)*step)
+	}
+	return diff == 0
+}

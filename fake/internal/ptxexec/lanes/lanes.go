@@ -199,6 +199,15 @@ func Check(a *Reg, start, lim, amask, imm, step uint64) (inSpan, consecutive boo
 	return checkGo(a, start, lim, amask, imm, step)
 }
 
+// Consecutive reports whether a[j] = a[0] + j*step for every lane: the
+// addresses of a coalesced access of step bytes a lane.
+func Consecutive(a *Reg, step uint64) bool {
+	if vector {
+		return consecutiveAVX2(a, step)
+	}
+	return consecutiveGo(a, step)
+}
+
 // Load32 sets d[j] to the little-endian uint32 at src[4j:]: 32
 // consecutive 4-byte loads.
 func Load32(d *Reg, src *[128]byte) {

@@ -426,3 +426,40 @@ store32:
 	JNE store32
 	VZEROUPPER
 	RET
+
+// One step of consecutiveAVX2: lanes off/8..off/8+3 against Y12, the
+// addresses they would have, which then move on by 4*step (Y13).
+#define CONSEC(off) \
+	VPXOR off(SI), Y12, Y3 \
+	VPOR Y3, Y4, Y4 \
+	VPADDQ Y13, Y12, Y12
+
+// func consecutiveAVX2(a *Reg, step uint64) bool
+TEXT ·consecutiveAVX2(SB), NOSPLIT, $0-17
+	MOVQ a+0(FP), SI
+	MOVQ step+8(FP), AX
+	MOVQ (SI), BX
+	MOVQ BX, X0
+	LEAQ (BX)(AX*1), R9
+	VPINSRQ $1, R9, X0, X0
+	LEAQ (BX)(AX*2), R10
+	MOVQ R10, X1
+	LEAQ (R10)(AX*1), R11
+	VPINSRQ $1, R11, X1, X1
+	VINSERTI128 $1, X1, Y0, Y12
+	SHLQ $2, AX
+	MOVQ AX, X13
+	VPBROADCASTQ X13, Y13
+	VPXOR Y4, Y4, Y4
+	CONSEC(0)
+	CONSEC(32)
+	CONSEC(64)
+	CONSEC(96)
+	CONSEC(128)
+	CONSEC(160)
+	CONSEC(192)
+	CONSEC(224)
+	VPTEST Y4, Y4
+	SETEQ ret+16(FP)
+	VZEROUPPER
+	RET

@@ -344,6 +344,8 @@ func TestMemoryHelpersMatchGo(t *testing.T) {
 		in1, c1 := checkGo(&a, start, lim, amask, imm, step)
 		in2, c2 := checkAVX2(&a, start, lim, amask, imm, step)
 		require.Equal(t, [2]bool{in1, c1}, [2]bool{in2, c2}, "Check(%x, %#x, %d, %#x, %d, %d)", a, start, lim, amask, imm, step)
+		require.Equal(t, c1, consecutiveAVX2(&a, step), "Consecutive(%x, %d)", a, step)
+		require.Equal(t, c1, consecutiveGo(&a, step), "Consecutive(%x, %d)", a, step)
 	}
 	src := make([]byte, 160)
 	for i := range src {

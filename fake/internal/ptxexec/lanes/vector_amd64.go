@@ -76,3 +76,6 @@ func load32AVX2(d *Reg, src *[128]byte)
 
 //go:noescape
 func store32AVX2(dst *[128]byte, v *Reg)
+
+//go:noescape
+func consecutiveAVX2(a *Reg, step uint64) bool

@@ -31,3 +31,5 @@ func checkAVX2(a *Reg, start, lim, amask, imm, step uint64) (bool, bool) {
 }
 func load32AVX2(d *Reg, src *[128]byte)  { load32Go(d, src) }
 func store32AVX2(dst *[128]byte, v *Reg) { store32Go(dst, v) }
+
+func consecutiveAVX2(a *Reg, step uint64) bool { return consecutiveGo(a, step) }
