@@ -426,6 +426,7 @@ func (m *machine) stepBlock() (yielded bool, err error) {
 			lo := w * warpSize
 			ts := m.threads[lo:min(lo+warpSize, len(m.threads))]
 			wr := &m.warps[w]
+			wr.atCollective = false
 			if wr.exited && !wr.fresh {
 				continue // every lane exited together
 			}
@@ -437,8 +438,9 @@ func (m *machine) stepBlock() (yielded bool, err error) {
 					return false, m.fault
 				}
 				if !wr.exited {
-					l, wt, sp := countStates(ts)
+					l, wt, sp, c := countStates(ts)
 					live, waiting, spinning = live+l, waiting+wt, spinning+sp
+					wr.atCollective = c > 0
 				}
 				continue
 			}
@@ -455,8 +457,9 @@ func (m *machine) stepBlock() (yielded bool, err error) {
 					}
 				}
 			}
-			l, wt, sp := countStates(ts)
+			l, wt, sp, c := countStates(ts)
 			live, waiting, spinning = live+l, waiting+wt, spinning+sp
+			wr.atCollective = c > 0
 		}
 		if waiting == 0 && spinning == 0 {
 			return false, nil
@@ -465,12 +468,10 @@ func (m *machine) stepBlock() (yielded bool, err error) {
 		for w := 0; w*32 < len(m.threads); w++ {
 			lo := w * warpSize
 			ts := m.threads[lo:min(lo+warpSize, len(m.threads))]
-			for i := range ts {
-				if ts[i].state == tWarp {
-					m.toAoS(&m.warps[w], ts)
-					break
-				}
+			if !m.warps[w].atCollective {
+				continue // nothing to resolve (releaseBarriers releases no lane to one)
 			}
+			m.toAoS(&m.warps[w], ts)
 			if m.resolveWarp(w) {
 				released = true
 			}
@@ -489,12 +490,17 @@ func (m *machine) stepBlock() (yielded bool, err error) {
 }
 
 // countStates counts the threads of ts that have not exited (live),
-// those waiting at a barrier or warp collective, and those spinning.
-func countStates(ts []thread) (live, waiting, spinning int) {
+// those waiting at a barrier or warp collective (of which collective at
+// a warp collective), and those spinning.
+func countStates(ts []thread) (live, waiting, spinning, collective int) {
 	for i := range ts {
 		switch ts[i].state {
-		case tBarrier, tWarp:
+		case tBarrier:
 			waiting++
+			live++
+		case tWarp:
+			waiting++
+			collective++
 			live++
 		case tYield:
 			spinning++
@@ -503,7 +509,7 @@ func countStates(ts []thread) (live, waiting, spinning int) {
 			live++
 		}
 	}
-	return live, waiting, spinning
+	return live, waiting, spinning, collective
 }
 
 func (m *machine) deadlock() error {

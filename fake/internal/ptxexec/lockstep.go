@@ -38,6 +38,9 @@ type warpRegs struct {
 	// them; until then nothing reads them (stepBlock skips the warp
 	// until the next block makes it fresh).
 	exited bool
+	// atCollective: a lane waits at a warp collective (stepBlock's count
+	// of the warp's threads said so), for resolveWarp.
+	atCollective bool
 }
 
 // lane32 returns the 32 lanes' values of slot s.
