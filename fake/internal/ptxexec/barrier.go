@@ -222,6 +222,11 @@ func (m *machine) releaseBarriers(live int) bool {
 		}
 		t.state = tRunning
 	}
+	for w := range m.warps {
+		if wr := &m.warps[w]; wr.atBarrier && done[wr.barrierID] {
+			wr.atBarrier, wr.resume = false, true
+		}
+	}
 	for id := range done {
 		if done[id] {
 			m.barriers[id] = barrierState{}

@@ -392,6 +392,9 @@ func (m *machine) startBlock() {
 	}
 	clear(m.shared)
 	m.barriers = [numBarriers]barrierState{}
+	for w := range m.warps {
+		m.warps[w].atBarrier, m.warps[w].resume = false, false
+	}
 	if m.races != nil {
 		m.races.phase++
 	}
@@ -430,6 +433,10 @@ func (m *machine) stepBlock() (yielded bool, err error) {
 			if wr.exited && !wr.fresh {
 				continue // every lane exited together
 			}
+			if wr.atBarrier {
+				live, waiting = live+len(ts), waiting+len(ts) // at a barrier, as one
+				continue
+			}
 			if !wr.inSoA && m.canLockstep(ts) {
 				m.toSoA(wr, ts)
 			}
@@ -437,7 +444,9 @@ func (m *machine) stepBlock() (yielded bool, err error) {
 				if m.fault != nil {
 					return false, m.fault
 				}
-				if !wr.exited {
+				if wr.atBarrier {
+					live, waiting = live+len(ts), waiting+len(ts)
+				} else if !wr.exited {
 					l, wt, sp, c := countStates(ts)
 					live, waiting, spinning = live+l, waiting+wt, spinning+sp
 					wr.atCollective = c > 0
@@ -514,6 +523,15 @@ func countStates(ts []thread) (live, waiting, spinning, collective int) {
 
 func (m *machine) deadlock() error {
 	// The first thread at a warp collective, else the first at a barrier.
+	for w := range m.warps {
+		if wr := &m.warps[w]; wr.atBarrier {
+			// Its threads wait as one: mark them.
+			for i := range m.threads[w*warpSize : w*warpSize+warpSize] {
+				t := &m.threads[w*warpSize+i]
+				t.pc, t.state = wr.barrierPC, tBarrier
+			}
+		}
+	}
 	var t *thread
 	for i := range m.threads {
 		if m.threads[i].state == tWarp {

@@ -6,6 +6,7 @@ import (
 	"math/bits"
 
 	"github.com/nocgo/cuda/fake/internal/fpu"
+	"github.com/nocgo/cuda/fake/internal/ptxexec/lanes"
 )
 
 // Lockstep execution. The threads of a warp whose lanes are all in the
@@ -41,6 +42,14 @@ type warpRegs struct {
 	// atCollective: a lane waits at a warp collective (stepBlock's count
 	// of the warp's threads said so), for resolveWarp.
 	atCollective bool
+	// atBarrier: all 32 lanes wait at bar.sync barrierID together, to
+	// go on at barrierPC; like exited, the threads' structs were left
+	// as they ran. releaseBarriers sets resume instead of atBarrier when
+	// the barrier completes, and runLockstep then starts the whole warp
+	// at barrierPC.
+	atBarrier, resume bool
+	barrierID         uint64
+	barrierPC         int
 }
 
 // lane32 returns the 32 lanes' values of slot s.
@@ -155,12 +164,16 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 	}
 	for {
 		// The running lanes with the lowest pc form the group: all of
-		// them, at pc 0, in a fresh block.
+		// them, at pc 0, in a fresh block; the whole warp at the
+		// barrier's next instruction when it waited there as one.
 		var grp, rest uint32
 		var pc, next int
 		if fresh {
 			fresh = false
 			grp, pc, next = uint32(uint64(1)<<len(ts)-1), 0, math.MaxInt
+		} else if w.resume {
+			w.resume = false
+			grp, pc, next = allLanes, w.barrierPC, math.MaxInt
 		} else {
 			grp, rest, pc, next = lowestGroup(ts)
 		}
@@ -585,6 +598,13 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 					break group
 				}
 			case opBar, opBarRed:
+				if act == allLanes && in.op == opBar && len(ts) == warpSize {
+					if handled, ok := m.warpArrive(w, ts, S, in, pc); handled {
+						return false // waits as one (or faulted: !ok, m.fault set)
+					} else if !ok {
+						return false
+					}
+				}
 				if !m.arriveLanes(ts, S, act, in, pc) {
 					return false
 				}
@@ -887,6 +907,28 @@ func (m *machine) blockLanes(w *warpRegs) {
 			l[j] = v
 		}
 	}
+}
+
+// warpArrive counts the 32 lanes of warp w at bar.sync in (their next
+// instruction pc) as one arrival of 32 when they name the same barrier
+// and thread count, and leaves the warp waiting there as a whole
+// (w.atBarrier) without marking each thread: handled. Otherwise it does
+// nothing (arriveLanes counts them lane by lane). ok is false after a
+// fault.
+func (m *machine) warpArrive(w *warpRegs, ts []thread, S []uint64, in *inst, pc int) (handled, ok bool) {
+	ra, rb := lane32(S, in.a), lane32(S, in.b)
+	if !lanes.Consecutive(ra, 0) || !lanes.Consecutive(rb, 0) {
+		return false, true
+	}
+	t := &ts[0]
+	t.pc = pc // for a fault's line
+	if !m.arrive(t, in) {
+		return true, false
+	}
+	id := ra[0] & 0xffffffff
+	m.barriers[id].arrived += warpSize - 1
+	w.atBarrier, w.barrierID, w.barrierPC = true, id, pc
+	return true, true
 }
 
 // arriveLanes counts the lanes of act at barrier instruction in (their

@@ -181,10 +181,14 @@ END:` + out32, 128, threads(128, func(i uint64) uint64 { return 1 + b2u(i >= 64)
 		assert.Equal(t, c.want, got, c.name)
 	}
 	// A count that the threads never reach: a deadlock, not a hang.
-	_, err := runSnippet(t, "setp.lt.u32 %p1, %w4, 32;\n\t@%p1 bar.sync 1, 64;", 64)
+	// Warp 1 waits there as one (its threads unmarked until the report),
+	// warp 0 exits: the report names the barrier and a thread of warp 1.
+	_, err := runSnippet(t, "setp.ge.u32 %p1, %w4, 32;\n\t@%p1 bar.sync 1, 64;", 64)
 	var f *Fault
 	require.True(t, errors.As(err, &f), "%v", err)
 	assert.Contains(t, f.Msg, "deadlock")
+	assert.Contains(t, f.Instr, "bar.sync")
+	assert.GreaterOrEqual(t, f.Thread[0], uint32(32))
 }
 
 // TestWarpIntrinsicsKernel runs what NVRTC 11.8 emits for warpSize,
