@@ -30,6 +30,18 @@
 //     a lock another lane holds lets it run, as independent thread
 //     scheduling guarantees. Any interleaving the CUDA memory model allows
 //     between barriers is one a correct kernel tolerates.
+//   - A full warp (all 32 lanes at one instruction, none guarded off)
+//     runs straight-line code in one call (fullwarp.go): the common
+//     integer, compare, select and float32 instructions over all lanes at
+//     once through package lanes (AVX2 code on amd64, its Go loops
+//     elsewhere, bit for bit the same), a load or store whose lanes'
+//     addresses are consecutive as one block copy after checking the
+//     first and last lane, other addresses after one check of all lanes;
+//     anything else, or an address that would fault, goes lane by lane,
+//     so a fault names the same thread, address and line. A warp whose 32
+//     lanes exit, or reach one bar.sync, together is marked as a whole
+//     (its threads' structs are not touched until it goes on, or a
+//     deadlock report names them).
 //   - Cooperative launches (Launch.Cooperative: cuLaunchCooperativeKernel
 //     or the cooperative launch attribute) have every block resident at
 //     once: the blocks take turns on one goroutine, a thread that spins
