@@ -105,6 +105,25 @@ addimm:
 	VZEROUPPER
 	RET
 
+// LOOP3 is LOOP2 with a third operand, z (R8): OP(y, z, r).
+#define LOOP3(OP) \
+	XORQ CX, CX \
+loop: \
+	VMOVDQU (SI)(CX*1), Y0 \
+	VMOVDQU 32(SI)(CX*1), Y1 \
+	OP((DX)(CX*1), (R8)(CX*1), Y0) \
+	OP(32(DX)(CX*1), 32(R8)(CX*1), Y1) \
+	VMOVDQU Y0, (DI)(CX*1) \
+	VMOVDQU Y1, 32(DI)(CX*1) \
+	ADDQ $64, CX \
+	CMPQ CX, $256 \
+	JNE loop \
+	VZEROUPPER \
+	RET
+
+#define MADLOM(my, mz, r) VPMULUDQ my, r, r; VPADDQ mz, r, r; VPAND Y15, r, r
+#define MADWSM(my, mz, r) VPMULDQ my, r, r; VPADDQ mz, r, r
+
 // func madLo32AVX2(d, x, y, z *Reg, mask uint64)
 TEXT ·madLo32AVX2(SB), NOSPLIT, $0-40
 	MOVQ d+0(FP), DI
@@ -112,23 +131,7 @@ TEXT ·madLo32AVX2(SB), NOSPLIT, $0-40
 	MOVQ y+16(FP), DX
 	MOVQ z+24(FP), R8
 	VPBROADCASTQ mask+32(FP), Y15
-	XORQ CX, CX
-madlo:
-	VMOVDQU (SI)(CX*1), Y0
-	VMOVDQU 32(SI)(CX*1), Y1
-	VPMULUDQ (DX)(CX*1), Y0, Y0
-	VPMULUDQ 32(DX)(CX*1), Y1, Y1
-	VPADDQ (R8)(CX*1), Y0, Y0
-	VPADDQ 32(R8)(CX*1), Y1, Y1
-	VPAND Y15, Y0, Y0
-	VPAND Y15, Y1, Y1
-	VMOVDQU Y0, (DI)(CX*1)
-	VMOVDQU Y1, 32(DI)(CX*1)
-	ADDQ $64, CX
-	CMPQ CX, $256
-	JNE madlo
-	VZEROUPPER
-	RET
+	LOOP3(MADLOM)
 
 // func madWideS32AVX2(d, x, y, z *Reg)
 TEXT ·madWideS32AVX2(SB), NOSPLIT, $0-32
@@ -136,21 +139,7 @@ TEXT ·madWideS32AVX2(SB), NOSPLIT, $0-32
 	MOVQ x+8(FP), SI
 	MOVQ y+16(FP), DX
 	MOVQ z+24(FP), R8
-	XORQ CX, CX
-madws:
-	VMOVDQU (SI)(CX*1), Y0
-	VMOVDQU 32(SI)(CX*1), Y1
-	VPMULDQ (DX)(CX*1), Y0, Y0
-	VPMULDQ 32(DX)(CX*1), Y1, Y1
-	VPADDQ (R8)(CX*1), Y0, Y0
-	VPADDQ 32(R8)(CX*1), Y1, Y1
-	VMOVDQU Y0, (DI)(CX*1)
-	VMOVDQU Y1, 32(DI)(CX*1)
-	ADDQ $64, CX
-	CMPQ CX, $256
-	JNE madws
-	VZEROUPPER
-	RET
+	LOOP3(MADWSM)
 
 // The comparisons: Y0 = x, Y1 = y, made comparable as signed 64-bit
 // values by PREP; then d = ((y > x) >> 63) ^ flip, 1 or 0 per lane.
