@@ -103,6 +103,11 @@
 //     accesses of different threads of a block to a shared byte, one a
 //     write, not both atomic, with no barrier (nor, in one warp, a warp
 //     collective) between them, are reported to a SharedRaceObserver.
+//     Strong accesses (atomics; ld and st .volatile, .relaxed, .acquire,
+//     .release) never race with each other, a strong read of another
+//     thread's strong write (a flag, a lock, cooperative groups' software
+//     barrier of multi-warp tiles) orders the block as a barrier does, and
+//     one store instruction of the lanes of a warp is one store.
 //   - printf (vprintf) formats C conversions (d i u x X o c s p f e g, with
 //     flags, width, precision and l/ll) to Launch.Printf as each thread
 //     calls it; a failed device-side assert (__assertfail) prints CUDA's

@@ -15,6 +15,16 @@ import "github.com/nocgo/cuda/internal/ptx"
 // between them. Each pair of instructions is reported once per launch
 // (per worker with Launch.Workers > 1).
 //
+// Strong accesses (atomics, and ld and st with .volatile, .relaxed,
+// .acquire or .release) are morally strong in the PTX memory model: two of
+// them never race. A strong read that finds a byte last written by another
+// thread's strong write (a spin on a flag, or an atom.and/or/xor/exch/cas
+// that takes a lock or arrives at a software barrier, as cooperative
+// groups' multi-warp tiles do) orders the whole block as a barrier does.
+//
+// The lanes of one warp writing a byte with one store instruction (with
+// no collective between) are one warp-wide store, not a race.
+//
 // It errs on the side of silence: any barrier that completes (a named
 // barrier with a thread count included) starts a new phase for the whole
 // block, and any collective of a warp orders all its lanes, so a race
@@ -94,11 +104,17 @@ func (m *machine) sharedAccess(t *thread, in *inst, space uint8, off, n uint64) 
 		return
 	}
 	me := shadowAccess{thread: int32(t.id) + 1, phase: rs.phase, wsync: rs.warpSync[t.id/warpSize], at: m.stmt(t)}
-	write := false
+	write, acquires, acquired := false, false, false
 	switch in.op {
 	case opStShared, opStGeneric:
 		write = true
-	case opAtom, opMbarrier:
+		me.atomic = strongAccess(me.at)
+	case opLdShared, opLdGeneric:
+		me.atomic = strongAccess(me.at)
+		acquires = me.atomic
+	case opAtom:
+		write, me.atomic, acquires = true, true, flagAtomic(me.at)
+	case opMbarrier:
 		write, me.atomic = true, true
 	case opCpAsync:
 		write = space == opStShared
@@ -106,14 +122,17 @@ func (m *machine) sharedAccess(t *thread, in *inst, space uint8, off, n uint64) 
 	reported := false
 	for b := off; b < off+n; b++ {
 		sh := &rs.shadow[b]
+		if acquires && sh.w.atomic && sh.w.thread != 0 && sh.w.thread != me.thread {
+			acquired = true
+		}
 		if !reported {
 			var other *shadowAccess
 			switch {
-			case m.unordered(&sh.w, &me, t) && !(sh.w.atomic && me.atomic):
+			case m.unordered(&sh.w, &me, t) && !(sh.w.atomic && me.atomic) && !(write && oneWarpStore(&sh.w, &me)):
 				other = &sh.w
-			case write && m.unordered(&sh.r1, &me, t):
+			case write && m.unordered(&sh.r1, &me, t) && !(sh.r1.atomic && me.atomic):
 				other = &sh.r1
-			case write && m.unordered(&sh.r2, &me, t):
+			case write && m.unordered(&sh.r2, &me, t) && !(sh.r2.atomic && me.atomic):
 				other = &sh.r2
 			}
 			if other != nil {
@@ -130,6 +149,44 @@ func (m *machine) sharedAccess(t *thread, in *inst, space uint8, off, n uint64) 
 			sh.r2 = me
 		}
 	}
+	if acquired {
+		rs.phase++
+	}
+}
+
+// oneWarpStore reports whether recorded write a and write me are one
+// store instruction of lanes of one warp with no collective between: one
+// warp-wide store, as cooperative groups' tile reductions have every lane
+// write the result they share (the GPU keeps one lane's value; the
+// interpreter, the last lane's).
+func oneWarpStore(a, me *shadowAccess) bool {
+	return a.at == me.at && (a.thread-1)/warpSize == (me.thread-1)/warpSize && a.wsync == me.wsync
+}
+
+// strongAccess reports whether ld or st statement s is a strong access:
+// .volatile, .relaxed, .acquire or .release.
+func strongAccess(s *ptx.Stmt) bool {
+	for _, m := range s.Mods {
+		switch m {
+		case "volatile", "relaxed", "acquire", "release":
+			return true
+		}
+	}
+	return false
+}
+
+// flagAtomic reports whether atom statement s is one that software
+// barriers and locks synchronise with (and, or, xor, exch, cas), as
+// opposed to the counting atomics (add, inc, min, ...) of histograms and
+// tickets, which order nothing here.
+func flagAtomic(s *ptx.Stmt) bool {
+	for _, m := range s.Mods {
+		switch m {
+		case "and", "or", "xor", "exch", "cas":
+			return true
+		}
+	}
+	return false
 }
 
 // unordered reports whether recorded access a (of another thread) and
