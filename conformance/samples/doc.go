@@ -23,4 +23,7 @@
 //   - [CGSource]: cooperative_groups.h (thread_block, tiled_partition,
 //     cg::reduce, cg::inclusive_scan, coalesced_threads,
 //     labeled_partition).
+//   - [CGPartitionSource]: cooperative_groups.h (cg::reduce over the groups
+//     of labeled_partition and binary_partition, as warpAggregatedAtomicsCG
+//     and binaryPartitionCG reduce them).
 package samples
