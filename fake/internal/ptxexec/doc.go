@@ -61,7 +61,10 @@
 //     ballot), redux.sync (add, min, max on .u32/.s32; and, or, xor on
 //     .b32), match.any/all.sync (.b32, .b64) and bar.warp.sync complete when every lane of the member
 //     mask that exists and has not exited waits at the same instruction.
-//     A lane not in its own member mask is CUDA_ERROR_ILLEGAL_INSTRUCTION.
+//     Lanes that reach one collective together with different member
+//     masks (the groups of a labeled_partition or binary_partition) form
+//     one collective per mask. A lane not in its own member mask is
+//     CUDA_ERROR_ILLEGAL_INSTRUCTION.
 //     A shuffle from a lane outside the group reads the lane's own value.
 //     activemask returns the lanes that reached the same activemask
 //     while the others of the warp had exited or waited elsewhere.
