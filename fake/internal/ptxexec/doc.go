@@ -110,7 +110,8 @@
 //     .release) never race with each other, a strong read of another
 //     thread's strong write (a flag, a lock, cooperative groups' software
 //     barrier of multi-warp tiles) orders the block as a barrier does, and
-//     one store instruction of the lanes of a warp is one store.
+//     one store instruction of the lanes of a warp storing the same value
+//     is one store.
 //   - printf (vprintf) formats C conversions (d i u x X o c s p f e g, with
 //     flags, width, precision and l/ll) to Launch.Printf as each thread
 //     calls it; a failed device-side assert (__assertfail) prints CUDA's
