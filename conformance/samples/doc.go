@@ -26,4 +26,7 @@
 //   - [CGPartitionSource]: cooperative_groups.h (cg::reduce over the groups
 //     of labeled_partition and binary_partition, as warpAggregatedAtomicsCG
 //     and binaryPartitionCG reduce them).
+//   - [WarpBarrierSource]: no headers; a block sum whose warps meet at a
+//     software barrier of shared atomics and a volatile spin, as
+//     cooperative groups' multi-warp tiles synchronise.
 package samples
