@@ -56,6 +56,8 @@
 //     the block that has not exited has arrived (different instructions
 //     on one barrier number count as one barrier, as on sm_70 and later).
 //     A count that can never be reached is a deadlock (below).
+//     barrier.cluster.arrive and .wait: a cluster is one block, so the
+//     wait is a block-wide barrier of its own and the arrive does nothing.
 //   - shfl.sync (up, down, bfly, idx, with the clamp and segment mask of
 //     its c operand and its predicate output), vote.sync (all, any, uni,
 //     ballot), redux.sync (add, min, max on .u32/.s32; and, or, xor on
@@ -90,7 +92,7 @@
 //     f32, f64), min, max, inc, dec, and, or, xor, exch, cas, on 32- and
 //     64-bit types. Blocks run one at a time, so they are atomic.
 //   - shf (funnel shifts), prmt (every mode), lop3, bfind (.shiftamt),
-//     dp4a and dp2a are implemented.
+//     fns, dp4a and dp2a are implemented.
 //   - Special registers: WARP_SZ is 32; %laneid, %warpid, %nwarpid,
 //     %lanemask_*, %smid (block index mod Launch.SMs), %nsmid; %clock
 //     and %clock64 count nanoseconds since the launch began, %globaltimer
