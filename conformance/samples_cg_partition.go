@@ -11,9 +11,17 @@ import (
 // testSampleCGPartition runs the kernels that split warps by a value
 // (warpAggregatedAtomicsCG's labeled_partition max, binaryPartitionCG's
 // parity sums), whose cg::reduce is one redux.sync reached together by
-// groups of different member masks; exact.
+// groups of different member masks; exact. It runs them compiled as usual
+// and with -G, which keeps cooperative groups' fns and cluster barrier.
 func testSampleCGPartition(t *testing.T, r sampleRig) {
-	m := r.compile(t, "samples_cg_partition.cu", samples.CGPartitionSource, module.Options{IncludePaths: cudaHeaders(t), Std: "c++17"})
+	t.Run("optimised", func(t *testing.T) { testSampleCGPartitionBuild(t, r, false) })
+	t.Run("debug", func(t *testing.T) { testSampleCGPartitionBuild(t, r, true) })
+}
+
+// testSampleCGPartitionBuild runs testSampleCGPartition's kernels compiled
+// with -G (debug) or without.
+func testSampleCGPartitionBuild(t *testing.T, r sampleRig, debug bool) {
+	m := r.compile(t, "samples_cg_partition.cu", samples.CGPartitionSource, module.Options{IncludePaths: cudaHeaders(t), Std: "c++17", Debug: debug})
 	t.Run("labeled-partition-max", func(t *testing.T) {
 		const n = 6000
 		keys := sampleInts(n)
