@@ -126,6 +126,8 @@ func testSamples(t *testing.T, drv *driver.Driver) {
 	t.Run("fp16-scalar-product", func(t *testing.T) { testSampleHalfDot(t, r) })
 	t.Run("llm-bf16", func(t *testing.T) { testSampleLLMBF16(t, r) })
 	t.Run("cooperative-groups", func(t *testing.T) { testSampleCG(t, r) })
+	t.Run("cooperative-groups-partitions", func(t *testing.T) { testSampleCGPartition(t, r) })
+	t.Run("warp-barrier", func(t *testing.T) { testSampleWarpBarrier(t, r) })
 	t.Run("reduction-multi-block-cg", func(t *testing.T) { testSampleCGGrid(t, r) })
 }
 

@@ -23,4 +23,10 @@
 //   - [CGSource]: cooperative_groups.h (thread_block, tiled_partition,
 //     cg::reduce, cg::inclusive_scan, coalesced_threads,
 //     labeled_partition).
+//   - [CGPartitionSource]: cooperative_groups.h (cg::reduce over the groups
+//     of labeled_partition and binary_partition, as warpAggregatedAtomicsCG
+//     and binaryPartitionCG reduce them).
+//   - [WarpBarrierSource]: no headers; a block sum whose warps meet at a
+//     software barrier of shared atomics and a volatile spin, as
+//     cooperative groups' multi-warp tiles synchronise.
 package samples

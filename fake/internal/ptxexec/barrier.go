@@ -13,7 +13,17 @@ import (
 // by one (the same as warp by warp when whole warps arrive, as .aligned
 // code does).
 
-const numBarriers = 16
+// A block has 16 named barriers and, after them, the barrier of its
+// cluster (barrier.cluster.wait), which is the block's own: the fake's
+// clusters are of one block, as %cluster_nctarank says.
+const (
+	namedBarriers  = 16
+	clusterBarrier = namedBarriers
+	numBarriers    = namedBarriers + 1
+)
+
+// barCluster is inst.mode of the opBar of barrier.cluster.wait.
+const barCluster = 1
 
 // Reductions of bar.red (inst.mode of opBarRed).
 const (
@@ -23,6 +33,9 @@ const (
 )
 
 func (d *decoder) bar(s *ptx.Stmt, m mods, in *inst) error {
+	if s.Op == "barrier" && m.take("cluster") != "" {
+		return d.clusterBar(s, m, in)
+	}
 	kind := m.take("warp", "sync", "arrive", "red")
 	m.take("aligned")
 	m.take("cta")
@@ -95,12 +108,39 @@ func (d *decoder) bar(s *ptx.Stmt, m mods, in *inst) error {
 	return d.fail("unsupported barrier")
 }
 
+// clusterBar decodes barrier.cluster.arrive{.release,.relaxed}{.aligned}
+// and barrier.cluster.wait{.acquire}{.aligned}. A cluster is one block
+// here, so the arrive does nothing and the wait is a barrier of the whole
+// block of its own (cooperative groups' cluster_group::sync, which code
+// compiled with -G keeps even where it never runs).
+func (d *decoder) clusterBar(s *ptx.Stmt, m mods, in *inst) error {
+	kind := m.take("arrive", "wait")
+	m.take("aligned")
+	if err := d.noMore(m); err != nil {
+		return err
+	}
+	if len(s.Args) != 0 {
+		return d.fail("barrier.cluster takes no operands")
+	}
+	var err error
+	switch kind {
+	case "arrive":
+		in.op = opNop
+	case "wait":
+		in.op, in.mode, in.b = opBar, barCluster, sZero
+		in.a, err = d.src(ptx.Operand{Kind: ptx.OpImm, Int: clusterBarrier}, kU, 32)
+	default:
+		err = d.fail("barrier.cluster needs .arrive or .wait")
+	}
+	return err
+}
+
 // barOperands decodes a barrier's number (a) and thread count (b; the
 // zero slot without one). A constant number or count out of range is
 // refused here; a register's is checked when it runs.
 func (d *decoder) barOperands(args []ptx.Operand, in *inst) error {
 	var err error
-	if a := args[0]; a.Kind == ptx.OpImm && (a.Int < 0 || a.Int >= numBarriers) {
+	if a := args[0]; a.Kind == ptx.OpImm && (a.Int < 0 || a.Int >= namedBarriers) {
 		return d.fail("barrier number %d, not 0..15", a.Int)
 	}
 	if in.a, err = d.src(args[0], kU, 32); err != nil {
@@ -120,7 +160,7 @@ func (d *decoder) barOperands(args []ptx.Operand, in *inst) error {
 // bar.arrive instruction in. It reports false after a fault.
 func (m *machine) arrive(t *thread, in *inst) bool {
 	id, count := m.reg(t, in.a)&0xffffffff, m.reg(t, in.b)&0xffffffff
-	if id >= numBarriers {
+	if id >= namedBarriers && !(in.op == opBar && in.mode == barCluster) {
 		m.fail(t, in, CodeIllegalInstr, 0, "barrier number out of range")
 		return false
 	}
@@ -139,7 +179,7 @@ func (m *machine) arrive(t *thread, in *inst) bool {
 	return true
 }
 
-// barrierState is one of a block's 16 barriers.
+// barrierState is one of a block's barriers.
 type barrierState struct {
 	arrived uint32 // threads counted since it last completed
 	count   uint32 // the thread count they gave; 0: the whole block
@@ -174,7 +214,10 @@ func (m *machine) releaseBarriers(live int) bool {
 	// The reductions of bar.red over the threads waiting at each
 	// completed barrier.
 	var pop [numBarriers]uint64
-	and := [numBarriers]uint64{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}
+	var and [numBarriers]uint64
+	for id := range and {
+		and[id] = 1
+	}
 	var or [numBarriers]uint64
 	if red {
 		for i := range m.threads {

@@ -6,10 +6,12 @@ import (
 )
 
 // The bit and byte instructions NVRTC and inline PTX use beyond the basic
-// arithmetic: bfind, lop3, dp4a and dp2a (prmt and shf are in decode.go).
+// arithmetic: bfind, fns, lop3, dp4a and dp2a (prmt and shf are in
+// decode.go).
 
-// bitOp decodes bfind{.shiftamt}.{u,s}{32,64} d, a; lop3.b32 d, a, b, c,
-// lut; dp4a.atype.btype d, a, b, c; dp2a.{lo,hi}.atype.btype d, a, b, c.
+// bitOp decodes bfind{.shiftamt}.{u,s}{32,64} d, a; fns.b32 d, mask,
+// base, offset; lop3.b32 d, a, b, c, lut; dp4a.atype.btype d, a, b, c;
+// dp2a.{lo,hi}.atype.btype d, a, b, c.
 func (d *decoder) bitOp(s *ptx.Stmt, m mods, in *inst) error {
 	var err error
 	switch s.Op {
@@ -36,6 +38,26 @@ func (d *decoder) bitOp(s *ptx.Stmt, m mods, in *inst) error {
 		in.a, err = d.src(s.Args[1], in.kind, in.bits)
 		in.mask = 0xffffffff
 		return err
+	case "fns":
+		// cooperative groups' coalesced_group (thread_rank, shfl by rank)
+		// finds a lane with it (__fns), where -G keeps it.
+		if err := d.oneType(m, in); err != nil {
+			return err
+		}
+		if err := d.noMore(m); err != nil {
+			return err
+		}
+		if in.bits != 32 || in.kind != kU {
+			return d.fail("fns of .%s", m.types[0])
+		}
+		if err := d.args(s, 4); err != nil {
+			return err
+		}
+		in.op, in.mask = opFns, 0xffffffff
+		if in.d, err = d.dst(s.Args[0]); err != nil {
+			return err
+		}
+		return d.srcs(s, in, 1, kU, 32)
 	case "lop3":
 		if err := d.oneType(m, in); err != nil {
 			return err
@@ -125,10 +147,43 @@ func dot(in *inst, a, b, c uint64) uint64 {
 	return uint64(sum) & 0xffffffff
 }
 
-// bitResult computes bfind and lop3.
+// bitResult computes bfind, fns and lop3.
 func bitResult(in *inst, a, b, c uint64) uint64 {
+	if in.op == opFns {
+		return uint64(fns(uint32(a), uint32(b), int32(uint32(c))))
+	}
 	if in.op == opBfind {
 		return uint64(fpu.Bfind(a, int(in.bits), in.kind == kS, in.flags&fSat != 0))
 	}
 	return uint64(fpu.Lop3(uint32(a), uint32(b), uint32(c), uint8(in.imm)))
+}
+
+// fns is fns.b32: the bit position of the offset-th set bit of mask
+// counting from bit base (upwards for a positive offset, downwards for a
+// negative one; offset 0 asks whether bit base itself is set), or
+// 0xffffffff when there is none (PTX ISA, "fns"). A base above 31 is
+// undefined in PTX; here it finds nothing.
+func fns(mask, base uint32, offset int32) uint32 {
+	if base > 31 {
+		return 0xffffffff
+	}
+	if offset == 0 {
+		if mask>>base&1 == 1 {
+			return base
+		}
+		return 0xffffffff
+	}
+	inc, count := 1, int64(offset)-1
+	if offset < 0 {
+		inc, count = -1, -int64(offset)-1
+	}
+	for pos := int(base); pos >= 0 && pos < 32; pos += inc {
+		if mask>>uint(pos)&1 == 1 {
+			if count == 0 {
+				return uint32(pos)
+			}
+			count--
+		}
+	}
+	return 0xffffffff
 }

@@ -659,7 +659,7 @@ func (d *decoder) instr(s *ptx.Stmt, in *inst) error {
 		return d.atom(s, m, in)
 	case "redux":
 		return d.redux(s, m, in)
-	case "bfind", "lop3", "dp4a", "dp2a":
+	case "bfind", "fns", "lop3", "dp4a", "dp2a":
 		return d.bitOp(s, m, in)
 	case "match":
 		return d.match(s, m, in)

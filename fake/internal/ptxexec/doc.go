@@ -68,12 +68,17 @@
 //     the block that has not exited has arrived (different instructions
 //     on one barrier number count as one barrier, as on sm_70 and later).
 //     A count that can never be reached is a deadlock (below).
+//     barrier.cluster.arrive and .wait: a cluster is one block, so the
+//     wait is a block-wide barrier of its own and the arrive does nothing.
 //   - shfl.sync (up, down, bfly, idx, with the clamp and segment mask of
 //     its c operand and its predicate output), vote.sync (all, any, uni,
 //     ballot), redux.sync (add, min, max on .u32/.s32; and, or, xor on
 //     .b32), match.any/all.sync (.b32, .b64) and bar.warp.sync complete when every lane of the member
 //     mask that exists and has not exited waits at the same instruction.
-//     A lane not in its own member mask is CUDA_ERROR_ILLEGAL_INSTRUCTION.
+//     Lanes that reach one collective together with different member
+//     masks (the groups of a labeled_partition or binary_partition) form
+//     one collective per mask. A lane not in its own member mask is
+//     CUDA_ERROR_ILLEGAL_INSTRUCTION.
 //     A shuffle from a lane outside the group reads the lane's own value.
 //     activemask returns the lanes that reached the same activemask
 //     while the others of the warp had exited or waited elsewhere.
@@ -99,7 +104,7 @@
 //     f32, f64), min, max, inc, dec, and, or, xor, exch, cas, on 32- and
 //     64-bit types. Blocks run one at a time, so they are atomic.
 //   - shf (funnel shifts), prmt (every mode), lop3, bfind (.shiftamt),
-//     dp4a and dp2a are implemented.
+//     fns, dp4a and dp2a are implemented.
 //   - Special registers: WARP_SZ is 32; %laneid, %warpid, %nwarpid,
 //     %lanemask_*, %smid (block index mod Launch.SMs), %nsmid; %clock
 //     and %clock64 count nanoseconds since the launch began, %globaltimer
@@ -115,6 +120,12 @@
 //     accesses of different threads of a block to a shared byte, one a
 //     write, not both atomic, with no barrier (nor, in one warp, a warp
 //     collective) between them, are reported to a SharedRaceObserver.
+//     Strong accesses (atomics; ld and st .volatile, .relaxed, .acquire,
+//     .release) never race with each other, a strong read of another
+//     thread's strong write (a flag, a lock, cooperative groups' software
+//     barrier of multi-warp tiles) orders the block as a barrier does, and
+//     one store instruction of the lanes of a warp storing the same value
+//     is one store.
 //   - printf (vprintf) formats C conversions (d i u x X o c s p f e g, with
 //     flags, width, precision and l/ll) to Launch.Printf as each thread
 //     calls it; a failed device-side assert (__assertfail) prints CUDA's

@@ -1367,7 +1367,7 @@ func (m *machine) slow(t *thread, in *inst, r []uint64) bool {
 		}
 	case opPrmt:
 		v = uint64(fpu.Prmt(uint32(a), uint32(b), uint32(c), fpu.PrmtMode(in.mode)))
-	case opBfind, opLop3:
+	case opBfind, opLop3, opFns:
 		v = bitResult(in, a, b, c)
 	case opDp4a, opDp2a:
 		v = dot(in, a, b, c)

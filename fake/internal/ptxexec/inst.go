@@ -161,6 +161,7 @@ const (
 	opSetpH     // setp on 16-bit floats
 	opCpAsync   // cp.async shared <- global: see async.go
 	opMbarrier  // mbarrier.*: see mbarrier.go
+	opFns       // fns.b32: see bitops.go
 )
 
 // Slots every frame has, before its constants and registers.

@@ -717,6 +717,7 @@ func (m *machine) lockstepCollective(ts []thread, S []uint64, in *inst, act uint
 		}
 	}
 	var group uint32
+	var groups [warpSize]uint32 // each lane's member lanes
 	for a := act; a != 0; a &= a - 1 {
 		j := bits.TrailingZeros32(a)
 		var member uint32
@@ -740,6 +741,7 @@ func (m *machine) lockstepCollective(ts []thread, S []uint64, in *inst, act uint
 			return false
 		}
 		group |= member & live
+		groups[j] = member & live
 	}
 	if group&^act != 0 {
 		return false
@@ -749,7 +751,13 @@ func (m *machine) lockstepCollective(ts []thread, S []uint64, in *inst, act uint
 		gather(S, ts[j].pool[0], in, j)
 		ts[j].regs = ts[j].pool[0]
 	}
-	m.collective(ts, in, act)
+	// Lanes at one collective with different member masks (the groups of
+	// a labeled or binary partition) complete it group by group.
+	for a := act; a != 0; {
+		g := groups[bits.TrailingZeros32(a)]
+		m.collective(ts, in, g)
+		a &^= g
+	}
 	for a := act; a != 0; a &= a - 1 {
 		j := bits.TrailingZeros32(a)
 		scatter(S, ts[j].pool[0], in, j)

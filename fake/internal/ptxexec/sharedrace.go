@@ -1,6 +1,10 @@
 package ptxexec
 
-import "github.com/nocgo/cuda/internal/ptx"
+import (
+	"bytes"
+
+	"github.com/nocgo/cuda/internal/ptx"
+)
 
 // In-kernel shared-memory races, what compute-sanitizer's racecheck
 // reports: with Launch.SharedRaces set and a Launch.Observe that is a
@@ -14,6 +18,17 @@ import "github.com/nocgo/cuda/internal/ptx"
 // shfl.sync, vote.sync, redux.sync, match.sync) completing in the warp
 // between them. Each pair of instructions is reported once per launch
 // (per worker with Launch.Workers > 1).
+//
+// Strong accesses (atomics, and ld and st with .volatile, .relaxed,
+// .acquire or .release) are morally strong in the PTX memory model: two of
+// them never race. A strong read that finds a byte last written by another
+// thread's strong write (a spin on a flag, or an atom.and/or/xor/exch/cas
+// that takes a lock or arrives at a software barrier, as cooperative
+// groups' multi-warp tiles do) orders the whole block as a barrier does.
+//
+// The lanes of one warp writing a byte with one store instruction (with
+// no collective between) are one warp-wide store: a race only where a
+// lane's store changes what another lane of it stored.
 //
 // It errs on the side of silence: any barrier that completes (a named
 // barrier with a thread count included) starts a new phase for the whole
@@ -75,6 +90,20 @@ type raceState struct {
 	phase    uint32   // bumped at each block start and completed barrier
 	warpSync []uint32 // per warp: collectives completed
 	seen     map[[2]*ptx.Stmt]bool
+	pending  pendingStore
+}
+
+// pendingStore is a store that may make one warp-wide store with another
+// lane's (see oneWarpStore): a race only if it changes the bytes, which
+// the next shared access, once the store is done, finds out.
+type pendingStore struct {
+	ok        bool
+	block     [3]uint32    // the block it was made in
+	first, me shadowAccess // the other lane's store, and this one
+	t         *thread
+	off, n    uint64
+	b         uint32   // the byte both wrote
+	old       [16]byte // the bytes before this store
 }
 
 func newRaceState(l *Launch, sharedBytes, threads int) *raceState {
@@ -90,15 +119,24 @@ func newRaceState(l *Launch, sharedBytes, threads int) *raceState {
 // off by instruction in (space: the access's direction for cp.async).
 func (m *machine) sharedAccess(t *thread, in *inst, space uint8, off, n uint64) {
 	rs := m.races
+	if rs.pending.ok {
+		m.settlePending()
+	}
 	if off+n > uint64(len(rs.shadow)) {
 		return
 	}
 	me := shadowAccess{thread: int32(t.id) + 1, phase: rs.phase, wsync: rs.warpSync[t.id/warpSize], at: m.stmt(t)}
-	write := false
+	write, acquires, acquired := false, false, false
 	switch in.op {
 	case opStShared, opStGeneric:
 		write = true
-	case opAtom, opMbarrier:
+		me.atomic = strongAccess(me.at)
+	case opLdShared, opLdGeneric:
+		me.atomic = strongAccess(me.at)
+		acquires = me.atomic
+	case opAtom:
+		write, me.atomic, acquires = true, true, flagAtomic(me.at)
+	case opMbarrier:
 		write, me.atomic = true, true
 	case opCpAsync:
 		write = space == opStShared
@@ -106,19 +144,27 @@ func (m *machine) sharedAccess(t *thread, in *inst, space uint8, off, n uint64) 
 	reported := false
 	for b := off; b < off+n; b++ {
 		sh := &rs.shadow[b]
+		if acquires && sh.w.atomic && sh.w.thread != 0 && sh.w.thread != me.thread {
+			acquired = true
+		}
 		if !reported {
 			var other *shadowAccess
+			oneStore := write && !me.atomic && n <= uint64(len(rs.pending.old)) && oneWarpStore(&sh.w, &me)
 			switch {
-			case m.unordered(&sh.w, &me, t) && !(sh.w.atomic && me.atomic):
+			case m.unordered(&sh.w, &me, t) && !(sh.w.atomic && me.atomic) && !oneStore:
 				other = &sh.w
-			case write && m.unordered(&sh.r1, &me, t):
+			case write && m.unordered(&sh.r1, &me, t) && !(sh.r1.atomic && me.atomic):
 				other = &sh.r1
-			case write && m.unordered(&sh.r2, &me, t):
+			case write && m.unordered(&sh.r2, &me, t) && !(sh.r2.atomic && me.atomic):
 				other = &sh.r2
 			}
-			if other != nil {
-				m.reportRace(other, &me, t, write, uint32(b))
+			switch {
+			case other != nil:
+				m.reportRace(other, other == &sh.w, &me, t, write, uint32(b))
 				reported = true
+			case oneStore && m.unordered(&sh.w, &me, t) && !rs.pending.ok:
+				rs.pending = pendingStore{ok: true, block: m.block, first: sh.w, me: me, t: t, off: off, n: n, b: uint32(b)}
+				copy(rs.pending.old[:], m.shared[off:off+n])
 			}
 		}
 		switch {
@@ -130,6 +176,54 @@ func (m *machine) sharedAccess(t *thread, in *inst, space uint8, off, n uint64) 
 			sh.r2 = me
 		}
 	}
+	if acquired {
+		rs.phase++
+	}
+}
+
+// oneWarpStore reports whether recorded write a and write me are one
+// store instruction of lanes of one warp with no collective between: one
+// warp-wide store, which races only where the lanes store different
+// values (cooperative groups' tile reductions have every lane write the
+// result they share).
+func oneWarpStore(a, me *shadowAccess) bool {
+	return a.at == me.at && (a.thread-1)/warpSize == (me.thread-1)/warpSize && a.wsync == me.wsync
+}
+
+// settlePending reports the pending store as a race if it changed the
+// bytes the other lane had stored.
+func (m *machine) settlePending() {
+	p := &m.races.pending
+	p.ok = false
+	if p.block == m.block && !bytes.Equal(m.shared[p.off:p.off+p.n], p.old[:p.n]) {
+		m.reportRace(&p.first, true, &p.me, p.t, true, p.b)
+	}
+}
+
+// strongAccess reports whether ld or st statement s is a strong access:
+// .volatile, .relaxed, .acquire or .release.
+func strongAccess(s *ptx.Stmt) bool {
+	for _, m := range s.Mods {
+		switch m {
+		case "volatile", "relaxed", "acquire", "release":
+			return true
+		}
+	}
+	return false
+}
+
+// flagAtomic reports whether atom statement s is one that software
+// barriers and locks synchronise with (and, or, xor, exch, cas), as
+// opposed to the counting atomics (add, inc, min, ...) of histograms and
+// tickets, which order nothing here.
+func flagAtomic(s *ptx.Stmt) bool {
+	for _, m := range s.Mods {
+		switch m {
+		case "and", "or", "xor", "exch", "cas":
+			return true
+		}
+	}
+	return false
 }
 
 // unordered reports whether recorded access a (of another thread) and
@@ -155,7 +249,7 @@ func (m *machine) stmt(t *thread) *ptx.Stmt {
 
 // reportRace tells the observer of a race between recorded access a and
 // thread t's access me, once per pair of instructions.
-func (m *machine) reportRace(a, me *shadowAccess, t *thread, write bool, off uint32) {
+func (m *machine) reportRace(a *shadowAccess, firstWrite bool, me *shadowAccess, t *thread, write bool, off uint32) {
 	rs := m.races
 	key := [2]*ptx.Stmt{a.at, me.at}
 	if rs.seen[key] {
@@ -175,7 +269,6 @@ func (m *machine) reportRace(a, me *shadowAccess, t *thread, write bool, off uin
 		}
 		return Read
 	}
-	firstWrite := a == &rs.shadow[off].w
 	rs.obs.SharedRace(SharedRace{Block: m.block, Offset: off,
 		First:  side(a.at, int(a.thread-1), kind(firstWrite, a.atomic)),
 		Second: side(me.at, t.id, kind(write, me.atomic))})
