@@ -128,6 +128,7 @@ func testSamples(t *testing.T, drv *driver.Driver) {
 	t.Run("cooperative-groups", func(t *testing.T) { testSampleCG(t, r) })
 	t.Run("cooperative-groups-partitions", func(t *testing.T) { testSampleCGPartition(t, r) })
 	t.Run("warp-barrier", func(t *testing.T) { testSampleWarpBarrier(t, r) })
+	t.Run("shuffle-outside", func(t *testing.T) { testSampleShuffleOutside(t, r) })
 	t.Run("reduction-multi-block-cg", func(t *testing.T) { testSampleCGGrid(t, r) })
 }
 

@@ -79,7 +79,9 @@
 //     masks (the groups of a labeled_partition or binary_partition) form
 //     one collective per mask. A lane not in its own member mask is
 //     CUDA_ERROR_ILLEGAL_INSTRUCTION.
-//     A shuffle from a lane outside the group reads the lane's own value.
+//     A shuffle from a lane outside the group (not in the member mask,
+//     exited, or no thread at all) reads 0, as the H200 does; one from
+//     outside its segment (the clamp of c) reads the lane's own value.
 //     activemask returns the lanes that reached the same activemask
 //     while the others of the warp had exited or waited elsewhere.
 //   - Deadlock: when no thread can run and nothing can be released (lanes

@@ -651,12 +651,18 @@ func (m *machine) collective(ts []thread, in *inst, group uint32) {
 				src = minLane | b&^segmask
 				ok = src <= maxLane
 			}
-			if !ok {
-				src = lane
-			}
+			// Out of the segment: the lane's own value (PTX). A source
+			// lane in it that takes no part (outside the member mask,
+			// exited, or no thread at all in a block's last warp): 0, as
+			// the H200 gives (CUDA leaves it undefined; NVIDIA's reduction
+			// sample relies on it in reduce7 and on blocks under 32
+			// threads).
 			v := r[in.a]
-			if src >= 0 && src < len(ts) && group&(1<<src) != 0 {
-				v = ts[src].regs[in.a]
+			if ok {
+				v = 0
+				if src < len(ts) && group&(1<<src) != 0 {
+					v = ts[src].regs[in.a]
+				}
 			}
 			vals[j] = v & math.MaxUint32
 			if ok {

@@ -217,6 +217,9 @@ func TestWarpInstructions(t *testing.T) {
 				}
 				return l + 1
 			})},
+		// A source lane that takes no part reads 0, as on the H200.
+		{"shfl.down from lanes outside the mask", "setp.ge.u32 %p2, %w4, 8;\n\tmov.u32 %w3, 99;\n\t@%p2 bra END;\n\tshfl.sync.down.b32 %w3, %w4, 16, 31, 0xff;\nEND:" + out32,
+			lanes(func(l uint64) uint64 { return b2u(l >= 8) * 99 })},
 		{"vote.ballot", "setp.lt.u32 %p1, %w4, 5;\n\tvote.sync.ballot.b32 %w3, %p1, -1;" + out32, lanes(func(uint64) uint64 { return 0x1f })},
 		{"vote.all", "setp.lt.u32 %p1, %w4, 32;\n\tvote.sync.all.pred %p2, %p1, -1;\n\tselp.u32 %w3, 1, 0, %p2;" + out32, lanes(func(uint64) uint64 { return 1 })},
 		{"vote.any", "setp.eq.u32 %p1, %w4, 31;\n\tvote.sync.any.pred %p2, %p1, -1;\n\tselp.u32 %w3, 1, 0, %p2;" + out32, lanes(func(uint64) uint64 { return 1 })},
