@@ -150,6 +150,10 @@ func (p *Program) decodeFunc(f *function, mod *moduleScope) error {
 	f.stmts = append(f.stmts, &ptx.Stmt{Line: int32(src.Line), Op: "ret"})
 	d.preloadParams()
 	f.findBlockSlots()
+	f.texts = make([]string, len(f.stmts))
+	for i, s := range f.stmts {
+		f.texts[i] = s.String()
+	}
 	for _, fx := range d.fixups {
 		t, ok := d.labels[fx.label]
 		if !ok {

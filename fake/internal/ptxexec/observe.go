@@ -64,5 +64,5 @@ func (m *machine) observe(t *thread, in *inst, addr, n uint64) {
 	}
 	s := t.fn.stmts[pc]
 	file, line := m.k.prog.source(s)
-	m.obs.Global(Access{Addr: addr, Size: uint32(n), Kind: k, Line: int(s.Line), Instr: s.String(), File: file, FileLine: line, Block: m.block, Thread: t.idx})
+	m.obs.Global(Access{Addr: addr, Size: uint32(n), Kind: k, Line: int(s.Line), Instr: t.fn.texts[pc], File: file, FileLine: line, Block: m.block, Thread: t.idx})
 }

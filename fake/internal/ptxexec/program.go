@@ -77,6 +77,7 @@ type function struct {
 	entry   bool
 	code    []inst
 	stmts   []*ptx.Stmt // per instruction, for error messages
+	texts   []string    // per instruction, its statement as text (for Access.Instr)
 	init    []uint64    // initial slot values: constants; registers zero
 	nslots  int
 	unused  int // registers declared but never named: counted in Kernel.Regs, given no slot
