@@ -454,6 +454,7 @@ func (m *machine) stepBlock() (yielded bool, err error) {
 			live, waiting, spinning = live+l, waiting+wt, spinning+sp
 		}
 		if waiting == 0 && spinning == 0 {
+			m.settleWrites()
 			return false, nil
 		}
 		released := m.releaseBarriers(live)

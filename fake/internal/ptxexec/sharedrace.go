@@ -21,6 +21,14 @@ import "github.com/nocgo/cuda/internal/ptx"
 // across a barrier or collective that did not include both threads is not
 // reported; a report is always a real race under the PTX memory model.
 // cp.async's write of shared memory counts as a write when it is issued.
+//
+// Two unordered writes of the same value are not reported, as racecheck
+// does not report them: the bytes end the same whatever the order (the
+// idiom of every lane of a warp storing the warp's reduced value,
+// s[warp] = sum, as llm.c's kernels do). A write that meets an unordered
+// earlier write is held until the next shared access, barrier phase or the
+// end of the block, and reported then only if it changed the bytes the two
+// share.
 
 // SharedRaceObserver is an Observer that is also told of shared-memory
 // races (see Launch.SharedRaces). It is called from the goroutine that
@@ -75,6 +83,19 @@ type raceState struct {
 	phase    uint32   // bumped at each block start and completed barrier
 	warpSync []uint32 // per warp: collectives completed
 	seen     map[[2]*ptx.Stmt]bool
+	// held: a write that met an unordered earlier write, reported by
+	// settleWrites only if it changed the bytes they share.
+	held []heldWrite
+}
+
+// heldWrite is a write-after-write that is a race only if the second
+// write changed the bytes the first wrote.
+type heldWrite struct {
+	first, second shadowAccess
+	tid           int      // the second writer
+	off           uint32   // the first byte both wrote
+	mask          uint64   // of the access's bytes from off: those both wrote
+	before        [64]byte // the bytes from off before the second write
 }
 
 func newRaceState(l *Launch, sharedBytes, threads int) *raceState {
@@ -90,6 +111,9 @@ func newRaceState(l *Launch, sharedBytes, threads int) *raceState {
 // off by instruction in (space: the access's direction for cp.async).
 func (m *machine) sharedAccess(t *thread, in *inst, space uint8, off, n uint64) {
 	rs := m.races
+	if len(rs.held) != 0 {
+		m.settleWrites()
+	}
 	if off+n > uint64(len(rs.shadow)) {
 		return
 	}
@@ -104,8 +128,12 @@ func (m *machine) sharedAccess(t *thread, in *inst, space uint8, off, n uint64) 
 		write = space == opStShared
 	}
 	reported := false
+	var held *heldWrite
 	for b := off; b < off+n; b++ {
 		sh := &rs.shadow[b]
+		if held != nil && sh.w.thread == held.first.thread && sh.w.at == held.first.at && m.unordered(&sh.w, &me, t) {
+			held.mask |= 1 << (b - uint64(held.off))
+		}
 		if !reported {
 			var other *shadowAccess
 			switch {
@@ -116,7 +144,14 @@ func (m *machine) sharedAccess(t *thread, in *inst, space uint8, off, n uint64) 
 			case write && m.unordered(&sh.r2, &me, t):
 				other = &sh.r2
 			}
-			if other != nil {
+			switch {
+			case other == &sh.w && write && !me.atomic && !sh.w.atomic && off+n-b <= uint64(len(held.before)):
+				// Two plain writes: a race only if the values differ.
+				rs.held = append(rs.held, heldWrite{first: sh.w, second: me, tid: t.id, off: uint32(b), mask: 1})
+				held = &rs.held[len(rs.held)-1]
+				copy(held.before[:], m.shared[b:off+n])
+				reported = true
+			case other != nil:
 				m.reportRace(other, &me, t, write, uint32(b))
 				reported = true
 			}
@@ -130,6 +165,25 @@ func (m *machine) sharedAccess(t *thread, in *inst, space uint8, off, n uint64) 
 			sh.r2 = me
 		}
 	}
+}
+
+// settleWrites reports the held writes that changed the bytes they share
+// with the earlier write they met (see heldWrite).
+func (m *machine) settleWrites() {
+	rs := m.races
+	if rs == nil {
+		return
+	}
+	for i := range rs.held {
+		h := &rs.held[i]
+		for j := uint32(0); h.mask>>j != 0; j++ {
+			if h.mask>>j&1 != 0 && m.shared[h.off+j] != h.before[j] {
+				m.reportAccesses(&h.first, &h.second, h.tid, true, true, h.off)
+				break
+			}
+		}
+	}
+	rs.held = rs.held[:0]
 }
 
 // unordered reports whether recorded access a (of another thread) and
@@ -156,6 +210,13 @@ func (m *machine) stmt(t *thread) *ptx.Stmt {
 // reportRace tells the observer of a race between recorded access a and
 // thread t's access me, once per pair of instructions.
 func (m *machine) reportRace(a, me *shadowAccess, t *thread, write bool, off uint32) {
+	m.reportAccesses(a, me, t.id, a == &m.races.shadow[off].w, write, off)
+}
+
+// reportAccesses tells the observer of a race between recorded accesses a
+// (a write if firstWrite) and me of thread tid (a write if write), once
+// per pair of instructions.
+func (m *machine) reportAccesses(a, me *shadowAccess, tid int, firstWrite, write bool, off uint32) {
 	rs := m.races
 	key := [2]*ptx.Stmt{a.at, me.at}
 	if rs.seen[key] {
@@ -175,8 +236,7 @@ func (m *machine) reportRace(a, me *shadowAccess, t *thread, write bool, off uin
 		}
 		return Read
 	}
-	firstWrite := a == &rs.shadow[off].w
 	rs.obs.SharedRace(SharedRace{Block: m.block, Offset: off,
 		First:  side(a.at, int(a.thread-1), kind(firstWrite, a.atomic)),
-		Second: side(me.at, t.id, kind(write, me.atomic))})
+		Second: side(me.at, tid, kind(write, me.atomic))})
 }
