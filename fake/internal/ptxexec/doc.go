@@ -102,7 +102,10 @@
 //   - Shared-memory races (Launch.SharedRaces, sharedrace.go): two
 //     accesses of different threads of a block to a shared byte, one a
 //     write, not both atomic, with no barrier (nor, in one warp, a warp
-//     collective) between them, are reported to a SharedRaceObserver.
+//     collective) between them, are reported to a SharedRaceObserver;
+//     two such writes that leave the bytes as the first wrote them (every
+//     lane of a warp storing the warp's reduced sum to shared[warp], as
+//     llm.c's kernels do) are not, as racecheck does not report them.
 //   - printf (vprintf) formats C conversions (d i u x X o c s p f e g, with
 //     flags, width, precision and l/ll) to Launch.Printf as each thread
 //     calls it; a failed device-side assert (__assertfail) prints CUDA's
