@@ -28,7 +28,13 @@
 //     many backward branches (spinning on a lock or flag) yields until the
 //     block's other threads have waited or exited, so a lane spinning on
 //     a lock another lane holds lets it run, as independent thread
-//     scheduling guarantees. Any interleaving the CUDA memory model allows
+//     scheduling guarantees. Once a barrier has completed, a warp stops
+//     at its first shared-memory store of the phase until the block's
+//     other warps have waited, exited or stopped too (storepause.go), so
+//     that loads which follow a barrier see what they see on a GPU, where
+//     warps leave a barrier together (llm.c's blockReduce in a loop
+//     without its final barrier reads a slot another warp then
+//     overwrites). Any interleaving the CUDA memory model allows
 //     between barriers is one a correct kernel tolerates.
 //   - Cooperative launches (Launch.Cooperative: cuLaunchCooperativeKernel
 //     or the cooperative launch attribute) have every block resident at

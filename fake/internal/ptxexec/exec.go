@@ -145,26 +145,30 @@ const (
 )
 
 type machine struct {
-	k        *Kernel
-	l        *Launch
-	threads  []thread
-	shared   []byte
-	cache    [4]span // recently used allocations
-	next     int     // the cache entry to replace next
-	fault    *Fault
-	block    [3]uint32
-	start    time.Time
-	cs       []callSite
-	tmpl     []uint64    // the entry's initial slots for the current block
-	atomMu   *sync.Mutex // with parallel workers: held by global atomics
-	barriers [numBarriers]barrierState
-	obs      Observer // l.Observe
-	slab     []uint64 // register files not yet handed to threads
-	warps    []warpRegs
-	grid     []byte     // a cooperative launch's grid workspace (nil otherwise)
-	spins    int        // backward branches taken since the last yield
-	races    *raceState // shared-memory race checks, or nil
-	yielded  bool       // the last stepBlock left threads spinning (tYield)
+	// phase counts block starts and completed barriers; blockPhase is its
+	// value at the block's start (storepause.go).
+	phase, blockPhase uint32
+	cur               *warpRegs // the warp in runLockstep
+	k                 *Kernel
+	l                 *Launch
+	threads           []thread
+	shared            []byte
+	cache             [4]span // recently used allocations
+	next              int     // the cache entry to replace next
+	fault             *Fault
+	block             [3]uint32
+	start             time.Time
+	cs                []callSite
+	tmpl              []uint64    // the entry's initial slots for the current block
+	atomMu            *sync.Mutex // with parallel workers: held by global atomics
+	barriers          [numBarriers]barrierState
+	obs               Observer // l.Observe
+	slab              []uint64 // register files not yet handed to threads
+	warps             []warpRegs
+	grid              []byte     // a cooperative launch's grid workspace (nil otherwise)
+	spins             int        // backward branches taken since the last yield
+	races             *raceState // shared-memory race checks, or nil
+	yielded           bool       // the last stepBlock left threads spinning (tYield)
 }
 
 // Run executes the kernel over the launch's grid, blocks one after
@@ -391,6 +395,8 @@ func (m *machine) startBlock() {
 		}
 	}
 	clear(m.shared)
+	m.phase++
+	m.blockPhase = m.phase
 	m.barriers = [numBarriers]barrierState{}
 	if m.races != nil {
 		m.races.phase++
@@ -957,6 +963,10 @@ func (m *machine) run(t *thread) {
 			}
 			fallthrough
 		case opStShared, opStLocal, opStGeneric:
+			if in.op == opStShared && m.mustPause(t.warp) {
+				t.pc, t.state = pc-1, tYield
+				return
+			}
 			addr := r[in.a] + uint64(in.imm)
 			n := uint64(in.size) * uint64(in.vec)
 			t.pc = pc
