@@ -145,30 +145,32 @@ const (
 )
 
 type machine struct {
+	k        *Kernel
+	l        *Launch
+	threads  []thread
+	shared   []byte
+	cache    [4]span // recently used allocations
+	next     int     // the cache entry to replace next
+	fault    *Fault
+	block    [3]uint32
+	start    time.Time
+	cs       []callSite
+	tmpl     []uint64    // the entry's initial slots for the current block
+	atomMu   *sync.Mutex // with parallel workers: held by global atomics
+	barriers [numBarriers]barrierState
+	obs      Observer // l.Observe
+	slab     []uint64 // register files not yet handed to threads
+	warps    []warpRegs
+	grid     []byte     // a cooperative launch's grid workspace (nil otherwise)
+	spins    int        // backward branches taken since the last yield
+	races    *raceState // shared-memory race checks, or nil
+	yielded  bool       // the last stepBlock left threads spinning (tYield)
+
 	// phase counts block starts and completed barriers; blockPhase is its
-	// value at the block's start (storepause.go).
+	// value at the block's start; cur is the warp in runLockstep
+	// (storepause.go).
 	phase, blockPhase uint32
-	cur               *warpRegs // the warp in runLockstep
-	k                 *Kernel
-	l                 *Launch
-	threads           []thread
-	shared            []byte
-	cache             [4]span // recently used allocations
-	next              int     // the cache entry to replace next
-	fault             *Fault
-	block             [3]uint32
-	start             time.Time
-	cs                []callSite
-	tmpl              []uint64    // the entry's initial slots for the current block
-	atomMu            *sync.Mutex // with parallel workers: held by global atomics
-	barriers          [numBarriers]barrierState
-	obs               Observer // l.Observe
-	slab              []uint64 // register files not yet handed to threads
-	warps             []warpRegs
-	grid              []byte     // a cooperative launch's grid workspace (nil otherwise)
-	spins             int        // backward branches taken since the last yield
-	races             *raceState // shared-memory race checks, or nil
-	yielded           bool       // the last stepBlock left threads spinning (tYield)
+	cur               *warpRegs
 }
 
 // Run executes the kernel over the launch's grid, blocks one after
