@@ -45,7 +45,7 @@ func (m *machine) runFullSeq(S []uint64, code []inst, pc int) int {
 		case opLdGlobal, opLdParam, opLdShared:
 			ok = m.fullLoad(S, in)
 		case opStGlobal, opStShared:
-			ok = !(in.op == opStShared && m.cur.paused != m.phase && m.phase != m.blockPhase) && m.fullStore(S, in)
+			ok = !(in.op == opStShared && m.pauseDue(m.cur)) && m.fullStore(S, in)
 		default:
 			ok = runFull(S, in)
 		}

@@ -21,9 +21,15 @@ package ptxexec
 // mustPause reports whether warp w stops at the shared store it is about
 // to run (once per warp and barrier phase; see above), marking it paused.
 func (m *machine) mustPause(w *warpRegs) bool {
-	if w == nil || m.phase == m.blockPhase || w.paused == m.phase || len(m.warps) < 2 {
+	if !m.pauseDue(w) {
 		return false
 	}
 	w.paused = m.phase
 	return true
+}
+
+// pauseDue reports whether warp w has yet to stop at a shared store in
+// this barrier phase (runFullSeq leaves such a store to its caller).
+func (m *machine) pauseDue(w *warpRegs) bool {
+	return w != nil && m.phase != m.blockPhase && w.paused != m.phase && len(m.warps) > 1
 }
