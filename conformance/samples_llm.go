@@ -86,6 +86,20 @@ func testSampleLLM(t *testing.T, r sampleRig) {
 			dout, deviceCopy(t, r.ctx, inp), int32(BT), int32(llmC)))
 		withinULPs(t, "out", hostCopy(t, r.s, dout), samples.SoftmaxForwardRef(inp, BT, llmC), 8)
 	})
+	t.Run("row-mean-block", func(t *testing.T) {
+		// llm.c's block-wide reduction: every lane of a warp stores the
+		// warp's sum to one shared word; row lengths that leave warps and
+		// lanes idle, at block sizes llm.c's dev files loop over.
+		for _, C := range []int{48, 769} {
+			inp := llmInputs(4*C, 9)
+			for _, block := range []int{32, 128, 1024} {
+				dout := deviceCopy(t, r.ctx, make([]float32, 4))
+				must(t, fn(t, m, samples.RowMeanBlock).Launch(r.s, module.Config{Grid: module.Dim(4), Block: module.Dim(block)},
+					dout, deviceCopy(t, r.ctx, inp), int32(4), int32(C)))
+				sameFloats(t, "mean", hostCopy(t, r.s, dout), samples.RowMeanBlockRef(inp, 4, C, block))
+			}
+		}
+	})
 	t.Run("gelu-forward", func(t *testing.T) {
 		const n = 1000
 		inp := make([]float32, n)

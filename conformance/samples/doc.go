@@ -3,7 +3,8 @@
 // written from the algorithms of NVIDIA's cuda-samples (the reduction
 // variants, scans, a 256-bin histogram, a padded tiled transpose,
 // warp-aggregated atomics, cooperative groups, a half2 dot product) and of
-// karpathy/llm.c (encoder, layernorm, matmul with bias, online softmax and
+// karpathy/llm.c (encoder, layernorm, matmul with bias, online softmax, a
+// block-wide row reduction whose lanes all store their warp's sum, and
 // GELU forward, in float and in bf16). The kernels are this project's own
 // versions of those algorithms, not copies of the public files.
 //

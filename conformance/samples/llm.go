@@ -33,6 +33,15 @@ const (
 	// GELUForward is GELU's tanh approximation, element by element. Launch
 	// it with (out, inp []float32, int32(n)).
 	GELUForward = "smp_gelu_forward"
+	// RowMeanBlock is the mean of each row of C floats of inp, one block a
+	// row, as llm.c's block-wide reductions (layernorm_forward_kernel5)
+	// compute it: each thread sums a strided slice, a warp adds its lanes'
+	// sums by a shfl.xor butterfly (every lane ends with the same value),
+	// every lane stores that value to shared[warp] (the same value from
+	// 32 lanes: no race), and after a barrier warp 0's butterfly adds the
+	// warps' sums. Launch it with (out, inp []float32, int32(N), int32(C))
+	// on N blocks of a multiple of 32 threads, at most 1024.
+	RowMeanBlock = "smp_row_mean_block"
 )
 
 // LLMSource is the CUDA C of llm.c's float kernels above. It needs no
@@ -105,6 +114,26 @@ extern "C" __global__ void smp_softmax_forward_online(float* out, const float* i
         }
     }
     for (int j = 0; j < C; j++) out[i * C + j] = expf(x[j] - maxval) / sum;
+}
+
+__device__ float smp_warp_sum(float v)
+{
+    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+    return v;
+}
+
+extern "C" __global__ void smp_row_mean_block(float* out, const float* inp, int N, int C)
+{
+    __shared__ float warp_sums[32];
+    const float* x = inp + blockIdx.x * C;
+    int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
+    float sum = 0.0f;
+    for (int i = threadIdx.x; i < C; i += blockDim.x) sum += x[i];
+    sum = smp_warp_sum(sum);
+    warp_sums[warp] = sum; // every lane: the same value
+    __syncthreads();
+    float block_sum = smp_warp_sum(lane < warps ? warp_sums[lane] : 0.0f);
+    if (threadIdx.x == 0) out[blockIdx.x] = block_sum / C;
 }
 
 extern "C" __global__ void smp_gelu_forward(float* out, const float* inp, int n)

@@ -66,6 +66,38 @@ func MatmulForwardRef(inp, weight, bias []float32, BT, C, OC int) []float32 {
 }
 
 // expf is the correctly rounded float32 exponential.
+// RowMeanBlockRef is the reference of RowMeanBlock launched with block
+// threads a block (exact: the strided sums, the butterflies and the
+// division repeated in order).
+func RowMeanBlockRef(inp []float32, N, C, block int) []float32 {
+	butterfly := func(v *[32]float32) float32 {
+		for offset := 16; offset > 0; offset /= 2 {
+			var next [32]float32
+			for l := range v {
+				next[l] = v[l] + v[l^offset]
+			}
+			*v = next
+		}
+		return v[0]
+	}
+	out := make([]float32, N)
+	for r := range N {
+		x := inp[r*C : r*C+C]
+		var warpSums [32]float32
+		for w := range block / 32 {
+			var lanes [32]float32
+			for l := range lanes {
+				for i := w*32 + l; i < C; i += block {
+					lanes[l] += x[i]
+				}
+			}
+			warpSums[w] = butterfly(&lanes)
+		}
+		out[r] = butterfly(&warpSums) / float32(C)
+	}
+	return out
+}
+
 func expf(x float32) float32 { return float32(math.Exp(float64(x))) }
 
 // SoftmaxForwardRef is the reference of SoftmaxForwardOnline, with

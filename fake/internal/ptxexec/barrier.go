@@ -275,6 +275,7 @@ func (m *machine) releaseBarriers(live int) bool {
 			m.barriers[id] = barrierState{}
 		}
 	}
+	m.phase++
 	if m.races != nil {
 		m.races.phase++
 	}

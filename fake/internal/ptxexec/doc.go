@@ -28,7 +28,13 @@
 //     many backward branches (spinning on a lock or flag) yields until the
 //     block's other threads have waited or exited, so a lane spinning on
 //     a lock another lane holds lets it run, as independent thread
-//     scheduling guarantees. Any interleaving the CUDA memory model allows
+//     scheduling guarantees. Once a barrier has completed, a warp stops
+//     at its first shared-memory store of the phase until the block's
+//     other warps have waited, exited or stopped too (storepause.go), so
+//     that loads which follow a barrier see what they see on a GPU, where
+//     warps leave a barrier together (llm.c's blockReduce in a loop
+//     without its final barrier reads a slot another warp then
+//     overwrites). Any interleaving the CUDA memory model allows
 //     between barriers is one a correct kernel tolerates.
 //   - A full warp (all 32 lanes at one instruction, none guarded off)
 //     runs straight-line code in one call (fullwarp.go): the common
@@ -126,8 +132,10 @@
 //     .release) never race with each other, a strong read of another
 //     thread's strong write (a flag, a lock, cooperative groups' software
 //     barrier of multi-warp tiles) orders the block as a barrier does, and
-//     one store instruction of the lanes of a warp storing the same value
-//     is one store.
+//     two plain writes that leave the bytes as the first wrote them
+//     (every lane of a warp storing the value they share, as cooperative
+//     groups' tile reductions and llm.c's shared[warp] = sum do) are not
+//     reported, as racecheck does not report them.
 //   - printf (vprintf) formats C conversions (d i u x X o c s p f e g, with
 //     flags, width, precision and l/ll) to Launch.Printf as each thread
 //     calls it; a failed device-side assert (__assertfail) prints CUDA's

@@ -165,6 +165,12 @@ type machine struct {
 	spins    int        // backward branches taken since the last yield
 	races    *raceState // shared-memory race checks, or nil
 	yielded  bool       // the last stepBlock left threads spinning (tYield)
+
+	// phase counts block starts and completed barriers; blockPhase is its
+	// value at the block's start; cur is the warp in runLockstep
+	// (storepause.go).
+	phase, blockPhase uint32
+	cur               *warpRegs
 }
 
 // Run executes the kernel over the launch's grid, blocks one after
@@ -391,6 +397,8 @@ func (m *machine) startBlock() {
 		}
 	}
 	clear(m.shared)
+	m.phase++
+	m.blockPhase = m.phase
 	m.barriers = [numBarriers]barrierState{}
 	for w := range m.warps {
 		m.warps[w].atBarrier, m.warps[w].resume = false, false
@@ -471,6 +479,7 @@ func (m *machine) stepBlock() (yielded bool, err error) {
 			wr.atCollective = c > 0
 		}
 		if waiting == 0 && spinning == 0 {
+			m.settleWrites()
 			return false, nil
 		}
 		released := m.releaseBarriers(live)
@@ -995,6 +1004,10 @@ func (m *machine) run(t *thread) {
 			}
 			fallthrough
 		case opStShared, opStLocal, opStGeneric:
+			if in.op == opStShared && m.mustPause(t.warp) {
+				t.pc, t.state = pc-1, tYield
+				return
+			}
 			addr := r[in.a] + uint64(in.imm)
 			n := uint64(in.size) * uint64(in.vec)
 			t.pc = pc

@@ -46,7 +46,7 @@ func (m *machine) runFullSeq(S []uint64, code []inst, pc int) int {
 		case opLdGlobal, opLdParam, opLdShared:
 			ok = m.fullLoad(S, in)
 		case opStGlobal, opStShared:
-			ok = m.fullStore(S, in)
+			ok = !(in.op == opStShared && m.pauseDue(m.cur)) && m.fullStore(S, in)
 		default:
 			ok = runFull(S, in)
 		}

@@ -30,6 +30,9 @@ import (
 type warpRegs struct {
 	soa   []uint64 // slot s of lane j at soa[s*warpSize+j]
 	inSoA bool     // the registers are in soa, not in the threads' files
+	// paused: the machine phase in which the warp last stopped at a
+	// shared store (storepause.go).
+	paused uint32
 	// fresh: a new block started and the threads' pc and state are
 	// still the last block's; runLockstep starts them at pc 0.
 	fresh bool
@@ -149,6 +152,7 @@ func scatter(S []uint64, r []uint64, in *inst, j int) {
 // files (it then returns true, every running lane's pc set), or a fault
 // is recorded.
 func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
+	m.cur = w
 	code := m.k.fn.code
 	S := w.soa
 	fresh := w.fresh
@@ -238,6 +242,13 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 						continue
 					}
 				case opStGlobal, opStShared:
+					if in.op == opStShared && m.mustPause(w) {
+						leave(pc - 1)
+						for a := grp; a != 0; a &= a - 1 {
+							ts[bits.TrailingZeros32(a)].state = tYield
+						}
+						break group
+					}
 					if m.fullStore(S, in) {
 						continue
 					}
@@ -541,6 +552,13 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 					return false
 				}
 			case opStGlobal, opStShared, opStLocal, opStGeneric:
+				if in.op == opStShared && m.mustPause(w) {
+					leave(pc - 1)
+					for a := grp; a != 0; a &= a - 1 {
+						ts[bits.TrailingZeros32(a)].state = tYield
+					}
+					break group
+				}
 				if !m.storeLanes(ts, S, act, in, pc) {
 					return false
 				}

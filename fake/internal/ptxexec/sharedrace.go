@@ -1,10 +1,6 @@
 package ptxexec
 
-import (
-	"bytes"
-
-	"github.com/nocgo/cuda/internal/ptx"
-)
+import "github.com/nocgo/cuda/internal/ptx"
 
 // In-kernel shared-memory races, what compute-sanitizer's racecheck
 // reports: with Launch.SharedRaces set and a Launch.Observe that is a
@@ -26,9 +22,13 @@ import (
 // that takes a lock or arrives at a software barrier, as cooperative
 // groups' multi-warp tiles do) orders the whole block as a barrier does.
 //
-// The lanes of one warp writing a byte with one store instruction (with
-// no collective between) are one warp-wide store: a race only where a
-// lane's store changes what another lane of it stored.
+// Two unordered plain writes of the same value are not reported, as
+// racecheck does not report them: the bytes end the same whatever the
+// order (the lanes of one warp storing the value they share, as
+// cooperative groups' tile reductions and llm.c's s[warp] = sum do). A
+// write that meets an unordered earlier write is held until the next
+// shared access, barrier phase or the end of the block, and reported then
+// only if it changed the bytes the two share.
 //
 // It errs on the side of silence: any barrier that completes (a named
 // barrier with a thread count included) starts a new phase for the whole
@@ -90,20 +90,19 @@ type raceState struct {
 	phase    uint32   // bumped at each block start and completed barrier
 	warpSync []uint32 // per warp: collectives completed
 	seen     map[[2]*ptx.Stmt]bool
-	pending  pendingStore
+	// held: a write that met an unordered earlier write, reported by
+	// settleWrites only if it changed the bytes they share.
+	held []heldWrite
 }
 
-// pendingStore is a store that may make one warp-wide store with another
-// lane's (see oneWarpStore): a race only if it changes the bytes, which
-// the next shared access, once the store is done, finds out.
-type pendingStore struct {
-	ok        bool
-	block     [3]uint32    // the block it was made in
-	first, me shadowAccess // the other lane's store, and this one
-	t         *thread
-	off, n    uint64
-	b         uint32   // the byte both wrote
-	old       [16]byte // the bytes before this store
+// heldWrite is a write-after-write that is a race only if the second
+// write changed the bytes the first wrote.
+type heldWrite struct {
+	first, second shadowAccess
+	tid           int      // the second writer
+	off           uint32   // the first byte both wrote
+	mask          uint64   // of the access's bytes from off: those both wrote
+	before        [64]byte // the bytes from off before the second write
 }
 
 func newRaceState(l *Launch, sharedBytes, threads int) *raceState {
@@ -119,8 +118,8 @@ func newRaceState(l *Launch, sharedBytes, threads int) *raceState {
 // off by instruction in (space: the access's direction for cp.async).
 func (m *machine) sharedAccess(t *thread, in *inst, space uint8, off, n uint64) {
 	rs := m.races
-	if rs.pending.ok {
-		m.settlePending()
+	if len(rs.held) != 0 {
+		m.settleWrites()
 	}
 	if off+n > uint64(len(rs.shadow)) {
 		return
@@ -142,16 +141,19 @@ func (m *machine) sharedAccess(t *thread, in *inst, space uint8, off, n uint64) 
 		write = space == opStShared
 	}
 	reported := false
+	var held *heldWrite
 	for b := off; b < off+n; b++ {
 		sh := &rs.shadow[b]
+		if held != nil && sh.w.thread == held.first.thread && sh.w.at == held.first.at && m.unordered(&sh.w, &me, t) {
+			held.mask |= 1 << (b - uint64(held.off))
+		}
 		if acquires && sh.w.atomic && sh.w.thread != 0 && sh.w.thread != me.thread {
 			acquired = true
 		}
 		if !reported {
 			var other *shadowAccess
-			oneStore := write && !me.atomic && n <= uint64(len(rs.pending.old)) && oneWarpStore(&sh.w, &me)
 			switch {
-			case m.unordered(&sh.w, &me, t) && !(sh.w.atomic && me.atomic) && !oneStore:
+			case m.unordered(&sh.w, &me, t) && !(sh.w.atomic && me.atomic):
 				other = &sh.w
 			case write && m.unordered(&sh.r1, &me, t) && !(sh.r1.atomic && me.atomic):
 				other = &sh.r1
@@ -159,12 +161,15 @@ func (m *machine) sharedAccess(t *thread, in *inst, space uint8, off, n uint64) 
 				other = &sh.r2
 			}
 			switch {
-			case other != nil:
-				m.reportRace(other, other == &sh.w, &me, t, write, uint32(b))
+			case other == &sh.w && write && !me.atomic && !sh.w.atomic && off+n-b <= uint64(len(held.before)):
+				// Two plain writes: a race only if the values differ.
+				rs.held = append(rs.held, heldWrite{first: sh.w, second: me, tid: t.id, off: uint32(b), mask: 1})
+				held = &rs.held[len(rs.held)-1]
+				copy(held.before[:], m.shared[b:off+n])
 				reported = true
-			case oneStore && m.unordered(&sh.w, &me, t) && !rs.pending.ok:
-				rs.pending = pendingStore{ok: true, block: m.block, first: sh.w, me: me, t: t, off: off, n: n, b: uint32(b)}
-				copy(rs.pending.old[:], m.shared[off:off+n])
+			case other != nil:
+				m.reportRace(other, other == &sh.w, &me, t.id, write, uint32(b))
+				reported = true
 			}
 		}
 		switch {
@@ -181,23 +186,23 @@ func (m *machine) sharedAccess(t *thread, in *inst, space uint8, off, n uint64) 
 	}
 }
 
-// oneWarpStore reports whether recorded write a and write me are one
-// store instruction of lanes of one warp with no collective between: one
-// warp-wide store, which races only where the lanes store different
-// values (cooperative groups' tile reductions have every lane write the
-// result they share).
-func oneWarpStore(a, me *shadowAccess) bool {
-	return a.at == me.at && (a.thread-1)/warpSize == (me.thread-1)/warpSize && a.wsync == me.wsync
-}
-
-// settlePending reports the pending store as a race if it changed the
-// bytes the other lane had stored.
-func (m *machine) settlePending() {
-	p := &m.races.pending
-	p.ok = false
-	if p.block == m.block && !bytes.Equal(m.shared[p.off:p.off+p.n], p.old[:p.n]) {
-		m.reportRace(&p.first, true, &p.me, p.t, true, p.b)
+// settleWrites reports the held writes that changed the bytes they share
+// with the earlier write they met (see heldWrite).
+func (m *machine) settleWrites() {
+	rs := m.races
+	if rs == nil {
+		return
 	}
+	for i := range rs.held {
+		h := &rs.held[i]
+		for j := uint32(0); h.mask>>j != 0; j++ {
+			if h.mask>>j&1 != 0 && m.shared[h.off+j] != h.before[j] {
+				m.reportRace(&h.first, true, &h.second, h.tid, true, h.off)
+				break
+			}
+		}
+	}
+	rs.held = rs.held[:0]
 }
 
 // strongAccess reports whether ld or st statement s is a strong access:
@@ -247,9 +252,10 @@ func (m *machine) stmt(t *thread) *ptx.Stmt {
 	return t.fn.stmts[pc]
 }
 
-// reportRace tells the observer of a race between recorded access a and
-// thread t's access me, once per pair of instructions.
-func (m *machine) reportRace(a *shadowAccess, firstWrite bool, me *shadowAccess, t *thread, write bool, off uint32) {
+// reportRace tells the observer of a race between recorded access a (a
+// write if firstWrite) and access me of thread tid (a write if write),
+// once per pair of instructions.
+func (m *machine) reportRace(a *shadowAccess, firstWrite bool, me *shadowAccess, tid int, write bool, off uint32) {
 	rs := m.races
 	key := [2]*ptx.Stmt{a.at, me.at}
 	if rs.seen[key] {
@@ -271,5 +277,5 @@ func (m *machine) reportRace(a *shadowAccess, firstWrite bool, me *shadowAccess,
 	}
 	rs.obs.SharedRace(SharedRace{Block: m.block, Offset: off,
 		First:  side(a.at, int(a.thread-1), kind(firstWrite, a.atomic)),
-		Second: side(me.at, t.id, kind(write, me.atomic))})
+		Second: side(me.at, tid, kind(write, me.atomic))})
 }
