@@ -118,7 +118,10 @@
 //     and %clock64 count nanoseconds since the launch began, %globaltimer
 //     nanoseconds since 1970; %envreg1 and %envreg2 the grid workspace of
 //     a cooperative launch (0 otherwise), the other %envreg* 0;
-//     the cluster registers are those of 1x1x1 clusters; %pm* are 0.
+//     the cluster registers are those of 1x1x1 clusters; %pm* are 0;
+//     %reserved_smem_offset_* name 1 KiB of shared memory past the
+//     kernel's own (reserved.go), where CUDA 12's cooperative groups keep
+//     multi-warp tiles' barriers.
 //   - Debug information: the DWARF .section blocks of -G are accepted and
 //     ignored; with the .file and .loc directives of -G and -lineinfo a
 //     Fault (and an Access) names the CUDA C file and line of the

@@ -229,7 +229,7 @@ func linear(b, grid [3]uint32) uint64 {
 }
 
 func (k *Kernel) newMachine(l *Launch, n int, atomMu *sync.Mutex) *machine {
-	m := &machine{k: k, l: l, threads: make([]thread, n), shared: make([]byte, k.sharedBase+int(l.DynShared)),
+	m := &machine{k: k, l: l, threads: make([]thread, n), shared: make([]byte, k.sharedBase+int(l.DynShared)+reservedShared),
 		start: time.Now(), cs: k.prog.callSites, atomMu: atomMu, obs: l.Observe, warps: make([]warpRegs, (n+warpSize-1)/warpSize)}
 	m.races = newRaceState(l, len(m.shared), n)
 	f := k.fn
@@ -274,7 +274,10 @@ func (m *machine) blockTemplate() {
 	r[sSmid] = lin % uint64(sms)
 	r[sNsmid] = uint64(sms)
 	r[sDynSmem] = uint64(l.DynShared)
-	r[sTotalSmem] = uint64(len(m.shared))
+	user := uint64(len(m.shared) - reservedShared) // the kernel's own: static and dynamic
+	r[sTotalSmem] = user
+	r[sResSmemBegin], r[sResSmemEnd], r[sResSmemCap] = user, user+reservedShared, reservedShared
+	r[sResSmem1] = user + reservedShared/2
 	r[sFrame] = 0
 	if m.grid != nil {
 		r[sEnvreg1], r[sEnvreg2] = gridWindow>>32, gridWindow&math.MaxUint32
