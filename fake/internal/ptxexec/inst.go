@@ -213,7 +213,7 @@ var specialRegs = map[string]int32{
 	"%dynamic_smem_size": sDynSmem, "%total_smem_size": sTotalSmem,
 	"%reserved_smem_offset_begin": sResSmemBegin, "%reserved_smem_offset_end": sResSmemEnd,
 	"%reserved_smem_offset_cap": sResSmemCap,
-	"%reserved_smem_offset_0": sResSmemBegin, "%reserved_smem_offset_1": sResSmem1,
+	"%reserved_smem_offset_0":   sResSmemBegin, "%reserved_smem_offset_1": sResSmem1,
 	"%lanemask_eq": sLanemaskEq, "%lanemask_lt": sLanemaskLt, "%lanemask_le": sLanemaskLe,
 	"%lanemask_gt": sLanemaskGt, "%lanemask_ge": sLanemaskGe,
 	"%gridid":  sGridid,
