@@ -167,10 +167,8 @@ type machine struct {
 	yielded  bool       // the last stepBlock left threads spinning (tYield)
 
 	// phase counts block starts and completed barriers; blockPhase is its
-	// value at the block's start; cur is the warp in runLockstep
-	// (storepause.go).
+	// value at the block's start (storepause.go).
 	phase, blockPhase uint32
-	cur               *warpRegs
 }
 
 // Run executes the kernel over the launch's grid, blocks one after
@@ -440,46 +438,11 @@ func (m *machine) stepBlock() (yielded bool, err error) {
 			lo := w * warpSize
 			ts := m.threads[lo:min(lo+warpSize, len(m.threads))]
 			wr := &m.warps[w]
-			wr.atCollective = false
-			if wr.exited && !wr.fresh {
-				continue // every lane exited together
-			}
-			if wr.atBarrier {
-				live, waiting = live+len(ts), waiting+len(ts) // at a barrier, as one
-				continue
-			}
-			if !wr.inSoA && m.canLockstep(ts) {
-				m.toSoA(wr, ts)
-			}
-			if wr.inSoA && !m.runLockstep(wr, ts) {
-				if m.fault != nil {
-					return false, m.fault
-				}
-				if wr.atBarrier {
-					live, waiting = live+len(ts), waiting+len(ts)
-				} else if !wr.exited {
-					l, wt, sp, c := countStates(ts)
-					live, waiting, spinning = live+l, waiting+wt, spinning+sp
-					wr.atCollective = c > 0
-				}
-				continue
-			}
-			if m.fault != nil {
+			if !m.runWarp(wr, ts) {
 				return false, m.fault
 			}
-			m.toAoS(wr, ts)
-			for i := range ts {
-				t := &ts[i]
-				if t.state == tRunning {
-					m.run(t)
-					if m.fault != nil {
-						return false, m.fault
-					}
-				}
-			}
-			l, wt, sp, c := countStates(ts)
+			l, wt, sp := m.countWarp(wr, ts)
 			live, waiting, spinning = live+l, waiting+wt, spinning+sp
-			wr.atCollective = c > 0
 		}
 		if waiting == 0 && spinning == 0 {
 			m.settleWrites()
@@ -510,6 +473,50 @@ func (m *machine) stepBlock() (yielded bool, err error) {
 	}
 }
 
+// runWarp runs warp wr (threads ts) until each of its threads waits or
+// exits: in lockstep where it can, else thread by thread. A warp that
+// exited or waits at a barrier as one has nothing to run. It reports
+// false after a fault.
+func (m *machine) runWarp(wr *warpRegs, ts []thread) bool {
+	if wr.exited && !wr.fresh || wr.atBarrier {
+		return true
+	}
+	if !wr.inSoA && m.canLockstep(ts) {
+		m.toSoA(wr, ts)
+	}
+	if wr.inSoA && !m.runLockstep(wr, ts) {
+		return m.fault == nil
+	}
+	if m.fault != nil {
+		return false
+	}
+	m.toAoS(wr, ts)
+	for i := range ts {
+		if t := &ts[i]; t.state == tRunning {
+			if m.run(t); m.fault != nil {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// countWarp counts warp wr's threads ts as countStates does, from the
+// warp's own state where its threads exited or wait at a barrier as one,
+// and records whether a lane waits at a warp collective.
+func (m *machine) countWarp(wr *warpRegs, ts []thread) (live, waiting, spinning int) {
+	wr.atCollective = false
+	switch {
+	case wr.exited:
+		return 0, 0, 0
+	case wr.atBarrier:
+		return len(ts), len(ts), 0
+	}
+	live, waiting, spinning, c := countStates(ts)
+	wr.atCollective = c > 0
+	return live, waiting, spinning
+}
+
 // countStates counts the threads of ts that have not exited (live),
 // those waiting at a barrier or warp collective (of which collective at
 // a warp collective), and those spinning.
@@ -534,16 +541,16 @@ func countStates(ts []thread) (live, waiting, spinning, collective int) {
 }
 
 func (m *machine) deadlock() error {
-	// The first thread at a warp collective, else the first at a barrier.
+	// Warps that wait at a barrier as one: mark their threads.
 	for w := range m.warps {
 		if wr := &m.warps[w]; wr.atBarrier {
-			// Its threads wait as one: mark them.
-			for i := range m.threads[w*warpSize : w*warpSize+warpSize] {
-				t := &m.threads[w*warpSize+i]
-				t.pc, t.state = wr.barrierPC, tBarrier
+			ts := m.threads[w*warpSize : (w+1)*warpSize]
+			for i := range ts {
+				ts[i].pc, ts[i].state = wr.barrierPC, tBarrier
 			}
 		}
 	}
+	// The first thread at a warp collective, else the first at a barrier.
 	var t *thread
 	for i := range m.threads {
 		if m.threads[i].state == tWarp {

@@ -27,8 +27,10 @@ const allLanes = 1<<warpSize - 1
 // fullStore can run them and their guards let every lane or none run,
 // and returns the pc of the first instruction it did not run: one call
 // for a run of straight-line code instead of a dispatch of the group
-// loop per instruction.
-func (m *machine) runFullSeq(S []uint64, code []inst, pc int) int {
+// loop per instruction. A shared store at which warp w is due to pause
+// (storepause.go) is left to the caller.
+func (m *machine) runFullSeq(w *warpRegs, code []inst, pc int) int {
+	S := w.soa
 	for pc < len(code) {
 		in := &code[pc]
 		if g := in.guard; g >= 0 {
@@ -46,7 +48,7 @@ func (m *machine) runFullSeq(S []uint64, code []inst, pc int) int {
 		case opLdGlobal, opLdParam, opLdShared:
 			ok = m.fullLoad(S, in)
 		case opStGlobal, opStShared:
-			ok = !(in.op == opStShared && m.pauseDue(m.cur)) && m.fullStore(S, in)
+			ok = !(in.op == opStShared && m.pauseDue(w)) && m.fullStore(S, in)
 		default:
 			ok = runFull(S, in)
 		}

@@ -152,7 +152,6 @@ func scatter(S []uint64, r []uint64, in *inst, j int) {
 // files (it then returns true, every running lane's pc set), or a fault
 // is recorded.
 func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
-	m.cur = w
 	code := m.k.fn.code
 	S := w.soa
 	fresh := w.fresh
@@ -190,6 +189,14 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 				ts[bits.TrailingZeros32(a)].pc = at
 			}
 		}
+		// pause leaves the group spinning at the store it is at
+		// (storepause.go).
+		pause := func() {
+			leave(pc - 1)
+			for a := grp; a != 0; a &= a - 1 {
+				ts[bits.TrailingZeros32(a)].state = tYield
+			}
+		}
 	group:
 		for {
 			if pc == next {
@@ -211,7 +218,7 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 				// math.MaxInt): straight-line code runs in one call,
 				// up to an instruction it leaves to the switch below
 				// (code ends with a ret that the decoder adds).
-				pc = m.runFullSeq(S, code, pc)
+				pc = m.runFullSeq(w, code, pc)
 			}
 			in := &code[pc]
 			pc++
@@ -243,10 +250,7 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 					}
 				case opStGlobal, opStShared:
 					if in.op == opStShared && m.mustPause(w) {
-						leave(pc - 1)
-						for a := grp; a != 0; a &= a - 1 {
-							ts[bits.TrailingZeros32(a)].state = tYield
-						}
+						pause()
 						break group
 					}
 					if m.fullStore(S, in) {
@@ -403,53 +407,22 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 					j := bits.TrailingZeros32(a) & 31
 					rd[j] = uint64(sx(rx[j], w)>>min(uint32(ry[j]), 63)) & msk
 				}
-			case opAddF32:
+			case opAddF32, opSubF32, opMulF32:
 				rd := lane32(S, in.d)
 				rx := lane32(S, in.a)
 				ry := lane32(S, in.b)
 				rnd := fpu.Rounding(in.mode)
+				op := binaryF32[in.op]
 				if in.flags&(fFTZ|fSat) == 0 {
 					for a := act; a != 0; a &= a - 1 {
 						j := bits.TrailingZeros32(a) & 31
-						rd[j] = u32f(fpu.AddF32(f32(rx[j]), f32(ry[j]), rnd))
+						rd[j] = u32f(op(f32(rx[j]), f32(ry[j]), rnd))
 					}
 					continue
 				}
 				for a := act; a != 0; a &= a - 1 {
 					j := bits.TrailingZeros32(a) & 31
-					rd[j] = u32f(m.f32Result(in, fpu.AddF32(m.in32(in, rx[j]), m.in32(in, ry[j]), rnd)))
-				}
-			case opSubF32:
-				rd := lane32(S, in.d)
-				rx := lane32(S, in.a)
-				ry := lane32(S, in.b)
-				rnd := fpu.Rounding(in.mode)
-				if in.flags&(fFTZ|fSat) == 0 {
-					for a := act; a != 0; a &= a - 1 {
-						j := bits.TrailingZeros32(a) & 31
-						rd[j] = u32f(fpu.SubF32(f32(rx[j]), f32(ry[j]), rnd))
-					}
-					continue
-				}
-				for a := act; a != 0; a &= a - 1 {
-					j := bits.TrailingZeros32(a) & 31
-					rd[j] = u32f(m.f32Result(in, fpu.SubF32(m.in32(in, rx[j]), m.in32(in, ry[j]), rnd)))
-				}
-			case opMulF32:
-				rd := lane32(S, in.d)
-				rx := lane32(S, in.a)
-				ry := lane32(S, in.b)
-				rnd := fpu.Rounding(in.mode)
-				if in.flags&(fFTZ|fSat) == 0 {
-					for a := act; a != 0; a &= a - 1 {
-						j := bits.TrailingZeros32(a) & 31
-						rd[j] = u32f(fpu.MulF32(f32(rx[j]), f32(ry[j]), rnd))
-					}
-					continue
-				}
-				for a := act; a != 0; a &= a - 1 {
-					j := bits.TrailingZeros32(a) & 31
-					rd[j] = u32f(m.f32Result(in, fpu.MulF32(m.in32(in, rx[j]), m.in32(in, ry[j]), rnd)))
+					rd[j] = u32f(m.f32Result(in, op(m.in32(in, rx[j]), m.in32(in, ry[j]), rnd)))
 				}
 			case opFmaF32:
 				rd := lane32(S, in.d)
@@ -553,10 +526,7 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 				}
 			case opStGlobal, opStShared, opStLocal, opStGeneric:
 				if in.op == opStShared && m.mustPause(w) {
-					leave(pc - 1)
-					for a := grp; a != 0; a &= a - 1 {
-						ts[bits.TrailingZeros32(a)].state = tYield
-					}
+					pause()
 					break group
 				}
 				if !m.storeLanes(ts, S, act, in, pc) {
@@ -616,12 +586,8 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 					break group
 				}
 			case opBar, opBarRed:
-				if act == allLanes && in.op == opBar && len(ts) == warpSize {
-					if handled, ok := m.warpArrive(w, ts, S, in, pc); handled {
-						return false // waits as one (or faulted: !ok, m.fault set)
-					} else if !ok {
-						return false
-					}
+				if act == allLanes && in.op == opBar && len(ts) == warpSize && m.warpArrive(w, ts, S, in, pc) {
+					return false // the warp waits as one, or faulted (m.fault)
 				}
 				if !m.arriveLanes(ts, S, act, in, pc) {
 					return false
@@ -691,6 +657,12 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 			}
 		}
 	}
+}
+
+// binaryF32 are the float32 operations of opAddF32, opSubF32 and
+// opMulF32.
+var binaryF32 = [...]func(a, b float32, r fpu.Rounding) float32{
+	opAddF32: fpu.AddF32, opSubF32: fpu.SubF32, opMulF32: fpu.MulF32,
 }
 
 // lowestGroup returns the running lanes of ts with the lowest pc (grp,
@@ -938,23 +910,23 @@ func (m *machine) blockLanes(w *warpRegs) {
 // warpArrive counts the 32 lanes of warp w at bar.sync in (their next
 // instruction pc) as one arrival of 32 when they name the same barrier
 // and thread count, and leaves the warp waiting there as a whole
-// (w.atBarrier) without marking each thread: handled. Otherwise it does
-// nothing (arriveLanes counts them lane by lane). ok is false after a
-// fault.
-func (m *machine) warpArrive(w *warpRegs, ts []thread, S []uint64, in *inst, pc int) (handled, ok bool) {
+// (w.atBarrier) without marking each thread; it reports whether it did
+// (true also after a fault, m.fault set). Otherwise it does nothing and
+// arriveLanes counts the lanes.
+func (m *machine) warpArrive(w *warpRegs, ts []thread, S []uint64, in *inst, pc int) bool {
 	ra, rb := lane32(S, in.a), lane32(S, in.b)
 	if !lanes.Consecutive(ra, 0) || !lanes.Consecutive(rb, 0) {
-		return false, true
+		return false
 	}
 	t := &ts[0]
 	t.pc = pc // for a fault's line
 	if !m.arrive(t, in) {
-		return true, false
+		return true
 	}
 	id := ra[0] & 0xffffffff
 	m.barriers[id].arrived += warpSize - 1
 	w.atBarrier, w.barrierID, w.barrierPC = true, id, pc
-	return true, true
+	return true
 }
 
 // arriveLanes counts the lanes of act at barrier instruction in (their
