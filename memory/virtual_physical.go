@@ -130,8 +130,8 @@ func (p *PhysicalMemory) check(op string) error {
 	if p == nil || p.hold == nil {
 		return fmt.Errorf("%s: nil physical memory: %w", op, driver.ErrInvalidValue)
 	}
-	if p.hold.Closed() {
-		return fmt.Errorf("%s: %s: %w", op, p, driver.ErrClosed)
+	if err := p.hold.Check(p); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
 	}
 	return nil
 }

@@ -124,8 +124,8 @@ func (r *AddressRange) check(op string) error {
 	if r == nil || r.hold == nil {
 		return fmt.Errorf("%s: nil address range: %w", op, driver.ErrInvalidValue)
 	}
-	if r.hold.Closed() {
-		return fmt.Errorf("%s: %s: %w", op, r, driver.ErrClosed)
+	if err := r.hold.Check(r); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
 	}
 	return nil
 }
