@@ -95,9 +95,9 @@ func (b *fakeBackend) runPTX(x *ptxexec.Kernel, grid, block [3]uint32, sharedMem
 	if b.cfg.outputSet {
 		out = b.cfg.output
 	}
-	rec := b.recorder(x.Name)
+	rec := b.race.Recorder(x.Name)
 	l := &ptxexec.Launch{Grid: grid, Block: block, DynShared: sharedMem, Params: args, Mem: deviceMemory{b}, SMs: sms,
-		Workers: b.cfg.workers, Printf: out, Cooperative: cooperative, Observe: rec.observer()}
+		Workers: b.cfg.workers, Printf: out, Cooperative: cooperative, Observe: raceObserve(rec)}
 	// With the race detector on, in-kernel shared-memory races are
 	// checked too (raceObserver is a ptxexec.SharedRaceObserver).
 	l.SharedRaces = l.Observe != nil
@@ -105,7 +105,7 @@ func (b *fakeBackend) runPTX(x *ptxexec.Kernel, grid, block [3]uint32, sharedMem
 		l.Observe, l.SharedRaces = b.interp.races, true
 	}
 	err := x.Run(l)
-	rec.flush()
+	rec.Flush()
 	if err == nil {
 		return nil
 	}

@@ -173,7 +173,7 @@ func (b *fakeBackend) StreamQuery(h uintptr) error {
 	pending, serr := len(s.q) > 0, s.err
 	b.mu.RUnlock()
 	if !pending {
-		b.hostSawStream(s)
+		b.hostSawStreams(s)
 		return serr
 	}
 	if err := b.startHead(s); err != nil {
@@ -208,7 +208,7 @@ func (b *fakeBackend) StreamSynchronize(h uintptr) error {
 		return err
 	}
 	defer b.unlockExec()
-	b.hostSawStream(s)
+	b.hostSawStreams(s)
 	return b.drain(s)
 }
 
@@ -232,7 +232,7 @@ func (b *fakeBackend) StreamWaitEvent(h, ev uintptr, flags uint32) error {
 		}
 		rb, rs, seq, pending := e.st.snapshot()
 		if rb == b {
-			b.race.waits(s, e.st)
+			b.raceWaits(s, e.st)
 		}
 		switch {
 		case !pending:

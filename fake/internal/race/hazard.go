@@ -1,4 +1,4 @@
-package fake
+package race
 
 import (
 	"fmt"
@@ -105,8 +105,8 @@ func (k *KernelSite) String() string {
 	return sb.String()
 }
 
-func newHazard(a *alloc, addr, size uintptr, prev, cur *raceAccess) Hazard {
-	h := Hazard{Kind: Race, Addr: addr, Size: size, Alloc: a.base, AllocSize: a.size, Current: cur.public()}
+func newHazard(m Memory, addr, size uintptr, prev, cur *access) Hazard {
+	h := Hazard{Kind: Race, Addr: addr, Size: size, Alloc: m.Base, AllocSize: m.Size, Current: cur.public()}
 	if prev == nil {
 		h.Kind = UninitializedRead
 	} else {
@@ -115,7 +115,7 @@ func newHazard(a *alloc, addr, size uintptr, prev, cur *raceAccess) Hazard {
 	return h
 }
 
-func (a *raceAccess) public() Access {
+func (a *access) public() Access {
 	return Access{Op: a.what, Kind: a.kind.String(), Stream: a.op.stream, Item: a.op.seq, Stack: frames(a.op.stack), Kernel: a.site}
 }
 
