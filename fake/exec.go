@@ -251,6 +251,9 @@ func (b *fakeBackend) runHead(s *stream, mode runMode) bool {
 // finish removes the head of s, which has run, and wakes those waiting.
 func (b *fakeBackend) finish(s *stream, err error) {
 	b.mu.Lock()
+	if op := s.q[0].race; op != nil {
+		defer b.race.Done(op) // after the unlock below
+	}
 	s.q[0] = nil
 	s.q = s.q[1:]
 	if len(s.q) == 0 {

@@ -113,7 +113,10 @@ func (c raceCore) Report(fn func()) {
 // default stream's synchronisation with the blocking streams of its
 // context; not with non-blocking streams). Table lock held.
 func raceStreamLocked(s *stream) race.Stream {
-	rs := race.Stream{Key: s, Name: streamName(s)}
+	if s.label == "" {
+		s.label = streamName(s)
+	}
+	rs := race.Stream{Key: s, Name: s.label}
 	c := s.ctx
 	if c == nil {
 		return rs
@@ -136,8 +139,16 @@ func raceStreamLocked(s *stream) race.Stream {
 	return rs
 }
 
-// streamName says which stream s is, as a report names it.
+// streamName says which stream s is, as a report names it: by its name
+// where it has one (backend.StreamNamer), else by its handle.
 func streamName(s *stream) string {
+	if s.name != "" {
+		nb := ""
+		if s.flags&backend.StreamNonBlocking != 0 {
+			nb = ", non-blocking"
+		}
+		return fmt.Sprintf("stream %q (%#x%s)", s.name, s.h, nb)
+	}
 	var ctx string
 	if s.ctx != nil {
 		ctx = fmt.Sprintf(" of context %#x", s.ctx.h)
@@ -153,6 +164,22 @@ func streamName(s *stream) string {
 	}
 	return fmt.Sprintf("stream %#x", s.h)
 }
+
+// NameStream implements backend.StreamNamer: the race detector's reports
+// call the stream h by name from now on. Only created streams are named
+// (ErrInvalidHandle for 0, 1, 2 and unknown or destroyed streams).
+func (b *fakeBackend) NameStream(h uintptr, name string) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s := b.streams[h]
+	if h <= backend.StreamPerThread || s == nil || s.dead {
+		return driver.ErrInvalidHandle
+	}
+	s.name, s.label = name, ""
+	return nil
+}
+
+var _ backend.StreamNamer = (*fakeBackend)(nil)
 
 // raceEnqueuedLocked gives it its detector record as it is pushed onto s.
 // Table lock held.

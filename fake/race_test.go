@@ -481,8 +481,11 @@ func TestRaceReportFunctionThatPanics(t *testing.T) {
 	require.NoError(t, b.MemcpyDtoHAsync(unsafe.Pointer(&host[0]), p, 16, ss[1]))
 	require.NoError(t, b.StreamSynchronize(ss[1]), "the work itself succeeds")
 	require.NoError(t, b.CtxSynchronize())
-	// The read ran first: of unwritten bytes, and racing with the memset.
-	assert.Len(t, b.Fake().Hazards(), 2, "kept all the same")
+	// The read ran first: of unwritten bytes, racing with the memset; one
+	// report says both.
+	hs := b.Fake().Hazards()
+	require.Len(t, hs, 1, "kept all the same")
+	assert.True(t, hs[0].Unwritten)
 }
 
 // A report function that calls into the fake never deadlocks: a call that
@@ -507,7 +510,7 @@ func TestRaceReportFunctionCallsTheFake(t *testing.T) {
 		errs["EventCreate"] = err
 		errs["EventRecord"] = b.EventRecord(ev, ss[0])
 		errs["StreamSynchronize"] = b.StreamSynchronize(ss[0])
-		errs["StreamQuery"] = b.StreamQuery(ss[1])
+		errs["StreamQuery"] = b.StreamQuery(ss[0])
 		errs["EventSynchronize"] = b.EventSynchronize(ev)
 		errs["MemcpyDtoH"] = b.MemcpyDtoH(unsafe.Pointer(&host[0]), p, 4)
 		errs["MemsetD8"] = b.MemsetD8(p, 0, 4)

@@ -30,6 +30,8 @@ type stream struct {
 	err   error   // sticky: the first failed item
 	busy  bool    // q[0], a host callback, runs outside the execution lock
 	dead  bool
+	name  string // backend.StreamNamer's name, "" when none
+	label string // what race reports call it, made on first use (race.go)
 
 	site callSite // who made it, for Leaks (leak_site.go)
 }

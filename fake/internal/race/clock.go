@@ -96,7 +96,9 @@ func (d *Detector) Enqueued(s Stream, seq uint64) *Op {
 	}
 	vc[t.slot]++
 	t.clock = vc
-	return &Op{seq: seq, slot: t.slot, epoch: vc[t.slot], vc: vc, stream: s.Name, stack: stack}
+	op := &Op{seq: seq, slot: t.slot, epoch: vc[t.slot], vc: vc, stream: s.Name, stack: stack}
+	d.unrun[op] = struct{}{}
+	return op
 }
 
 // Recorded notes a record of event ev enqueued on s (before or after the

@@ -83,6 +83,18 @@ type Detector struct {
 	events  map[any]vclock // the clock of each event's latest record
 	hazards []Hazard
 	seen    map[hazardKey]bool
+	unrun   map[*Op]struct{} // work enqueued and not yet done (see Done)
+	held    []heldRead       // UninitializedReads that may be a race's symptom
+}
+
+// heldRead is an UninitializedRead of work that ran before earlier
+// enqueued work it is not ordered with: if that work writes the bytes, the
+// read is the race's symptom and is folded into the race's report (see
+// Hazard.Unwritten); once all of it is done without, it is delivered.
+type heldRead struct {
+	h       Hazard
+	reader  *Op
+	waitFor map[*Op]struct{}
 }
 
 // hazardKey says which pair of accesses a hazard names, so that it is
@@ -103,6 +115,7 @@ func New(core Core, report func(Hazard)) *Detector {
 		threads: map[any]*thread{},
 		events:  map[any]vclock{},
 		seen:    map[hazardKey]bool{},
+		unrun:   map[*Op]struct{}{},
 	}
 }
 
@@ -219,7 +232,85 @@ func (d *Detector) Runs(op *Op, what string, runs []Run) {
 		found = d.applyLocked(m, run.Lo, min(run.Hi, m.end()), acc, found)
 		d.mu.Unlock()
 	}
+	d.mu.Lock()
+	found = d.foldLocked(op, found)
+	d.mu.Unlock()
 	d.deliver(found)
+}
+
+// foldLocked holds the UninitializedReads of op found that earlier
+// enqueued work not yet done, and not ordered before op, may explain, and
+// folds into each Race found the held read it explains; it returns the
+// hazards to deliver now. d.mu held.
+func (d *Detector) foldLocked(op *Op, found []Hazard) []Hazard {
+	out := found[:0]
+	for _, h := range found {
+		switch h.Kind {
+		case UninitializedRead:
+			wait := map[*Op]struct{}{}
+			for y := range d.unrun {
+				if y != op && y.seq < op.seq && !y.before(op) {
+					wait[y] = struct{}{}
+				}
+			}
+			if len(wait) > 0 {
+				d.held = append(d.held, heldRead{h: h, reader: op, waitFor: wait})
+				continue
+			}
+		case Race:
+			for i := 0; i < len(d.held); i++ {
+				r := d.held[i]
+				reader := h.Previous
+				if reader.Item != r.reader.seq || reader.Kind != Read.String() {
+					continue
+				}
+				if h.Addr < r.h.Addr+r.h.Size && r.h.Addr < h.Addr+h.Size {
+					h.Unwritten = true
+					d.held = append(d.held[:i], d.held[i+1:]...)
+					i--
+				}
+			}
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+// Done says that op's work is done (it ran, or was dropped): the reads it
+// may have explained are delivered (see heldRead).
+func (d *Detector) Done(op *Op) {
+	if d == nil || op == nil {
+		return
+	}
+	d.mu.Lock()
+	delete(d.unrun, op)
+	var ready []Hazard
+	keep := d.held[:0]
+	for _, r := range d.held {
+		delete(r.waitFor, op)
+		if len(r.waitFor) == 0 {
+			ready = append(ready, r.h)
+			continue
+		}
+		keep = append(keep, r)
+	}
+	clear(d.held[len(keep):])
+	d.held = keep
+	d.mu.Unlock()
+	d.deliver(ready)
+}
+
+// release delivers every held read (for Hazards and TakeHazards, which
+// report all found so far).
+func (d *Detector) release() {
+	d.mu.Lock()
+	var ready []Hazard
+	for _, r := range d.held {
+		ready = append(ready, r.h)
+	}
+	d.held = nil
+	d.mu.Unlock()
+	d.deliver(ready)
 }
 
 // deliver keeps hs and gives them to the report function.
@@ -261,6 +352,7 @@ func (d *Detector) Hazards() []Hazard {
 	if d == nil {
 		return nil
 	}
+	d.release()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return append([]Hazard(nil), d.hazards...)
@@ -271,6 +363,7 @@ func (d *Detector) TakeHazards() []Hazard {
 	if d == nil {
 		return nil
 	}
+	d.release()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	hs := d.hazards

@@ -54,6 +54,11 @@ type Hazard struct {
 	Alloc, AllocSize uintptr
 	Current          Access
 	Previous         Access
+	// Unwritten, for a Race: the read of the two also found bytes that
+	// nothing had written yet, because it ran before the write it races
+	// with. That read is not reported again as an UninitializedRead: it
+	// is this race's symptom.
+	Unwritten bool
 }
 
 // Access is one side of a Hazard: a piece of work enqueued on a stream, and
@@ -64,16 +69,20 @@ type Access struct {
 	// library's entry point ("cublasSgemm_v2") or an NCCL collective
 	// ("ncclAllReduce").
 	Op string
-	// Kind is "read", "write", "atomic" or "free".
+	// Kind is "read", "write", "atomic", "free" or "allocation" (a
+	// stream-ordered cuMemAllocAsync, which every use must follow).
 	Kind string
 	// Stream names the stream the work was enqueued on ("stream 0x5a0040",
-	// "the legacy default stream (NULL) of context 0x5a0000").
+	// `stream "loader" (0x5a0040)` for a stream made with a name, "the
+	// legacy default stream (NULL) of context 0x5a0000").
 	Stream string
 	// Item is the work's number: the order in which the backend's work
 	// was enqueued, counting from 1.
 	Item uint64
 	// Stack is the Go call stack that enqueued the work, innermost first,
-	// without the fake's own frames.
+	// without the library's own frames (github.com/nocgo/cuda's packages,
+	// other than their tests and the conformance suite): its first frame
+	// is the user's call.
 	Stack []runtime.Frame
 	// Kernel is where a kernel made the access (nil for other work).
 	Kernel *KernelSite
@@ -119,44 +128,110 @@ func (a *access) public() Access {
 	return Access{Op: a.what, Kind: a.kind.String(), Stream: a.op.stream, Item: a.op.seq, Stack: frames(a.op.stack), Kernel: a.site}
 }
 
-// frames resolves a stack, leaving out the fake's own frames and the
-// runtime's.
+// frames resolves a stack, leaving out the runtime's frames and the
+// library's own (see libraryFrame); if that leaves nothing (work the
+// library enqueued on its own), only the fake's own are left out.
 func frames(pcs []uintptr) []runtime.Frame {
-	var out []runtime.Frame
+	var all, user []runtime.Frame
 	fs := runtime.CallersFrames(pcs)
 	for {
 		f, more := fs.Next()
-		own := strings.HasPrefix(f.Function, "github.com/nocgo/cuda/fake.") && !strings.HasSuffix(f.File, "_test.go")
-		if !own && !strings.HasPrefix(f.Function, "runtime.") && f.Function != "" {
-			out = append(out, f)
+		if f.Function != "" && !strings.HasPrefix(f.Function, "runtime.") {
+			if !ownFrame(f, "fake") {
+				all = append(all, f)
+			}
+			if !libraryFrame(f) {
+				user = append(user, f)
+			}
 		}
 		if !more {
-			return out
+			break
 		}
 	}
+	if len(user) > 0 {
+		return user
+	}
+	return all
 }
 
-// String writes the hazard as Go's race detector writes a data race.
+// modulePath is the library's module.
+const modulePath = "github.com/nocgo/cuda/"
+
+// libraryPackages are the library's own folders: a frame of their code
+// (not of their tests) is the library's, not its user's. The conformance
+// suite, the commands and the benchmarks use the library as a user does.
+var libraryPackages = []string{"cublas", "cudatest", "cufft", "curand", "driver", "fake", "gpu", "graph", "internal", "loader", "memory", "module", "nccl", "stream", "worker"}
+
+func libraryFrame(f runtime.Frame) bool {
+	for _, p := range libraryPackages {
+		if ownFrame(f, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// ownFrame reports whether f runs code (not a test) of the module's folder
+// dir or a folder under it.
+func ownFrame(f runtime.Frame, dir string) bool {
+	rest, ok := strings.CutPrefix(f.Function, modulePath+dir)
+	if !ok || strings.HasSuffix(f.File, "_test.go") {
+		return false
+	}
+	return strings.HasPrefix(rest, ".") || strings.HasPrefix(rest, "/")
+}
+
+// String writes the hazard as Go's race detector writes a data race, with
+// a line on how to order the two accesses.
 func (h Hazard) String() string {
 	var sb strings.Builder
 	sb.WriteString("==================\nWARNING: ")
 	sb.WriteString(h.Kind.String())
 	sb.WriteString(" (nocgo/cuda/fake)\n")
 	writeAccess(&sb, "", h.Current, h)
-	if h.Kind == UninitializedRead {
+	switch h.Kind {
+	case UninitializedRead:
 		fmt.Fprintf(&sb, "\nNothing wrote these bytes since they were allocated: the fake holds 0xA5 there, a GPU whatever was there before.\n")
-	} else {
+	case SharedMemoryRace:
 		sb.WriteString("\n")
 		writeAccess(&sb, "Previous ", h.Previous, h)
-		if h.Kind == SharedMemoryRace {
-			sb.WriteString("\nTwo threads of one block, with no barrier (__syncthreads) or warp collective (__syncwarp) between them.\n")
-		} else {
-			sb.WriteString("\nNothing orders the two: not stream order, an event record and wait, a synchronize the host observed,\n" +
-				"the legacy default stream's implicit synchronisation, nor a declared order (fake.Fake.DeclareOrder).\n")
+		sb.WriteString("\nTwo threads of one block, with no barrier (__syncthreads) or warp collective (__syncwarp) between them.\n")
+	default:
+		sb.WriteString("\n")
+		writeAccess(&sb, "Previous ", h.Previous, h)
+		sb.WriteString("\nNothing orders the two: not stream order, an event record and wait, a synchronize the host observed,\n" +
+			"the legacy default stream's implicit synchronisation, nor a declared order (fake.Fake.DeclareOrder).\n")
+		if h.Unwritten {
+			sb.WriteString("The read ran before the write and found bytes nothing had written yet (the fake holds 0xA5 there).\n")
 		}
+		sb.WriteString(h.Fix())
+		sb.WriteString("\n")
 	}
 	sb.WriteString("==================")
 	return sb.String()
+}
+
+// Fix says how to order the two accesses of a Race: for work on two
+// streams, the event record and wait (or Stream.WaitStream) that puts the
+// earlier one's stream before the later one's; for two nodes of one graph
+// launch, an edge between them. It is "" for the other kinds.
+func (h Hazard) Fix() string {
+	if h.Kind != Race {
+		return ""
+	}
+	first, then := h.Previous, h.Current
+	if first.Item > then.Item { // the one enqueued first is meant to come first
+		first, then = then, first
+	}
+	switch {
+	case first.Item == then.Item:
+		return "To fix: add a dependency between the two nodes of the graph (an edge from the node doing " + first.Op + " to the one doing " + then.Op + ")."
+	case first.Stream == then.Stream:
+		return "To fix: order the two (they are on one stream, yet unordered: a declared order or a graph's nodes)."
+	}
+	return fmt.Sprintf("To fix: order work #%d before work #%d: record an event on %s after work #%d and wait for it on %s\n"+
+		"before work #%d (stream.Event.Record, then Stream.Wait; or Stream.WaitStream), or synchronize %s before enqueueing work #%d.",
+		first.Item, then.Item, first.Stream, first.Item, then.Stream, then.Item, first.Stream, then.Item)
 }
 
 func writeAccess(sb *strings.Builder, prefix string, a Access, h Hazard) {
@@ -164,12 +239,16 @@ func writeAccess(sb *strings.Builder, prefix string, a Access, h Hazard) {
 	if prefix == "" && kind != "" {
 		kind = strings.ToUpper(kind[:1]) + kind[1:]
 	}
+	at := ""
+	if len(a.Stack) > 0 {
+		at = fmt.Sprintf(" at %s:%d", a.Stack[0].File, a.Stack[0].Line)
+	}
 	if h.Kind == SharedMemoryRace {
-		fmt.Fprintf(sb, "%s%s of shared memory at offset %#x by %s on %s (work #%d), enqueued at:\n",
-			prefix, kind, h.Addr, a.Op, a.Stream, a.Item)
+		fmt.Fprintf(sb, "%s%s of shared memory at offset %#x by %s on %s (work #%d), enqueued%s:\n",
+			prefix, kind, h.Addr, a.Op, a.Stream, a.Item, at)
 	} else {
-		fmt.Fprintf(sb, "%s%s of %d bytes at %#x (allocation %#x, %d bytes) by %s on %s (work #%d), enqueued at:\n",
-			prefix, kind, h.Size, h.Addr, h.Alloc, h.AllocSize, a.Op, a.Stream, a.Item)
+		fmt.Fprintf(sb, "%s%s of %d bytes at %#x (allocation %#x, %d bytes) by %s on %s (work #%d), enqueued%s:\n",
+			prefix, kind, h.Size, h.Addr, h.Alloc, h.AllocSize, a.Op, a.Stream, a.Item, at)
 	}
 	if a.Kernel != nil {
 		fmt.Fprintf(sb, "  [%s]\n", a.Kernel)

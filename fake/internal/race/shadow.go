@@ -20,6 +20,10 @@ const (
 	Write
 	Atomic // ordered against other atomics, not against plain accesses
 	Free   // a stream-ordered free: a write of the whole allocation
+	// Alloc is a stream-ordered allocation (cuMemAllocAsync): every use
+	// must follow it, as every use must precede a free, but it writes
+	// nothing.
+	Alloc
 )
 
 // String is the kind as a report says it: "read", "write", "atomic" or
@@ -34,6 +38,8 @@ func (k AccessKind) String() string {
 		return "atomic"
 	case Free:
 		return "free"
+	case Alloc:
+		return "allocation"
 	}
 	return "access"
 }
@@ -139,7 +145,7 @@ func (d *Detector) applyLocked(m Memory, lo, hi uintptr, acc *access, found []Ha
 				if rd.op.before(acc.op) {
 					continue
 				}
-				plainWrite := acc.kind == Write || acc.kind == Free
+				plainWrite := acc.kind == Write || acc.kind == Free || acc.kind == Alloc
 				if plainWrite || (acc.kind == Atomic) != (rd.kind == Atomic) {
 					note(rd, s)
 					break
@@ -152,6 +158,8 @@ func (d *Detector) applyLocked(m Memory, lo, hi uintptr, acc *access, found []Ha
 		switch acc.kind {
 		case Write, Free:
 			s.w, s.reads, s.written = acc, nil, true
+		case Alloc:
+			s.w, s.reads = acc, nil
 		case Atomic:
 			s.reads, s.written = withRead(s.reads, acc), true
 		default:
