@@ -100,7 +100,7 @@ func (b *fakeBackend) runPTX(x *ptxexec.Kernel, grid, block [3]uint32, sharedMem
 		Workers: b.cfg.workers, Printf: out, Cooperative: cooperative, Observe: raceObserve(rec)}
 	// With the race detector on, in-kernel shared-memory races are
 	// checked too (raceObserver is a ptxexec.SharedRaceObserver).
-	l.SharedRaces = l.Observe != nil
+	l.SharedRaces = l.Observe != nil && !b.cfg.streamRacesOnly
 	if b.interp.races != nil {
 		l.Observe, l.SharedRaces = b.interp.races, true
 	}

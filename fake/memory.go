@@ -427,7 +427,8 @@ func (b *fakeBackend) h2dWork(dst uintptr, src unsafe.Pointer, n uintptr, async 
 		return nil, err
 	}
 	from := hostBytes(src, n)
-	if async && !b.pinnedLocked(src, n) {
+	pinned := b.pinnedLocked(src, n)
+	if async && !pinned {
 		// The driver stages pageable memory at enqueue.
 		from = append([]byte(nil), from...)
 	}
@@ -435,6 +436,9 @@ func (b *fakeBackend) h2dWork(dst uintptr, src unsafe.Pointer, n uintptr, async 
 		d, err := b.span(dst, n)
 		if err != nil {
 			return driver.ErrIllegalAddress
+		}
+		if pinned { // read as the copy runs, by DMA
+			b.race.Range(uintptr(src), n, race.CopyRead, "memcpy HtoD")
 		}
 		b.race.Range(dst, n, race.Write, "memcpy HtoD")
 		copy(d, from)
@@ -455,6 +459,7 @@ func (b *fakeBackend) d2hWork(dst unsafe.Pointer, src uintptr, n uintptr) (func(
 			return driver.ErrIllegalAddress
 		}
 		b.race.Range(src, n, race.Read, "memcpy DtoH")
+		b.race.Range(uintptr(dst), n, race.Write, "memcpy DtoH") // page-locked host memory only (raceCore.Find)
 		copy(hostBytes(dst, n), s)
 		return nil
 	}, nil

@@ -85,15 +85,19 @@ type raceCore struct{ b *fakeBackend }
 
 var _ race.Core = raceCore{}
 
-// Find returns the device allocation holding p, taking the table lock.
+// Find returns the allocation holding p, taking the table lock: device
+// memory, page-locked host memory (cuMemHostAlloc, cuMemHostRegister),
+// which copies and kernels reach while they run, and IPC mappings. The
+// bytes of the last two, and of managed memory, start written: the host
+// and the exporting process write them unseen.
 func (c raceCore) Find(p uintptr) (race.Memory, bool) {
 	c.b.mu.RLock()
 	defer c.b.mu.RUnlock()
 	a := c.b.findLocked(p)
-	if a == nil || a.kind != deviceMem {
+	if a == nil {
 		return race.Memory{}, false
 	}
-	return race.Memory{Base: a.base, Size: a.size, Managed: a.managed, Shadow: &a.race}, true
+	return race.Memory{Base: a.base, Size: a.size, Written: a.managed || a.kind != deviceMem, Shadow: &a.race}, true
 }
 
 // Report runs fn with the calling goroutine's thread marked as a host

@@ -46,9 +46,10 @@ type Core interface {
 // Memory is one device allocation as [Core.Find] gives it.
 type Memory struct {
 	Base, Size uintptr
-	// Managed: the host reads and writes it unseen, so its bytes start
-	// written.
-	Managed bool
+	// Written: others write it unseen (managed memory, which the host
+	// writes; page-locked host memory; another process's memory mapped
+	// through IPC), so its bytes start written.
+	Written bool
 	// Shadow is the allocation's record of its bytes, kept in the
 	// allocation by the core and guarded by the detector's lock.
 	Shadow *Shadow

@@ -84,11 +84,11 @@ func (s *segment) sameState(t *segment) bool {
 type Shadow struct{ segs []segment }
 
 // made returns sh, made on first use for m: memory the fake poisons
-// (cuMemAlloc, pools, pitched) starts unwritten; managed memory, which
-// the host writes unseen, starts written. d.mu held.
+// (cuMemAlloc, pools, pitched) starts unwritten; memory that others write
+// unseen (Memory.Written) starts written. d.mu held.
 func (sh *Shadow) made(m Memory) *Shadow {
 	if sh.segs == nil {
-		sh.segs = []segment{{lo: m.Base, hi: m.end(), written: m.Managed}}
+		sh.segs = []segment{{lo: m.Base, hi: m.end(), written: m.Written}}
 	}
 	return sh
 }
