@@ -60,6 +60,9 @@ func (k *Kernel) runCooperative(l *Launch, n int, blocks uint64) error {
 				continue
 			}
 			yielded, err := m.stepBlock()
+			if err != nil || !yielded {
+				m.settleGlobal()
+			}
 			if err != nil {
 				return err
 			}

@@ -55,6 +55,13 @@ type Launch struct {
 	// SharedRaceObserver): reported to Observe when it implements
 	// SharedRaceObserver. Off, they cost one comparison per shared access.
 	SharedRaces bool
+	// GlobalRaces asks for checks of races between the launch's threads
+	// on global memory and of reads of what the launch had not yet
+	// written (see GlobalRaceObserver, Access.Unwritten): reported to
+	// Observe when it implements GlobalRaceObserver.
+	GlobalRaces bool
+
+	gr *globalRaces // Run's copy: the launch's global race checks, or nil
 }
 
 // CUDA error numbers of the faults a launch may end with.
@@ -164,6 +171,7 @@ type machine struct {
 	grid     []byte     // a cooperative launch's grid workspace (nil otherwise)
 	spins    int        // backward branches taken since the last yield
 	races    *raceState // shared-memory race checks, or nil
+	gr       *blockRaces // global-memory race checks, or nil
 	yielded  bool       // the last stepBlock left threads spinning (tYield)
 
 	// phase counts block starts and completed barriers; blockPhase is its
@@ -185,6 +193,11 @@ func (k *Kernel) Run(l *Launch) error {
 		return &Fault{Code: CodeLaunchFailed, Msg: "bad block size"}
 	}
 	blocks := uint64(l.Grid[0]) * uint64(l.Grid[1]) * uint64(l.Grid[2])
+	if l.GlobalRaces {
+		lc := *l
+		lc.gr = newGlobalRaces(k, &lc, n)
+		l = &lc
+	}
 	if l.Cooperative {
 		return k.runCooperative(l, n, blocks)
 	}
@@ -230,6 +243,7 @@ func (k *Kernel) newMachine(l *Launch, n int, atomMu *sync.Mutex) *machine {
 	m := &machine{k: k, l: l, threads: make([]thread, n), shared: make([]byte, k.sharedBase+int(l.DynShared)+reservedShared),
 		start: time.Now(), cs: k.prog.callSites, atomMu: atomMu, obs: l.Observe, warps: make([]warpRegs, (n+warpSize-1)/warpSize)}
 	m.races = newRaceState(l, len(m.shared), n)
+	m.gr = l.gr.newBlock(n)
 	f := k.fn
 	m.tmpl = make([]uint64, f.nslots)
 	copy(m.tmpl, f.init)
@@ -251,7 +265,9 @@ func (m *machine) runBlocks(blocks uint64, next *atomic.Uint64) error {
 			}
 		}
 		m.block = [3]uint32{uint32(b % uint64(g[0])), uint32(b / uint64(g[0]) % uint64(g[1])), uint32(b / (uint64(g[0]) * uint64(g[1])))}
-		if err := m.runBlock(); err != nil {
+		err := m.runBlock()
+		m.settleGlobal()
+		if err != nil {
 			return err
 		}
 	}
@@ -406,6 +422,9 @@ func (m *machine) startBlock() {
 	}
 	if m.races != nil {
 		m.races.phase++
+	}
+	if m.gr != nil {
+		m.gr.start(uint32(linear(m.block, m.l.Grid)))
 	}
 	for w := range m.warps {
 		lo := w * warpSize
@@ -638,6 +657,9 @@ func (m *machine) resolveWarp(w int) bool {
 func (m *machine) collective(ts []thread, in *inst, group uint32) {
 	if m.races != nil {
 		m.races.warpSync[ts[0].id/warpSize]++
+	}
+	if m.gr != nil {
+		m.gr.warpSync[ts[0].id/warpSize]++
 	}
 	switch in.op {
 	case opShfl:
@@ -893,6 +915,11 @@ func (m *machine) run(t *thread) {
 		}
 		switch in.op {
 		case opNop:
+		case opFence:
+			if m.gr != nil {
+				t.pc = pc
+				m.raceFence(t)
+			}
 		case opMov:
 			r[in.d] = r[in.a] & in.mask
 		case opAddImm:
