@@ -168,11 +168,11 @@ type machine struct {
 	obs      Observer // l.Observe
 	slab     []uint64 // register files not yet handed to threads
 	warps    []warpRegs
-	grid     []byte     // a cooperative launch's grid workspace (nil otherwise)
-	spins    int        // backward branches taken since the last yield
-	races    *raceState // shared-memory race checks, or nil
+	grid     []byte      // a cooperative launch's grid workspace (nil otherwise)
+	spins    int         // backward branches taken since the last yield
+	races    *raceState  // shared-memory race checks, or nil
 	gr       *blockRaces // global-memory race checks, or nil
-	yielded  bool       // the last stepBlock left threads spinning (tYield)
+	yielded  bool        // the last stepBlock left threads spinning (tYield)
 
 	// phase counts block starts and completed barriers; blockPhase is its
 	// value at the block's start (storepause.go).

@@ -87,8 +87,8 @@ type GlobalRaceObserver interface {
 // launch: First happened before Second in the interpreter's order, and
 // nothing orders them.
 type GlobalRace struct {
-	Addr uint64 // the first byte both touch
-	Size uint32 // the bytes both touch in the word at Addr&^3
+	Addr   uint64 // the first byte both touch
+	Size   uint32 // the bytes both touch in the word at Addr&^3
 	First  GlobalAccess
 	Second GlobalAccess
 }

@@ -77,24 +77,24 @@ type Kernel struct {
 
 // function is a decoded .entry or .func.
 type function struct {
-	name    string
-	entry   bool
-	code    []inst
-	stmts   []*ptx.Stmt // per instruction, for error messages
-	texts   []string    // per instruction, its statement as text (for Access.Instr)
-	sites   []uint8     // per instruction, its race-check properties (siteFlags)
+	name  string
+	entry bool
+	code  []inst
+	stmts []*ptx.Stmt // per instruction, for error messages
+	texts []string    // per instruction, its statement as text (for Access.Instr)
+	sites []uint8     // per instruction, its race-check properties (siteFlags)
 	// siteBase is the index of its first statement in Program.sites.
 	siteBase uint32
-	init    []uint64    // initial slot values: constants; registers zero
-	nslots  int
-	unused  int // registers declared but never named: counted in Kernel.Regs, given no slot
-	frame   int // bytes of the local frame: depot, params, returns, call-site params
-	params  []frameVar
-	rets    []frameVar
-	shared  map[string]bool // names of the .shared variables it uses
-	calls   []string        // functions it calls
-	decoded bool
-	src     *ptx.Func
+	init     []uint64 // initial slot values: constants; registers zero
+	nslots   int
+	unused   int // registers declared but never named: counted in Kernel.Regs, given no slot
+	frame    int // bytes of the local frame: depot, params, returns, call-site params
+	params   []frameVar
+	rets     []frameVar
+	shared   map[string]bool // names of the .shared variables it uses
+	calls    []string        // functions it calls
+	decoded  bool
+	src      *ptx.Func
 	// paramSlots are slots loaded once per launch from the parameter
 	// buffer: an entry's ld.param of a fixed offset reads one of them.
 	paramSlots []paramSlot
