@@ -1556,13 +1556,15 @@ func (m *machine) atomic(t *thread, in *inst, r []uint64) bool {
 	case spShared:
 		sp = opLdShared
 	}
+	if m.atomMu != nil && sp != opLdShared {
+		// Taken before the access, so that the global race checks see
+		// the atomics in the order they happen.
+		m.atomMu.Lock()
+		defer m.atomMu.Unlock()
+	}
 	b := m.access(t, in, sp, addr, uint64(in.size))
 	if b == nil {
 		return false
-	}
-	if m.atomMu != nil && sp != opLdShared {
-		m.atomMu.Lock()
-		defer m.atomMu.Unlock()
 	}
 	old := loadLE(b, in.size)
 	x := r[in.b]

@@ -69,7 +69,8 @@ import (
 // Each pair of instructions is reported once per launch. The shadow is
 // made a 2 KiB page at a time, for the pages the launch touches: 72 bytes
 // of shadow for every 4 bytes touched, freed when the launch ends. It is
-// one lock for all the launch's workers (Launch.Workers > 1), so
+// one lock for all the launch's workers (Launch.Workers > 1; none when
+// one goroutine runs the blocks, cooperative launches included), so
 // detection does not depend on which blocks ran together or in what
 // order, only on what each read observed.
 
@@ -240,15 +241,18 @@ type syncVar struct {
 // globalRaces is a launch's global-memory race checking, shared by its
 // machines.
 type globalRaces struct {
-	obs   GlobalRaceObserver
-	prog  *Program
-	l     *Launch
-	tpb   uint32 // threads per block
-	mu    sync.Mutex
-	pages map[uint64]*gpage
-	syncs map[uint64]*syncVar
-	seen  map[[2]uint32]bool
-	out   []GlobalRace // found under mu, told to obs after it
+	obs  GlobalRaceObserver
+	prog *Program
+	l    *Launch
+	tpb  uint32 // threads per block
+	// parallel: blocks run on several goroutines (Launch.Workers > 1),
+	// and mu is taken; otherwise one goroutine runs them all.
+	parallel bool
+	mu       sync.Mutex
+	pages    map[uint64]*gpage
+	syncs    map[uint64]*syncVar
+	seen     map[[2]uint32]bool
+	out      []GlobalRace // found under mu, told to obs after it
 }
 
 // blockRaces is a machine's part: the block it runs.
@@ -261,6 +265,8 @@ type blockRaces struct {
 	clk      vclock   // acquired from releases
 	rel      []vclock // per thread: the release of its last fence, or nil
 	held     []heldGlobal
+	pageKey  uint64 // the last page used, + 1
+	page     *gpage
 }
 
 // heldGlobal is a write that met an unordered earlier write: a race only
@@ -277,7 +283,7 @@ func newGlobalRaces(k *Kernel, l *Launch, tpb int) *globalRaces {
 	if !l.GlobalRaces || !ok {
 		return nil
 	}
-	return &globalRaces{obs: o, prog: k.prog, l: l, tpb: uint32(tpb), pages: map[uint64]*gpage{}, syncs: map[uint64]*syncVar{}, seen: map[[2]uint32]bool{}}
+	return &globalRaces{obs: o, prog: k.prog, l: l, tpb: uint32(tpb), parallel: l.Workers > 1 && !l.Cooperative, pages: map[uint64]*gpage{}, syncs: map[uint64]*syncVar{}, seen: map[[2]uint32]bool{}}
 }
 
 func (g *globalRaces) newBlock(threads int) *blockRaces {
@@ -301,8 +307,8 @@ func (m *machine) raceFence(t *thread) {
 	if pc < 0 || pc >= len(t.fn.sites) || t.fn.sites[pc]&sfFence == 0 {
 		return
 	}
-	br.g.mu.Lock()
-	defer br.g.mu.Unlock()
+	br.g.lock()
+	defer br.g.unlock()
 	c := br.clk.clone()
 	c[br.blk] = br.epoch
 	if t.fn.sites[pc]&sfCTA != 0 {
@@ -368,16 +374,19 @@ func (m *machine) globalAccess(t *thread, in *inst, addr, n uint64) (unwritten b
 	case opAtom:
 		me.kind = gAtomic
 	}
-	g.mu.Lock()
+	g.lock()
 	defer g.unlock()
 	unwritten = true
 	for w := addr &^ 3; w < addr+n; w += 4 {
 		lo, hi := max(addr, w), min(addr+n, w+4)
 		me.mask = uint8((1<<(hi-lo) - 1) << (lo - w))
-		pg := g.pages[w/(4*pageWords)]
-		if pg == nil {
-			pg = new(gpage)
-			g.pages[w/(4*pageWords)] = pg
+		pg := br.page
+		if key := w/(4*pageWords) + 1; key != br.pageKey {
+			if pg = g.pages[key]; pg == nil {
+				pg = new(gpage)
+				g.pages[key] = pg
+			}
+			br.page, br.pageKey = pg, key
 		}
 		sh := &pg[w/4%pageWords]
 		if sh.w.tid != 0 {
@@ -517,7 +526,7 @@ func (m *machine) settleGlobal() {
 	held := br.held
 	br.held = br.held[:0]
 	g := br.g
-	g.mu.Lock()
+	g.lock()
 	defer g.unlock()
 	for i := range held {
 		h := &held[i]
@@ -554,11 +563,20 @@ func (g *globalRaces) report(a, me *gacc, w uint64) {
 	g.out = append(g.out, GlobalRace{Addr: w + uint64(lo), Size: uint32(size), First: g.side(a), Second: g.side(me)})
 }
 
+// lock takes mu when blocks run in parallel.
+func (g *globalRaces) lock() {
+	if g.parallel {
+		g.mu.Lock()
+	}
+}
+
 // unlock releases mu and tells the observer of the races found under it.
 func (g *globalRaces) unlock() {
 	out := g.out
 	g.out = nil
-	g.mu.Unlock()
+	if g.parallel {
+		g.mu.Unlock()
+	}
 	for _, r := range out {
 		g.obs.GlobalRace(r)
 	}
