@@ -15,7 +15,8 @@ const symtabPath = "github.com/nocgo/cuda/internal/symtab"
 // header opens every generated file.
 func header(c *config) string {
 	args := "-iface " + c.iface
-	for _, f := range [][2]string{{"table", c.table}, {"o", c.output}, {"api", c.api}, {"type", c.recv}, {"sym", c.sym}, {"prefix", c.prefix}} {
+	for _, f := range [][2]string{{"table", c.table}, {"o", c.output}, {"api", c.api}, {"type", c.recv}, {"sym", c.sym},
+		{"prefix", c.prefix}, {"open", c.open}, {"needs", c.needs}} {
 		if def := defaults[f[0]]; f[1] != def {
 			args += " -" + f[0] + " " + f[1]
 		}
@@ -32,7 +33,7 @@ func header(c *config) string {
 // defaults are the flags' defaults, left out of the header.
 var defaults = map[string]string{
 	"table": "entrypoints.txt", "o": "zz_generated.go", "api": "../../driver/backend",
-	"type": "Lib", "sym": "sym", "prefix": "",
+	"type": "Lib", "sym": "sym", "prefix": "", "open": "", "needs": "nil",
 }
 
 // constName returns the index constant of a C name: the sym type's name,
@@ -88,6 +89,46 @@ func generate(c *config, t *table, methods map[string]*goSig, q qualifier) ([]by
 		}
 	}
 
+	var open string
+	if c.open != "" {
+		fn, kind, ok := strings.Cut(c.open, ":")
+		if !ok || !token.IsIdentifier(fn) || !token.IsIdentifier(kind) || !token.IsIdentifier(c.needs) {
+			return nil, fmt.Errorf("-open %q: want Func:Kind (a loader.Kind), -needs %q a Go name", c.open, c.needs)
+		}
+		iface := c.iface
+		if q.name != "" {
+			iface = q.name + "." + iface
+			w.qual = true
+		}
+		open = fmt.Sprintf(`
+// %[1]s is the binding of loader.%[3]s's library through internal/dl: it
+// implements %[4]s.
+type %[1]s struct {
+	lib  *loader.Library
+	syms *symtab.Table // the entry points, resolved on first use
+}
+
+var _ %[4]s = (*%[1]s)(nil)
+
+// %[2]s opens the library through package loader (a *loader.LibraryError
+// lists the paths tried when there is none); its entry points are resolved
+// on first use.
+func %[2]s() (*%[1]s, error) {
+	lib, err := loader.Open(loader.%[3]s)
+	if err != nil {
+		return nil, err
+	}
+	return &%[1]s{lib: lib, syms: symtab.InLibrary(lib, %[5]sEntries[:], %[6]s)}, nil
+}
+
+// Path returns the path of the library opened.
+func (l *%[1]s) Path() string { return l.lib.Path() }
+
+// fn returns the address of entry point s, resolving it on first use.
+func (l *%[1]s) fn(s %[5]s) (uintptr, error) { return l.syms.Get(int(s)) }
+`, c.recv, fn, kind, iface, c.sym, c.needs)
+	}
+
 	var s bytes.Buffer
 	s.WriteString(header(c))
 	fmt.Fprintf(&s, "//go:build linux && (amd64 || arm64)\n\npackage %s\n\nimport (\n", c.pkg)
@@ -97,7 +138,7 @@ func generate(c *config, t *table, methods map[string]*goSig, q qualifier) ([]by
 	}{
 		{{w.math || w.cInt, "math"}, {w.runtime, "runtime"}, {w.unsafe, "unsafe"}},
 		{{w.qual && q.path != "", q.path}, {c.abi, "github.com/nocgo/cuda/internal/abi"},
-			{w.dl, "github.com/nocgo/cuda/internal/dl"}, {true, symtabPath}},
+			{w.dl, "github.com/nocgo/cuda/internal/dl"}, {true, symtabPath}, {open != "", "github.com/nocgo/cuda/loader"}},
 	} {
 		if i > 0 {
 			s.WriteString("\n")
@@ -156,6 +197,7 @@ func generate(c *config, t *table, methods map[string]*goSig, q qualifier) ([]by
 		}
 		s.WriteString("}\n")
 	}
+	s.WriteString(open)
 	s.Write(body.Bytes())
 	if w.cInt {
 		s.WriteString("\n// cInt reports whether v fits a C int.\nfunc cInt(v int) bool { return v >= math.MinInt32 && v <= math.MaxInt32 }\n")

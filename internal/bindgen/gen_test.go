@@ -76,14 +76,14 @@ func TestGeneratedFilesAreCurrent(t *testing.T) {
 }
 
 // demo generates the binding of testdata/demo.
-func demo(t *testing.T, table string) (string, error) {
+func demo(t *testing.T, table string, flags ...string) (string, error) {
 	t.Helper()
 	dir := t.TempDir()
 	api, err := os.ReadFile("testdata/demo/api.go")
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "api.go"), api, 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "entrypoints.txt"), []byte(table), 0o644))
-	c, err := parseFlags([]string{"-iface", "API", "-api", ".", "-type", "Demo", "-prefix", "demo"})
+	c, err := parseFlags(append([]string{"-iface", "API", "-api", ".", "-type", "Demo", "-prefix", "demo"}, flags...))
 	require.NoError(t, err)
 	c.pkg, c.dir = "demo", dir
 	src, err := generateFile(c)
@@ -155,4 +155,22 @@ func TestRefusals(t *testing.T) {
 			assert.Contains(t, err.Error(), want, table)
 		}
 	}
+}
+
+// -open writes the receiver type, its opener and fn, with the Needs given.
+func TestOpen(t *testing.T) {
+	src, err := demo(t, "Open demoOpen(out demo_t* h)\n", "-open", "OpenDemo:NCCL", "-needs", "needs")
+	require.NoError(t, err)
+	for _, want := range []string{
+		"type Demo struct {\n\tlib  *loader.Library\n\tsyms *symtab.Table",
+		"var _ API = (*Demo)(nil)",
+		"func OpenDemo() (*Demo, error) {\n\tlib, err := loader.Open(loader.NCCL)",
+		"return &Demo{lib: lib, syms: symtab.InLibrary(lib, symEntries[:], needs)}, nil",
+		"func (l *Demo) fn(s sym) (uintptr, error) { return l.syms.Get(int(s)) }",
+		"-open OpenDemo:NCCL -needs needs from entrypoints.txt",
+	} {
+		assert.Contains(t, src, want)
+	}
+	_, err = demo(t, "Open demoOpen(out demo_t* h)\n", "-open", "OpenDemo")
+	assert.ErrorContains(t, err, "want Func:Kind")
 }

@@ -31,6 +31,11 @@
 //	-prefix P   the C names' common prefix, left out of the constants (cufft)
 //	-abi        the names are package abi's constants (abi.NcclGetVersion),
 //	            for a library the fake implements under the same names
+//	-open F:K   also write the receiver type (the library and its
+//	            symtab.Table), F() (*T, error), which opens loader.K, and
+//	            T's Path and fn (see below)
+//	-needs N    with -open: the symtab.Needs that words a missing entry
+//	            point's version (default nil: since is a CUDA version)
 //
 // # The table
 //
@@ -89,8 +94,8 @@
 // # What the binding writes by hand
 //
 // The generated methods call four functions of the receiver that the
-// binding declares (each a line or two): l.fn(s) (s's address, from its
-// symtab.Table), l.check(s, res) (the library's status in the low 32 bits
+// binding declares (each a line or two; -open writes the first):
+// l.fn(s) (s's address, from its symtab.Table), l.check(s, res) (the library's status in the low 32 bits
 // of res, as its error naming s), and, where used, l.checkIn(s, res, P) and
 // l.tooBig(s) (a Go int that does not fit a C int). Every call goes through
 // the fixed-arity trampolines of internal/dl (dl.CallN, dl.CallFP4) with its
@@ -109,6 +114,7 @@ type config struct {
 	table, output    string
 	iface, api, recv string
 	sym, prefix      string
+	open, needs      string // -open Func:Kind, -needs
 	abi              bool
 	pkg              string // the Go package written ($GOPACKAGE)
 	dir              string // the package's directory (go generate's working directory)
@@ -125,6 +131,8 @@ func parseFlags(args []string) (*config, error) {
 	fs.StringVar(&c.sym, "sym", "sym", "the entry-point index type")
 	fs.StringVar(&c.prefix, "prefix", "", "the C names' prefix left out of the constants")
 	fs.BoolVar(&c.abi, "abi", false, "the names are package abi's constants")
+	fs.StringVar(&c.open, "open", "", "Func:Kind: write the receiver type and Func, which opens loader.Kind")
+	fs.StringVar(&c.needs, "needs", "nil", "with -open: the symtab.Needs of the library's versions")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}

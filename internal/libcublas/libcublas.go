@@ -9,32 +9,7 @@ import (
 	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/internal/cstr"
 	"github.com/nocgo/cuda/internal/dl"
-	"github.com/nocgo/cuda/internal/symtab"
-	"github.com/nocgo/cuda/loader"
 )
-
-// Lib is the real cuBLAS: libcublas through internal/dl.
-type Lib struct {
-	lib  *loader.Library
-	syms *symtab.Table // the entry points, resolved on first use
-}
-
-var _ backend.CUBLAS = (*Lib)(nil)
-
-// Open opens libcublas through package loader.
-func Open() (*Lib, error) {
-	lib, err := loader.Open(loader.CUBLAS)
-	if err != nil {
-		return nil, err
-	}
-	return &Lib{lib: lib, syms: symtab.InLibrary(lib, symEntries[:], nil)}, nil
-}
-
-// Path returns the path of the library opened.
-func (l *Lib) Path() string { return l.lib.Path() }
-
-// fn returns the address of entry point s, resolving it on first use.
-func (l *Lib) fn(s sym) (uintptr, error) { return l.syms.Get(int(s)) }
 
 // typed returns the entry point of family f for precision t.
 func (l *Lib) typed(f family, t backend.BLASType) (uintptr, sym, error) {

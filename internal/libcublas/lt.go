@@ -8,36 +8,10 @@ import (
 
 	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/internal/dl"
-	"github.com/nocgo/cuda/internal/symtab"
-	"github.com/nocgo/cuda/loader"
 )
-
-// LtLib is the real cuBLASLt: libcublasLt through internal/dl.
-type LtLib struct {
-	lib  *loader.Library
-	syms *symtab.Table // the entry points, resolved on first use
-}
-
-var _ backend.CUBLASLt = (*LtLib)(nil)
 
 // The heuristic result's layout is cublasLt.h's.
 var _ = [1]struct{}{}[unsafe.Sizeof(backend.LtHeuristicResult{})-96]
-
-// OpenLt opens libcublasLt through package loader.
-func OpenLt() (*LtLib, error) {
-	lib, err := loader.Open(loader.CUBLASLt)
-	if err != nil {
-		return nil, err
-	}
-	return &LtLib{lib: lib, syms: symtab.InLibrary(lib, ltSymEntries[:], nil)}, nil
-}
-
-// Path returns the path of the library opened.
-func (l *LtLib) Path() string { return l.lib.Path() }
-
-func (l *LtLib) fn(s ltSym) (uintptr, error) {
-	return l.syms.Get(int(s))
-}
 
 // check turns a cublasStatus_t from s into nil or a *BLASError with
 // cuBLASLt's text.

@@ -10,4 +10,4 @@
 // which cufftPlan1d/2d/3d and cufftPlanMany are special cases.
 package libcufft
 
-//go:generate go run github.com/nocgo/cuda/internal/bindgen -iface CUFFT -prefix cufft
+//go:generate go run github.com/nocgo/cuda/internal/bindgen -iface CUFFT -prefix cufft -open Open:CUFFT

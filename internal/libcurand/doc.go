@@ -10,4 +10,4 @@
 // (dl.CallFP4).
 package libcurand
 
-//go:generate go run github.com/nocgo/cuda/internal/bindgen -iface CURAND -prefix curand
+//go:generate go run github.com/nocgo/cuda/internal/bindgen -iface CURAND -prefix curand -open Open:CURAND

@@ -26,4 +26,4 @@
 //     since 2.18 reads the same way.
 package libnccl
 
-//go:generate go run github.com/nocgo/cuda/internal/bindgen -iface NCCL -prefix nccl -abi
+//go:generate go run github.com/nocgo/cuda/internal/bindgen -iface NCCL -prefix nccl -abi -open Open:NCCL -needs needs

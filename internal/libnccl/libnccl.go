@@ -11,37 +11,10 @@ import (
 	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/internal/cstr"
 	"github.com/nocgo/cuda/internal/dl"
-	"github.com/nocgo/cuda/internal/symtab"
-	"github.com/nocgo/cuda/loader"
 )
-
-// Lib is the real NCCL: libnccl through internal/dl.CallN.
-type Lib struct {
-	lib  *loader.Library
-	syms *symtab.Table // the entry points, resolved on first use
-}
-
-var _ backend.NCCL = (*Lib)(nil)
-
-// Open opens libnccl through package loader.
-func Open() (*Lib, error) {
-	lib, err := loader.Open(loader.NCCL)
-	if err != nil {
-		return nil, err
-	}
-	return &Lib{lib: lib, syms: symtab.InLibrary(lib, symEntries[:], needs)}, nil
-}
 
 // needs is the reason of an entry point this NCCL lacks.
 func needs(since int) error { return errors.New("needs NCCL " + version(since) + " or later") }
-
-// Path returns the path of the library opened.
-func (l *Lib) Path() string { return l.lib.Path() }
-
-// fn returns the address of entry point s, resolving it on first use.
-func (l *Lib) fn(s sym) (uintptr, error) {
-	return l.syms.Get(int(s))
-}
 
 func version(v int) string {
 	return strconv.Itoa(v/10000) + "." + strconv.Itoa(v%10000/100)
