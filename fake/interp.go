@@ -90,13 +90,13 @@ func (m deviceMemory) Lookup(addr uint64) (uint64, []byte, bool) {
 
 // runPTX runs an interpreted kernel. A fault is recorded with its details
 // and returned as its driver.Result.
-func (b *fakeBackend) runPTX(x *ptxexec.Kernel, grid, block [3]uint32, sharedMem uint32, sms int, args []byte, cooperative bool) error {
+func (b *fakeBackend) runPTX(x *ptxexec.Kernel, grid, block [3]uint32, sharedMem uint32, sms, resident int, args []byte, cooperative bool) error {
 	var out io.Writer = os.Stdout
 	if b.cfg.outputSet {
 		out = b.cfg.output
 	}
 	rec := b.recorder(x.Name)
-	l := &ptxexec.Launch{Grid: grid, Block: block, DynShared: sharedMem, Params: args, Mem: deviceMemory{b}, SMs: sms,
+	l := &ptxexec.Launch{Grid: grid, Block: block, DynShared: sharedMem, Params: args, Mem: deviceMemory{b}, SMs: sms, Resident: resident,
 		Workers: b.cfg.workers, Printf: out, Cooperative: cooperative, Observe: rec.observer()}
 	// With the race detector on, in-kernel shared-memory races are
 	// checked too (raceObserver is a ptxexec.SharedRaceObserver).
