@@ -5,8 +5,8 @@ import (
 	"math/rand"
 	"os"
 	"strings"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
