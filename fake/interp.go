@@ -20,7 +20,9 @@ import (
 // parallel goroutines. The default, one, runs blocks one after another:
 // deterministic and repeatable. With more, blocks that share memory
 // other than through atomics race as they would on a GPU (and under the
-// race detector); atomics on global memory stay atomic.
+// race detector); atomics on global memory stay atomic. Either way, once
+// a block spins waiting for another block, the launch goes on as
+// resident blocks taking turns on one goroutine (see package ptxexec).
 func Workers(n int) Option {
 	return func(c *config) { c.workers = n }
 }

@@ -30,14 +30,14 @@ const spinLimit = 1024
 // gridWorkspace is the bytes of a cooperative launch's grid workspace.
 const gridWorkspace = 256
 
-// spun counts a backward branch and reports whether the thread should
+// spin counts a backward branch and reports whether the thread should
 // yield now.
-func (m *machine) spun() bool {
+func (m *machine) spin() bool {
 	m.spins++
 	if m.spins < spinLimit {
 		return false
 	}
-	m.spins = 0
+	m.spins, m.spun = 0, true
 	return true
 }
 

@@ -171,6 +171,10 @@ type machine struct {
 	spins    int        // backward branches taken since the last yield
 	races    *raceState // shared-memory race checks, or nil
 	yielded  bool       // the last stepBlock left threads spinning (tYield)
+	// spun: a thread yielded in the last stepBlock for having taken
+	// spinLimit backward branches (it may wait for another block), not
+	// only at a shared store after a barrier (storepause.go).
+	spun bool
 
 	// phase counts block starts and completed barriers; blockPhase is its
 	// value at the block's start (storepause.go).
@@ -370,6 +374,7 @@ func (m *machine) startBlock() {
 // (in a cooperative launch) those that have not wait for threads that
 // spin (true: call again after the other blocks' turn).
 func (m *machine) stepBlock() (yielded bool, err error) {
+	m.spun = false
 	if m.yielded {
 		// Only a call that returned true leaves threads spinning.
 		for i := range m.threads {
@@ -979,7 +984,7 @@ func (m *machine) run(t *thread) {
 				store(b[i*int(in.size):], in.size, r[in.v[i]])
 			}
 		case opBra:
-			if int(in.imm) < pc && m.spun() {
+			if int(in.imm) < pc && m.spin() {
 				t.pc, t.state = int(in.imm), tYield
 				return
 			}

@@ -535,7 +535,7 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 			case opBra:
 				target := int(in.imm)
 				if act == grp {
-					if target < pc && m.spun() {
+					if target < pc && m.spin() {
 						for a := grp; a != 0; a &= a - 1 {
 							t := &ts[bits.TrailingZeros32(a)]
 							t.pc, t.state = target, tYield
@@ -549,7 +549,7 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 					}
 					continue
 				}
-				spin := target < pc && m.spun()
+				spin := target < pc && m.spin()
 				for a := grp; a != 0; a &= a - 1 {
 					j := bits.TrailingZeros32(a)
 					if act&(1<<j) != 0 {

@@ -40,6 +40,14 @@ import (
 // then finish their blocks (or yield too) and the resident set (the
 // yielded blocks in block order) runs on one goroutine as above.
 
+// aloneLimit is how many times a block that spins without repeating its
+// state yields before it runs as a resident block (runAlone).
+const aloneLimit = 256
+
+// growAfter is how many rounds of turns in which no block finished the
+// resident blocks take before more blocks join them.
+const growAfter = 4
+
 // maxDeadlockBlocks is how many stuck blocks a deadlock report names.
 const maxDeadlockBlocks = 8
 
@@ -77,6 +85,7 @@ func (l *Launch) residentLimit(blocks uint64) int {
 // setBlock makes linear block b the machine's current block.
 func (m *machine) setBlock(b uint64) {
 	g := m.l.Grid
+	m.spins = 0
 	m.block = [3]uint32{uint32(b % uint64(g[0])), uint32(b / uint64(g[0]) % uint64(g[1])), uint32(b / (uint64(g[0]) * uint64(g[1])))}
 }
 
@@ -94,14 +103,50 @@ func (s *resident) start(b uint64) *machine {
 	return m
 }
 
+// turn runs the machine's block until it ends (false) or yields with a
+// thread spinning (true: it may wait for another block). A block whose
+// warps only stopped at shared stores after a barrier (storepause.go)
+// goes on at once.
+func (m *machine) turn() (spinning bool, err error) {
+	for {
+		yielded, err := m.stepBlock()
+		if err != nil || !yielded || m.spun {
+			return yielded, err
+		}
+	}
+}
+
+// runAlone runs the machine's block on its own while it gets on by
+// itself: until it ends (false), or (true) its threads spin in a state
+// they were in at one of its last maxPeriod yields (they wait for
+// something only another block can change), or it has yielded aloneLimit
+// times (a wait that reads the clock changes its registers every time).
+// A block that only loops long (spinLimit backward branches is no more
+// than a few thousand iterations) runs to its end here.
+func (m *machine) runAlone() (spinning bool, err error) {
+	var seen [maxPeriod]uint64
+	for n := 0; ; n++ {
+		spinning, err := m.turn()
+		if err != nil || !spinning || n == aloneLimit {
+			return spinning, err
+		}
+		p := m.fingerprint()
+		if slices.Contains(seen[:min(n, maxPeriod)], p) {
+			return true, nil
+		}
+		seen[n%maxPeriod] = p
+	}
+}
+
 // run takes turns over the resident blocks until every block of the
 // launch has finished, one faults, or they deadlock.
 func (s *resident) run() error {
+	idle := 0 // rounds since a block last finished or started
 	for len(s.res) > 0 {
 		finished := false
 		for i := 0; i < len(s.res); i++ {
 			m := s.res[i]
-			yielded, err := m.stepBlock()
+			yielded, err := m.turn()
 			if err != nil {
 				return err
 			}
@@ -119,17 +164,21 @@ func (s *resident) run() error {
 			i--
 		}
 		if finished || len(s.res) == 0 {
-			s.prints = nil
+			idle, s.prints = 0, nil
 			continue
 		}
-		if s.next < s.blocks && len(s.res) < s.limit {
-			// No block finished: more blocks become resident.
+		if idle++; s.next < s.blocks && len(s.res) < s.limit {
+			// No block finished for growAfter rounds: as many blocks
+			// again become resident.
+			if idle < growAfter {
+				continue
+			}
 			add := min(uint64(len(s.res)), uint64(s.limit-len(s.res)), s.blocks-s.next)
 			for range add {
 				s.res = append(s.res, s.start(s.next))
 				s.next++
 			}
-			s.prints = nil
+			idle, s.prints = 0, nil
 			continue
 		}
 		prints := make([]uint64, len(s.res))
@@ -279,7 +328,7 @@ func (s *resident) runSerial() error {
 		m.setBlock(s.next)
 		s.next++
 		m.startBlock()
-		yielded, err := m.stepBlock()
+		yielded, err := m.runAlone()
 		if err != nil {
 			return err
 		}
@@ -315,7 +364,7 @@ func (s *resident) runParallel(workers int) error {
 				}
 				m.setBlock(b)
 				m.startBlock()
-				yielded, err := m.stepBlock()
+				yielded, err := m.runAlone()
 				if err != nil {
 					faults[w] = err.(*Fault)
 					stop.Store(true)
