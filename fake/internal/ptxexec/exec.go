@@ -1016,6 +1016,9 @@ func (m *machine) run(t *thread) {
 			if !m.arrive(t, in) {
 				return
 			}
+		case opNanosleep:
+			t.pc, t.state, m.spun = pc, tYield, true
+			return
 		case opMbarrier:
 			ok, wait := m.mbarrier(t, in, r, pc)
 			if !ok {

@@ -619,6 +619,17 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 						break group
 					}
 				}
+			case opNanosleep:
+				// The lanes sleep: they let the block's other threads
+				// and (resident.go) the other blocks run.
+				for a := act; a != 0; a &= a - 1 {
+					t := &ts[bits.TrailingZeros32(a)]
+					t.pc, t.state = pc, tYield
+				}
+				m.spun = true
+				if grp &^= act; grp == 0 {
+					break group
+				}
 			case opMbarrier:
 				for a := act; a != 0; a &= a - 1 {
 					j := bits.TrailingZeros32(a)

@@ -175,7 +175,12 @@ func TestResidentDeadlock(t *testing.T) {
 			lock, count := mem.i32s([]int32{0}), mem.i32s([]int32{0})
 			f := deadlockReport(t, p, mem, "lock_held", 3, w, 0, lock, count)
 			assert.Equal(t, int32(1), mem.readI32(count, 1)[0], "one block took the lock")
-			assert.Equal(t, [3]uint32{1, 0, 0}, f.Block)
+			if w == 1 {
+				// Block 0 took it; with parallel workers, whichever came first.
+				assert.Equal(t, [3]uint32{1, 0, 0}, f.Block)
+				assert.Contains(t, f.Msg, "block [2 0 0] thread [0 0 0]")
+			}
+			assert.Equal(t, 2, strings.Count(f.Msg, " thread [0 0 0] at ptx line"), "the two blocks that spin")
 		}
 	})
 }
@@ -207,4 +212,21 @@ func TestEmptyKernelLargestGrid(t *testing.T) {
 	flag := mem.i32s([]int32{0})
 	require.NoError(t, spinLaunch(t, p, mem, "last_block", 1000, 32, 1, 0, flag))
 	assert.Equal(t, int32(1), mem.readI32(flag, 1)[0])
+}
+
+// TestResidentDeterministic: with one worker, the order in which blocks
+// take a contended lock is the same on every run.
+func TestResidentDeterministic(t *testing.T) {
+	p, mem := spinProgram(t)
+	const blocks = 24
+	var first []int32
+	for range 3 {
+		lock, arrived, sum, order := mem.i32s([]int32{0}), mem.i32s([]int32{0}), mem.i32s([]int32{0, 0}), mem.i32s(make([]int32, 1024))
+		require.NoError(t, spinLaunch(t, p, mem, "lock_sum", blocks, 32, 1, 0, lock, arrived, sum, order))
+		got := mem.readI32(order, blocks)
+		if first == nil {
+			first = got
+		}
+		assert.Equal(t, first, got)
+	}
 }
