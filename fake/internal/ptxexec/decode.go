@@ -643,7 +643,10 @@ func (d *decoder) instr(s *ptx.Stmt, in *inst) error {
 	case "membar", "fence":
 		in.op = opFence
 		return nil
-	case "nanosleep", "pmevent", "prefetch", "prefetchu":
+	case "nanosleep":
+		in.op = opNanosleep
+		return nil
+	case "pmevent", "prefetch", "prefetchu":
 		in.op = opNop
 		return nil
 	case "call":

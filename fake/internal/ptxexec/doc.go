@@ -15,7 +15,20 @@
 //   - Blocks run one after another, in x, y, z order, so a launch is
 //     deterministic and repeatable (Launch.Workers > 1 runs blocks on
 //     parallel goroutines instead: global atomics stay atomic, anything
-//     else blocks share races as on a GPU). Within a block, warp after
+//     else blocks share races as on a GPU). A block whose threads spin on
+//     memory that only another block can change (a flag, a lock, a work
+//     queue, a look-back scan's predecessor) makes the launch go on as
+//     resident blocks (resident.go): up to Launch.Resident of them (the
+//     device's occupancy), taking turns on one goroutine at their spins
+//     and barriers, a finished block's place taken by the next block, as
+//     on a GPU. A wait that no schedule can end (every resident thread
+//     back in a state it was in, no block finishing: a flag nothing sets,
+//     a lock never given back, a block that waits for one that cannot
+//     become resident) fails the launch with CUDA_ERROR_LAUNCH_FAILED and
+//     a Fault naming the blocks, threads and lines. All of it is counted,
+//     never timed, so it is deterministic. A kernel whose entry only
+//     computes in registers (an empty kernel) runs no block at all
+//     (noeffect.go), so the largest grid takes no time. Within a block, warp after
 //     warp runs until each of its threads exits or waits at a barrier or
 //     warp collective; then barriers and collectives whose participants
 //     have all arrived are released, and the threads run on. A warp whose
@@ -92,8 +105,9 @@
 //     while the others of the warp had exited or waited elsewhere.
 //   - Deadlock: when no thread can run and nothing can be released (lanes
 //     waiting at a shuffle for a lane held at a block barrier, say) the
-//     launch fails with CUDA_ERROR_LAUNCH_FAILED and a Fault saying so. A
-//     kernel that loops forever runs forever, as on a GPU.
+//     launch fails with CUDA_ERROR_LAUNCH_FAILED and a Fault saying so; so
+//     does a spin that no schedule can end (above). A kernel that loops
+//     forever changing its registers (a counter) runs forever, as on a GPU.
 //   - Memory: global and const addresses go to Memory, with bounds checks
 //     (CUDA_ERROR_ILLEGAL_ADDRESS for an address in no allocation or an
 //     access past its end) and alignment checks (an access not aligned to
