@@ -52,7 +52,12 @@
 //     uncompressed PTX entry) runs with CUDA's execution model, blocks of
 //     warps of 32 threads, shared memory, barriers, warp shuffles and votes,
 //     atomics, local memory and calls, blocks one after another (Workers
-//     runs them in parallel). An out-of-bounds access fails the launch with
+//     runs them in parallel); blocks that spin on memory another block of
+//     the launch sets (a flag, a lock, a work queue, a look-back scan) run
+//     as resident blocks, as many as the device's SMs hold, taking turns,
+//     and a wait that no schedule can end fails the launch
+//     (CUDA_ERROR_LAUNCH_FAILED: KernelFault names the blocks and lines).
+//     An out-of-bounds access fails the launch with
 //     CUDA_ERROR_ILLEGAL_ADDRESS, sticky, and KernelFault says which PTX
 //     line, instruction, address and thread; PTX the interpreter cannot run
 //     is CUDA_ERROR_INVALID_PTX at load, and LoadError says why. Module
@@ -152,6 +157,21 @@
 // program declares with Fake.DeclareOrder. The order the fake happens to
 // run work in changes nothing: each piece of work gets its clock when it
 // is enqueued.
+//
+// Inside an interpreted launch (ptxexec's globalrace.go and
+// sharedrace.go): races between the launch's threads on shared memory
+// (SharedMemoryRace) and on global memory (GlobalMemoryRace), by CUDA's
+// memory model, whatever order the fake ran the blocks in: barriers, warp
+// collectives, grid.sync and release/acquire (a fence or .release before a
+// write, observed by a read) order threads; volatile/.relaxed accesses and
+// atomics never race with each other, .cta atomics of two blocks do; an
+// acquire without a fence on the reader's side, a CAS loop's first plain
+// read and two writes of the same value are not reported, so NVIDIA's
+// idioms (threadFenceReduction, atomicAdd(double) by atomicCAS) stay
+// quiet. A read of bytes the launch had not yet written (an atomicCAS on a
+// lock word nothing wrote) is an UninitializedRead when nothing wrote them
+// before the launch either. A kernel that races and then faults reports
+// the races found before the fault, and the launch fails with the fault.
 //
 // Not checked: the host's own reads and writes of host memory (plain Go
 // code the fake cannot see), so a host read of a page-locked buffer

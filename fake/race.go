@@ -46,8 +46,8 @@ func IgnoreRaces() Option {
 // race.
 type Hazard = race.Hazard
 
-// HazardKind says what the race detector found: Race, UninitializedRead or
-// SharedMemoryRace.
+// HazardKind says what the race detector found: Race, UninitializedRead,
+// SharedMemoryRace or GlobalMemoryRace.
 type HazardKind = race.HazardKind
 
 // The kinds of hazard.
@@ -62,6 +62,11 @@ const (
 	// SharedMemoryRace: two threads of one block touched the same shared
 	// memory bytes, at least one writing, with no barrier between them.
 	SharedMemoryRace = race.SharedMemoryRace
+	// GlobalMemoryRace: two threads of one launch touched the same
+	// device bytes, at least one writing, not both atomic, with nothing
+	// ordering them by CUDA's memory model (reported by the PTX
+	// interpreter).
+	GlobalMemoryRace = race.GlobalMemoryRace
 )
 
 // Access is one side of a Hazard: a piece of work enqueued on a stream, and

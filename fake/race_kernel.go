@@ -6,8 +6,9 @@ import (
 )
 
 // raceObserver is a launch's race.Recorder as the PTX interpreter's
-// Observer and SharedRaceObserver: global accesses become recorded runs,
-// in-kernel shared-memory races SharedMemoryRace hazards.
+// Observer, SharedRaceObserver and GlobalRaceObserver
+// (race_inkernel.go): global accesses become recorded runs, in-kernel
+// races SharedMemoryRace and GlobalMemoryRace hazards.
 type raceObserver struct{ rec *race.Recorder }
 
 // raceObserve returns rec as the interpreter's Observer; nil (a nil
@@ -32,6 +33,9 @@ func raceKind(k ptxexec.AccessKind) race.AccessKind {
 
 func (o raceObserver) Global(a ptxexec.Access) {
 	o.rec.Add(uintptr(a.Addr), uintptr(a.Size), raceKind(a.Kind), a.Line, a.Instr, a.Block, a.Thread)
+	if a.Unwritten {
+		o.rec.Unwritten(uintptr(a.Addr), uintptr(a.Size), a.Line, a.Instr, a.Block, a.Thread)
+	}
 }
 
 func (o raceObserver) SharedRace(r ptxexec.SharedRace) {

@@ -13,8 +13,10 @@ import (
 // whose threads touch consecutive elements costs one run per array, and
 // the runs are checked against the shadow memory when the launch ends
 // (writes first: a launch that writes bytes and then reads them reads
-// what it wrote). Accesses of one launch are not checked against each
-// other here.
+// what it wrote; but a read the interpreter saw take bytes the launch had
+// not yet written is checked for an uninitialised read before the writes,
+// see Unwritten). Races between the accesses of one launch are the
+// interpreter's to find (GlobalRace, SharedRace).
 
 // Recorder gathers one launch's accesses. It is safe for the
 // interpreter's parallel workers. A nil *Recorder records nothing.
@@ -23,8 +25,9 @@ type Recorder struct {
 	op   *Op
 	what string
 
-	mu   sync.Mutex
-	runs []Run
+	mu    sync.Mutex
+	runs  []Run
+	fresh []Run // reads of bytes the launch had not written (Unwritten)
 }
 
 // openRuns is how many of the latest runs an access may extend.
@@ -92,9 +95,12 @@ func (rec *Recorder) Flush() {
 		return
 	}
 	rec.mu.Lock()
-	runs := rec.runs
-	rec.runs = nil
+	runs, fresh := rec.runs, rec.fresh
+	rec.runs, rec.fresh = nil, nil
 	rec.mu.Unlock()
+	if len(fresh) != 0 {
+		rec.checkUnwritten(fresh)
+	}
 	if len(runs) == 0 {
 		return
 	}
@@ -138,5 +144,90 @@ func (rec *Recorder) SharedRace(block [3]uint32, offset uint32, first, second Sh
 		return Access{Op: rec.what, Kind: s.Kind.String(), Stream: rec.op.stream, Item: rec.op.seq, Stack: frames(rec.op.stack), Kernel: site}
 	}
 	h := Hazard{Kind: SharedMemoryRace, Addr: uintptr(offset), Size: 1, Current: side(second), Previous: side(first)}
+	rec.d.deliver([]Hazard{h})
+}
+
+// Unwritten records a read (or atomic) of bytes the launch had not
+// written before it: it read what they held when the launch began, so it
+// is checked for an uninitialised read before the launch's writes count
+// (Flush).
+func (rec *Recorder) Unwritten(addr, n uintptr, line int, instr string, block, thread [3]uint32) {
+	if rec == nil || n == 0 {
+		return
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	for i := len(rec.fresh) - 1; i >= max(0, len(rec.fresh)-openRuns); i-- {
+		r := &rec.fresh[i]
+		if r.Site.PTXLine == line && addr <= r.Hi && addr+n >= r.Lo {
+			r.Lo, r.Hi = min(r.Lo, addr), max(r.Hi, addr+n)
+			return
+		}
+	}
+	if len(rec.fresh) >= maxRuns {
+		return
+	}
+	site := &KernelSite{PTXLine: line, Instr: instr, Block: block, Thread: thread}
+	rec.fresh = append(rec.fresh, Run{Lo: addr, Hi: addr + n, Kind: Read, Site: site})
+}
+
+// checkUnwritten reports the recorded reads of bytes that nothing wrote,
+// before the launch's own writes are recorded.
+func (rec *Recorder) checkUnwritten(fresh []Run) {
+	d := rec.d
+	var found []Hazard
+	for _, run := range fresh {
+		m, ok := d.core.Find(run.Lo)
+		if !ok {
+			continue
+		}
+		acc := &access{op: rec.op, kind: Read, what: rec.what, site: run.Site}
+		d.mu.Lock()
+		for _, u := range m.Shadow.unwritten(m, run.Lo, min(run.Hi, m.end())) {
+			key := hazardKey{cur: rec.op, curWhat: rec.what, alloc: m.Base}
+			if !d.seen[key] {
+				d.seen[key] = true
+				found = append(found, newHazard(m, u[0], u[1]-u[0], nil, acc))
+			}
+		}
+		d.mu.Unlock()
+	}
+	d.deliver(found)
+}
+
+// GlobalSide is one side of an in-kernel global-memory race, as the PTX
+// interpreter reports it.
+type GlobalSide struct {
+	Block, Thread [3]uint32
+	Kind          AccessKind
+	Strong        bool   // a volatile or .relaxed access
+	Line          int    // the PTX line
+	Instr         string // the PTX instruction
+	File          string // the .cu file, where the PTX has line info; else ""
+	FileLine      int
+}
+
+// GlobalRace reports a race between two threads of the launch on the size
+// bytes at addr of global memory: first happened before second in the
+// interpreter's order, with nothing ordering them by CUDA's memory model.
+func (rec *Recorder) GlobalRace(addr, size uintptr, first, second GlobalSide) {
+	if rec == nil {
+		return
+	}
+	side := func(a GlobalSide) Access {
+		site := &KernelSite{PTXLine: a.Line, Instr: a.Instr, Block: a.Block, Thread: a.Thread}
+		if a.File != "" {
+			site.Source = fmt.Sprintf("%s:%d", a.File, a.FileLine)
+		}
+		kind := a.Kind.String()
+		if a.Strong {
+			kind += " (volatile/relaxed)"
+		}
+		return Access{Op: rec.what, Kind: kind, Stream: rec.op.stream, Item: rec.op.seq, Stack: frames(rec.op.stack), Kernel: site}
+	}
+	h := Hazard{Kind: GlobalMemoryRace, Addr: addr, Size: size, Current: side(second), Previous: side(first)}
+	if m, ok := rec.d.core.Find(addr); ok {
+		h.Alloc, h.AllocSize = m.Base, m.Size
+	}
 	rec.d.deliver([]Hazard{h})
 }
