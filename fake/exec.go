@@ -110,6 +110,8 @@ type item struct {
 	waitSeq uint64
 
 	race *raceOp // its clock and call stack, when the race detector is on (race.go)
+
+	fn *function // a kernel launch's function, for a capture of it (graph_capture.go)
 }
 
 // runMode says how runHead treats host callbacks.

@@ -70,6 +70,7 @@ func (b *fakeBackend) launchKernel(fh uintptr, grid, block [3]uint32, sharedMem 
 		}
 		sms := a[driver.AttrMultiprocessorCount]
 		it.run = func() error { return k.runLaunch(b, grid, block, sharedMem, sms, args, cooperative) }
+		it.fn = f
 		return nil
 	})
 }

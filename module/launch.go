@@ -122,7 +122,11 @@ func (f *Function) launch(s *stream.Stream, cfg *Config, params unsafe.Pointer) 
 	}
 	g, bl := cfg.Grid, cfg.Block
 	if cfg.extended() {
-		return f.launchEx(s, cfg, params)
+		if err := f.launchEx(s, cfg, params); err != nil {
+			return err
+		}
+		q.Keep(f.m.hold)
+		return nil
 	}
 	err = f.m.api().LaunchKernel(f.h,
 		[3]uint32{uint32(g.X), uint32(g.Y), uint32(g.Z)},
@@ -131,5 +135,8 @@ func (f *Function) launch(s *stream.Stream, cfg *Config, params unsafe.Pointer) 
 	if err != nil {
 		return fmt.Errorf("%s on %s: cuLaunchKernel: %w", f, s, core.Unusable(err))
 	}
+	// A captured launch: the graph retains the module (held for this
+	// call, so not closed meanwhile).
+	q.Keep(f.m.hold)
 	return nil
 }
