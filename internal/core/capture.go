@@ -87,8 +87,20 @@ func (q *Queue) CapturesGone() {
 // Captures): called by a call that enqueued work referring to them on q,
 // while it still holds each of them (Hold.Use), so that none is closed
 // meanwhile.
-func (q *Queue) Keep(hs ...*Hold) {
-	if q.Hold.c.captures.active.Load() == 0 || q.Special {
+func (q *Queue) Keep(hs ...*Hold) { q.keep(false, hs) }
+
+// KeepOpen is Keep for objects the call did not hold (the buffers a
+// kernel's arguments point to): one closed, or being closed, meanwhile is
+// left out.
+func (q *Queue) KeepOpen(h *Hold) { q.keep(true, []*Hold{h}) }
+
+// Capturing reports whether a capture begun through this library runs in
+// q's context, so that Keep may retain something: a call with work to
+// gather for Keep asks first.
+func (q *Queue) Capturing() bool { return q != nil && q.Hold.c.captures.active.Load() != 0 }
+
+func (q *Queue) keep(open bool, hs []*Hold) {
+	if !q.Capturing() || q.Special {
 		return
 	}
 	t := &q.Hold.c.captures
@@ -109,9 +121,16 @@ func (q *Queue) Keep(hs ...*Hold) {
 		return // a capture begun outside this library
 	}
 	for _, h := range hs {
-		if h != nil {
-			h.retained.Add(1)
-			set.holds = append(set.holds, h)
+		if h == nil {
+			continue
 		}
+		if open && !h.use() {
+			continue // closed, or being closed
+		}
+		h.retained.Add(1)
+		if open {
+			h.Unuse()
+		}
+		set.holds = append(set.holds, h)
 	}
 }
