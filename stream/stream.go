@@ -177,7 +177,11 @@ func (s *Stream) Close() error {
 		}
 		s.orphanMu.Unlock()
 	}
-	if err := s.q.Hold.Close(destroy); err != nil {
+	err := s.q.Hold.Close(destroy)
+	if s.kind == owned && s.q.Hold.Closed() {
+		s.q.CapturesGone() // a capture of the stream ended with it
+	}
+	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	return nil
