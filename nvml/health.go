@@ -37,7 +37,7 @@ func (d *Device) ECCErrors() (ECCErrors, error) {
 		var err error
 		for _, c := range []struct {
 			v            *uint64
-			typ, counter int
+			typ, counter uint32
 		}{{&e.Corrected, 0, 0}, {&e.Uncorrected, 1, 0}, {&e.AggregateCorrected, 0, 1}, {&e.AggregateUncorrected, 1, 1}} {
 			if *c.v, err = n.DeviceECCErrors(h, c.typ, c.counter); err != nil {
 				return ECCErrors{}, err
@@ -61,7 +61,7 @@ const (
 // (Ampere and later) answer ErrNotSupported: see RemappedRows.
 func (d *Device) RetiredPages(cause RetirementCause) ([]uint64, error) {
 	return query(d, "nvml.Device.RetiredPages", func(n backend.NVML, h uintptr) ([]uint64, error) {
-		return n.DeviceRetiredPages(h, int(cause))
+		return n.DeviceRetiredPages(h, uint32(cause))
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"math"
 	"sync"
 
 	"github.com/nocgo/cuda/driver"
@@ -169,10 +170,10 @@ func (l *Library) Device(i int) (*Device, error) {
 		return nil, err
 	}
 	defer l.leave()
-	if i < 0 {
+	if uint64(i) > math.MaxUint32 {
 		return nil, fmt.Errorf("%s: index %d: %w", op, i, ErrInvalidValue)
 	}
-	h, err := l.api.DeviceByIndex(i)
+	h, err := l.api.DeviceByIndex(uint32(i))
 	if err != nil {
 		return nil, fmt.Errorf("%s: index %d: %w", op, i, err)
 	}

@@ -2,6 +2,7 @@ package nvml
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/nocgo/cuda/driver/backend"
 )
@@ -9,17 +10,23 @@ import (
 // NVLinkActive reports whether NVLink link is up (nvmlDeviceGetNvLinkState,
 // NVML 8). Links the GPU does not have fail with ErrInvalidArgument.
 func (d *Device) NVLinkActive(link int) (bool, error) {
-	return query(d, "nvml.Device.NVLinkActive", func(n backend.NVML, h uintptr) (bool, error) {
-		return n.DeviceNVLinkState(h, link)
-	})
+	const op = "nvml.Device.NVLinkActive"
+	if err := checkLink(op, link); err != nil {
+		return false, err
+	}
+	return query(d, op, func(n backend.NVML, h uintptr) (bool, error) { return n.DeviceNVLinkState(h, uint32(link)) })
 }
 
 // NVLinkRemote returns the PCI location of what is at the other end of an
 // active link: a peer GPU, or an NVSwitch (nvmlDeviceGetNvLinkRemotePciInfo_v2,
 // NVML 10).
 func (d *Device) NVLinkRemote(link int) (PCIInfo, error) {
-	p, err := query(d, "nvml.Device.NVLinkRemote", func(n backend.NVML, h uintptr) (backend.NVMLPCIInfo, error) {
-		return n.DeviceNVLinkRemotePCIInfo(h, link)
+	const op = "nvml.Device.NVLinkRemote"
+	if err := checkLink(op, link); err != nil {
+		return PCIInfo{}, err
+	}
+	p, err := query(d, op, func(n backend.NVML, h uintptr) (backend.NVMLPCIInfo, error) {
+		return n.DeviceNVLinkRemotePCIInfo(h, uint32(link))
 	})
 	return PCIInfo(p), err
 }
@@ -39,9 +46,21 @@ const (
 // NVLinkErrors returns one error counter of an active link
 // (nvmlDeviceGetNvLinkErrorCounter, NVML 8).
 func (d *Device) NVLinkErrors(link int, c NVLinkCounter) (uint64, error) {
-	return query(d, "nvml.Device.NVLinkErrors", func(n backend.NVML, h uintptr) (uint64, error) {
-		return n.DeviceNVLinkErrorCounter(h, link, int(c))
+	const op = "nvml.Device.NVLinkErrors"
+	if err := checkLink(op, link); err != nil {
+		return 0, err
+	}
+	return query(d, op, func(n backend.NVML, h uintptr) (uint64, error) {
+		return n.DeviceNVLinkErrorCounter(h, uint32(link), uint32(c))
 	})
+}
+
+// checkLink refuses a negative link number before NVML sees it.
+func checkLink(op string, link int) error {
+	if link < 0 || link > math.MaxInt32 {
+		return fmt.Errorf("%s: link %d: %w", op, link, ErrInvalidValue)
+	}
+	return nil
 }
 
 // Topology is an nvmlGpuTopologyLevel_t: how close two GPUs are on the PCIe

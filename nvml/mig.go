@@ -48,7 +48,7 @@ func (d *Device) MIGDevices() iter.Seq2[*Device, error] {
 			return
 		}
 		for i := range max {
-			h, err := query(d, op, func(n backend.NVML, h uintptr) (uintptr, error) { return n.DeviceMIGDevice(h, i) })
+			h, err := query(d, op, func(n backend.NVML, h uintptr) (uintptr, error) { return n.DeviceMIGDevice(h, uint32(i)) })
 			if errors.Is(err, ErrNotFound) {
 				continue // slot i is empty
 			}

@@ -1,6 +1,9 @@
 package nvml
 
 import (
+	"fmt"
+	"math"
+
 	"github.com/nocgo/cuda/driver/backend"
 )
 
@@ -33,11 +36,8 @@ type Utilization struct {
 // Utilization returns the GPU's utilisation (nvmlDeviceGetUtilizationRates,
 // NVML 2.285). It does not allocate.
 func (d *Device) Utilization() (Utilization, error) {
-	u, err := query(d, "nvml.Device.Utilization", func(n backend.NVML, h uintptr) (Utilization, error) {
-		g, m, err := n.DeviceUtilization(h)
-		return Utilization{Percent(g), Percent(m)}, err
-	})
-	return u, err
+	u, err := query(d, "nvml.Device.Utilization", backend.NVML.DeviceUtilization)
+	return Utilization{Percent(u.GPU), Percent(u.Memory)}, err
 }
 
 // CodecUtilization is the video encoder's or decoder's utilisation over a
@@ -93,7 +93,7 @@ const (
 // (nvmlDeviceGetTemperatureThreshold, NVML 5.319).
 func (d *Device) TemperatureThreshold(t Threshold) (Celsius, error) {
 	v, err := query(d, "nvml.Device.TemperatureThreshold", func(n backend.NVML, h uintptr) (uint32, error) {
-		return n.DeviceTemperatureThreshold(h, int(t))
+		return n.DeviceTemperatureThreshold(h, uint32(t))
 	})
 	return Celsius(v), err
 }
@@ -133,14 +133,14 @@ const (
 // Clock returns a clock's current frequency (nvmlDeviceGetClockInfo, NVML
 // 2.285).
 func (d *Device) Clock(c Clock) (MHz, error) {
-	v, err := query(d, "nvml.Device.Clock", func(n backend.NVML, h uintptr) (uint32, error) { return n.DeviceClock(h, int(c)) })
+	v, err := query(d, "nvml.Device.Clock", func(n backend.NVML, h uintptr) (uint32, error) { return n.DeviceClock(h, uint32(c)) })
 	return MHz(v), err
 }
 
 // MaxClock returns a clock's highest frequency (nvmlDeviceGetMaxClockInfo,
 // NVML 2.285).
 func (d *Device) MaxClock(c Clock) (MHz, error) {
-	v, err := query(d, "nvml.Device.MaxClock", func(n backend.NVML, h uintptr) (uint32, error) { return n.DeviceMaxClock(h, int(c)) })
+	v, err := query(d, "nvml.Device.MaxClock", func(n backend.NVML, h uintptr) (uint32, error) { return n.DeviceMaxClock(h, uint32(c)) })
 	return MHz(v), err
 }
 
@@ -148,7 +148,7 @@ func (d *Device) MaxClock(c Clock) (MHz, error) {
 // boosts (nvmlDeviceGetApplicationsClock, NVML 4.304).
 func (d *Device) ApplicationsClock(c Clock) (MHz, error) {
 	v, err := query(d, "nvml.Device.ApplicationsClock", func(n backend.NVML, h uintptr) (uint32, error) {
-		return n.DeviceApplicationsClock(h, int(c))
+		return n.DeviceApplicationsClock(h, uint32(c))
 	})
 	return MHz(v), err
 }
@@ -178,9 +178,8 @@ const (
 )
 
 // ThrottleReasons returns why the clocks are held down now
-// (nvmlDeviceGetCurrentClocksEventReasons, NVML 12.535; the same as
-// nvmlDeviceGetCurrentClocksThrottleReasons of NVML 4.304, which older
-// libraries answer).
+// (nvmlDeviceGetCurrentClocksThrottleReasons, NVML 4.304; NVML 12.535
+// renamed it nvmlDeviceGetCurrentClocksEventReasons and keeps both).
 func (d *Device) ThrottleReasons() (ThrottleReasons, error) {
 	r, err := query(d, "nvml.Device.ThrottleReasons", backend.NVML.DeviceThrottleReasons)
 	return ThrottleReasons(r), err
@@ -195,6 +194,10 @@ func (d *Device) FanCount() (int, error) {
 // FanSpeed returns fan i's intended speed (nvmlDeviceGetFanSpeed_v2, NVML
 // 11.460). Boards without fans answer ErrNotSupported.
 func (d *Device) FanSpeed(i int) (Percent, error) {
-	v, err := query(d, "nvml.Device.FanSpeed", func(n backend.NVML, h uintptr) (uint32, error) { return n.DeviceFanSpeed(h, i) })
+	const op = "nvml.Device.FanSpeed"
+	if i < 0 || i > math.MaxInt32 {
+		return 0, fmt.Errorf("%s: fan %d: %w", op, i, ErrInvalidValue)
+	}
+	v, err := query(d, op, func(n backend.NVML, h uintptr) (uint32, error) { return n.DeviceFanSpeed(h, uint32(i)) })
 	return Percent(v), err
 }

@@ -10,8 +10,9 @@ type NVMLProvider interface {
 }
 
 // NVML is the seam to NVML (libnvidia-ml): one method per entry point,
-// devices (nvmlDevice_t) and event sets (nvmlEventSet_t) as uintptr, values
-// in NVML's units (bytes, milliwatts, millijoules, °C, MHz, percent).
+// devices (nvmlDevice_t) and event sets (nvmlEventSet_t) as uintptr,
+// unsigned ints and enums passed as uint32, values in NVML's units (bytes,
+// milliwatts, millijoules, °C, MHz, percent).
 //
 // Every method but Init needs NVML initialised: Init and Shutdown count
 // references as nvmlInit_v2 and nvmlShutdown do. Every method is safe for
@@ -33,7 +34,7 @@ type NVML interface {
 	// DeviceCount is nvmlDeviceGetCount_v2.
 	DeviceCount() (int, error)
 	// DeviceByIndex is nvmlDeviceGetHandleByIndex_v2.
-	DeviceByIndex(i int) (uintptr, error)
+	DeviceByIndex(i uint32) (uintptr, error)
 	// DeviceByUUID is nvmlDeviceGetHandleByUUID ("GPU-..." or "MIG-...").
 	DeviceByUUID(uuid string) (uintptr, error)
 	// DeviceByPCIBusID is nvmlDeviceGetHandleByPciBusId_v2 ("00000000:19:00.0"
@@ -61,15 +62,15 @@ type NVML interface {
 	// DeviceBAR1MemoryInfo is nvmlDeviceGetBAR1MemoryInfo.
 	DeviceBAR1MemoryInfo(d uintptr) (NVMLMemory, error)
 	// DeviceUtilization is nvmlDeviceGetUtilizationRates (percent).
-	DeviceUtilization(d uintptr) (gpu, memory uint32, err error)
+	DeviceUtilization(d uintptr) (NVMLUtilization, error)
 	// DeviceEncoderUtilization is nvmlDeviceGetEncoderUtilization.
 	DeviceEncoderUtilization(d uintptr) (percent, periodUs uint32, err error)
 	// DeviceDecoderUtilization is nvmlDeviceGetDecoderUtilization.
 	DeviceDecoderUtilization(d uintptr) (percent, periodUs uint32, err error)
 	// DeviceTemperature is nvmlDeviceGetTemperature (sensor 0, the GPU), °C.
-	DeviceTemperature(d uintptr, sensor int) (uint32, error)
+	DeviceTemperature(d uintptr, sensor uint32) (uint32, error)
 	// DeviceTemperatureThreshold is nvmlDeviceGetTemperatureThreshold, °C.
-	DeviceTemperatureThreshold(d uintptr, kind int) (uint32, error)
+	DeviceTemperatureThreshold(d uintptr, kind uint32) (uint32, error)
 	// DevicePowerUsage is nvmlDeviceGetPowerUsage, milliwatts.
 	DevicePowerUsage(d uintptr) (uint32, error)
 	// DevicePowerLimit is nvmlDeviceGetEnforcedPowerLimit, milliwatts.
@@ -78,27 +79,28 @@ type NVML interface {
 	// the driver was loaded.
 	DeviceEnergy(d uintptr) (uint64, error)
 	// DeviceClock is nvmlDeviceGetClockInfo, MHz.
-	DeviceClock(d uintptr, clock int) (uint32, error)
+	DeviceClock(d uintptr, clock uint32) (uint32, error)
 	// DeviceMaxClock is nvmlDeviceGetMaxClockInfo, MHz.
-	DeviceMaxClock(d uintptr, clock int) (uint32, error)
+	DeviceMaxClock(d uintptr, clock uint32) (uint32, error)
 	// DeviceApplicationsClock is nvmlDeviceGetApplicationsClock, MHz.
-	DeviceApplicationsClock(d uintptr, clock int) (uint32, error)
+	DeviceApplicationsClock(d uintptr, clock uint32) (uint32, error)
 	// DevicePerformanceState is nvmlDeviceGetPerformanceState (0 is P0).
 	DevicePerformanceState(d uintptr) (int, error)
-	// DeviceThrottleReasons is nvmlDeviceGetCurrentClocksEventReasons
-	// (nvmlDeviceGetCurrentClocksThrottleReasons before NVML 12.535).
+	// DeviceThrottleReasons is nvmlDeviceGetCurrentClocksThrottleReasons
+	// (named nvmlDeviceGetCurrentClocksEventReasons too since NVML 12.535;
+	// both are exported).
 	DeviceThrottleReasons(d uintptr) (uint64, error)
 	// DeviceFanCount is nvmlDeviceGetNumFans.
 	DeviceFanCount(d uintptr) (int, error)
 	// DeviceFanSpeed is nvmlDeviceGetFanSpeed_v2, percent.
-	DeviceFanSpeed(d uintptr, fan int) (uint32, error)
+	DeviceFanSpeed(d uintptr, fan uint32) (uint32, error)
 
 	// DeviceECCMode is nvmlDeviceGetEccMode.
 	DeviceECCMode(d uintptr) (current, pending bool, err error)
 	// DeviceECCErrors is nvmlDeviceGetTotalEccErrors.
-	DeviceECCErrors(d uintptr, errorType, counter int) (uint64, error)
+	DeviceECCErrors(d uintptr, errorType, counter uint32) (uint64, error)
 	// DeviceRetiredPages is nvmlDeviceGetRetiredPages (addresses).
-	DeviceRetiredPages(d uintptr, cause int) ([]uint64, error)
+	DeviceRetiredPages(d uintptr, cause uint32) ([]uint64, error)
 	// DeviceRemappedRows is nvmlDeviceGetRemappedRows.
 	DeviceRemappedRows(d uintptr) (NVMLRemappedRows, error)
 
@@ -108,11 +110,11 @@ type NVML interface {
 	DeviceGraphicsProcesses(d uintptr) ([]NVMLProcess, error)
 
 	// DeviceNVLinkState is nvmlDeviceGetNvLinkState.
-	DeviceNVLinkState(d uintptr, link int) (bool, error)
+	DeviceNVLinkState(d uintptr, link uint32) (bool, error)
 	// DeviceNVLinkRemotePCIInfo is nvmlDeviceGetNvLinkRemotePciInfo_v2.
-	DeviceNVLinkRemotePCIInfo(d uintptr, link int) (NVMLPCIInfo, error)
+	DeviceNVLinkRemotePCIInfo(d uintptr, link uint32) (NVMLPCIInfo, error)
 	// DeviceNVLinkErrorCounter is nvmlDeviceGetNvLinkErrorCounter.
-	DeviceNVLinkErrorCounter(d uintptr, link, counter int) (uint64, error)
+	DeviceNVLinkErrorCounter(d uintptr, link, counter uint32) (uint64, error)
 	// DeviceTopology is nvmlDeviceGetTopologyCommonAncestor.
 	DeviceTopology(a, b uintptr) (int, error)
 
@@ -121,7 +123,7 @@ type NVML interface {
 	// DeviceMaxMIGDevices is nvmlDeviceGetMaxMigDeviceCount.
 	DeviceMaxMIGDevices(d uintptr) (int, error)
 	// DeviceMIGDevice is nvmlDeviceGetMigDeviceHandleByIndex.
-	DeviceMIGDevice(d uintptr, i int) (uintptr, error)
+	DeviceMIGDevice(d uintptr, i uint32) (uintptr, error)
 	// DeviceIsMIG is nvmlDeviceIsMigDeviceHandle.
 	DeviceIsMIG(d uintptr) (bool, error)
 	// DeviceMIGParent is nvmlDeviceGetDeviceHandleFromMigDeviceHandle.
@@ -154,9 +156,17 @@ type NVMLPCIInfo struct {
 	SubsystemID uint32 // pciSubSystemId
 }
 
-// NVMLMemory is nvmlMemory_t or nvmlBAR1Memory_t, bytes.
+// NVMLMemory is nvmlMemory_t or nvmlBAR1Memory_t, bytes, laid out as they
+// are: three unsigned long long, total, free, used (24 bytes; nvml.h, and
+// go-nvml's pkg/nvml types_gen.go Memory and BAR1Memory).
 type NVMLMemory struct {
 	Total, Free, Used uint64
+}
+
+// NVMLUtilization is nvmlUtilization_t, percent, laid out as it is: two
+// unsigned int, gpu then memory (8 bytes; nvml.h, go-nvml's Utilization).
+type NVMLUtilization struct {
+	GPU, Memory uint32
 }
 
 // NVMLRemappedRows is what nvmlDeviceGetRemappedRows returns.
@@ -176,7 +186,10 @@ type NVMLProcess struct {
 // NVMLValueNotAvailable is NVML_VALUE_NOT_AVAILABLE as an unsigned long long.
 const NVMLValueNotAvailable = ^uint64(0)
 
-// NVMLEvent is nvmlEventData_t.
+// NVMLEvent is nvmlEventData_t, laid out as it is: the device handle at
+// 0, eventType at 8, eventData at 16 (unsigned long long each),
+// gpuInstanceId at 24 and computeInstanceId at 28 (unsigned int), 32 bytes
+// (nvml.h of NVML 11.450 and later, and go-nvml's types_gen.go EventData).
 type NVMLEvent struct {
 	Device            uintptr
 	Type              uint64 // one nvmlEventType bit

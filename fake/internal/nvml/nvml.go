@@ -252,13 +252,13 @@ func (l *Lib) DeviceCount() (int, error) {
 }
 
 // DeviceByIndex is nvmlDeviceGetHandleByIndex_v2.
-func (l *Lib) DeviceByIndex(i int) (uintptr, error) {
+func (l *Lib) DeviceByIndex(i uint32) (uintptr, error) {
 	const op = "nvmlDeviceGetHandleByIndex"
 	if err := l.enter(op); err != nil {
 		return 0, err
 	}
 	defer l.mu.Unlock()
-	if i < 0 || i >= len(l.devs) {
+	if int(i) >= len(l.devs) {
 		return 0, nvmlErr(op, backend.NVMLInvalidArgument, fmt.Sprintf("index %d of %d devices", i, len(l.devs)))
 	}
 	return l.devs[i].handle, nil

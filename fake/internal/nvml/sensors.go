@@ -55,10 +55,10 @@ func (l *Lib) powerLocked(d *device) uint32 {
 }
 
 // DeviceUtilization is nvmlDeviceGetUtilizationRates.
-func (l *Lib) DeviceUtilization(h uintptr) (uint32, uint32, error) {
+func (l *Lib) DeviceUtilization(h uintptr) (backend.NVMLUtilization, error) {
 	d, err := l.device("nvmlDeviceGetUtilizationRates", h)
 	if err != nil {
-		return 0, 0, err
+		return backend.NVMLUtilization{}, err
 	}
 	defer l.mu.Unlock()
 	g := l.utilLocked(d)
@@ -66,7 +66,7 @@ func (l *Lib) DeviceUtilization(h uintptr) (uint32, uint32, error) {
 	if d.memUtil != nil {
 		m = *d.memUtil
 	}
-	return g, m, nil
+	return backend.NVMLUtilization{GPU: g, Memory: m}, nil
 }
 
 // DeviceEncoderUtilization is nvmlDeviceGetEncoderUtilization.
@@ -90,7 +90,7 @@ func (l *Lib) DeviceDecoderUtilization(h uintptr) (uint32, uint32, error) {
 }
 
 // DeviceTemperature is nvmlDeviceGetTemperature (NVML_TEMPERATURE_GPU, 0).
-func (l *Lib) DeviceTemperature(h uintptr, sensor int) (uint32, error) {
+func (l *Lib) DeviceTemperature(h uintptr, sensor uint32) (uint32, error) {
 	const op = "nvmlDeviceGetTemperature"
 	d, err := l.device(op, h)
 	if err != nil {
@@ -108,7 +108,7 @@ func (l *Lib) DeviceTemperature(h uintptr, sensor int) (uint32, error) {
 
 // DeviceTemperatureThreshold is nvmlDeviceGetTemperatureThreshold:
 // shutdown 0, slowdown 1, memory max 2, GPU max 3 (nvmlTemperatureThresholds_t).
-func (l *Lib) DeviceTemperatureThreshold(h uintptr, kind int) (uint32, error) {
+func (l *Lib) DeviceTemperatureThreshold(h uintptr, kind uint32) (uint32, error) {
 	const op = "nvmlDeviceGetTemperatureThreshold"
 	if _, err := l.device(op, h); err != nil {
 		return 0, err
@@ -124,7 +124,7 @@ func (l *Lib) DeviceTemperatureThreshold(h uintptr, kind int) (uint32, error) {
 	case 3:
 		return 87, nil
 	}
-	if kind > 3 && kind < 8 { // acoustic and GPS thresholds: none on an H200
+	if kind < 8 { // acoustic and GPS thresholds: none on an H200
 		return 0, nvmlErr(op, backend.NVMLNotSupported, "")
 	}
 	return 0, nvmlErr(op, backend.NVMLInvalidArgument, "threshold")
@@ -164,7 +164,7 @@ func (l *Lib) DeviceEnergy(h uintptr) (uint64, error) {
 }
 
 // DeviceClock is nvmlDeviceGetClockInfo.
-func (l *Lib) DeviceClock(h uintptr, clock int) (uint32, error) {
+func (l *Lib) DeviceClock(h uintptr, clock uint32) (uint32, error) {
 	const op = "nvmlDeviceGetClockInfo"
 	d, err := l.device(op, h)
 	if err != nil {
@@ -190,17 +190,17 @@ func (d *device) memClock() uint32 {
 }
 
 // DeviceMaxClock is nvmlDeviceGetMaxClockInfo.
-func (l *Lib) DeviceMaxClock(h uintptr, clock int) (uint32, error) {
+func (l *Lib) DeviceMaxClock(h uintptr, clock uint32) (uint32, error) {
 	return l.fixedClock("nvmlDeviceGetMaxClockInfo", h, clock)
 }
 
 // DeviceApplicationsClock is nvmlDeviceGetApplicationsClock: the maximum
 // clocks (the default application clocks of a data-centre GPU).
-func (l *Lib) DeviceApplicationsClock(h uintptr, clock int) (uint32, error) {
+func (l *Lib) DeviceApplicationsClock(h uintptr, clock uint32) (uint32, error) {
 	return l.fixedClock("nvmlDeviceGetApplicationsClock", h, clock)
 }
 
-func (l *Lib) fixedClock(op string, h uintptr, clock int) (uint32, error) {
+func (l *Lib) fixedClock(op string, h uintptr, clock uint32) (uint32, error) {
 	d, err := l.device(op, h)
 	if err != nil {
 		return 0, err
@@ -227,10 +227,10 @@ func (l *Lib) DevicePerformanceState(h uintptr) (int, error) {
 	return 0, nil
 }
 
-// DeviceThrottleReasons is nvmlDeviceGetCurrentClocksEventReasons: GPU
+// DeviceThrottleReasons is nvmlDeviceGetCurrentClocksThrottleReasons: GPU
 // idle (0x1) when no work runs, none while it does, or what the test set.
 func (l *Lib) DeviceThrottleReasons(h uintptr) (uint64, error) {
-	d, err := l.device("nvmlDeviceGetCurrentClocksEventReasons", h)
+	d, err := l.device("nvmlDeviceGetCurrentClocksThrottleReasons", h)
 	if err != nil {
 		return 0, err
 	}
@@ -254,7 +254,7 @@ func (l *Lib) DeviceFanCount(h uintptr) (int, error) {
 }
 
 // DeviceFanSpeed is nvmlDeviceGetFanSpeed_v2: NOT_SUPPORTED (no fans).
-func (l *Lib) DeviceFanSpeed(h uintptr, fan int) (uint32, error) {
+func (l *Lib) DeviceFanSpeed(h uintptr, fan uint32) (uint32, error) {
 	const op = "nvmlDeviceGetFanSpeed_v2"
 	if _, err := l.device(op, h); err != nil {
 		return 0, err
@@ -273,7 +273,7 @@ func (l *Lib) DeviceECCMode(h uintptr) (bool, bool, error) {
 }
 
 // DeviceECCErrors is nvmlDeviceGetTotalEccErrors.
-func (l *Lib) DeviceECCErrors(h uintptr, errorType, counter int) (uint64, error) {
+func (l *Lib) DeviceECCErrors(h uintptr, errorType, counter uint32) (uint64, error) {
 	const op = "nvmlDeviceGetTotalEccErrors"
 	d, err := l.device(op, h)
 	if err != nil {
@@ -288,7 +288,7 @@ func (l *Lib) DeviceECCErrors(h uintptr, errorType, counter int) (uint64, error)
 
 // DeviceRetiredPages is nvmlDeviceGetRetiredPages: NOT_SUPPORTED, as on
 // every GPU with row remapping (Ampere and later).
-func (l *Lib) DeviceRetiredPages(h uintptr, cause int) ([]uint64, error) {
+func (l *Lib) DeviceRetiredPages(h uintptr, cause uint32) ([]uint64, error) {
 	const op = "nvmlDeviceGetRetiredPages"
 	if _, err := l.device(op, h); err != nil {
 		return nil, err

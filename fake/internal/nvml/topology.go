@@ -23,28 +23,28 @@ type migDevice struct {
 
 // DeviceNVLinkState is nvmlDeviceGetNvLinkState: active where the test
 // connected the link.
-func (l *Lib) DeviceNVLinkState(h uintptr, n int) (bool, error) {
+func (l *Lib) DeviceNVLinkState(h uintptr, n uint32) (bool, error) {
 	const op = "nvmlDeviceGetNvLinkState"
 	d, err := l.device(op, h)
 	if err != nil {
 		return false, err
 	}
 	defer l.mu.Unlock()
-	if n < 0 || n >= nvlinkLinks {
+	if n >= nvlinkLinks {
 		return false, nvmlErr(op, backend.NVMLInvalidArgument, fmt.Sprintf("link %d of %d", n, nvlinkLinks))
 	}
 	return d.links[n] != nil, nil
 }
 
 // DeviceNVLinkRemotePCIInfo is nvmlDeviceGetNvLinkRemotePciInfo_v2.
-func (l *Lib) DeviceNVLinkRemotePCIInfo(h uintptr, n int) (backend.NVMLPCIInfo, error) {
+func (l *Lib) DeviceNVLinkRemotePCIInfo(h uintptr, n uint32) (backend.NVMLPCIInfo, error) {
 	const op = "nvmlDeviceGetNvLinkRemotePciInfo"
 	d, err := l.device(op, h)
 	if err != nil {
 		return backend.NVMLPCIInfo{}, err
 	}
 	defer l.mu.Unlock()
-	if n < 0 || n >= nvlinkLinks {
+	if n >= nvlinkLinks {
 		return backend.NVMLPCIInfo{}, nvmlErr(op, backend.NVMLInvalidArgument, fmt.Sprintf("link %d of %d", n, nvlinkLinks))
 	}
 	if d.links[n] == nil {
@@ -55,14 +55,14 @@ func (l *Lib) DeviceNVLinkRemotePCIInfo(h uintptr, n int) (backend.NVMLPCIInfo, 
 
 // DeviceNVLinkErrorCounter is nvmlDeviceGetNvLinkErrorCounter (counters 0
 // to 5: replay, recovery, CRC flit, CRC data, ECC data, ...).
-func (l *Lib) DeviceNVLinkErrorCounter(h uintptr, n, counter int) (uint64, error) {
+func (l *Lib) DeviceNVLinkErrorCounter(h uintptr, n, counter uint32) (uint64, error) {
 	const op = "nvmlDeviceGetNvLinkErrorCounter"
 	d, err := l.device(op, h)
 	if err != nil {
 		return 0, err
 	}
 	defer l.mu.Unlock()
-	if n < 0 || n >= nvlinkLinks || counter < 0 || counter >= len(link{}.errors) {
+	if n >= nvlinkLinks || int(counter) >= len(link{}.errors) {
 		return 0, nvmlErr(op, backend.NVMLInvalidArgument, fmt.Sprintf("link %d, counter %d", n, counter))
 	}
 	if d.links[n] == nil {
@@ -123,7 +123,7 @@ func (l *Lib) DeviceMaxMIGDevices(h uintptr) (int, error) {
 }
 
 // DeviceMIGDevice is nvmlDeviceGetMigDeviceHandleByIndex.
-func (l *Lib) DeviceMIGDevice(h uintptr, i int) (uintptr, error) {
+func (l *Lib) DeviceMIGDevice(h uintptr, i uint32) (uintptr, error) {
 	const op = "nvmlDeviceGetMigDeviceHandleByIndex"
 	d, err := l.device(op, h)
 	if err != nil {
@@ -133,10 +133,10 @@ func (l *Lib) DeviceMIGDevice(h uintptr, i int) (uintptr, error) {
 	if !d.migOn {
 		return 0, nvmlErr(op, backend.NVMLNotSupported, "MIG mode is off")
 	}
-	if i < 0 || i >= maxMIGDevices {
+	if i >= maxMIGDevices {
 		return 0, nvmlErr(op, backend.NVMLInvalidArgument, fmt.Sprintf("index %d", i))
 	}
-	if i >= len(d.mig) {
+	if int(i) >= len(d.mig) {
 		return 0, nvmlErr(op, backend.NVMLNotFound, fmt.Sprintf("index %d of %d MIG devices", i, len(d.mig)))
 	}
 	return d.mig[i].handle, nil
