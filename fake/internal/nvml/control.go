@@ -105,7 +105,7 @@ func (l *Lib) SetRemappedRows(dev, correctable, uncorrectable int, pending, fail
 // InjectXid raises a critical Xid error event on the device.
 func (l *Lib) InjectXid(dev int, xid uint64) error {
 	if xid == 0 {
-		return errors.New("Xid 0")
+		return errors.New("no Xid (0)")
 	}
 	return l.with(dev, func(d *device) error { l.raiseLocked(d, nil, eventXid, xid); return nil })
 }
