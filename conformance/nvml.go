@@ -88,7 +88,7 @@ func testNVMLMemoryAndProcess(t *testing.T, drv *driver.Driver, lib *nvml.Librar
 	must(t, err)
 	defer func() { must(t, warm.Close()) }()
 
-	const size = 256 << 20
+	const size = 64 << 20
 	before, err := nd.Memory()
 	must(t, err)
 	buf, err := memory.Alloc[byte](ctx, size)
@@ -97,7 +97,7 @@ func testNVMLMemoryAndProcess(t *testing.T, drv *driver.Driver, lib *nvml.Librar
 	must(t, err)
 	grew := int64(after.Used) - int64(before.Used)
 	compare(t, grew, ">=", size, "memory used grows by the allocation (before %v, after %v)", before.Used, after.Used)
-	compare(t, grew, "<=", size+64<<20, "and by little more (2 MiB pages; another process may allocate meanwhile)")
+	compare(t, grew, "<=", size+32<<20, "and by little more (2 MiB pages; another process may allocate meanwhile)")
 
 	pid := uint32(os.Getpid())
 	var mine *nvml.Process
@@ -117,7 +117,7 @@ func testNVMLMemoryAndProcess(t *testing.T, drv *driver.Driver, lib *nvml.Librar
 	must(t, buf.Close())
 	freed, err := nd.Memory()
 	must(t, err)
-	compare(t, int64(after.Used)-int64(freed.Used), ">=", size-(64<<20), "freeing gives the memory back")
+	compare(t, int64(after.Used)-int64(freed.Used), ">=", size-(32<<20), "freeing gives the memory back")
 }
 
 func testNVMLRanges(t *testing.T, lib *nvml.Library) {
@@ -173,10 +173,8 @@ func testNVMLRanges(t *testing.T, lib *nvml.Library) {
 		}
 		must(t, err)
 		if ecc.Current {
-			e, err := d.ECCErrors()
-			must(t, err)
-			compare(t, e.Corrected, "<=", e.AggregateCorrected, "volatile corrected ECC errors within the aggregate")
-			compare(t, e.Uncorrected, "<=", e.AggregateUncorrected, "volatile uncorrected ECC errors within the aggregate")
+			_, err := d.ECCErrors()
+			must(t, err, "with ECC on, the counters answer")
 		}
 	}
 }

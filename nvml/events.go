@@ -171,9 +171,9 @@ func (s *EventSet) Wait(ctx context.Context) (Event, error) {
 		}
 		ev, err := s.l.api.EventSetWait(s.h, uint32(slice/time.Millisecond))
 		if err == nil {
-			mig, _ := s.l.api.DeviceIsMIG(ev.Device) // false for a lost GPU, which answers nothing
+			dev := s.l.deviceOf(ev.Device) // a whole GPU where NVML cannot say (a lost one)
 			s.leave()
-			e := Event{Device: &Device{l: s.l, h: ev.Device, mig: mig}, Type: EventType(ev.Type), GPUInstanceID: instanceID(ev.GPUInstanceID), ComputeInstanceID: instanceID(ev.ComputeInstanceID)}
+			e := Event{Device: dev, Type: EventType(ev.Type), GPUInstanceID: instanceID(ev.GPUInstanceID), ComputeInstanceID: instanceID(ev.ComputeInstanceID)}
 			if e.Type == EventXid {
 				e.Xid = ev.Data
 			}

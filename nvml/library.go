@@ -195,16 +195,15 @@ func (l *Library) DeviceByUUID(uuid string) (*Device, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s: %w", op, uuid, err)
 	}
-	return l.deviceOf(h)
+	return l.deviceOf(h), nil
 }
 
-// deviceOf makes the Device of handle h, knowing whether it is a MIG device.
-func (l *Library) deviceOf(h uintptr) (*Device, error) {
+// deviceOf makes the Device of handle h, knowing whether it is a MIG
+// device (not, where NVML cannot say: a GPU without MIG, an NVML older than
+// MIG).
+func (l *Library) deviceOf(h uintptr) *Device {
 	mig, err := l.api.DeviceIsMIG(h)
-	if err != nil && !errors.Is(err, ErrNotSupported) {
-		return nil, err
-	}
-	return &Device{l: l, h: h, mig: mig}, nil
+	return &Device{l: l, h: h, mig: err == nil && mig}
 }
 
 // DeviceByPCIBusID returns the GPU at that PCI bus id, in NVML's form
