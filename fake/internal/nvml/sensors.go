@@ -255,7 +255,7 @@ func (l *Lib) DeviceFanCount(h uintptr) (int, error) {
 
 // DeviceFanSpeed is nvmlDeviceGetFanSpeed_v2: NOT_SUPPORTED (no fans).
 func (l *Lib) DeviceFanSpeed(h uintptr, fan uint32) (uint32, error) {
-	const op = "nvmlDeviceGetFanSpeed_v2"
+	const op = "nvmlDeviceGetFanSpeed"
 	if _, err := l.device(op, h); err != nil {
 		return 0, err
 	}
