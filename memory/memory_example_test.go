@@ -3,6 +3,7 @@ package memory_test
 import (
 	"errors"
 	"fmt"
+	"log"
 	"runtime"
 	"unsafe"
 
@@ -199,4 +200,36 @@ func ExampleBuffer_Bytes() {
 	memory.CopyToHost(out, u)
 	fmt.Printf("%#x\n", out)
 	// Output: [0x3f800000 0xc0000000]
+}
+
+// FromSliceOn and ToSliceOn are the one-line copies in and out, ordered on
+// a stream: ToSliceOn waits for the work queued before it.
+func ExampleToSliceOn() {
+	drv := fake.New()
+	dev, _ := drv.Device(0)
+	cc, err := dev.PrimaryContext()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cc.Close()
+	s, err := stream.New(cc, stream.Options{Flags: stream.NonBlocking})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+
+	buf, err := memory.FromSliceOn(s, []int32{1, 2, 3})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer buf.Close()
+	if err := memory.Fill(s, buf, 7); err != nil {
+		log.Fatal(err)
+	}
+	got, err := memory.ToSliceOn(s, buf)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(got)
+	// Output: [7 7 7]
 }
