@@ -36,6 +36,7 @@ type Backend interface {
 	backend.ProcessSpawner
 	backend.RaceDetector
 	backend.Libraries // cuLibrary (module_library.go)
+	backend.KernelCache
 
 	// Fake returns the backend's reports and kernels (see Fake).
 	Fake() *Fake

@@ -118,7 +118,7 @@ func compileThen[T interface{ markCached() }](op string, ctx *driver.Context, sr
 
 	// The cache is looked up before the compiler is opened, under the
 	// identity the backend gives without opening it: a hit opens nothing.
-	cache := openCache(opts)
+	cache := openCache(opts, cc.API)
 	id, known := identityOf(cc.API)
 	key := ""
 	if known && cache.dir != "" {
