@@ -86,7 +86,13 @@ type compiled struct {
 // A source NVRTC rejects gives a *CompileError with the full log; warnings
 // of a successful compile are in Module.Log.
 func Compile(ctx *driver.Context, src string, opts Options) (*Module, error) {
-	return compileThen("module.Compile", ctx, src, opts, func(c *compiled, name string) (*Module, error) { return loadCompiled(ctx, c, name) })
+	return compileThen("module.Compile", ctx, src, opts, func(c *compiled, name string) (*Module, error) {
+		m, err := loadCompiled(ctx, c, name)
+		if err == nil {
+			m.csrc = src
+		}
+		return m, err
+	})
 }
 
 // compileThen is Compile with another loader: it finds the compile's

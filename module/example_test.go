@@ -265,5 +265,5 @@ func ExampleFunction_Args() {
 	fmt.Println(args.Set(3, math.Pi))
 	// Output:
 	// 10 9990
-	// module.Args.Set: kernel scale: argument 3 (scale_param_3): a float64 of 8 bytes for a .u32 parameter (an integer) (parameter 3: 4 bytes at offset 20, from cuFuncGetParamInfo): module: launch arguments do not match the kernel's parameters
+	// module.Args.Set: kernel scale: argument 3 (int n): a float64 of 8 bytes for a .u32 parameter: pass an int32 (parameter 3: 4 bytes at offset 20, from cuFuncGetParamInfo): module: launch arguments do not match the kernel's parameters
 }

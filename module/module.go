@@ -75,6 +75,7 @@ type Module struct {
 	image   []byte // the compiled image, for compiled modules
 	cached  bool
 	jitLog  string   // the JIT's info log of the load
+	csrc    string   // the CUDA C source of a compiled module, for launch errors (csig.go)
 	lib     *Library // the Library this is the instance of, which owns it; nil for a Module's own
 
 	mu      sync.Mutex           // guards funcs and kernels; serialises Unload
