@@ -19,6 +19,9 @@ type Ptr uintptr
 // Dim3 is a CUDA dim3: block and grid coordinates and sizes.
 type Dim3 struct{ X, Y, Z int }
 
+// String returns "(x, y, z)".
+func (d Dim3) String() string { return fmt.Sprintf("(%d, %d, %d)", d.X, d.Y, d.Z) }
+
 // Thread is what a kernel body knows about the thread running it: the
 // built-in variables blockIdx, blockDim, threadIdx and gridDim. The fake
 // calls a body once per thread of the launch grid, one thread at a time
@@ -47,9 +50,10 @@ type Scalar interface {
 
 // launchState is shared by the threads of one running launch.
 type launchState struct {
-	b     *fakeBackend
-	fault error         // first memory fault; the launch fails with it
-	race  *raceRecorder // the race detector's record of its accesses (race_kernel.go)
+	b      *fakeBackend
+	fault  error         // first memory fault; the launch fails with it
+	detail error         // what the fault was, where (body_fault.go)
+	race   *raceRecorder // the race detector's record of its accesses (race_kernel.go)
 }
 
 // memFault aborts a thread; the launch runner recovers it.
@@ -80,6 +84,7 @@ func (t Thread) access(p Ptr, i int, size uintptr, kind accessKind) []byte {
 	if err != nil {
 		if t.l.fault == nil {
 			t.l.fault = err
+			t.l.detail = t.accessFault(p, i, size, kind, err)
 		}
 		panic(memFault{err})
 	}
@@ -253,7 +258,7 @@ func (k *kernel) runLaunch(b *fakeBackend, grid, block [3]uint32, sharedMem uint
 							t.ThreadIdx = Dim3{tx, ty, tz}
 							vals[0] = reflect.ValueOf(t)
 							if err := callThread(k.fn, vals, l); err != nil {
-								return err
+								return b.bodyFault(k, err, l.detail)
 							}
 						}
 					}
@@ -271,6 +276,7 @@ func callThread(fn reflect.Value, vals []reflect.Value, l *launchState) (err err
 				err = f.err
 			} else {
 				err = driver.ErrLaunchFailed
+				l.detail = bodyPanic(vals[0].Interface().(Thread), r)
 			}
 		}
 		if err == nil && l.fault != nil { // the body swallowed the fault
