@@ -51,7 +51,7 @@ func Example() {
 	fmt.Println(errors.Is(err, driver.ErrInvalidValue), err)
 	// Output:
 	// [1 2 9 9]
-	// true memory.CopyToDevice: src holds 5 elements, dst only 4: the copy does not fit: CUDA_ERROR_INVALID_VALUE: invalid argument
+	// true memory.CopyToDevice: src holds 5 elements, dst only 4: the copy does not fit: invalid argument (refused by the library, not by the driver)
 }
 
 // otherTensor stands for another library's tensor: it owns device memory

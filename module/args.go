@@ -148,7 +148,7 @@ func (a *Args) Function() *Function {
 func (a *Args) Set(i int, v any) error {
 	const op = "module.Args.Set"
 	if a == nil || a.f == nil || a.lay == nil {
-		return fmt.Errorf("%s: nil Args: %w", op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil Args: %w", op, driver.ErrInvalidInput)
 	}
 	if i < 0 || i >= len(a.lay.params) {
 		return fmt.Errorf("%s: %s: argument %d: the kernel has %d parameters: %w", op, a.f, i, len(a.lay.params), ErrArgs)

@@ -103,14 +103,14 @@ func compileThen[T interface{ markCached() }](op string, ctx *driver.Context, sr
 	var none T
 	cc := core.ContextOf(ctx)
 	if cc == nil {
-		return none, fmt.Errorf(op+": nil context: %w", driver.ErrInvalidValue)
+		return none, fmt.Errorf(op+": nil context: %w", driver.ErrInvalidInput)
 	}
 	if ctx.Closed() {
 		return none, fmt.Errorf(op+": %s: %w", ctx, driver.ErrClosed)
 	}
 	name := opts.name()
 	if err := opts.check(); err != nil {
-		return none, fmt.Errorf(op+": %s: %v: %w", name, err, driver.ErrInvalidValue)
+		return none, fmt.Errorf(op+": %s: %v: %w", name, err, driver.ErrInvalidInput)
 	}
 	arch, defaulted := opts.Arch, false
 	if arch == "" {

@@ -154,5 +154,5 @@ func (c *Config) check(f *Function) error {
 }
 
 func (f *Function) configErr(format string, args ...any) error {
-	return fmt.Errorf("%s: %s: %w: %w", f, fmt.Sprintf(format, args...), ErrConfig, driver.ErrInvalidValue)
+	return fmt.Errorf("%s: %s: %w: %w", f, fmt.Sprintf(format, args...), ErrConfig, driver.ErrInvalidInput)
 }

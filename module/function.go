@@ -288,7 +288,7 @@ func (f *Function) String() string {
 // their name.
 func (f *Function) check() error {
 	if f == nil || f.m == nil {
-		return fmt.Errorf("nil function: %w", driver.ErrInvalidValue)
+		return fmt.Errorf("nil function: %w", driver.ErrInvalidInput)
 	}
 	if f.m.closed() {
 		return fmt.Errorf("%s: module %#x is closed: %w", f, f.m.h, driver.ErrClosed)
@@ -389,7 +389,7 @@ func (f *Function) SetMaxDynamicSharedMemory(bytes int) error {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	if bytes < 0 {
-		return fmt.Errorf("%s: %s: negative size %d: %w", op, f, bytes, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: %s: negative size %d: %w", op, f, bytes, driver.ErrInvalidInput)
 	}
 	f.k.smemMu.Lock()
 	defer f.k.smemMu.Unlock()
@@ -438,7 +438,7 @@ func (f *Function) MaxPotentialBlockSize(dynamicSmem, limit int) (minGrid, block
 		return 0, 0, fmt.Errorf("%s: %w", op, err)
 	}
 	if dynamicSmem < 0 || limit < 0 {
-		return 0, 0, fmt.Errorf("%s: %s: negative argument (dynamicSmem %d, limit %d): %w", op, f, dynamicSmem, limit, driver.ErrInvalidValue)
+		return 0, 0, fmt.Errorf("%s: %s: negative argument (dynamicSmem %d, limit %d): %w", op, f, dynamicSmem, limit, driver.ErrInvalidInput)
 	}
 	b, err := f.m.hold.Bind()
 	if err != nil {

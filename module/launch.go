@@ -92,7 +92,7 @@ func (f *Function) argsForOther(args *Args) error {
 func (f *Function) launch(s *stream.Stream, cfg *Config, params unsafe.Pointer) (err error) {
 	q := core.QueueOf(s)
 	if q == nil {
-		return fmt.Errorf("%s: nil or zero stream: %w", f, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil or zero stream: %w", f, driver.ErrInvalidInput)
 	}
 	// The module is held for the call: a concurrent Close (cuModuleUnload)
 	// waits for it.
