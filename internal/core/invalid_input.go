@@ -9,7 +9,9 @@ var ErrInvalidInput error = invalidInput{}
 
 type invalidInput struct{}
 
-func (invalidInput) Error() string { return "invalid argument (refused by the library, not by the driver)" }
+func (invalidInput) Error() string {
+	return "invalid argument (refused by the library, not by the driver)"
+}
 
 // Is reports the match with backend.ErrInvalidValue.
 func (invalidInput) Is(target error) bool { return target == error(backend.ErrInvalidValue) }
