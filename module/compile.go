@@ -20,6 +20,10 @@ type CompileError struct {
 	Options Options  // the options as given
 	Flags   []string // the NVRTC options passed
 	Err     error    // the NVRTC error (Code NVRTCErrorCompilation, ...)
+	// Hint, for a header NVRTC could not open, says where Compile looked
+	// for the CUDA toolkit's headers and how to point it at them
+	// (NOCGO_CUDA_INCLUDE); "" otherwise.
+	Hint string
 }
 
 // Error returns the source name, the architecture, the NVRTC error and the
@@ -33,6 +37,10 @@ func (e *CompileError) Error() string {
 	if log := strings.TrimSpace(e.Log); log != "" {
 		b.WriteString(":\n")
 		b.WriteString(log)
+	}
+	if e.Hint != "" {
+		b.WriteString("\nhint: ")
+		b.WriteString(e.Hint)
 	}
 	return b.String()
 }
@@ -274,7 +282,7 @@ func compileProgram(nv backend.NVRTC, prog uintptr, name string, opts Options, a
 	}
 	log = strings.TrimRight(log, "\x00")
 	if cerr != nil {
-		return nil, &CompileError{Name: name, Arch: arch, Log: log, Options: opts.given(), Flags: flags, Err: cerr}
+		return nil, &CompileError{Name: name, Arch: arch, Log: log, Options: opts.given(), Flags: flags, Err: cerr, Hint: toolkitHint(log, &opts)}
 	}
 	c := &compiled{Arch: arch, Log: log}
 	ptx, err := nv.PTX(prog)
