@@ -20,17 +20,17 @@ func ExampleIsFake() {
 	// Output: true
 }
 
-// A test on a fake of two devices: were buf or ctx left open, Fake would
+// A test on a fake of two devices: were buf or cc left open, Fake would
 // fail the test at its end, listing them.
 func ExampleFake() {
 	testTwoDevices := func(t *testing.T) {
 		drv := cudatest.Fake(t, fake.Devices(2))
 		dev, err := drv.Device(1)
 		require.NoError(t, err)
-		ctx, err := dev.PrimaryContext()
+		cc, err := dev.PrimaryContext()
 		require.NoError(t, err)
-		defer ctx.Close()
-		buf, err := memory.Alloc[float32](ctx, 1024)
+		defer cc.Close()
+		buf, err := memory.Alloc[float32](cc, 1024)
 		require.NoError(t, err)
 		defer buf.Close()
 		require.NoError(t, memory.CopyToDevice(buf, make([]float32, 1024)))
