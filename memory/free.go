@@ -142,7 +142,7 @@ func (a *allocation) release(free func() error, call string) error {
 			a.pool.lost.Store(true)
 		}
 		a.released()
-		return fmt.Errorf("%s: %w", call, core.Unusable(r))
+		return fmt.Errorf("%s: %w", call, core.ClosedAnyway(r))
 	}
 	a.released()
 	return nil

@@ -153,8 +153,9 @@ func (h *HostBuffer[T]) Close() error {
 		if r := api.MemFreeHost(h.p); r != nil {
 			if !core.Gone(r) {
 				h.freed.Store(false)
+				return fmt.Errorf("cuMemFreeHost: %w", r)
 			}
-			return fmt.Errorf("cuMemFreeHost: %w", core.Unusable(r))
+			return fmt.Errorf("cuMemFreeHost: %w", core.ClosedAnyway(r))
 		}
 		return nil
 	})
