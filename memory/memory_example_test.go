@@ -57,7 +57,7 @@ func Example() {
 // otherTensor stands for another library's tensor: it owns device memory
 // allocated with raw driver calls.
 type otherTensor struct {
-	cc *driver.Context
+	cc  *driver.Context
 	ptr uintptr
 	n   int
 }
