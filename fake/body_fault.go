@@ -6,14 +6,15 @@ import (
 	"strings"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/fake/internal/race"
 )
 
 // accessFault describes the access of a Go body that faulted: Load or
 // Store, the element and its address, the thread, and the body's line
 // that made it.
-func (t Thread) accessFault(p Ptr, i int, size uintptr, kind accessKind, err error) error {
+func (t Thread) accessFault(p Ptr, i int, size uintptr, kind race.AccessKind, err error) error {
 	op := "Load"
-	if kind == accWrite {
+	if kind == race.Write {
 		op = "Store"
 	}
 	what := "outside every allocation"

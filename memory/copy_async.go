@@ -55,6 +55,7 @@ func copyToDeviceAsync[T any](op string, s *stream.Stream, dst *Buffer[T], src [
 	if r != nil {
 		return fmt.Errorf("%s: %d bytes to %s on stream %#x: cuMemcpyHtoDAsync: %w", op, n, dst, s.Handle(), r)
 	}
+	keep(s, dst.a.hold)
 	return nil
 }
 
@@ -104,6 +105,7 @@ func copyToHostAsync[T any](op string, s *stream.Stream, dst []T, src *Buffer[T]
 	if r != nil {
 		return fmt.Errorf("%s: %d bytes from %s on stream %#x: cuMemcpyDtoHAsync: %w", op, src.bytes(), src, s.Handle(), r)
 	}
+	keep(s, src.a.hold)
 	return nil
 }
 
@@ -152,12 +154,14 @@ func CopyDtoDAsync[T any](s *stream.Stream, dst, src *Buffer[T]) (err error) {
 		if r := apiOf(dctx).MemcpyDtoDAsync(dst.ptr, src.ptr, n, s.Handle()); r != nil {
 			return fmt.Errorf("%s: %d bytes from %s to %s on stream %#x: cuMemcpyDtoDAsync: %w", op, n, src, dst, s.Handle(), r)
 		}
+		keep(s, dst.a.hold, src.a.hold)
 		return nil
 	}
 	if r := apiOf(dctx).MemcpyPeerAsync(dst.ptr, dctx.Handle(), src.ptr, sctx.Handle(), n, s.Handle()); r != nil {
 		return fmt.Errorf("%s: %d bytes from %s of %s to %s of %s on stream %#x: cuMemcpyPeerAsync: %w",
 			op, n, src, sctx, dst, dctx, s.Handle(), r)
 	}
+	keep(s, dst.a.hold, src.a.hold)
 	return nil
 }
 
