@@ -169,6 +169,7 @@ type machine struct {
 	warps    []warpRegs
 	grid     []byte     // a cooperative launch's grid workspace (nil otherwise)
 	spins    int        // backward branches taken since the last yield
+	quantum  int        // spins before a yield: spinLimit, or residentQuantum (resident.go)
 	races    *raceState // shared-memory race checks, or nil
 	yielded  bool       // the last stepBlock left threads spinning (tYield)
 	// spun: a thread yielded in the last stepBlock for having taken

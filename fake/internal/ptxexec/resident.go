@@ -40,6 +40,11 @@ import (
 // then finish their blocks (or yield too) and the resident set (the
 // yielded blocks in block order) runs on one goroutine as above.
 
+// residentQuantum is the spinLimit of a resident block: how many backward
+// branches its threads take before the one taking the next yields, so
+// that a block spinning among many lets the others run soon.
+const residentQuantum = 16
+
 // aloneLimit is how many times a block that spins without repeating its
 // state yields before it runs as a resident block (runAlone).
 const aloneLimit = 256
@@ -86,6 +91,9 @@ func (l *Launch) residentLimit(blocks uint64) int {
 func (m *machine) setBlock(b uint64) {
 	g := m.l.Grid
 	m.spins = 0
+	if m.quantum == 0 {
+		m.quantum = spinLimit
+	}
 	m.block = [3]uint32{uint32(b % uint64(g[0])), uint32(b / uint64(g[0]) % uint64(g[1])), uint32(b / (uint64(g[0]) * uint64(g[1])))}
 }
 
@@ -98,6 +106,7 @@ func (s *resident) start(b uint64) *machine {
 		m = s.k.newMachine(s.l, s.n, nil)
 		m.grid = s.grid
 	}
+	m.quantum = residentQuantum
 	m.setBlock(b)
 	m.startBlock()
 	return m
@@ -167,10 +176,12 @@ func (s *resident) run() error {
 			idle, s.prints = 0, nil
 			continue
 		}
-		if idle++; s.next < s.blocks && len(s.res) < s.limit {
-			// No block finished for growAfter rounds: as many blocks
-			// again become resident.
-			if idle < growAfter {
+		idle++
+		stuck := s.repeated()
+		if s.next < s.blocks && len(s.res) < s.limit {
+			// The resident blocks are stuck, or no block finished for
+			// growAfter rounds: as many blocks again become resident.
+			if !stuck && idle < growAfter {
 				continue
 			}
 			add := min(uint64(len(s.res)), uint64(s.limit-len(s.res)), s.blocks-s.next)
@@ -181,21 +192,29 @@ func (s *resident) run() error {
 			idle, s.prints = 0, nil
 			continue
 		}
-		prints := make([]uint64, len(s.res))
-		for i, m := range s.res {
-			prints[i] = m.fingerprint()
+		if stuck {
+			return s.deadlock()
 		}
-		for _, p := range s.prints {
-			if slices.Equal(prints, p) {
-				return s.deadlock()
-			}
-		}
-		if len(s.prints) == maxPeriod {
-			s.prints = slices.Delete(s.prints, 0, 1)
-		}
-		s.prints = append(s.prints, prints)
 	}
 	return nil
+}
+
+// repeated reports whether every resident block is in the state it was in
+// at the end of one of the last maxPeriod rounds, and records this one.
+func (s *resident) repeated() bool {
+	prints := make([]uint64, len(s.res))
+	for i, m := range s.res {
+		prints[i] = m.fingerprint()
+	}
+	seen := false
+	for _, p := range s.prints {
+		seen = seen || slices.Equal(prints, p)
+	}
+	if len(s.prints) == maxPeriod {
+		s.prints = slices.Delete(s.prints, 0, 1)
+	}
+	s.prints = append(s.prints, prints)
+	return seen
 }
 
 // deadlock is the Fault of a resident set that no schedule can move on.
@@ -333,6 +352,7 @@ func (s *resident) runSerial() error {
 			return err
 		}
 		if yielded {
+			m.quantum = residentQuantum
 			s.res = append(s.res, m)
 			return s.run()
 		}
@@ -396,6 +416,9 @@ func (s *resident) runParallel(workers int) error {
 	slices.SortFunc(parked, func(a, b *machine) int {
 		return cmpUint64(linear(a.block, s.l.Grid), linear(b.block, s.l.Grid))
 	})
+	for _, m := range parked {
+		m.quantum = residentQuantum
+	}
 	s.res = parked
 	s.next = min(next.Load(), s.blocks)
 	return s.run()
