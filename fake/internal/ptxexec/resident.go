@@ -247,7 +247,10 @@ func (s *resident) deadlock() error {
 	if s.next < s.blocks {
 		why += fmt.Sprintf(" (the device holds %d blocks of this launch at once; %d of its %d blocks never started)", s.limit, s.blocks-s.next, s.blocks)
 	}
-	f.Msg = fmt.Sprintf("deadlock: %s: %s", why, strings.Join(where, "; "))
+	f.Msg = "deadlock: " + why
+	if len(stuck) > 1 {
+		f.Msg += ": " + strings.Join(where, "; ")
+	}
 	return f
 }
 
