@@ -196,6 +196,9 @@ func (k *Kernel) Run(l *Launch) error {
 		return &Fault{Code: CodeLaunchFailed, Msg: "bad block size"}
 	}
 	blocks := uint64(l.Grid[0]) * uint64(l.Grid[1]) * uint64(l.Grid[2])
+	if err := k.Runnable(l.Grid, l.Block); err != nil {
+		return &Fault{Code: CodeLaunchFailed, Msg: err.Error()}
+	}
 	if k.noEffect() {
 		return nil // no block can do anything a user could see (noeffect.go)
 	}
