@@ -61,6 +61,13 @@ type Launch struct {
 	// SharedRaceObserver): reported to Observe when it implements
 	// SharedRaceObserver. Off, they cost one comparison per shared access.
 	SharedRaces bool
+	// GlobalRaces asks for checks of races between the launch's threads
+	// on global memory and of reads of what the launch had not yet
+	// written (see GlobalRaceObserver, Access.Unwritten): reported to
+	// Observe when it implements GlobalRaceObserver.
+	GlobalRaces bool
+
+	gr *globalRaces // Run's copy: the launch's global race checks, or nil
 }
 
 // CUDA error numbers of the faults a launch may end with.
@@ -167,11 +174,12 @@ type machine struct {
 	obs      Observer // l.Observe
 	slab     []uint64 // register files not yet handed to threads
 	warps    []warpRegs
-	grid     []byte     // a cooperative launch's grid workspace (nil otherwise)
-	spins    int        // backward branches taken since the last yield
-	quantum  int        // spins before a yield: spinLimit, or residentQuantum (resident.go)
-	races    *raceState // shared-memory race checks, or nil
-	yielded  bool       // the last stepBlock left threads spinning (tYield)
+	grid     []byte      // a cooperative launch's grid workspace (nil otherwise)
+	spins    int         // backward branches taken since the last yield
+	quantum  int         // spins before a yield: spinLimit, or residentQuantum (resident.go)
+	races    *raceState  // shared-memory race checks, or nil
+	gr       *blockRaces // global-memory race checks, or nil
+	yielded  bool        // the last stepBlock left threads spinning (tYield)
 	// spun: a thread yielded in the last stepBlock for having taken
 	// spinLimit backward branches (it may wait for another block), not
 	// only at a shared store after a barrier (storepause.go).
@@ -199,6 +207,11 @@ func (k *Kernel) Run(l *Launch) error {
 	if err := k.Runnable(l.Grid, l.Block); err != nil {
 		return &Fault{Code: CodeLaunchFailed, Msg: err.Error()}
 	}
+	if l.GlobalRaces {
+		lc := *l
+		lc.gr = newGlobalRaces(k, &lc, n)
+		l = &lc
+	}
 	if k.noEffect() {
 		return nil // no block can do anything a user could see (noeffect.go)
 	}
@@ -220,6 +233,7 @@ func (k *Kernel) newMachine(l *Launch, n int, atomMu *sync.Mutex) *machine {
 	m := &machine{k: k, l: l, threads: make([]thread, n), shared: make([]byte, k.sharedBase+int(l.DynShared)+reservedShared),
 		start: time.Now(), cs: k.prog.callSites, atomMu: atomMu, obs: l.Observe, warps: make([]warpRegs, (n+warpSize-1)/warpSize)}
 	m.races = newRaceState(l, len(m.shared), n)
+	m.gr = l.gr.newBlock(n)
 	f := k.fn
 	m.tmpl = make([]uint64, f.nslots)
 	copy(m.tmpl, f.init)
@@ -364,6 +378,9 @@ func (m *machine) startBlock() {
 	}
 	if m.races != nil {
 		m.races.phase++
+	}
+	if m.gr != nil {
+		m.gr.start(uint32(linear(m.block, m.l.Grid)))
 	}
 	for w := range m.warps {
 		lo := w * warpSize
@@ -597,6 +614,9 @@ func (m *machine) resolveWarp(w int) bool {
 func (m *machine) collective(ts []thread, in *inst, group uint32) {
 	if m.races != nil {
 		m.races.warpSync[ts[0].id/warpSize]++
+	}
+	if m.gr != nil {
+		m.gr.warpSync[ts[0].id/warpSize]++
 	}
 	switch in.op {
 	case opShfl:
@@ -852,6 +872,11 @@ func (m *machine) run(t *thread) {
 		}
 		switch in.op {
 		case opNop:
+		case opFence:
+			if m.gr != nil {
+				t.pc = pc
+				m.raceFence(t)
+			}
 		case opMov:
 			r[in.d] = r[in.a] & in.mask
 		case opAddImm:
@@ -1491,13 +1516,15 @@ func (m *machine) atomic(t *thread, in *inst, r []uint64) bool {
 	case spShared:
 		sp = opLdShared
 	}
+	if m.atomMu != nil && sp != opLdShared {
+		// Taken before the access, so that the global race checks see
+		// the atomics in the order they happen.
+		m.atomMu.Lock()
+		defer m.atomMu.Unlock()
+	}
 	b := m.access(t, in, sp, addr, uint64(in.size))
 	if b == nil {
 		return false
-	}
-	if m.atomMu != nil && sp != opLdShared {
-		m.atomMu.Lock()
-		defer m.atomMu.Unlock()
 	}
 	old := loadLE(b, in.size)
 	x := r[in.b]

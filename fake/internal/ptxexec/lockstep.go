@@ -264,6 +264,14 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 			}
 			switch in.op {
 			case opNop:
+			case opFence:
+				if m.gr != nil {
+					for a := act; a != 0; a &= a - 1 {
+						t := &ts[bits.TrailingZeros32(a)&31]
+						t.pc = pc
+						m.raceFence(t)
+					}
+				}
 			case opMov:
 				rd := lane32(S, in.d)
 				rx := lane32(S, in.a)

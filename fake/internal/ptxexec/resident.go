@@ -126,6 +126,9 @@ func (s *resident) start(b uint64) *machine {
 func (m *machine) turn() (spinning bool, err error) {
 	for {
 		yielded, err := m.stepBlock()
+		if err != nil || !yielded {
+			m.settleGlobal() // the block ended: its held writes are settled (globalrace.go)
+		}
 		if err != nil || !yielded || m.spun {
 			return yielded, err
 		}
