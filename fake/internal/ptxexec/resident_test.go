@@ -257,3 +257,16 @@ func TestResidentBarrierSpinDeadlock(t *testing.T) {
 		assert.Contains(t, f.Msg, "block [2 0 0]")
 	}
 }
+
+// TestCooperativeDeadlock: a cooperative launch whose blocks wait forever
+// is reported as well (it used to run forever).
+func TestCooperativeDeadlock(t *testing.T) {
+	p, mem := spinProgram(t)
+	k := p.Kernels["never_set"]
+	err := k.Run(&Launch{Grid: dim(4), Block: dim(64), Params: params(t, k, mem.i32s([]int32{0})), Mem: mem, SMs: 132, Cooperative: true})
+	var f *Fault
+	require.True(t, errors.As(err, &f), "%v", err)
+	assert.Equal(t, CodeLaunchFailed, f.Code)
+	assert.Contains(t, f.Msg, "deadlock: every resident block spins")
+	assert.Contains(t, f.Msg, "block [3 0 0] thread [0 0 0]")
+}
