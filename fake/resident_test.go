@@ -46,7 +46,7 @@ func TestResidentBlocksFollowOccupancy(t *testing.T) {
 					assert.Equal(t, int32(1), readI32(t, b, flag, 1)[0])
 					continue
 				}
-				assert.ErrorIs(t, err, driver.ErrLaunchFailed)
+				require.ErrorIs(t, err, driver.ErrLaunchFailed)
 				assert.Contains(t, err.Error(), "deadlock: every resident block spins")
 				assert.Contains(t, err.Error(), "1 of its")
 				require.Error(t, b.kernelFault())
