@@ -27,12 +27,12 @@ import (
 // wrapping driver.ErrClosed after Close. A Library is safe for concurrent
 // use, but Close must not race launches of its functions.
 type Library struct {
-	drv     *driver.Driver
-	api     backend.API
-	libs    backend.Libraries
-	h       uintptr
-	loaded  // the image's kind, compile results and PTX, given to each instance
-	cached  bool
+	drv    *driver.Driver
+	api    backend.API
+	libs   backend.Libraries
+	h      uintptr
+	loaded // the image's kind, compile results and PTX, given to each instance
+	cached bool
 
 	mu      sync.Mutex
 	closed  bool

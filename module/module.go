@@ -60,14 +60,14 @@ func DetectKind(image []byte) ImageKind {
 // from its load until its Close (see driver.Context). A Module is safe for
 // concurrent use, but Close must not race launches of its functions.
 type Module struct {
-	ctx     *driver.Context
-	hold    *core.Hold // the module's hold on ctx, let go by Close
-	h       uintptr
-	loaded         // the image's kind, compile results and PTX
-	image   []byte // the compiled image, for compiled modules
-	cached  bool
-	jitLog  string   // the JIT's info log of the load
-	lib     *Library // the Library this is the instance of, which owns it; nil for a Module's own
+	ctx    *driver.Context
+	hold   *core.Hold // the module's hold on ctx, let go by Close
+	h      uintptr
+	loaded        // the image's kind, compile results and PTX
+	image  []byte // the compiled image, for compiled modules
+	cached bool
+	jitLog string   // the JIT's info log of the load
+	lib    *Library // the Library this is the instance of, which owns it; nil for a Module's own
 
 	mu      sync.Mutex           // guards funcs and kernels; serialises Unload
 	funcs   map[string]*Function // by the name asked for
