@@ -1,7 +1,6 @@
 package cublas
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 
@@ -81,28 +80,7 @@ func blasOf(op string, ctx *driver.Context) (backend.CUBLAS, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, ok := c.API.(backend.BLASProvider)
-	if !ok {
-		return nil, fmt.Errorf("%s: this backend has no cuBLAS (backend.BLASProvider): %w", op, errors.ErrUnsupported)
-	}
-	b, err := p.CUBLAS()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
-	}
-	return b, nil
-}
-
-// queueOf checks s for op: a nil or zero stream is an error wrapping
-// driver.ErrInvalidValue, a closed one an error wrapping driver.ErrClosed.
-func queueOf(op string, s *stream.Stream) (*core.Queue, error) {
-	q := core.QueueOf(s)
-	if q == nil {
-		return nil, fmt.Errorf("%s: nil or zero stream: %w", op, driver.ErrInvalidValue)
-	}
-	if err := q.Hold.Check(q.What); err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
-	}
-	return q, nil
+	return core.Provided(op, c, "cuBLAS", backend.BLASProvider.CUBLAS)
 }
 
 // New creates a cuBLAS handle bound to s, on s's device and in its
@@ -112,7 +90,7 @@ func queueOf(op string, s *stream.Stream) (*core.Queue, error) {
 // special stream.
 func New(s *stream.Stream) (*Handle, error) {
 	const op = "cublas.New"
-	q, err := queueOf(op, s)
+	q, err := core.OpenQueue(op, s)
 	if err != nil {
 		return nil, err
 	}
@@ -236,7 +214,7 @@ func (h *Handle) configure(op string, set func() error) error {
 // use another).
 func (h *Handle) SetStream(s *stream.Stream) error {
 	const op = "cublas.Handle.SetStream"
-	q, err := queueOf(op, s)
+	q, err := core.OpenQueue(op, s)
 	if err != nil {
 		return err
 	}

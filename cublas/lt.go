@@ -1,7 +1,6 @@
 package cublas
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 
@@ -40,15 +39,7 @@ func ltOf(op string, ctx *driver.Context) (backend.CUBLASLt, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, ok := c.API.(backend.BLASLtProvider)
-	if !ok {
-		return nil, fmt.Errorf("%s: this backend has no cuBLASLt (backend.BLASLtProvider): %w", op, errors.ErrUnsupported)
-	}
-	l, err := p.CUBLASLt()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
-	}
-	return l, nil
+	return core.Provided(op, c, "cuBLASLt", backend.BLASLtProvider.CUBLASLt)
 }
 
 // NewLt creates a cuBLASLt handle in ctx (cublasLtCreate), for products on

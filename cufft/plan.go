@@ -130,25 +130,17 @@ func Plan3D(s *stream.Stream, nx, ny, nz int, t Type) (*Plan, error) {
 // cufftMakePlanMany64, cufftSetStream) on stream s, in s's context.
 func PlanMany(s *stream.Stream, m Many) (_ *Plan, err error) {
 	const op = "cufft.PlanMany"
-	q := core.QueueOf(s)
-	if q == nil {
-		return nil, fmt.Errorf("%s: nil or zero stream: %w", op, driver.ErrInvalidValue)
-	}
-	if err := q.Hold.Check(q.What); err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
+	if _, err := core.OpenQueue(op, s); err != nil {
+		return nil, err
 	}
 	pl, in, out, err := m.check(op)
 	if err != nil {
 		return nil, err
 	}
 	c := core.ContextOf(s.Context())
-	prov, ok := c.API.(backend.FFTProvider)
-	if !ok {
-		return nil, fmt.Errorf("%s: this backend has no cuFFT (backend.FFTProvider): %w", op, errors.ErrUnsupported)
-	}
-	f, err := prov.CUFFT()
+	f, err := core.Provided(op, c, "cuFFT", backend.FFTProvider.CUFFT)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
+		return nil, err
 	}
 	hold, err := c.Hold()
 	if err != nil {
@@ -345,12 +337,8 @@ func (p *Plan) SetStream(s *stream.Stream) error {
 	if err := p.check(op); err != nil {
 		return err
 	}
-	q := core.QueueOf(s)
-	if q == nil {
-		return fmt.Errorf("%s: nil or zero stream: %w", op, driver.ErrInvalidValue)
-	}
-	if err := q.Hold.Check(q.What); err != nil {
-		return fmt.Errorf("%s: %w", op, err)
+	if _, err := core.OpenQueue(op, s); err != nil {
+		return err
 	}
 	if s.Context().Handle() != p.hold.Context().Handle {
 		return fmt.Errorf("%s: %s is not in the plan's context %s: %w", op, s, p.hold.Context(), driver.ErrWrongContext)
