@@ -99,28 +99,16 @@ func New(s *stream.Stream) (*Handle, error) {
 	if err != nil {
 		return nil, err
 	}
-	hold, err := core.ContextOf(ctx).Hold()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
-	}
-	var h uintptr
 	var version int
-	err = hold.Do(func(backend.API) error {
+	hold, h, err := core.ContextOf(ctx).Create(b.Create, func(h uintptr) error {
 		var err error
-		if h, err = b.Create(); err != nil {
+		if version, err = b.Version(h); err != nil {
 			return err
 		}
-		if version, err = b.Version(h); err == nil {
-			err = b.SetStream(h, s.Handle())
-		}
-		if err != nil {
-			_ = b.Destroy(h)
-			h = 0
-		}
-		return err
-	})
+		return b.SetStream(h, s.Handle())
+	}, b.Destroy)
 	if err != nil {
-		return nil, hold.Drop(fmt.Errorf("%s: on %s: %w", op, s, err))
+		return nil, fmt.Errorf("%s: on %s: %w", op, s, err)
 	}
 	return &Handle{blas: b, hold: hold, ctx: ctx.Handle(), dev: ctx.Device(), h: h, s: s, q: q, version: version}, nil
 }

@@ -54,18 +54,9 @@ func NewLt(ctx *driver.Context) (*Lt, error) {
 	if err != nil {
 		return nil, err
 	}
-	hold, err := core.ContextOf(ctx).Hold()
+	hold, h, err := core.ContextOf(ctx).Create(l.Create, nil, nil)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
-	}
-	var h uintptr
-	err = hold.Do(func(backend.API) error {
-		var err error
-		h, err = l.Create()
-		return err
-	})
-	if err != nil {
-		return nil, hold.Drop(fmt.Errorf("%s: in %s: %w", op, ctx, err))
+		return nil, fmt.Errorf("%s: in %s: %w", op, ctx, err)
 	}
 	return &Lt{lt: l, hold: hold, ctx: ctx.Handle(), dev: ctx.Device(), h: h, version: l.Version()}, nil
 }

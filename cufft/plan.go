@@ -1,7 +1,6 @@
 package cufft
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 
@@ -142,35 +141,21 @@ func PlanMany(s *stream.Stream, m Many) (_ *Plan, err error) {
 	if err != nil {
 		return nil, err
 	}
-	hold, err := c.Hold()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
-	}
-	p := &Plan{f: f, hold: hold, m: m, in: in, out: out, s: s}
+	p := &Plan{f: f, m: m, in: in, out: out, s: s}
 	p.m.N = append([]int(nil), m.N...)
-	err = hold.Do(func(backend.API) error {
-		h, err := f.Create()
+	p.hold, p.h, err = c.Create(f.Create, func(h uintptr) error {
+		if err := f.SetAutoAllocation(h, !m.ManualWorkArea); err != nil {
+			return err
+		}
+		ws, err := f.MakePlanMany(h, pl)
 		if err != nil {
 			return err
 		}
-		ws, err := func() (uintptr, error) {
-			if err := f.SetAutoAllocation(h, !m.ManualWorkArea); err != nil {
-				return 0, err
-			}
-			ws, err := f.MakePlanMany(h, pl)
-			if err != nil {
-				return 0, err
-			}
-			return ws, f.SetStream(h, s.Handle())
-		}()
-		if err != nil {
-			return errors.Join(err, f.Destroy(h))
-		}
-		p.h, p.ws = h, int(ws)
-		return nil
-	})
+		p.ws = int(ws)
+		return f.SetStream(h, s.Handle())
+	}, f.Destroy)
 	if err != nil {
-		return nil, hold.Drop(fmt.Errorf("%s: %v %v ×%d: %w", op, m.Type, m.N, m.Batch, err))
+		return nil, fmt.Errorf("%s: %v %v ×%d: %w", op, m.Type, m.N, m.Batch, err)
 	}
 	return p, nil
 }

@@ -1,7 +1,6 @@
 package curand
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 
@@ -120,26 +119,12 @@ func New(s *stream.Stream, r RNG) (_ *Generator, err error) {
 	if err != nil {
 		return nil, err
 	}
-	hold, err := c.Hold()
+	hold, h, err := c.Create(func() (uintptr, error) { return lib.CreateGenerator(backend.RNGType(r)) },
+		func(h uintptr) error { return lib.SetStream(h, s.Handle()) }, lib.DestroyGenerator)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
+		return nil, fmt.Errorf("%s: %v on %s: %w", op, r, s, err)
 	}
-	g := &Generator{r: lib, hold: hold, kind: r, dims: 1, s: s}
-	err = hold.Do(func(backend.API) error {
-		h, err := lib.CreateGenerator(backend.RNGType(r))
-		if err != nil {
-			return err
-		}
-		if err := lib.SetStream(h, s.Handle()); err != nil {
-			return errors.Join(err, lib.DestroyGenerator(h))
-		}
-		g.h = h
-		return nil
-	})
-	if err != nil {
-		return nil, hold.Drop(fmt.Errorf("%s: %v on %s: %w", op, r, s, err))
-	}
-	return g, nil
+	return &Generator{r: lib, hold: hold, kind: r, h: h, dims: 1, s: s}, nil
 }
 
 // String describes the generator: "Philox4_32_10 generator 0x5a0 on owned stream 0x1c2 (...)".
