@@ -426,3 +426,15 @@ func TestDeviceOrdinalRange(t *testing.T) {
 	_, err = l.CtxCreate(0, -big)
 	assert.ErrorIs(t, err, backend.ErrInvalidDevice)
 }
+
+// A name with a NUL byte is refused before the entry point is looked up
+// (the generated C-string conversion).
+func TestNamesWithNULAreRefused(t *testing.T) {
+	l := testLibcuda(t, 13000, nil)
+	_, err := l.ModuleGetFunction(1, "scale\x00x")
+	assert.ErrorIs(t, err, backend.ErrInvalidValue)
+	_, _, err = l.LibraryGetGlobal(1, "g\x00")
+	assert.ErrorIs(t, err, backend.ErrInvalidValue)
+	assert.False(t, l.syms.Resolved(int(symModuleGetFunction)))
+	assert.False(t, l.syms.Resolved(int(symLibraryGetGlobal)))
+}

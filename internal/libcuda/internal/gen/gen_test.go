@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"go/format"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -108,6 +109,28 @@ func TestMethodShapes(t *testing.T) {
 			t.Errorf("generated method lacks %q:\n%s", want, b.String())
 		}
 	}
+	// A Go string is a NUL-terminated copy, refused with a NUL inside
+	// before the lookup, kept alive over the call; a device address may be
+	// a void*.
+	e, err = parseLine("G cuG(out CUkernel* k, CUlibrary lib, const char* name, void* addr) since=12000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	sig = &goSig{params: []goParam{{"lib", "uintptr"}, {"name", "string"}, {"addr", "uintptr"}}, results: []string{"uintptr"}}
+	if err := method(&b, new(imports), e, sig); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"cName, err := cstr.Bytes(name)\n\tif err != nil {\n\t\treturn 0, backend.ErrInvalidValue\n\t}\n\tproc, err := l.fn(symG)",
+		"dl.Call4(proc, uintptr(unsafe.Pointer(&k)), lib, uintptr(unsafe.Pointer(&cName[0])), addr)\n\truntime.KeepAlive(cName)",
+	} {
+		src, _ := format.Source(b.Bytes())
+		if !bytes.Contains(src, []byte(want)) {
+			t.Errorf("generated method lacks %q:\n%s", want, src)
+		}
+	}
+	sig = &goSig{params: []goParam{{"g", "uintptr"}, {"deps", "[]uintptr"}, {"loc", "backend.MemLocation"}}, results: []string{"uintptr", "int"}}
 	// A slice needs its count right after it.
 	e, err = parseLine("F cuF(out CUgraphNode* node, CUgraph g, const CUgraphNode* deps, CUmemLocation loc, out size_t* count) since=1")
 	if err != nil {
