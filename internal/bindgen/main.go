@@ -4,7 +4,8 @@
 // libraries (internal/libcublas, libcufft, libcurand, libnccl,
 // libnvjitlink) runs it with its own table; libcuda's and libnvrtc's,
 // which feed package abi and the fake as well, have their own generator
-// (internal/libcuda/internal/gen).
+// (internal/libcuda/internal/gen), which shares the C parameters, the Go
+// signatures and the comments with this one (package cdecl).
 //
 // # Running it
 //

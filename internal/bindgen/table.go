@@ -7,15 +7,12 @@ import (
 	"go/token"
 	"strconv"
 	"strings"
+
+	"github.com/nocgo/cuda/internal/bindgen/cdecl"
 )
 
 // param is one C parameter of an entry point.
-type param struct {
-	ctype string // normalized: "unsigned int", "cufftHandle*", "const void*"
-	name  string
-	out   bool   // an out-parameter: a result of the Go method
-	konst string // a constant passed in its place ("0"), taking no Go argument
-}
+type param = cdecl.Param
 
 // entry is one entry point of the table.
 type entry struct {
@@ -50,9 +47,9 @@ func (e *entry) sig() string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(p.ctype + " " + p.name)
-		if p.konst != "" {
-			b.WriteString(" = " + p.konst)
+		b.WriteString(p.CType + " " + p.Name)
+		if p.Const != "" {
+			b.WriteString(" = " + p.Const)
 		}
 	}
 	b.WriteString(")")
@@ -147,7 +144,7 @@ func parseLine(line string) (*entry, error) {
 	}
 	if args := strings.TrimSpace(line[open+1 : close]); args != "" && args != "void" {
 		for _, a := range strings.Split(args, ",") {
-			p, err := parseParam(a)
+			p, err := cdecl.ParseParam(a)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %v", e.cname, err)
 			}
@@ -181,40 +178,4 @@ func parseLine(line string) (*entry, error) {
 		e.hand = true // nothing to generate but the index
 	}
 	return e, nil
-}
-
-// parseParam parses "[out] C-type name[=const]".
-func parseParam(s string) (param, error) {
-	f := strings.Fields(s)
-	var p param
-	if len(f) > 0 && f[0] == "out" {
-		p.out = true
-		f = f[1:]
-	}
-	if len(f) < 2 {
-		return p, fmt.Errorf("parameter %q: want C-type name", strings.TrimSpace(s))
-	}
-	name := f[len(f)-1]
-	typ := strings.Join(f[:len(f)-1], " ")
-	for strings.HasPrefix(name, "*") {
-		name, typ = name[1:], typ+"*"
-	}
-	if n, ok := strings.CutSuffix(name, "[]"); ok { // an array parameter is a pointer
-		name, typ = n, typ+"*"
-	}
-	typ = strings.ReplaceAll(typ, " *", "*")
-	if n, k, ok := strings.Cut(name, "="); ok {
-		name, p.konst = n, k
-		if p.out {
-			return p, fmt.Errorf("parameter %s: an out-parameter cannot be a constant", name)
-		}
-	}
-	if !token.IsIdentifier(name) && !token.IsKeyword(name) {
-		return p, fmt.Errorf("parameter name %q", name)
-	}
-	if p.out && !strings.HasSuffix(typ, "*") {
-		return p, fmt.Errorf("out-parameter %s: type %s is no pointer", name, typ)
-	}
-	p.ctype, p.name = typ, name
-	return p, nil
 }

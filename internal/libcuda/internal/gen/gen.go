@@ -8,6 +8,8 @@ import (
 	"go/types"
 	"slices"
 	"strings"
+
+	"github.com/nocgo/cuda/internal/bindgen/cdecl"
 )
 
 // callFunc and leanCallFunc name the functions the generated methods call
@@ -369,7 +371,7 @@ func abiSource(entries []*entry) ([]byte, error) {
 			if e.inner {
 				doc += " Inner: called only inside another entry point's method."
 			}
-			s.WriteString(indent(comment(doc)))
+			s.WriteString(indent(cdecl.Comment(doc)))
 			fmt.Fprintf(&s, "\t%s = %q\n", constName(e.cname), e.cname)
 		}
 		s.WriteString(")\n")
@@ -427,11 +429,11 @@ func method(w *bytes.Buffer, imp *imports, e *entry, sig *goSig) error {
 		einval = "ErrInvalidValue"
 	}
 	goNames := map[string]bool{}
-	for _, p := range sig.params {
-		if slices.Contains(reserved, p.name) {
-			return fmt.Errorf("parameter %s of the Go method clashes with a local of the generated method", p.name)
+	for _, p := range sig.Params {
+		if slices.Contains(reserved, p.Name) {
+			return fmt.Errorf("parameter %s of the Go method clashes with a local of the generated method", p.Name)
 		}
-		goNames[p.name] = true
+		goNames[p.Name] = true
 	}
 
 	var checks []string // "cond\x00err"
@@ -448,80 +450,80 @@ func method(w *bytes.Buffer, imp *imports, e *entry, sig *goSig) error {
 	for i := 0; i < len(e.params); i++ {
 		p := e.params[i]
 		switch {
-		case p.konst != "":
-			args = append(args, p.konst)
-		case p.out:
-			if len(outs) >= len(sig.results) {
+		case p.Const != "":
+			args = append(args, p.Const)
+		case p.Out:
+			if len(outs) >= len(sig.Results) {
 				return fmt.Errorf("more out-parameters than %s has results", e.method)
 			}
-			gotype := sig.results[len(outs)]
-			o, ok := outConv(strings.TrimSuffix(p.ctype, "*"), gotype)
+			gotype := sig.Results[len(outs)]
+			o, ok := outConv(strings.TrimSuffix(p.CType, "*"), gotype)
 			if !ok {
-				return fmt.Errorf("out-parameter %s %s: no conversion to a %s result", p.ctype, p.name, gotype)
+				return fmt.Errorf("out-parameter %s %s: no conversion to a %s result", p.CType, p.Name, gotype)
 			}
-			outs = append(outs, result{p.name, o})
-			args = append(args, "\x00"+p.name) // the address, resolved below
+			outs = append(outs, result{p.Name, o})
+			args = append(args, "\x00"+p.Name) // the address, resolved below
 		default:
-			if nextIn >= len(sig.params) {
+			if nextIn >= len(sig.Params) {
 				return fmt.Errorf("more parameters than %s has", e.method)
 			}
-			gp := sig.params[nextIn]
+			gp := sig.Params[nextIn]
 			nextIn++
-			if elem, ok := strings.CutPrefix(gp.typ, "[]"); ok {
+			if elem, ok := strings.CutPrefix(gp.Type, "[]"); ok {
 				// A Go slice is a C array and its count: (const T* a,
 				// size_t n), T a handle and the slice's elements uintptr.
-				cElem := strings.TrimSuffix(strings.TrimPrefix(p.ctype, "const "), "*")
-				if !strings.HasSuffix(p.ctype, "*") || !slices.Contains(handleTypes, cElem) || elem != "uintptr" ||
-					i+1 >= len(e.params) || e.params[i+1].ctype != "size_t" || e.params[i+1].out || e.params[i+1].konst != "" {
-					return fmt.Errorf("parameter %s %s: a Go %s passes as an array of handles followed by its size_t count", p.ctype, p.name, gp.typ)
+				cElem := strings.TrimSuffix(strings.TrimPrefix(p.CType, "const "), "*")
+				if !strings.HasSuffix(p.CType, "*") || !slices.Contains(handleTypes, cElem) || elem != "uintptr" ||
+					i+1 >= len(e.params) || e.params[i+1].CType != "size_t" || e.params[i+1].Out || e.params[i+1].Const != "" {
+					return fmt.Errorf("parameter %s %s: a Go %s passes as an array of handles followed by its size_t count", p.CType, p.Name, gp.Type)
 				}
 				i++
-				args = append(args, "uintptr(unsafe.Pointer(unsafe.SliceData("+gp.name+")))", "uintptr(len("+gp.name+"))")
-				keepAlive = append(keepAlive, gp.name)
+				args = append(args, "uintptr(unsafe.Pointer(unsafe.SliceData("+gp.Name+")))", "uintptr(len("+gp.Name+"))")
+				keepAlive = append(keepAlive, gp.Name)
 				continue
 			}
-			if gp.typ == "string" && p.ctype == "const char*" {
+			if gp.Type == "string" && p.CType == "const char*" {
 				// A NUL-terminated copy, refused when the string has a NUL.
-				cs := "c" + strings.ToUpper(gp.name[:1]) + gp.name[1:]
+				cs := "c" + strings.ToUpper(gp.Name[:1]) + gp.Name[1:]
 				if goNames[cs] || slices.Contains(reserved, cs) {
-					return fmt.Errorf("parameter %s: its C string %s clashes with a Go name of the method", gp.name, cs)
+					return fmt.Errorf("parameter %s: its C string %s clashes with a Go name of the method", gp.Name, cs)
 				}
 				goNames[cs] = true
-				strs = append(strs, fmt.Sprintf("%s, err := cstr.Bytes(%s)\nif err != nil {\n%%s\n}", cs, gp.name))
+				strs = append(strs, fmt.Sprintf("%s, err := cstr.Bytes(%s)\nif err != nil {\n%%s\n}", cs, gp.Name))
 				args = append(args, "uintptr(unsafe.Pointer(&"+cs+"[0]))")
 				keepAlive = append(keepAlive, cs)
 				continue
 			}
-			c, ok := inConv(p.ctype, gp.typ, einval)
+			c, ok := inConv(p.CType, gp.Type, einval)
 			if !ok {
-				return fmt.Errorf("parameter %s %s: no conversion from Go %s %s", p.ctype, p.name, gp.name, gp.typ)
+				return fmt.Errorf("parameter %s %s: no conversion from Go %s %s", p.CType, p.Name, gp.Name, gp.Type)
 			}
 			if c.check != "" {
-				checks = append(checks, fmt.Sprintf(c.check, gp.name)+"\x00"+c.err)
+				checks = append(checks, fmt.Sprintf(c.check, gp.Name)+"\x00"+c.err)
 			}
 			switch {
 			case c.byPointer != "":
-				cs := "c" + strings.ToUpper(gp.name[:1]) + gp.name[1:]
+				cs := "c" + strings.ToUpper(gp.Name[:1]) + gp.Name[1:]
 				if goNames[cs] || slices.Contains(reserved, cs) {
-					return fmt.Errorf("parameter %s: its C struct %s clashes with a Go name of the method", gp.name, cs)
+					return fmt.Errorf("parameter %s: its C struct %s clashes with a Go name of the method", gp.Name, cs)
 				}
 				goNames[cs] = true
-				structs = append(structs, fmt.Sprintf("%s := "+c.byPointer, cs, gp.name))
+				structs = append(structs, fmt.Sprintf("%s := "+c.byPointer, cs, gp.Name))
 				args = append(args, "uintptr(unsafe.Pointer(&"+cs+"))")
 			case c.expr != "":
-				args = append(args, fmt.Sprintf(c.expr, gp.name))
+				args = append(args, fmt.Sprintf(c.expr, gp.Name))
 			case c.conv:
-				args = append(args, "uintptr("+gp.name+")")
+				args = append(args, "uintptr("+gp.Name+")")
 			default:
-				args = append(args, gp.name)
+				args = append(args, gp.Name)
 			}
 		}
 	}
-	if nextIn != len(sig.params) {
-		return fmt.Errorf("%s has %d parameters, the C signature takes %d", e.method, len(sig.params), nextIn)
+	if nextIn != len(sig.Params) {
+		return fmt.Errorf("%s has %d parameters, the C signature takes %d", e.method, len(sig.Params), nextIn)
 	}
-	if len(outs) != len(sig.results) {
-		return fmt.Errorf("%s has %d results besides the error, the C signature %d out-parameters", e.method, len(sig.results), len(outs))
+	if len(outs) != len(sig.Results) {
+		return fmt.Errorf("%s has %d results besides the error, the C signature %d out-parameters", e.method, len(sig.Results), len(outs))
 	}
 
 	// Out locals: one named after the C parameter, or, for several, the
@@ -550,8 +552,8 @@ func method(w *bytes.Buffer, imp *imports, e *entry, sig *goSig) error {
 		}
 	}
 
-	zeros := make([]string, 0, len(sig.results)+1)
-	for _, t := range sig.results {
+	zeros := make([]string, 0, len(sig.Results)+1)
+	for _, t := range sig.Results {
 		zeros = append(zeros, zero(t))
 	}
 	zeros = append(zeros, "")
@@ -571,16 +573,16 @@ func method(w *bytes.Buffer, imp *imports, e *entry, sig *goSig) error {
 	if e.strict {
 		doc += fmt.Sprintf(" Strict: on a driver older than CUDA %s it is a *loader.SymbolError, never an older ABI under the same name.", cudaVersion(e.since))
 	}
-	b.WriteString(comment(doc))
+	b.WriteString(cdecl.Comment(doc))
 	fmt.Fprintf(&b, "func (l *libcuda) %s(", e.method)
-	for i, p := range sig.params {
+	for i, p := range sig.Params {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		fmt.Fprintf(&b, "%s %s", p.name, p.typ)
+		fmt.Fprintf(&b, "%s %s", p.Name, p.Type)
 	}
 	b.WriteString(") (")
-	for _, t := range sig.results {
+	for _, t := range sig.Results {
 		b.WriteString(t + ", ")
 	}
 	b.WriteString("error) {\n")
@@ -636,19 +638,4 @@ func method(w *bytes.Buffer, imp *imports, e *entry, sig *goSig) error {
 	w.WriteString(b.String())
 	imp.note(b.String())
 	return nil
-}
-
-// comment wraps text as a Go comment of lines up to about 77 columns.
-func comment(text string) string {
-	var b strings.Builder
-	line := "//"
-	for _, word := range strings.Fields(text) {
-		if len(line)+1+len(word) > 77 && line != "//" {
-			b.WriteString(line + "\n")
-			line = "//"
-		}
-		line += " " + word
-	}
-	b.WriteString(line + "\n")
-	return b.String()
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/bindgen/cdecl"
 )
 
 const (
@@ -89,7 +90,7 @@ func TestTableCoversAPI(t *testing.T) {
 // of handles with its count, a by-value CUmemLocation, constant NULLs and
 // a strict entry point's version check.
 func TestMethodShapes(t *testing.T) {
-	sig := &goSig{params: []goParam{{"g", "uintptr"}, {"deps", "[]uintptr"}, {"loc", "backend.MemLocation"}}, results: []string{"uintptr", "int"}}
+	sig := &goSig{GoSig: cdecl.GoSig{Params: []goParam{{Name: "g", Type: "uintptr"}, {Name: "deps", Type: "[]uintptr"}, {Name: "loc", Type: "backend.MemLocation"}}, Results: []string{"uintptr", "int"}}}
 	e, err := parseLine("F cuF(out CUgraphNode* node, CUgraph g, const CUgraphNode* deps, size_t n, CUmemLocation loc, void* x=0, out size_t* count) since=12000 strict")
 	if err != nil {
 		t.Fatal(err)
@@ -117,7 +118,7 @@ func TestMethodShapes(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.Reset()
-	sig = &goSig{params: []goParam{{"lib", "uintptr"}, {"name", "string"}, {"addr", "uintptr"}}, results: []string{"uintptr"}}
+	sig = &goSig{GoSig: cdecl.GoSig{Params: []goParam{{Name: "lib", Type: "uintptr"}, {Name: "name", Type: "string"}, {Name: "addr", Type: "uintptr"}}, Results: []string{"uintptr"}}}
 	if err := method(&b, new(imports), e, sig); err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +131,7 @@ func TestMethodShapes(t *testing.T) {
 			t.Errorf("generated method lacks %q:\n%s", want, src)
 		}
 	}
-	sig = &goSig{params: []goParam{{"g", "uintptr"}, {"deps", "[]uintptr"}, {"loc", "backend.MemLocation"}}, results: []string{"uintptr", "int"}}
+	sig = &goSig{GoSig: cdecl.GoSig{Params: []goParam{{Name: "g", Type: "uintptr"}, {Name: "deps", Type: "[]uintptr"}, {Name: "loc", Type: "backend.MemLocation"}}, Results: []string{"uintptr", "int"}}}
 	// A slice needs its count right after it.
 	e, err = parseLine("F cuF(out CUgraphNode* node, CUgraph g, const CUgraphNode* deps, CUmemLocation loc, out size_t* count) since=1")
 	if err != nil {
@@ -167,7 +168,7 @@ func TestNVRTCAndInnerLines(t *testing.T) {
 // The generator rejects what it cannot map.
 func TestRejects(t *testing.T) {
 	api := map[string]*goSig{
-		"F": {params: []goParam{{"x", "int"}}, results: []string{"uintptr"}},
+		"F": {GoSig: cdecl.GoSig{Params: []goParam{{Name: "x", Type: "int"}}, Results: []string{"uintptr"}}},
 	}
 	for _, line := range []string{
 		"F cuF(out CUcontext* c, int x)",                    // no since

@@ -7,18 +7,14 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"go/types"
 	"strconv"
 	"strings"
+
+	"github.com/nocgo/cuda/internal/bindgen/cdecl"
 )
 
 // param is one C parameter of an entry point.
-type param struct {
-	ctype string // normalized: "unsigned int", "CUcontext*", "const void*"
-	name  string
-	out   bool   // an out-parameter: a result of the Go method
-	konst string // a constant passed in its place ("0"), taking no Go argument
-}
+type param = cdecl.Param
 
 // entry is one line of the table.
 type entry struct {
@@ -48,11 +44,11 @@ func (e *entry) sig() string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(p.ctype)
+		b.WriteString(p.CType)
 		b.WriteByte(' ')
-		b.WriteString(p.name)
-		if p.konst != "" {
-			b.WriteString(" = " + p.konst)
+		b.WriteString(p.Name)
+		if p.Const != "" {
+			b.WriteString(" = " + p.Const)
 		}
 	}
 	b.WriteByte(')')
@@ -130,7 +126,7 @@ func parseLine(line string) (*entry, error) {
 	}
 	if args := strings.TrimSpace(line[open+1 : close]); args != "" {
 		for _, a := range strings.Split(args, ",") {
-			p, err := parseParam(a)
+			p, err := cdecl.ParseParam(a)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %v", e.cname, err)
 			}
@@ -196,49 +192,15 @@ func parseLine(line string) (*entry, error) {
 	return e, nil
 }
 
-// parseParam parses "[out] C-type name[=const]".
-func parseParam(s string) (param, error) {
-	f := strings.Fields(s)
-	var p param
-	if len(f) > 0 && f[0] == "out" {
-		p.out = true
-		f = f[1:]
-	}
-	if len(f) < 2 {
-		return p, fmt.Errorf("parameter %q: want C-type name", strings.TrimSpace(s))
-	}
-	name := f[len(f)-1]
-	typ := strings.Join(f[:len(f)-1], " ")
-	for strings.HasPrefix(name, "*") {
-		name, typ = name[1:], typ+"*"
-	}
-	typ = strings.ReplaceAll(typ, " *", "*")
-	if n, k, ok := strings.Cut(name, "="); ok {
-		name, p.konst = n, k
-		if p.out {
-			return p, fmt.Errorf("parameter %s: an out-parameter cannot be a constant", name)
-		}
-	}
-	if !token.IsIdentifier(name) && !token.IsKeyword(name) {
-		return p, fmt.Errorf("parameter name %q", name)
-	}
-	if p.out && !strings.HasSuffix(typ, "*") {
-		return p, fmt.Errorf("out-parameter %s: type %s is no pointer", name, typ)
-	}
-	p.ctype, p.name = typ, name
-	return p, nil
-}
-
 // goParam is one parameter of a backend method.
-type goParam struct{ name, typ string }
+type goParam = cdecl.GoParam
 
 // goSig is the Go signature of a method of an interface of package backend:
 // its parameters and its results but the final error. Types are as written
 // in package libcuda ("backend.DeviceAttribute", "unsafe.Pointer").
 type goSig struct {
-	iface   string // the interface that declares it
-	params  []goParam
-	results []string
+	cdecl.GoSig
+	iface string // the interface that declares it
 }
 
 // backendFile is one Go file of package backend, for parseBackend.
@@ -277,14 +239,15 @@ func parseBackend(files []backendFile) (map[string]*goSig, []string, error) {
 						continue // an embedded interface: its own methods are read where it is declared
 					}
 					name := m.Names[0].Name
-					sig, err := goSignature(ft)
+					var sig *goSig
+					csig, err := cdecl.Signature(ft, "backend")
 					if err != nil {
 						if ts.Name.Name == "API" {
 							return nil, nil, fmt.Errorf("%s: API.%s %v", bf.name, name, err)
 						}
 						sig = nil // not a method the generator can write: the table cannot name it
 					} else {
-						sig.iface = ts.Name.Name
+						sig = &goSig{*csig, ts.Name.Name}
 					}
 					if _, dup := methods[name]; dup {
 						sig = nil
@@ -301,48 +264,4 @@ func parseBackend(files []backendFile) (map[string]*goSig, []string, error) {
 		return nil, nil, fmt.Errorf("package backend has no interface API")
 	}
 	return methods, apiOrder, nil
-}
-
-// goSignature returns the signature of an interface method.
-func goSignature(ft *ast.FuncType) (*goSig, error) {
-	sig := &goSig{}
-	for _, p := range ft.Params.List {
-		if len(p.Names) == 0 {
-			return nil, fmt.Errorf("has an unnamed parameter")
-		}
-		for _, n := range p.Names {
-			sig.params = append(sig.params, goParam{n.Name, qualify(p.Type)})
-		}
-	}
-	if ft.Results != nil {
-		for _, r := range ft.Results.List {
-			for range max(1, len(r.Names)) {
-				sig.results = append(sig.results, qualify(r.Type))
-			}
-		}
-	}
-	if len(sig.results) == 0 || sig.results[len(sig.results)-1] != "error" {
-		return nil, fmt.Errorf("does not return an error last")
-	}
-	sig.results = sig.results[:len(sig.results)-1]
-	return sig, nil
-}
-
-// qualify writes a type of package backend as package libcuda spells it.
-func qualify(e ast.Expr) string {
-	switch t := e.(type) {
-	case *ast.Ident:
-		if token.IsExported(t.Name) {
-			return "backend." + t.Name
-		}
-		return t.Name
-	case *ast.ArrayType:
-		if t.Len == nil {
-			return "[]" + qualify(t.Elt)
-		}
-		return "[" + types.ExprString(t.Len) + "]" + qualify(t.Elt)
-	case *ast.StarExpr:
-		return "*" + qualify(t.X)
-	}
-	return types.ExprString(e) // unsafe.Pointer, func(), ...
 }
