@@ -119,39 +119,12 @@ func parseTable(file string, src []byte) (*table, error) {
 }
 
 func parseLine(line string) (*entry, error) {
-	e := &entry{}
-	if i := strings.Index(line, "//"); i >= 0 {
-		e.note = strings.TrimSpace(line[i+2:])
-		line = strings.TrimSpace(line[:i])
+	l, err := cdecl.ParseLine(line)
+	if err != nil {
+		return nil, err
 	}
-	open, close := strings.IndexByte(line, '('), strings.LastIndexByte(line, ')')
-	if open < 0 || close < open {
-		return nil, fmt.Errorf("want Method cName(params) options: %q", line)
-	}
-	head := strings.Fields(line[:open])
-	if len(head) != 2 {
-		return nil, fmt.Errorf("want Method cName before '(': %q", line[:open])
-	}
-	if head[0] != "-" {
-		if !token.IsIdentifier(head[0]) || !token.IsExported(head[0]) {
-			return nil, fmt.Errorf("method %q is no exported Go name", head[0])
-		}
-		e.method = head[0]
-	}
-	e.cname = head[1]
-	if !token.IsIdentifier(e.cname) {
-		return nil, fmt.Errorf("%q is no C name", e.cname)
-	}
-	if args := strings.TrimSpace(line[open+1 : close]); args != "" && args != "void" {
-		for _, a := range strings.Split(args, ",") {
-			p, err := cdecl.ParseParam(a)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %v", e.cname, err)
-			}
-			e.params = append(e.params, p)
-		}
-	}
-	for _, opt := range strings.Fields(line[close+1:]) {
+	e := &entry{method: l.Method, cname: l.CName, params: l.Params, note: l.Note}
+	for _, opt := range l.Options {
 		k, v, hasV := strings.Cut(opt, "=")
 		var err error
 		switch {

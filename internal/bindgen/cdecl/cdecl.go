@@ -126,3 +126,53 @@ func Comment(text string) string {
 	b.WriteString(line + "\n")
 	return b.String()
 }
+
+// Line is one entry point's line of a table: "Method cName(param, ...)
+// option... [// note]".
+type Line struct {
+	Method  string // the Go method; "" for "-"
+	CName   string
+	Params  []Param
+	Options []string // "name" or "name=value"
+	Note    string
+}
+
+// ParseLine splits a table line and parses its parameters ("void" or
+// nothing between the parentheses is none). The generators check the names
+// and options.
+func ParseLine(line string) (*Line, error) {
+	l := &Line{}
+	if i := strings.Index(line, "//"); i >= 0 {
+		l.Note = strings.TrimSpace(line[i+2:])
+		line = strings.TrimSpace(line[:i])
+	}
+	open, close := strings.IndexByte(line, '('), strings.LastIndexByte(line, ')')
+	if open < 0 || close < open {
+		return nil, fmt.Errorf("want Method cName(params) options: %q", line)
+	}
+	head := strings.Fields(line[:open])
+	if len(head) != 2 {
+		return nil, fmt.Errorf("want Method cName before '(': %q", line[:open])
+	}
+	if head[0] != "-" {
+		if !token.IsIdentifier(head[0]) || !token.IsExported(head[0]) {
+			return nil, fmt.Errorf("method %q is no exported Go name", head[0])
+		}
+		l.Method = head[0]
+	}
+	l.CName = head[1]
+	if !token.IsIdentifier(l.CName) {
+		return nil, fmt.Errorf("%q is no C name", l.CName)
+	}
+	if args := strings.TrimSpace(line[open+1 : close]); args != "" && args != "void" {
+		for _, a := range strings.Split(args, ",") {
+			p, err := ParseParam(a)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", l.CName, err)
+			}
+			l.Params = append(l.Params, p)
+		}
+	}
+	l.Options = strings.Fields(line[close+1:])
+	return l, nil
+}

@@ -92,48 +92,24 @@ func parseTable(file string, src []byte) ([]*entry, error) {
 }
 
 func parseLine(line string) (*entry, error) {
-	e := &entry{}
-	if i := strings.Index(line, "//"); i >= 0 {
-		e.note = strings.TrimSpace(line[i+2:])
-		line = strings.TrimSpace(line[:i])
+	l, err := cdecl.ParseLine(line)
+	if err != nil {
+		return nil, err
 	}
-	open, close := strings.IndexByte(line, '('), strings.LastIndexByte(line, ')')
-	if open < 0 || close < open {
-		return nil, fmt.Errorf("want Method cuName(params) options: %q", line)
-	}
-	head := strings.Fields(line[:open])
-	if len(head) != 2 {
-		return nil, fmt.Errorf("want Method cuName before '(': %q", line[:open])
-	}
-	if head[0] != "-" {
-		if !token.IsIdentifier(head[0]) || !token.IsExported(head[0]) {
-			return nil, fmt.Errorf("method %q is no exported Go name", head[0])
-		}
-		e.method = head[0]
-	}
-	e.cname = head[1]
+	e := &entry{method: l.Method, cname: l.CName, params: l.Params, note: l.Note}
 	for _, lib := range []string{"nvrtc", "cu"} {
 		if strings.HasPrefix(e.cname, lib) && len(e.cname) > len(lib) && token.IsExported(e.cname[len(lib):]) {
 			e.lib = lib
 			break
 		}
 	}
-	if e.lib == "" || !token.IsIdentifier(e.cname) {
+	if e.lib == "" {
 		return nil, fmt.Errorf("%q is no libcuda (cu...) or libnvrtc (nvrtc...) entry point name", e.cname)
 	}
 	if strings.Contains(e.cname, "_v") {
 		return nil, fmt.Errorf("%s: cuGetProcAddress takes base names; put versioned names in dlsym", e.cname)
 	}
-	if args := strings.TrimSpace(line[open+1 : close]); args != "" {
-		for _, a := range strings.Split(args, ",") {
-			p, err := cdecl.ParseParam(a)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %v", e.cname, err)
-			}
-			e.params = append(e.params, p)
-		}
-	}
-	for _, opt := range strings.Fields(line[close+1:]) {
+	for _, opt := range l.Options {
 		k, v, hasV := strings.Cut(opt, "=")
 		var err error
 		switch {
