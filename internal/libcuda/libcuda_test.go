@@ -5,6 +5,7 @@ package libcuda
 import (
 	"encoding/binary"
 	"errors"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -437,4 +438,21 @@ func TestNamesWithNULAreRefused(t *testing.T) {
 	assert.ErrorIs(t, err, backend.ErrInvalidValue)
 	assert.False(t, l.syms.Resolved(int(symModuleGetFunction)))
 	assert.False(t, l.syms.Resolved(int(symLibraryGetGlobal)))
+}
+
+// A string out-parameter is read from the buffer the call filled, up to its
+// NUL: gethostname(char *name, size_t len) stands in for cuDeviceGetName and
+// cuDeviceGetPCIBusId, which take the buffer and its size the same way.
+func TestStringOutParameters(t *testing.T) {
+	host, err := os.Hostname()
+	require.NoError(t, err)
+	l := testLibcuda(t, 13000, map[sym]string{symDeviceGetName: "gethostname", symDeviceGetPCIBusId: "gethostname"})
+	name, err := l.DeviceGetName(0)
+	require.NoError(t, err)
+	assert.Equal(t, host, name)
+	bus, err := l.DeviceGetPCIBusID(0)
+	require.NoError(t, err)
+	assert.Equal(t, host[:min(len(host), 63)], bus)
+	_, err = l.DeviceGetName(1 << 40)
+	assert.ErrorIs(t, err, backend.ErrInvalidDevice)
 }

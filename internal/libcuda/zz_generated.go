@@ -62,6 +62,23 @@ func (l *libcuda) DeviceGet(ordinal int) (int, error) {
 	return int(device), check(res)
 }
 
+// DeviceGetName is cuDeviceGetName(char* name, int len = 256, CUdevice dev).
+func (l *libcuda) DeviceGetName(dev int) (string, error) {
+	if !cInt(dev) {
+		return "", backend.ErrInvalidDevice
+	}
+	proc, err := l.fn(symDeviceGetName)
+	if err != nil {
+		return "", err
+	}
+	var name [256]byte
+	res := dl.Call3(proc, uintptr(unsafe.Pointer(&name)), 256, uintptr(dev))
+	if err := check(res); err != nil {
+		return "", err
+	}
+	return cstr.FromBytes(name[:]), nil
+}
+
 // DeviceGetAttribute is cuDeviceGetAttribute(int* pi, CUdevice_attribute
 // attrib, CUdevice dev).
 func (l *libcuda) DeviceGetAttribute(attr backend.DeviceAttribute, dev int) (int, error) {
@@ -103,6 +120,24 @@ func (l *libcuda) DeviceGetUUID(dev int) ([16]byte, error) {
 	var uuid [16]byte
 	res := dl.Call2(proc, uintptr(unsafe.Pointer(&uuid)), uintptr(dev))
 	return uuid, check(res)
+}
+
+// DeviceGetPCIBusID is cuDeviceGetPCIBusId(char* pciBusId, int len = 64,
+// CUdevice dev).
+func (l *libcuda) DeviceGetPCIBusID(dev int) (string, error) {
+	if !cInt(dev) {
+		return "", backend.ErrInvalidDevice
+	}
+	proc, err := l.fn(symDeviceGetPCIBusId)
+	if err != nil {
+		return "", err
+	}
+	var pciBusId [64]byte
+	res := dl.Call3(proc, uintptr(unsafe.Pointer(&pciBusId)), 64, uintptr(dev))
+	if err := check(res); err != nil {
+		return "", err
+	}
+	return cstr.FromBytes(pciBusId[:]), nil
 }
 
 // DeviceCanAccessPeer is cuDeviceCanAccessPeer(int* canAccessPeer, CUdevice

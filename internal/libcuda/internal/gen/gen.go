@@ -150,6 +150,8 @@ func zero(t string) string {
 	switch t {
 	case "bool":
 		return "false"
+	case "string":
+		return `""`
 	case "unsafe.Pointer":
 		return "nil"
 	case "int", "int32", "uint8", "uint16", "uint32", "uint64", "uintptr", "float32":
@@ -458,6 +460,14 @@ func method(w *bytes.Buffer, imp *imports, e *entry, sig *goSig) error {
 			}
 			gotype := sig.Results[len(outs)]
 			o, ok := outConv(strings.TrimSuffix(p.CType, "*"), gotype)
+			if p.CType == "char*" && gotype == "string" {
+				// A string the callee writes into a buffer whose size the
+				// next parameter passes as a constant ("int len=256").
+				if i+1 >= len(e.params) || e.params[i+1].Const == "" || strings.Trim(e.params[i+1].Const, "0123456789") != "" {
+					return fmt.Errorf("out-parameter %s %s: a Go string needs the buffer's size next, as a constant", p.CType, p.Name)
+				}
+				o, ok = out{local: "[" + e.params[i+1].Const + "]byte", result: "cstr.FromBytes(%s[:])", zeroOnError: true}, true
+			}
 			if !ok {
 				return fmt.Errorf("out-parameter %s %s: no conversion to a %s result", p.CType, p.Name, gotype)
 			}
