@@ -140,7 +140,7 @@ func (l *%[1]s) fn(s %[5]s) (uintptr, error) { return l.syms.Get(int(s)) }
 	}{
 		{{w.math || w.cInt, "math"}, {w.runtime, "runtime"}, {w.unsafe, "unsafe"}},
 		{{w.qual && q.path != "", q.path}, {c.abi, "github.com/nocgo/cuda/internal/abi"},
-			{w.dl, "github.com/nocgo/cuda/internal/dl"}, {true, symtabPath}, {open != "", "github.com/nocgo/cuda/loader"}},
+			{w.cstr, "github.com/nocgo/cuda/internal/cstr"}, {w.dl, "github.com/nocgo/cuda/internal/dl"}, {true, symtabPath}, {open != "", "github.com/nocgo/cuda/loader"}},
 	} {
 		if i > 0 {
 			s.WriteString("\n")
@@ -217,6 +217,7 @@ type writer struct {
 	q                               qualifier
 	math, runtime, unsafe, dl, qual bool
 	cInt                            bool // the methods call cInt
+	cstr                            bool // the methods call cstr.FromBytes
 }
 
 // reserved are the locals of the generated methods.
@@ -294,6 +295,15 @@ func (w *writer) method(b *bytes.Buffer, e *entry, sig *goSig) error {
 			ct := pointee(p.CType)
 			var lt, res string
 			switch {
+			case gt == "string" && ct == "char":
+				// A buffer the callee writes a NUL-terminated string into,
+				// its size the next parameter, a constant ("unsigned int
+				// length=96").
+				if i+1 >= len(e.params) || e.params[i+1].Const == "" || strings.Trim(e.params[i+1].Const, "0123456789") != "" {
+					return fmt.Errorf("out-parameter %s %s: a Go string needs the buffer's size next, as a constant", p.CType, p.Name)
+				}
+				lt, res = "["+e.params[i+1].Const+"]byte", "cstr.FromBytes(%s[:])"
+				w.cstr = true
 			case gt == "int" && (slices.Contains(cInts, ct) || ct == "unsigned int"):
 				lt, res = "int32", "int(%s)"
 				if ct == "unsigned int" {
@@ -311,7 +321,11 @@ func (w *writer) method(b *bytes.Buffer, e *entry, sig *goSig) error {
 				return fmt.Errorf("out-parameter %s %s: no conversion to a Go %s", p.CType, p.Name, gt)
 			}
 			pre = append(pre, fmt.Sprintf("var %s %s", name, lt))
-			ints = append(ints, "uintptr(unsafe.Pointer(&"+name+"))")
+			if gt == "string" {
+				ints = append(ints, "uintptr(unsafe.Pointer(&"+name+"[0]))")
+			} else {
+				ints = append(ints, "uintptr(unsafe.Pointer(&"+name+"))")
+			}
 			results = append(results, fmt.Sprintf(res, name))
 			w.unsafe = true
 		default:

@@ -70,6 +70,9 @@
 //	Go uintptr            from a handle*, pointer* or size_t*, or an int*
 //	                      (a handle that is a C int, such as cufftHandle)
 //	Go bool               from an int*: != 0
+//	Go string             from "out char* name" followed by its size as a
+//	                      constant ("unsigned int length=96"): a buffer of
+//	                      that size, read up to its NUL
 //	Go uint64, uint32, int64 and named types
 //	                      from a pointer to the same-sized C type (a named
 //	                      struct type: laid out as the C one)
