@@ -199,3 +199,24 @@ func TestRejects(t *testing.T) {
 		}
 	}
 }
+
+// A method of backend.API keeps its signature when an optional interface
+// declares one of the same name (backend.NVML's Init); two optional
+// interfaces' of one name are not the table's to name.
+func TestAPIMethodsWinNameClashes(t *testing.T) {
+	files := []backendFile{{"api.go", []byte("package backend\ntype API interface {\n\tInit(flags uint32) error\n}\n")},
+		{"nvml.go", []byte("package backend\ntype NVML interface {\n\tInit() error\n\tVersion() (string, error)\n}\ntype Other interface {\n\tVersion() (string, error)\n}\n")}}
+	methods, order, err := parseBackend(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if init := methods["Init"]; init == nil || init.iface != "API" || len(init.Params) != 1 {
+		t.Errorf("Init is %+v, want backend.API's", init)
+	}
+	if v, ok := methods["Version"]; !ok || v != nil {
+		t.Errorf("Version is %+v, want nil (two optional interfaces)", v)
+	}
+	if len(order) != 1 || order[0] != "Init" {
+		t.Errorf("API order %v", order)
+	}
+}

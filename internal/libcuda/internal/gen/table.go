@@ -187,8 +187,9 @@ type backendFile struct {
 
 // parseBackend reads the methods of every interface of package backend
 // (backend.API and the optional interfaces) from its files. It returns
-// the methods by name (a name that two interfaces declare maps to nil: the
-// table cannot name it), and the names of backend.API's methods in order.
+// the methods by name (a name that two optional interfaces declare maps to
+// nil: the table cannot name it; one that backend.API declares is API's),
+// and the names of backend.API's methods in order.
 func parseBackend(files []backendFile) (map[string]*goSig, []string, error) {
 	fset := token.NewFileSet()
 	methods := map[string]*goSig{}
@@ -225,8 +226,13 @@ func parseBackend(files []backendFile) (map[string]*goSig, []string, error) {
 					} else {
 						sig = &goSig{*csig, ts.Name.Name}
 					}
-					if _, dup := methods[name]; dup {
-						sig = nil
+					if prev, dup := methods[name]; dup {
+						switch {
+						case prev != nil && prev.iface == "API":
+							continue // backend.API's method (Init): another interface's of the name is not libcuda's
+						case ts.Name.Name != "API":
+							sig = nil // two optional interfaces: the table cannot name it
+						}
 					}
 					methods[name] = sig
 					if ts.Name.Name == "API" {
