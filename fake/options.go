@@ -66,7 +66,8 @@ func WithDevice(spec DeviceSpec) Option {
 
 // DriverVersion sets the version cuDriverGetVersion reports (default 13000,
 // CUDA 13.0). Entry points newer than v are missing: calling them returns a
-// *loader.SymbolError, as the real backend does on an older driver.
+// *backend.SymbolError (loader.SymbolError is the same type), as the real
+// backend does on an older driver.
 func DriverVersion(v int) Option {
 	return func(c *config) { c.version = v }
 }
