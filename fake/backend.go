@@ -10,6 +10,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/fake/internal/nvrtc"
 	"github.com/nocgo/cuda/internal/abi"
 )
 
@@ -24,9 +25,9 @@ type fakeBackend struct {
 	version int
 	faults  map[string]*faultCounter // read-only after NewBackend
 
-	compiler  compilerState // NVIDIA's NVRTC, if in use (nvrtc_real.go)
-	libraries libraryState  // cuLibrary's libraries and kernels (module_library.go)
-	libs      mathLibs      // the fake cuBLAS, cuRAND and cuFFT, made on first use (curand.go)
+	compiler  *nvrtc.Room  // run-time compilation: the compiler and its programs (nvrtc.go)
+	libraries libraryState // cuLibrary's libraries and kernels (module_library.go)
+	libs      mathLibs     // the fake cuBLAS, cuRAND and cuFFT, made on first use (curand.go)
 
 	inited atomic.Bool           // cuInit was called
 	poison atomic.Pointer[error] // the sticky fault that poisoned the process, if any (see poison.go)
@@ -40,7 +41,6 @@ type fakeBackend struct {
 	modules  map[uintptr]*module
 	funcs    map[uintptr]*function
 	mem      []*alloc // sorted by base, device, pinned host and IPC mappings
-	progs    map[uintptr]*program
 	kernels  map[string]*kernel
 	seq      uint64
 	tomb     map[uintptr]bool // handles destroyed with their context
@@ -96,7 +96,6 @@ func newBackend(opts ...Option) *fakeBackend {
 		events:  map[uintptr]*event{},
 		modules: map[uintptr]*module{},
 		funcs:   map[uintptr]*function{},
-		progs:   map[uintptr]*program{},
 		kernels: map[string]*kernel{},
 		tomb:    map[uintptr]bool{},
 		faults:  map[string]*faultCounter{},
@@ -113,6 +112,7 @@ func newBackend(opts ...Option) *fakeBackend {
 	}
 	b.version = b.cfg.version
 	b.race = newRaceState(&b.cfg)
+	b.compiler = nvrtc.New(nvrtcCore{b}, b.cfg.compiler)
 	for op, rules := range b.cfg.faults {
 		b.faults[op] = &faultCounter{rules: rules}
 	}
@@ -248,4 +248,3 @@ func (b *fakeBackend) DriverGetVersion() (int, error) {
 }
 
 var _ backend.API = (*fakeBackend)(nil)
-var _ backend.NVRTCProvider = (*fakeBackend)(nil)

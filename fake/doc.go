@@ -126,4 +126,28 @@
 // the Go call sites that enqueued them and a kernel's PTX line, block and
 // thread. Orderings the driver cannot see are declared with
 // Fake.DeclareOrder. See DetectRaces for what is checked.
+//
+// # Inside: the core and its rooms
+//
+// This package is the fake's core: devices, contexts and the per-thread
+// current context, streams, events and how queued work runs, the memory
+// table, modules and launches, under one lock (Backend.mu). The other parts
+// are rooms under fake/internal, each owning its state and its own lock and
+// reaching the core only through a narrow interface of its own, which a
+// small adapter here implements (docs/ARCHITECTURE.md draws them; run-time
+// compilation is fake/internal/nvrtc, reached through nvrtc.Core). Graphs
+// with capture, NCCL, virtual memory and the memory pools are still in the
+// core, under Backend.mu, until each moves to a room.
+//
+// The lock order is one rule: locks are taken down a ladder of three rungs,
+// never up it.
+//
+//  1. A room's own lock. A room may hold it while it calls its interface to
+//     the core.
+//  2. The core's lock, Backend.mu: taken only by the core, and by the
+//     methods of the interfaces it gives the rooms. While the core holds it,
+//     it calls no room of rung 1 (Leaks and a process's Exit ask the rooms
+//     first).
+//  3. The locks of the parts the core calls while it holds Backend.mu (the
+//     race detector, an event's export lock): they call nothing back.
 package fake

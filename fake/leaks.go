@@ -26,6 +26,7 @@ type Leak = backend.Leak
 // mapping is listed until IPCCloseMemHandle. A test that closes everything
 // it made expects an empty list (cudatest.Fake checks it for a test).
 func (b *fakeBackend) Leaks() []Leak {
+	progs := b.compiler.Leaks() // a room's, asked before the core's lock
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	type ranked struct {
@@ -71,8 +72,8 @@ func (b *fakeBackend) Leaks() []Leak {
 			add(7, l)
 		}
 	}
-	for h, p := range b.progs {
-		add(8, Leak{Kind: backend.LeakProgram, Handle: h, Detail: p.name, Site: p.site.String()})
+	for _, p := range progs {
+		add(8, Leak{Kind: backend.LeakProgram, Handle: p.Handle, Detail: p.Name, Site: p.Site})
 	}
 	b.graphLeaksLocked(add)
 	b.vmmLeaksLocked(add) // virtual memory: ranges, mappings, allocation handles

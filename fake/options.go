@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/fake/internal/nvrtc"
 )
 
 // Option configures a Backend built by New or NewBackend.
@@ -34,7 +35,7 @@ type kernelReg struct {
 type config struct {
 	devices    []DeviceSpec
 	devicesSet bool
-	compiler   compilerOption // NVRTC or PretendNVRTC (nvrtc_real.go)
+	compiler   nvrtc.Choice // NVRTC or PretendNVRTC (nvrtc.go)
 	version    int
 	kernels    []kernelReg
 	faults     map[string][]faultRule
