@@ -11,6 +11,7 @@ import (
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/fake/internal/nvrtc"
+	"github.com/nocgo/cuda/fake/internal/vmm"
 	"github.com/nocgo/cuda/internal/abi"
 )
 
@@ -18,7 +19,7 @@ import (
 // and the optional interfaces listed in Backend with Go memory and Go kernel
 // bodies. It is safe for concurrent use. It holds no operating-system
 // resources but those of its virtual memory (a memfd per physical
-// allocation, host address space per reserved range: vmm_os_linux.go);
+// allocation, host address space per reserved range: fake/internal/vmm);
 // Leaks lists the CUDA objects still alive in it.
 type fakeBackend struct {
 	cfg     config
@@ -55,7 +56,9 @@ type fakeBackend struct {
 	interp interpState // the PTX interpreter's load and fault records (interp.go)
 	nccl   ncclState   // the in-process NCCL (nccl.go), guarded by mu
 	race   *raceState  // the race detector (race.go), nil when off
-	vmm    vmmState    // virtual memory management (vmm.go), guarded by mu
+	vmm    *vmm.Room   // virtual memory management, a room of its own (vmm.go)
+
+	vmmCtxs map[*device]*context // the context-less owner of mappings, per device (vmm.go); guarded by mu
 }
 
 type faultCounter struct {
@@ -113,6 +116,7 @@ func newBackend(opts ...Option) *fakeBackend {
 	b.version = b.cfg.version
 	b.race = newRaceState(&b.cfg)
 	b.compiler = nvrtc.New(nvrtcCore{b}, b.cfg.compiler)
+	b.vmm = vmm.New(vmmCore{b}, poison)
 	for op, rules := range b.cfg.faults {
 		b.faults[op] = &faultCounter{rules: rules}
 	}

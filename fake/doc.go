@@ -134,14 +134,18 @@
 // table, modules and launches, under one lock (Backend.mu). The other parts
 // are rooms under fake/internal, each owning its state and its own lock and
 // reaching the core only through a narrow interface of its own, which a
-// small adapter here implements (docs/ARCHITECTURE.md draws them; run-time
-// compilation is fake/internal/nvrtc, reached through nvrtc.Core). Graphs
-// with capture, NCCL, virtual memory and the memory pools are still in the
-// core, under Backend.mu, until each moves to a room.
+// small adapter here implements (docs/ARCHITECTURE.md draws them):
+// run-time compilation is fake/internal/nvrtc (nvrtc.Core), virtual memory
+// fake/internal/vmm (vmm.Core). Graphs with capture, NCCL and the memory
+// pools are still in the core, under Backend.mu, until each moves to a
+// room.
 //
-// The lock order is one rule: locks are taken down a ladder of three rungs,
-// never up it.
+// The lock order is one rule: locks are taken down a ladder, never up it.
 //
+//  0. The core's execution lock, under which queued work runs. A room
+//     never holds its own lock when it asks the core to wait for queued
+//     work (vmm.Core.Quiesce), which takes this lock and then calls the
+//     room back.
 //  1. A room's own lock. A room may hold it while it calls its interface to
 //     the core.
 //  2. The core's lock, Backend.mu: taken only by the core, and by the

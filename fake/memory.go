@@ -41,9 +41,10 @@ type alloc struct {
 	freeQueued bool
 	// pendingFree: that free, for a pool allocation (see pools.go).
 	pendingFree *pendingFree
-	id          uint64      // buffer id
-	ipcID       uint64      // exported under this id, 0 if not
-	race        *raceShadow // the race detector's record of its bytes (race_shadow.go)
+	id          uint64       // buffer id
+	ipcID       uint64       // exported under this id, 0 if not
+	race        *raceShadow  // the race detector's record of its bytes (race_shadow.go)
+	mapping     *mappingView // a cuMemMap mapping's (kind vmmMapping; vmm.go)
 
 	site callSite // who made it, for Leaks (leak_site.go)
 }

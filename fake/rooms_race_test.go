@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/fake/internal/vmm"
 )
 
 // TestRoomsConcurrently uses the fake's parts at once, each from its own
@@ -124,7 +125,7 @@ func TestRoomsConcurrently(t *testing.T) {
 		prop := backend.MemAllocationProp{Type: backend.MemAllocationTypePinned,
 			Location: backend.MemLocation{Type: backend.MemLocationDevice, ID: 1}}
 		access := []backend.MemAccessDesc{{Location: prop.Location, Flags: backend.MemAccessReadWrite}}
-		const size = vmmGranularity
+		const size = vmm.Granularity
 		for range rounds {
 			va, err := b.MemAddressReserve(size, 0, 0, 0)
 			require.NoError(t, err)

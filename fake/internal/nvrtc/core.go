@@ -3,7 +3,7 @@ package nvrtc
 import "fmt"
 
 // Core is what the room needs of the fake's core. Its methods take the
-// core's lock themselves; the room calls them holding none of its own.
+// core's lock themselves.
 type Core interface {
 	// Fault applies a FailNth rule to op: nil, or the rule's code as a
 	// driver.Result.

@@ -8,6 +8,7 @@
 // kernels registered with fake.Kernel (the pretend compiler's "compile"
 // finds them; NVIDIA's registers name expressions' bodies under their
 // lowered names), the FailNth rules, a new handle and the caller's site
-// for Leaks. Following the fake's one lock rule, the room holds no lock of
-// its own while it calls Core.
+// for Leaks. Following the fake's lock ladder (see package fake), the room
+// may hold its own locks while it calls Core, whose methods take the
+// core's; the core calls the room holding none of its own.
 package nvrtc
