@@ -61,6 +61,7 @@ func Run(t *testing.T, api backend.API) {
 	t.Run("graph-nodes", func(t *testing.T) { testGraphNodes(t, drv) })
 	t.Run("stress", func(t *testing.T) { testStress(t, drv) })
 	t.Run("cuda-c", func(t *testing.T) { testCUDAKernels(t, drv) })
+	t.Run("interblock", func(t *testing.T) { testInterBlock(t, drv) })
 	t.Run("samples", func(t *testing.T) { testSamples(t, drv) })
 	t.Run("races", func(t *testing.T) { testRaces(t, drv) })
 	t.Run("faults", func(t *testing.T) { testFaults(t, drv) })

@@ -105,4 +105,5 @@ func testRaces(t *testing.T, drv *driver.Driver) {
 		must(t, wrapped.Synchronize())
 		expectRace(t, drv, "memset", "memcpy DtoH", fmt.Sprintf("stream %#x", lib), fmt.Sprintf("stream %#x", other.Handle()))
 	})
+	t.Run("in-kernel", func(t *testing.T) { testRacesInKernel(t, drv) })
 }

@@ -52,7 +52,12 @@
 //     uncompressed PTX entry) runs with CUDA's execution model, blocks of
 //     warps of 32 threads, shared memory, barriers, warp shuffles and votes,
 //     atomics, local memory and calls, blocks one after another (Workers
-//     runs them in parallel). An out-of-bounds access fails the launch with
+//     runs them in parallel); blocks that spin on memory another block of
+//     the launch sets (a flag, a lock, a work queue, a look-back scan) run
+//     as resident blocks, as many as the device's SMs hold, taking turns,
+//     and a wait that no schedule can end fails the launch
+//     (CUDA_ERROR_LAUNCH_FAILED: KernelFault names the blocks and lines).
+//     An out-of-bounds access fails the launch with
 //     CUDA_ERROR_ILLEGAL_ADDRESS, sticky, and KernelFault says which PTX
 //     line, instruction, address and thread; PTX the interpreter cannot run
 //     is CUDA_ERROR_INVALID_PTX at load, and LoadError says why. Module

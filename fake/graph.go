@@ -347,8 +347,8 @@ func (b *fakeBackend) kernelWorkLocked(f *function, c *context, grid, block [3]u
 		}
 		copy(args[p.off:p.off+p.size], unsafe.Slice((*byte)(src), p.size))
 	}
-	sms := a[driver.AttrMultiprocessorCount]
-	return func() error { return k.run(b, grid, block, sharedMem, sms, args) }, nil
+	sms, resident := a[driver.AttrMultiprocessorCount], k.residentBlocks(a, block, sharedMem)
+	return func() error { return k.run(b, grid, block, sharedMem, sms, resident, args) }, nil
 }
 
 // GraphAddMemcpyNode is cuGraphAddMemcpyNode for a 1D copy. Host memory is

@@ -20,7 +20,9 @@ import (
 // parallel goroutines. The default, one, runs blocks one after another:
 // deterministic and repeatable. With more, blocks that share memory
 // other than through atomics race as they would on a GPU (and under the
-// race detector); atomics on global memory stay atomic.
+// race detector); atomics on global memory stay atomic. Either way, once
+// a block spins waiting for another block, the launch goes on as
+// resident blocks taking turns on one goroutine (see package ptxexec).
 func Workers(n int) Option {
 	return func(c *config) { c.workers = n }
 }
@@ -90,19 +92,21 @@ func (m deviceMemory) Lookup(addr uint64) (uint64, []byte, bool) {
 
 // runPTX runs an interpreted kernel. A fault is recorded with its details
 // and returned as its driver.Result.
-func (b *fakeBackend) runPTX(x *ptxexec.Kernel, grid, block [3]uint32, sharedMem uint32, sms int, args []byte, cooperative bool) error {
+func (b *fakeBackend) runPTX(x *ptxexec.Kernel, grid, block [3]uint32, sharedMem uint32, sms, resident int, args []byte, cooperative bool) error {
 	var out io.Writer = os.Stdout
 	if b.cfg.outputSet {
 		out = b.cfg.output
 	}
 	rec := b.recorder(x.Name)
-	l := &ptxexec.Launch{Grid: grid, Block: block, DynShared: sharedMem, Params: args, Mem: deviceMemory{b}, SMs: sms,
+	l := &ptxexec.Launch{Grid: grid, Block: block, DynShared: sharedMem, Params: args, Mem: deviceMemory{b}, SMs: sms, Resident: resident,
 		Workers: b.cfg.workers, Printf: out, Cooperative: cooperative, Observe: rec.observer()}
-	// With the race detector on, in-kernel shared-memory races are
-	// checked too (raceObserver is a ptxexec.SharedRaceObserver).
+	// With the race detector on, in-kernel shared- and global-memory
+	// races are checked too (raceObserver is a ptxexec.SharedRaceObserver
+	// and GlobalRaceObserver).
 	l.SharedRaces = l.Observe != nil
+	l.GlobalRaces = l.SharedRaces
 	if b.interp.races != nil {
-		l.Observe, l.SharedRaces = b.interp.races, true
+		l.Observe, l.SharedRaces, l.GlobalRaces = b.interp.races, true, true
 	}
 	err := x.Run(l)
 	rec.flush()

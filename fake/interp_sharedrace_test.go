@@ -17,9 +17,16 @@ import (
 // raceLog is a ptxexec.SharedRaceObserver that counts global accesses and
 // keeps the shared-memory races it is told of.
 type raceLog struct {
-	mu      sync.Mutex
-	globals int
-	races   []ptxexec.SharedRace
+	mu          sync.Mutex
+	globals     int
+	races       []ptxexec.SharedRace
+	globalRaces []ptxexec.GlobalRace
+}
+
+func (r *raceLog) GlobalRace(g ptxexec.GlobalRace) {
+	r.mu.Lock()
+	r.globalRaces = append(r.globalRaces, g)
+	r.mu.Unlock()
 }
 
 func (r *raceLog) Global(ptxexec.Access) {
@@ -49,6 +56,9 @@ func TestSamplesHaveNoSharedRaces(t *testing.T) {
 	assert.NotZero(t, log.globals, "the samples ran in the interpreter, observed")
 	for _, r := range log.races {
 		t.Errorf("false positive: %s", describeRace(r))
+	}
+	for _, r := range log.globalRaces {
+		t.Errorf("false positive in global memory at %#x: %+v then %+v", r.Addr, r.First, r.Second)
 	}
 }
 

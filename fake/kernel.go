@@ -219,16 +219,17 @@ func (k *kernel) ptxParams(name string) string {
 // arguments. It returns the launch's error: CUDA_ERROR_ILLEGAL_ADDRESS (or
 // MISALIGNED_ADDRESS) for a bad access, CUDA_ERROR_LAUNCH_FAILED for a
 // panic in the body.
-func (k *kernel) run(b *fakeBackend, grid, block [3]uint32, sharedMem uint32, sms int, args []byte) error {
-	return k.runLaunch(b, grid, block, sharedMem, sms, args, false)
+func (k *kernel) run(b *fakeBackend, grid, block [3]uint32, sharedMem uint32, sms, resident int, args []byte) error {
+	return k.runLaunch(b, grid, block, sharedMem, sms, resident, args, false)
 }
 
 // runLaunch is run; cooperative (a cooperative launch) makes the blocks of
 // an interpreted kernel co-resident, so that grid.sync works (see
-// ptxexec.Launch.Cooperative). Go bodies run as in any launch.
-func (k *kernel) runLaunch(b *fakeBackend, grid, block [3]uint32, sharedMem uint32, sms int, args []byte, cooperative bool) error {
+// ptxexec.Launch.Cooperative). Go bodies run as in any launch. resident
+// is how many blocks the device holds at once (residentBlocks).
+func (k *kernel) runLaunch(b *fakeBackend, grid, block [3]uint32, sharedMem uint32, sms, resident int, args []byte, cooperative bool) error {
 	if k.interp != nil {
-		return b.runPTX(k.interp, grid, block, sharedMem, sms, args, cooperative)
+		return b.runPTX(k.interp, grid, block, sharedMem, sms, resident, args, cooperative)
 	}
 	vals := make([]reflect.Value, 1+len(k.params))
 	for i, p := range k.params {

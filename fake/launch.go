@@ -68,8 +68,8 @@ func (b *fakeBackend) launchKernel(fh uintptr, grid, block [3]uint32, sharedMem 
 			}
 			copy(args[p.off:p.off+p.size], unsafe.Slice((*byte)(src), p.size))
 		}
-		sms := a[driver.AttrMultiprocessorCount]
-		it.run = func() error { return k.runLaunch(b, grid, block, sharedMem, sms, args, cooperative) }
+		sms, resident := a[driver.AttrMultiprocessorCount], k.residentBlocks(a, block, sharedMem)
+		it.run = func() error { return k.runLaunch(b, grid, block, sharedMem, sms, resident, args, cooperative) }
 		return nil
 	})
 }

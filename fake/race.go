@@ -35,6 +35,22 @@ import (
 // implicit synchronisation with the blocking streams of its context (not
 // with non-blocking streams); and what the program declares with
 // Fake.DeclareOrder.
+//
+// Inside an interpreted launch (race_inkernel.go, ptxexec's
+// globalrace.go and sharedrace.go): races between the launch's threads
+// on shared memory (SharedMemoryRace) and on global memory
+// (GlobalMemoryRace), by CUDA's memory model, whatever order the fake ran
+// the blocks in: barriers, warp collectives, grid.sync and release/acquire
+// (a fence or .release before a write, observed by a read) order threads;
+// volatile/.relaxed accesses and atomics never race with each other, .cta
+// atomics of two blocks do; an acquire without a fence on the reader's
+// side, a CAS loop's first plain read and two writes of the same value are
+// not reported, so NVIDIA's idioms (threadFenceReduction, atomicAdd(double)
+// by atomicCAS) stay quiet. A read of bytes the launch had not yet written
+// (an atomicCAS on a lock word nothing wrote) is an UninitializedRead when
+// nothing wrote them before the launch either; a read that races with a
+// later write is then both. A kernel that races and then faults reports
+// the races found before the fault, and the launch fails with the fault.
 
 // DetectRaces turns the race detector on: each hazard found is kept (see
 // Fake.Hazards) and given to report, when report is not nil, at the moment

@@ -22,6 +22,11 @@ const (
 	// memory bytes, at least one writing, with no barrier between them
 	// (reported by the PTX interpreter where it checks this).
 	SharedMemoryRace
+	// GlobalMemoryRace: two threads of one launch touched the same
+	// device bytes, at least one writing, not both atomic, with nothing
+	// ordering them by CUDA's memory model (reported by the PTX
+	// interpreter: see DetectRaces).
+	GlobalMemoryRace
 )
 
 // String names the kind as a report's title does.
@@ -33,6 +38,8 @@ func (k HazardKind) String() string {
 		return "READ OF UNINITIALISED DEVICE MEMORY"
 	case SharedMemoryRace:
 		return "SHARED MEMORY RACE inside a kernel"
+	case GlobalMemoryRace:
+		return "GLOBAL MEMORY RACE inside a kernel"
 	}
 	return "HAZARD"
 }
@@ -148,9 +155,14 @@ func (h Hazard) String() string {
 	} else {
 		sb.WriteString("\n")
 		writeAccess(&sb, "Previous ", h.Previous, h)
-		if h.Kind == SharedMemoryRace {
+		switch h.Kind {
+		case SharedMemoryRace:
 			sb.WriteString("\nTwo threads of one block, with no barrier (__syncthreads) or warp collective (__syncwarp) between them.\n")
-		} else {
+		case GlobalMemoryRace:
+			sb.WriteString("\nTwo threads of one launch, not both atomic (of a scope that holds both), with nothing ordering them: no barrier\n" +
+				"of their block, no warp collective of their warp, no grid.sync, and no release (__threadfence() or a .release\n" +
+				"store before a write) observed by a read of the other thread's block.\n")
+		default:
 			sb.WriteString("\nNothing orders the two: not stream order, an event record and wait, a synchronize the host observed,\n" +
 				"the legacy default stream's implicit synchronisation, nor a declared order (fake.Fake.DeclareOrder).\n")
 		}

@@ -15,8 +15,11 @@ import (
 // whose threads touch consecutive elements costs one run per array, and
 // the runs are checked against the shadow memory when the launch ends
 // (writes first: a launch that writes bytes and then reads them reads
-// what it wrote). Accesses of one launch are not checked against each
-// other.
+// what it wrote; but a read the interpreter saw take bytes the launch
+// had not yet written is checked for an uninitialised read before the
+// writes, race_inkernel.go). Races between the accesses of one launch
+// are the interpreter's to find (ptxexec.Launch.GlobalRaces and
+// SharedRaces).
 
 // raceRun is a range of bytes one piece of work touched the same way.
 type raceRun struct {
@@ -32,8 +35,9 @@ type raceRecorder struct {
 	op   *raceOp
 	what string
 
-	mu   sync.Mutex
-	runs []raceRun
+	mu    sync.Mutex
+	runs  []raceRun
+	fresh []raceRun // reads of bytes the launch had not written (race_inkernel.go)
 }
 
 // openRuns is how many of the latest runs an access may extend.
@@ -100,9 +104,12 @@ func (rec *raceRecorder) flush() {
 		return
 	}
 	rec.mu.Lock()
-	runs := rec.runs
-	rec.runs = nil
+	runs, fresh := rec.runs, rec.fresh
+	rec.runs, rec.fresh = nil, nil
 	rec.mu.Unlock()
+	if len(fresh) != 0 {
+		rec.checkUnwritten(fresh)
+	}
 	if len(runs) == 0 {
 		return
 	}
@@ -139,6 +146,9 @@ func (o raceObserver) Global(a ptxexec.Access) {
 		k = accAtomic
 	}
 	o.rec.add(uintptr(a.Addr), uintptr(a.Size), k, a.Line, a.Instr, a.Block, a.Thread)
+	if a.Unwritten {
+		o.rec.unwritten(uintptr(a.Addr), uintptr(a.Size), a.Line, a.Instr, a.Block, a.Thread)
+	}
 }
 
 // sharedSide is one side of an in-kernel shared-memory race, as the PTX

@@ -17,115 +17,49 @@ import (
 // selected against the device pointers with the masks of scalars.set, and
 // kept alive with runtime.KeepAlive after the call.
 
-// Create is cublasCreate_v2(cublasHandle_t*).
-func (l *Lib) Create() (uintptr, error) {
-	p, err := l.single(symCreate)
-	if err != nil {
-		return 0, err
-	}
-	var h uintptr
-	r := dl.Call1(p, uintptr(unsafe.Pointer(&h)))
-	return h, l.check("cublasCreate_v2", r)
-}
-
-func (l *Lib) handleCall(s single, h, a uintptr) error {
-	p, err := l.single(s)
-	if err != nil {
-		return err
-	}
-	return l.check(singleNames[s], dl.Call2(p, h, a))
-}
-
-// Destroy is cublasDestroy_v2(cublasHandle_t).
-func (l *Lib) Destroy(h uintptr) error {
-	p, err := l.single(symDestroy)
-	if err != nil {
-		return err
-	}
-	return l.check("cublasDestroy_v2", dl.Call1(p, h))
-}
-
-// Version is cublasGetVersion_v2(cublasHandle_t, int*).
-func (l *Lib) Version(h uintptr) (int, error) {
-	p, err := l.single(symGetVersion)
-	if err != nil {
-		return 0, err
-	}
-	var v int32
-	r := dl.Call2(p, h, uintptr(unsafe.Pointer(&v)))
-	return int(v), l.check("cublasGetVersion_v2", r)
-}
-
-// SetStream is cublasSetStream_v2(cublasHandle_t, cudaStream_t).
-func (l *Lib) SetStream(h, s uintptr) error { return l.handleCall(symSetStream, h, s) }
-
-// SetWorkspace is cublasSetWorkspace_v2(cublasHandle_t, void*, size_t).
-func (l *Lib) SetWorkspace(h, ptr, size uintptr) error {
-	p, err := l.single(symSetWorkspace)
-	if err != nil {
-		return err
-	}
-	return l.check("cublasSetWorkspace_v2", dl.Call3(p, h, ptr, size))
-}
-
-// SetPointerMode is cublasSetPointerMode_v2(cublasHandle_t, cublasPointerMode_t).
-func (l *Lib) SetPointerMode(h uintptr, m backend.BLASPointerMode) error {
-	return l.handleCall(symSetPointerMode, h, uintptr(m))
-}
-
-// SetMathMode is cublasSetMathMode(cublasHandle_t, cublasMath_t).
-func (l *Lib) SetMathMode(h uintptr, m backend.BLASMath) error {
-	return l.handleCall(symSetMathMode, h, uintptr(m))
-}
-
-// SetAtomicsMode is cublasSetAtomicsMode(cublasHandle_t, cublasAtomicsMode_t).
-func (l *Lib) SetAtomicsMode(h uintptr, m backend.BLASAtomics) error {
-	return l.handleCall(symSetAtomicsMode, h, uintptr(m))
-}
-
 // Axpy is cublas?axpy_v2(h, int n, const T* alpha, const T* x, int incx, T* y, int incy).
 func (l *Lib) Axpy(h uintptr, t backend.BLASType, n int, alpha backend.BLASScalar, x uintptr, incx int, y uintptr, incy int) error {
-	p, op, err := l.typed(famAxpy, t)
+	p, s, err := l.typed(famAxpy, t)
 	if err != nil {
 		return err
 	}
 	if !ints(n, incx, incy) {
-		return tooBig(op)
+		return l.tooBig(s)
 	}
 	var sc scalars
 	o := sc.base()
 	am := sc.set(0, t, alpha)
 	r := dl.Call7(p, h, uintptr(n), alpha.Ptr|am&uintptr(unsafe.Pointer(&sc[o])), x, uintptr(incx), y, uintptr(incy))
 	runtime.KeepAlive(&sc)
-	return l.check(op, r)
+	return l.check(s, r)
 }
 
 // Scal is cublas?scal_v2(h, int n, const T* alpha, T* x, int incx).
 func (l *Lib) Scal(h uintptr, t backend.BLASType, n int, alpha backend.BLASScalar, x uintptr, incx int) error {
-	p, op, err := l.typed(famScal, t)
+	p, s, err := l.typed(famScal, t)
 	if err != nil {
 		return err
 	}
 	if !ints(n, incx) {
-		return tooBig(op)
+		return l.tooBig(s)
 	}
 	var sc scalars
 	o := sc.base()
 	am := sc.set(0, t, alpha)
 	r := dl.Call5(p, h, uintptr(n), alpha.Ptr|am&uintptr(unsafe.Pointer(&sc[o])), x, uintptr(incx))
 	runtime.KeepAlive(&sc)
-	return l.check(op, r)
+	return l.check(s, r)
 }
 
 func (l *Lib) xy(f family, h uintptr, t backend.BLASType, n int, x uintptr, incx int, y uintptr, incy int) error {
-	p, op, err := l.typed(f, t)
+	p, s, err := l.typed(f, t)
 	if err != nil {
 		return err
 	}
 	if !ints(n, incx, incy) {
-		return tooBig(op)
+		return l.tooBig(s)
 	}
-	return l.check(op, dl.Call6(p, h, uintptr(n), x, uintptr(incx), y, uintptr(incy)))
+	return l.check(s, dl.Call6(p, h, uintptr(n), x, uintptr(incx), y, uintptr(incy)))
 }
 
 // Copy is cublas?copy_v2(h, int n, const T* x, int incx, T* y, int incy).
@@ -152,19 +86,19 @@ func (l *Lib) Dot(h uintptr, t backend.BLASType, conj bool, n int, x uintptr, in
 	if conj {
 		f = famDotc
 	}
-	p, op, err := l.typed(f, t)
+	p, s, err := l.typed(f, t)
 	if err != nil {
 		return 0, err
 	}
 	if !ints(n, incx, incy) {
-		return 0, tooBig(op)
+		return 0, l.tooBig(s)
 	}
 	var out scalars
 	o := out.base()
 	rm := resultMask(result)
 	r := dl.Call7(p, h, uintptr(n), x, uintptr(incx), y, uintptr(incy), result|rm&uintptr(unsafe.Pointer(&out[o])))
 	runtime.KeepAlive(&out)
-	if err := l.check(op, r); err != nil {
+	if err := l.check(s, r); err != nil {
 		return 0, err
 	}
 	return out.value(t), nil
@@ -196,19 +130,19 @@ func realOf(t backend.BLASType) backend.BLASType {
 }
 
 func (l *Lib) realReduce(f family, h uintptr, t backend.BLASType, n int, x uintptr, incx int, result uintptr) (float64, error) {
-	p, op, err := l.typed(f, t)
+	p, s, err := l.typed(f, t)
 	if err != nil {
 		return 0, err
 	}
 	if !ints(n, incx) {
-		return 0, tooBig(op)
+		return 0, l.tooBig(s)
 	}
 	var out scalars
 	o := out.base()
 	rm := resultMask(result)
 	r := dl.Call5(p, h, uintptr(n), x, uintptr(incx), result|rm&uintptr(unsafe.Pointer(&out[o])))
 	runtime.KeepAlive(&out)
-	if err := l.check(op, r); err != nil {
+	if err := l.check(s, r); err != nil {
 		return 0, err
 	}
 	return real(out.value(realOf(t))), nil
@@ -226,30 +160,30 @@ func (l *Lib) Asum(h uintptr, t backend.BLASType, n int, x uintptr, incx int, re
 
 // Iamax is cublasI?amax_v2(h, int n, const T* x, int incx, int* result).
 func (l *Lib) Iamax(h uintptr, t backend.BLASType, n int, x uintptr, incx int, result uintptr) (int, error) {
-	p, op, err := l.typed(famAmax, t)
+	p, s, err := l.typed(famAmax, t)
 	if err != nil {
 		return 0, err
 	}
 	if !ints(n, incx) {
-		return 0, tooBig(op)
+		return 0, l.tooBig(s)
 	}
 	var out int32
 	rm := resultMask(result)
 	r := dl.Call5(p, h, uintptr(n), x, uintptr(incx), result|rm&uintptr(unsafe.Pointer(&out)))
 	runtime.KeepAlive(&out)
-	return int(out), l.check(op, r)
+	return int(out), l.check(s, r)
 }
 
 // Gemv is cublas?gemv_v2(h, trans, int m, int n, const T* alpha, const T* A,
 // int lda, const T* x, int incx, const T* beta, T* y, int incy).
 func (l *Lib) Gemv(h uintptr, t backend.BLASType, trans backend.BLASOp, m, n int, alpha backend.BLASScalar, a uintptr, lda int,
 	x uintptr, incx int, beta backend.BLASScalar, y uintptr, incy int) error {
-	p, op, err := l.typed(famGemv, t)
+	p, s, err := l.typed(famGemv, t)
 	if err != nil {
 		return err
 	}
 	if !ints(m, n, lda, incx, incy) {
-		return tooBig(op)
+		return l.tooBig(s)
 	}
 	var sc scalars
 	o := sc.base()
@@ -257,19 +191,19 @@ func (l *Lib) Gemv(h uintptr, t backend.BLASType, trans backend.BLASOp, m, n int
 	r := dl.Call12(p, h, uintptr(trans), uintptr(m), uintptr(n), alpha.Ptr|am&uintptr(unsafe.Pointer(&sc[o])), a, uintptr(lda),
 		x, uintptr(incx), beta.Ptr|bm&uintptr(unsafe.Pointer(&sc[o+2])), y, uintptr(incy))
 	runtime.KeepAlive(&sc)
-	return l.check(op, r)
+	return l.check(s, r)
 }
 
 // Geam is cublas?geam(h, transa, transb, int m, int n, const T* alpha,
 // const T* A, int lda, const T* beta, const T* B, int ldb, T* C, int ldc).
 func (l *Lib) Geam(h uintptr, t backend.BLASType, ta, tb backend.BLASOp, m, n int, alpha backend.BLASScalar, a uintptr, lda int,
 	beta backend.BLASScalar, b uintptr, ldb int, c uintptr, ldc int) error {
-	p, op, err := l.typed(famGeam, t)
+	p, s, err := l.typed(famGeam, t)
 	if err != nil {
 		return err
 	}
 	if !ints(m, n, lda, ldb, ldc) {
-		return tooBig(op)
+		return l.tooBig(s)
 	}
 	var sc scalars
 	o := sc.base()
@@ -277,19 +211,19 @@ func (l *Lib) Geam(h uintptr, t backend.BLASType, ta, tb backend.BLASOp, m, n in
 	r := dl.Call13(p, h, uintptr(ta), uintptr(tb), uintptr(m), uintptr(n), alpha.Ptr|am&uintptr(unsafe.Pointer(&sc[o])), a, uintptr(lda),
 		beta.Ptr|bm&uintptr(unsafe.Pointer(&sc[o+2])), b, uintptr(ldb), c, uintptr(ldc))
 	runtime.KeepAlive(&sc)
-	return l.check(op, r)
+	return l.check(s, r)
 }
 
 // Gemm is cublas?gemm_v2(h, transa, transb, int m, int n, int k, const T*
 // alpha, const T* A, int lda, const T* B, int ldb, const T* beta, T* C, int ldc).
 func (l *Lib) Gemm(h uintptr, t backend.BLASType, ta, tb backend.BLASOp, m, n, k int, alpha backend.BLASScalar, a uintptr, lda int,
 	b uintptr, ldb int, beta backend.BLASScalar, c uintptr, ldc int) error {
-	p, op, err := l.typed(famGemm, t)
+	p, s, err := l.typed(famGemm, t)
 	if err != nil {
 		return err
 	}
 	if !ints(m, n, k, lda, ldb, ldc) {
-		return tooBig(op)
+		return l.tooBig(s)
 	}
 	var sc scalars
 	o := sc.base()
@@ -297,7 +231,7 @@ func (l *Lib) Gemm(h uintptr, t backend.BLASType, ta, tb backend.BLASOp, m, n, k
 	r := dl.Call14(p, h, uintptr(ta), uintptr(tb), uintptr(m), uintptr(n), uintptr(k), alpha.Ptr|am&uintptr(unsafe.Pointer(&sc[o])),
 		a, uintptr(lda), b, uintptr(ldb), beta.Ptr|bm&uintptr(unsafe.Pointer(&sc[o+2])), c, uintptr(ldc))
 	runtime.KeepAlive(&sc)
-	return l.check(op, r)
+	return l.check(s, r)
 }
 
 // GemmStridedBatched is cublas?gemmStridedBatched(h, transa, transb, int m,
@@ -307,12 +241,12 @@ func (l *Lib) Gemm(h uintptr, t backend.BLASType, ta, tb backend.BLASOp, m, n, k
 func (l *Lib) GemmStridedBatched(h uintptr, t backend.BLASType, ta, tb backend.BLASOp, m, n, k int, alpha backend.BLASScalar,
 	a uintptr, lda int, strideA int64, b uintptr, ldb int, strideB int64,
 	beta backend.BLASScalar, c uintptr, ldc int, strideC int64, batch int) error {
-	p, op, err := l.typed(famGemmStridedBatched, t)
+	p, s, err := l.typed(famGemmStridedBatched, t)
 	if err != nil {
 		return err
 	}
 	if !ints(m, n, k, lda, ldb, ldc, batch) {
-		return tooBig(op)
+		return l.tooBig(s)
 	}
 	var sc scalars
 	o := sc.base()
@@ -321,7 +255,7 @@ func (l *Lib) GemmStridedBatched(h uintptr, t backend.BLASType, ta, tb backend.B
 		a, uintptr(lda), uintptr(strideA), b, uintptr(ldb), uintptr(strideB),
 		beta.Ptr|bm&uintptr(unsafe.Pointer(&sc[o+2])), c, uintptr(ldc), uintptr(strideC), uintptr(batch))
 	runtime.KeepAlive(&sc)
-	return l.check(op, r)
+	return l.check(s, r)
 }
 
 // GemmBatched is cublas?gemmBatched(h, transa, transb, int m, int n, int k,
@@ -329,12 +263,12 @@ func (l *Lib) GemmStridedBatched(h uintptr, t backend.BLASType, ta, tb backend.B
 // Barray[], int ldb, const T* beta, T* const Carray[], int ldc, int batchCount).
 func (l *Lib) GemmBatched(h uintptr, t backend.BLASType, ta, tb backend.BLASOp, m, n, k int, alpha backend.BLASScalar,
 	aArray uintptr, lda int, bArray uintptr, ldb int, beta backend.BLASScalar, cArray uintptr, ldc int, batch int) error {
-	p, op, err := l.typed(famGemmBatched, t)
+	p, s, err := l.typed(famGemmBatched, t)
 	if err != nil {
 		return err
 	}
 	if !ints(m, n, k, lda, ldb, ldc, batch) {
-		return tooBig(op)
+		return l.tooBig(s)
 	}
 	var sc scalars
 	o := sc.base()
@@ -342,7 +276,7 @@ func (l *Lib) GemmBatched(h uintptr, t backend.BLASType, ta, tb backend.BLASOp, 
 	r := dl.Call15(p, h, uintptr(ta), uintptr(tb), uintptr(m), uintptr(n), uintptr(k), alpha.Ptr|am&uintptr(unsafe.Pointer(&sc[o])),
 		aArray, uintptr(lda), bArray, uintptr(ldb), beta.Ptr|bm&uintptr(unsafe.Pointer(&sc[o+2])), cArray, uintptr(ldc), uintptr(batch))
 	runtime.KeepAlive(&sc)
-	return l.check(op, r)
+	return l.check(s, r)
 }
 
 // GemmEx is cublasGemmEx(h, transa, transb, int m, int n, int k, const void*
@@ -352,13 +286,13 @@ func (l *Lib) GemmBatched(h uintptr, t backend.BLASType, ta, tb backend.BLASOp, 
 func (l *Lib) GemmEx(h uintptr, ta, tb backend.BLASOp, m, n, k int, alpha backend.BLASScalar,
 	a uintptr, at backend.DataType, lda int, b uintptr, bt backend.DataType, ldb int,
 	beta backend.BLASScalar, c uintptr, ct backend.DataType, ldc int, compute backend.BLASComputeType, algo backend.BLASGemmAlgo) error {
-	const op = "cublasGemmEx"
-	p, err := l.single(symGemmEx)
+	const s = symGemmEx
+	p, err := l.fn(s)
 	if err != nil {
 		return err
 	}
 	if !ints(m, n, k, lda, ldb, ldc) {
-		return tooBig(op)
+		return l.tooBig(s)
 	}
 	st := compute.ScaleType()
 	var sc scalars
@@ -368,7 +302,7 @@ func (l *Lib) GemmEx(h uintptr, ta, tb backend.BLASOp, m, n, k int, alpha backen
 		a, uintptr(at), uintptr(lda), b, uintptr(bt), uintptr(ldb), beta.Ptr|bm&uintptr(unsafe.Pointer(&sc[o+2])),
 		c, uintptr(ct), uintptr(ldc), uintptr(compute), uintptr(int64(algo)))
 	runtime.KeepAlive(&sc)
-	return l.check(op, r)
+	return l.check(s, r)
 }
 
 // GemmStridedBatchedEx is cublasGemmStridedBatchedEx(h, transa, transb, m,
@@ -379,13 +313,13 @@ func (l *Lib) GemmStridedBatchedEx(h uintptr, ta, tb backend.BLASOp, m, n, k int
 	a uintptr, at backend.DataType, lda int, strideA int64, b uintptr, bt backend.DataType, ldb int, strideB int64,
 	beta backend.BLASScalar, c uintptr, ct backend.DataType, ldc int, strideC int64, batch int,
 	compute backend.BLASComputeType, algo backend.BLASGemmAlgo) error {
-	const op = "cublasGemmStridedBatchedEx"
-	p, err := l.single(symGemmStridedBatchedEx)
+	const s = symGemmStridedBatchedEx
+	p, err := l.fn(s)
 	if err != nil {
 		return err
 	}
 	if !ints(m, n, k, lda, ldb, ldc, batch) {
-		return tooBig(op)
+		return l.tooBig(s)
 	}
 	st := compute.ScaleType()
 	var sc scalars
@@ -396,7 +330,7 @@ func (l *Lib) GemmStridedBatchedEx(h uintptr, ta, tb backend.BLASOp, m, n, k int
 		beta.Ptr|bm&uintptr(unsafe.Pointer(&sc[o+2])), c, uintptr(ct), uintptr(ldc), uintptr(strideC), uintptr(batch),
 		uintptr(compute), uintptr(int64(algo)))
 	runtime.KeepAlive(&sc)
-	return l.check(op, r)
+	return l.check(s, r)
 }
 
 // GemmBatchedEx is cublasGemmBatchedEx(h, transa, transb, m, n, k, alpha,
@@ -406,13 +340,13 @@ func (l *Lib) GemmBatchedEx(h uintptr, ta, tb backend.BLASOp, m, n, k int, alpha
 	aArray uintptr, at backend.DataType, lda int, bArray uintptr, bt backend.DataType, ldb int,
 	beta backend.BLASScalar, cArray uintptr, ct backend.DataType, ldc int, batch int,
 	compute backend.BLASComputeType, algo backend.BLASGemmAlgo) error {
-	const op = "cublasGemmBatchedEx"
-	p, err := l.single(symGemmBatchedEx)
+	const s = symGemmBatchedEx
+	p, err := l.fn(s)
 	if err != nil {
 		return err
 	}
 	if !ints(m, n, k, lda, ldb, ldc, batch) {
-		return tooBig(op)
+		return l.tooBig(s)
 	}
 	st := compute.ScaleType()
 	var sc scalars
@@ -422,5 +356,5 @@ func (l *Lib) GemmBatchedEx(h uintptr, ta, tb backend.BLASOp, m, n, k int, alpha
 		aArray, uintptr(at), uintptr(lda), bArray, uintptr(bt), uintptr(ldb), beta.Ptr|bm&uintptr(unsafe.Pointer(&sc[o+2])),
 		cArray, uintptr(ct), uintptr(ldc), uintptr(batch), uintptr(compute), uintptr(int64(algo)))
 	runtime.KeepAlive(&sc)
-	return l.check(op, r)
+	return l.check(s, r)
 }

@@ -27,3 +27,6 @@
 //   - cublasLtMatmulHeuristicResult_t is 96 bytes (backend.LtHeuristicResult
 //     has its layout), cublasLtMatmulAlgo_t 64.
 package libcublas
+
+//go:generate go run github.com/nocgo/cuda/internal/bindgen -iface CUBLAS -prefix cublas -open Open:CUBLAS
+//go:generate go run github.com/nocgo/cuda/internal/bindgen -iface CUBLASLt -type LtLib -sym ltSym -prefix cublasLt -open OpenLt:CUBLASLt -table entrypoints_lt.txt -o zz_generated_lt.go

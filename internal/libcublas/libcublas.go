@@ -9,144 +9,30 @@ import (
 	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/internal/cstr"
 	"github.com/nocgo/cuda/internal/dl"
-	"github.com/nocgo/cuda/internal/symtab"
-	"github.com/nocgo/cuda/loader"
 )
 
-// family indexes the typed routines, each with one entry point per
-// precision.
-type family int
-
-const (
-	famAxpy family = iota
-	famScal
-	famCopy
-	famSwap
-	famDot
-	famDotc
-	famNrm2
-	famAsum
-	famAmax
-	famGemv
-	famGeam
-	famGemm
-	famGemmStridedBatched
-	famGemmBatched
-	numFamilies
-)
-
-// familyNames are the entry points of each family, by backend.BLASType
-// (S, D, C, Z); "" where there is none (dotc of the real types).
-var familyNames = [numFamilies][backend.NumBLASTypes]string{
-	famAxpy:               {"cublasSaxpy_v2", "cublasDaxpy_v2", "cublasCaxpy_v2", "cublasZaxpy_v2"},
-	famScal:               {"cublasSscal_v2", "cublasDscal_v2", "cublasCscal_v2", "cublasZscal_v2"},
-	famCopy:               {"cublasScopy_v2", "cublasDcopy_v2", "cublasCcopy_v2", "cublasZcopy_v2"},
-	famSwap:               {"cublasSswap_v2", "cublasDswap_v2", "cublasCswap_v2", "cublasZswap_v2"},
-	famDot:                {"cublasSdot_v2", "cublasDdot_v2", "cublasCdotu_v2", "cublasZdotu_v2"},
-	famDotc:               {"cublasSdot_v2", "cublasDdot_v2", "cublasCdotc_v2", "cublasZdotc_v2"},
-	famNrm2:               {"cublasSnrm2_v2", "cublasDnrm2_v2", "cublasScnrm2_v2", "cublasDznrm2_v2"},
-	famAsum:               {"cublasSasum_v2", "cublasDasum_v2", "cublasScasum_v2", "cublasDzasum_v2"},
-	famAmax:               {"cublasIsamax_v2", "cublasIdamax_v2", "cublasIcamax_v2", "cublasIzamax_v2"},
-	famGemv:               {"cublasSgemv_v2", "cublasDgemv_v2", "cublasCgemv_v2", "cublasZgemv_v2"},
-	famGeam:               {"cublasSgeam", "cublasDgeam", "cublasCgeam", "cublasZgeam"},
-	famGemm:               {"cublasSgemm_v2", "cublasDgemm_v2", "cublasCgemm_v2", "cublasZgemm_v2"},
-	famGemmStridedBatched: {"cublasSgemmStridedBatched", "cublasDgemmStridedBatched", "cublasCgemmStridedBatched", "cublasZgemmStridedBatched"},
-	famGemmBatched:        {"cublasSgemmBatched", "cublasDgemmBatched", "cublasCgemmBatched", "cublasZgemmBatched"},
-}
-
-// single indexes the other entry points, after the families' in the table.
-type single int
-
-const (
-	symCreate single = iota
-	symDestroy
-	symGetVersion
-	symSetStream
-	symSetWorkspace
-	symSetPointerMode
-	symSetMathMode
-	symSetAtomicsMode
-	symGetStatusString
-	symGemmEx
-	symGemmStridedBatchedEx
-	symGemmBatchedEx
-	numSingles
-)
-
-var singleNames = [numSingles]string{
-	symCreate:               "cublasCreate_v2",
-	symDestroy:              "cublasDestroy_v2",
-	symGetVersion:           "cublasGetVersion_v2",
-	symSetStream:            "cublasSetStream_v2",
-	symSetWorkspace:         "cublasSetWorkspace_v2",
-	symSetPointerMode:       "cublasSetPointerMode_v2",
-	symSetMathMode:          "cublasSetMathMode",
-	symSetAtomicsMode:       "cublasSetAtomicsMode",
-	symGetStatusString:      "cublasGetStatusString",
-	symGemmEx:               "cublasGemmEx",
-	symGemmStridedBatchedEx: "cublasGemmStridedBatchedEx",
-	symGemmBatchedEx:        "cublasGemmBatchedEx",
-}
-
-const numSyms = int(numFamilies)*int(backend.NumBLASTypes) + int(numSingles)
-
-func symName(i int) string {
-	if f := i / int(backend.NumBLASTypes); f < int(numFamilies) {
-		return familyNames[f][i%int(backend.NumBLASTypes)]
-	}
-	return singleNames[i-int(numFamilies)*int(backend.NumBLASTypes)]
-}
-
-// symbols resolves a library's entry points on first use.
-type symbols struct {
-	lib *loader.Library
-	t   *symtab.Table
-}
-
-func (s *symbols) fn(i int) (uintptr, error) { return s.t.Get(i) }
-
-// Lib is the real cuBLAS: libcublas through internal/dl.
-type Lib struct{ syms symbols }
-
-var _ backend.CUBLAS = (*Lib)(nil)
-
-// Open opens libcublas through package loader.
-func Open() (*Lib, error) {
-	lib, err := loader.Open(loader.CUBLAS)
-	if err != nil {
-		return nil, err
-	}
-	return &Lib{syms: symbols{lib, symtab.InLibrary(lib, int(numSyms), symName)}}, nil
-}
-
-// Path returns the path of the library opened.
-func (l *Lib) Path() string { return l.syms.lib.Path() }
-
-func (l *Lib) typed(f family, t backend.BLASType) (uintptr, string, error) {
+// typed returns the entry point of family f for precision t.
+func (l *Lib) typed(f family, t backend.BLASType) (uintptr, sym, error) {
 	if !t.Valid() {
-		return 0, "", &backend.BLASError{Status: backend.BLASInvalidValue, Op: "cublas", Text: backend.BLASStatusText[backend.BLASInvalidValue], Detail: "unknown precision"}
+		return 0, 0, &backend.BLASError{Status: backend.BLASInvalidValue, Op: "cublas", Text: backend.BLASStatusText[backend.BLASInvalidValue], Detail: "unknown precision"}
 	}
-	i := int(f)*int(backend.NumBLASTypes) + int(t)
-	p, err := l.syms.fn(i)
-	return p, familyNames[f][t], err
+	s := familySyms[f][t]
+	p, err := l.fn(s)
+	return p, s, err
 }
 
-func (l *Lib) single(s single) (uintptr, error) {
-	return l.syms.fn(int(numFamilies)*int(backend.NumBLASTypes) + int(s))
-}
-
-// check turns a cublasStatus_t (a 32-bit enum in a 64-bit register) from
-// op into nil or a *BLASError with cuBLAS's text.
-func (l *Lib) check(op string, r uintptr) error {
+// check turns a cublasStatus_t (a 32-bit enum in a 64-bit register) from s
+// into nil or a *BLASError with cuBLAS's text.
+func (l *Lib) check(s sym, r uintptr) error {
 	code := backend.BLASStatus(int32(uint32(r)))
 	if code == 0 {
 		return nil
 	}
-	return &backend.BLASError{Status: code, Op: op, Text: l.statusString(code)}
+	return &backend.BLASError{Status: code, Op: symEntries[s].Name, Text: l.statusString(code)}
 }
 
 func (l *Lib) statusString(s backend.BLASStatus) string {
-	p, err := l.single(symGetStatusString)
+	p, err := l.fn(symGetStatusString)
 	if err != nil {
 		return backend.BLASStatusText[s]
 	}
@@ -160,9 +46,9 @@ func cString(r uintptr) string {
 	return cstr.GoString(p)
 }
 
-// tooBig is the error for sizes beyond cuBLAS's 32-bit int.
-func tooBig(op string) error {
-	return &backend.BLASError{Status: backend.BLASInvalidValue, Op: op, Text: backend.BLASStatusText[backend.BLASInvalidValue],
+// tooBig is the error of s for sizes beyond cuBLAS's 32-bit int.
+func (l *Lib) tooBig(s sym) error {
+	return &backend.BLASError{Status: backend.BLASInvalidValue, Op: symEntries[s].Name, Text: backend.BLASStatusText[backend.BLASInvalidValue],
 		Detail: "a size, increment or leading dimension beyond 2^31-1 (the 64-bit API is not used)"}
 }
 

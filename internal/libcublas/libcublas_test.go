@@ -5,6 +5,7 @@ package libcublas
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -31,17 +32,22 @@ func TestOpenMissing(t *testing.T) {
 // cuBLAS exports those.
 func TestSymbolNames(t *testing.T) {
 	seen := map[string]bool{}
-	for i := range numSyms {
-		n := symName(i)
-		require.NotEmpty(t, n, "symbol %d", i)
-		seen[n] = true
+	for i, e := range symEntries {
+		require.NotEmpty(t, e.Name, "symbol %d", i)
+		seen[e.Name] = true
+	}
+	for f, syms := range familySyms {
+		for p, s := range syms {
+			routine := strings.ToLower(strings.TrimPrefix(symEntries[s].Name, "cublas"))
+			assert.Contains(t, routine, []string{"s", "d", "c", "z"}[p], "family %d, precision %d", f, p)
+		}
 	}
 	for _, n := range []string{"cublasSgemm_v2", "cublasCreate_v2", "cublasIzamax_v2", "cublasScnrm2_v2", "cublasZdotc_v2",
 		"cublasGemmEx", "cublasGemmStridedBatchedEx", "cublasDgeam", "cublasCgemmBatched"} {
 		assert.True(t, seen[n], n)
 	}
-	for _, n := range ltNames {
-		assert.NotEmpty(t, n)
+	for _, e := range ltSymEntries {
+		assert.NotEmpty(t, e.Name)
 	}
 }
 

@@ -9,3 +9,5 @@
 // (sizes, embeddings, strides, distances and the batch as long long), of
 // which cufftPlan1d/2d/3d and cufftPlanMany are special cases.
 package libcufft
+
+//go:generate go run github.com/nocgo/cuda/internal/bindgen -iface CUFFT -prefix cufft -open Open:CUFFT

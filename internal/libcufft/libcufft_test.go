@@ -35,8 +35,9 @@ func TestOpen(t *testing.T) {
 }
 
 func TestCheck(t *testing.T) {
-	assert.NoError(t, check(symExecC2C, 0))
-	err := check(symMakePlanMany64, 0xffffffff00000000|8)
+	var l Lib
+	assert.NoError(t, l.check(symExecC2C, 0))
+	err := l.check(symMakePlanMany64, 0xffffffff00000000|8)
 	assert.ErrorIs(t, err, backend.FFTInvalidSize, "the upper half is not the result")
 	assert.Equal(t, "cufftMakePlanMany64: CUFFT_INVALID_SIZE", err.Error())
 }

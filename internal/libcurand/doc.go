@@ -9,3 +9,5 @@
 // arguments, which go in the floating-point argument registers
 // (dl.CallFP4).
 package libcurand
+
+//go:generate go run github.com/nocgo/cuda/internal/bindgen -iface CURAND -prefix curand -open Open:CURAND

@@ -34,8 +34,9 @@ func TestOpen(t *testing.T) {
 }
 
 func TestCheck(t *testing.T) {
-	assert.NoError(t, check(symGenerate, 0))
-	err := check(symGenerateNormal, 0xffffffff00000000|105)
+	var l Lib
+	assert.NoError(t, l.check(symGenerate, 0))
+	err := l.check(symGenerateNormal, 0xffffffff00000000|105)
 	assert.ErrorIs(t, err, backend.RANDLengthNotMultiple, "the upper half is not the status")
 	assert.Equal(t, "curandGenerateNormal: CURAND_STATUS_LENGTH_NOT_MULTIPLE", err.Error())
 }

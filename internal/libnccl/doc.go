@@ -25,3 +25,5 @@
 //     package writes the NCCL 2.18 layout (config.go), which every NCCL
 //     since 2.18 reads the same way.
 package libnccl
+
+//go:generate go run github.com/nocgo/cuda/internal/bindgen -iface NCCL -prefix nccl -abi -open Open:NCCL -needs needs

@@ -27,5 +27,5 @@ func (l *Lib) initRankByValue(nranks int, ids *backend.NCCLUniqueID, rank int, c
 	runtime.KeepAlive(c)
 	runtime.KeepAlive(name)
 	runtime.KeepAlive(comm)
-	return l.check("ncclCommInitRankConfig", r, *comm)
+	return l.checkIn(symCommInitRankConfig, r, *comm)
 }

@@ -7,3 +7,5 @@
 // unversioned names, which libnvJitLink exports beside the versioned ones
 // its header maps them to.
 package libnvjitlink
+
+//go:generate go run github.com/nocgo/cuda/internal/bindgen -iface JITLinker -type linker -prefix nvJitLink

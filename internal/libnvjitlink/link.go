@@ -17,42 +17,6 @@ import (
 	"github.com/nocgo/cuda/loader"
 )
 
-// The entry points, by their unversioned names, and the CUDA version that
-// introduced each.
-type jsym int
-
-const (
-	jCreate jsym = iota
-	jDestroy
-	jAddData
-	jComplete
-	jCubinSize
-	jCubin
-	jErrorLogSize
-	jErrorLog
-	jInfoLogSize
-	jInfoLog
-	jVersion
-	numJSyms
-)
-
-var jsyms = [numJSyms]struct {
-	name  string
-	since int
-}{
-	jCreate:       {"nvJitLinkCreate", 12000},
-	jDestroy:      {"nvJitLinkDestroy", 12000},
-	jAddData:      {"nvJitLinkAddData", 12000},
-	jComplete:     {"nvJitLinkComplete", 12000},
-	jCubinSize:    {"nvJitLinkGetLinkedCubinSize", 12000},
-	jCubin:        {"nvJitLinkGetLinkedCubin", 12000},
-	jErrorLogSize: {"nvJitLinkGetErrorLogSize", 12000},
-	jErrorLog:     {"nvJitLinkGetErrorLog", 12000},
-	jInfoLogSize:  {"nvJitLinkGetInfoLogSize", 12000},
-	jInfoLog:      {"nvJitLinkGetInfoLog", 12000},
-	jVersion:      {"nvJitLinkVersion", 12030},
-}
-
 // resultNames are the nvJitLinkResult names (nvJitLink has no
 // GetErrorString).
 var resultNames = map[int]string{
@@ -80,25 +44,16 @@ func Open() (backend.JITLinker, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &linker{lib: lib}
-	l.syms = symtab.New(int(numJSyms), func(i int) (uintptr, error) {
-		p, err := lib.Symbol(jsyms[i].name)
-		if err != nil {
-			var se *loader.SymbolError
-			if errors.As(err, &se) {
-				se.Since = jsyms[i].since
-			}
-			return 0, err
-		}
-		return p, nil
-	})
-	return l, nil
+	return &linker{lib: lib, syms: symtab.InLibrary(lib, symEntries[:], nil)}, nil
 }
 
 // LibraryPaths returns the path of the libnvJitLink file opened.
 func (l *linker) LibraryPaths() []string { return []string{l.lib.Path()} }
 
-func (l *linker) fn(s jsym) (uintptr, error) { return l.syms.Get(int(s)) }
+func (l *linker) fn(s sym) (uintptr, error) { return l.syms.Get(int(s)) }
+
+// check is result for entry point s.
+func (l *linker) check(s sym, r uintptr) error { return result(symEntries[s].Name, r) }
 
 // result turns an nvJitLinkResult (a 32-bit enum in a 64-bit register)
 // from op into nil or a *JITLinkError.
@@ -112,20 +67,6 @@ func result(op string, r uintptr) error {
 		name = "NVJITLINK_ERROR_" + strconv.Itoa(code)
 	}
 	return &backend.JITLinkError{Code: code, Name: name, Op: op}
-}
-
-// Version is nvJitLinkVersion(unsigned int *major, unsigned int *minor).
-func (l *linker) Version() (int, int, error) {
-	p, err := l.fn(jVersion)
-	if err != nil {
-		return 0, 0, err
-	}
-	var major, minor uint32
-	r := dl.Call2(p, uintptr(unsafe.Pointer(&major)), uintptr(unsafe.Pointer(&minor)))
-	if err := result("nvJitLinkVersion", r); err != nil {
-		return 0, 0, err
-	}
-	return int(major), int(minor), nil
 }
 
 // Link links inputs with options into a CUBIN (see backend.JITLinker).
@@ -147,11 +88,11 @@ func (l *linker) Link(options []string, inputs []backend.JITLinkInput) (cubin []
 		return nil, "", &backend.JITLinkError{Code: 1, Name: resultNames[1], Op: "nvJitLinkCreate", Log: "an option with a NUL byte"}
 	}
 	defer opts.Free()
-	create, err := l.fn(jCreate)
+	create, err := l.fn(symCreate)
 	if err != nil {
 		return nil, "", err
 	}
-	destroy, err := l.fn(jDestroy)
+	destroy, err := l.fn(symDestroy)
 	if err != nil {
 		return nil, "", err
 	}
@@ -164,11 +105,11 @@ func (l *linker) Link(options []string, inputs []backend.JITLinkInput) (cubin []
 	fail := func(err error) ([]byte, string, error) {
 		var je *backend.JITLinkError
 		if errors.As(err, &je) {
-			je.Log = l.log(h, jErrorLogSize, jErrorLog)
+			je.Log = l.log(h, symGetErrorLogSize, symGetErrorLog)
 		}
-		return nil, l.log(h, jInfoLogSize, jInfoLog), err
+		return nil, l.log(h, symGetInfoLogSize, symGetInfoLog), err
 	}
-	add, err := l.fn(jAddData)
+	add, err := l.fn(symAddData)
 	if err != nil {
 		return nil, "", err
 	}
@@ -180,25 +121,25 @@ func (l *linker) Link(options []string, inputs []backend.JITLinkInput) (cubin []
 			return fail(err)
 		}
 	}
-	complete, err := l.fn(jComplete)
+	complete, err := l.fn(symComplete)
 	if err != nil {
 		return nil, "", err
 	}
 	if err := result("nvJitLinkComplete", dl.Call1(complete, h)); err != nil {
 		return fail(err)
 	}
-	cubin, err = l.output(h, jCubinSize, jCubin)
+	cubin, err = l.output(h, symGetLinkedCubinSize, symGetLinkedCubin)
 	if err != nil {
 		return fail(err)
 	}
 	if len(cubin) == 0 {
 		return fail(&backend.JITLinkError{Code: 6, Name: resultNames[6], Op: "nvJitLinkGetLinkedCubin"})
 	}
-	return cubin, l.log(h, jInfoLogSize, jInfoLog), nil
+	return cubin, l.log(h, symGetInfoLogSize, symGetInfoLog), nil
 }
 
 // output reads one of nvJitLink's size-then-copy outputs of linker h.
-func (l *linker) output(h uintptr, sizeSym, getSym jsym) ([]byte, error) {
+func (l *linker) output(h uintptr, sizeSym, getSym sym) ([]byte, error) {
 	ps, err := l.fn(sizeSym)
 	if err != nil {
 		return nil, err
@@ -208,7 +149,7 @@ func (l *linker) output(h uintptr, sizeSym, getSym jsym) ([]byte, error) {
 		return nil, err
 	}
 	var size uintptr
-	if err := result(jsyms[sizeSym].name, dl.Call2(ps, h, uintptr(unsafe.Pointer(&size)))); err != nil {
+	if err := l.check(sizeSym, dl.Call2(ps, h, uintptr(unsafe.Pointer(&size)))); err != nil {
 		return nil, err
 	}
 	if size == 0 {
@@ -217,7 +158,7 @@ func (l *linker) output(h uintptr, sizeSym, getSym jsym) ([]byte, error) {
 	buf := make([]byte, size)
 	r := dl.Call2(pg, h, uintptr(unsafe.Pointer(&buf[0])))
 	runtime.KeepAlive(buf)
-	if err := result(jsyms[getSym].name, r); err != nil {
+	if err := l.check(getSym, r); err != nil {
 		return nil, err
 	}
 	return buf, nil
@@ -225,7 +166,7 @@ func (l *linker) output(h uintptr, sizeSym, getSym jsym) ([]byte, error) {
 
 // log reads a log of linker h, without its NUL; "" when there is none or
 // it cannot be read.
-func (l *linker) log(h uintptr, sizeSym, getSym jsym) string {
+func (l *linker) log(h uintptr, sizeSym, getSym sym) string {
 	b, err := l.output(h, sizeSym, getSym)
 	if err != nil {
 		return ""

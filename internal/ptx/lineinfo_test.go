@@ -38,6 +38,6 @@ func TestLineInfo(t *testing.T) {
 	require.Len(t, k, 4)
 	assert.Equal(t, Loc{}, k[0].Loc, "before any .loc")
 	assert.Equal(t, Loc{File: 1, Line: 12}, k[1].Loc)
-	assert.Equal(t, Loc{File: 1, Line: 12}, k[2].Loc, "an inlined line keeps the caller's")
+	assert.Equal(t, Loc{File: 1, Line: 13}, k[2].Loc, "a line inlined from a header is the user's call")
 	assert.Equal(t, Loc{}, m.Funcs[1].Body[0].Loc, "a new body starts with none")
 }

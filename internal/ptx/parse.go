@@ -46,30 +46,38 @@ type parser struct {
 	params  []Param
 	// loc is the last .loc of the body being read.
 	loc Loc
+	// inlined maps a position inside inlined code (file, line, column)
+	// to the outermost caller's line it was inlined at.
+	inlined map[[3]int32]Loc
 }
 
 // lineDirective reads a .file or .loc directive, the current token, to
 // the end of its line: .file N "name" records a file, .loc N L (the
 // column ignored) the position of the instructions after it. A .loc with
-// inlined_at (a line of a function inlined into the one before it) is
-// skipped: the instructions keep the line of the outermost caller, the
-// user's code. Anything else on such a line is skipped.
+// inlined_at F L C (a line of a function inlined at F:L) is resolved
+// through the chain of inlined_at positions to the outermost caller's
+// line: the instructions get their own line when it is in that caller's
+// file (a __device__ function of the user's .cu), else the caller's line
+// (code inlined from a header: the user's call). Anything else on such a
+// line is skipped.
 func (p *parser) lineDirective() {
 	l := p.tok.line
 	dir := p.tok.s
-	var words [2]string
+	var words [12]string
 	n := 0
-	inlined := false
+	inlined := -1
 	p.advance()
 	for p.tok.s != "" && p.tok.line == l {
 		if n < len(words) {
+			if p.tok.s == "inlined_at" {
+				inlined = n
+			}
 			words[n] = p.tok.s
 			n++
 		}
-		inlined = inlined || p.tok.s == "inlined_at"
 		p.advance()
 	}
-	if n < 2 || inlined {
+	if n < 2 {
 		return
 	}
 	num, err := strconv.ParseInt(words[0], 10, 32)
@@ -85,8 +93,40 @@ func (p *parser) lineDirective() {
 			p.m.Files[int32(num)] = name
 		}
 	case ".loc":
-		if line, err := strconv.ParseInt(words[1], 10, 32); err == nil && line >= 0 {
-			p.loc = Loc{File: int32(num), Line: int32(line)}
+		line, err := strconv.ParseInt(words[1], 10, 32)
+		if err != nil || line < 0 {
+			return
+		}
+		own := Loc{File: int32(num), Line: int32(line)}
+		if inlined < 0 {
+			p.loc = own
+			return
+		}
+		if inlined+3 > n {
+			return
+		}
+		var at [3]int32
+		for i := range at {
+			v, err := strconv.ParseInt(words[inlined+1+i], 10, 32)
+			if err != nil || v < 0 {
+				return
+			}
+			at[i] = int32(v)
+		}
+		outer, ok := p.inlined[at]
+		if !ok {
+			outer = Loc{File: at[0], Line: at[1]}
+		}
+		if col, err := strconv.ParseInt(words[2], 10, 32); err == nil && n > 2 {
+			if p.inlined == nil {
+				p.inlined = map[[3]int32]Loc{}
+			}
+			p.inlined[[3]int32{own.File, own.Line, int32(col)}] = outer
+		}
+		if own.File == outer.File {
+			p.loc = own
+		} else {
+			p.loc = outer
 		}
 	}
 }

@@ -73,15 +73,41 @@ func (t *Table) slow(i int) (uintptr, error) {
 	return p, nil
 }
 
-// InLibrary returns the table of n entry points of lib, entry i being the
-// symbol name(i), each resolved on first use; a symbol that resolves to a
-// NULL address is a *loader.SymbolError naming it. The math libraries'
-// and NCCL's bindings use it.
-func InLibrary(lib *loader.Library, n int, name func(i int) string) *Table {
-	return New(n, func(i int) (uintptr, error) {
-		p, err := lib.Symbol(name(i))
+// Entry is one entry point of a library: its exported name, and the
+// version of the library that introduced it (0: every version the binding
+// supports), in the numbering its Needs says. internal/bindgen writes each
+// binding's table of them.
+type Entry struct {
+	Name  string
+	Since int
+}
+
+// Needs says which version of a library an entry point needs, for the
+// error of a library that lacks it: the error is the *loader.SymbolError's
+// Err. Nil means Since is a CUDA version (1000*major + 10*minor), set as
+// the SymbolError's Since.
+type Needs func(since int) error
+
+// InLibrary returns the table of lib's entry points, entry i being the
+// symbol entries[i].Name, each resolved on first use. A symbol lib lacks is
+// a *loader.SymbolError naming it and, when the entry has a Since, the
+// version that has it (see Needs); one that resolves to a NULL address is
+// a *loader.SymbolError too. The math libraries', NCCL's and nvJitLink's
+// bindings use it.
+func InLibrary(lib *loader.Library, entries []Entry, needs Needs) *Table {
+	return New(len(entries), func(i int) (uintptr, error) {
+		e := entries[i]
+		p, err := lib.Symbol(e.Name)
 		if err == nil && p == 0 {
-			err = &loader.SymbolError{Library: lib.Path(), Symbol: name(i), Err: errNilAddress}
+			err = &loader.SymbolError{Library: lib.Path(), Symbol: e.Name, Err: errNilAddress}
+		}
+		var se *loader.SymbolError
+		if err != nil && e.Since > 0 && errors.As(err, &se) {
+			if needs == nil {
+				se.Since = e.Since
+			} else {
+				se.Err = needs(e.Since)
+			}
 		}
 		return p, err
 	})

@@ -5,6 +5,7 @@ package symtab
 import (
 	"errors"
 	"os"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -146,4 +147,32 @@ func openTestLibc(t testing.TB) *loader.Library {
 	lib, err := loader.Open(loader.CUDA)
 	require.NoError(t, err)
 	return lib
+}
+
+// A missing entry point's error names it and the version that has it: a
+// CUDA version as the SymbolError's Since (needs nil), or the library's own
+// numbering through needs.
+func TestInLibraryNamesTheVersion(t *testing.T) {
+	lib := openTestLibc(t)
+	entries := []Entry{{Name: "getpid"}, {Name: "cuMissingEntryPoint", Since: 12030}, {Name: "ncclMissing"}}
+	tab := InLibrary(lib, entries, nil)
+	p, err := tab.Get(0)
+	require.NoError(t, err)
+	assert.NotZero(t, dl.Call0(p))
+	_, err = tab.Get(1)
+	var se *loader.SymbolError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, 12030, se.Since)
+	assert.Contains(t, err.Error(), "symbol cuMissingEntryPoint (CUDA 12.3 and newer) not found")
+
+	tab = InLibrary(lib, []Entry{{Name: "ncclMissing", Since: 21400}, {Name: "ncclOld"}}, func(since int) error {
+		return errors.New("needs NCCL " + strconv.Itoa(since))
+	})
+	_, err = tab.Get(0)
+	require.ErrorAs(t, err, &se)
+	assert.Zero(t, se.Since)
+	assert.Contains(t, err.Error(), "symbol ncclMissing not found")
+	assert.Contains(t, err.Error(), ": needs NCCL 21400")
+	_, err = tab.Get(1)
+	assert.NotContains(t, err.Error(), "needs", "no since: the loader's reason")
 }

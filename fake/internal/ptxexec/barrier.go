@@ -279,5 +279,8 @@ func (m *machine) releaseBarriers(live int) bool {
 	if m.races != nil {
 		m.races.phase++
 	}
+	if m.gr != nil {
+		m.gr.phase++
+	}
 	return true
 }

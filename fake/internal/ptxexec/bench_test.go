@@ -126,3 +126,52 @@ func reportThreads(b *testing.B, n int, cpu float64) {
 		b.ReportMetric(float64(n)*float64(b.N)/used, "threads/cpu-s")
 	}
 }
+
+// nopObserver is an Observer, SharedRaceObserver and GlobalRaceObserver
+// that does nothing: the interpreter's own cost of the checks.
+type nopObserver struct{}
+
+func (nopObserver) Global(Access)         {}
+func (nopObserver) SharedRace(SharedRace) {}
+func (nopObserver) GlobalRace(GlobalRace) {}
+
+// BenchmarkRaceChecks runs saxpy (elementwise, 1M threads) and block_sum
+// (shared memory, barriers, an atomic per block) with the checks off,
+// with an Observer only (what the stream checks need), and with the
+// in-kernel shared- and global-memory checks on.
+func BenchmarkRaceChecks(b *testing.B) {
+	p, mem := load(b, "90")
+	const n = 1 << 20
+	xs := make([]float32, n)
+	for i := range xs {
+		xs[i] = float32(i%1000) * 0.37
+	}
+	px, py, out, total := mem.f32s(xs), mem.f32s(xs), mem.alloc(4*n), mem.f32s([]float32{0})
+	saxpy, sum := p.Kernels["axpy"], p.Kernels["block_sum"]
+	kernels := []struct {
+		name   string
+		k      *Kernel
+		params []byte
+	}{
+		{"saxpy", saxpy, packAxpy(saxpy, px, py, out, n)},
+		{"block_sum", sum, params(b, sum, px, total, int32(n))},
+	}
+	for _, kc := range kernels {
+		for _, mode := range []string{"off", "observer", "in-kernel"} {
+			b.Run(kc.name+"/"+mode, func(b *testing.B) {
+				l := &Launch{Grid: dim(n / 256), Block: dim(256), Params: kc.params, Mem: mem, SMs: 132}
+				if mode != "off" {
+					l.Observe = nopObserver{}
+				}
+				l.SharedRaces, l.GlobalRaces = mode == "in-kernel", mode == "in-kernel"
+				cpu := processCPU()
+				for b.Loop() {
+					if err := kc.k.Run(l); err != nil {
+						b.Fatal(err)
+					}
+				}
+				reportThreads(b, n, cpu)
+			})
+		}
+	}
+}

@@ -2,13 +2,14 @@ package ptxexec
 
 // Cooperative launches. All blocks are resident at once, as the driver
 // guarantees for cuLaunchCooperativeKernel: each block has its own
-// machine, and the blocks take turns on one goroutine. A block's turn
+// machine, and the blocks take turns on one goroutine (resident.go). A block's turn
 // ends when its threads have all exited, or when those that have not wait
 // (at barriers or warp collectives) for threads that spin: a thread that
 // has taken spinLimit backward branches since the last yield yields
 // (tYield), so that a block polling memory that another block will write
-// (grid.sync's counter, or a kernel's own flag) lets that block run. A kernel whose blocks wait for each other forever
-// runs forever, as on a GPU.
+// (grid.sync's counter, or a kernel's own flag) lets that block run. A
+// kernel whose blocks wait for each other forever fails as a deadlock
+// (resident.go).
 //
 // grid.sync, as cooperative_groups (CUDA 11.8) compiles it: every thread
 // reads %envreg1 and %envreg2, the high and low halves of the grid
@@ -29,45 +30,24 @@ const spinLimit = 1024
 // gridWorkspace is the bytes of a cooperative launch's grid workspace.
 const gridWorkspace = 256
 
-// spun counts a backward branch and reports whether the thread should
+// spin counts a backward branch and reports whether the thread should
 // yield now.
-func (m *machine) spun() bool {
+func (m *machine) spin() bool {
 	m.spins++
 	if m.spins < spinLimit {
 		return false
 	}
-	m.spins = 0
+	m.spins, m.spun = 0, true
 	return true
 }
 
-// runCooperative runs the blocks of a cooperative launch: one machine
-// each, turn by turn, until every block is done or one faults (the fault
-// of the lowest-numbered faulting block in the turn is reported).
-func (k *Kernel) runCooperative(l *Launch, n int, blocks uint64) error {
-	grid := make([]byte, gridWorkspace)
-	g := l.Grid
-	ms := make([]*machine, blocks)
-	for b := range ms {
-		m := k.newMachine(l, n, nil)
-		m.grid = grid
-		m.block = [3]uint32{uint32(uint64(b) % uint64(g[0])), uint32(uint64(b) / uint64(g[0]) % uint64(g[1])), uint32(uint64(b) / (uint64(g[0]) * uint64(g[1])))}
-		m.startBlock()
-		ms[b] = m
+// runCooperative runs the blocks of a cooperative launch: every block
+// resident from the start (resident.go), with the grid workspace.
+func (s *resident) runCooperative() error {
+	s.grid = make([]byte, gridWorkspace)
+	s.limit = int(s.blocks)
+	for ; s.next < s.blocks; s.next++ {
+		s.res = append(s.res, s.start(s.next))
 	}
-	for live := len(ms); live > 0; {
-		for b, m := range ms {
-			if m == nil {
-				continue
-			}
-			yielded, err := m.stepBlock()
-			if err != nil {
-				return err
-			}
-			if !yielded {
-				ms[b] = nil
-				live--
-			}
-		}
-	}
-	return nil
+	return s.run()
 }

@@ -183,6 +183,10 @@ func (p *Program) decodeFunc(f *function, mod *moduleScope) error {
 	for _, c := range d.calls {
 		f.calls = append(f.calls, c.name)
 	}
+	f.sites = siteFlags(f.stmts)
+	f.siteBase = uint32(len(p.sites))
+	p.sites = append(p.sites, f.stmts...)
+	p.siteFlags = append(p.siteFlags, f.sites...)
 	f.decoded = true
 	return nil
 }
@@ -637,9 +641,12 @@ func (d *decoder) instr(s *ptx.Stmt, in *inst) error {
 	case "mbarrier":
 		return d.mbarrier(s, m, in)
 	case "membar", "fence":
-		in.op = opNop
+		in.op = opFence
 		return nil
-	case "nanosleep", "pmevent", "prefetch", "prefetchu":
+	case "nanosleep":
+		in.op = opNanosleep
+		return nil
+	case "pmevent", "prefetch", "prefetchu":
 		in.op = opNop
 		return nil
 	case "call":

@@ -15,7 +15,20 @@
 //   - Blocks run one after another, in x, y, z order, so a launch is
 //     deterministic and repeatable (Launch.Workers > 1 runs blocks on
 //     parallel goroutines instead: global atomics stay atomic, anything
-//     else blocks share races as on a GPU). Within a block, warp after
+//     else blocks share races as on a GPU). A block whose threads spin on
+//     memory that only another block can change (a flag, a lock, a work
+//     queue, a look-back scan's predecessor) makes the launch go on as
+//     resident blocks (resident.go): up to Launch.Resident of them (the
+//     device's occupancy), taking turns on one goroutine at their spins
+//     and barriers, a finished block's place taken by the next block, as
+//     on a GPU. A wait that no schedule can end (every resident thread
+//     back in a state it was in, no block finishing: a flag nothing sets,
+//     a lock never given back, a block that waits for one that cannot
+//     become resident) fails the launch with CUDA_ERROR_LAUNCH_FAILED and
+//     a Fault naming the blocks, threads and lines. All of it is counted,
+//     never timed, so it is deterministic. A kernel whose entry only
+//     computes in registers (an empty kernel) runs no block at all
+//     (noeffect.go), so the largest grid takes no time. Within a block, warp after
 //     warp runs until each of its threads exits or waits at a barrier or
 //     warp collective; then barriers and collectives whose participants
 //     have all arrived are released, and the threads run on. A warp whose
@@ -92,8 +105,9 @@
 //     while the others of the warp had exited or waited elsewhere.
 //   - Deadlock: when no thread can run and nothing can be released (lanes
 //     waiting at a shuffle for a lane held at a block barrier, say) the
-//     launch fails with CUDA_ERROR_LAUNCH_FAILED and a Fault saying so. A
-//     kernel that loops forever runs forever, as on a GPU.
+//     launch fails with CUDA_ERROR_LAUNCH_FAILED and a Fault saying so; so
+//     does a spin that no schedule can end (above). A kernel that loops
+//     forever changing its registers (a counter) runs forever, as on a GPU.
 //   - Memory: global and const addresses go to Memory, with bounds checks
 //     (CUDA_ERROR_ILLEGAL_ADDRESS for an address in no allocation or an
 //     access past its end) and alignment checks (an access not aligned to
@@ -125,8 +139,9 @@
 //   - Debug information: the DWARF .section blocks of -G are accepted and
 //     ignored; with the .file and .loc directives of -G and -lineinfo a
 //     Fault (and an Access) names the CUDA C file and line of the
-//     instruction besides the PTX line (for code inlined from a header,
-//     the line of the user's call).
+//     instruction besides the PTX line (for code inlined from a
+//     __device__ function of the same file, its own line; from a header,
+//     the line of the user's call, through nested inlined_at).
 //   - Shared-memory races (Launch.SharedRaces, sharedrace.go): two
 //     accesses of different threads of a block to a shared byte, one a
 //     write, not both atomic, with no barrier (nor, in one warp, a warp
@@ -139,6 +154,28 @@
 //     (every lane of a warp storing the value they share, as cooperative
 //     groups' tile reductions and llm.c's shared[warp] = sum do) are not
 //     reported, as racecheck does not report them.
+//   - Global-memory races (Launch.GlobalRaces, globalrace.go): two
+//     accesses of different threads of one launch to overlapping global
+//     bytes, one a write, not both morally strong, that nothing orders,
+//     are reported to a GlobalRaceObserver, whatever order the blocks ran
+//     in (a shadow of each word touched, launch-wide). Orderings: program
+//     order; a barrier of the block; a collective of the warp; release and
+//     acquire (a fence or .release st/atom before a write, observed by a
+//     read of the other block; atomics carry release sequences), which
+//     also covers grid.sync. Volatile and .relaxed ld/st are strong: they
+//     never race with each other nor with atomics; a plain access races
+//     with a strong one; .cta atomics of two blocks race. Not reported
+//     (NVIDIA's idioms): an acquire with no fence on the reader's side
+//     (threadFenceReduction), the plain first read of a CAS loop
+//     (atomicAdd(double) by atomicCAS), two unordered st that leave the
+//     same bytes. Releases and acquires are judged per block, so a
+//     missing barrier after a flag spin is not reported. A read of bytes
+//     the launch had not yet written is marked (Access.Unwritten), so the
+//     fake reports it as uninitialised when nothing wrote them before the
+//     launch. Races found before a fault are reported; the fault ends the
+//     launch, so none after it. With Launch.Workers > 1 a release and an
+//     acquire through a volatile flag (not an atomic) may be judged in the
+//     order the checks ran rather than the order the memory saw.
 //   - printf (vprintf) formats C conversions (d i u x X o c s p f e g, with
 //     flags, width, precision and l/ll) to Launch.Printf as each thread
 //     calls it; a failed device-side assert (__assertfail) prints CUDA's

@@ -9,7 +9,6 @@ import (
 	"math"
 	"math/bits"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -43,6 +42,13 @@ type Launch struct {
 	// Observe, when set, is told of every access to global memory (see
 	// Observer).
 	Observe Observer
+	// Resident is how many blocks of the launch the device keeps
+	// resident at once (the occupancy of the kernel's block size and
+	// shared memory on every SM); 0 means 32 per SM. Blocks that spin on
+	// memory another block sets run as a set of at most this many resident
+	// blocks (resident.go); a wait that only a block beyond them could end
+	// is a deadlock, as on a GPU.
+	Resident int
 	// Cooperative is a cooperative launch (cuLaunchCooperativeKernel, or
 	// the cooperative launch attribute): every block is resident at once,
 	// so blocks may wait for each other (cooperative_groups' grid.sync),
@@ -55,6 +61,13 @@ type Launch struct {
 	// SharedRaceObserver): reported to Observe when it implements
 	// SharedRaceObserver. Off, they cost one comparison per shared access.
 	SharedRaces bool
+	// GlobalRaces asks for checks of races between the launch's threads
+	// on global memory and of reads of what the launch had not yet
+	// written (see GlobalRaceObserver, Access.Unwritten): reported to
+	// Observe when it implements GlobalRaceObserver.
+	GlobalRaces bool
+
+	gr *globalRaces // Run's copy: the launch's global race checks, or nil
 }
 
 // CUDA error numbers of the faults a launch may end with.
@@ -161,10 +174,15 @@ type machine struct {
 	obs      Observer // l.Observe
 	slab     []uint64 // register files not yet handed to threads
 	warps    []warpRegs
-	grid     []byte     // a cooperative launch's grid workspace (nil otherwise)
-	spins    int        // backward branches taken since the last yield
-	races    *raceState // shared-memory race checks, or nil
-	yielded  bool       // the last stepBlock left threads spinning (tYield)
+	grid     []byte      // a cooperative launch's grid workspace (nil otherwise)
+	spins    int         // backward branches taken since the last yield
+	races    *raceState  // shared-memory race checks, or nil
+	gr       *blockRaces // global-memory race checks, or nil
+	yielded  bool        // the last stepBlock left threads spinning (tYield)
+	// spun: a thread yielded in the last stepBlock for having taken
+	// spinLimit backward branches (it may wait for another block), not
+	// only at a shared store after a barrier (storepause.go).
+	spun bool
 
 	// phase counts block starts and completed barriers; blockPhase is its
 	// value at the block's start (storepause.go).
@@ -185,41 +203,22 @@ func (k *Kernel) Run(l *Launch) error {
 		return &Fault{Code: CodeLaunchFailed, Msg: "bad block size"}
 	}
 	blocks := uint64(l.Grid[0]) * uint64(l.Grid[1]) * uint64(l.Grid[2])
+	if l.GlobalRaces {
+		lc := *l
+		lc.gr = newGlobalRaces(k, &lc, n)
+		l = &lc
+	}
+	if k.noEffect() {
+		return nil // no block can do anything a user could see (noeffect.go)
+	}
+	s := &resident{k: k, l: l, n: n, blocks: blocks, limit: l.residentLimit(blocks)}
 	if l.Cooperative {
-		return k.runCooperative(l, n, blocks)
+		return s.runCooperative()
 	}
-	workers := uint64(max(l.Workers, 1))
-	if workers == 1 || blocks == 1 {
-		return k.newMachine(l, n, nil).runBlocks(blocks, nil)
+	if workers := min(max(l.Workers, 1), s.limit); workers > 1 && blocks > 1 {
+		return s.runParallel(workers)
 	}
-	// Parallel: each worker takes the next block; atomics on global
-	// memory go under one lock; the fault of the lowest block wins.
-	var next atomic.Uint64
-	var atomMu sync.Mutex
-	var wg sync.WaitGroup
-	faults := make([]*Fault, workers)
-	for w := range faults {
-		m := k.newMachine(l, n, &atomMu)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := m.runBlocks(blocks, &next); err != nil {
-				faults[w] = err.(*Fault)
-				next.Store(blocks) // the others stop after their block
-			}
-		}()
-	}
-	wg.Wait()
-	var first *Fault
-	for _, f := range faults {
-		if f != nil && (first == nil || linear(f.Block, l.Grid) < linear(first.Block, l.Grid)) {
-			first = f
-		}
-	}
-	if first != nil {
-		return first
-	}
-	return nil
+	return s.runSerial()
 }
 
 func linear(b, grid [3]uint32) uint64 {
@@ -230,6 +229,7 @@ func (k *Kernel) newMachine(l *Launch, n int, atomMu *sync.Mutex) *machine {
 	m := &machine{k: k, l: l, threads: make([]thread, n), shared: make([]byte, k.sharedBase+int(l.DynShared)+reservedShared),
 		start: time.Now(), cs: k.prog.callSites, atomMu: atomMu, obs: l.Observe, warps: make([]warpRegs, (n+warpSize-1)/warpSize)}
 	m.races = newRaceState(l, len(m.shared), n)
+	m.gr = l.gr.newBlock(n)
 	f := k.fn
 	m.tmpl = make([]uint64, f.nslots)
 	copy(m.tmpl, f.init)
@@ -237,25 +237,6 @@ func (k *Kernel) newMachine(l *Launch, n int, atomMu *sync.Mutex) *machine {
 		m.tmpl[p.slot] = extend(loadLE(l.Params[p.off:], p.in.size), &p.in)
 	}
 	return m
-}
-
-// runBlocks runs blocks in order: all of them, or (next not nil) the
-// next one not taken until none is left.
-func (m *machine) runBlocks(blocks uint64, next *atomic.Uint64) error {
-	g := m.l.Grid
-	for i := uint64(0); i < blocks; i++ {
-		b := i
-		if next != nil {
-			if b = next.Add(1) - 1; b >= blocks {
-				return nil
-			}
-		}
-		m.block = [3]uint32{uint32(b % uint64(g[0])), uint32(b / uint64(g[0]) % uint64(g[1])), uint32(b / (uint64(g[0]) * uint64(g[1])))}
-		if err := m.runBlock(); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // blockTemplate sets m.tmpl to the entry's initial slots with the
@@ -362,19 +343,6 @@ func (m *machine) initThread(t *thread, i int) {
 	}
 }
 
-// runBlock runs every thread of the current block until it exits or
-// waits at a barrier or warp collective, then releases what can be
-// released, until all have exited. Nothing to release with threads still
-// waiting is a deadlock.
-func (m *machine) runBlock() error {
-	m.startBlock()
-	for {
-		if yielded, err := m.stepBlock(); err != nil || !yielded {
-			return err
-		}
-	}
-}
-
 // startBlock sets up the threads, shared memory and barriers of block
 // m.block.
 //
@@ -407,6 +375,9 @@ func (m *machine) startBlock() {
 	if m.races != nil {
 		m.races.phase++
 	}
+	if m.gr != nil {
+		m.gr.start(uint32(linear(m.block, m.l.Grid)))
+	}
 	for w := range m.warps {
 		lo := w * warpSize
 		ts := m.threads[lo:min(lo+warpSize, len(m.threads))]
@@ -420,6 +391,7 @@ func (m *machine) startBlock() {
 // (in a cooperative launch) those that have not wait for threads that
 // spin (true: call again after the other blocks' turn).
 func (m *machine) stepBlock() (yielded bool, err error) {
+	m.spun = false
 	if m.yielded {
 		// Only a call that returned true leaves threads spinning.
 		for i := range m.threads {
@@ -638,6 +610,9 @@ func (m *machine) resolveWarp(w int) bool {
 func (m *machine) collective(ts []thread, in *inst, group uint32) {
 	if m.races != nil {
 		m.races.warpSync[ts[0].id/warpSize]++
+	}
+	if m.gr != nil {
+		m.gr.warpSync[ts[0].id/warpSize]++
 	}
 	switch in.op {
 	case opShfl:
@@ -893,6 +868,11 @@ func (m *machine) run(t *thread) {
 		}
 		switch in.op {
 		case opNop:
+		case opFence:
+			if m.gr != nil {
+				t.pc = pc
+				m.raceFence(t)
+			}
 		case opMov:
 			r[in.d] = r[in.a] & in.mask
 		case opAddImm:
@@ -1029,7 +1009,7 @@ func (m *machine) run(t *thread) {
 				store(b[i*int(in.size):], in.size, r[in.v[i]])
 			}
 		case opBra:
-			if int(in.imm) < pc && m.spun() {
+			if int(in.imm) < pc && m.spin() {
 				t.pc, t.state = int(in.imm), tYield
 				return
 			}
@@ -1061,6 +1041,9 @@ func (m *machine) run(t *thread) {
 			if !m.arrive(t, in) {
 				return
 			}
+		case opNanosleep:
+			t.pc, t.state, m.spun = pc, tYield, true
+			return
 		case opMbarrier:
 			ok, wait := m.mbarrier(t, in, r, pc)
 			if !ok {
@@ -1529,13 +1512,15 @@ func (m *machine) atomic(t *thread, in *inst, r []uint64) bool {
 	case spShared:
 		sp = opLdShared
 	}
+	if m.atomMu != nil && sp != opLdShared {
+		// Taken before the access, so that the global race checks see
+		// the atomics in the order they happen.
+		m.atomMu.Lock()
+		defer m.atomMu.Unlock()
+	}
 	b := m.access(t, in, sp, addr, uint64(in.size))
 	if b == nil {
 		return false
-	}
-	if m.atomMu != nil && sp != opLdShared {
-		m.atomMu.Lock()
-		defer m.atomMu.Unlock()
 	}
 	old := loadLE(b, in.size)
 	x := r[in.b]

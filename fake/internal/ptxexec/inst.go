@@ -162,6 +162,8 @@ const (
 	opCpAsync   // cp.async shared <- global: see async.go
 	opMbarrier  // mbarrier.*: see mbarrier.go
 	opFns       // fns.b32: see bitops.go
+	opFence     // membar, fence: a release for the race checks (globalrace.go), else nothing
+	opNanosleep // nanosleep: the thread lets others run (resident.go)
 )
 
 // Slots every frame has, before its constants and registers.

@@ -264,6 +264,14 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 			}
 			switch in.op {
 			case opNop:
+			case opFence:
+				if m.gr != nil {
+					for a := act; a != 0; a &= a - 1 {
+						t := &ts[bits.TrailingZeros32(a)&31]
+						t.pc = pc
+						m.raceFence(t)
+					}
+				}
 			case opMov:
 				rd := lane32(S, in.d)
 				rx := lane32(S, in.a)
@@ -535,7 +543,7 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 			case opBra:
 				target := int(in.imm)
 				if act == grp {
-					if target < pc && m.spun() {
+					if target < pc && m.spin() {
 						for a := grp; a != 0; a &= a - 1 {
 							t := &ts[bits.TrailingZeros32(a)]
 							t.pc, t.state = target, tYield
@@ -549,7 +557,7 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 					}
 					continue
 				}
-				spin := target < pc && m.spun()
+				spin := target < pc && m.spin()
 				for a := grp; a != 0; a &= a - 1 {
 					j := bits.TrailingZeros32(a)
 					if act&(1<<j) != 0 {
@@ -618,6 +626,17 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 					if grp &^= act; grp == 0 {
 						break group
 					}
+				}
+			case opNanosleep:
+				// The lanes sleep: they let the block's other threads
+				// and (resident.go) the other blocks run.
+				for a := act; a != 0; a &= a - 1 {
+					t := &ts[bits.TrailingZeros32(a)]
+					t.pc, t.state = pc, tYield
+				}
+				m.spun = true
+				if grp &^= act; grp == 0 {
+					break group
 				}
 			case opMbarrier:
 				for a := act; a != 0; a &= a - 1 {

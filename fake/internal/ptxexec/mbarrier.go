@@ -291,6 +291,9 @@ func (m *machine) mbarrier(t *thread, in *inst, r []uint64, pc int) (ok, wait bo
 		if m.races != nil {
 			m.races.phase++
 		}
+		if m.gr != nil {
+			m.gr.phase++
+		}
 	}
 	binary.LittleEndian.PutUint64(b, phase|tx<<(2*mbarCountBits)|expected<<mbarCountBits|pending)
 	return true, false

@@ -46,6 +46,10 @@ type Access struct {
 	FileLine int
 	Block    [3]uint32
 	Thread   [3]uint32
+	// Unwritten is set, with Launch.GlobalRaces, for a read or atomic
+	// (atom.exch aside) of bytes none of which the launch had written
+	// before it: it read what they held when the launch began.
+	Unwritten bool
 }
 
 // observe reports a global access of t's current instruction to the
@@ -64,5 +68,9 @@ func (m *machine) observe(t *thread, in *inst, addr, n uint64) {
 	}
 	s := t.fn.stmts[pc]
 	file, line := m.k.prog.source(s)
-	m.obs.Global(Access{Addr: addr, Size: uint32(n), Kind: k, Line: int(s.Line), Instr: t.fn.texts[pc], File: file, FileLine: line, Block: m.block, Thread: t.idx})
+	unwritten := false
+	if m.gr != nil {
+		unwritten = m.globalAccess(t, in, addr, n) && k != Write && t.fn.sites[pc]&sfExch == 0
+	}
+	m.obs.Global(Access{Addr: addr, Size: uint32(n), Kind: k, Line: int(s.Line), Instr: t.fn.texts[pc], File: file, FileLine: line, Block: m.block, Thread: t.idx, Unwritten: unwritten})
 }

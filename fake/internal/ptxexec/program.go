@@ -22,6 +22,10 @@ type Program struct {
 	callSites []callSite
 	bound     bool
 	files     map[int32]string // the module's .file directives
+	// sites are the statements of every function, one after another
+	// (function.siteBase), and siteFlags their race-check properties.
+	sites     []*ptx.Stmt
+	siteFlags []uint8
 }
 
 // source names the CUDA C line of statement s ("k.cu", 12), from the .loc
@@ -73,21 +77,24 @@ type Kernel struct {
 
 // function is a decoded .entry or .func.
 type function struct {
-	name    string
-	entry   bool
-	code    []inst
-	stmts   []*ptx.Stmt // per instruction, for error messages
-	texts   []string    // per instruction, its statement as text (for Access.Instr)
-	init    []uint64    // initial slot values: constants; registers zero
-	nslots  int
-	unused  int // registers declared but never named: counted in Kernel.Regs, given no slot
-	frame   int // bytes of the local frame: depot, params, returns, call-site params
-	params  []frameVar
-	rets    []frameVar
-	shared  map[string]bool // names of the .shared variables it uses
-	calls   []string        // functions it calls
-	decoded bool
-	src     *ptx.Func
+	name  string
+	entry bool
+	code  []inst
+	stmts []*ptx.Stmt // per instruction, for error messages
+	texts []string    // per instruction, its statement as text (for Access.Instr)
+	sites []uint8     // per instruction, its race-check properties (siteFlags)
+	// siteBase is the index of its first statement in Program.sites.
+	siteBase uint32
+	init     []uint64 // initial slot values: constants; registers zero
+	nslots   int
+	unused   int // registers declared but never named: counted in Kernel.Regs, given no slot
+	frame    int // bytes of the local frame: depot, params, returns, call-site params
+	params   []frameVar
+	rets     []frameVar
+	shared   map[string]bool // names of the .shared variables it uses
+	calls    []string        // functions it calls
+	decoded  bool
+	src      *ptx.Func
 	// paramSlots are slots loaded once per launch from the parameter
 	// buffer: an entry's ld.param of a fixed offset reads one of them.
 	paramSlots []paramSlot

@@ -5,8 +5,10 @@ import "github.com/nocgo/cuda/internal/ptx"
 // In-kernel shared-memory races, what compute-sanitizer's racecheck
 // reports: with Launch.SharedRaces set and a Launch.Observe that is a
 // SharedRaceObserver, the interpreter keeps, per byte of the block's
-// shared memory, the last write and the reads since it (thread, barrier
-// phase, warp synchronisation count, instruction), and reports two
+// shared memory, the last write and two reads since it (the first, and
+// one by another thread, of another warp than the first's when there is
+// one; each with its thread, barrier phase, warp synchronisation count,
+// instruction), and reports two
 // accesses to a byte by different threads of the block, at least one a
 // write, not both atomic, with no barrier completing between them
 // (bar.sync, barrier.sync, bar.red: a block-wide phase) and, for two
@@ -177,7 +179,13 @@ func (m *machine) sharedAccess(t *thread, in *inst, space uint8, off, n uint64) 
 			sh.w = me
 		case sh.r1.phase != me.phase || sh.r1.thread == 0:
 			sh.r1, sh.r2 = me, shadowAccess{}
-		case sh.r1.thread != me.thread && sh.r2.phase != me.phase:
+		case sh.r1.thread != me.thread && (sh.r2.phase != me.phase ||
+			sameWarpShared(sh.r2.thread, sh.r1.thread) && !sameWarpShared(me.thread, sh.r1.thread)):
+			// The second reader: one of another warp than the first's
+			// when there is one, so that a write ordered with the first
+			// reader's warp by a collective still meets it (llm.c's
+			// softmax_forward_kernel4: all threads read s[0], a shuffle,
+			// lane 0 writes s[0] with no barrier).
 			sh.r2 = me
 		}
 	}
@@ -230,6 +238,10 @@ func flagAtomic(s *ptx.Stmt) bool {
 	}
 	return false
 }
+
+// sameWarpShared reports whether recorded threads a and b (linear index
+// + 1) are of one warp.
+func sameWarpShared(a, b int32) bool { return (a-1)/warpSize == (b-1)/warpSize }
 
 // unordered reports whether recorded access a (of another thread) and
 // thread t's access me may happen in either order.

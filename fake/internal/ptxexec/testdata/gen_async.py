@@ -12,7 +12,7 @@ import ctypes, sys, os
 inc = sys.argv[1]
 lib = ctypes.CDLL(sys.argv[2] if len(sys.argv) > 2 else "libnvrtc.so.11.2")
 here = os.path.dirname(os.path.abspath(__file__))
-for stem, arch in [(s, a) for s in ("async", "races") for a in ("80", "90")]:
+for stem, arch in [(s, a) for s in ("async", "races", "globalraces") for a in ("80", "90")]:
     src = open(os.path.join(here, stem + ".cu"), "rb").read()
     prog = ctypes.c_void_p()
     assert lib.nvrtcCreateProgram(ctypes.byref(prog), src, (stem + ".cu").encode(), 0, None, None) == 0

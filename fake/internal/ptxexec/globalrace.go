@@ -1,0 +1,604 @@
+package ptxexec
+
+import (
+	"sync"
+
+	"github.com/nocgo/cuda/internal/ptx"
+)
+
+// In-kernel global-memory races: with Launch.GlobalRaces set and a
+// Launch.Observe that is a GlobalRaceObserver, the interpreter keeps a
+// shadow of every 4-byte word of global memory the launch touches (the
+// last write and two reads since it, each with its thread, the bytes of
+// the word, the instruction and the orderings in force) and reports two
+// accesses of different threads of the launch to overlapping bytes, at
+// least one a write, that are not both morally strong and that nothing
+// orders, by the PTX memory model:
+//
+//   - program order within a thread;
+//   - within a block, a completed barrier (bar.sync, barrier.sync,
+//     bar.red, barrier.cluster, an mbarrier phase) between them, or for
+//     two lanes of one warp a warp collective (bar.warp.sync, shfl.sync,
+//     vote.sync, redux.sync, match.sync);
+//   - release and acquire: a fence (membar.gl/sys, fence.sc or
+//     fence.acq_rel at .gpu or .sys scope: __threadfence) followed by a
+//     write, or a .release st or atom, releases what its block did so far;
+//     a read (ld of any kind, atom) that observes that write (the word's
+//     last write in the order the interpreter ran the threads, which is
+//     the order of some execution) acquires it for its whole block. An
+//     atomic read-modify-write continues the release sequence of the
+//     write it read (C++'s release sequences), so the last of many blocks
+//     that each fence and atomicAdd a counter acquires them all
+//     (threadFenceReduction), and cooperative groups' grid.sync (a fence
+//     and an atomic add by each block's first thread, a spin until the
+//     last block flips the count) orders every block before it with
+//     every block after it. A fence of .cta scope releases only to the
+//     threads of its own block.
+//
+// Releases and acquires are tracked per block (a block's epoch counts its
+// releases; a block's clock is what it acquired from other blocks), so a
+// thread's access is ordered after everything its block did before a
+// release another thread of the block made: this errs on the side of
+// silence (a missing __syncthreads between a block's flag spin and its
+// other threads' reads is not reported), never of a false report.
+//
+// Morally strong: atomics (atom, red), and ld and st with .volatile,
+// .relaxed, .acquire or .release, never race with each other when their
+// scopes include both threads; an access of .cta scope (atom.cta,
+// ld.relaxed.cta, ...) is strong only towards its own block, so .cta
+// atomics of two blocks on one word race. A plain access races with a
+// strong one (a plain read of a word other threads update atomically, a
+// plain x++ beside atomicAdd).
+//
+// Choices that keep NVIDIA's idioms quiet (documented in the package doc):
+//   - Acquire needs no fence on the reader's side: a strong read that
+//     observes a released write acquires (the Programming Guide's
+//     threadFenceReduction fences only on the writer's side). A plain read
+//     that observes a released write acquires as well: its own race with
+//     that write is reported, the accesses it orders are not reported
+//     again.
+//   - A plain ld of the word that the same function then updates with
+//     atom.cas through the same address (the Programming Guide's atomicCAS
+//     loop for atomicAdd(double), and every CAS loop built like it) does
+//     not race with atomics: the CAS checks what it read. It still races
+//     with plain writes.
+//   - Two unordered writes (st, not atom) that leave the bytes as the
+//     first left them (many threads setting one flag to 1) are not
+//     reported, as racecheck does not report them in shared memory.
+//
+// Each pair of instructions is reported once per launch. The shadow is
+// made a 2 KiB page at a time, for the pages the launch touches: 72 bytes
+// of shadow for every 4 bytes touched, freed when the launch ends. It is
+// one lock for all the launch's workers (Launch.Workers > 1; none when
+// one goroutine runs the blocks, cooperative launches included), so
+// detection does not depend on which blocks ran together or in what
+// order, only on what each read observed.
+
+// GlobalRaceObserver is an Observer that is also told of races between
+// the threads of a launch on global memory (see Launch.GlobalRaces). It
+// is called from the goroutines that run the launch's blocks, after the
+// access that found the race was checked; it must not call back into the
+// launch.
+type GlobalRaceObserver interface {
+	Observer
+	GlobalRace(r GlobalRace)
+}
+
+// GlobalRace is a race on global memory between two threads of one
+// launch: First happened before Second in the interpreter's order, and
+// nothing orders them.
+type GlobalRace struct {
+	Addr   uint64 // the first byte both touch
+	Size   uint32 // the bytes both touch in the word at Addr&^3
+	First  GlobalAccess
+	Second GlobalAccess
+}
+
+// GlobalAccess is one side of a GlobalRace.
+type GlobalAccess struct {
+	Block, Thread [3]uint32
+	Kind          AccessKind
+	// Strong is set for a morally strong access that is not an atomic
+	// (ld or st .volatile, .relaxed, .acquire, .release).
+	Strong bool
+	Line   int    // the PTX line
+	Instr  string // the instruction
+	// File and FileLine are the CUDA C line (-lineinfo, -G); "" and 0
+	// without them.
+	File     string
+	FileLine int
+}
+
+// Static properties of an instruction, for race checks (function.sites).
+const (
+	sfStrong  uint8 = 1 << iota // atom, red; ld/st .volatile .relaxed .acquire .release
+	sfCTA                       // of .cta scope
+	sfRelease                   // st.release, atom.release/.acq_rel
+	sfCasSeed                   // a plain ld of the address a later atom.cas of the function updates
+	sfFence                     // a fence that releases (membar, fence.sc, fence.acq_rel)
+	sfExch                      // atom.exch: writes without using what it read
+	sfAtom                      // atom, red
+)
+
+// siteFlags computes the race-check properties of a function's
+// statements.
+func siteFlags(stmts []*ptx.Stmt) []uint8 {
+	fl := make([]uint8, len(stmts))
+	cas := map[string]bool{}
+	for _, s := range stmts {
+		if s.Op == "atom" && has(s.Mods, "cas") && len(s.Args) > 1 {
+			cas[s.Args[1].String()] = true
+		}
+	}
+	for i, s := range stmts {
+		var f uint8
+		cta := has(s.Mods, "cta")
+		switch s.Op {
+		case "atom", "red":
+			f = sfStrong | sfAtom
+			if has(s.Mods, "release") || has(s.Mods, "acq_rel") {
+				f |= sfRelease
+			}
+			if has(s.Mods, "exch") {
+				f |= sfExch
+			}
+		case "ld", "st":
+			if strongAccess(s) {
+				f = sfStrong
+				cta = cta && !has(s.Mods, "volatile")
+			}
+			if s.Op == "st" && has(s.Mods, "release") {
+				f |= sfRelease
+			}
+			if s.Op == "ld" && f == 0 && len(s.Args) > 1 && cas[s.Args[1].String()] {
+				f |= sfCasSeed
+			}
+		case "membar":
+			f = sfFence
+		case "fence":
+			if has(s.Mods, "sc") || has(s.Mods, "acq_rel") || len(s.Mods) == 1 && (cta || has(s.Mods, "gpu") || has(s.Mods, "sys")) {
+				f = sfFence
+			}
+		}
+		if cta && f != 0 {
+			f |= sfCTA
+		}
+		fl[i] = f
+	}
+	return fl
+}
+
+func has(mods []string, m string) bool {
+	for _, x := range mods {
+		if x == m {
+			return true
+		}
+	}
+	return false
+}
+
+// vclock is what a block knows of other blocks' releases: block (linear
+// index) to the highest epoch of it that happens before.
+type vclock map[uint32]uint32
+
+func (c vclock) join(o vclock) vclock {
+	if len(o) == 0 {
+		return c
+	}
+	if c == nil {
+		c = make(vclock, len(o))
+	}
+	for b, e := range o {
+		if e > c[b] {
+			c[b] = e
+		}
+	}
+	return c
+}
+
+func (c vclock) clone() vclock {
+	n := make(vclock, len(c)+1)
+	for b, e := range c {
+		n[b] = e
+	}
+	return n
+}
+
+// gacc is one recorded access to a word of global memory.
+type gacc struct {
+	tid   uint32 // launch-wide thread number + 1; 0: none
+	epoch uint32 // its block's release epoch at the access
+	phase uint32 // its block's barrier phase
+	wsync uint32 // its warp's completed collectives
+	site  uint32 // Program.sites index + 1
+	mask  uint8  // the bytes of the word it touched
+	kind  uint8  // gRead, gWrite, gAtomic
+}
+
+const (
+	gRead uint8 = iota + 1
+	gWrite
+	gAtomic
+)
+
+// gword is what is known of one word.
+type gword struct {
+	w      gacc
+	r1, r2 gacc
+}
+
+const pageWords = 512 // a shadow page: 2 KiB of memory
+
+type gpage [pageWords]gword
+
+// syncVar is the release a word's last write carries.
+type syncVar struct {
+	clk     vclock // the releases of every block (gpu scope)
+	ctaBlk  uint32 // block + 1 of a .cta release
+	ctaEpch uint32
+}
+
+// globalRaces is a launch's global-memory race checking, shared by its
+// machines.
+type globalRaces struct {
+	obs  GlobalRaceObserver
+	prog *Program
+	l    *Launch
+	tpb  uint32 // threads per block
+	// parallel: blocks run on several goroutines (Launch.Workers > 1),
+	// and mu is taken; otherwise one goroutine runs them all.
+	parallel bool
+	mu       sync.Mutex
+	pages    map[uint64]*gpage
+	syncs    map[uint64]*syncVar
+	seen     map[[2]uint32]bool
+	out      []GlobalRace // found under mu, told to obs after it
+}
+
+// blockRaces is a machine's part: the block it runs.
+type blockRaces struct {
+	g        *globalRaces
+	blk      uint32   // linear block index
+	epoch    uint32   // bumped at each release
+	phase    uint32   // bumped at each completed barrier
+	warpSync []uint32 // per warp: collectives completed
+	clk      vclock   // acquired from releases
+	rel      []vclock // per thread: the release of its last fence, or nil
+	held     []heldGlobal
+	pageKey  uint64 // the last page used, + 1
+	page     *gpage
+}
+
+// heldGlobal is a write that met an unordered earlier write: a race only
+// if it changed the bytes they share.
+type heldGlobal struct {
+	first, second gacc
+	addr          uint64 // the word
+	mask          uint8
+	before        [4]byte
+}
+
+func newGlobalRaces(k *Kernel, l *Launch, tpb int) *globalRaces {
+	o, ok := l.Observe.(GlobalRaceObserver)
+	if !l.GlobalRaces || !ok {
+		return nil
+	}
+	return &globalRaces{obs: o, prog: k.prog, l: l, tpb: uint32(tpb), parallel: l.Workers > 1 && !l.Cooperative, pages: map[uint64]*gpage{}, syncs: map[uint64]*syncVar{}, seen: map[[2]uint32]bool{}}
+}
+
+func (g *globalRaces) newBlock(threads int) *blockRaces {
+	if g == nil {
+		return nil
+	}
+	return &blockRaces{g: g, warpSync: make([]uint32, (threads+warpSize-1)/warpSize), rel: make([]vclock, threads)}
+}
+
+// start resets the block state for block b.
+func (br *blockRaces) start(b uint32) {
+	br.blk, br.epoch, br.clk = b, 1, nil
+	br.phase++
+	clear(br.rel)
+}
+
+// fence runs a releasing fence of thread t.
+func (m *machine) raceFence(t *thread) {
+	br := m.gr
+	pc := t.pc - 1
+	if pc < 0 || pc >= len(t.fn.sites) || t.fn.sites[pc]&sfFence == 0 {
+		return
+	}
+	br.g.lock()
+	defer br.g.unlock()
+	c := br.clk.clone()
+	c[br.blk] = br.epoch
+	if t.fn.sites[pc]&sfCTA != 0 {
+		c = vclock{br.blk: br.epoch}
+		c[^uint32(0)] = 1 // marks a .cta release
+	}
+	br.rel[t.id] = c
+	br.epoch++
+}
+
+// ordered reports whether recorded access a happens before thread t's
+// access me (of the block br runs).
+func (br *blockRaces) ordered(a *gacc, me *gacc, t *thread) bool {
+	if a.tid == 0 || a.tid == me.tid {
+		return true
+	}
+	tpb := br.g.tpb
+	ab := (a.tid - 1) / tpb
+	if ab == br.blk {
+		if a.phase != me.phase {
+			return true
+		}
+		if int((a.tid-1)%tpb)/warpSize == t.id/warpSize && a.wsync != me.wsync {
+			return true
+		}
+	}
+	return br.clk[ab] >= a.epoch
+}
+
+// strongPair reports whether a and b are morally strong towards each
+// other: both strong, and neither of .cta scope unless both are of one
+// block.
+func (g *globalRaces) strongPair(a, b *gacc) bool {
+	fa, fb := g.prog.siteFlags[a.site-1], g.prog.siteFlags[b.site-1]
+	if fa&fb&sfStrong == 0 {
+		return false
+	}
+	if (fa|fb)&sfCTA != 0 && (a.tid-1)/g.tpb != (b.tid-1)/g.tpb {
+		return false
+	}
+	return true
+}
+
+// globalAccess checks and records thread t's access of n global bytes at
+// addr by in, and reports whether the launch had written none of the
+// bytes before it (it reads what the memory held at the launch's start).
+func (m *machine) globalAccess(t *thread, in *inst, addr, n uint64) (unwritten bool) {
+	br := m.gr
+	g := br.g
+	if len(br.held) != 0 {
+		m.settleGlobal()
+	}
+	pc := t.pc - 1
+	if pc < 0 || pc >= len(t.fn.stmts) {
+		pc = 0
+	}
+	flags := t.fn.sites[pc]
+	me := gacc{tid: br.blk*g.tpb + uint32(t.id) + 1, epoch: br.epoch, phase: br.phase, wsync: br.warpSync[t.id/warpSize],
+		site: t.fn.siteBase + uint32(pc) + 1, kind: gRead}
+	switch in.op {
+	case opStGlobal, opStGeneric:
+		me.kind = gWrite
+	case opAtom:
+		me.kind = gAtomic
+	}
+	g.lock()
+	defer g.unlock()
+	unwritten = true
+	for w := addr &^ 3; w < addr+n; w += 4 {
+		lo, hi := max(addr, w), min(addr+n, w+4)
+		me.mask = uint8((1<<(hi-lo) - 1) << (lo - w))
+		pg := br.page
+		if key := w/(4*pageWords) + 1; key != br.pageKey {
+			if pg = g.pages[key]; pg == nil {
+				pg = new(gpage)
+				g.pages[key] = pg
+			}
+			br.page, br.pageKey = pg, key
+		}
+		sh := &pg[w/4%pageWords]
+		if sh.w.tid != 0 {
+			unwritten = false
+		}
+		m.checkWord(t, sh, &me, w, flags)
+		if me.kind != gWrite {
+			m.acquire(w, sh)
+		}
+		if me.kind != gRead {
+			m.release(t, w, flags, me.kind == gAtomic)
+		}
+		switch {
+		case me.kind != gRead:
+			sh.w, sh.r1, sh.r2 = me, gacc{}, gacc{}
+		case sh.r1.tid == 0 || sh.r1.tid == me.tid || br.ordered(&sh.r1, &me, t):
+			sh.r1 = me
+			if sh.r2.tid != 0 && br.ordered(&sh.r2, &me, t) {
+				sh.r2 = gacc{}
+			}
+		case sh.r2.tid == 0 || sh.r2.tid == me.tid || br.ordered(&sh.r2, &me, t) ||
+			sameWarp(sh.r2.tid, sh.r1.tid, g.tpb) && !sameWarp(me.tid, sh.r1.tid, g.tpb):
+			sh.r2 = me
+		}
+	}
+	return unwritten
+}
+
+// sameWarp reports whether launch-wide threads a and b are of one warp.
+func sameWarp(a, b, tpb uint32) bool {
+	return (a-1)/tpb == (b-1)/tpb && (a-1)%tpb/warpSize == (b-1)%tpb/warpSize
+}
+
+// checkWord reports me's races with what sh records of word w.
+func (m *machine) checkWord(t *thread, sh *gword, me *gacc, w uint64, flags uint8) {
+	br := m.gr
+	g := br.g
+	race := func(a *gacc) bool {
+		if a.tid == 0 || a.mask&me.mask == 0 || br.ordered(a, me, t) || g.strongPair(a, me) {
+			return false
+		}
+		if me.kind == gRead && a.kind == gAtomic && flags&sfCasSeed != 0 ||
+			a.kind == gRead && me.kind == gAtomic && g.prog.siteFlags[a.site-1]&sfCasSeed != 0 {
+			return false // a CAS loop's first read: the CAS checks it
+		}
+		return true
+	}
+	if race(&sh.w) {
+		if sh.w.kind == gWrite && me.kind == gWrite {
+			h := heldGlobal{first: sh.w, second: *me, addr: w, mask: sh.w.mask & me.mask}
+			if b := m.global(w, 4); b != nil {
+				copy(h.before[:], b)
+				br.held = append(br.held, h)
+				return
+			}
+		}
+		g.report(&sh.w, me, w)
+		return
+	}
+	if me.kind == gRead {
+		return
+	}
+	for _, r := range []*gacc{&sh.r1, &sh.r2} {
+		if race(r) {
+			g.report(r, me, w)
+			return
+		}
+	}
+}
+
+// acquire joins the release that word w's last write carries into the
+// block's clock.
+func (m *machine) acquire(w uint64, sh *gword) {
+	br := m.gr
+	sv := br.g.syncs[w]
+	if sv == nil || sh.w.tid == 0 {
+		return
+	}
+	br.clk = br.clk.join(sv.clk)
+	if sv.ctaBlk == br.blk+1 && sv.ctaEpch > br.clk[br.blk] {
+		if br.clk == nil {
+			br.clk = vclock{}
+		}
+		br.clk[br.blk] = sv.ctaEpch
+	}
+}
+
+// release records what thread t's write of word w releases: its last
+// fence's, or (a .release st or atom) what its block did so far. An
+// atomic keeps the word's release sequence; any other write ends it.
+func (m *machine) release(t *thread, w uint64, flags uint8, rmw bool) {
+	br := m.gr
+	g := br.g
+	var c vclock
+	if flags&sfRelease != 0 {
+		c = br.clk.clone()
+		c[br.blk] = br.epoch
+		if flags&sfCTA != 0 {
+			c = vclock{br.blk: br.epoch, ^uint32(0): 1}
+		}
+		br.epoch++
+	} else {
+		c = br.rel[t.id]
+	}
+	sv := g.syncs[w]
+	if !rmw {
+		sv = nil
+	}
+	if c == nil {
+		if !rmw {
+			delete(g.syncs, w)
+		}
+		return
+	}
+	if sv == nil {
+		sv = &syncVar{}
+		g.syncs[w] = sv
+	}
+	if _, cta := c[^uint32(0)]; cta {
+		sv.ctaBlk, sv.ctaEpch = br.blk+1, c[br.blk]
+		return
+	}
+	if rmw {
+		sv.clk = sv.clk.clone().join(c)
+	} else {
+		sv.clk = c
+	}
+}
+
+// settleGlobal reports the held writes that changed the bytes they share
+// with the earlier write they met.
+func (m *machine) settleGlobal() {
+	br := m.gr
+	if br == nil || len(br.held) == 0 {
+		return
+	}
+	held := br.held
+	br.held = br.held[:0]
+	g := br.g
+	g.lock()
+	defer g.unlock()
+	for i := range held {
+		h := &held[i]
+		b := m.global(h.addr, 4)
+		if b == nil {
+			continue
+		}
+		for j := range 4 {
+			if h.mask>>j&1 != 0 && b[j] != h.before[j] {
+				g.report(&h.first, &h.second, h.addr)
+				break
+			}
+		}
+	}
+}
+
+// report tells the observer of a race between recorded access a and
+// access me of word w, once per pair of instructions. g.mu held.
+func (g *globalRaces) report(a, me *gacc, w uint64) {
+	key := [2]uint32{a.site, me.site}
+	if g.seen[key] {
+		return
+	}
+	g.seen[key] = true
+	both := a.mask & me.mask
+	lo := 0
+	for both>>lo&1 == 0 {
+		lo++
+	}
+	size := 0
+	for j := lo; j < 4 && both>>j&1 != 0; j++ {
+		size++
+	}
+	g.out = append(g.out, GlobalRace{Addr: w + uint64(lo), Size: uint32(size), First: g.side(a), Second: g.side(me)})
+}
+
+// lock takes mu when blocks run in parallel.
+func (g *globalRaces) lock() {
+	if g.parallel {
+		g.mu.Lock()
+	}
+}
+
+// unlock releases mu and tells the observer of the races found under it.
+func (g *globalRaces) unlock() {
+	out := g.out
+	g.out = nil
+	if g.parallel {
+		g.mu.Unlock()
+	}
+	for _, r := range out {
+		g.obs.GlobalRace(r)
+	}
+}
+
+func (g *globalRaces) side(a *gacc) GlobalAccess {
+	s := g.prog.sites[a.site-1]
+	file, line := g.prog.source(s)
+	tid := a.tid - 1
+	blk, th := tid/g.tpb, tid%g.tpb
+	gr, bl := g.l.Grid, g.l.Block
+	kind := Read
+	switch a.kind {
+	case gWrite:
+		kind = Write
+	case gAtomic:
+		kind = Atomic
+	}
+	return GlobalAccess{
+		Block:  [3]uint32{blk % gr[0], blk / gr[0] % gr[1], blk / (gr[0] * gr[1])},
+		Thread: [3]uint32{th % bl[0], th / bl[0] % bl[1], th / (bl[0] * bl[1])},
+		Kind:   kind, Strong: kind != Atomic && g.prog.siteFlags[a.site-1]&sfStrong != 0,
+		Line: int(s.Line), Instr: s.String(), File: file, FileLine: line,
+	}
+}

@@ -1,0 +1,329 @@
+package ptxexec
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// globalRecorder is a GlobalRaceObserver (and SharedRaceObserver) that
+// keeps what it is told.
+type globalRecorder struct {
+	mu        sync.Mutex
+	races     []GlobalRace
+	shared    []SharedRace
+	unwritten []Access
+}
+
+func (r *globalRecorder) Global(a Access) {
+	if a.Unwritten {
+		r.mu.Lock()
+		r.unwritten = append(r.unwritten, a)
+		r.mu.Unlock()
+	}
+}
+
+func (r *globalRecorder) GlobalRace(g GlobalRace) {
+	r.mu.Lock()
+	r.races = append(r.races, g)
+	r.mu.Unlock()
+}
+
+func (r *globalRecorder) SharedRace(s SharedRace) {
+	r.mu.Lock()
+	r.shared = append(r.shared, s)
+	r.mu.Unlock()
+}
+
+// grLaunch is one run of a kernel of globalraces.cu.
+type grLaunch struct {
+	grid, block uint32
+	workers     int
+	coop        bool
+	args        func(mem *testMem) []any
+}
+
+// runGlobal runs kernel name of globalraces.cu (sm_arch) with the race
+// checks on and returns what the observer was told and the memory.
+func runGlobal(t *testing.T, arch, name string, gl grLaunch) (*globalRecorder, error) {
+	t.Helper()
+	src, err := os.ReadFile("testdata/globalraces_" + arch + ".ptx")
+	require.NoError(t, err)
+	p, err := Compile(string(src))
+	require.NoError(t, err)
+	mem := newMem()
+	mem.bind(p)
+	k := p.Kernels[name]
+	require.NotNil(t, k, name)
+	rec := &globalRecorder{}
+	l := &Launch{Grid: dim(gl.grid), Block: dim(gl.block), Params: params(t, k, gl.args(mem)...), Mem: mem, SMs: 132,
+		Observe: rec, SharedRaces: true, GlobalRaces: true, Workers: gl.workers, Cooperative: gl.coop}
+	return rec, k.Run(l)
+}
+
+// zeroed allocates n zeroed int32 words.
+func zeroed(n int) func(*testMem) uint64 {
+	return func(m *testMem) uint64 { return m.i32s(make([]int32, n)) }
+}
+
+func args(fs ...func(*testMem) uint64) func(*testMem) []any {
+	return func(m *testMem) []any {
+		out := make([]any, len(fs))
+		for i, f := range fs {
+			out[i] = f(m)
+		}
+		return out
+	}
+}
+
+// grLine is the line of globalraces.cu holding text (the first after
+// one holding after, if given).
+func grLine(t *testing.T, text string, after ...string) int {
+	src, err := os.ReadFile("testdata/globalraces.cu")
+	require.NoError(t, err)
+	from := len(after) == 0
+	for i, l := range strings.Split(string(src), "\n") {
+		from = from || strings.Contains(l, after[0])
+		if from && strings.Contains(l, text) {
+			return i + 1
+		}
+	}
+	t.Fatalf("no %q in globalraces.cu", text)
+	return 0
+}
+
+// TestGlobalRaceTwins runs each racy kernel and its race-free twin, one
+// after another and with parallel workers: the racy one is reported, the
+// twin is not.
+func TestGlobalRaceTwins(t *testing.T) {
+	one := func(int) func(*testMem) uint64 { return zeroed(1) }
+	vals := func(m *testMem) uint64 {
+		v := make([]int32, 8*64)
+		for i := range v {
+			v[i] = int32(1000 - i)
+		}
+		return m.i32s(v)
+	}
+	big := zeroed(8 * 64)
+	flag := zeroed(1)
+	cases := []struct {
+		racy, free string
+		gl         grLaunch
+	}{
+		{"incr_plain", "incr_atomic", grLaunch{grid: 4, block: 64, args: args(one(0))}},
+		{"min_plain", "min_atomic", grLaunch{grid: 8, block: 64, args: args(big, vals)}},
+		{"read_of_atomic", "atomic_read_of_atomic", grLaunch{grid: 4, block: 64, args: args(flag, big)}},
+		{"next_block", "own_block", grLaunch{grid: 8, block: 64, args: args(big, big)}},
+		{"own_block_nosync", "own_block", grLaunch{grid: 2, block: 64, args: args(big, big)}},
+		{"warp_nosync", "warp_sync", grLaunch{grid: 2, block: 64, args: args(big, big)}},
+		{"message_nofence", "message_fence", grLaunch{grid: 2, block: 64, args: args(big, flag, big)}},
+		{"atomic_block_scope", "atomic_block_scope_own", grLaunch{grid: 4, block: 32, args: args(big)}},
+		{"lock_unfenced", "lock_fenced", grLaunch{grid: 8, block: 32, args: args(flag, big)}},
+		{"next_block", "grid_sync", grLaunch{grid: 8, block: 64, coop: true, args: args(big, big)}},
+		{"other_value", "same_value", grLaunch{grid: 4, block: 64, args: args(flag)}},
+	}
+	for _, arch := range []string{"80", "90"} {
+		for _, c := range cases {
+			for _, workers := range []int{1, 4} {
+				if workers > 1 && (goRace || c.free == "message_fence") {
+					// The racy kernels race in Go's memory too; and with
+					// parallel workers a volatile flag's release and
+					// acquire may be checked in another order than the
+					// memory saw (a documented limit).
+					continue
+				}
+				gl := c.gl
+				gl.workers = workers
+				t.Run(fmt.Sprintf("%s/%s/w%d", arch, c.racy, workers), func(t *testing.T) {
+					rec, err := runGlobal(t, arch, c.racy, gl)
+					require.NoError(t, err)
+					assert.NotEmpty(t, rec.races, "%s races", c.racy)
+					rec, err = runGlobal(t, arch, c.free, gl)
+					require.NoError(t, err)
+					assert.Empty(t, rec.races, "%s is race-free", c.free)
+				})
+			}
+		}
+	}
+}
+
+// TestGlobalRaceIncrement: the plain increment of one word by many threads
+// is one report per pair of instructions, naming both accesses, threads,
+// blocks, instructions and .cu lines.
+func TestGlobalRaceIncrement(t *testing.T) {
+	rec, err := runGlobal(t, "80", "incr_plain", grLaunch{grid: 4, block: 64, args: args(zeroed(1))})
+	require.NoError(t, err)
+	require.NotEmpty(t, rec.races)
+	assert.LessOrEqual(t, len(rec.races), 4, "one report per pair of sites: %v", rec.races)
+	r := rec.races[0]
+	line := grLine(t, "void incr_plain(int *x) { x[0]++; }")
+	assert.Equal(t, line, r.First.FileLine)
+	assert.Equal(t, line, r.Second.FileLine)
+	assert.Equal(t, "globalraces.cu", filepath.Base(r.First.File))
+	assert.Equal(t, uint32(4), r.Size)
+	assert.NotEqual(t, r.First.Thread, r.Second.Thread)
+	kinds := map[string]bool{}
+	for _, r := range rec.races {
+		kinds[r.First.Kind.String()+"-"+r.Second.Kind.String()] = true
+		assert.Contains(t, r.First.Instr+r.Second.Instr, "st.global")
+	}
+	assert.True(t, kinds["read-write"] || kinds["write-read"], "a read and another thread's write: %v", kinds)
+}
+
+// TestGlobalRaceFarBlocks: blocks 0 and 899 never run together, and
+// their race is found.
+func TestGlobalRaceFarBlocks(t *testing.T) {
+	rec, err := runGlobal(t, "80", "next_block", grLaunch{grid: 900, block: 32, args: args(zeroed(900*32), zeroed(900*32))})
+	require.NoError(t, err)
+	require.NotEmpty(t, rec.races)
+	// Block b reads block b+1's row before b+1 writes it (a read, then a
+	// write); the one write before a read is block 0's row, read by
+	// block 899.
+	var wr []GlobalRace
+	for _, r := range rec.races {
+		if r.First.Kind == Write {
+			wr = append(wr, r)
+		}
+	}
+	require.Len(t, wr, 1, "%v", rec.races)
+	assert.Equal(t, [3]uint32{0, 0, 0}, wr[0].First.Block)
+	assert.Equal(t, [3]uint32{899, 0, 0}, wr[0].Second.Block)
+	assert.Equal(t, Read, wr[0].Second.Kind)
+	assert.Equal(t, wr[0].First.Thread, wr[0].Second.Thread)
+}
+
+// TestGlobalRaceIdioms: the Programming Guide's atomicCAS loop for
+// atomicAdd(double) and threadFenceReduction (a fence on the writers'
+// side only) are not reported; threadFenceReduction without its fence is.
+func TestGlobalRaceIdioms(t *testing.T) {
+	sum := func(m *testMem) uint64 { return m.alloc(8) }
+	rec, err := runGlobal(t, "80", "cas_loop", grLaunch{grid: 4, block: 64, args: args(sum)})
+	require.NoError(t, err)
+	assert.Empty(t, rec.races, "the CAS loop's first plain read")
+
+	in := func(m *testMem) uint64 {
+		v := make([]int32, 8*32)
+		for i := range v {
+			v[i] = int32(i)
+		}
+		return m.i32s(v)
+	}
+	for _, fence := range []int32{1, 0} {
+		rec, err := runGlobal(t, "80", "fence_reduction", grLaunch{grid: 8, block: 32, args: func(m *testMem) []any {
+			return []any{in(m), zeroed(8)(m), zeroed(1)(m), fence}
+		}})
+		require.NoError(t, err)
+		if fence == 1 {
+			assert.Empty(t, rec.races, "threadFenceReduction")
+		} else {
+			require.NotEmpty(t, rec.races, "threadFenceReduction without its fence")
+			assert.Equal(t, grLine(t, "partial[blockIdx.x] = s;"), rec.races[0].First.FileLine)
+			assert.Equal(t, grLine(t, "for (int b = 0; b < gridDim.x; b++) s += partial[b];"), rec.races[0].Second.FileLine)
+		}
+	}
+}
+
+// TestGlobalRaceStrong: volatile accesses are strong and never race with
+// each other; a plain flag write read by volatile loads races, once, on
+// the flag only (the fence before it still releases the data).
+func TestGlobalRaceStrong(t *testing.T) {
+	rec, err := runGlobal(t, "80", "volatile_flag", grLaunch{grid: 4, block: 32, args: args(zeroed(1), zeroed(128))})
+	require.NoError(t, err)
+	assert.Empty(t, rec.races)
+
+	rec, err = runGlobal(t, "80", "message_plain_flag", grLaunch{grid: 2, block: 32, args: args(zeroed(32), zeroed(1), zeroed(32))})
+	require.NoError(t, err)
+	require.Len(t, rec.races, 1, "%v", rec.races)
+	r := rec.races[0]
+	assert.Equal(t, grLine(t, "if (threadIdx.x == 0) { __threadfence(); *flag = 1; }", "message_plain_flag"), r.First.FileLine)
+	assert.False(t, r.First.Strong)
+	assert.True(t, r.Second.Strong)
+	assert.Contains(t, r.Second.Instr, "volatile")
+}
+
+// TestGlobalRaceInlined: a store inlined from a __device__ function names
+// its own line.
+func TestGlobalRaceInlined(t *testing.T) {
+	rec, err := runGlobal(t, "80", "inlined_put", grLaunch{grid: 1, block: 64, args: args(zeroed(1))})
+	require.NoError(t, err)
+	require.NotEmpty(t, rec.races)
+	assert.Equal(t, grLine(t, "p[0] = v;"), rec.races[0].First.FileLine)
+}
+
+// TestGlobalUnwritten: a read of a word that another thread writes only
+// later reads what the launch found (Access.Unwritten), and so does a CAS
+// on a lock word nothing wrote; reads after the writes do not.
+func TestGlobalUnwritten(t *testing.T) {
+	rec, err := runGlobal(t, "80", "read_before_write", grLaunch{grid: 1, block: 64, args: args(zeroed(64), zeroed(64))})
+	require.NoError(t, err)
+	require.NotEmpty(t, rec.unwritten)
+	assert.Equal(t, grLine(t, "out[i] = a[(i + 1) % blockDim.x];"), rec.unwritten[0].FileLine)
+	assert.NotEmpty(t, rec.races, "and it races with the write")
+
+	rec, err = runGlobal(t, "80", "lock_uninit", grLaunch{grid: 2, block: 32, args: args(zeroed(1))})
+	require.NoError(t, err)
+	require.NotEmpty(t, rec.unwritten)
+	assert.Equal(t, Atomic, rec.unwritten[0].Kind)
+	assert.Len(t, rec.unwritten, 1, "block 1's CAS reads block 0's exch")
+
+	rec, err = runGlobal(t, "80", "own_block", grLaunch{grid: 2, block: 64, args: args(zeroed(128), zeroed(128))})
+	require.NoError(t, err)
+	assert.Empty(t, rec.unwritten)
+}
+
+// TestGlobalRaceThenFault: a race before an out-of-bounds store is
+// reported, and the launch fails with the fault.
+func TestGlobalRaceThenFault(t *testing.T) {
+	rec, err := runGlobal(t, "80", "race_then_fault", grLaunch{grid: 1, block: 64, args: args(zeroed(1), zeroed(1))})
+	var f *Fault
+	require.ErrorAs(t, err, &f)
+	assert.Equal(t, CodeIllegalAddress, f.Code)
+	require.NotEmpty(t, rec.races)
+	assert.Equal(t, grLine(t, "x[0] = threadIdx.x;"), rec.races[0].Second.FileLine)
+}
+
+// TestGlobalRaceOff: without GlobalRaces nothing is checked.
+func TestGlobalRaceOff(t *testing.T) {
+	src, err := os.ReadFile("testdata/globalraces_80.ptx")
+	require.NoError(t, err)
+	p, err := Compile(string(src))
+	require.NoError(t, err)
+	mem := newMem()
+	mem.bind(p)
+	k := p.Kernels["incr_plain"]
+	x := mem.i32s([]int32{0})
+	rec := &globalRecorder{}
+	require.NoError(t, k.Run(&Launch{Grid: dim(2), Block: dim(32), Params: params(t, k, x), Mem: mem, Observe: rec}))
+	assert.Empty(t, rec.races)
+	assert.Equal(t, int32(2), int32(binary.LittleEndian.Uint32(mem.bytes(x))), "one increment per warp: lanes in lockstep")
+}
+
+// TestSharedReaderForgotten: two warps read s[0], a shuffle, lane 0
+// writes s[0] with no barrier: the other warp's read races with the write
+// (llm.c's softmax_forward_kernel4), though the first two readers are
+// lanes of the writer's warp.
+func TestSharedReaderForgotten(t *testing.T) {
+	for _, arch := range []string{"80", "90"} {
+		for _, sync := range []int32{0, 1} {
+			rec, err := runGlobal(t, arch, "shared_reader_forgotten", grLaunch{grid: 1, block: 64, args: func(m *testMem) []any { return []any{zeroed(64)(m), sync} }})
+			require.NoError(t, err)
+			if sync == 1 {
+				assert.Empty(t, rec.shared, "sm_%s: a barrier before the write", arch)
+				continue
+			}
+			require.NotEmpty(t, rec.shared, "sm_%s", arch)
+			r := rec.shared[0]
+			assert.Equal(t, Read, r.First.Kind)
+			assert.Equal(t, Write, r.Second.Kind)
+			assert.GreaterOrEqual(t, r.First.Thread[0], uint32(32), "the reader of the other warp")
+			assert.Equal(t, uint32(0), r.Second.Thread[0])
+		}
+	}
+}
