@@ -11,6 +11,7 @@ import (
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/fake/internal/nvrtc"
+	"github.com/nocgo/cuda/fake/internal/pools"
 	"github.com/nocgo/cuda/fake/internal/vmm"
 	"github.com/nocgo/cuda/internal/abi"
 )
@@ -46,9 +47,9 @@ type fakeBackend struct {
 	seq      uint64
 	tomb     map[uintptr]bool // handles destroyed with their context
 	bufferID uint64
-	pools    poolState // stream-ordered memory pools (pools.go)
-	finished sync.Cond // on mu: an item finished, a stream's head changed
-	gen      uint64    // counts finished items
+	pools    *pools.Room // stream-ordered memory pools, a room of their own (pools.go)
+	finished sync.Cond   // on mu: an item finished, a stream's head changed
+	gen      uint64      // counts finished items
 
 	exec execLock // runs queued work one item at a time, host callbacks aside
 
@@ -123,6 +124,7 @@ func newBackend(opts ...Option) *fakeBackend {
 	for i, spec := range b.cfg.devices {
 		b.devs = append(b.devs, newDevice(i, spec))
 	}
+	b.pools = pools.New(len(b.devs))
 	for _, k := range b.cfg.kernels {
 		b.kernels[k.name] = newKernel(k.name, k.body)
 	}

@@ -141,9 +141,10 @@
 // reaching the core only through a narrow interface of its own, which a
 // small adapter here implements (docs/ARCHITECTURE.md draws them):
 // run-time compilation is fake/internal/nvrtc (nvrtc.Core), virtual memory
-// fake/internal/vmm (vmm.Core). Graphs with capture, NCCL and the memory
-// pools are still in the core, under Backend.mu, until each moves to a
-// room.
+// fake/internal/vmm (vmm.Core), the memory pools fake/internal/pools (a
+// leaf: called with Backend.mu held, given what it needs with each call).
+// Graphs with capture and NCCL are still in the core, under Backend.mu,
+// until each moves to a room.
 //
 // The lock order is one rule: locks are taken down a ladder, never up it.
 //
@@ -158,5 +159,6 @@
 //     it calls no room of rung 1 (Leaks and a process's Exit ask the rooms
 //     first).
 //  3. The locks of the parts the core calls while it holds Backend.mu (the
-//     race detector, an event's export lock): they call nothing back.
+//     memory pools, the race detector, an event's export lock): leaves,
+//     which take no lock of the core.
 package fake

@@ -28,6 +28,7 @@ type Leak = backend.Leak
 func (b *fakeBackend) Leaks() []Leak {
 	progs := b.compiler.Leaks() // the rooms', asked before the core's lock
 	ranges, mappings, handles := b.vmm.Leaks()
+	poolLeaks := b.pools.Leaks()
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	type ranked struct {
@@ -82,10 +83,8 @@ func (b *fakeBackend) Leaks() []Leak {
 			add(12+rank, l)
 		}
 	}
-	for h, p := range b.pools.byHandle {
-		if p.owned && !p.destroyed {
-			add(11, Leak{Kind: backend.LeakMemPool, Handle: h, Device: p.dev.ordinal, Site: p.site.String()})
-		}
+	for _, l := range poolLeaks {
+		add(11, l)
 	}
 	sort.Slice(ls, func(i, j int) bool {
 		if ls[i].rank != ls[j].rank {

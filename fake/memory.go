@@ -6,6 +6,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/fake/internal/pools"
 	"github.com/nocgo/cuda/internal/abi"
 	"github.com/nocgo/cuda/internal/core"
 )
@@ -29,8 +30,8 @@ type alloc struct {
 	kind  allocKind
 	dev   *device // deviceMem, ipcMapping
 	ctx   *context
-	async bool     // stream-ordered (cuMemAllocAsync)
-	pool  *mempool // the pool of a stream-ordered allocation
+	async bool        // stream-ordered (cuMemAllocAsync)
+	pool  *pools.Pool // the pool of a stream-ordered allocation
 	// managed: cuMemAllocManaged memory, which the host reads and writes
 	// at the address PointerAttrHostPointer gives (its storage).
 	managed bool
@@ -40,7 +41,7 @@ type alloc struct {
 	// freeQueued: a cuMemFreeAsync is pending.
 	freeQueued bool
 	// pendingFree: that free, for a pool allocation (see pools.go).
-	pendingFree *pendingFree
+	pendingFree *pools.PendingFree
 	id          uint64       // buffer id
 	ipcID       uint64       // exported under this id, 0 if not
 	race        *raceShadow  // the race detector's record of its bytes (race_shadow.go)
@@ -79,7 +80,8 @@ func (b *fakeBackend) removeLocked(a *alloc) {
 	}
 	if a.kind == deviceMem {
 		if a.pool != nil {
-			b.poolReturnLocked(a)
+			b.giveBack(a.pool.Device(), b.pools.Return(a.pool, a.size, a.pendingFree))
+			a.pendingFree = nil
 		} else {
 			a.dev.used -= uint64(a.size)
 		}
@@ -268,7 +270,7 @@ func (b *fakeBackend) MemFreeAsync(p uintptr, s uintptr) error {
 		}
 		a.freeQueued = true
 		if a.pool != nil && b.graphs.captures[st] == nil {
-			b.poolFreeQueuedLocked(a, st, it)
+			a.pendingFree = b.pools.FreeQueued(a.pool, a.size, a.data, st, it)
 		}
 		it.run = func() error {
 			b.raceRange(p, a.size, accFree, "cuMemFreeAsync")
@@ -319,9 +321,6 @@ func (b *fakeBackend) MemGetAddressRange(p uintptr) (uintptr, uintptr, error) {
 	}
 	return a.base, a.size, nil
 }
-
-// mempoolHandle is the fake's CUmemoryPool of a device's default pool.
-func mempoolHandle(d *device) uint64 { return 0x9900 + uint64(d.ordinal)*0x40 }
 
 // PointerGetAttribute is cuPointerGetAttribute for device, pinned host and
 // IPC-mapped memory; unknown pointers are ErrInvalidValue.
@@ -388,7 +387,7 @@ func (b *fakeBackend) PointerGetAttribute(attr backend.PointerAttribute, p uintp
 		return 3, nil
 	case backend.PointerAttrMempool:
 		if a.pool != nil {
-			return uint64(a.pool.h), nil
+			return uint64(a.pool.Handle()), nil
 		}
 		return 0, nil
 	}

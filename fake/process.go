@@ -64,6 +64,6 @@ func (p process) Exit() {
 	clear(b.events)
 	clear(b.modules)
 	clear(b.funcs)
-	b.pools = poolState{}
+	b.pools.Reset()
 	b.graphs = graphState{}
 }

@@ -15,9 +15,10 @@ import (
 
 // TestRoomsConcurrently uses the fake's parts at once, each from its own
 // goroutine and OS thread: a stream capture with its graph's launches, an
-// NCCL all-reduce over two devices, virtual memory mapped and unmapped,
-// programs compiled by the pretend NVRTC (a room of its own), and the race
-// detector reporting the unordered writes of two streams. Under -race it
+// NCCL all-reduce over two devices, virtual memory mapped and unmapped
+// (a room), programs compiled by the pretend NVRTC (a room), pool memory
+// allocated and freed in stream order (a room), and the race detector
+// reporting the unordered writes of two streams. Under -race it
 // checks the lock rule between the core and its rooms (fake's package doc):
 // a lock taken up the ladder deadlocks here or is a data race Go reports.
 func TestRoomsConcurrently(t *testing.T) {
@@ -152,6 +153,26 @@ func TestRoomsConcurrently(t *testing.T) {
 			assert.Contains(t, string(ptx), ".entry k(")
 			require.NoError(t, nv.DestroyProgram(h))
 		}
+	})
+
+	on(1, func(t *testing.T) { // the pools room: stream-ordered reuse of a pool of device 1
+		pool, err := b.MemPoolCreate(backend.MemPoolProps{AllocType: backend.MemAllocationTypePinned,
+			Location: backend.MemLocation{Type: backend.MemLocationDevice, ID: 1}})
+		require.NoError(t, err)
+		s, err := b.StreamCreateWithPriority(backend.StreamNonBlocking, 0)
+		require.NoError(t, err)
+		for range rounds {
+			p, err := b.MemAllocFromPoolAsync(1<<20, pool, s)
+			require.NoError(t, err)
+			require.NoError(t, b.MemsetD8Async(p, 1, 1<<20, s))
+			require.NoError(t, b.MemFreeAsync(p, s))
+		}
+		require.NoError(t, b.StreamSynchronize(s))
+		used, err := b.MemPoolGetAttribute(pool, backend.MemPoolUsedMemHigh)
+		require.NoError(t, err)
+		assert.Equal(t, uint64(1<<20), used, "each allocation reused the bytes the one before it freed")
+		require.NoError(t, b.StreamDestroy(s))
+		require.NoError(t, b.MemPoolDestroy(pool))
 	})
 
 	on(1, func(t *testing.T) { // the race detector: two streams, one buffer
