@@ -12,6 +12,7 @@ import (
 	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/fake/internal/nvrtc"
 	"github.com/nocgo/cuda/fake/internal/pools"
+	"github.com/nocgo/cuda/fake/internal/race"
 	"github.com/nocgo/cuda/fake/internal/vmm"
 	"github.com/nocgo/cuda/internal/abi"
 )
@@ -53,11 +54,11 @@ type fakeBackend struct {
 
 	exec execLock // runs queued work one item at a time, host callbacks aside
 
-	graphs graphState  // CUDA graphs and stream captures (graph*.go); guarded by mu
-	interp interpState // the PTX interpreter's load and fault records (interp.go)
-	nccl   ncclState   // the in-process NCCL (nccl.go), guarded by mu
-	race   *raceState  // the race detector (race.go), nil when off
-	vmm    *vmm.Room   // virtual memory management, a room of its own (vmm.go)
+	graphs graphState     // CUDA graphs and stream captures (graph*.go); guarded by mu
+	interp interpState    // the PTX interpreter's load and fault records (interp.go)
+	nccl   ncclState      // the in-process NCCL (nccl.go), guarded by mu
+	race   *race.Detector // the race detector (race.go, fake/internal/race), nil when off
+	vmm    *vmm.Room      // virtual memory management, a room of its own (vmm.go)
 
 	vmmCtxs map[*device]*context // the context-less owner of mappings, per device (vmm.go); guarded by mu
 }
@@ -115,7 +116,7 @@ func newBackend(opts ...Option) *fakeBackend {
 		b.cfg.devices = []DeviceSpec{{}}
 	}
 	b.version = b.cfg.version
-	b.race = newRaceState(&b.cfg)
+	b.race = newRaceDetector(b, &b.cfg)
 	b.compiler = nvrtc.New(nvrtcCore{b}, b.cfg.compiler)
 	b.vmm = vmm.New(vmmCore{b}, poison)
 	for op, rules := range b.cfg.faults {

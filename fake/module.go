@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
@@ -24,6 +25,8 @@ type module struct {
 	globalMem []*alloc
 
 	site callSite // who made it, for Leaks (leak_site.go)
+
+	unloaded atomic.Bool // set by unloadLocked, read by graph replays (loadedOnly)
 }
 
 type function struct {
@@ -224,6 +227,7 @@ func (b *fakeBackend) ModuleUnload(h uintptr) error {
 }
 
 func (b *fakeBackend) unloadLocked(m *module) {
+	m.unloaded.Store(true)
 	for _, f := range m.funcs {
 		delete(b.funcs, f.h)
 	}

@@ -51,8 +51,13 @@ func (b *fakeBackend) NVRTCIdentity() (string, bool) { return b.compiler.Identit
 // CompilerOpens counts the calls that asked this backend for its run-time
 // compiler (backend.NVRTCProvider's NVRTC, which on the real backend opens
 // libnvrtc on the first call): a kernel-cache hit in module.Compile makes
-// none.
-func (f *Fake) CompilerOpens() int64 { return f.b.compiler.Opens() }
+// none. A nil *Fake counts none.
+func (f *Fake) CompilerOpens() int64 {
+	if f == nil || f.b == nil {
+		return 0
+	}
+	return f.b.compiler.Opens()
+}
 
 // nvrtcCore is the core as the compile room sees it (nvrtc.Core).
 type nvrtcCore struct{ b *fakeBackend }

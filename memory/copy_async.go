@@ -52,6 +52,7 @@ func CopyToDeviceAsync[T any](s *stream.Stream, dst *Buffer[T], src []T) (err er
 	if r != nil {
 		return fmt.Errorf("%s: %d bytes to %s on stream %#x: cuMemcpyHtoDAsync: %w", op, n, dst, s.Handle(), r)
 	}
+	keep(s, dst.a.hold)
 	return nil
 }
 
@@ -98,6 +99,7 @@ func CopyToHostAsync[T any](s *stream.Stream, dst []T, src *Buffer[T]) (err erro
 	if r != nil {
 		return fmt.Errorf("%s: %d bytes from %s on stream %#x: cuMemcpyDtoHAsync: %w", op, src.bytes(), src, s.Handle(), r)
 	}
+	keep(s, src.a.hold)
 	return nil
 }
 
@@ -146,12 +148,14 @@ func CopyDtoDAsync[T any](s *stream.Stream, dst, src *Buffer[T]) (err error) {
 		if r := apiOf(dctx).MemcpyDtoDAsync(dst.ptr, src.ptr, n, s.Handle()); r != nil {
 			return fmt.Errorf("%s: %d bytes from %s to %s on stream %#x: cuMemcpyDtoDAsync: %w", op, n, src, dst, s.Handle(), r)
 		}
+		keep(s, dst.a.hold, src.a.hold)
 		return nil
 	}
 	if r := apiOf(dctx).MemcpyPeerAsync(dst.ptr, dctx.Handle(), src.ptr, sctx.Handle(), n, s.Handle()); r != nil {
 		return fmt.Errorf("%s: %d bytes from %s of %s to %s of %s on stream %#x: cuMemcpyPeerAsync: %w",
 			op, n, src, sctx, dst, dctx, s.Handle(), r)
 	}
+	keep(s, dst.a.hold, src.a.hold)
 	return nil
 }
 

@@ -81,6 +81,7 @@ func Fill[T any](s *stream.Stream, b *Buffer[T], value T) (err error) {
 	if r != nil {
 		return fmt.Errorf("%s: %s on stream %#x: cuMemsetD%dAsync: %w", op, b, s.Handle(), 8*width, r)
 	}
+	keep(s, b.a.hold)
 	return nil
 }
 

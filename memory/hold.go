@@ -82,5 +82,10 @@ func (b *Buffer[T]) hold(op, role string) error {
 	return nil
 }
 
+// keep retains, for the graph that a capture of s makes, the memory of the
+// buffers a call just enqueued on s (see core.Queue.Keep): called after
+// the call succeeded, while it still holds them.
+func keep(s *stream.Stream, bufs ...*core.Hold) { core.QueueOf(s).Keep(bufs...) }
+
 // unhold ends a call begun by hold.
 func (b *Buffer[T]) unhold() { b.a.hold.Unuse() }

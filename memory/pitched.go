@@ -181,6 +181,7 @@ func (p *Pitched[T]) async(op string, s *stream.Stream, c *backend.Memcpy2D, hos
 	if r != nil {
 		return fmt.Errorf("%s: %d x %d of %s on stream %#x: cuMemcpy2DAsync: %w", op, p.width, p.height, p.b, s.Handle(), r)
 	}
+	keep(s, p.b.a.hold)
 	return nil
 }
 

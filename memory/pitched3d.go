@@ -156,6 +156,7 @@ func (v *Pitched3D[T]) async(op string, s *stream.Stream, ca backend.Copies3D, c
 	if r != nil {
 		return fmt.Errorf("%s: %d x %d x %d of %s on stream %#x: cuMemcpy3DAsync: %w", op, v.p.width, v.p.height, v.depth, v.p.b, s.Handle(), r)
 	}
+	keep(s, v.p.b.a.hold)
 	return nil
 }
 

@@ -40,6 +40,8 @@ type Context struct {
 	released bool // the user's reference was released
 	holds    int  // objects and bindings in progress that hold the context
 	ended    bool // end succeeded: the context is gone for this reference
+
+	captures captures // the captures begun through this library (capture.go)
 }
 
 // NewContext returns the state of a context reference whose end in the

@@ -194,6 +194,16 @@ type holdLinked[T any] interface {
 	linkedHold() *Hold
 }
 
+// LinkedHold returns the Hold that l ties to, or nil for a nil l. It is
+// HoldOf for a caller that has the link itself, with no generic call
+// (which the compiler's escape analysis cannot see through).
+func LinkedHold(l *HoldLink) *Hold {
+	if l == nil {
+		return nil
+	}
+	return l.h
+}
+
 // HoldOf returns the Hold of the memory of a *memory.Buffer, or nil for a
 // nil or zero one.
 func HoldOf[P holdLinked[T], T any](b P) *Hold {
