@@ -142,7 +142,7 @@ func TestEntryPointsMatchSources(t *testing.T) {
 		require.NoError(t, err)
 		files = append(files, in...)
 	}
-	call := `(?:\benter\(|\bfault\(|\bsyncOp\(|\basyncOp\(|\bsymbol\(|const op = )`
+	call := `(?:\benter\(|\benterTeardown\(|\bfault\(|\bsyncOp\(|\basyncOp\(|\bsymbol\(|const op = )`
 	named := regexp.MustCompile(call + `abi\.([A-Za-z0-9_]+)`)
 	literal := regexp.MustCompile(call + `"`)
 	indirect := regexp.MustCompile(`\b(?:enter|fault)\(([a-z][A-Za-z0-9_]*)\)`)

@@ -1,7 +1,9 @@
 package fake
 
 import (
+	"fmt"
 	"math"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"testing"
@@ -33,94 +35,102 @@ func TestRoomsConcurrently(t *testing.T) {
 	comms, err := nc.CommInitAll([]int{0, 1})
 	require.NoError(t, err)
 
-	// on runs f on a goroutine of its own, with dev's primary context
-	// current on its locked OS thread.
+	// goroutine runs f on a goroutine of its own and OS thread locked; a
+	// failed must there ends f and fails the test (FailNow may not be
+	// called off the test's goroutine).
 	var wg sync.WaitGroup
-	on := func(dev int, f func(t *testing.T)) {
+	goroutine := func(f func()) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() {
+				if e := recover(); e != nil {
+					f, ok := e.(failed)
+					if !ok {
+						panic(e)
+					}
+					t.Errorf("%v", f.err)
+				}
+			}()
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
+			f()
+		}()
+	}
+	// on is goroutine, with dev's primary context current.
+	on := func(dev int, f func(t *testing.T)) {
+		goroutine(func() {
 			ctx, err := b.DevicePrimaryCtxRetain(dev)
-			if !assert.NoError(t, err) {
-				return
-			}
+			must(err)
 			defer b.DevicePrimaryCtxRelease(dev)
-			if !assert.NoError(t, b.CtxPushCurrent(ctx)) {
-				return
-			}
+			must(b.CtxPushCurrent(ctx))
 			defer b.CtxPopCurrent()
 			f(t)
-		}()
+		})
 	}
 
 	on(0, func(t *testing.T) { // graphs and capture
 		s, err := b.StreamCreateWithPriority(backend.StreamNonBlocking, 0)
-		require.NoError(t, err)
+		must(err)
 		defer b.StreamDestroy(s)
 		p, err := b.MemAlloc(256)
-		require.NoError(t, err)
+		must(err)
 		defer b.MemFree(p)
 		for i := range rounds {
-			require.NoError(t, b.StreamBeginCapture(s, backend.CaptureModeThreadLocal))
-			require.NoError(t, b.MemsetD8Async(p, byte(i), 256, s))
+			must(b.StreamBeginCapture(s, backend.CaptureModeThreadLocal))
+			must(b.MemsetD8Async(p, byte(i), 256, s))
 			g, err := b.StreamEndCapture(s)
-			require.NoError(t, err)
+			must(err)
 			e, err := b.GraphInstantiate(g, 0)
-			require.NoError(t, err)
-			require.NoError(t, b.GraphLaunch(e, s))
-			require.NoError(t, b.StreamSynchronize(s))
-			require.NoError(t, b.GraphExecDestroy(e))
-			require.NoError(t, b.GraphDestroy(g))
+			must(err)
+			must(b.GraphLaunch(e, s))
+			must(b.StreamSynchronize(s))
+			must(b.GraphExecDestroy(e))
+			must(b.GraphDestroy(g))
 		}
 	})
 
 	// NCCL: both ranks' all-reduces issued from one thread in a group.
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
+	goroutine(func() {
 		type rank struct{ ctx, s, send, recv uintptr }
 		var rs [2]rank
 		for i := range rs {
 			ctx, err := b.DevicePrimaryCtxRetain(i)
-			require.NoError(t, err)
-			require.NoError(t, b.CtxPushCurrent(ctx))
+			must(err)
+			must(b.CtxPushCurrent(ctx))
 			r := &rs[i]
 			r.ctx = ctx
 			r.s, err = b.StreamCreateWithPriority(backend.StreamNonBlocking, 0)
-			require.NoError(t, err)
+			must(err)
 			r.send, err = b.MemAlloc(64)
-			require.NoError(t, err)
+			must(err)
 			r.recv, err = b.MemAlloc(64)
-			require.NoError(t, err)
-			require.NoError(t, b.MemsetD32(r.send, math.Float32bits(1), 16))
+			must(err)
+			must(b.MemsetD32(r.send, math.Float32bits(1), 16))
 			_, err = b.CtxPopCurrent()
-			require.NoError(t, err)
+			must(err)
 		}
 		for range rounds {
-			require.NoError(t, nc.GroupStart())
+			must(nc.GroupStart())
 			for i, r := range rs {
-				require.NoError(t, nc.AllReduce(r.send, r.recv, 16, backend.NCCLFloat32, backend.NCCLSum, comms[i], r.s))
+				must(nc.AllReduce(r.send, r.recv, 16, backend.NCCLFloat32, backend.NCCLSum, comms[i], r.s))
 			}
-			require.NoError(t, nc.GroupEnd())
+			must(nc.GroupEnd())
 		}
 		for i, r := range rs {
-			require.NoError(t, b.CtxPushCurrent(r.ctx))
-			require.NoError(t, b.StreamSynchronize(r.s))
+			must(b.CtxPushCurrent(r.ctx))
+			must(b.StreamSynchronize(r.s))
 			got := make([]float32, 16)
-			require.NoError(t, b.MemcpyDtoH(ptr(&got[0]), r.recv, 64))
+			must(b.MemcpyDtoH(ptr(&got[0]), r.recv, 64))
 			assert.Equal(t, float32(2), got[0], "rank %d: the sum over both ranks", i)
-			require.NoError(t, b.MemFree(r.send))
-			require.NoError(t, b.MemFree(r.recv))
-			require.NoError(t, b.StreamDestroy(r.s))
+			must(b.MemFree(r.send))
+			must(b.MemFree(r.recv))
+			must(b.StreamDestroy(r.s))
 			_, err := b.CtxPopCurrent()
-			require.NoError(t, err)
-			require.NoError(t, b.DevicePrimaryCtxRelease(i))
+			must(err)
+			must(b.DevicePrimaryCtxRelease(i))
 		}
-	}()
+	})
 
 	on(1, func(t *testing.T) { // virtual memory
 		prop := backend.MemAllocationProp{Type: backend.MemAllocationTypePinned,
@@ -129,66 +139,66 @@ func TestRoomsConcurrently(t *testing.T) {
 		const size = vmm.Granularity
 		for range rounds {
 			va, err := b.MemAddressReserve(size, 0, 0, 0)
-			require.NoError(t, err)
+			must(err)
 			h, err := b.MemCreate(size, prop, 0)
-			require.NoError(t, err)
-			require.NoError(t, b.MemMap(va, size, 0, h, 0))
-			require.NoError(t, b.MemSetAccess(va, size, access))
-			require.NoError(t, b.MemsetD8(va, 7, size))
-			require.NoError(t, b.MemUnmap(va, size))
-			require.NoError(t, b.MemRelease(h))
-			require.NoError(t, b.MemAddressFree(va, size))
+			must(err)
+			must(b.MemMap(va, size, 0, h, 0))
+			must(b.MemSetAccess(va, size, access))
+			must(b.MemsetD8(va, 7, size))
+			must(b.MemUnmap(va, size))
+			must(b.MemRelease(h))
+			must(b.MemAddressFree(va, size))
 		}
 	})
 
 	on(0, func(t *testing.T) { // the NVRTC room
 		nv, err := b.NVRTC()
-		require.NoError(t, err)
+		must(err)
 		for range rounds {
 			h, err := nv.CreateProgram(`extern "C" __global__ void k(int *p) {}`, "k.cu", nil, nil)
-			require.NoError(t, err)
-			require.NoError(t, nv.Compile(h, nil))
+			must(err)
+			must(nv.Compile(h, nil))
 			ptx, err := nv.PTX(h)
-			require.NoError(t, err)
+			must(err)
 			assert.Contains(t, string(ptx), ".entry k(")
-			require.NoError(t, nv.DestroyProgram(h))
+			must(nv.DestroyProgram(h))
 		}
 	})
 
 	on(1, func(t *testing.T) { // the pools room: stream-ordered reuse of a pool of device 1
 		pool, err := b.MemPoolCreate(backend.MemPoolProps{AllocType: backend.MemAllocationTypePinned,
 			Location: backend.MemLocation{Type: backend.MemLocationDevice, ID: 1}})
-		require.NoError(t, err)
+		must(err)
 		s, err := b.StreamCreateWithPriority(backend.StreamNonBlocking, 0)
-		require.NoError(t, err)
+		must(err)
 		for range rounds {
 			p, err := b.MemAllocFromPoolAsync(1<<20, pool, s)
-			require.NoError(t, err)
-			require.NoError(t, b.MemsetD8Async(p, 1, 1<<20, s))
-			require.NoError(t, b.MemFreeAsync(p, s))
+			must(err)
+			must(b.MemsetD8Async(p, 1, 1<<20, s))
+			must(b.MemFreeAsync(p, s))
 		}
-		require.NoError(t, b.StreamSynchronize(s))
+		must(b.StreamSynchronize(s))
 		used, err := b.MemPoolGetAttribute(pool, backend.MemPoolUsedMemHigh)
-		require.NoError(t, err)
+		must(err)
 		assert.Equal(t, uint64(1<<20), used, "each allocation reused the bytes the one before it freed")
-		require.NoError(t, b.StreamDestroy(s))
-		require.NoError(t, b.MemPoolDestroy(pool))
+		must(b.StreamDestroy(s))
+		must(b.MemPoolDestroy(pool))
 	})
 
 	on(1, func(t *testing.T) { // the race detector: two streams, one buffer
 		p, err := b.MemAlloc(64)
-		require.NoError(t, err)
+		must(err)
 		defer b.MemFree(p)
 		var ss [2]uintptr
 		for i := range ss {
 			ss[i], err = b.StreamCreateWithPriority(backend.StreamNonBlocking, 0)
-			require.NoError(t, err)
+			must(err)
 			defer b.StreamDestroy(ss[i])
 		}
 		for i := range rounds {
-			require.NoError(t, b.MemsetD8Async(p, byte(i), 64, ss[0]))
-			require.NoError(t, b.MemsetD8Async(p, byte(i), 64, ss[1]))
-			require.NoError(t, b.CtxSynchronize())
+			must(b.MemsetD8Async(p, byte(i), 64, ss[0]))
+			must(b.MemsetD8Async(p, byte(i), 64, ss[1]))
+			must(b.CtxSynchronize())
 		}
 	})
 
@@ -203,4 +213,22 @@ func TestRoomsConcurrently(t *testing.T) {
 		assert.Equal(t, []string{"memset", "memset"}, []string{h.Current.Op, h.Previous.Op})
 	}
 	assert.Empty(t, b.Leaks())
+}
+
+// failed is what must panics with: an error that ends a goroutine of
+// TestRoomsConcurrently.
+type failed struct{ err error }
+
+// must ends the calling goroutine of TestRoomsConcurrently when err is
+// not nil; its goroutine reports it.
+func must(err error) {
+	if err != nil {
+		panic(failed{fmt.Errorf("%w (at %s)", err, caller())})
+	}
+}
+
+// caller names the test line that called must.
+func caller() string {
+	_, file, line, _ := runtime.Caller(2)
+	return fmt.Sprintf("%s:%d", filepath.Base(file), line)
 }

@@ -203,7 +203,8 @@ func (r *Room) SetCurrent(dev int, h uintptr) error {
 	return nil
 }
 
-// Create is cuMemPoolCreate of a pool on dev, made at site.
+// Create is cuMemPoolCreate of a pool on dev, made at site (nil: none
+// known).
 func (r *Room) Create(h uintptr, dev int, maxSize uint64, site fmt.Stringer) uintptr {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -500,7 +501,11 @@ func (r *Room) Leaks() []backend.Leak {
 	var out []backend.Leak
 	for h, p := range r.byHandle {
 		if p.owned && !p.destroyed {
-			out = append(out, backend.Leak{Kind: backend.LeakMemPool, Handle: h, Device: p.dev, Site: p.site.String()})
+			l := backend.Leak{Kind: backend.LeakMemPool, Handle: h, Device: p.dev}
+			if p.site != nil {
+				l.Site = p.site.String()
+			}
+			out = append(out, l)
 		}
 	}
 	return out
