@@ -34,7 +34,7 @@ type program struct {
 	lowered  map[string]string
 
 	// real is the program in NVIDIA's NVRTC, for a program of the real
-	// compiler (see nvrtc_real.go); nil for the pretend compiler's.
+	// compiler (see real.go); nil for the pretend compiler's.
 	real *realProgram
 }
 
