@@ -21,21 +21,21 @@ func ExampleDetectRaces() {
 	var found []fake.Hazard
 	drv := fake.New(fake.DetectRaces(func(h fake.Hazard) { found = append(found, h) }))
 	dev, _ := drv.Device(0)
-	ctx, _ := dev.PrimaryContext()
-	defer ctx.Close()
+	cc, _ := dev.PrimaryContext()
+	defer cc.Close()
 
 	// The library's own stream, handed over as a raw CUstream.
-	lib, _ := stream.New(ctx, stream.Options{Flags: stream.NonBlocking})
+	lib, _ := stream.New(cc, stream.Options{Flags: stream.NonBlocking})
 	defer lib.Close()
-	theirs, _ := stream.Wrap(ctx, lib.Handle())
+	theirs, _ := stream.Wrap(cc, lib.Handle())
 	defer theirs.Close()
 
-	buf, _ := memory.FromSlice(ctx, make([]float32, 1024))
+	buf, _ := memory.FromSlice(cc, make([]float32, 1024))
 	defer buf.Close()
 	out := make([]float32, 1024)
 
 	memory.Fill(theirs, buf, 1) // the library's work
-	legacy, _ := stream.Legacy(ctx)
+	legacy, _ := stream.Legacy(cc)
 	defer legacy.Close()
 	memory.CopyToHostAsync(legacy, out, buf) // the mistake: not the library's stream
 	legacy.Synchronize()
@@ -56,9 +56,9 @@ func ExampleDetectRaces() {
 	memory.CopyToHostAsync(theirs, out, buf)
 	theirs.Synchronize()
 	// Right too: another stream, after an event recorded on the library's.
-	mine, _ := stream.New(ctx, stream.Options{Flags: stream.NonBlocking})
+	mine, _ := stream.New(cc, stream.Options{Flags: stream.NonBlocking})
 	defer mine.Close()
-	ev, _ := stream.NewEvent(ctx, stream.EventOptions{Flags: stream.DisableTiming})
+	ev, _ := stream.NewEvent(cc, stream.EventOptions{Flags: stream.DisableTiming})
 	defer ev.Close()
 	memory.Fill(theirs, buf, 3)
 	ev.Record(theirs)

@@ -129,7 +129,7 @@ func (s *Stream) Owned() bool { return s != nil && s.ctx != nil && s.kind == own
 
 // errNilStream is what the checks say of a nil or zero Stream; the
 // exported methods prefix it with their name.
-var errNilStream = fmt.Errorf("nil or zero stream: %w", driver.ErrInvalidValue)
+var errNilStream = fmt.Errorf("nil or zero stream: %w", driver.ErrInvalidInput)
 
 func (s *Stream) closedErr() error {
 	return fmt.Errorf("stream %#x: %w", s.q.Handle, driver.ErrClosed)
