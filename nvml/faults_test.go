@@ -16,7 +16,7 @@ import (
 )
 
 // watch is what a health check does with NVML: every device's readings,
-// processes and MIG devices, an event set waited on briefly. Whatever
+// processes and MIG devices, an event set waited on for an Xid. Whatever
 // fails, it closes what it made (Close retried once) and returns the first
 // error.
 func watch(drv *driver.Driver) (err error) {
@@ -68,12 +68,15 @@ func watch(drv *driver.Driver) (err error) {
 			return err
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond)
-	defer cancel()
-	if _, err := set.Wait(ctx); !errors.Is(err, context.DeadlineExceeded) {
+	// An event waits: the first nvmlEventSetWait returns it, whatever the
+	// machine's load.
+	if err := fake.Of(drv).NVMLDevice(0).InjectXid(43); err != nil {
 		return err
 	}
-	return nil
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err = set.Wait(ctx)
+	return err
 }
 
 // TestFaultSweep fails each NVML call watch makes, one at a time: the
