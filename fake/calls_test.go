@@ -126,7 +126,7 @@ func TestEntryPointsAreKnown(t *testing.T) {
 		}
 	}
 	b := newBackend(CountCalls())
-	assert.Len(t, b.faults, len(eps), "CountCalls counts each of them")
+	assert.Len(t, b.faults, len(eps)+len(nvmlEntryPoints), "CountCalls counts each of them, and the fake NVML's")
 }
 
 // TestEntryPointsMatchSources keeps entryPoints equal to the names the
