@@ -20,6 +20,7 @@
 //	in := cudatest.FromSlice(t, s, []float32{1, 2, 3})
 //	require.NoError(t, f.Launch(s, module.ForElems(3), in, in, float32(2), int32(3)))
 //	assert.Equal(t, []float32{2, 4, 6}, cudatest.ToSlice(t, s, in))
+//
 // [Driver] loads the real driver (gpu.Load). When it does not load, the
 // test runs on [Fake], which fails the test if it leaves anything open, or
 // if the fake's race detector finds work on two streams touching the same
