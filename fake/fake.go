@@ -33,6 +33,7 @@ type Backend interface {
 	backend.BLASLtProvider
 	backend.RANDProvider
 	backend.FFTProvider
+	backend.NVMLProvider // nvml.go
 	backend.ProcessSpawner
 	backend.RaceDetector
 	backend.Libraries // cuLibrary (module_library.go)
