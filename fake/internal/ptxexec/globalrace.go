@@ -227,9 +227,66 @@ type gword struct {
 	r1, r2 gacc
 }
 
-const pageWords = 512 // a shadow page: 2 KiB of memory
+const (
+	pageWords = 512 // a shadow page: 2 KiB of memory
+	segWords  = 32  // a segment: what a warp's coalesced 4-byte access touches
+)
 
-type gpage [pageWords]gword
+type gpage [pageWords / segWords]gseg
+
+// gseg is the shadow of segWords words: while words is nil, each kind of
+// access recorded is one warp's coalesced access, word k by the thread
+// w.tid + k/wPer (r.tid + k/rPer), as if each word had that record; the
+// first access that does not fit makes the words (full).
+type gseg struct {
+	words      *[segWords]gword
+	w, r       gacc
+	wPer, rPer uint8 // words a lane
+}
+
+// full returns the words of seg, made from its warp-wide records on first
+// use.
+func (seg *gseg) full() *[segWords]gword {
+	if seg.words != nil {
+		return seg.words
+	}
+	ws := new([segWords]gword)
+	for k := range ws {
+		if seg.w.tid != 0 {
+			ws[k].w = seg.w
+			ws[k].w.tid += uint32(k) / uint32(seg.wPer)
+		}
+		if seg.r.tid != 0 {
+			ws[k].r1 = seg.r
+			ws[k].r1.tid += uint32(k) / uint32(seg.rPer)
+		}
+	}
+	seg.words = ws
+	return ws
+}
+
+// warp records me, the coalesced access of a warp's lanes from thread
+// me.tid on, per words a lane, over the whole segment without making its
+// words, and reports whether it did and whether the launch had written
+// the words before. It does so when me is ordered after what the
+// segment records by program order alone (the same lanes, or nothing
+// yet), the access releases nothing, and nothing acquires.
+func (seg *gseg) warp(me *gacc, per uint8, releases bool) (done, written bool) {
+	if seg.words != nil || seg.w.tid != 0 && (seg.w.tid != me.tid || seg.wPer != per) ||
+		seg.r.tid != 0 && (seg.r.tid != me.tid || seg.rPer != per) {
+		return false, false
+	}
+	written = seg.w.tid != 0
+	if me.kind == gRead {
+		seg.r, seg.rPer = *me, per
+		return true, written
+	}
+	if releases {
+		return false, false
+	}
+	seg.w, seg.wPer, seg.r = *me, per, gacc{}
+	return true, written
+}
 
 // syncVar is the release a word's last write carries.
 type syncVar struct {
@@ -264,6 +321,7 @@ type blockRaces struct {
 	warpSync []uint32 // per warp: collectives completed
 	clk      vclock   // acquired from releases
 	rel      []vclock // per thread: the release of its last fence, or nil
+	fenced   bool     // some rel is set
 	held     []heldGlobal
 	pageKey  uint64 // the last page used, + 1
 	page     *gpage
@@ -298,6 +356,7 @@ func (br *blockRaces) start(b uint32) {
 	br.blk, br.epoch, br.clk = b, 1, nil
 	br.phase++
 	clear(br.rel)
+	br.fenced = false
 }
 
 // fence runs a releasing fence of thread t.
@@ -316,6 +375,7 @@ func (m *machine) raceFence(t *thread) {
 		c[^uint32(0)] = 1 // marks a .cta release
 	}
 	br.rel[t.id] = c
+	br.fenced = true
 	br.epoch++
 }
 
@@ -367,50 +427,133 @@ func (m *machine) globalAccess(t *thread, in *inst, addr, n uint64) (unwritten b
 	}
 	flags := t.fn.sites[pc]
 	me := gacc{tid: br.blk*g.tpb + uint32(t.id) + 1, epoch: br.epoch, phase: br.phase, wsync: br.warpSync[t.id/warpSize],
-		site: t.fn.siteBase + uint32(pc) + 1, kind: gRead}
-	switch in.op {
-	case opStGlobal, opStGeneric:
-		me.kind = gWrite
-	case opAtom:
-		me.kind = gAtomic
-	}
+		site: t.fn.siteBase + uint32(pc) + 1, kind: accKind(in)}
 	g.lock()
 	defer g.unlock()
 	unwritten = true
 	for w := addr &^ 3; w < addr+n; w += 4 {
 		lo, hi := max(addr, w), min(addr+n, w+4)
 		me.mask = uint8((1<<(hi-lo) - 1) << (lo - w))
-		pg := br.page
-		if key := w/(4*pageWords) + 1; key != br.pageKey {
-			if pg = g.pages[key]; pg == nil {
-				pg = new(gpage)
-				g.pages[key] = pg
-			}
-			br.page, br.pageKey = pg, key
-		}
-		sh := &pg[w/4%pageWords]
-		if sh.w.tid != 0 {
+		if m.globalWord(t, br.word(w), &me, w, flags) {
 			unwritten = false
 		}
-		m.checkWord(t, sh, &me, w, flags)
-		if me.kind != gWrite {
-			m.acquire(w, sh)
+	}
+	return unwritten
+}
+
+// accKind is the shadow's kind of access for ld, st and atom.
+func accKind(in *inst) uint8 {
+	switch in.op {
+	case opStGlobal, opStGeneric:
+		return gWrite
+	case opAtom:
+		return gAtomic
+	}
+	return gRead
+}
+
+// word returns the shadow of word w, making its page on first use.
+func (br *blockRaces) word(w uint64) *gword {
+	return &br.seg(w).full()[w/4%segWords]
+}
+
+// seg returns the shadow segment of word w, making its page on first use.
+func (br *blockRaces) seg(w uint64) *gseg {
+	pg := br.page
+	if key := w/(4*pageWords) + 1; key != br.pageKey {
+		g := br.g
+		if pg = g.pages[key]; pg == nil {
+			pg = new(gpage)
+			g.pages[key] = pg
 		}
-		if me.kind != gRead {
+		br.page, br.pageKey = pg, key
+	}
+	return &pg[w/4%pageWords/segWords]
+}
+
+// globalWord checks and records access me (of thread t) of word w, whose
+// shadow is sh, and reports whether the launch had written the word
+// before it. g.mu held.
+func (m *machine) globalWord(t *thread, sh *gword, me *gacc, w uint64, flags uint8) (written bool) {
+	br := m.gr
+	if sh.w.tid == 0 && sh.r1.tid == 0 {
+		// A word the launch had not touched: nothing to check or
+		// acquire.
+		if me.kind == gRead {
+			sh.r1 = *me
+			return false
+		}
+		if flags&sfRelease != 0 || br.rel[t.id] != nil || len(br.g.syncs) != 0 {
 			m.release(t, w, flags, me.kind == gAtomic)
 		}
-		switch {
-		case me.kind != gRead:
-			sh.w, sh.r1, sh.r2 = me, gacc{}, gacc{}
-		case sh.r1.tid == 0 || sh.r1.tid == me.tid || br.ordered(&sh.r1, &me, t):
-			sh.r1 = me
-			if sh.r2.tid != 0 && br.ordered(&sh.r2, &me, t) {
-				sh.r2 = gacc{}
-			}
-		case sh.r2.tid == 0 || sh.r2.tid == me.tid || br.ordered(&sh.r2, &me, t) ||
-			sameWarp(sh.r2.tid, sh.r1.tid, g.tpb) && !sameWarp(me.tid, sh.r1.tid, g.tpb):
-			sh.r2 = me
+		sh.w = *me
+		return false
+	}
+	written = sh.w.tid != 0
+	m.checkWord(t, sh, me, w, flags)
+	if me.kind != gWrite {
+		m.acquire(w, sh)
+	}
+	if me.kind != gRead {
+		m.release(t, w, flags, me.kind == gAtomic)
+	}
+	g := br.g
+	switch {
+	case me.kind != gRead:
+		sh.w, sh.r1, sh.r2 = *me, gacc{}, gacc{}
+	case sh.r1.tid == 0 || sh.r1.tid == me.tid || br.ordered(&sh.r1, me, t):
+		sh.r1 = *me
+		if sh.r2.tid != 0 && br.ordered(&sh.r2, me, t) {
+			sh.r2 = gacc{}
 		}
+	case sh.r2.tid == 0 || sh.r2.tid == me.tid || br.ordered(&sh.r2, me, t) ||
+		sameWarp(sh.r2.tid, sh.r1.tid, g.tpb) && !sameWarp(me.tid, sh.r1.tid, g.tpb):
+		sh.r2 = *me
+	}
+	return written
+}
+
+// globalWarp checks and records a coalesced access of the 32 lanes ts of
+// one warp, lane j accessing size bytes (4 or 8) at addr+j*size, with the
+// instruction before pc: one lock, one page look-up per page and no
+// check for words the launch had not touched. It returns the lanes that
+// read what the launch had not written (Access.Unwritten).
+func (m *machine) globalWarp(ts []thread, in *inst, pc int, addr, size uint64) (unwritten uint32) {
+	br := m.gr
+	g := br.g
+	if len(br.held) != 0 {
+		m.settleGlobal()
+	}
+	t0 := &ts[0]
+	site := pc - 1
+	flags := t0.fn.sites[site]
+	me := gacc{epoch: br.epoch, phase: br.phase, wsync: br.warpSync[t0.id/warpSize],
+		site: t0.fn.siteBase + uint32(site) + 1, kind: accKind(in), mask: 0xf}
+	base := br.blk*g.tpb + 1
+	g.lock()
+	defer g.unlock()
+	unwritten = allLanes
+	per := size / 4
+	releases := flags&sfRelease != 0 || br.fenced
+	for i := uint64(0); i < warpSize*per; {
+		j := i / per
+		t := &ts[j]
+		me.tid = base + uint32(t.id)
+		w := addr + 4*i
+		if w/4%segWords == 0 && i+segWords <= warpSize*per {
+			// A whole segment: one record for its words, where it fits.
+			if done, written := br.seg(w).warp(&me, uint8(per), releases); done {
+				if written {
+					unwritten &^= (1<<(segWords/per) - 1) << j
+				}
+				i += segWords
+				continue
+			}
+		}
+		if m.globalWord(t, br.word(w), &me, w, flags) {
+			unwritten &^= 1 << j
+		}
+		i++
 	}
 	return unwritten
 }
@@ -496,7 +639,7 @@ func (m *machine) release(t *thread, w uint64, flags uint8, rmw bool) {
 		sv = nil
 	}
 	if c == nil {
-		if !rmw {
+		if !rmw && len(g.syncs) != 0 {
 			delete(g.syncs, w)
 		}
 		return
@@ -600,5 +743,30 @@ func (g *globalRaces) side(a *gacc) GlobalAccess {
 		Thread: [3]uint32{th % bl[0], th / bl[0] % bl[1], th / (bl[0] * bl[1])},
 		Kind:   kind, Strong: kind != Atomic && g.prog.siteFlags[a.site-1]&sfStrong != 0,
 		Line: int(s.Line), Instr: s.String(), File: file, FileLine: line,
+	}
+}
+
+// lockStrong takes the launch's atomics lock for thread t's strong
+// (volatile, .relaxed, .acquire, .release) global access when blocks run
+// in parallel with the global race checks on, so that its check and the
+// memory access are one step, as an atomic's are: a flag's release and
+// its acquire are then checked in the order memory saw them. It reports
+// whether it took the lock (for unlockStrong).
+func (m *machine) lockStrong(t *thread) bool {
+	if m.gr == nil || !m.gr.g.parallel || m.atomMu == nil {
+		return false
+	}
+	pc := t.pc - 1
+	if pc < 0 || pc >= len(t.fn.sites) || t.fn.sites[pc]&(sfStrong|sfAtom) != sfStrong {
+		return false
+	}
+	m.atomMu.Lock()
+	return true
+}
+
+// unlockStrong releases what lockStrong took.
+func (m *machine) unlockStrong(locked bool) {
+	if locked {
+		m.atomMu.Unlock()
 	}
 }

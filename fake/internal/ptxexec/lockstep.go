@@ -840,17 +840,29 @@ func (m *machine) loadLanes(ts []thread, S []uint64, act uint32, in *inst, pc in
 		}
 		return true
 	}
+	if act == allLanes && in.op == opLdGlobal {
+		if b := m.warpSpan(ts, ra, imm, in, pc); b != nil {
+			rv := lane32(S, in.v[0])
+			for j := range rv {
+				rv[j] = extend(loadLE(b[uint64(j)*n:], size), in)
+			}
+			return true
+		}
+	}
 	for a := act; a != 0; a &= a - 1 {
 		j := bits.TrailingZeros32(a) & 31
 		t := &ts[j]
 		t.pc = pc
+		locked := m.lockStrong(t)
 		b := m.access(t, in, in.op, ra[j]+imm, n*uint64(in.vec))
 		if b == nil {
+			m.unlockStrong(locked)
 			return false
 		}
 		for i := 0; i < int(in.vec); i++ {
 			S[int(in.v[i])*warpSize+j] = extend(loadLE(b[i*int(size):], size), in)
 		}
+		m.unlockStrong(locked)
 		S[sSink*warpSize+j] = 0
 	}
 	return true
@@ -888,17 +900,29 @@ func (m *machine) storeLanes(ts []thread, S []uint64, act uint32, in *inst, pc i
 		}
 		return true
 	}
+	if act == allLanes && in.op == opStGlobal {
+		if b := m.warpSpan(ts, ra, imm, in, pc); b != nil {
+			rv := lane32(S, in.v[0])
+			for j := range rv {
+				store(b[uint64(j)*n:], size, rv[j])
+			}
+			return true
+		}
+	}
 	for a := act; a != 0; a &= a - 1 {
 		j := bits.TrailingZeros32(a) & 31
 		t := &ts[j]
 		t.pc = pc
+		locked := m.lockStrong(t)
 		b := m.access(t, in, in.op, ra[j]+imm, n*uint64(in.vec))
 		if b == nil {
+			m.unlockStrong(locked)
 			return false
 		}
 		for i := 0; i < int(in.vec); i++ {
 			store(b[i*int(size):], size, S[int(in.v[i])*warpSize+j])
 		}
+		m.unlockStrong(locked)
 	}
 	return true
 }
