@@ -118,6 +118,7 @@ const (
 	sfFence                     // a fence that releases (membar, fence.sc, fence.acq_rel)
 	sfExch                      // atom.exch: writes without using what it read
 	sfAtom                      // atom, red
+	sfFlagAtom                  // atom.and/or/xor/exch/cas: what software barriers and locks use (flagAtomic)
 )
 
 // siteFlags computes the race-check properties of a function's
@@ -141,6 +142,9 @@ func siteFlags(stmts []*ptx.Stmt) []uint8 {
 			}
 			if has(s.Mods, "exch") {
 				f |= sfExch
+			}
+			if flagAtomic(s) {
+				f |= sfFlagAtom
 			}
 		case "ld", "st":
 			if strongAccess(s) {

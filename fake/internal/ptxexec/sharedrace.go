@@ -126,17 +126,22 @@ func (m *machine) sharedAccess(t *thread, in *inst, space uint8, off, n uint64) 
 	if off+n > uint64(len(rs.shadow)) {
 		return
 	}
-	me := shadowAccess{thread: int32(t.id) + 1, phase: rs.phase, wsync: rs.warpSync[t.id/warpSize], at: m.stmt(t)}
+	pc := t.pc - 1
+	if pc < 0 || pc >= len(t.fn.stmts) {
+		pc = 0
+	}
+	flags := t.fn.sites[pc]
+	me := shadowAccess{thread: int32(t.id) + 1, phase: rs.phase, wsync: rs.warpSync[t.id/warpSize], at: t.fn.stmts[pc]}
 	write, acquires, acquired := false, false, false
 	switch in.op {
 	case opStShared, opStGeneric:
 		write = true
-		me.atomic = strongAccess(me.at)
+		me.atomic = flags&sfStrong != 0
 	case opLdShared, opLdGeneric:
-		me.atomic = strongAccess(me.at)
+		me.atomic = flags&sfStrong != 0
 		acquires = me.atomic
 	case opAtom:
-		write, me.atomic, acquires = true, true, flagAtomic(me.at)
+		write, me.atomic, acquires = true, true, flags&sfFlagAtom != 0
 	case opMbarrier:
 		write, me.atomic = true, true
 	case opCpAsync:
