@@ -111,14 +111,14 @@ type GlobalAccess struct {
 
 // Static properties of an instruction, for race checks (function.sites).
 const (
-	sfStrong  uint8 = 1 << iota // atom, red; ld/st .volatile .relaxed .acquire .release
-	sfCTA                       // of .cta scope
-	sfRelease                   // st.release, atom.release/.acq_rel
-	sfCasSeed                   // a plain ld of the address a later atom.cas of the function updates
-	sfFence                     // a fence that releases (membar, fence.sc, fence.acq_rel)
-	sfExch                      // atom.exch: writes without using what it read
-	sfAtom                      // atom, red
-	sfFlagAtom                  // atom.and/or/xor/exch/cas: what software barriers and locks use (flagAtomic)
+	sfStrong   uint8 = 1 << iota // atom, red; ld/st .volatile .relaxed .acquire .release
+	sfCTA                        // of .cta scope
+	sfRelease                    // st.release, atom.release/.acq_rel
+	sfCasSeed                    // a plain ld of the address a later atom.cas of the function updates
+	sfFence                      // a fence that releases (membar, fence.sc, fence.acq_rel)
+	sfExch                       // atom.exch: writes without using what it read
+	sfAtom                       // atom, red
+	sfFlagAtom                   // atom.and/or/xor/exch/cas: what software barriers and locks use (flagAtomic)
 )
 
 // siteFlags computes the race-check properties of a function's
