@@ -41,6 +41,11 @@ type Options struct {
 	// reports. A priority outside the range is an error (the driver would
 	// clamp it silently).
 	Priority int
+	// Name is what reports about the stream call it: the fake's race
+	// detector writes `stream "loader"` for Name "loader", where it would
+	// write the stream's handle. The real driver ignores it. Stream.Name
+	// returns it.
+	Name string
 }
 
 // New creates a stream in ctx (cuStreamCreateWithPriority) with opts. The
@@ -74,6 +79,11 @@ func New(ctx *driver.Context, opts Options) (*Stream, error) {
 		if r != nil {
 			return fmt.Errorf("stream.New: %s: cuStreamCreateWithPriority(%s, %d): %w", ctx, opts.Flags, opts.Priority, r)
 		}
+		if n, ok := api.(backend.StreamNamer); ok && opts.Name != "" {
+			if r := n.NameStream(h, opts.Name); r != nil {
+				return fmt.Errorf("stream.New: %s: naming stream %#x %q: %w", ctx, h, opts.Name, r)
+			}
+		}
 		return nil
 	})
 	if err != nil {
@@ -82,7 +92,9 @@ func New(ctx *driver.Context, opts Options) (*Stream, error) {
 		}
 		return nil, hold.Drop(err)
 	}
-	return newStream(ctx, hold, h, owned), nil
+	st := newStream(ctx, hold, h, owned)
+	st.name = opts.Name
+	return st, nil
 }
 
 // PriorityRange returns the stream priorities ctx allows

@@ -37,6 +37,7 @@ type Stream struct {
 	ctx       *driver.Context
 	q         core.Queue // its hold on ctx, handle, and whether it is special
 	kind      kind
+	name      string // Options.Name
 
 	// The first panic of a host callback (see Callback), reported by the
 	// next Synchronize.
@@ -111,6 +112,15 @@ func (s *Stream) Context() *driver.Context {
 		return nil
 	}
 	return s.ctx
+}
+
+// Name returns the name the stream was made with (Options.Name); "" for a
+// stream made without one, a wrapped or special stream, and a nil Stream.
+func (s *Stream) Name() string {
+	if s == nil {
+		return ""
+	}
+	return s.name
 }
 
 // Owned reports whether Close destroys the stream (false for a nil or zero
@@ -189,6 +199,8 @@ func (s *Stream) String() string {
 		what = "per-thread default stream 0x2"
 	case s.kind == wrapped:
 		what = fmt.Sprintf("wrapped stream %#x", s.q.Handle)
+	case s.name != "":
+		what = fmt.Sprintf("owned stream %q %#x", s.name, s.q.Handle)
 	default:
 		what = fmt.Sprintf("owned stream %#x", s.q.Handle)
 	}
