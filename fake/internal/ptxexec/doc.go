@@ -173,9 +173,13 @@
 //     the launch had not yet written is marked (Access.Unwritten), so the
 //     fake reports it as uninitialised when nothing wrote them before the
 //     launch. Races found before a fault are reported; the fault ends the
-//     launch, so none after it. With Launch.Workers > 1 a release and an
-//     acquire through a volatile flag (not an atomic) may be judged in the
-//     order the checks ran rather than the order the memory saw.
+//     launch, so none after it. With Launch.Workers > 1 a strong ld or st
+//     (volatile, .relaxed, .acquire, .release) is checked and done in one
+//     step under the lock atomics take, so a flag's release and acquire
+//     are judged in the order memory saw them: results are the same with
+//     any number of workers. A warp's coalesced 4- or 8-byte access is
+//     observed as one Access (Access.Lanes) and shadowed as one record a
+//     segment of 32 words until other threads touch those words.
 //   - printf (vprintf) formats C conversions (d i u x X o c s p f e g, with
 //     flags, width, precision and l/ll) to Launch.Printf as each thread
 //     calls it; a failed device-side assert (__assertfail) prints CUDA's
