@@ -168,8 +168,10 @@
 //     (NVIDIA's idioms): an acquire with no fence on the reader's side
 //     (threadFenceReduction), the plain first read of a CAS loop
 //     (atomicAdd(double) by atomicCAS), two unordered st that leave the
-//     same bytes. Releases and acquires are judged per block, so a
-//     missing barrier after a flag spin is not reported. A read of bytes
+//     same bytes. Releases are judged per block (a missing barrier
+//     before one thread's fence and flag is not reported); acquires per
+//     thread, spread by barriers and warp collectives (a missing barrier
+//     after one thread's flag spin is reported). A read of bytes
 //     the launch had not yet written is marked (Access.Unwritten), so the
 //     fake reports it as uninitialised when nothing wrote them before the
 //     launch. Races found before a fault are reported; the fault ends the

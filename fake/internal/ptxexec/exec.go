@@ -612,7 +612,7 @@ func (m *machine) collective(ts []thread, in *inst, group uint32) {
 		m.races.warpSync[ts[0].id/warpSize]++
 	}
 	if m.gr != nil {
-		m.gr.warpSync[ts[0].id/warpSize]++
+		m.gr.collective(ts)
 	}
 	switch in.op {
 	case opShfl:

@@ -25,7 +25,9 @@ import (
 //     write, or a .release st or atom, releases what its block did so far;
 //     a read (ld of any kind, atom) that observes that write (the word's
 //     last write in the order the interpreter ran the threads, which is
-//     the order of some execution) acquires it for its whole block. An
+//     the order of some execution) acquires it for its own thread; a
+//     barrier of the block spreads what its threads acquired to the whole
+//     block, a warp collective to the lanes of the warp. An
 //     atomic read-modify-write continues the release sequence of the
 //     write it read (C++'s release sequences), so the last of many blocks
 //     that each fence and atomicAdd a counter acquires them all
@@ -35,12 +37,15 @@ import (
 //     every block after it. A fence of .cta scope releases only to the
 //     threads of its own block.
 //
-// Releases and acquires are tracked per block (a block's epoch counts its
-// releases; a block's clock is what it acquired from other blocks), so a
-// thread's access is ordered after everything its block did before a
-// release another thread of the block made: this errs on the side of
-// silence (a missing __syncthreads between a block's flag spin and its
-// other threads' reads is not reported), never of a false report.
+// Releases are tracked per block (a block's epoch counts its releases),
+// so a release covers everything its block did before it, not only its
+// own thread's accesses: this errs on the side of silence (a missing
+// __syncthreads between a block's writes and one thread's fence and flag
+// is not reported), never of a false report. Acquires are per thread (a
+// thread's clock is what it acquired from other blocks, a warp's and a
+// block's what their collectives and barriers spread), so a missing
+// __syncthreads between one thread's flag spin and the other threads'
+// reads of the data is reported.
 //
 // Morally strong: atomics (atom, red), and ld and st with .volatile,
 // .relaxed, .acquire or .release, never race with each other when their
@@ -327,12 +332,21 @@ type blockRaces struct {
 	epoch    uint32   // bumped at each release
 	phase    uint32   // bumped at each completed barrier
 	warpSync []uint32 // per warp: collectives completed
-	clk      vclock   // acquired from releases
-	rel      []vclock // per thread: the release of its last fence, or nil
-	fenced   bool     // some rel is set
-	held     []heldGlobal
-	pageKey  uint64 // the last page used, + 1
-	page     *gpage
+	clk      vclock   // acquired by the block's threads before its last barrier
+	// wclk: per warp, acquired by its lanes before its last collective;
+	// tclk: per thread, acquired since (nil where none; acquired says
+	// whether any is set).
+	wclk, tclk []vclock
+	acquired   bool
+	rel        []vclock // per thread: the release of its last fence, or nil
+	fenced     bool     // some rel is set
+	held       []heldGlobal
+	// pageKeys (page number + 1) and pages: the pages used last, one for
+	// each of the few arrays a kernel walks at once; nextPage the entry
+	// to replace next.
+	pageKeys [4]uint64
+	pages    [4]*gpage
+	nextPage int
 }
 
 // heldGlobal is a write that met an unordered earlier write: a race only
@@ -356,7 +370,60 @@ func (g *globalRaces) newBlock(threads int) *blockRaces {
 	if g == nil {
 		return nil
 	}
-	return &blockRaces{g: g, warpSync: make([]uint32, (threads+warpSize-1)/warpSize), rel: make([]vclock, threads)}
+	warps := (threads + warpSize - 1) / warpSize
+	return &blockRaces{g: g, warpSync: make([]uint32, warps), rel: make([]vclock, threads), wclk: make([]vclock, warps), tclk: make([]vclock, threads)}
+}
+
+// barrier spreads what each thread acquired to the whole block: a barrier
+// of the block completed.
+func (br *blockRaces) barrier() {
+	br.phase++
+	if !br.acquired {
+		return
+	}
+	for i, c := range br.wclk {
+		br.clk = br.clk.join(c)
+		br.wclk[i] = nil
+	}
+	for i, c := range br.tclk {
+		br.clk = br.clk.join(c)
+		br.tclk[i] = nil
+	}
+	br.acquired = false
+}
+
+// collective spreads what the lanes ts of one warp acquired to the warp:
+// a warp collective (bar.warp.sync, shfl.sync, vote.sync, ...) of theirs
+// completed.
+func (br *blockRaces) collective(ts []thread) {
+	w := ts[0].id / warpSize
+	br.warpSync[w]++
+	if !br.acquired {
+		return
+	}
+	for j := range ts {
+		br.wclk[w] = br.wclk[w].join(br.tclk[ts[j].id])
+	}
+}
+
+// known is the epoch of block b that thread t's accesses are ordered
+// after: what its block, its warp and it acquired.
+func (br *blockRaces) known(t *thread, b uint32) uint32 {
+	e := br.clk[b]
+	if br.acquired {
+		e = max(e, br.wclk[t.id/warpSize][b], br.tclk[t.id][b])
+	}
+	return e
+}
+
+// clock is a copy of what thread t acquired, with room for one more
+// entry.
+func (br *blockRaces) clock(t *thread) vclock {
+	c := br.clk.clone()
+	if br.acquired {
+		c = c.join(br.wclk[t.id/warpSize]).join(br.tclk[t.id])
+	}
+	return c
 }
 
 // start resets the block state for block b.
@@ -365,6 +432,11 @@ func (br *blockRaces) start(b uint32) {
 	br.phase++
 	clear(br.rel)
 	br.fenced = false
+	if br.acquired {
+		clear(br.wclk)
+		clear(br.tclk)
+		br.acquired = false
+	}
 }
 
 // fence runs a releasing fence of thread t.
@@ -376,7 +448,7 @@ func (m *machine) raceFence(t *thread) {
 	}
 	br.g.lock()
 	defer br.g.unlock()
-	c := br.clk.clone()
+	c := br.clock(t)
 	c[br.blk] = br.epoch
 	if t.fn.sites[pc]&sfCTA != 0 {
 		c = vclock{br.blk: br.epoch}
@@ -403,7 +475,7 @@ func (br *blockRaces) ordered(a *gacc, me *gacc, t *thread) bool {
 			return true
 		}
 	}
-	return br.clk[ab] >= a.epoch
+	return br.known(t, ab) >= a.epoch
 }
 
 // strongPair reports whether a and b are morally strong towards each
@@ -467,15 +539,20 @@ func (br *blockRaces) word(w uint64) *gword {
 
 // seg returns the shadow segment of word w, making its page on first use.
 func (br *blockRaces) seg(w uint64) *gseg {
-	pg := br.page
-	if key := w/(4*pageWords) + 1; key != br.pageKey {
-		g := br.g
-		if pg = g.pages[key]; pg == nil {
-			pg = new(gpage)
-			g.pages[key] = pg
+	key := w/(4*pageWords) + 1
+	for i, k := range br.pageKeys {
+		if k == key {
+			return &br.pages[i][w/4%pageWords/segWords]
 		}
-		br.page, br.pageKey = pg, key
 	}
+	g := br.g
+	pg := g.pages[key]
+	if pg == nil {
+		pg = new(gpage)
+		g.pages[key] = pg
+	}
+	i := br.nextPage
+	br.pageKeys[i], br.pages[i], br.nextPage = key, pg, (i+1)%len(br.pages)
 	return &pg[w/4%pageWords/segWords]
 }
 
@@ -500,7 +577,7 @@ func (m *machine) globalWord(t *thread, sh *gword, me *gacc, w uint64, flags uin
 	written = sh.w.tid != 0
 	m.checkWord(t, sh, me, w, flags)
 	if me.kind != gWrite {
-		m.acquire(w, sh)
+		m.acquire(t, w, sh)
 	}
 	if me.kind != gRead {
 		m.release(t, w, flags, me.kind == gAtomic)
@@ -608,20 +685,30 @@ func (m *machine) checkWord(t *thread, sh *gword, me *gacc, w uint64, flags uint
 	}
 }
 
-// acquire joins the release that word w's last write carries into the
-// block's clock.
-func (m *machine) acquire(w uint64, sh *gword) {
+// acquire joins the release that word w's last write carries into
+// thread t's clock (a barrier spreads it to the block, a warp collective
+// to the warp).
+func (m *machine) acquire(t *thread, w uint64, sh *gword) {
 	br := m.gr
 	sv := br.g.syncs[w]
 	if sv == nil || sh.w.tid == 0 {
 		return
 	}
-	br.clk = br.clk.join(sv.clk)
-	if sv.ctaBlk == br.blk+1 && sv.ctaEpch > br.clk[br.blk] {
-		if br.clk == nil {
-			br.clk = vclock{}
+	c := br.tclk[t.id]
+	if len(sv.clk) != 0 {
+		if c == nil {
+			c = make(vclock, len(sv.clk))
 		}
-		br.clk[br.blk] = sv.ctaEpch
+		c = c.join(sv.clk)
+	}
+	if sv.ctaBlk == br.blk+1 && sv.ctaEpch > c[br.blk] {
+		if c == nil {
+			c = vclock{}
+		}
+		c[br.blk] = sv.ctaEpch
+	}
+	if c != nil {
+		br.tclk[t.id], br.acquired = c, true
 	}
 }
 
@@ -633,7 +720,7 @@ func (m *machine) release(t *thread, w uint64, flags uint8, rmw bool) {
 	g := br.g
 	var c vclock
 	if flags&sfRelease != 0 {
-		c = br.clk.clone()
+		c = br.clock(t)
 		c[br.blk] = br.epoch
 		if flags&sfCTA != 0 {
 			c = vclock{br.blk: br.epoch, ^uint32(0): 1}

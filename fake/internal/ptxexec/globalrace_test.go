@@ -124,6 +124,8 @@ func TestGlobalRaceTwins(t *testing.T) {
 		{"own_block_nosync", "own_block", grLaunch{grid: 2, block: 64, args: args(big, big)}},
 		{"warp_nosync", "warp_sync", grLaunch{grid: 2, block: 64, args: args(big, big)}},
 		{"message_nofence", "message_fence", grLaunch{grid: 2, block: 64, args: args(big, flag, big)}},
+		{"message_nosync", "message_fence", grLaunch{grid: 2, block: 64, args: args(big, flag, big)}},
+		{"message_nosync", "message_syncwarp", grLaunch{grid: 2, block: 32, args: args(big, flag, big)}},
 		{"atomic_block_scope", "atomic_block_scope_own", grLaunch{grid: 4, block: 32, args: args(big)}},
 		{"lock_unfenced", "lock_fenced", grLaunch{grid: 8, block: 32, args: args(flag, big)}},
 		{"next_block", "grid_sync", grLaunch{grid: 8, block: 64, coop: true, args: args(big, big)}},

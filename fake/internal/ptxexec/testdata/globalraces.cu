@@ -300,3 +300,27 @@ extern "C" __global__ void message_chain(int *rows, volatile int *flags) {
     __syncthreads();
     if (threadIdx.x == 0) { __threadfence(); flags[b] = 1; }
 }
+// Acquires are per thread: thread 0 spins on the flag and the others read
+// the data with no __syncthreads after the spin (racy); a __syncwarp
+// spreads lane 0's acquire to its warp (race-free for a one-warp block).
+extern "C" __global__ void message_nosync(int *data, volatile int *flag, int *out) {
+    if (blockIdx.x == 0) {
+        data[threadIdx.x] = threadIdx.x + 1;
+        __syncthreads();
+        if (threadIdx.x == 0) { __threadfence(); *flag = 1; }
+    } else {
+        if (threadIdx.x == 0) while (*flag == 0) {}
+        out[threadIdx.x] = data[threadIdx.x];
+    }
+}
+extern "C" __global__ void message_syncwarp(int *data, volatile int *flag, int *out) {
+    if (blockIdx.x == 0) {
+        data[threadIdx.x] = threadIdx.x + 1;
+        __syncthreads();
+        if (threadIdx.x == 0) { __threadfence(); *flag = 1; }
+    } else {
+        if (threadIdx.x == 0) while (*flag == 0) {}
+        __syncwarp();
+        out[threadIdx.x] = data[threadIdx.x];
+    }
+}
