@@ -260,15 +260,6 @@ func (m *machine) unordered(a, me *shadowAccess, t *thread) bool {
 	return true
 }
 
-// stmt is the statement of t's current instruction.
-func (m *machine) stmt(t *thread) *ptx.Stmt {
-	pc := t.pc - 1
-	if pc < 0 || pc >= len(t.fn.stmts) {
-		pc = 0
-	}
-	return t.fn.stmts[pc]
-}
-
 // reportRace tells the observer of a race between recorded access a (a
 // write if firstWrite) and access me of thread tid (a write if write),
 // once per pair of instructions.
