@@ -247,23 +247,34 @@ const (
 
 type gpage [pageWords / segWords]gseg
 
-// gseg is the shadow of segWords words: while words is nil, each kind of
+// gseg is the shadow of segWords words: while words is 0, each kind of
 // access recorded is one warp's coalesced access, word k by the thread
 // w.tid + k/wPer (r.tid + k/rPer), as if each word had that record; the
-// first access that does not fit makes the words (full).
+// first access that does not fit makes the words (full). It holds no
+// pointer (words numbers them in globalRaces.words), so that the pages
+// cost the collector nothing.
 type gseg struct {
-	words      *[segWords]gword
+	words      uint32 // globalRaces.words index + 1; 0: none yet
 	w, r       gacc
 	wPer, rPer uint8 // words a lane
 }
 
+// wordChunk is how many segments' words globalRaces.words makes at once.
+const wordChunk = 64
+
 // full returns the words of seg, made from its warp-wide records on first
-// use.
-func (seg *gseg) full() *[segWords]gword {
-	if seg.words != nil {
-		return seg.words
+// use. g.mu held.
+func (g *globalRaces) full(seg *gseg) *[segWords]gword {
+	if seg.words != 0 {
+		i := seg.words - 1
+		return &g.words[i/wordChunk][i%wordChunk]
 	}
-	ws := new([segWords]gword)
+	if g.nwords%wordChunk == 0 {
+		g.words = append(g.words, new([wordChunk][segWords]gword))
+	}
+	i := g.nwords
+	g.nwords++
+	ws := &g.words[i/wordChunk][i%wordChunk]
 	for k := range ws {
 		if seg.w.tid != 0 {
 			ws[k].w = seg.w
@@ -274,7 +285,7 @@ func (seg *gseg) full() *[segWords]gword {
 			ws[k].r1.tid += uint32(k) / uint32(seg.rPer)
 		}
 	}
-	seg.words = ws
+	seg.words = i + 1
 	return ws
 }
 
@@ -285,7 +296,7 @@ func (seg *gseg) full() *[segWords]gword {
 // segment records by program order alone (the same lanes, or nothing
 // yet), the access releases nothing, and nothing acquires.
 func (seg *gseg) warp(me *gacc, per uint8, releases bool) (done, written bool) {
-	if seg.words != nil || seg.w.tid != 0 && (seg.w.tid != me.tid || seg.wPer != per) ||
+	if seg.words != 0 || seg.w.tid != 0 && (seg.w.tid != me.tid || seg.wPer != per) ||
 		seg.r.tid != 0 && (seg.r.tid != me.tid || seg.rPer != per) {
 		return false, false
 	}
@@ -320,9 +331,13 @@ type globalRaces struct {
 	parallel bool
 	mu       sync.Mutex
 	pages    map[uint64]*gpage
-	syncs    map[uint64]*syncVar
-	seen     map[[2]uint32]bool
-	out      []GlobalRace // found under mu, told to obs after it
+	// words: the segments' words where they have their own (gseg.full),
+	// wordChunk segments a chunk; nwords how many are used.
+	words  []*[wordChunk][segWords]gword
+	nwords uint32
+	syncs  map[uint64]*syncVar
+	seen   map[[2]uint32]bool
+	out    []GlobalRace // found under mu, told to obs after it
 }
 
 // blockRaces is a machine's part: the block it runs.
@@ -534,7 +549,7 @@ func accKind(in *inst) uint8 {
 
 // word returns the shadow of word w, making its page on first use.
 func (br *blockRaces) word(w uint64) *gword {
-	return &br.seg(w).full()[w/4%segWords]
+	return &br.g.full(br.seg(w))[w/4%segWords]
 }
 
 // seg returns the shadow segment of word w, making its page on first use.

@@ -218,7 +218,7 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 				// math.MaxInt): straight-line code runs in one call,
 				// up to an instruction it leaves to the switch below
 				// (code ends with a ret that the decoder adds).
-				pc = m.runFullSeq(w, code, pc)
+				pc = m.runFullSeq(w, ts, code, pc)
 			}
 			in := &code[pc]
 			pc++
@@ -840,14 +840,8 @@ func (m *machine) loadLanes(ts []thread, S []uint64, act uint32, in *inst, pc in
 		}
 		return true
 	}
-	if act == allLanes && in.op == opLdGlobal {
-		if b := m.warpSpan(ts, ra, imm, in, pc); b != nil {
-			rv := lane32(S, in.v[0])
-			for j := range rv {
-				rv[j] = extend(loadLE(b[uint64(j)*n:], size), in)
-			}
-			return true
-		}
+	if act == allLanes && m.observedFull(ts, S, in, pc) {
+		return true
 	}
 	for a := act; a != 0; a &= a - 1 {
 		j := bits.TrailingZeros32(a) & 31
@@ -900,14 +894,8 @@ func (m *machine) storeLanes(ts []thread, S []uint64, act uint32, in *inst, pc i
 		}
 		return true
 	}
-	if act == allLanes && in.op == opStGlobal {
-		if b := m.warpSpan(ts, ra, imm, in, pc); b != nil {
-			rv := lane32(S, in.v[0])
-			for j := range rv {
-				store(b[uint64(j)*n:], size, rv[j])
-			}
-			return true
-		}
+	if act == allLanes && m.observedFull(ts, S, in, pc) {
+		return true
 	}
 	for a := act; a != 0; a &= a - 1 {
 		j := bits.TrailingZeros32(a) & 31

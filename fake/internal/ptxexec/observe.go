@@ -133,3 +133,28 @@ func (m *machine) observeWarp(ts []thread, in *inst, pc int, addr uint64) {
 		m.obs.Global(a)
 	}
 }
+
+// observedFull runs a full warp's coalesced global ld or st (lanes ts,
+// registers S, the instruction before pc) with an Observer, observed as
+// one access (warpSpan). It reports false, having done nothing, where
+// the lanes must go one by one.
+func (m *machine) observedFull(ts []thread, S []uint64, in *inst, pc int) bool {
+	if m.obs == nil || in.op != opLdGlobal && in.op != opStGlobal {
+		return false
+	}
+	b := m.warpSpan(ts, lane32(S, in.a), uint64(in.imm), in, pc)
+	if b == nil {
+		return false
+	}
+	rv, n := lane32(S, in.v[0]), uint64(in.size)
+	if in.op == opLdGlobal {
+		for j := range rv {
+			rv[j] = extend(loadLE(b[uint64(j)*n:], in.size), in)
+		}
+		return true
+	}
+	for j := range rv {
+		store(b[uint64(j)*n:], in.size, rv[j])
+	}
+	return true
+}
