@@ -36,6 +36,9 @@ func testGraphNodes(t *testing.T, drv *driver.Driver) {
 		{"dot", testGraphDOT},
 		{"retention", testGraphRetention},
 		{"user-object", testGraphUserObject},
+		{"rules", testGraphRules},
+		{"capture-stream-closed", testGraphCaptureStreamClosed},
+		{"capture-retains", testGraphCaptureRetains},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.run(t, drv) })
 	}

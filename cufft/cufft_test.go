@@ -240,6 +240,11 @@ func TestChecks(t *testing.T) {
 		{N: []int{8}, Type: cufft.Type(7), Batch: 1},
 		{N: []int{8}, Type: cufft.C2C, Batch: 1, In: &cufft.Layout{Embed: []int{8}, Stride: 1, Dist: 8}},
 		{N: []int{1 << 31, 1 << 31}, Type: cufft.C2C, Batch: 1 << 20},
+		// Layouts whose span wraps an int64: they used to pass the
+		// buffers' length check and run on 4-element buffers.
+		{N: []int{4}, Type: cufft.C2C, Batch: 1, In: &cufft.Layout{Embed: []int{4}, Stride: 1 << 62, Dist: 4}, Out: &cufft.Layout{Embed: []int{4}, Stride: 1, Dist: 4}},
+		{N: []int{4}, Type: cufft.C2C, Batch: 2, In: &cufft.Layout{Embed: []int{4}, Stride: 1, Dist: 4}, Out: &cufft.Layout{Embed: []int{4}, Stride: 1, Dist: 1<<62 + 1<<61}},
+		{N: []int{2, 2}, Type: cufft.C2C, Batch: 1, In: &cufft.Layout{Embed: []int{2, 1 << 62}, Stride: 4, Dist: 4}, Out: &cufft.Layout{Embed: []int{2, 2}, Stride: 1, Dist: 4}},
 	} {
 		_, err := cufft.PlanMany(s, m)
 		assert.ErrorIs(t, err, driver.ErrInvalidValue, "%+v", m)

@@ -3,6 +3,7 @@ package cufft
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/nocgo/cuda/driver"
@@ -92,16 +93,48 @@ type side struct {
 	stride, dist int64
 }
 
-// extent is the elements a side spans: one past its largest offset.
+// extent is the elements a side spans: one past its largest offset. A
+// layout checked by Many.check spans at most maxSpan elements.
 func (sd side) extent(batch int64) int64 {
+	n, _ := sd.span(batch)
+	return n
+}
+
+// maxSpan bounds the elements a layout may span: its bytes (16 an element
+// at most) then fit an int64.
+const maxSpan = math.MaxInt64 / 16
+
+// span is extent, and false when a step of it would exceed maxSpan (huge
+// strides, distances or embeddings that would wrap).
+func (sd side) span(batch int64) (int64, bool) {
 	var k int64
+	ok := true
 	for i, d := range sd.dims {
 		if i > 0 {
-			k *= sd.embed[i]
+			k = mulSpan(k, sd.embed[i], &ok)
 		}
-		k += d - 1
+		k = addSpan(k, d-1, &ok)
 	}
-	return (batch-1)*sd.dist + sd.stride*k + 1
+	n := addSpan(addSpan(mulSpan(batch-1, sd.dist, &ok), mulSpan(sd.stride, k, &ok), &ok), 1, &ok)
+	return n, ok
+}
+
+// mulSpan returns a*b for a, b >= 0, clearing *ok when it exceeds maxSpan.
+func mulSpan(a, b int64, ok *bool) int64 {
+	if a != 0 && b > maxSpan/a {
+		*ok = false
+		return maxSpan
+	}
+	return a * b
+}
+
+// addSpan returns a+b for a, b >= 0, clearing *ok when it exceeds maxSpan.
+func addSpan(a, b int64, ok *bool) int64 {
+	if a > maxSpan-b {
+		*ok = false
+		return maxSpan
+	}
+	return a + b
 }
 
 // ErrClosed is returned by every use of a closed Plan.
@@ -241,7 +274,12 @@ func (m *Many) check(op string) (*backend.FFTPlan, side, side, error) {
 			}
 			e[i] = int64(x)
 		}
-		return side{dims: dims, embed: e, stride: int64(l.Stride), dist: int64(l.Dist)}, nil
+		sd := side{dims: dims, embed: e, stride: int64(l.Stride), dist: int64(l.Dist)}
+		if _, ok := sd.span(int64(m.Batch)); !ok {
+			return side{}, fmt.Errorf("%s: %s layout: stride %d, distance %d, embedding %v over %d batches spans more than %d elements: %w",
+				op, name, l.Stride, l.Dist, l.Embed, m.Batch, int64(maxSpan), driver.ErrInvalidValue)
+		}
+		return sd, nil
 	}
 	in, err := mk("In", m.In, inDims)
 	if err != nil {

@@ -122,8 +122,10 @@ func (c *Context) Limit(l Limit) (uint64, error) {
 // The limit is the context's, so for the primary context it is shared with
 // every other user of it in the process. A limit the device does not have
 // is an error wrapping ErrUnsupportedLimit (nothing changed); a read-only
-// limit, or one set too late (LimitPrintfFIFOSize, LimitMallocHeapSize
-// after a kernel used them), ErrInvalidValue.
+// limit (LimitSharedMemSize, LimitCIGEnabled) ErrNotPermitted, as the
+// H200's driver answers; a value out of the limit's range, or one set too late
+// (LimitPrintfFIFOSize, LimitMallocHeapSize after a kernel used them),
+// ErrInvalidValue.
 func (c *Context) SetLimit(l Limit, value uint64) (uint64, error) {
 	const op = "driver.Context.SetLimit"
 	if c.state() == nil {

@@ -28,6 +28,7 @@ type fakeBackend struct {
 	compiler  compilerState // NVIDIA's NVRTC, if in use (nvrtc_real.go)
 	libraries libraryState  // cuLibrary's libraries and kernels (module_library.go)
 	libs      mathLibs      // the fake cuBLAS, cuRAND and cuFFT, made on first use (curand.go)
+	nvml      nvmlState     // the fake NVML, made on first use (nvml.go)
 
 	inited atomic.Bool           // cuInit was called
 	poison atomic.Pointer[error] // the sticky fault that poisoned the process, if any (see poison.go)

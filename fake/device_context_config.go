@@ -102,8 +102,8 @@ func (b *fakeBackend) CtxGetLimit(l backend.Limit) (uintptr, error) {
 // bytes, the persisting L2 size to the device's maximum
 // (CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE); a stack that every
 // resident thread of the device could not have at once in its memory is
-// CUDA_ERROR_OUT_OF_MEMORY; the read-only limits are
-// CUDA_ERROR_INVALID_VALUE.
+// CUDA_ERROR_OUT_OF_MEMORY; the read-only limits (the CIG ones) are
+// CUDA_ERROR_NOT_PERMITTED, as on the H200.
 func (b *fakeBackend) CtxSetLimit(l backend.Limit, v uintptr) error {
 	if err := b.enter(abi.CuCtxSetLimit); err != nil {
 		return err

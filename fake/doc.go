@@ -16,7 +16,9 @@
 // The fake also has cuBLAS, cuRAND and cuFFT (packages cublas, curand,
 // cufft), computed on the CPU in stream order: see fake/internal/cublas,
 // fake/internal/curand and fake/internal/cufft for what matches NVIDIA's
-// libraries and how closely.
+// libraries and how closely. Its NVML (package nvml) reports the fake's own
+// devices, allocations and contexts, with readings a test sets through
+// NVMLDevice and faults it injects with FailNVML (fake/internal/nvml).
 //
 // It behaves like the real driver on everything a caller can see, as
 // measured on an H200 (driver 580, CUDA 13.0), and the conformance suite in

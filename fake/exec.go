@@ -111,6 +111,8 @@ type item struct {
 	waitSeq uint64
 
 	race *race.Op // its clock and call stack, when the race detector is on (race.go)
+
+	fn *function // a kernel launch's function, for a capture of it (graph_capture.go)
 }
 
 // runMode says how runHead treats host callbacks.

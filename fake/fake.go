@@ -33,9 +33,11 @@ type Backend interface {
 	backend.BLASLtProvider
 	backend.RANDProvider
 	backend.FFTProvider
+	backend.NVMLProvider // nvml.go
 	backend.ProcessSpawner
 	backend.RaceDetector
 	backend.Libraries // cuLibrary (module_library.go)
+	backend.KernelCache
 
 	// Fake returns the backend's reports and kernels (see Fake).
 	Fake() *Fake
@@ -103,7 +105,9 @@ func (f *Fake) KernelFault() error {
 // LoadError returns why the last module load the PTX interpreter refused
 // (CUDA_ERROR_INVALID_PTX) failed: the PTX line, the instruction and what is
 // not supported. It is nil when no load was refused. The error wraps
-// driver.ErrInvalidPTX.
+// driver.ErrInvalidPTX; for a Go body (Kernel) whose parameters are not
+// those of the PTX entry it was registered for (CUDA_ERROR_INVALID_IMAGE),
+// it says which parameter differs, and wraps driver.ErrInvalidImage.
 func (f *Fake) LoadError() error {
 	if f == nil || f.b == nil {
 		return nil

@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"unsafe"
@@ -136,8 +137,9 @@ func (b *fakeBackend) newGraphLocked() *fgraph {
 // GraphDestroy is cuGraphDestroy. A graph being captured into has no
 // handle yet: it gets one at cuStreamEndCapture.
 func (b *fakeBackend) GraphDestroy(h uintptr) error {
-	if err := b.enter(abi.CuGraphDestroy); err != nil {
-		return err
+	sticky, ok := b.enterTeardown(abi.CuGraphDestroy)
+	if !ok {
+		return sticky
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -149,7 +151,24 @@ func (b *fakeBackend) GraphDestroy(h uintptr) error {
 		return driver.ErrInvalidValue // the conditional node's, not the user's
 	}
 	b.dropGraphLocked(g)
-	return nil
+	return sticky
+}
+
+// enterTeardown is enter for the destruction of a graph or a graph exec,
+// which no context's teardown takes with it: in a process poisoned by a
+// sticky fault the call fails with that fault as every call does (err),
+// but the object goes all the same (ok), as a context's own objects go
+// with the context, so that a graph the user closed is not listed by
+// Leaks. ok is false when the call must not go on.
+func (b *fakeBackend) enterTeardown(op string) (err error, ok bool) {
+	err = b.enter(op)
+	if err == nil {
+		return nil, true
+	}
+	if p := b.poison.Load(); p != nil && errors.Is(err, *p) {
+		return err, true
+	}
+	return err, false
 }
 
 func (b *fakeBackend) dropGraphLocked(g *fgraph) {
@@ -188,6 +207,11 @@ func (b *fakeBackend) GraphClone(h uintptr) (uintptr, error) {
 	g, err := b.graphLocked(h)
 	if err != nil {
 		return 0, err
+	}
+	if hasMemNodes(g) {
+		// cuGraphAddMemFreeNode's restrictions: "the graph cannot be
+		// cloned".
+		return 0, driver.ErrNotSupported
 	}
 	c := b.newGraphLocked()
 	b.copyIntoLocked(c, g, true)
@@ -282,11 +306,50 @@ func (b *fakeBackend) addNode(op string, h uintptr, deps []uintptr, make func() 
 	if err != nil {
 		return 0, err
 	}
+	if g.body && !inBody(n) {
+		return 0, driver.ErrInvalidValue
+	}
 	n.h, n.deps = newHandle(), ds
 	g.nodes = append(g.nodes, n)
 	b.graphs.nodes[n.h] = n
 	b.graphs.owner[n] = g
 	return n.h, nil
+}
+
+// inBody reports whether n may be a node of a conditional node's body: the
+// CUDA programming guide ("Conditional Graph Nodes") allows kernel, copy,
+// memset, empty, child graph and conditional nodes there, and a child
+// graph under the same rule.
+func inBody(n *gnode) bool {
+	switch n.kind {
+	case nodeKernel, nodeMemcpy, nodeMemset, nodeEmpty, nodeCond:
+		return true
+	case nodeChild:
+		for _, c := range n.child.nodes {
+			if !inBody(c) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// loadedOnly returns the work run of a graph's kernel node of f, which
+// fails with CUDA_ERROR_INVALID_HANDLE, running nothing, once f's module
+// is unloaded: a replay never runs unloaded code as if it were loaded (on
+// a GPU it is undefined). run is returned as it is for work of no kernel
+// (f nil).
+func loadedOnly(f *function, run func() error) func() error {
+	if f == nil || run == nil {
+		return run
+	}
+	return func() error {
+		if f.mod.unloaded.Load() {
+			return driver.ErrInvalidHandle
+		}
+		return run()
+	}
 }
 
 // GraphAddKernelNode is cuGraphAddKernelNode: checked as cuLaunchKernel
@@ -308,7 +371,7 @@ func (b *fakeBackend) GraphAddKernelNode(g uintptr, deps []uintptr, p *backend.K
 		if err != nil {
 			return nil, err
 		}
-		return &gnode{kind: nodeKernel, run: run}, nil
+		return &gnode{kind: nodeKernel, run: loadedOnly(f, run)}, nil
 	})
 }
 
@@ -543,8 +606,9 @@ func flatten(out []*gnode, g *fgraph) []*gnode {
 
 // GraphExecDestroy is cuGraphExecDestroy; launches in flight still run.
 func (b *fakeBackend) GraphExecDestroy(h uintptr) error {
-	if err := b.enter(abi.CuGraphExecDestroy); err != nil {
-		return err
+	sticky, ok := b.enterTeardown(abi.CuGraphExecDestroy)
+	if !ok {
+		return sticky
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -555,7 +619,7 @@ func (b *fakeBackend) GraphExecDestroy(h uintptr) error {
 	delete(b.graphs.execs, h)
 	b.releaseAllLocked(x.uobjs, x.ctx)
 	x.uobjs = nil
-	return nil
+	return sticky
 }
 
 // GraphUpload is cuGraphUpload: a stream-ordered no-op on the fake.

@@ -141,6 +141,26 @@ func (b *fakeBackend) endCaptureLocked(c *capture) {
 	}
 }
 
+// captureStreamGoneLocked ends the part the destroyed stream s had in a
+// capture: the origin's destruction ends the capture (every stream of it
+// leaves capture mode, and nothing is recorded any more: no graph can come
+// of it); a joined stream's leaves the capture, invalidated. Either way
+// the context takes legacy-stream work again once no blocking stream
+// captures.
+func (b *fakeBackend) captureStreamGoneLocked(s *stream) {
+	c := b.graphs.captures[s]
+	if c == nil {
+		return
+	}
+	if c.origin == s {
+		b.endCaptureLocked(c)
+		return
+	}
+	delete(b.graphs.captures, s)
+	delete(c.leaves, s)
+	c.invalid = true
+}
+
 // StreamGetCaptureInfo is cuStreamGetCaptureInfo.
 func (b *fakeBackend) StreamGetCaptureInfo(h uintptr) (backend.CaptureStatus, uint64, error) {
 	if err := b.enter(abi.CuStreamGetCaptureInfo); err != nil {
@@ -168,7 +188,7 @@ func (b *fakeBackend) captureLocked(c *capture, s *stream, it *item) error {
 	if c.invalid {
 		return backend.ErrStreamCaptureInvalidated
 	}
-	n := &gnode{h: newHandle(), kind: nodeKernel, run: it.run, host: it.host, deps: c.leaves[s]}
+	n := &gnode{h: newHandle(), kind: nodeKernel, run: loadedOnly(it.fn, it.run), host: it.host, deps: c.leaves[s]}
 	if it.host != nil {
 		n.kind = nodeHost
 	}

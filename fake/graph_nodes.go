@@ -58,6 +58,9 @@ func (b *fakeBackend) GraphAddMemAllocNode(g uintptr, deps []uintptr, p backend.
 	tid := core.ThreadID()
 	var m *graphMem
 	n, err := b.addNode(op, g, deps, func() (*gnode, error) {
+		if gr := b.graphs.graphs[g]; gr != nil && gr.body {
+			return nil, driver.ErrInvalidValue // not in a conditional body (addNode)
+		}
 		if bytes == 0 || p.AllocType != backend.MemAllocationTypePinned || p.HandleTypes != 0 ||
 			p.Location.Type != backend.MemLocationDevice {
 			return nil, driver.ErrInvalidValue
@@ -119,6 +122,11 @@ func (b *fakeBackend) GraphAddMemFreeNode(g uintptr, deps []uintptr, dptr uintpt
 		}
 		if m == nil || dptr == 0 {
 			return nil, driver.ErrInvalidValue
+		}
+		for _, n := range gr.nodes {
+			if n.kind == nodeFree && n.mem == m {
+				return nil, driver.ErrInvalidValue // freed twice in the graph
+			}
 		}
 		return &gnode{kind: nodeFree, mem: m, run: func() error {
 			b.mu.Lock()
@@ -208,7 +216,7 @@ func (b *fakeBackend) GraphExecKernelNodeSetParams(x, n uintptr, p *backend.Kern
 	if err != nil {
 		return err
 	}
-	node.run = run
+	node.run = loadedOnly(f, run)
 	b.buildStepsLocked(e)
 	return nil
 }

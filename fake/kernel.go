@@ -20,6 +20,9 @@ type Ptr uintptr
 // Dim3 is a CUDA dim3: block and grid coordinates and sizes.
 type Dim3 struct{ X, Y, Z int }
 
+// String returns "(x, y, z)".
+func (d Dim3) String() string { return fmt.Sprintf("(%d, %d, %d)", d.X, d.Y, d.Z) }
+
 // Thread is what a kernel body knows about the thread running it: the
 // built-in variables blockIdx, blockDim, threadIdx and gridDim. The fake
 // calls a body once per thread of the launch grid, one thread at a time
@@ -48,9 +51,10 @@ type Scalar interface {
 
 // launchState is shared by the threads of one running launch.
 type launchState struct {
-	b     *fakeBackend
-	fault error          // first memory fault; the launch fails with it
-	race  *race.Recorder // the race detector's record of its accesses (race.go)
+	b      *fakeBackend
+	fault  error          // first memory fault; the launch fails with it
+	detail error          // what the fault was, where (body_fault.go)
+	race   *race.Recorder // the race detector's record of its accesses (race.go)
 }
 
 // memFault aborts a thread; the launch runner recovers it.
@@ -81,6 +85,7 @@ func (t Thread) access(p Ptr, i int, size uintptr, kind race.AccessKind) []byte 
 	if err != nil {
 		if t.l.fault == nil {
 			t.l.fault = err
+			t.l.detail = t.accessFault(p, i, size, kind, err)
 		}
 		panic(memFault{err})
 	}
@@ -255,7 +260,7 @@ func (k *kernel) runLaunch(b *fakeBackend, grid, block [3]uint32, sharedMem uint
 							t.ThreadIdx = Dim3{tx, ty, tz}
 							vals[0] = reflect.ValueOf(t)
 							if err := callThread(k.fn, vals, l); err != nil {
-								return err
+								return b.bodyFault(k, err, l.detail)
 							}
 						}
 					}
@@ -273,6 +278,7 @@ func callThread(fn reflect.Value, vals []reflect.Value, l *launchState) (err err
 				err = f.err
 			} else {
 				err = driver.ErrLaunchFailed
+				l.detail = bodyPanic(vals[0].Interface().(Thread), r)
 			}
 		}
 		if err == nil && l.fault != nil { // the body swallowed the fault

@@ -70,6 +70,7 @@ func (b *fakeBackend) launchKernel(fh uintptr, grid, block [3]uint32, sharedMem 
 		}
 		sms, resident := a[driver.AttrMultiprocessorCount], k.residentBlocks(a, block, sharedMem)
 		it.run = func() error { return k.runLaunch(b, grid, block, sharedMem, sms, resident, args, cooperative) }
+		it.fn = f
 		return nil
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
@@ -24,6 +25,8 @@ type module struct {
 	globalMem []*alloc
 
 	site callSite // who made it, for Leaks (leak_site.go)
+
+	unloaded atomic.Bool // set by unloadLocked, read by graph replays (loadedOnly)
 }
 
 type function struct {
@@ -184,13 +187,11 @@ func (b *fakeBackend) loadParsedLocked(c *context, arch int, cubin bool, mod *pt
 				k = ptxKernel(x)
 			}
 		}
-		if k == nil || k.err != nil || len(k.params) != len(e.sizes) {
+		if k == nil {
 			return nil, driver.ErrInvalidImage
 		}
-		for i, p := range k.params {
-			if e.sizes[i] != 0 && e.sizes[i] != p.size {
-				return nil, driver.ErrInvalidImage
-			}
+		if !k.fits(e) {
+			return nil, b.refuseBody(k, e)
 		}
 		m.funcs[e.name] = &function{mod: m, name: e.name, k: k, maxDyn: defaultMaxDynamicShared, carveout: -1}
 	}
@@ -224,6 +225,7 @@ func (b *fakeBackend) ModuleUnload(h uintptr) error {
 }
 
 func (b *fakeBackend) unloadLocked(m *module) {
+	m.unloaded.Store(true)
 	for _, f := range m.funcs {
 		delete(b.funcs, f.h)
 	}

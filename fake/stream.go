@@ -147,6 +147,7 @@ func (b *fakeBackend) StreamDestroy(h uintptr) error {
 	}
 	delete(b.streams, h)
 	s.dead = true
+	b.captureStreamGoneLocked(s)
 	c := s.ctx
 	for i, t := range c.streams {
 		if t == s {

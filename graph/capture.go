@@ -85,6 +85,11 @@ func BeginCapture(s *stream.Stream, mode Mode) (err error) {
 	if r := api.StreamBeginCapture(s.Handle(), backend.CaptureMode(mode)); r != nil {
 		return fmt.Errorf("%s: %s: cuStreamBeginCapture: %w", op, s, r)
 	}
+	// What the captured work refers to is retained for the graph (see
+	// Retention); a capture whose id cannot be read retains nothing.
+	if _, id, r := api.StreamGetCaptureInfo(s.Handle()); r == nil && id != 0 {
+		core.QueueOf(s).CaptureBegun(id)
+	}
 	return nil
 }
 
@@ -100,21 +105,39 @@ func EndCapture(s *stream.Stream) (_ *Graph, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
+	q := core.QueueOf(s)
+	_, id, ir := api.StreamGetCaptureInfo(s.Handle())
 	g, r := api.StreamEndCapture(s.Handle())
 	if err := b.Unbind(); err != nil && r == nil {
 		r = err
+	}
+	var kept []*core.Hold
+	if ir == nil && id != 0 {
+		if st, _, sr := api.StreamGetCaptureInfo(s.Handle()); sr == nil && st == backend.CaptureStatusNone {
+			kept = q.CaptureEnded(id) // the capture ended, with a graph or without
+		}
 	}
 	if r != nil {
 		if g != 0 {
 			_ = api.GraphDestroy(g)
 		}
+		release(kept)
 		return nil, fmt.Errorf("%s: %s: cuStreamEndCapture: %w", op, s, r)
 	}
 	out, err := adopt(s.Context(), api, g)
 	if err != nil {
+		release(kept)
 		return nil, fmt.Errorf("%s: %s: %w", op, s, err)
 	}
+	out.keep.holds = append(out.keep.holds, kept...)
 	return out, nil
+}
+
+// release ends the retentions of hs.
+func release(hs []*core.Hold) {
+	for _, h := range hs {
+		h.Release()
+	}
 }
 
 // endCapture is EndCapture for Capture, which promises that the capture

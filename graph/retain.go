@@ -13,7 +13,15 @@ import (
 // AddFill), the module of a kernel node (AddKernel), what a child graph
 // retains (AddChild), and buffers handed to it with KeepBuffer (those a
 // kernel node's arguments point to: the arguments are addresses, which the
-// graph cannot see). A clone of the graph and every Exec made from it
+// graph cannot see). A graph made by capture (Capture, BeginCapture and
+// EndCapture) retains the same of the work captured: the buffers of the
+// stream-ordered copies and fills of package memory (CopyToDeviceAsync,
+// CopyToHostAsync, CopyDtoDAsync, Fill, the pitched copies), the module of
+// each kernel launched, and the buffers given to module.Function.Launch as
+// arguments (for LaunchArgs and the typed kernels, whose arguments are
+// addresses already, KeepBuffer them). Work captured through foreign code,
+// or in a capture begun outside this package, is not seen, and retains
+// nothing. A clone of the graph and every Exec made from it
 // retain the same, until their own Close. While anything retains a buffer
 // or a module, its Close fails with an error wrapping ErrRetained and
 // changes nothing (retry it after closing the graphs and Execs): a launch

@@ -17,25 +17,34 @@ import (
 // the last of them is closed and the work they launched is done. It runs
 // on a goroutine of its own (the driver's thread is not held up), so it may
 // call into CUDA, close buffers and block; a panic in it is recovered and
-// reported on stderr. When the graph cannot take it, Retain returns the
-// error and release runs (nothing has it).
-func (g *Graph) Retain(release func()) error {
+// reported on stderr. When the graph cannot take it (a nil or closed
+// graph, a backend without user objects, a driver refusal), Retain returns
+// the error and release runs all the same, on a goroutine of its own
+// (nothing has it).
+func (g *Graph) Retain(release func()) (err error) {
 	const op = "graph.Graph.Retain"
-	if err := g.check(); err != nil {
-		return fmt.Errorf("%s: %w", op, err)
-	}
 	if release == nil {
 		return fmt.Errorf("%s: %s: nil func: %w", op, g, errInvalid)
+	}
+	handed := false // release went to a user object, which runs it
+	defer func() {
+		if err != nil && !handed {
+			go runRelease(release) // nothing has it
+		}
+	}()
+	if err := g.check(); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
 	}
 	uo, ok := g.api.(backend.UserObjects)
 	if !ok {
 		return fmt.Errorf("%s: the backend (%T) has no user objects (backend.UserObjects): %w", op, g.api, errors.ErrUnsupported)
 	}
-	err := g.hold.Do(func(backend.API) error {
+	err = g.hold.Do(func(backend.API) error {
 		obj, err := uo.UserObjectCreate(func() { go runRelease(release) }) // never holds up the driver's thread
 		if err != nil {
 			return fmt.Errorf("cuUserObjectCreate: %w", err)
 		}
+		handed = true
 		// The graph takes a reference of its own; then ours goes (on a
 		// refused retain too, which runs release: nothing else has it).
 		rerr := uo.GraphRetainUserObject(g.h, obj, 1, 0)

@@ -16,8 +16,11 @@ import (
 // from ordinary Go memory the driver stages src before returning, and it may
 // be reused at once (see the package documentation). An empty src queues
 // nothing and calls no driver, once dst and s are checked.
-func CopyToDeviceAsync[T any](s *stream.Stream, dst *Buffer[T], src []T) (err error) {
-	const op = "memory.CopyToDeviceAsync"
+func CopyToDeviceAsync[T any](s *stream.Stream, dst *Buffer[T], src []T) error {
+	return copyToDeviceAsync("memory.CopyToDeviceAsync", s, dst, src)
+}
+
+func copyToDeviceAsync[T any](op string, s *stream.Stream, dst *Buffer[T], src []T) (err error) {
 	if err := dst.usable(op, "dst"); err != nil {
 		return err
 	}
@@ -52,6 +55,7 @@ func CopyToDeviceAsync[T any](s *stream.Stream, dst *Buffer[T], src []T) (err er
 	if r != nil {
 		return fmt.Errorf("%s: %d bytes to %s on stream %#x: cuMemcpyHtoDAsync: %w", op, n, dst, s.Handle(), r)
 	}
+	keep(s, dst.a.hold)
 	return nil
 }
 
@@ -63,8 +67,11 @@ func CopyToDeviceAsync[T any](s *stream.Stream, dst *Buffer[T], src []T) (err er
 // pageable memory before returning but does not promise to, and the fake
 // driver writes dst only when the stream runs the copy. An empty src queues
 // nothing and calls no driver, once src and s are checked.
-func CopyToHostAsync[T any](s *stream.Stream, dst []T, src *Buffer[T]) (err error) {
-	const op = "memory.CopyToHostAsync"
+func CopyToHostAsync[T any](s *stream.Stream, dst []T, src *Buffer[T]) error {
+	return copyToHostAsync("memory.CopyToHostAsync", s, dst, src)
+}
+
+func copyToHostAsync[T any](op string, s *stream.Stream, dst []T, src *Buffer[T]) (err error) {
 	if err := src.usable(op, "src"); err != nil {
 		return err
 	}
@@ -98,6 +105,7 @@ func CopyToHostAsync[T any](s *stream.Stream, dst []T, src *Buffer[T]) (err erro
 	if r != nil {
 		return fmt.Errorf("%s: %d bytes from %s on stream %#x: cuMemcpyDtoHAsync: %w", op, src.bytes(), src, s.Handle(), r)
 	}
+	keep(s, src.a.hold)
 	return nil
 }
 
@@ -146,12 +154,14 @@ func CopyDtoDAsync[T any](s *stream.Stream, dst, src *Buffer[T]) (err error) {
 		if r := apiOf(dctx).MemcpyDtoDAsync(dst.ptr, src.ptr, n, s.Handle()); r != nil {
 			return fmt.Errorf("%s: %d bytes from %s to %s on stream %#x: cuMemcpyDtoDAsync: %w", op, n, src, dst, s.Handle(), r)
 		}
+		keep(s, dst.a.hold, src.a.hold)
 		return nil
 	}
 	if r := apiOf(dctx).MemcpyPeerAsync(dst.ptr, dctx.Handle(), src.ptr, sctx.Handle(), n, s.Handle()); r != nil {
 		return fmt.Errorf("%s: %d bytes from %s of %s to %s of %s on stream %#x: cuMemcpyPeerAsync: %w",
 			op, n, src, sctx, dst, dctx, s.Handle(), r)
 	}
+	keep(s, dst.a.hold, src.a.hold)
 	return nil
 }
 

@@ -2,10 +2,12 @@ package module
 
 import (
 	"fmt"
+	"reflect"
 	"unsafe"
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/internal/core"
+	"github.com/nocgo/cuda/memory"
 	"github.com/nocgo/cuda/stream"
 )
 
@@ -27,7 +29,7 @@ func (f *Function) Launch(s *stream.Stream, cfg Config, args ...any) error {
 	if err := f.check(); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	if err := cfg.check(f); err != nil {
+	if err := cfg.checkLaunch(f); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	lay, err := f.layout()
@@ -55,6 +57,7 @@ func (f *Function) Launch(s *stream.Stream, cfg Config, args ...any) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
+	keepArgs(s, args)
 	return nil
 }
 
@@ -70,7 +73,7 @@ func (f *Function) LaunchArgs(s *stream.Stream, cfg Config, args *Args) error {
 	if args == nil || args.f == nil || args.f.h != f.h {
 		return fmt.Errorf("%s: %w", op, f.argsForOther(args))
 	}
-	if err := cfg.check(f); err != nil {
+	if err := cfg.checkLaunch(f); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	if err := f.launch(s, &cfg, args.kernelParams()); err != nil {
@@ -92,7 +95,7 @@ func (f *Function) argsForOther(args *Args) error {
 func (f *Function) launch(s *stream.Stream, cfg *Config, params unsafe.Pointer) (err error) {
 	q := core.QueueOf(s)
 	if q == nil {
-		return fmt.Errorf("%s: nil or zero stream: %w", f, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil or zero stream: %w", f, driver.ErrInvalidInput)
 	}
 	// The module is held for the call: a concurrent Close (cuModuleUnload)
 	// waits for it.
@@ -115,6 +118,9 @@ func (f *Function) launch(s *stream.Stream, cfg *Config, params unsafe.Pointer) 
 	if sc := s.Context(); !sc.Same(f.m.ctx) {
 		return fmt.Errorf("%s: %s belongs to %s, the module to %s: %w", f, s, sc, f.m.ctx, driver.ErrWrongContext)
 	}
+	if cfg.empty() {
+		return nil // the empty launch (see Config): checked, and nothing to run
+	}
 	if cfg.SharedMem > defaultDynamicShared && int64(cfg.SharedMem) > f.k.maxDyn.Load() {
 		if err := f.ensureShared(cfg.SharedMem); err != nil {
 			return err
@@ -122,7 +128,11 @@ func (f *Function) launch(s *stream.Stream, cfg *Config, params unsafe.Pointer) 
 	}
 	g, bl := cfg.Grid, cfg.Block
 	if cfg.extended() {
-		return f.launchEx(s, cfg, params)
+		if err := f.launchEx(s, cfg, params); err != nil {
+			return err
+		}
+		q.Keep(f.m.hold)
+		return nil
 	}
 	err = f.m.api().LaunchKernel(f.h,
 		[3]uint32{uint32(g.X), uint32(g.Y), uint32(g.Z)},
@@ -131,5 +141,31 @@ func (f *Function) launch(s *stream.Stream, cfg *Config, params unsafe.Pointer) 
 	if err != nil {
 		return fmt.Errorf("%s on %s: cuLaunchKernel: %w", f, s, core.Unusable(err))
 	}
+	// A captured launch: the graph retains the module (held for this
+	// call, so not closed meanwhile).
+	q.Keep(f.m.hold)
 	return nil
 }
+
+// keepArgs retains, for the graph that a capture of s makes, the memory of
+// the buffers among args, after a launch of them (see core.Queue.Keep):
+// a captured graph keeps its kernels' buffers as it keeps its copies'.
+func keepArgs(s *stream.Stream, args []any) {
+	q := core.QueueOf(s)
+	if !q.Capturing() || !holdFirst {
+		return
+	}
+	for _, a := range args {
+		if a != nil && kindOf(reflect.TypeOf(a)).kind == argBuffer {
+			q.KeepOpen(core.LinkedHold((*core.HoldLink)(unsafe.Pointer(bufferOf(a)))))
+		}
+	}
+}
+
+// holdFirst says that a memory.Buffer starts with its core.HoldLink, which
+// keepArgs reads through bufferOf's pointer: a non-generic read, which
+// lets no argument escape (core.HoldOf's generic call would).
+var holdFirst = func() bool {
+	f := reflect.TypeFor[memory.Buffer[byte]]().Field(0)
+	return f.Anonymous && f.Offset == 0 && f.Type == reflect.TypeFor[core.HoldLink]()
+}()

@@ -422,24 +422,31 @@ func (l *Library) Close() error {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.closed {
-		return nil
+	if !l.closed {
+		// A graph or exec that uses one of the kernels refuses the Close
+		// before anything changes (see graph.ErrRetained).
+		for _, m := range l.mods {
+			if n := m.hold.Retained(); n > 0 {
+				return fmt.Errorf("module.Library.Close: library %#x: %s: %d graph(s) or exec(s): %w", l.h, m, n, core.ErrRetained)
+			}
+		}
+		// The unload comes first, so that a failed one leaves every
+		// instance usable; the instances' holds on their contexts go
+		// after it.
+		if err := l.libs.LibraryUnload(l.h); err != nil {
+			return fmt.Errorf("module.Library.Close: library %#x: cuLibraryUnload: %w", l.h, err)
+		}
+		l.closed = true
 	}
-	// The unload comes first, so that a failed one leaves every instance
-	// usable; the instances' holds on their contexts go after it.
-	mods := make([]*Module, 0, len(l.mods))
-	for _, m := range l.mods {
-		mods = append(mods, m)
-	}
-	if err := l.libs.LibraryUnload(l.h); err != nil {
-		return fmt.Errorf("module.Library.Close: library %#x: cuLibraryUnload: %w", l.h, err)
-	}
-	l.closed = true
+	// An instance whose hold could not be let go stays in l.mods, for the
+	// next Close to try again.
 	var errs []error
-	for _, m := range mods {
+	for c, m := range l.mods {
 		m.mu.Lock()
 		if err := m.hold.Close(nil); err != nil {
 			errs = append(errs, err)
+		} else {
+			delete(l.mods, c)
 		}
 		m.mu.Unlock()
 	}

@@ -56,7 +56,7 @@ func New(ctx *driver.Context, opts Options) (*Stream, error) {
 		return nil, err
 	}
 	if opts.Flags != Blocking && opts.Flags != NonBlocking {
-		return nil, fmt.Errorf("stream.New: flags %#x: want stream.Blocking or stream.NonBlocking: %w", uint32(opts.Flags), driver.ErrInvalidValue)
+		return nil, fmt.Errorf("stream.New: flags %#x: want stream.Blocking or stream.NonBlocking: %w", uint32(opts.Flags), driver.ErrInvalidInput)
 	}
 	hold, err := c.Hold()
 	if err != nil {
@@ -71,7 +71,7 @@ func New(ctx *driver.Context, opts Options) (*Stream, error) {
 			}
 			if opts.Priority < greatest || opts.Priority > least {
 				return fmt.Errorf("stream.New: priority %d is out of the range of %s: %d (greatest) to %d (least): %w",
-					opts.Priority, ctx, greatest, least, driver.ErrInvalidValue)
+					opts.Priority, ctx, greatest, least, driver.ErrInvalidInput)
 			}
 		}
 		var r error

@@ -129,7 +129,7 @@ func (s *Stream) Owned() bool { return s != nil && s.ctx != nil && s.kind == own
 
 // errNilStream is what the checks say of a nil or zero Stream; the
 // exported methods prefix it with their name.
-var errNilStream = fmt.Errorf("nil or zero stream: %w", driver.ErrInvalidValue)
+var errNilStream = fmt.Errorf("nil or zero stream: %w", driver.ErrInvalidInput)
 
 func (s *Stream) closedErr() error {
 	return fmt.Errorf("stream %#x: %w", s.q.Handle, driver.ErrClosed)
@@ -177,7 +177,11 @@ func (s *Stream) Close() error {
 		}
 		s.orphanMu.Unlock()
 	}
-	if err := s.q.Hold.Close(destroy); err != nil {
+	err := s.q.Hold.Close(destroy)
+	if s.kind == owned && s.q.Hold.Closed() {
+		s.q.CapturesGone() // a capture of the stream ended with it
+	}
+	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	return nil

@@ -77,7 +77,7 @@ type CallError struct {
 	Worker  int           // the worker's process id (for the fake, its serial number)
 	Failure Failure       // how the call ended
 	Text    string        // the worker's error text (the function's error, the fault, the panic and its stack)
-	Code    driver.Result // the driver.Result the worker's error wrapped, or 0
+	Code    driver.Result // the driver.Result the worker's error wrapped; 0 (which prints as CUDA_SUCCESS) when it wrapped none, as for a panic or an exit: test Failure first
 	cause   error         // the context's error for Expired
 }
 

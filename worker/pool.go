@@ -72,6 +72,13 @@ type poolDevice struct {
 // until Close.
 func New(opts Options, ctxs ...*driver.Context) (*Pool, error) {
 	const op = "worker.New"
+	if spec, ok := os.LookupEnv(envMarker); ok {
+		// This process was started as a worker, and main (or TestMain)
+		// did not call Main first: starting workers here would start this
+		// binary again, and again.
+		return nil, fmt.Errorf("%s: this process is a worker (%s=%q is set by the pool that started it) that never called worker.Main: call worker.Main() first in main (and in TestMain for tests): %w",
+			op, envMarker, spec, ErrStart)
+	}
 	if len(ctxs) == 0 {
 		return nil, fmt.Errorf("%s: no context: %w", op, driver.ErrInvalidValue)
 	}

@@ -2,6 +2,7 @@ package worker
 
 import (
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/nocgo/cuda/driver"
@@ -42,7 +43,7 @@ func serve(r io.Reader, w io.Writer, env *Env) int {
 			return 2
 		}
 		args := in[headerSize : headerSize+int(req.argLen)]
-		rep, res, text := call(env, req, args, in[headerSize+int(req.argLen):headerSize+need], out[headerSize:headerSize+maxRes])
+		rep, res, text := call(env, n, req, args, in[headerSize+int(req.argLen):headerSize+need], out[headerSize:headerSize+maxRes])
 		rep.seq = req.seq
 		if write(w, out, rep, res, text) != nil {
 			return 1
@@ -56,9 +57,16 @@ func serve(r io.Reader, w io.Writer, env *Env) int {
 	}
 }
 
-// call runs one request and says how to reply.
-func call(env *Env, req request, args, event, res []byte) (rep reply, result []byte, text string) {
-	e := lookup(req.fn)
+// call runs one request and says how to reply. The worker serves the
+// funcs functions registered when it greeted: a child process has only
+// those (the package-level ones), and so has a worker of the fake, which
+// shares its parent's registry, so that a function registered after the
+// pool started is refused on both.
+func call(env *Env, funcs int, req request, args, event, res []byte) (rep reply, result []byte, text string) {
+	var e entry
+	if int(req.fn) < funcs {
+		e = lookup(req.fn)
+	}
 	if e == nil {
 		return reply{kind: repError}, nil, "worker: no function of that id in the worker (the binaries differ)"
 	}
@@ -79,8 +87,15 @@ func call(env *Env, req request, args, event, res []byte) (rep reply, result []b
 		return reply{kind: repPanic}, nil, panicText
 	}
 	if env.ctx != nil {
-		if serr := env.ctx.Synchronize(); serr != nil && (err == nil || sticky(serr)) {
+		// The function's own error comes first, with its detail (a kernel
+		// fault's PTX line and thread); a sticky fault the synchronisation
+		// finds is added to it, so that the call fails as Faulted.
+		switch serr := env.ctx.Synchronize(); {
+		case serr == nil:
+		case err == nil:
 			err = serr
+		case sticky(serr) && !sticky(err):
+			err = fmt.Errorf("%w; then cuCtxSynchronize: %w", err, serr)
 		}
 	}
 	if err != nil {

@@ -40,6 +40,8 @@ type Context struct {
 	released bool // the user's reference was released
 	holds    int  // objects and bindings in progress that hold the context
 	ended    bool // end succeeded: the context is gone for this reference
+
+	captures captures // the captures begun through this library (capture.go)
 }
 
 // NewContext returns the state of a context reference whose end in the
@@ -302,7 +304,7 @@ func (h *Hold) closeLocked(destroy func(api backend.API) error) error {
 		case Gone(err):
 			// The context is unusable or gone, and the object with it:
 			// it is closed, and the error says why.
-			lost = errors.Join(Unusable(err), uerr)
+			lost = errors.Join(ClosedAnyway(err), uerr)
 		default:
 			h.open()
 			return errors.Join(err, uerr)

@@ -124,6 +124,9 @@ func (l *Lib) MakePlanMany(h uintptr, pl *backend.FFTPlan) (uintptr, error) {
 			}
 			np.in = layout{embed: append([]int64(nil), pl.InEmbed...), stride: pl.IStride, dist: pl.IDist}
 			np.out = layout{embed: append([]int64(nil), pl.OutEmbed...), stride: pl.OStride, dist: pl.ODist}
+			if !np.in.spans(inDims, pl.Batch) || !np.out.spans(outDims, pl.Batch) {
+				return fail(op, backend.FFTInvalidValue, "a layout whose strides, distances and embeddings span more than 2^59 elements")
+			}
 		}
 		esz := int64(8)
 		if pl.Type.Double() {

@@ -24,6 +24,10 @@ func TestPlanErrors(t *testing.T) {
 		{backend.FFTPlan{N: []int64{2, 2, 2, 2}, Type: backend.FFTC2C, Batch: 1}, backend.FFTInvalidSize},
 		{backend.FFTPlan{N: []int64{8}, Type: backend.FFTC2C, Batch: 0}, backend.FFTInvalidSize},
 		{backend.FFTPlan{N: []int64{8, 8}, Type: backend.FFTC2C, Batch: 1, InEmbed: []int64{8, 4}, OutEmbed: []int64{8, 8}, IStride: 1, OStride: 1}, backend.FFTInvalidValue},
+		// Strides, distances and embeddings whose span wraps an int64.
+		{backend.FFTPlan{N: []int64{4}, Type: backend.FFTC2C, Batch: 1, InEmbed: []int64{4}, OutEmbed: []int64{4}, IStride: 1 << 62, OStride: 1}, backend.FFTInvalidValue},
+		{backend.FFTPlan{N: []int64{4}, Type: backend.FFTC2C, Batch: 2, InEmbed: []int64{4}, OutEmbed: []int64{4}, IStride: 1, OStride: 1, IDist: 4, ODist: 1 << 62}, backend.FFTInvalidValue},
+		{backend.FFTPlan{N: []int64{2, 2}, Type: backend.FFTC2C, Batch: 1, InEmbed: []int64{2, 1 << 62}, OutEmbed: []int64{2, 2}, IStride: 1, OStride: 1}, backend.FFTInvalidValue},
 	} {
 		_, err := l.MakePlanMany(h, &tc.p)
 		assert.ErrorIs(t, err, tc.want, "%+v", tc.p)

@@ -25,13 +25,46 @@ func (l *layout) index(pos []int64, b int64) int64 {
 }
 
 // extent returns the elements that a side of logical sizes dims spans over
-// batch batches: one past its largest offset.
+// batch batches: one past its largest offset. A made plan's layouts span
+// at most maxSpan elements (spans checks).
 func (l *layout) extent(dims []int64, batch int64) int64 {
 	last := make([]int64, len(dims))
 	for i, d := range dims {
 		last[i] = d - 1
 	}
 	return l.index(last, batch-1) + 1
+}
+
+// maxSpan bounds the elements a layout may span: its bytes (16 an element
+// at most) then fit an int64.
+const maxSpan = 1<<63/16 - 1
+
+// spans reports whether the side spans at most maxSpan elements: whether
+// extent (and every index) computes without wrapping, for strides,
+// distances and embeddings as large as a caller likes.
+func (l *layout) spans(dims []int64, batch int64) bool {
+	mul := func(a, b int64) (int64, bool) {
+		if a != 0 && b > maxSpan/a {
+			return 0, false
+		}
+		return a * b, true
+	}
+	var k int64
+	for i, d := range dims {
+		if i > 0 {
+			var ok bool
+			if k, ok = mul(k, l.embed[i]); !ok {
+				return false
+			}
+		}
+		if k > maxSpan-(d-1) {
+			return false
+		}
+		k += d - 1
+	}
+	a, ok1 := mul(batch-1, l.dist)
+	b, ok2 := mul(l.stride, k)
+	return ok1 && ok2 && a <= maxSpan-b-1
 }
 
 // plan is a made plan.

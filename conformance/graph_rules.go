@@ -1,0 +1,95 @@
+package conformance
+
+import (
+	"testing"
+
+	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/graph"
+	"github.com/nocgo/cuda/memory"
+	"github.com/nocgo/cuda/stream"
+)
+
+// testGraphRules: what CUDA documents as invalid in a graph is refused by
+// the driver (cuGraphAddMemFreeNode: an allocation freed twice is
+// INVALID_VALUE; a graph with memory nodes cannot be cloned; a conditional
+// body takes kernel, copy, memset, empty, child and conditional nodes
+// only), each refusal changing nothing.
+func testGraphRules(t *testing.T, drv *driver.Driver) {
+	f := newGraphFixture(t, drv)
+	g, err := graph.New(f.ctx)
+	must(t, err)
+	closeGraph(t, g)
+	a, err := g.AddAlloc(256)
+	must(t, err)
+	free, err := g.AddFree(a, a.Node())
+	must(t, err)
+	_, err = g.AddFree(a, free)
+	mustIs(t, err, driver.ErrInvalidValue, "a second free node of one allocation")
+	c, err := g.Clone()
+	if err == nil {
+		must(t, c.Close())
+	}
+	mustErr(t, err, "a graph with memory nodes cannot be cloned")
+	t.Logf("Clone of a graph with memory nodes: %v", err)
+
+	h, err := graph.New(f.ctx)
+	must(t, err)
+	closeGraph(t, h)
+	cond, err := h.NewCondition(1, true)
+	must(t, err)
+	_, body, err := h.AddIf(cond)
+	must(t, err)
+	_, err = body.AddHost(func() {})
+	mustErr(t, err, "a host node in a conditional body")
+	t.Logf("host node in a body: %v", err)
+	_, err = body.AddAlloc(256)
+	mustErr(t, err, "an allocation node in a conditional body")
+	t.Logf("allocation node in a body: %v", err)
+	_, err = graph.AddFill(body, f.buf, float32(1))
+	must(t, err, "a memset node in a conditional body")
+	n, err := h.NodeCount()
+	must(t, err)
+	mustEqual(t, n, 1, "the refused nodes changed nothing")
+}
+
+// testGraphCaptureStreamClosed: closing (destroying) a blocking stream
+// while it captures ends the capture's hold on the context: legacy-stream
+// work (a synchronous copy), refused with STREAM_CAPTURE_IMPLICIT while
+// the capture ran, is accepted again.
+func testGraphCaptureStreamClosed(t *testing.T, drv *driver.Driver) {
+	f := newGraphFixture(t, drv)
+	s, err := stream.New(f.ctx, stream.Options{})
+	must(t, err)
+	must(t, graph.BeginCapture(s, graph.Relaxed))
+	must(t, f.add1.Launch(s, f.cfg(), f.buf, int32(f.n)))
+	mustIs(t, memory.CopyToDevice(f.buf, make([]float32, f.n)), graph.ErrCaptureImplicit, "legacy-stream work while a blocking stream captures")
+	if err := s.Close(); err != nil {
+		t.Logf("closing the capturing stream: %v", err)
+	}
+	must(t, memory.CopyToDevice(f.buf, make([]float32, f.n)), "legacy-stream work once the capturing stream is gone")
+}
+
+// testGraphCaptureRetains: a captured graph retains the module of its
+// launches and the buffers of its copies and fills, as a built one does.
+func testGraphCaptureRetains(t *testing.T, drv *driver.Driver) {
+	f := newGraphFixture(t, drv)
+	s := newStream(t, f.ctx)
+	src, err := memory.Alloc[float32](f.ctx, f.n)
+	must(t, err)
+	must(t, memory.Fill(s, src, float32(0)))
+	g, err := graph.Capture(s, graph.Global, func() error {
+		if err := memory.CopyDtoDAsync(s, f.buf, src); err != nil {
+			return err
+		}
+		return f.add1.Launch(s, f.cfg(), f.buf, int32(f.n))
+	})
+	must(t, err)
+	x, err := g.Instantiate()
+	must(t, err)
+	must(t, g.Close())
+	mustIs(t, src.Close(), graph.ErrRetained, "the Exec's copy reads src")
+	must(t, x.Launch(s))
+	must(t, s.Synchronize())
+	must(t, x.Close())
+	must(t, src.Close(), "nothing uses src any more")
+}
