@@ -151,6 +151,16 @@ func (m *machine) sharedAccess(t *thread, in *inst, space uint8, off, n uint64) 
 	var held *heldWrite
 	for b := off; b < off+n; b++ {
 		sh := &rs.shadow[b]
+		if held == nil && !acquires && sh.w.phase != me.phase && sh.r1.phase != me.phase && sh.r2.phase != me.phase {
+			// All it records is of an earlier barrier phase (or none):
+			// ordered before me, and nothing to acquire.
+			if write {
+				sh.w = me
+			} else {
+				sh.r1, sh.r2 = me, shadowAccess{}
+			}
+			continue
+		}
 		if held != nil && sh.w.thread == held.first.thread && sh.w.at == held.first.at && m.unordered(&sh.w, &me, t) {
 			held.mask |= 1 << (b - uint64(held.off))
 		}
