@@ -170,9 +170,14 @@
 // acquire without a fence on the reader's side, a CAS loop's first plain
 // read and two writes of the same value are not reported, so NVIDIA's
 // idioms (threadFenceReduction, atomicAdd(double) by atomicCAS) stay
-// quiet. A read of bytes the launch had not yet written (an atomicCAS on a
-// lock word nothing wrote) is an UninitializedRead when nothing wrote them
-// before the launch either. A kernel that races and then faults reports
+// quiet. An acquire is the reading thread's: a barrier spreads it to its
+// block and a warp collective to its warp, so a flag spun on by one thread
+// and data read by the others with no __syncthreads between races; a
+// release covers all its block did before it. A read of bytes the launch
+// had not yet written (an atomicCAS on a lock word nothing wrote) is an
+// UninitializedRead when nothing wrote them before the launch either; when
+// that read races with the launch's later write of them it is one
+// GlobalMemoryRace with Hazard.Unwritten set instead. A kernel that races and then faults reports
 // the races found before the fault, and the launch fails with the fault.
 //
 // Not checked: the host's own reads and writes of host memory (plain Go

@@ -29,7 +29,7 @@ const allLanes = 1<<warpSize - 1
 // for a run of straight-line code instead of a dispatch of the group
 // loop per instruction. A shared store at which warp w is due to pause
 // (storepause.go) is left to the caller.
-func (m *machine) runFullSeq(w *warpRegs, code []inst, pc int) int {
+func (m *machine) runFullSeq(w *warpRegs, ts []thread, code []inst, pc int) int {
 	S := w.soa
 	for pc < len(code) {
 		in := &code[pc]
@@ -46,9 +46,9 @@ func (m *machine) runFullSeq(w *warpRegs, code []inst, pc int) int {
 		var ok bool
 		switch in.op {
 		case opLdGlobal, opLdParam, opLdShared:
-			ok = m.fullLoad(S, in)
+			ok = m.fullLoad(S, in) || m.observedFull(ts, S, in, pc+1)
 		case opStGlobal, opStShared:
-			ok = !(in.op == opStShared && m.pauseDue(w)) && m.fullStore(S, in)
+			ok = !(in.op == opStShared && m.pauseDue(w)) && (m.fullStore(S, in) || m.observedFull(ts, S, in, pc+1))
 		default:
 			ok = runFull(S, in)
 		}

@@ -9,14 +9,28 @@ import (
 )
 
 type recorder struct {
-	mu   sync.Mutex
-	seen []Access
+	mu       sync.Mutex
+	seen     []Access
+	warpWide int // Accesses of a warp's lanes
 }
 
+// Global keeps a, a lane at a time where a stands for a warp's coalesced
+// access (Access.Lanes).
 func (r *recorder) Global(a Access) {
 	r.mu.Lock()
-	r.seen = append(r.seen, a)
-	r.mu.Unlock()
+	defer r.mu.Unlock()
+	if a.Lanes <= 1 {
+		r.seen = append(r.seen, a)
+		return
+	}
+	r.warpWide++
+	n := a.Size / a.Lanes
+	for j := range a.Lanes {
+		l := a
+		l.Addr, l.Size, l.Lanes = a.Addr+uint64(j*n), n, 0
+		l.Thread[0] += j
+		r.seen = append(r.seen, l)
+	}
 }
 
 // The observer sees each thread's two loads and its store, with the
@@ -50,5 +64,6 @@ func TestObserverSeesEveryGlobalAccess(t *testing.T) {
 		}
 		assert.Equal(t, map[AccessKind]int{Read: 2 * n, Write: n}, kinds)
 		assert.Len(t, stored, n)
+		assert.Equal(t, 3*(n/32), rec.warpWide, "one Access for each full warp's coalesced access")
 	}
 }
