@@ -16,9 +16,12 @@ import (
 	"github.com/nocgo/cuda/worker"
 )
 
-// The tests' binary is also their workers' binary.
+// The tests' binary is also their workers' binary. (TestNewWithoutMain
+// runs it again without Main.)
 func TestMain(m *testing.M) {
-	worker.Main()
+	if os.Getenv("WORKER_TEST_NO_MAIN") != "1" {
+		worker.Main()
+	}
 	os.Exit(m.Run())
 }
 

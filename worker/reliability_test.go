@@ -82,3 +82,26 @@ func TestFaultKeepsFunctionError(t *testing.T) {
 	assert.Contains(t, ce.Text, "kernel fault", "the fault's detail: %s", ce.Text)
 	assert.NotContains(t, ce.Text, "cuCtxSynchronize", "the function's error, not the worker's synchronisation: %s", ce.Text)
 }
+
+// A program whose main never called worker.Main gets a clear error from
+// New, on the fake too, whose workers run in the process (the omission
+// would otherwise show only on the GPU). It runs as a child test process
+// whose TestMain skips Main.
+func TestNewWithoutMain(t *testing.T) {
+	if os.Getenv("WORKER_TEST_NO_MAIN") == "1" {
+		drv := cudatest.Fake(t)
+		p, err := worker.New(worker.Options{}, primary(t, drv, 0))
+		if p != nil {
+			p.Close()
+		}
+		require.ErrorIs(t, err, worker.ErrStart)
+		require.Contains(t, err.Error(), "worker.Main was not called")
+		t.Log("refused without Main")
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestNewWithoutMain$", "-test.v")
+	cmd.Env = append(os.Environ(), "WORKER_TEST_NO_MAIN=1")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.Contains(t, string(out), "refused without Main")
+}
