@@ -64,6 +64,7 @@ func Run(t *testing.T, api backend.API) {
 	t.Run("interblock", func(t *testing.T) { testInterBlock(t, drv) })
 	t.Run("samples", func(t *testing.T) { testSamples(t, drv) })
 	t.Run("races", func(t *testing.T) { testRaces(t, drv) })
+	t.Run("nvml", func(t *testing.T) { testNVML(t, drv) }) // NVML's view (nvml.go)
 	t.Run("faults", func(t *testing.T) { testFaults(t, drv) })
 }
 

@@ -181,12 +181,13 @@ func testModuleArgChecks(t *testing.T, drv *driver.Driver) {
 		{"too few", []any{out, in}, "2 arguments for 3 parameters"},
 		{"too many", []any{out, in, int32(n), int32(0)}, "4 arguments for 3 parameters"},
 		{"float64 for int", []any{out, in, float64(n)}, "a float64 of 8 bytes"},
-		{"Go int for int", []any{out, in, n}, "an int of 8 bytes"},
+		{"Go int for int", []any{out, in, n}, "argument 2 (int n): an int of 8 bytes for a .u32 parameter: pass an int32"},
+		{"int32 buffer for float*", []any{out, memAlloc[int32](t, ctx, n), int32(n)}, "pass a *memory.Buffer[float32]"},
 		{"int32 for pointer", []any{int32(1), in, int32(n)}, "argument 0"},
-		{"nil", []any{out, nil, int32(n)}, "argument 1 is nil"},
-		{"nil buffer", []any{out, nilBuf, int32(n)}, "argument 1 is a nil"},
+		{"nil", []any{out, nil, int32(n)}, "argument 1 (const float* in) is nil"},
+		{"nil buffer", []any{out, nilBuf, int32(n)}, "argument 1 (const float* in) is a nil"},
 		{"freed buffer", []any{out, freed, int32(n)}, "argument 1"},
-		{"string", []any{out, in, "256"}, "argument 2 is a string"},
+		{"string", []any{out, in, "256"}, "argument 2 (int n) is a string"},
 		{"Go pointer", []any{out, in, &[]int32{n}[0]}, "argument 2"},
 		{"unsafe.Pointer", []any{out, unsafe.Pointer(&[]float32{1}[0]), int32(n)}, "unsafe.Pointer"},
 		{"slice", []any{out, []float32{1}, int32(n)}, "argument 1"},
@@ -224,8 +225,6 @@ func testModuleConfigChecks(t *testing.T, drv *driver.Driver) {
 	must(t, memory.CopyToDevice(p, memFilled(n, float32(0))))
 	for name, cfg := range map[string]module.Config{
 		"zero config":      {},
-		"zero grid":        {Grid: module.Dim(0), Block: module.Dim(32)},
-		"cover nothing":    {Grid: module.Cover(0, 32), Block: module.Dim(32)},
 		"negative grid y":  {Grid: module.Dim(1, -1), Block: module.Dim(32)},
 		"zero block z":     {Grid: module.Dim(1), Block: module.Dim(32, 1, 0)},
 		"block of 2048":    {Grid: module.Dim(1), Block: module.Dim(2048)},
@@ -238,6 +237,17 @@ func testModuleConfigChecks(t *testing.T, drv *driver.Driver) {
 		err := f.Launch(s, cfg, p, int32(n))
 		errorIs(t, err, module.ErrConfig, name)
 		errorIs(t, err, driver.ErrInvalidValue, name)
+	}
+	// An empty grid is the empty launch: checked, and nothing launched
+	// (the driver is not asked; it would refuse the grid).
+	for name, cfg := range map[string]module.Config{
+		"zero grid":     {Grid: module.Dim(0), Block: module.Dim(32)},
+		"cover nothing": {Grid: module.Cover(0, 32), Block: module.Dim(32)},
+		"for no elems":  module.ForElems(0),
+		"zero grid z":   {Grid: module.Dim(4, 4, 0), Block: module.Dim(32)},
+	} {
+		noError(t, f.Launch(s, cfg, p, int32(n)), name)
+		errorIs(t, f.Launch(s, cfg, p, 1.5), module.ErrArgs, name+", the arguments still checked")
 	}
 	// More shared memory than the device allows: the driver refuses the
 	// function attribute.

@@ -57,6 +57,7 @@ func expectRace(t *testing.T, drv *driver.Driver, want ...string) {
 // (the fake), the mistake is reported every time, naming both operations
 // and both streams. The mistaken variants run only there.
 func testRaces(t *testing.T, drv *driver.Driver) {
+	t.Run("stream-ordered memory", func(t *testing.T) { testRacesStreamOrdered(t, drv) })
 	ctx := streamContext(t, drv, 0)
 	spin, err := Kernels(t, ctx).Function(kernels.Spin)
 	must(t, err)

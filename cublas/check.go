@@ -69,6 +69,9 @@ func matrix[T any](h site, op, role string, m Matrix[T]) error {
 	if !m.Op.valid() {
 		return invalidf(op, "%s: %v", role, m.Op)
 	}
+	if m.rowMajor {
+		return invalidf(op, "%s is row-major (RowMajor): this routine takes column-major matrices (Mat); a product (Gemm, GemmEx, their strided-batched forms, Mul) takes row-major A, B and C, all three", role)
+	}
 	if m.Rows < 0 || m.Cols < 0 || m.Rows > maxInt || m.Cols > maxInt || m.LD > maxInt {
 		return invalidf(op, "%s: %d×%d", role, m.Rows, m.Cols)
 	}

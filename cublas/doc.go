@@ -64,7 +64,15 @@
 //		cublas.Mat(a, k, m), // Aᵀ: k×m column-major
 //		zero, cublas.Mat(c, n, m)) // Cᵀ: n×m column-major
 //
-// ExampleGemm_rowMajor shows it whole.
+// ExampleGemm_rowMajor shows it whole. RowMajor views do that swap for
+// the products (Gemm, GemmEx, their strided-batched forms, and Mul, which
+// takes plain scalars as Matmul does), so the product is written as the
+// math is:
+//
+//	err := cublas.Mul(h, 1, cublas.RowMajor(a, m, k), cublas.RowMajor(b, k, n), 0, cublas.RowMajor(c, m, n))
+//
+// Halves, BFloat16s and Float32s convert float32 slices to and from the
+// half types, for the host side of GemmEx.
 //
 // # The fake
 //

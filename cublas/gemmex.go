@@ -98,6 +98,7 @@ func GemmEx[A, C ExElem](h *Handle, alpha Scalar[float32], a, b Matrix[A], beta 
 		return err
 	}
 	at, ct := dataType[A](), dataType[C]()
+	a, b, c, _ = rowMajorProduct(a, b, c, Strides{})
 	m, n, k, err := gemmShape(h, op, a, b, c)
 	if err == nil {
 		err = exTypes(op, at, ct, compute)
@@ -125,6 +126,7 @@ func GemmStridedBatchedEx[A, C ExElem](h *Handle, alpha Scalar[float32], a, b Ma
 	}
 	err = func() error {
 		at, ct := dataType[A](), dataType[C]()
+		a, b, c, st := rowMajorProduct(a, b, c, st)
 		m, n, k, err := gemmShape(h, op, a, b, c)
 		if err != nil {
 			return err

@@ -79,3 +79,37 @@ func BFloat16Of(f float32) BFloat16 {
 
 // Float32 returns v as a float32, exactly.
 func (v BFloat16) Float32() float32 { return math.Float32frombits(uint32(v) << 16) }
+
+// Halves returns f as Half values (HalfOf of each, rounded to nearest
+// even): the host data of a Half buffer, for memory.FromSliceOn.
+func Halves(f []float32) []Half {
+	out := make([]Half, len(f))
+	for i, v := range f {
+		out[i] = HalfOf(v)
+	}
+	return out
+}
+
+// BFloat16s returns f as BFloat16 values (BFloat16Of of each).
+func BFloat16s(f []float32) []BFloat16 {
+	out := make([]BFloat16, len(f))
+	for i, v := range f {
+		out[i] = BFloat16Of(v)
+	}
+	return out
+}
+
+// Float32s returns Half or BFloat16 values as float32 (exactly: every
+// Half and BFloat16 is a float32), for reading back a buffer of them.
+func Float32s[T Half | BFloat16](v []T) []float32 {
+	out := make([]float32, len(v))
+	for i, x := range v {
+		switch x := any(x).(type) {
+		case Half:
+			out[i] = x.Float32()
+		case BFloat16:
+			out[i] = x.Float32()
+		}
+	}
+	return out
+}

@@ -117,14 +117,28 @@ func gemmShape[A, C any](h *Handle, op string, a, b Matrix[A], c Matrix[C]) (m, 
 }
 
 // Gemm is C = alpha*op(A)*op(B) + beta*C (cublas?gemm): op(A) m×k,
-// op(B) k×n, C m×n, all column-major (see the package documentation for
-// row-major data). With beta 0, C is not read.
+// op(B) k×n, C m×n, all column-major (Mat) or all row-major (RowMajor,
+// Go's layout), and then computed by the transpose identity. With beta 0,
+// C is not read. Mul is Gemm with plain host scalars.
 func Gemm[T Elem](h *Handle, alpha Scalar[T], a, b Matrix[T], beta Scalar[T], c Matrix[T]) error {
-	const op = "cublas.Gemm"
+	return gemm("cublas.Gemm", h, alpha, a, b, beta, c)
+}
+
+// Mul is C = alpha*op(A)*op(B) + beta*C with host scalars, as Matmul
+// takes them: Gemm(h, Host(alpha), a, b, Host(beta), c), for a handle in
+// HostPointers mode (the default). On Go's row-major data:
+//
+//	err := cublas.Mul(h, 1, cublas.RowMajor(a, m, k), cublas.RowMajor(b, k, n), 0, cublas.RowMajor(c, m, n))
+func Mul[T Elem](h *Handle, alpha T, a, b Matrix[T], beta T, c Matrix[T]) error {
+	return gemm("cublas.Mul", h, Host(alpha), a, b, Host(beta), c)
+}
+
+func gemm[T Elem](op string, h *Handle, alpha Scalar[T], a, b Matrix[T], beta Scalar[T], c Matrix[T]) error {
 	cl, err := h.enter(op)
 	if err != nil {
 		return err
 	}
+	a, b, c, _ = rowMajorProduct(a, b, c, Strides{})
 	m, n, k, err := gemmShape(h, op, a, b, c)
 	if err == nil {
 		var al, be backend.BLASScalar
@@ -175,6 +189,7 @@ func GemmStridedBatched[T Elem](h *Handle, alpha Scalar[T], a, b Matrix[T], beta
 		return err
 	}
 	err = func() error {
+		a, b, c, st := rowMajorProduct(a, b, c, st)
 		m, n, k, err := gemmShape(h, op, a, b, c)
 		if err != nil {
 			return err

@@ -90,10 +90,13 @@ type Matrix[T any] struct {
 	Rows, Cols int
 	LD         int
 	Op         Op
+
+	rowMajor bool // made by RowMajor: LD is the distance between rows (rowmajor.go)
 }
 
-// Mat returns the rows×cols matrix packed at the start of buf (LD = rows,
-// NoTrans).
+// Mat returns the rows×cols column-major matrix packed at the start of
+// buf (LD = rows, NoTrans). Go's [][]T and flattened row-major data are
+// not column-major: use RowMajor for them.
 func Mat[T any](buf *memory.Buffer[T], rows, cols int) Matrix[T] {
 	return Matrix[T]{Buf: buf, Rows: rows, Cols: cols, LD: rows}
 }

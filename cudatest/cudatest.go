@@ -3,11 +3,13 @@
 // else, the fake with its leak check, and the real driver alone.
 //
 //	func TestScale(t *testing.T) {
-//		drv := cudatest.Driver(t)
-//		dev, _ := drv.Device(0)
+//		s := cudatest.Stream(t) // a stream, its context, their cleanups
+//		in, err := memory.FromSliceOn(s, []float32{1, 2, 3})
 //		...
 //	}
 //
+// [Stream] and [Context] are the set-up of most tests in one call (device
+// 0's primary context, a non-blocking stream), closed when the test ends.
 // [Driver] loads the real driver (gpu.Load). When it does not load, the
 // test runs on [Fake], which fails the test if it leaves anything open, or
 // if the fake's race detector finds work on two streams touching the same

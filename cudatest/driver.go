@@ -2,6 +2,7 @@ package cudatest
 
 import (
 	"os"
+	"sync/atomic"
 	"testing"
 
 	"github.com/nocgo/cuda/driver"
@@ -11,7 +12,9 @@ import (
 
 // Driver returns the real driver when it loads, and otherwise a fake one
 // made by Fake(t, opts...) (the options apply to the fake only). It logs
-// which one the test got; IsFake tells the test. With
+// which one the test got, in one short line (why the real driver did not
+// load, every path tried, is logged once per test binary, by the first
+// test that falls back); IsFake tells the test. With
 // NOCGO_CUDA_REQUIRE_GPU=1 a driver that does not load fails the test.
 func Driver(t testing.TB, opts ...fake.Option) *driver.Driver {
 	t.Helper()
@@ -23,6 +26,13 @@ func Driver(t testing.TB, opts ...fake.Option) *driver.Driver {
 	if os.Getenv(RequireGPUEnv) == "1" {
 		t.Fatalf("cudatest: %s=1 but the real driver does not load: %v", RequireGPUEnv, err)
 	}
-	t.Logf("cudatest: on the fake driver (%v)", err)
+	if whyFake.CompareAndSwap(false, true) {
+		t.Logf("cudatest: on the fake driver (%v)", err)
+	} else {
+		t.Log("cudatest: on the fake driver (no NVIDIA driver loads)")
+	}
 	return Fake(t, opts...)
 }
+
+// whyFake is set once the reason for the fake was logged.
+var whyFake atomic.Bool

@@ -25,12 +25,16 @@ import (
 // the test's own takes the reports instead (hazards the test leaves
 // untaken, see fake.Fake.TakeHazards, still fail it at its end).
 //
+// module.Compile on it caches its kernels in the test's own t.TempDir()
+// (fake.KernelCacheDir), never in the user's cache, unless the compile's
+// Options or NOCGO_CUDA_CACHE_DIR name a directory.
+//
 // Fake fails the test at once (t.Fatal) where fake.New would panic: when
 // the options make cuInit fail.
 func Fake(t testing.TB, opts ...fake.Option) *driver.Driver {
 	t.Helper()
 	races := Races(t)
-	drv, err := newFake(append([]fake.Option{races.option()}, opts...))
+	drv, err := newFake(append([]fake.Option{races.option(), fake.KernelCacheDir(t.TempDir())}, opts...))
 	if err != nil {
 		t.Fatalf("cudatest.Fake: %v", err)
 	}

@@ -19,18 +19,31 @@ import (
 // own cleanups, which run first: wrappers detach before their objects go),
 // as the owning library would destroy it; the test fails if that fails.
 type Foreign struct {
-	t   testing.TB
-	ctx *core.Context
+	t    testing.TB
+	ctx  *core.Context
+	hold *core.Hold // keeps the context until the last object is destroyed
 }
 
-// NewForeign returns a maker of foreign objects in ctx's context.
+// NewForeign returns a maker of foreign objects in ctx's context. It holds
+// the context, as every object made in it does, until the end of the test
+// (after the foreign objects are destroyed): the test may close ctx when
+// it likes, in a defer or a cleanup registered before or after NewForeign.
 func NewForeign(t testing.TB, ctx *driver.Context) *Foreign {
 	t.Helper()
 	c := core.ContextOf(ctx)
 	if c == nil || ctx.Closed() {
 		t.Fatalf("cudatest.NewForeign: %v is nil or closed", ctx)
 	}
-	return &Foreign{t: t, ctx: c}
+	h, err := c.Hold()
+	if err != nil {
+		t.Fatalf("cudatest.NewForeign: %v", err)
+	}
+	t.Cleanup(func() { // registered first: runs after every object's cleanup
+		if err := h.Close(nil); err != nil {
+			t.Errorf("cudatest.Foreign: letting go of %v: %v", ctx, err)
+		}
+	})
+	return &Foreign{t: t, ctx: c, hold: h}
 }
 
 // do runs call with the context current on a locked OS thread, as the other
@@ -39,7 +52,7 @@ func (f *Foreign) do(what string, call func(api backend.API) error) {
 	f.t.Helper()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	if err := f.ctx.Do(call); err != nil {
+	if err := f.hold.Do(call); err != nil {
 		f.t.Fatalf("cudatest.Foreign: %s: %v", what, err)
 	}
 }

@@ -14,9 +14,9 @@ import (
 func Example() {
 	drv := fake.New()
 	dev, _ := drv.Device(0)
-	ctx, _ := dev.PrimaryContext()
-	defer ctx.Close()
-	s, _ := stream.New(ctx, stream.Options{})
+	cc, _ := dev.PrimaryContext()
+	defer cc.Close()
+	s, _ := stream.New(cc, stream.Options{})
 	defer s.Close()
 
 	g, err := curand.New(s, curand.Philox)
@@ -27,7 +27,7 @@ func Example() {
 	defer g.Close()
 	g.SetSeed(1234)
 
-	u, _ := memory.Alloc[float32](ctx, 1<<20)
+	u, _ := memory.Alloc[float32](cc, 1<<20)
 	defer u.Close()
 	if err := curand.Uniform(g, u); err != nil {
 		fmt.Println(err)
@@ -42,7 +42,7 @@ func Example() {
 	}
 	fmt.Printf("mean of %d uniform numbers: %.3f\n", len(host), sum/float64(len(host)))
 
-	odd, _ := memory.Alloc[float32](ctx, 3)
+	odd, _ := memory.Alloc[float32](cc, 3)
 	defer odd.Close()
 	fmt.Println(curand.Normal(g, odd, 0, 1) != nil) // normal numbers come in pairs
 	// Output:

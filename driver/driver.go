@@ -39,12 +39,14 @@ import (
 	"sync"
 
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/core"
 )
 
 // Driver is a backend made ready for use: cuInit has been called on it. It is
 // safe for concurrent use and holds no resources of its own to release.
 type Driver struct {
-	api backend.API
+	driverLink // its backend (core.APIOf), for the packages above
+	api        backend.API
 
 	mu      sync.Mutex
 	devices map[int]*Device
@@ -73,8 +75,11 @@ func newDriver(api backend.API) (*Driver, error) {
 	if r := api.Init(0); r != nil {
 		return nil, fmt.Errorf("cuInit: %w", r)
 	}
-	return &Driver{api: api, devices: map[int]*Device{}}, nil
+	return &Driver{driverLink: core.LinkDriver(api), api: api, devices: map[int]*Device{}}, nil
 }
+
+// driverLink ties a Driver to its backend for the packages above.
+type driverLink = core.DriverLink
 
 // nilDriver is what op, a method of a nil or zero *Driver, returns.
 func nilDriver(op string) error {

@@ -83,7 +83,21 @@ type IPCHandle = backend.IPCHandle
 // documents that the process must be restarted. What the library does:
 // the error says so; closing objects succeeds (a Close that the dead
 // context refuses closes the object all the same and returns the error
-// marked with ErrStickyFault), so nothing is left half open; and the
+// marked with ErrStickyFault and ErrClosedAnyway), so nothing is left half
+// open; and the
 // process can then exit cleanly. A server that must survive a faulting
 // kernel runs that GPU work in a child process it can restart.
 var ErrStickyFault = core.ErrStickyFault
+
+// ErrClosedAnyway is wrapped by the error of a Close (Free, Unload, ...)
+// that closed its object although its driver call failed, because the
+// object went with its context: after a sticky fault (the error then
+// wraps ErrStickyFault too), or once the context was destroyed or the
+// driver shut down. The object is closed (a second Close returns nil) and
+// nothing is left to retry. Every other error of a Close leaves the object
+// open, for a retry:
+//
+//	if err := buf.Close(); err != nil && !errors.Is(err, driver.ErrClosedAnyway) {
+//		// retry later
+//	}
+var ErrClosedAnyway = core.ErrClosedAnyway

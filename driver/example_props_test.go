@@ -33,13 +33,13 @@ func ExampleDevice_Properties() {
 func ExampleContext_SetLimit() {
 	drv := fake.New()
 	dev, _ := drv.Device(0)
-	ctx, _ := dev.PrimaryContext()
-	defer ctx.Close()
-	stack, _ := ctx.SetLimit(driver.LimitStackSize, 8192)
+	cc, _ := dev.PrimaryContext()
+	defer cc.Close()
+	stack, _ := cc.SetLimit(driver.LimitStackSize, 8192)
 	fmt.Println("stack:", stack)
-	l2, _ := ctx.SetLimit(driver.LimitPersistingL2CacheSize, 1<<20) // rounded up to a tenth of the maximum
+	l2, _ := cc.SetLimit(driver.LimitPersistingL2CacheSize, 1<<20) // rounded up to a tenth of the maximum
 	fmt.Println("persisting L2:", l2)
-	_, err := ctx.SetLimit(driver.LimitDevRuntimeSyncDepth, 4)
+	_, err := cc.SetLimit(driver.LimitDevRuntimeSyncDepth, 4)
 	fmt.Println(errors.Is(err, driver.ErrUnsupportedLimit))
 	// Output:
 	// stack: 8192
@@ -57,10 +57,10 @@ func ExampleDevice_SetPrimaryContextFlags() {
 		fmt.Println(err)
 		return
 	}
-	ctx, _ := dev.PrimaryContext()
+	cc, _ := dev.PrimaryContext()
 	st, _ := dev.PrimaryContextState()
 	fmt.Println(st.Flags == driver.SchedBlockingSync, st.Active)
-	ctx.Close()
+	cc.Close()
 	st, _ = dev.PrimaryContextState()
 	fmt.Println(st.Flags, st.Active)
 	// Output:
@@ -72,13 +72,13 @@ func ExampleDevice_SetPrimaryContextFlags() {
 func Example_propertiesLimitsFlags() {
 	drv := fake.New()
 	dev, _ := drv.Device(0)
-	ctx, _ := dev.PrimaryContext()
-	defer ctx.Close()
+	cc, _ := dev.PrimaryContext()
+	defer cc.Close()
 	// p.SharedMemPerBlockOptin, p.PersistingL2CacheMaxSize, ...
 	p, _ := dev.Properties()
-	kept, err := ctx.SetLimit(driver.LimitMallocHeapSize, 64<<20) // what the driver kept
+	kept, err := cc.SetLimit(driver.LimitMallocHeapSize, 64<<20) // what the driver kept
 	fmt.Println(p.SharedMemPerBlockOptin, kept, err)
-	_, err = ctx.SetLimit(driver.LimitDevRuntimeSyncDepth, 4) // errors.Is(err, driver.ErrUnsupportedLimit) on sm_90
+	_, err = cc.SetLimit(driver.LimitDevRuntimeSyncDepth, 4) // errors.Is(err, driver.ErrUnsupportedLimit) on sm_90
 	fmt.Println(errors.Is(err, driver.ErrUnsupportedLimit))
 	err = dev.SetPrimaryContextFlags(driver.SchedBlockingSync) // shared with the CUDA runtime in the process
 	fmt.Println(err)

@@ -2,6 +2,7 @@ package fake
 
 import (
 	"fmt"
+	"github.com/nocgo/cuda/fake/internal/race"
 	"runtime"
 	"strings"
 	"sync"
@@ -27,6 +28,7 @@ type fakeBackend struct {
 	compiler  compilerState // NVIDIA's NVRTC, if in use (nvrtc_real.go)
 	libraries libraryState  // cuLibrary's libraries and kernels (module_library.go)
 	libs      mathLibs      // the fake cuBLAS, cuRAND and cuFFT, made on first use (curand.go)
+	nvml      nvmlState     // the fake NVML, made on first use (nvml.go)
 
 	inited atomic.Bool           // cuInit was called
 	poison atomic.Pointer[error] // the sticky fault that poisoned the process, if any (see poison.go)
@@ -51,11 +53,11 @@ type fakeBackend struct {
 
 	exec execLock // runs queued work one item at a time, host callbacks aside
 
-	graphs graphState  // CUDA graphs and stream captures (graph*.go); guarded by mu
-	interp interpState // the PTX interpreter's load and fault records (interp.go)
-	nccl   ncclState   // the in-process NCCL (nccl.go), guarded by mu
-	race   *raceState  // the race detector (race.go), nil when off
-	vmm    vmmState    // virtual memory management (vmm.go), guarded by mu
+	graphs graphState     // CUDA graphs and stream captures (graph*.go); guarded by mu
+	interp interpState    // the PTX interpreter's load and fault records (interp.go)
+	nccl   ncclState      // the in-process NCCL (nccl.go), guarded by mu
+	race   *race.Detector // the race detector (race.go, fake/internal/race), nil when off
+	vmm    vmmState       // virtual memory management (vmm.go), guarded by mu
 }
 
 type faultCounter struct {
@@ -112,7 +114,7 @@ func newBackend(opts ...Option) *fakeBackend {
 		b.cfg.devices = []DeviceSpec{{}}
 	}
 	b.version = b.cfg.version
-	b.race = newRaceState(&b.cfg)
+	b.race = newRaceDetector(b, &b.cfg)
 	for op, rules := range b.cfg.faults {
 		b.faults[op] = &faultCounter{rules: rules}
 	}

@@ -137,7 +137,7 @@ func TestEntryPointsAreKnown(t *testing.T) {
 func TestEntryPointsMatchSources(t *testing.T) {
 	files, err := filepath.Glob("*.go")
 	require.NoError(t, err)
-	call := `(?:\benter\(|\bfault\(|\bsyncOp\(|\basyncOp\(|\bsymbol\(|const op = )`
+	call := `(?:\benter\(|\benterTeardown\(|\bfault\(|\bsyncOp\(|\basyncOp\(|\bsymbol\(|const op = )`
 	named := regexp.MustCompile(call + `abi\.([A-Za-z0-9_]+)`)
 	literal := regexp.MustCompile(call + `"`)
 	indirect := regexp.MustCompile(`\b(?:enter|fault)\(([a-z][A-Za-z0-9_]*)\)`)

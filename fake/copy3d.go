@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"github.com/nocgo/cuda/fake/internal/race"
 	"math/bits"
 
 	"github.com/nocgo/cuda/driver"
@@ -100,7 +101,7 @@ func (b *fakeBackend) work3D(p backend.Memcpy3D, async bool) (func() error, erro
 			if err != nil {
 				return err
 			}
-			dst, err := b.rows(p.DstMemoryType, dstHost, p.DstDevice, p.DstXInBytes, (p.DstZ+z)*p.DstHeight+p.DstY, p.DstPitch, p.WidthInBytes, p.Height, accWrite)
+			dst, err := b.rows(p.DstMemoryType, dstHost, p.DstDevice, p.DstXInBytes, (p.DstZ+z)*p.DstHeight+p.DstY, p.DstPitch, p.WidthInBytes, p.Height, race.Write)
 			if err != nil {
 				return err
 			}

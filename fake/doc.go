@@ -16,7 +16,9 @@
 // The fake also has cuBLAS, cuRAND and cuFFT (packages cublas, curand,
 // cufft), computed on the CPU in stream order: see fake/internal/cublas,
 // fake/internal/curand and fake/internal/cufft for what matches NVIDIA's
-// libraries and how closely.
+// libraries and how closely. Its NVML (package nvml) reports the fake's own
+// devices, allocations and contexts, with readings a test sets through
+// NVMLDevice and faults it injects with FailNVML (fake/internal/nvml).
 //
 // It behaves like the real driver on everything a caller can see, as
 // measured on an H200 (driver 580, CUDA 13.0), and the conformance suite in
@@ -131,4 +133,65 @@
 // the Go call sites that enqueued them and a kernel's PTX line, block and
 // thread. Orderings the driver cannot see are declared with
 // Fake.DeclareOrder. See DetectRaces for what is checked.
+//
+// # What the race detector checks, and what it does not
+//
+// Accesses it sees: copies of every kind (host↔device, device↔device,
+// peer, 2D, 3D; the host side too where it is page-locked memory that the
+// copy reads or writes as it runs, 1D copies only), memsets, kernels (the
+// exact bytes the PTX interpreter touches, and Go bodies' Load and Store),
+// the fake math libraries' reads and writes, NCCL collectives (each rank's
+// send and receive buffers), and stream-ordered memory: cuMemAllocAsync is
+// an access every use must follow, cuMemFreeAsync a write of the whole
+// allocation every use must precede. Memory it checks: device memory,
+// page-locked host memory (cuMemHostAlloc, cuMemHostRegister) and memory
+// of another process mapped through IPC; the bytes of the last two, and of
+// managed memory, count as written from the start (others write them
+// unseen), so only device memory yields reads of uninitialised memory.
+//
+// Orderings it knows: stream order; an event record and a wait for it
+// (Stream.Wait, Stream.WaitStream); a stream, event or context synchronize
+// the host observed (and a query that found the work complete, a
+// synchronous copy or memset, a cuMemFree); the legacy default stream's
+// implicit synchronisation with the blocking streams of its context (not
+// with non-blocking streams); an NCCL collective's rendezvous of its
+// ranks; the edges of a graph launch between its nodes; and what the
+// program declares with Fake.DeclareOrder. The order the fake happens to
+// run work in changes nothing: each piece of work gets its clock when it
+// is enqueued.
+//
+// Inside an interpreted launch (ptxexec's globalrace.go and
+// sharedrace.go): races between the launch's threads on shared memory
+// (SharedMemoryRace) and on global memory (GlobalMemoryRace), by CUDA's
+// memory model, whatever order the fake ran the blocks in: barriers, warp
+// collectives, grid.sync and release/acquire (a fence or .release before a
+// write, observed by a read) order threads; volatile/.relaxed accesses and
+// atomics never race with each other, .cta atomics of two blocks do; an
+// acquire without a fence on the reader's side, a CAS loop's first plain
+// read and two writes of the same value are not reported, so NVIDIA's
+// idioms (threadFenceReduction, atomicAdd(double) by atomicCAS) stay
+// quiet. A read of bytes the launch had not yet written (an atomicCAS on a
+// lock word nothing wrote) is an UninitializedRead when nothing wrote them
+// before the launch either. A kernel that races and then faults reports
+// the races found before the fault, and the launch fails with the fault.
+//
+// Not checked: the host's own reads and writes of host memory (plain Go
+// code the fake cannot see), so a host read of a page-locked buffer
+// before the copy into it completes is not reported; another process's
+// accesses to memory it exports through IPC (each process has its own
+// detector); memory a graph allocates (memory nodes) and work inside a
+// stream capture (the graph's launch is checked instead); the host side of
+// 2D and 3D copies. The host is one party: a synchronize observed on any
+// goroutine orders what every goroutine does next, so a race between two
+// host goroutines that never synchronize with each other is missed, but no
+// race is ever reported where there is an ordering.
+//
+// Reports: each Hazard names both operations, their streams (by the name
+// given with stream.Options.Name where there is one), the bytes, the Go
+// call sites that enqueued them with the library's own frames left out
+// (the first frame is the user's call), and says how to order the two
+// (Hazard.Fix). A read that ran before the write it races with, and so
+// found bytes nothing had written yet, is one Race report with
+// Hazard.Unwritten set, not a Race and an UninitializedRead. One report is
+// made per pair of operations and allocation, not per byte.
 package fake

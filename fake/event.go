@@ -109,7 +109,7 @@ func (b *fakeBackend) EventRecord(h, s uintptr) error {
 			return nil
 		}
 		// it.seq is assigned by pushLocked right after validation.
-		b.race.recorded(st, str)
+		b.raceRecordedLocked(st, str)
 		st.mu.Lock()
 		st.b, st.s, st.seq, st.done = b, str, b.seq+1, false
 		st.mu.Unlock()
@@ -152,7 +152,7 @@ func (b *fakeBackend) EventSynchronize(h uintptr) error {
 		return err
 	}
 	rb, s, seq, pending := e.st.snapshot()
-	b.race.hostSawEvent(e.st)
+	b.hostSawEvent(e.st)
 	if !pending {
 		return nil
 	}
@@ -174,7 +174,7 @@ func (b *fakeBackend) EventQuery(h uintptr) error {
 	}
 	rb, s, _, pending := e.st.snapshot()
 	if !pending {
-		b.race.hostSawEvent(e.st)
+		b.hostSawEvent(e.st)
 		return nil
 	}
 	if err := rb.startHead(s); err != nil {

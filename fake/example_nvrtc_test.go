@@ -39,12 +39,12 @@ extern "C" __global__ void sum_squares(const int* x, int n, unsigned long long* 
 func Example_cudaC() {
 	drv := fake.New()
 	dev, _ := drv.Device(0)
-	ctx, _ := dev.PrimaryContext()
-	defer ctx.Close()
+	cc, _ := dev.PrimaryContext()
+	defer cc.Close()
 	compiler, _ := fake.Of(drv).Compiler()
 	fmt.Println("compiler:", compiler)
 
-	m, err := module.Compile(ctx, sumSquaresSrc, module.Options{NoCache: true})
+	m, err := module.Compile(cc, sumSquaresSrc, module.Options{NoCache: true})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -57,11 +57,11 @@ func Example_cudaC() {
 	for i := range xs {
 		xs[i] = int32(i)
 	}
-	s, _ := stream.New(ctx, stream.Options{})
+	s, _ := stream.New(cc, stream.Options{})
 	defer s.Close()
-	x, _ := memory.Alloc[int32](ctx, n)
+	x, _ := memory.Alloc[int32](cc, n)
 	defer x.Close()
-	total, _ := memory.Alloc[uint64](ctx, 1)
+	total, _ := memory.Alloc[uint64](cc, 1)
 	defer total.Close()
 	memory.CopyToDevice(x, xs)
 	memory.CopyToDevice(total, []uint64{0})

@@ -2,6 +2,7 @@ package fake
 
 import (
 	"cmp"
+	"github.com/nocgo/cuda/fake/internal/race"
 	"runtime"
 	"slices"
 	"sync"
@@ -109,7 +110,7 @@ type item struct {
 	waitS   *stream
 	waitSeq uint64
 
-	race *raceOp // its clock and call stack, when the race detector is on (race.go)
+	race *race.Op // its clock and call stack, when the race detector is on (race.go)
 
 	fn *function // a kernel launch's function, for a capture of it (graph_capture.go)
 }
@@ -127,7 +128,7 @@ const (
 func (b *fakeBackend) pushLocked(s *stream, it *item) uint64 {
 	b.seq++
 	it.seq = b.seq
-	b.race.enqueued(s, it)
+	b.raceEnqueuedLocked(s, it)
 	s.q = append(s.q, it)
 	return it.seq
 }
@@ -252,6 +253,9 @@ func (b *fakeBackend) runHead(s *stream, mode runMode) bool {
 // finish removes the head of s, which has run, and wakes those waiting.
 func (b *fakeBackend) finish(s *stream, err error) {
 	b.mu.Lock()
+	if op := s.q[0].race; op != nil {
+		defer b.race.Done(op) // after the unlock below
+	}
 	s.q[0] = nil
 	s.q = s.q[1:]
 	if len(s.q) == 0 {
@@ -333,7 +337,7 @@ func (b *fakeBackend) drainContext(c *context) error {
 	b.mu.RLock()
 	target := b.seq
 	all := append([]*stream{c.null, c.perThread}, c.streams...)
-	b.race.hostSawContextLocked(all)
+	b.hostSawStreams(all...)
 	b.mu.RUnlock()
 	// Oldest item first, across the context's streams; but a stream held
 	// up by a host callback in flight does not hold up the others: their
@@ -395,6 +399,6 @@ func (b *fakeBackend) runSync(c *context, fn func() error) error {
 	seq := b.pushLocked(c.null, it)
 	b.mu.Unlock()
 	b.runUpTo(c.null, seq, runWait)
-	b.race.hostSawItem(it)
+	b.race.HostSawOp(it.race)
 	return res
 }

@@ -33,9 +33,11 @@ type Backend interface {
 	backend.BLASLtProvider
 	backend.RANDProvider
 	backend.FFTProvider
+	backend.NVMLProvider // nvml.go
 	backend.ProcessSpawner
 	backend.RaceDetector
 	backend.Libraries // cuLibrary (module_library.go)
+	backend.KernelCache
 
 	// Fake returns the backend's reports and kernels (see Fake).
 	Fake() *Fake
@@ -47,8 +49,9 @@ var _ Backend = (*fakeBackend)(nil)
 // objects left alive, the calls made, what the PTX interpreter refused or
 // faulted on, and Go kernel bodies registered late. Get one with Of (for a
 // Driver made by New) or Backend.Fake. It is safe for concurrent use. A nil
-// *Fake (what Of returns for any other Driver) reports nothing and refuses
-// RegisterKernel and Compiler with an error; it never panics.
+// *Fake (what Of returns for any other Driver), and a Fake not made by this
+// package, reports nothing, refuses RegisterKernel and Compiler with an
+// error and declares nothing (DeclareOrder); it never panics.
 type Fake struct{ b *fakeBackend }
 
 // errNotFake is what a nil *Fake's methods that must act return.
@@ -66,7 +69,7 @@ func (b *fakeBackend) Fake() *Fake { return &Fake{b} }
 // free; the mapping is listed until IPCCloseMemHandle. A test that closes
 // everything it made expects an empty list (cudatest.Fake checks it).
 func (f *Fake) Leaks() []Leak {
-	if f == nil {
+	if f == nil || f.b == nil {
 		return nil
 	}
 	return f.b.Leaks()
@@ -80,7 +83,7 @@ func (f *Fake) Leaks() []Leak {
 // points that FailNth rules name. The snapshot is not atomic across entry
 // points: calls made concurrently with Calls may be counted or not.
 func (f *Fake) Calls() map[string]int64 {
-	if f == nil {
+	if f == nil || f.b == nil {
 		return nil
 	}
 	return f.b.calls()
@@ -93,7 +96,7 @@ func (f *Fake) Calls() map[string]int64 {
 // the error wraps that driver.Result. It is nil while no interpreted launch
 // failed.
 func (f *Fake) KernelFault() error {
-	if f == nil {
+	if f == nil || f.b == nil {
 		return nil
 	}
 	return f.b.kernelFault()
@@ -102,9 +105,11 @@ func (f *Fake) KernelFault() error {
 // LoadError returns why the last module load the PTX interpreter refused
 // (CUDA_ERROR_INVALID_PTX) failed: the PTX line, the instruction and what is
 // not supported. It is nil when no load was refused. The error wraps
-// driver.ErrInvalidPTX.
+// driver.ErrInvalidPTX; for a Go body (Kernel) whose parameters are not
+// those of the PTX entry it was registered for (CUDA_ERROR_INVALID_IMAGE),
+// it says which parameter differs, and wraps driver.ErrInvalidImage.
 func (f *Fake) LoadError() error {
-	if f == nil {
+	if f == nil || f.b == nil {
 		return nil
 	}
 	return f.b.loadError()
@@ -114,7 +119,7 @@ func (f *Fake) LoadError() error {
 // backend was built; see Kernel for the shape of body. It returns an error
 // when body has the wrong shape.
 func (f *Fake) RegisterKernel(name string, body any) error {
-	if f == nil {
+	if f == nil || f.b == nil {
 		return errNotFake
 	}
 	return f.b.registerKernel(name, body)
@@ -125,7 +130,7 @@ func (f *Fake) RegisterKernel(name string, body any) error {
 // the pretend compiler's name (PretendNVRTC, or no libnvrtc found). It
 // returns the error of opening the compiler, if that failed.
 func (f *Fake) Compiler() (string, error) {
-	if f == nil {
+	if f == nil || f.b == nil {
 		return "", errNotFake
 	}
 	nv, err := f.b.NVRTC()
@@ -139,7 +144,7 @@ func (f *Fake) Compiler() (string, error) {
 // through the seam (to create "foreign" objects, or to look at what the
 // driver holds).
 func (f *Fake) Backend() Backend {
-	if f == nil {
+	if f == nil || f.b == nil {
 		return nil
 	}
 	return f.b

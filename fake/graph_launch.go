@@ -43,7 +43,7 @@ func (b *fakeBackend) GraphLaunch(h, s uintptr) error {
 		w := &item{run: nop}
 		rb, rs, seq, pending := n.ev.st.snapshot()
 		if rb == b {
-			b.race.waits(st, n.ev.st)
+			b.raceWaits(st, n.ev.st)
 		}
 		switch {
 		case !pending:
@@ -80,7 +80,7 @@ func (b *fakeBackend) GraphLaunch(h, s uintptr) error {
 	}
 	b.pushLocked(st, body)
 	for _, es := range records {
-		b.race.recorded(es, st)
+		b.raceRecordedLocked(es, st)
 	}
 	b.mu.Unlock()
 	b.backpressure(st)

@@ -97,19 +97,19 @@ func (b *fakeBackend) runPTX(x *ptxexec.Kernel, grid, block [3]uint32, sharedMem
 	if b.cfg.outputSet {
 		out = b.cfg.output
 	}
-	rec := b.recorder(x.Name)
+	rec := b.race.Recorder(x.Name)
 	l := &ptxexec.Launch{Grid: grid, Block: block, DynShared: sharedMem, Params: args, Mem: deviceMemory{b}, SMs: sms, Resident: resident,
-		Workers: b.cfg.workers, Printf: out, Cooperative: cooperative, Observe: rec.observer()}
+		Workers: b.cfg.workers, Printf: out, Cooperative: cooperative, Observe: raceObserve(rec)}
 	// With the race detector on, in-kernel shared- and global-memory
 	// races are checked too (raceObserver is a ptxexec.SharedRaceObserver
 	// and GlobalRaceObserver).
-	l.SharedRaces = l.Observe != nil
+	l.SharedRaces = l.Observe != nil && !b.cfg.streamRacesOnly
 	l.GlobalRaces = l.SharedRaces
 	if b.interp.races != nil {
 		l.Observe, l.SharedRaces, l.GlobalRaces = b.interp.races, true, true
 	}
 	err := x.Run(l)
-	rec.flush()
+	rec.Flush()
 	if err == nil {
 		return nil
 	}

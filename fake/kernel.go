@@ -2,6 +2,7 @@ package fake
 
 import (
 	"fmt"
+	"github.com/nocgo/cuda/fake/internal/race"
 	"reflect"
 	"strconv"
 	"strings"
@@ -18,6 +19,9 @@ type Ptr uintptr
 
 // Dim3 is a CUDA dim3: block and grid coordinates and sizes.
 type Dim3 struct{ X, Y, Z int }
+
+// String returns "(x, y, z)".
+func (d Dim3) String() string { return fmt.Sprintf("(%d, %d, %d)", d.X, d.Y, d.Z) }
 
 // Thread is what a kernel body knows about the thread running it: the
 // built-in variables blockIdx, blockDim, threadIdx and gridDim. The fake
@@ -47,9 +51,10 @@ type Scalar interface {
 
 // launchState is shared by the threads of one running launch.
 type launchState struct {
-	b     *fakeBackend
-	fault error         // first memory fault; the launch fails with it
-	race  *raceRecorder // the race detector's record of its accesses (race_kernel.go)
+	b      *fakeBackend
+	fault  error          // first memory fault; the launch fails with it
+	detail error          // what the fault was, where (body_fault.go)
+	race   *race.Recorder // the race detector's record of its accesses (race.go)
 }
 
 // memFault aborts a thread; the launch runner recovers it.
@@ -58,7 +63,7 @@ type memFault struct{ err error }
 // access returns the bytes of element i of size bytes at p, or aborts the
 // launch with CUDA_ERROR_ILLEGAL_ADDRESS (out of bounds) or
 // CUDA_ERROR_MISALIGNED_ADDRESS.
-func (t Thread) access(p Ptr, i int, size uintptr, kind accessKind) []byte {
+func (t Thread) access(p Ptr, i int, size uintptr, kind race.AccessKind) []byte {
 	if t.l == nil {
 		return nil // not in a launch: Load returns zero, Store does nothing
 	}
@@ -80,10 +85,11 @@ func (t Thread) access(p Ptr, i int, size uintptr, kind accessKind) []byte {
 	if err != nil {
 		if t.l.fault == nil {
 			t.l.fault = err
+			t.l.detail = t.accessFault(p, i, size, kind, err)
 		}
 		panic(memFault{err})
 	}
-	t.l.race.add(addr, size, kind, 0, "", [3]uint32{uint32(t.BlockIdx.X), uint32(t.BlockIdx.Y), uint32(t.BlockIdx.Z)}, [3]uint32{uint32(t.ThreadIdx.X), uint32(t.ThreadIdx.Y), uint32(t.ThreadIdx.Z)})
+	t.l.race.Add(addr, size, kind, 0, "", [3]uint32{uint32(t.BlockIdx.X), uint32(t.BlockIdx.Y), uint32(t.BlockIdx.Z)}, [3]uint32{uint32(t.ThreadIdx.X), uint32(t.ThreadIdx.Y), uint32(t.ThreadIdx.Z)})
 	return buf
 }
 
@@ -92,7 +98,7 @@ func (t Thread) access(p Ptr, i int, size uintptr, kind accessKind) []byte {
 // CUDA_ERROR_ILLEGAL_ADDRESS and skips the rest of its threads.
 func Load[T Scalar](t Thread, p Ptr, i int) T {
 	var v T
-	if buf := t.access(p, i, unsafe.Sizeof(v), accRead); buf != nil {
+	if buf := t.access(p, i, unsafe.Sizeof(v), race.Read); buf != nil {
 		copy(unsafe.Slice((*byte)(unsafe.Pointer(&v)), len(buf)), buf)
 	}
 	return v
@@ -101,7 +107,7 @@ func Load[T Scalar](t Thread, p Ptr, i int) T {
 // Store sets element i of type T at device pointer p (p[i] = v in CUDA C),
 // with the bounds checks of Load.
 func Store[T Scalar](t Thread, p Ptr, i int, v T) {
-	if buf := t.access(p, i, unsafe.Sizeof(v), accWrite); buf != nil {
+	if buf := t.access(p, i, unsafe.Sizeof(v), race.Write); buf != nil {
 		copy(buf, unsafe.Slice((*byte)(unsafe.Pointer(&v)), len(buf)))
 	}
 }
@@ -237,8 +243,8 @@ func (k *kernel) runLaunch(b *fakeBackend, grid, block [3]uint32, sharedMem uint
 		copy(unsafe.Slice((*byte)(v.UnsafePointer()), p.size), args[p.off:p.off+p.size])
 		vals[i+1] = v.Elem()
 	}
-	l := &launchState{b: b, race: b.recorder(k.name)}
-	defer l.race.flush()
+	l := &launchState{b: b, race: b.race.Recorder(k.name)}
+	defer l.race.Flush()
 	t := Thread{
 		BlockDim: Dim3{int(block[0]), int(block[1]), int(block[2])},
 		GridDim:  Dim3{int(grid[0]), int(grid[1]), int(grid[2])},
@@ -254,7 +260,7 @@ func (k *kernel) runLaunch(b *fakeBackend, grid, block [3]uint32, sharedMem uint
 							t.ThreadIdx = Dim3{tx, ty, tz}
 							vals[0] = reflect.ValueOf(t)
 							if err := callThread(k.fn, vals, l); err != nil {
-								return err
+								return b.bodyFault(k, err, l.detail)
 							}
 						}
 					}
@@ -272,6 +278,7 @@ func callThread(fn reflect.Value, vals []reflect.Value, l *launchState) (err err
 				err = f.err
 			} else {
 				err = driver.ErrLaunchFailed
+				l.detail = bodyPanic(vals[0].Interface().(Thread), r)
 			}
 		}
 		if err == nil && l.fault != nil { // the body swallowed the fault

@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"github.com/nocgo/cuda/fake/internal/race"
 	"sort"
 	"unsafe"
 
@@ -43,7 +44,7 @@ type alloc struct {
 	pendingFree *pendingFree
 	id          uint64      // buffer id
 	ipcID       uint64      // exported under this id, 0 if not
-	race        *raceShadow // the race detector's record of its bytes (race_shadow.go)
+	race        race.Shadow // the race detector's record of its bytes (fake/internal/race)
 
 	site callSite // who made it, for Leaks (leak_site.go)
 }
@@ -270,7 +271,7 @@ func (b *fakeBackend) MemFreeAsync(p uintptr, s uintptr) error {
 			b.poolFreeQueuedLocked(a, st, it)
 		}
 		it.run = func() error {
-			b.raceRange(p, a.size, accFree, "cuMemFreeAsync")
+			b.race.Range(p, a.size, race.Free, "cuMemFreeAsync")
 			b.mu.Lock()
 			defer b.mu.Unlock()
 			if b.findLocked(p) == a {
@@ -412,7 +413,7 @@ func (b *fakeBackend) d2dWork(dst, src, n uintptr) (func() error, error) {
 		if err1 != nil || err2 != nil {
 			return driver.ErrIllegalAddress
 		}
-		b.raceCopy(dst, src, n)
+		b.race.Copy(dst, src, n)
 		copy(d, s)
 		return nil
 	}, nil
@@ -426,7 +427,8 @@ func (b *fakeBackend) h2dWork(dst uintptr, src unsafe.Pointer, n uintptr, async 
 		return nil, err
 	}
 	from := hostBytes(src, n)
-	if async && !b.pinnedLocked(src, n) {
+	pinned := b.pinnedLocked(src, n)
+	if async && !pinned {
 		// The driver stages pageable memory at enqueue.
 		from = append([]byte(nil), from...)
 	}
@@ -435,7 +437,10 @@ func (b *fakeBackend) h2dWork(dst uintptr, src unsafe.Pointer, n uintptr, async 
 		if err != nil {
 			return driver.ErrIllegalAddress
 		}
-		b.raceRange(dst, n, accWrite, "memcpy HtoD")
+		if pinned { // read as the copy runs, by DMA
+			b.race.Range(uintptr(src), n, race.CopyRead, "memcpy HtoD")
+		}
+		b.race.Range(dst, n, race.Write, "memcpy HtoD")
 		copy(d, from)
 		return nil
 	}, nil
@@ -453,7 +458,8 @@ func (b *fakeBackend) d2hWork(dst unsafe.Pointer, src uintptr, n uintptr) (func(
 		if err != nil {
 			return driver.ErrIllegalAddress
 		}
-		b.raceRange(src, n, accRead, "memcpy DtoH")
+		b.race.Range(src, n, race.Read, "memcpy DtoH")
+		b.race.Range(uintptr(dst), n, race.Write, "memcpy DtoH") // page-locked host memory only (raceCore.Find)
 		copy(hostBytes(dst, n), s)
 		return nil
 	}, nil
@@ -587,7 +593,7 @@ func (b *fakeBackend) memsetWork(dst uintptr, pattern uint32, size, n uintptr) (
 		if err != nil {
 			return driver.ErrIllegalAddress
 		}
-		b.raceRange(dst, n*size, accWrite, "memset")
+		b.race.Range(dst, n*size, race.Write, "memset")
 		var pat [4]byte
 		for i := range pat {
 			pat[i] = byte(pattern >> (8 * i))

@@ -187,13 +187,11 @@ func (b *fakeBackend) loadParsedLocked(c *context, arch int, cubin bool, mod *pt
 				k = ptxKernel(x)
 			}
 		}
-		if k == nil || k.err != nil || len(k.params) != len(e.sizes) {
+		if k == nil {
 			return nil, driver.ErrInvalidImage
 		}
-		for i, p := range k.params {
-			if e.sizes[i] != 0 && e.sizes[i] != p.size {
-				return nil, driver.ErrInvalidImage
-			}
+		if !k.fits(e) {
+			return nil, b.refuseBody(k, e)
 		}
 		m.funcs[e.name] = &function{mod: m, name: e.name, k: k, maxDyn: defaultMaxDynamicShared, carveout: -1}
 	}

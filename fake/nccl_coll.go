@@ -321,7 +321,7 @@ func (b *fakeBackend) issueLocked(ops []*groupOp) error {
 		b.pushLocked(s, it)
 	}
 	for _, o := range ops {
-		b.race.collectiveQueued(o.inst)
+		b.collectiveQueued(o.inst)
 	}
 	b.finished.Broadcast()
 	return nil

@@ -56,7 +56,12 @@ func (b *fakeBackend) NVRTCIdentity() (string, bool) {
 // CompilerOpens counts the calls that asked this backend for its run-time
 // compiler (backend.NVRTCProvider's NVRTC, which on the real backend opens
 // libnvrtc on the first call): a kernel-cache hit in module.Compile makes
-// none.
-func (f *Fake) CompilerOpens() int64 { return f.b.compiler.opens.Load() }
+// none. A nil *Fake counts none.
+func (f *Fake) CompilerOpens() int64 {
+	if f == nil || f.b == nil {
+		return 0
+	}
+	return f.b.compiler.opens.Load()
+}
 
 var _ backend.NVRTCIdentifier = (*fakeBackend)(nil)

@@ -3,6 +3,7 @@ package fake
 import (
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/fake/internal/ondevice"
+	"github.com/nocgo/cuda/fake/internal/race"
 )
 
 // libQueue is the fake seen by the fake math libraries: their work is a
@@ -41,14 +42,14 @@ type libraryMemory struct {
 	op string
 }
 
-func (m libraryMemory) Read(p, n uintptr) ([]byte, error)  { return m.bytes(p, n, accCopyRead) }
-func (m libraryMemory) Write(p, n uintptr) ([]byte, error) { return m.bytes(p, n, accWrite) }
+func (m libraryMemory) Read(p, n uintptr) ([]byte, error)  { return m.bytes(p, n, race.CopyRead) }
+func (m libraryMemory) Write(p, n uintptr) ([]byte, error) { return m.bytes(p, n, race.Write) }
 
-func (m libraryMemory) bytes(p, n uintptr, kind accessKind) ([]byte, error) {
+func (m libraryMemory) bytes(p, n uintptr, kind race.AccessKind) ([]byte, error) {
 	d, err := m.b.span(p, n)
 	if err != nil {
 		return nil, driver.ErrIllegalAddress
 	}
-	m.b.raceRange(p, n, kind, m.op)
+	m.b.race.Range(p, n, kind, m.op)
 	return d, nil
 }

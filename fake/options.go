@@ -43,6 +43,10 @@ type config struct {
 	outputSet  bool
 	races      bool         // the race detector is on (race.go)
 	raceReport func(Hazard) // where it reports, besides Fake.Hazards
+	cacheDir   string       // module.Compile's cache directory (kernel_cache.go)
+	// streamRacesOnly: the race detector without its checks inside a
+	// launch, for the cost benchmark (export_test.go) only.
+	streamRacesOnly bool
 }
 
 // Devices adds n default devices (an H200-like device with 8 GiB of fake

@@ -3,6 +3,7 @@ package fake
 import (
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/fake/internal/race"
 	"github.com/nocgo/cuda/internal/abi"
 )
 
@@ -72,7 +73,7 @@ func (b *fakeBackend) check2DLocked(p *backend.Memcpy2D) error {
 }
 
 // rows returns the row slices of one side of a copy.
-func (b *fakeBackend) rows(t backend.MemoryType, host []byte, dev, x, y, pitch, width, height uintptr, kind accessKind) ([][]byte, error) {
+func (b *fakeBackend) rows(t backend.MemoryType, host []byte, dev, x, y, pitch, width, height uintptr, kind race.AccessKind) ([][]byte, error) {
 	out := make([][]byte, height)
 	for r := range height {
 		off := (y+r)*pitch + x
@@ -84,7 +85,7 @@ func (b *fakeBackend) rows(t backend.MemoryType, host []byte, dev, x, y, pitch, 
 		if err != nil {
 			return nil, driver.ErrIllegalAddress
 		}
-		b.raceRange(dev+off, width, kind, "memcpy 2D/3D")
+		b.race.Range(dev+off, width, kind, "memcpy 2D/3D")
 		out[r] = row
 	}
 	return out, nil
@@ -113,7 +114,7 @@ func (b *fakeBackend) work2D(p backend.Memcpy2D, async bool) (func() error, erro
 		if err != nil {
 			return err
 		}
-		dst, err := b.rows(p.DstMemoryType, dstHost, p.DstDevice, p.DstXInBytes, p.DstY, p.DstPitch, p.WidthInBytes, p.Height, accWrite)
+		dst, err := b.rows(p.DstMemoryType, dstHost, p.DstDevice, p.DstXInBytes, p.DstY, p.DstPitch, p.WidthInBytes, p.Height, race.Write)
 		if err != nil {
 			return err
 		}
@@ -147,9 +148,9 @@ var _ backend.Pitched = (*fakeBackend)(nil)
 
 // srcKind is how a copy to memory of type dst reads its source, for the
 // race detector: a copy to the host uses what it reads.
-func srcKind(dst backend.MemoryType) accessKind {
+func srcKind(dst backend.MemoryType) race.AccessKind {
 	if dst == backend.MemoryTypeHost {
-		return accRead
+		return race.Read
 	}
-	return accCopyRead
+	return race.CopyRead
 }

@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"github.com/nocgo/cuda/fake/internal/race"
 	"math"
 	"slices"
 
@@ -314,6 +315,12 @@ func (b *fakeBackend) allocFromPool(op string, size uintptr, pool uintptr, s uin
 			b.pushLocked(st, &item{run: nop, waitS: pf.s, waitSeq: pf.it.seq})
 		}
 		b.insertLocked(&alloc{base: base, size: size, data: data, kind: deviceMem, dev: p.dev, ctx: st.ctx, async: true, pool: p, site: here()})
+		if b.race != nil && b.graphs.captures[st] == nil {
+			// Every use must follow the allocation in stream order, or
+			// by an event or a synchronize: the race detector sees it
+			// as an access of the allocating stream's work.
+			it.run = func() error { b.race.Range(base, size, race.Alloc, op); return nil }
+		}
 		return nil
 	})
 	if err != nil {

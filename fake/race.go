@@ -2,66 +2,33 @@ package fake
 
 import (
 	"fmt"
-	"os"
 	"runtime"
-	"runtime/debug"
-	"sync"
-	"sync/atomic"
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/fake/internal/race"
 	"github.com/nocgo/cuda/internal/core"
 )
 
-// The race detector: the fake sees every access to device memory and every
-// ordering edge, so it reports what no GPU tool does: two accesses to the
-// same bytes from work on different streams (or from the host's
-// synchronous work) that nothing orders, at least one a write, the way
-// Go's race detector reports unsynchronised goroutines. It also reports
-// reads of device memory that nothing ever wrote.
-//
-// What is checked: copies of every kind (host↔device, device↔device,
-// peer, 2D, 3D), memsets, kernels (the exact bytes the PTX interpreter
-// touches, and Go bodies' Load and Store), the fake math libraries' reads
-// and writes, NCCL collectives (each rank's send and receive buffers) and
-// stream-ordered frees (cuMemFreeAsync writes the whole allocation). A
-// graph launch counts as one piece of work of its stream: its nodes are
-// not checked against each other.
-//
-// What orders two pieces of work (race_clock.go): stream order; an event
-// record and a wait for it; a stream, event or context synchronize
-// observed by the host (and a query that found the work complete, a
-// synchronous copy or memset, a cuMemFree); the legacy default stream's
-// implicit synchronisation with the blocking streams of its context (not
-// with non-blocking streams); and what the program declares with
-// Fake.DeclareOrder.
-//
-// Inside an interpreted launch (race_inkernel.go, ptxexec's
-// globalrace.go and sharedrace.go): races between the launch's threads
-// on shared memory (SharedMemoryRace) and on global memory
-// (GlobalMemoryRace), by CUDA's memory model, whatever order the fake ran
-// the blocks in: barriers, warp collectives, grid.sync and release/acquire
-// (a fence or .release before a write, observed by a read) order threads;
-// volatile/.relaxed accesses and atomics never race with each other, .cta
-// atomics of two blocks do; an acquire without a fence on the reader's
-// side, a CAS loop's first plain read and two writes of the same value are
-// not reported, so NVIDIA's idioms (threadFenceReduction, atomicAdd(double)
-// by atomicCAS) stay quiet. A read of bytes the launch had not yet written
-// (an atomicCAS on a lock word nothing wrote) is an UninitializedRead when
-// nothing wrote them before the launch either; a read that races with a
-// later write is then both. A kernel that races and then faults reports
-// the races found before the fault, and the launch fails with the fault.
+// The race detector lives in fake/internal/race, which owns its state and
+// its lock; this file is the fake's side of it: the options, the public
+// names, and the view of the core it is given (raceCore). The detector's
+// lock is a leaf: the core calls the detector holding its own locks or
+// not, and the detector calls the core (raceCore) only with its own lock
+// released.
 
 // DetectRaces turns the race detector on: each hazard found is kept (see
 // Fake.Hazards) and given to report, when report is not nil, at the moment
-// it is found, while the work that found it waits. report must not call
-// into the fake (calls that would run work return ErrNotPermitted); it is
-// called one hazard at a time per piece of work, but pieces of work on
-// different goroutines may call it at once. A panic in report is printed
-// on stderr and changes nothing else. Detection costs a call stack per piece of work enqueued and a
-// record of who last touched each range of device memory: it is off by
-// default in fake.New, and on by default in cudatest.Fake and
-// cudatest.Driver on the fake.
+// it is found, while the work that found it waits. A call into the fake
+// from report that would wait for work (a synchronize, a synchronous copy,
+// a query) returns ErrNotPermitted, as from a host callback; it is called
+// one hazard at a time per piece of work, but pieces of work on different
+// goroutines may call it at once. A panic in report is printed on stderr
+// and changes nothing else. Detection costs a call stack per piece of work
+// enqueued and a record of who last touched each range of device memory:
+// it is off by default in fake.New, and on by default in cudatest.Fake and
+// cudatest.Driver on the fake. The package documentation says what it
+// checks.
 func DetectRaces(report func(Hazard)) Option {
 	return func(c *config) { c.races, c.raceReport = true, report }
 }
@@ -72,79 +39,125 @@ func IgnoreRaces() Option {
 	return func(c *config) { c.races, c.raceReport = false, nil }
 }
 
-// raceState is the detector of one backend; nil when detection is off.
-type raceState struct {
-	report func(Hazard)
+// Hazard is one report of the race detector: the bytes, and the two
+// accesses (Current, the one that found the hazard, and Previous, the
+// earlier one it is not ordered with; Previous is zero for an
+// UninitializedRead). String writes it as Go's race detector writes a data
+// race.
+type Hazard = race.Hazard
 
-	cur atomic.Pointer[raceOp] // the item running (exec lock held by its runner)
+// HazardKind says what the race detector found: Race, UninitializedRead,
+// SharedMemoryRace or GlobalMemoryRace.
+type HazardKind = race.HazardKind
 
-	mu      sync.Mutex // guards everything below, and every alloc's shadow; taken after Backend.mu
-	threads map[*stream]*raceThread
-	host    vclock
-	events  map[*evState]vclock // the clock of each event's latest record
-	hazards []Hazard
-	seen    map[hazardKey]bool
-}
+// The kinds of hazard.
+const (
+	// Race: two accesses to the same device bytes, at least one a write
+	// (or a free), that nothing orders (see DetectRaces).
+	Race = race.Race
+	// UninitializedRead: a kernel, or a copy to the host, read device
+	// bytes that nothing wrote since they were allocated (the fake fills
+	// them with 0xA5; a GPU leaves whatever was there).
+	UninitializedRead = race.UninitializedRead
+	// SharedMemoryRace: two threads of one block touched the same shared
+	// memory bytes, at least one writing, with no barrier between them.
+	SharedMemoryRace = race.SharedMemoryRace
+	// GlobalMemoryRace: two threads of one launch touched the same
+	// device bytes, at least one writing, not both atomic, with nothing
+	// ordering them by CUDA's memory model (reported by the PTX
+	// interpreter).
+	GlobalMemoryRace = race.GlobalMemoryRace
+)
 
-// hazardKey says which pair of accesses a hazard names, so that it is
-// reported once.
-type hazardKey struct {
-	prev, cur *raceOp
-	prevWhat  string
-	curWhat   string
-	alloc     uintptr
-}
+// Access is one side of a Hazard: a piece of work enqueued on a stream, and
+// what it did to the bytes.
+type Access = race.Access
 
-func newRaceState(c *config) *raceState {
+// KernelSite is where in a kernel an access was made: for an interpreted
+// kernel, the PTX line and instruction; the block and thread.
+type KernelSite = race.KernelSite
+
+// newRaceDetector returns b's detector, nil when c turns detection off.
+func newRaceDetector(b *fakeBackend, c *config) *race.Detector {
 	if !c.races {
 		return nil
 	}
-	return &raceState{
-		report:  c.raceReport,
-		threads: map[*stream]*raceThread{},
-		events:  map[*evState]vclock{},
-		seen:    map[hazardKey]bool{},
+	return race.New(raceCore{b}, c.raceReport)
+}
+
+// raceCore is the core as the race detector sees it (race.Core).
+type raceCore struct{ b *fakeBackend }
+
+var _ race.Core = raceCore{}
+
+// Find returns the allocation holding p, taking the table lock: device
+// memory, page-locked host memory (cuMemHostAlloc, cuMemHostRegister),
+// which copies and kernels reach while they run, and IPC mappings. The
+// bytes of the last two, and of managed memory, start written: the host
+// and the exporting process write them unseen.
+func (c raceCore) Find(p uintptr) (race.Memory, bool) {
+	c.b.mu.RLock()
+	defer c.b.mu.RUnlock()
+	a := c.b.findLocked(p)
+	if a == nil {
+		return race.Memory{}, false
 	}
+	return race.Memory{Base: a.base, Size: a.size, Written: a.managed || a.kind != deviceMem, Shadow: &a.race}, true
 }
 
-// raceOp is one enqueued item as the detector sees it: its clock, taken at
-// enqueue, and what a report says of it.
-type raceOp struct {
-	seq    uint64 // the item's number (its enqueue order in the backend)
-	slot   int    // its stream's slot in the clocks
-	epoch  uint64 // vc[slot]
-	vc     vclock
-	stream string
-	stack  []uintptr // where it was enqueued
-
-	// A node of a graph launch: the launch's order of its nodes, and
-	// which node (see race_graph.go); nil otherwise.
-	graph *graphOrder
-	node  int
+// Report runs fn with the calling goroutine's thread marked as a host
+// callback's is, so that a call into the fake from fn that would wait for
+// work returns ErrNotPermitted (see lockExec).
+func (c raceCore) Report(fn func()) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	tid := core.ThreadID()
+	c.b.exec.callbacks.Store(tid, struct{}{})
+	defer c.b.exec.callbacks.Delete(tid)
+	fn()
 }
 
-// before reports whether a happens before b (or is b).
-func (a *raceOp) before(b *raceOp) bool {
-	if a == b {
-		return true
+// raceStreamLocked is s as the detector is told of it: its name, and the
+// streams whose earlier work its next work implicitly follows (the legacy
+// default stream's synchronisation with the blocking streams of its
+// context; not with non-blocking streams). Table lock held.
+func raceStreamLocked(s *stream) race.Stream {
+	if s.label == "" {
+		s.label = streamName(s)
 	}
-	if a.graph != nil && a.graph == b.graph {
-		return a.node == b.node || b.graph.precedes(a.node, b.node)
+	rs := race.Stream{Key: s, Name: s.label}
+	c := s.ctx
+	if c == nil {
+		return rs
 	}
-	return a.epoch <= b.vc.at(a.slot)
+	switch s.kind {
+	case nullStream:
+		if c.perThread != nil {
+			rs.Follows = append(rs.Follows, c.perThread)
+		}
+		for _, t := range c.streams {
+			if t.flags&backend.StreamNonBlocking == 0 {
+				rs.Follows = append(rs.Follows, t)
+			}
+		}
+	case userStream, perThreadStream:
+		if (s.kind == perThreadStream || s.flags&backend.StreamNonBlocking == 0) && c.null != nil {
+			rs.Follows = append(rs.Follows, c.null)
+		}
+	}
+	return rs
 }
 
-// maxStack is how many frames of the enqueuing call stack a report keeps.
-const maxStack = 32
-
-func callers() []uintptr {
-	pcs := make([]uintptr, maxStack)
-	n := runtime.Callers(3, pcs)
-	return pcs[:n:n]
-}
-
-// streamName says which stream s is, as a report names it.
+// streamName says which stream s is, as a report names it: by its name
+// where it has one (backend.StreamNamer), else by its handle.
 func streamName(s *stream) string {
+	if s.name != "" {
+		nb := ""
+		if s.flags&backend.StreamNonBlocking != 0 {
+			nb = ", non-blocking"
+		}
+		return fmt.Sprintf("stream %q (%#x%s)", s.name, s.h, nb)
+	}
 	var ctx string
 	if s.ctx != nil {
 		ctx = fmt.Sprintf(" of context %#x", s.ctx.h)
@@ -161,142 +174,94 @@ func streamName(s *stream) string {
 	return fmt.Sprintf("stream %#x", s.h)
 }
 
+// NameStream implements backend.StreamNamer: the race detector's reports
+// call the stream h by name from now on. Only created streams are named
+// (ErrInvalidHandle for 0, 1, 2 and unknown or destroyed streams).
+func (b *fakeBackend) NameStream(h uintptr, name string) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s := b.streams[h]
+	if h <= backend.StreamPerThread || s == nil || s.dead {
+		return driver.ErrInvalidHandle
+	}
+	s.name, s.label = name, ""
+	return nil
+}
+
+var _ backend.StreamNamer = (*fakeBackend)(nil)
+
+// raceEnqueuedLocked gives it its detector record as it is pushed onto s.
+// Table lock held.
+func (b *fakeBackend) raceEnqueuedLocked(s *stream, it *item) {
+	if b.race != nil {
+		it.race = b.race.Enqueued(raceStreamLocked(s), it.seq)
+	}
+}
+
+// raceRecordedLocked notes a record of st enqueued on s. Table lock held.
+func (b *fakeBackend) raceRecordedLocked(st *evState, s *stream) {
+	if b.race != nil {
+		b.race.Recorded(st, raceStreamLocked(s))
+	}
+}
+
+// raceWaits orders the work enqueued on s from now on after the latest
+// record of st.
+func (b *fakeBackend) raceWaits(s *stream, st *evState) {
+	if b.race != nil {
+		b.race.Waits(s, st)
+	}
+}
+
+// hostSawStreams orders what the host does next after the work enqueued
+// so far on each of the (non-nil) streams.
+func (b *fakeBackend) hostSawStreams(ss ...*stream) {
+	if b.race == nil {
+		return
+	}
+	keys := make([]any, 0, len(ss))
+	for _, s := range ss {
+		if s != nil {
+			keys = append(keys, s)
+		}
+	}
+	b.race.HostSawStreams(keys...)
+}
+
+// hostSawEvent orders what the host does next after the latest record of
+// st.
+func (b *fakeBackend) hostSawEvent(st *evState) {
+	if b.race != nil {
+		b.race.HostSawEvent(st)
+	}
+}
+
 // runRaced runs it with it as the detector's current work.
 func (b *fakeBackend) runRaced(it *item) error {
-	r := b.race
-	if r == nil || it.race == nil {
+	if b.race == nil || it.race == nil {
 		return runItem(it)
 	}
-	prev := r.cur.Swap(it.race)
-	defer r.cur.Store(prev)
-	return runItem(it)
-}
-
-// raceRange records an access of the running item to the n bytes at p.
-// The table lock is not held.
-func (b *fakeBackend) raceRange(p, n uintptr, kind accessKind, what string) {
-	r := b.race
-	if r == nil || n == 0 {
-		return
-	}
-	op := r.cur.Load()
-	if op == nil {
-		return
-	}
-	b.raceRuns(op, what, []raceRun{{lo: p, hi: p + n, kind: kind}})
-}
-
-// raceCopy records a device-to-device copy of the running item: it reads
-// src and writes dst, and the bytes of src nothing wrote are, in dst, bytes
-// nothing wrote (a later read of them is reported as the read of
-// unwritten memory it is). The table lock is not held.
-func (b *fakeBackend) raceCopy(dst, src, n uintptr) {
-	r := b.race
-	if r == nil || n == 0 {
-		return
-	}
-	op := r.cur.Load()
-	if op == nil {
-		return
-	}
-	b.mu.RLock()
-	sa, da := b.findLocked(src), b.findLocked(dst)
-	b.mu.RUnlock()
-	var holes [][2]uintptr
-	if sa != nil && sa.kind == deviceMem {
-		r.mu.Lock()
-		holes = r.unwrittenLocked(sa, src, min(src+n, sa.end()))
-		r.mu.Unlock()
-	}
-	b.raceRuns(op, "memcpy DtoD", []raceRun{{lo: src, hi: src + n, kind: accCopyRead}, {lo: dst, hi: dst + n, kind: accWrite}})
-	if len(holes) > 0 && da != nil && da.kind == deviceMem {
-		r.mu.Lock()
-		for _, h := range holes {
-			r.markUnwrittenLocked(da, dst+(h[0]-src), dst+(h[1]-src))
-		}
-		r.mu.Unlock()
-	}
-}
-
-// raceRuns checks and records the accesses runs of op, then reports what
-// they found.
-func (b *fakeBackend) raceRuns(op *raceOp, what string, runs []raceRun) {
-	r := b.race
-	var found []Hazard
-	for _, run := range runs {
-		b.mu.RLock()
-		a := b.findLocked(run.lo)
-		b.mu.RUnlock()
-		if a == nil || a.kind != deviceMem || run.hi <= run.lo {
-			continue
-		}
-		acc := &raceAccess{op: op, kind: run.kind, what: what, site: run.site}
-		r.mu.Lock()
-		found = r.applyLocked(a, run.lo, min(run.hi, a.end()), acc, found)
-		r.mu.Unlock()
-	}
-	r.deliver(found)
-}
-
-// deliver keeps hs and gives them to the report function.
-func (r *raceState) deliver(hs []Hazard) {
-	if len(hs) == 0 {
-		return
-	}
-	r.mu.Lock()
-	r.hazards = append(r.hazards, hs...)
-	r.mu.Unlock()
-	if r.report != nil {
-		for _, h := range hs {
-			r.call(h)
-		}
-	}
-}
-
-// call gives h to the report function on a goroutine of its own, so that
-// a panic there (reported on stderr, as a host callback's is) or a
-// runtime.Goexit (t.FailNow) ends only that goroutine, never the work
-// that found the hazard.
-func (r *raceState) call(h Hazard) {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		defer func() {
-			if p := recover(); p != nil {
-				fmt.Fprintf(os.Stderr, "nocgo/cuda/fake: the race detector's report function panicked: %v\n%s", p, debug.Stack())
-			}
-		}()
-		r.report(h)
-	}()
-	<-done
+	return b.race.Run(it.race, func() error { return runItem(it) })
 }
 
 // Hazards returns the hazards the race detector found so far and not yet
 // taken (see TakeHazards), in the order found; nil when detection is off
-// (see DetectRaces). The slice is the caller's.
+// (see DetectRaces) and for a nil *Fake. The slice is the caller's.
 func (f *Fake) Hazards() []Hazard {
-	r := f.b.race
-	if r == nil {
+	if f == nil || f.b == nil {
 		return nil
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]Hazard(nil), r.hazards...)
+	return f.b.race.Hazards()
 }
 
 // TakeHazards returns what Hazards returns and forgets it, for a test that
 // provokes a hazard on purpose: cudatest fails a test only for the
 // hazards left at its end (and for those its own report function saw).
 func (f *Fake) TakeHazards() []Hazard {
-	r := f.b.race
-	if r == nil {
+	if f == nil || f.b == nil {
 		return nil
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	hs := r.hazards
-	r.hazards = nil
-	return hs
+	return f.b.race.TakeHazards()
 }
 
 // DetectsRaces implements backend.RaceDetector: whether DetectRaces is on.
@@ -308,7 +273,7 @@ var _ backend.RaceDetector = (*fakeBackend)(nil)
 // not yet taken, each as Hazard.String writes it, forgotten by the call.
 func (b *fakeBackend) TakeRaceReports() []string {
 	var out []string
-	for _, h := range b.Fake().TakeHazards() {
+	for _, h := range b.race.TakeHazards() {
 		out = append(out, h.String())
 	}
 	return out
@@ -333,16 +298,16 @@ const HostOrder = ^uintptr(0)
 // reports, never the order the fake runs work in. The risk is the
 // declaration's: one the real program does not honour hides a real race
 // on the GPU, silently. It returns an error for an unknown stream, and
-// does nothing when detection is off.
+// does nothing when detection is off or f is nil.
 func (f *Fake) DeclareOrder(before, after uintptr) error {
-	b := f.b
-	if b.race == nil {
+	if f == nil || f.b == nil || f.b.race == nil {
 		return nil
 	}
+	b := f.b
 	tid := core.ThreadID()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	resolve := func(h uintptr) (*stream, error) {
+	resolve := func(h uintptr) (*race.Stream, error) {
 		if h == HostOrder {
 			return nil, nil
 		}
@@ -353,7 +318,8 @@ func (f *Fake) DeclareOrder(before, after uintptr) error {
 		if s.dead {
 			return nil, fmt.Errorf("fake.DeclareOrder: stream %#x: %w", h, driver.ErrInvalidHandle)
 		}
-		return s, nil
+		rs := raceStreamLocked(s)
+		return &rs, nil
 	}
 	bs, err := resolve(before)
 	if err != nil {
@@ -363,6 +329,6 @@ func (f *Fake) DeclareOrder(before, after uintptr) error {
 	if err != nil {
 		return err
 	}
-	b.race.orderLocked(bs, as)
+	b.race.Order(bs, as)
 	return nil
 }

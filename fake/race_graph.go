@@ -1,27 +1,19 @@
 package fake
 
+import "github.com/nocgo/cuda/fake/internal/race"
+
 // A graph launch is one item of its stream, but its nodes are ordered by
 // their edges only: two nodes with no path between them may run at once
-// on a GPU. Each node's work runs as an operation of its own, with the
-// launch's clock (so it is ordered after the stream's earlier work and
-// before its later work) and the set of nodes of the same launch that
-// precede it (the edges, child graphs included: a node after a child
-// graph node follows all of the child's nodes, and the child's nodes
-// follow what the child graph node follows).
-
-// graphOrder says which steps of an exec precede which.
-type graphOrder struct {
-	pred [][]uint64 // pred[i]: bit j set when step j precedes step i
-}
-
-func (g *graphOrder) precedes(j, i int) bool {
-	return g.pred[i][j/64]&(1<<(j%64)) != 0
-}
+// on a GPU. With the race detector on, each node's work runs as a step of
+// its own (race.Detector.Step) with the set of nodes of the same launch
+// that precede it, computed here from the edges, child graphs included: a
+// node after a child graph node follows all of the child's nodes, and the
+// child's nodes follow what the child graph node follows.
 
 // newGraphOrder computes the order of steps, the flattened nodes of shape.
 // It returns nil when a step is not where shape says (the steps were made
 // some other way): the launch then stays one operation, unchecked inside.
-func newGraphOrder(shape *fgraph, steps []*gnode) *graphOrder {
+func newGraphOrder(shape *fgraph, steps []*gnode) *race.GraphOrder {
 	if shape == nil {
 		return nil
 	}
@@ -38,10 +30,10 @@ func newGraphOrder(shape *fgraph, steps []*gnode) *graphOrder {
 		index[shapeNode(n)] = i
 	}
 	words := (len(steps) + 63) / 64
-	g := &graphOrder{pred: make([][]uint64, len(steps))}
+	pred := make([][]uint64, len(steps))
 	entry := make([]uint64, words)
 	for i := range lead {
-		g.pred[i] = make([]uint64, words)
+		pred[i] = make([]uint64, words)
 		entry[i/64] |= 1 << (i % 64)
 	}
 	done := map[*gnode][]uint64{} // the steps complete once a node is
@@ -74,7 +66,7 @@ func newGraphOrder(shape *fgraph, steps []*gnode) *graphOrder {
 				return false
 			}
 			seen++
-			g.pred[i] = p
+			pred[i] = p
 			self := append([]uint64(nil), p...)
 			self[i/64] |= 1 << (i % 64)
 			done[n] = self
@@ -84,7 +76,7 @@ func newGraphOrder(shape *fgraph, steps []*gnode) *graphOrder {
 	if !walk(shape, entry) || seen != len(steps) {
 		return nil
 	}
-	return g
+	return race.NewGraphOrder(pred)
 }
 
 // shapeNode returns the node of the exec's shape that step s copies.
@@ -99,8 +91,8 @@ func shapeNode(s *gnode) *gnode {
 // on, each node's work runs as its own operation (see above); otherwise
 // steps themselves. Table lock held.
 func (b *fakeBackend) raceSteps(body *item, shape *fgraph, steps []*gnode) []*gnode {
-	r := b.race
-	if r == nil {
+	d := b.race
+	if d == nil {
 		return steps
 	}
 	order := newGraphOrder(shape, steps)
@@ -115,17 +107,7 @@ func (b *fakeBackend) raceSteps(body *item, shape *fgraph, steps []*gnode) []*gn
 		}
 		c := *n
 		run := n.run
-		c.run = func() error {
-			launch := body.race
-			if launch == nil {
-				return run()
-			}
-			op := *launch
-			op.graph, op.node = order, i
-			prev := r.cur.Swap(&op)
-			defer r.cur.Store(prev)
-			return run()
-		}
+		c.run = func() error { return d.Step(body.race, order, i, run) }
 		out[i] = &c
 	}
 	return out

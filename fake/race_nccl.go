@@ -1,5 +1,7 @@
 package fake
 
+import "github.com/nocgo/cuda/fake/internal/race"
+
 // raceCollective records what the collective inst reads and writes, each
 // rank's buffers as the work of that rank's item on its own stream: the
 // send buffers it reads (for a broadcast, the root's only) and the receive
@@ -40,36 +42,29 @@ func (b *fakeBackend) raceCollective(inst *collInst) {
 		case collReduceScatter:
 			send *= n
 		}
-		var runs []raceRun
+		var runs []race.Run
 		if send > 0 {
-			runs = append(runs, raceRun{lo: p.send, hi: p.send + send, kind: accCopyRead})
+			runs = append(runs, race.Run{Lo: p.send, Hi: p.send + send, Kind: race.CopyRead})
 		}
 		if recv > 0 {
-			runs = append(runs, raceRun{lo: p.recv, hi: p.recv + recv, kind: accWrite})
+			runs = append(runs, race.Run{Lo: p.recv, Hi: p.recv + recv, Kind: race.Write})
 		}
-		b.raceRuns(p.it.race, what, runs)
+		b.race.Runs(p.it.race, what, runs)
 	}
 }
 
 // collectiveQueued orders the work each rank enqueues after the
 // collective inst after every rank's work before it, once all its parts
-// are queued: no rank's part completes before every rank has reached it,
-// so what follows it on any rank's stream follows them all. Table lock
-// held.
-func (r *raceState) collectiveQueued(inst *collInst) {
-	if r == nil || !queued(inst) {
+// are queued (race.Detector.Rendezvous). Table lock held.
+func (b *fakeBackend) collectiveQueued(inst *collInst) {
+	if b.race == nil || !queued(inst) {
 		return
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var all vclock
+	streams := make([]any, 0, len(inst.parts))
+	ops := make([]*race.Op, 0, len(inst.parts))
 	for _, p := range inst.parts {
-		if p.it.race != nil {
-			all.join(p.it.race.vc)
-		}
+		streams = append(streams, p.s)
+		ops = append(ops, p.it.race)
 	}
-	for _, p := range inst.parts {
-		t := r.threadLocked(p.s)
-		t.clock = t.clock.joined(all)
-	}
+	b.race.Rendezvous(streams, ops)
 }

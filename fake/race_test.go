@@ -1,8 +1,11 @@
 package fake
 
 import (
+	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/fake/internal/race"
 	"strings"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/stretchr/testify/assert"
@@ -447,11 +450,11 @@ func TestRaceSharedMemoryReport(t *testing.T) {
 	b, got := raceBackend(t)
 	s := newStreams(t, b, 0, 1)[0]
 	it := &item{run: func() error {
-		rec := b.recorder("reduce")
+		rec := b.race.Recorder("reduce")
 		require.NotNil(t, rec)
-		rec.sharedRace([3]uint32{1, 0, 0}, 0x40,
-			sharedSide{thread: [3]uint32{3, 0, 0}, kind: accWrite, line: 20, instr: "st.shared.f32 [%r4], %f1;", file: "k.cu", fileLine: 7},
-			sharedSide{thread: [3]uint32{5, 0, 0}, kind: accRead, line: 22, instr: "ld.shared.f32 %f2, [%r6];"})
+		rec.SharedRace([3]uint32{1, 0, 0}, 0x40,
+			race.SharedSide{Thread: [3]uint32{3, 0, 0}, Kind: race.Write, Line: 20, Instr: "st.shared.f32 [%r4], %f1;", File: "k.cu", FileLine: 7},
+			race.SharedSide{Thread: [3]uint32{5, 0, 0}, Kind: race.Read, Line: 22, Instr: "ld.shared.f32 %f2, [%r6];"})
 		return nil
 	}}
 	require.NoError(t, b.enqueue(s, it, nil))
@@ -478,6 +481,71 @@ func TestRaceReportFunctionThatPanics(t *testing.T) {
 	require.NoError(t, b.MemcpyDtoHAsync(unsafe.Pointer(&host[0]), p, 16, ss[1]))
 	require.NoError(t, b.StreamSynchronize(ss[1]), "the work itself succeeds")
 	require.NoError(t, b.CtxSynchronize())
-	// The read ran first: of unwritten bytes, and racing with the memset.
-	assert.Len(t, b.Fake().Hazards(), 2, "kept all the same")
+	// The read ran first: of unwritten bytes, racing with the memset; one
+	// report says both.
+	hs := b.Fake().Hazards()
+	require.Len(t, hs, 1, "kept all the same")
+	assert.True(t, hs[0].Unwritten)
+}
+
+// A report function that calls into the fake never deadlocks: a call that
+// would wait for work (the work that found the hazard waits for the
+// report) returns ErrNotPermitted, as from a host callback; the others
+// work.
+func TestRaceReportFunctionCallsTheFake(t *testing.T) {
+	var b *fakeBackend
+	var ss []uintptr
+	var p, ctx, q uintptr
+	errs := map[string]error{}
+	calls := 0
+	b = bound(t, DetectRaces(func(Hazard) {
+		calls++
+		if calls > 1 {
+			return
+		}
+		host := make([]byte, 4)
+		errs["CtxPushCurrent"] = b.CtxPushCurrent(ctx) // the report runs on a thread of its own
+		defer b.CtxPopCurrent()
+		ev, err := b.EventCreate(0)
+		errs["EventCreate"] = err
+		errs["EventRecord"] = b.EventRecord(ev, ss[0])
+		errs["StreamSynchronize"] = b.StreamSynchronize(ss[0])
+		errs["StreamQuery"] = b.StreamQuery(ss[0])
+		errs["EventSynchronize"] = b.EventSynchronize(ev)
+		errs["MemcpyDtoH"] = b.MemcpyDtoH(unsafe.Pointer(&host[0]), p, 4)
+		errs["MemsetD8"] = b.MemsetD8(p, 0, 4)
+		errs["MemsetD8Async"] = b.MemsetD8Async(p, 0, 4, ss[0])
+		errs["DeclareOrder"] = b.Fake().DeclareOrder(ss[0], ss[1])
+		errs["Hazards"] = nil
+		_ = b.Fake().Hazards()
+		q, err = b.MemAlloc(64)
+		errs["MemAlloc"] = err
+		errs["MemFree"] = b.MemFree(q)
+		errs["CtxSynchronize"] = b.CtxSynchronize()
+		errs["EventDestroy"] = b.EventDestroy(ev)
+	}))
+	ctx, err := b.CtxGetCurrent()
+	require.NoError(t, err)
+	ss = newStreams(t, b, backend.StreamNonBlocking, 2)
+	p = alloc4K(t, b)
+	host := make([]byte, 16)
+	require.NoError(t, b.MemsetD8Async(p, 1, 4096, ss[0]))
+	require.NoError(t, b.MemcpyDtoHAsync(unsafe.Pointer(&host[0]), p, 16, ss[1]))
+	done := make(chan error, 1)
+	go func() { done <- b.StreamSynchronize(ss[1]) }()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("a report function that calls into the fake deadlocked")
+	}
+	require.NoError(t, b.CtxSynchronize())
+	require.NotZero(t, calls)
+	for _, name := range []string{"StreamSynchronize", "StreamQuery", "EventSynchronize", "MemcpyDtoH", "MemsetD8", "MemFree", "CtxSynchronize"} {
+		assert.ErrorIs(t, errs[name], driver.ErrNotPermitted, name)
+	}
+	for _, name := range []string{"EventCreate", "EventRecord", "MemsetD8Async", "DeclareOrder", "MemAlloc", "EventDestroy", "CtxPushCurrent"} {
+		assert.NoError(t, errs[name], name)
+	}
+	assert.NoError(t, b.MemFree(q), "the free refused in the report, retried")
 }

@@ -30,6 +30,8 @@ type stream struct {
 	err   error   // sticky: the first failed item
 	busy  bool    // q[0], a host callback, runs outside the execution lock
 	dead  bool
+	name  string // backend.StreamNamer's name, "" when none
+	label string // what race reports call it, made on first use (race.go)
 
 	site callSite // who made it, for Leaks (leak_site.go)
 }
@@ -174,7 +176,7 @@ func (b *fakeBackend) StreamQuery(h uintptr) error {
 	pending, serr := len(s.q) > 0, s.err
 	b.mu.RUnlock()
 	if !pending {
-		b.hostSawStream(s)
+		b.hostSawStreams(s)
 		return serr
 	}
 	if err := b.startHead(s); err != nil {
@@ -209,7 +211,7 @@ func (b *fakeBackend) StreamSynchronize(h uintptr) error {
 		return err
 	}
 	defer b.unlockExec()
-	b.hostSawStream(s)
+	b.hostSawStreams(s)
 	return b.drain(s)
 }
 
@@ -233,7 +235,7 @@ func (b *fakeBackend) StreamWaitEvent(h, ev uintptr, flags uint32) error {
 		}
 		rb, rs, seq, pending := e.st.snapshot()
 		if rb == b {
-			b.race.waits(s, e.st)
+			b.raceWaits(s, e.st)
 		}
 		switch {
 		case !pending:

@@ -26,6 +26,8 @@ func names(k Kind) []string {
 		return []string{"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so.11", "libcublasLt.so"}
 	case NVJITLINK:
 		return []string{"libnvJitLink.so.13", "libnvJitLink.so.12", "libnvJitLink.so"}
+	case NVML:
+		return []string{"libnvidia-ml.so.1", "libnvidia-ml.so"}
 	}
 	return nil
 }
@@ -66,7 +68,7 @@ func systemCandidates(k Kind) (c candidateList, ok bool) {
 		}
 	}
 	dirs = append(dirs, "/usr/local/cuda/lib64")
-	if k == CUDA {
+	if k == CUDA || k == NVML {
 		dirs = append(dirs, "/usr/lib/wsl/lib") // WSL 2 puts the driver here
 	}
 	for _, d := range dirs {

@@ -34,6 +34,11 @@
 // and .so.12 names through the system loader, the CUDA directories, and the
 // nvidia/cu13/lib and nvidia/nvjitlink/lib directories of its pip wheels.
 //
+// libnvidia-ml, NVML (kind NVML, opened by package nvml on first use), is
+// part of the driver and is searched as libcuda is: NOCGO_CUDA_LIBNVML,
+// libnvidia-ml.so.1 and libnvidia-ml.so through the system loader, the CUDA
+// directories and WSL 2's /usr/lib/wsl/lib.
+//
 // Before a file is handed to the system loader, it is checked: a path that
 // is not a regular file (a named pipe would block dlopen forever), not an
 // ELF shared library of this program's class and machine, or whose loadable
@@ -77,6 +82,9 @@ const (
 	// NVJITLINK is NVIDIA's JIT linker, libnvJitLink (link-time
 	// optimisation of LTO-IR, which the driver's cuLink no longer does).
 	NVJITLINK
+	// NVML is the NVIDIA Management Library, libnvidia-ml (part of the
+	// driver).
+	NVML
 )
 
 // String returns the library's base name, "libcuda" or "libnvrtc".
@@ -98,6 +106,8 @@ func (k Kind) String() string {
 		return "libcublasLt"
 	case NVJITLINK:
 		return "libnvJitLink"
+	case NVML:
+		return "libnvidia-ml"
 	}
 	return fmt.Sprintf("loader.Kind(%d)", int(k))
 }
@@ -122,6 +132,8 @@ func (k Kind) EnvVar() string {
 		return "NOCGO_CUDA_LIBCUBLASLT"
 	case NVJITLINK:
 		return "NOCGO_CUDA_LIBNVJITLINK"
+	case NVML:
+		return "NOCGO_CUDA_LIBNVML"
 	}
 	return ""
 }

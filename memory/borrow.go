@@ -35,23 +35,23 @@ func Borrow[T any](ctx *driver.Context, ptr uintptr, n int, owner any) (*Buffer[
 	e := elemOf[T]()
 	op := fmt.Sprintf("memory.Borrow[%s]: ptr %#x", e.name, ptr)
 	if ctx == nil {
-		return nil, fmt.Errorf("%s: nil context: %w", op, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: nil context: %w", op, driver.ErrInvalidInput)
 	}
 	if e.err != nil {
 		return nil, fmt.Errorf("%s: %w", op, e.err)
 	}
 	if ptr == 0 {
-		return nil, fmt.Errorf("%s: a NULL device pointer cannot be borrowed: %w", op, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: a NULL device pointer cannot be borrowed: %w", op, driver.ErrInvalidInput)
 	}
 	if ptr%e.align != 0 {
-		return nil, fmt.Errorf("%s: not aligned to %d bytes as %s needs: %w", op, e.align, e.name, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: not aligned to %d bytes as %s needs: %w", op, e.align, e.name, driver.ErrInvalidInput)
 	}
 	size, err := e.byteSize(n)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	if ptr+size < ptr {
-		return nil, fmt.Errorf("%s: %d bytes from here overflow the address space: %w", op, size, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: %d bytes from here overflow the address space: %w", op, size, driver.ErrInvalidInput)
 	}
 	c, err := core.Of(op, ctx)
 	if err != nil {
@@ -79,9 +79,9 @@ func borrowCheck(op string, ctx *driver.Context, hold *core.Hold, ptr, size uint
 	switch backend.MemoryType(mt) {
 	case backend.MemoryTypeDevice, backend.MemoryTypeUnified:
 	case backend.MemoryTypeHost:
-		return fmt.Errorf("%s: host memory, not device memory (MEMORY_TYPE %d): %w", op, mt, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: host memory, not device memory (MEMORY_TYPE %d): %w", op, mt, driver.ErrInvalidInput)
 	default:
-		return fmt.Errorf("%s: memory type %d, not device memory: %w", op, mt, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: memory type %d, not device memory: %w", op, mt, driver.ErrInvalidInput)
 	}
 	ord, r := api.PointerGetAttribute(backend.PointerAttrDeviceOrdinal, ptr)
 	if r != nil {
@@ -104,7 +104,7 @@ func borrowCheck(op string, ctx *driver.Context, hold *core.Hold, ptr, size uint
 		}
 		if ptr < base || ptr+size > base+asize {
 			return fmt.Errorf("%d bytes (n=%d) from here do not fit in its allocation [%#x, %#x) of %d bytes: %w",
-				size, n, base, base+asize, asize, driver.ErrInvalidValue)
+				size, n, base, base+asize, asize, driver.ErrInvalidInput)
 		}
 		return nil
 	})

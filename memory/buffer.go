@@ -103,7 +103,7 @@ func (b *Buffer[T]) live() bool {
 // about its argument role ("dst", "src", "b").
 func (b *Buffer[T]) usable(op, role string) error {
 	if b == nil || b.a == nil {
-		return fmt.Errorf("%s: %s: nil buffer: %w", op, role, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: %s: nil buffer: %w", op, role, driver.ErrInvalidInput)
 	}
 	if b.a.freed.Load() || b.closed.Load() {
 		return fmt.Errorf("%s: %s: %s: %w", op, role, b, driver.ErrClosed)
@@ -208,7 +208,7 @@ func (b *Buffer[T]) Slice(i, j int) (*Buffer[T], error) {
 		return nil, err
 	}
 	if i < 0 || i > j || j > b.n {
-		return nil, fmt.Errorf("%s: [%d:%d] of %s: want 0 <= i <= j <= len %d: %w", op, i, j, b, b.n, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: [%d:%d] of %s: want 0 <= i <= j <= len %d: %w", op, i, j, b, b.n, driver.ErrInvalidInput)
 	}
 	return &Buffer[T]{holdLink: b.holdLink, a: b.a, ptr: b.ptr + uintptr(i)*b.elemSize(), n: j - i, view: true}, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/fake"
 	"github.com/nocgo/cuda/memory"
+	"github.com/nocgo/cuda/stream"
 )
 
 func TestFromSliceToSlice(t *testing.T) {
@@ -102,4 +103,54 @@ func TestRegisterBadInputAndRetry(t *testing.T) {
 	assert.ErrorIs(t, err, driver.ErrInvalidValue)
 	assertNoLeaks(t, drv)
 	require.NoError(t, ctx.Close())
+}
+
+// FromSliceOn and ToSliceOn are ordered on their stream: a ToSliceOn right
+// after a Fill on a non-blocking stream reads the filled values with no race
+// (ToSlice, on the legacy stream, races with the Fill: the detector's
+// report is the reason for the new forms).
+func TestSliceOnIsStreamOrdered(t *testing.T) {
+	var hazards []fake.Hazard
+	drv := fake.New(fake.DetectRaces(func(h fake.Hazard) { hazards = append(hazards, h) }))
+	dev, err := drv.Device(0)
+	require.NoError(t, err)
+	ctx, err := dev.PrimaryContext()
+	require.NoError(t, err)
+	defer ctx.Close()
+	s, err := stream.New(ctx, stream.Options{Flags: stream.NonBlocking})
+	require.NoError(t, err)
+	defer s.Close()
+
+	b, err := memory.FromSliceOn(s, []int32{1, 2, 3})
+	require.NoError(t, err)
+	defer b.Close()
+	assert.Equal(t, 3, b.Len())
+	require.NoError(t, memory.Fill(s, b, 7))
+	got, err := memory.ToSliceOn(s, b)
+	require.NoError(t, err)
+	assert.Equal(t, []int32{7, 7, 7}, got)
+	assert.Empty(t, hazards, "stream-ordered: no race")
+
+	require.NoError(t, memory.Fill(s, b, 9))
+	_, err = memory.ToSlice(b)
+	require.NoError(t, err)
+	require.NoError(t, s.Synchronize())
+	assert.NotEmpty(t, hazards, "ToSlice after a Fill on a non-blocking stream is the race the new forms avoid")
+
+	e, err := memory.FromSliceOn[float32](s, nil)
+	require.NoError(t, err)
+	got32, err := memory.ToSliceOn(s, e)
+	require.NoError(t, err)
+	assert.Empty(t, got32)
+	require.NoError(t, e.Close())
+
+	_, err = memory.FromSliceOn(nil, []int32{1})
+	assert.ErrorIs(t, err, driver.ErrInvalidValue)
+	assert.True(t, strings.HasPrefix(err.Error(), "memory.FromSliceOn: "), err.Error())
+	_, err = memory.ToSliceOn(nil, b)
+	assert.ErrorIs(t, err, driver.ErrInvalidValue)
+	assert.True(t, strings.HasPrefix(err.Error(), "memory.ToSliceOn: "), err.Error())
+	require.NoError(t, b.Close())
+	_, err = memory.ToSliceOn(s, b)
+	assert.ErrorIs(t, err, driver.ErrClosed)
 }

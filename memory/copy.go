@@ -152,12 +152,12 @@ func checkDtoD[T any](op string, dst, src *Buffer[T]) error {
 	if dst.a == src.a {
 		n := src.bytes()
 		if dst.ptr < src.ptr+n && src.ptr < dst.ptr+n {
-			return fmt.Errorf("%s: dst %s and src %s overlap: %w", op, dst, src, driver.ErrInvalidValue)
+			return fmt.Errorf("%s: dst %s and src %s overlap: %w", op, dst, src, driver.ErrInvalidInput)
 		}
 	}
 	return nil
 }
 
 func fitError(op string, dst, src int) error {
-	return fmt.Errorf("%s: src holds %d elements, dst only %d: the copy does not fit: %w", op, src, dst, driver.ErrInvalidValue)
+	return fmt.Errorf("%s: src holds %d elements, dst only %d: the copy does not fit: %w", op, src, dst, driver.ErrInvalidInput)
 }

@@ -16,8 +16,11 @@ import (
 // from ordinary Go memory the driver stages src before returning, and it may
 // be reused at once (see the package documentation). An empty src queues
 // nothing and calls no driver, once dst and s are checked.
-func CopyToDeviceAsync[T any](s *stream.Stream, dst *Buffer[T], src []T) (err error) {
-	const op = "memory.CopyToDeviceAsync"
+func CopyToDeviceAsync[T any](s *stream.Stream, dst *Buffer[T], src []T) error {
+	return copyToDeviceAsync("memory.CopyToDeviceAsync", s, dst, src)
+}
+
+func copyToDeviceAsync[T any](op string, s *stream.Stream, dst *Buffer[T], src []T) (err error) {
 	if err := dst.usable(op, "dst"); err != nil {
 		return err
 	}
@@ -64,8 +67,11 @@ func CopyToDeviceAsync[T any](s *stream.Stream, dst *Buffer[T], src []T) (err er
 // pageable memory before returning but does not promise to, and the fake
 // driver writes dst only when the stream runs the copy. An empty src queues
 // nothing and calls no driver, once src and s are checked.
-func CopyToHostAsync[T any](s *stream.Stream, dst []T, src *Buffer[T]) (err error) {
-	const op = "memory.CopyToHostAsync"
+func CopyToHostAsync[T any](s *stream.Stream, dst []T, src *Buffer[T]) error {
+	return copyToHostAsync("memory.CopyToHostAsync", s, dst, src)
+}
+
+func copyToHostAsync[T any](op string, s *stream.Stream, dst []T, src *Buffer[T]) (err error) {
 	if err := src.usable(op, "src"); err != nil {
 		return err
 	}

@@ -59,7 +59,7 @@ func CopyToHostContext[T any](ctx context.Context, dst []T, src *Buffer[T]) erro
 // be done.
 func awaitLegacy(op string, ctx context.Context, h *core.Hold, c *driver.Context, n int) error {
 	if ctx == nil {
-		return fmt.Errorf("%s: nil context.Context: %w", op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil context.Context: %w", op, driver.ErrInvalidInput)
 	}
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%s: %s: %w", op, c, err)

@@ -31,9 +31,9 @@ func elemOf[T any]() *elemInfo {
 	}
 	e := &elemInfo{size: t.Size(), align: uintptr(t.Align()), name: t.String()}
 	if why := unfit(t); why != "" {
-		e.err = fmt.Errorf("element type %s cannot live in device memory: %s: %w", t, why, driver.ErrInvalidValue)
+		e.err = fmt.Errorf("element type %s cannot live in device memory: %s: %w", t, why, driver.ErrInvalidInput)
 	} else if t.Size() == 0 {
-		e.err = fmt.Errorf("element type %s has size zero: %w", t, driver.ErrInvalidValue)
+		e.err = fmt.Errorf("element type %s has size zero: %w", t, driver.ErrInvalidInput)
 	}
 	v, _ := elems.LoadOrStore(t, e)
 	return v.(*elemInfo)
@@ -82,10 +82,10 @@ func unfit(t reflect.Type) string {
 // n < 0 or a size that does not fit in an int.
 func (e *elemInfo) byteSize(n int) (uintptr, error) {
 	if n < 0 {
-		return 0, fmt.Errorf("n=%d: the element count must not be negative: %w", n, driver.ErrInvalidValue)
+		return 0, fmt.Errorf("n=%d: the element count must not be negative: %w", n, driver.ErrInvalidInput)
 	}
 	if uint64(n) > uint64(math.MaxInt)/uint64(e.size) {
-		return 0, fmt.Errorf("n=%d elements of %d bytes overflow the address space: %w", n, e.size, driver.ErrInvalidValue)
+		return 0, fmt.Errorf("n=%d elements of %d bytes overflow the address space: %w", n, e.size, driver.ErrInvalidInput)
 	}
 	return uintptr(n) * e.size, nil
 }

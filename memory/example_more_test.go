@@ -14,12 +14,12 @@ import (
 func ExampleNewPool() {
 	drv := fake.New()
 	dev, _ := drv.Device(0)
-	ctx, _ := dev.PrimaryContext()
-	defer ctx.Close()
-	s, _ := stream.New(ctx, stream.Options{})
+	cc, _ := dev.PrimaryContext()
+	defer cc.Close()
+	s, _ := stream.New(cc, stream.Options{})
 	defer s.Close()
 
-	pool, err := memory.NewPool(ctx, memory.PoolOptions{ReleaseThreshold: math.MaxUint64})
+	pool, err := memory.NewPool(cc, memory.PoolOptions{ReleaseThreshold: math.MaxUint64})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -51,10 +51,10 @@ func ExampleNewPool() {
 func ExampleDefaultPool() {
 	drv := fake.New()
 	dev, _ := drv.Device(0)
-	ctx, _ := dev.PrimaryContext()
-	defer ctx.Close()
+	cc, _ := dev.PrimaryContext()
+	defer cc.Close()
 
-	pool, err := memory.DefaultPool(ctx)
+	pool, err := memory.DefaultPool(cc)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -71,10 +71,10 @@ func ExampleDefaultPool() {
 func ExampleFromSlice() {
 	drv := fake.New()
 	dev, _ := drv.Device(0)
-	ctx, _ := dev.PrimaryContext()
-	defer ctx.Close()
+	cc, _ := dev.PrimaryContext()
+	defer cc.Close()
 
-	b, err := memory.FromSlice(ctx, []int32{1, 2, 3})
+	b, err := memory.FromSlice(cc, []int32{1, 2, 3})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -82,7 +82,7 @@ func ExampleFromSlice() {
 	defer b.Close()
 	got, err := memory.ToSlice(b)
 	fmt.Println(got, err)
-	z, _ := memory.AllocZeroed[int32](ctx, 3)
+	z, _ := memory.AllocZeroed[int32](cc, 3)
 	defer z.Close()
 	zeros, _ := memory.ToSlice(z)
 	fmt.Println(zeros)
@@ -96,12 +96,12 @@ func ExampleFromSlice() {
 func ExampleAllocManaged() {
 	drv := fake.New()
 	dev, _ := drv.Device(0)
-	ctx, _ := dev.PrimaryContext()
-	defer ctx.Close()
-	s, _ := stream.New(ctx, stream.Options{})
+	cc, _ := dev.PrimaryContext()
+	defer cc.Close()
+	s, _ := stream.New(cc, stream.Options{})
 	defer s.Close()
 
-	b, err := memory.AllocManaged[float32](ctx, 4, memory.AttachGlobal)
+	b, err := memory.AllocManaged[float32](cc, 4, memory.AttachGlobal)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -122,20 +122,20 @@ func ExampleAllocManaged() {
 func ExampleRegister() {
 	drv := fake.New()
 	dev, _ := drv.Device(0)
-	ctx, _ := dev.PrimaryContext()
-	defer ctx.Close()
-	s, _ := stream.New(ctx, stream.Options{})
+	cc, _ := dev.PrimaryContext()
+	defer cc.Close()
+	s, _ := stream.New(cc, stream.Options{})
 	defer s.Close()
 
 	data := make([]int32, 1<<16) // large: pages of its own
 	data[0], data[1] = 4, 2
-	reg, err := memory.Register(ctx, data, 0)
+	reg, err := memory.Register(cc, data, 0)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer reg.Close() // unregisters and unpins
-	b, _ := memory.Alloc[int32](ctx, len(data))
+	b, _ := memory.Alloc[int32](cc, len(data))
 	defer b.Close()
 	memory.CopyToDeviceAsync(s, b, reg.Slice()) // a true DMA on a GPU
 	s.Synchronize()
@@ -149,10 +149,10 @@ func ExampleRegister() {
 func ExampleAllocPitched() {
 	drv := fake.New()
 	dev, _ := drv.Device(0)
-	ctx, _ := dev.PrimaryContext()
-	defer ctx.Close()
+	cc, _ := dev.PrimaryContext()
+	defer cc.Close()
 
-	img, err := memory.AllocPitched[float32](ctx, 3, 2) // 3 wide, 2 high
+	img, err := memory.AllocPitched[float32](cc, 3, 2) // 3 wide, 2 high
 	if err != nil {
 		fmt.Println(err)
 		return

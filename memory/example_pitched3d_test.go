@@ -10,10 +10,10 @@ import (
 func ExampleAllocPitched3D() {
 	drv := fake.New()
 	dev, _ := drv.Device(0)
-	ctx, _ := dev.PrimaryContext()
-	defer ctx.Close()
+	cc, _ := dev.PrimaryContext()
+	defer cc.Close()
 
-	vol, err := memory.AllocPitched3D[int32](ctx, 2, 2, 2) // 2 wide, 2 high, 2 deep
+	vol, err := memory.AllocPitched3D[int32](cc, 2, 2, 2) // 2 wide, 2 high, 2 deep
 	if err != nil {
 		fmt.Println(err)
 		return

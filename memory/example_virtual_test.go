@@ -14,11 +14,11 @@ import (
 func ExampleNewGrowable() {
 	drv := fake.New()
 	dev, _ := drv.Device(0)
-	ctx, _ := dev.PrimaryContext()
-	defer ctx.Close()
+	cc, _ := dev.PrimaryContext()
+	defer cc.Close()
 
 	// Room for 1 Gi float32 (4 GiB of address space); no memory yet.
-	g, err := memory.NewGrowable[float32](ctx, 1<<30, memory.GrowableOptions{})
+	g, err := memory.NewGrowable[float32](cc, 1<<30, memory.GrowableOptions{})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -52,17 +52,17 @@ func ExampleNewGrowable() {
 func ExampleAddressRange_Map() {
 	drv := fake.New()
 	dev, _ := drv.Device(0)
-	ctx, _ := dev.PrimaryContext()
-	defer ctx.Close()
+	cc, _ := dev.PrimaryContext()
+	defer cc.Close()
 
-	gran, _ := memory.Granularity(ctx) // 2 MiB, as on an H200
-	r, err := memory.ReserveAddress(ctx, 2*gran)
+	gran, _ := memory.Granularity(cc) // 2 MiB, as on an H200
+	r, err := memory.ReserveAddress(cc, 2*gran)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer r.Close() // after the mappings (deferred later, run first)
-	p, err := memory.NewPhysical(ctx, gran, memory.PhysicalOptions{Shareable: true})
+	p, err := memory.NewPhysical(cc, gran, memory.PhysicalOptions{Shareable: true})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -93,7 +93,7 @@ func ExampleAddressRange_Map() {
 
 	// In the same process, an exported descriptor imports as the same memory.
 	f, _ := p.Export()
-	q, err := memory.ImportPhysical(ctx, f, p.Size())
+	q, err := memory.ImportPhysical(cc, f, p.Size())
 	f.Close()
 	if err != nil {
 		fmt.Println(err)

@@ -39,12 +39,12 @@ func Fill[T any](s *stream.Stream, b *Buffer[T], value T) (err error) {
 		lo, hi := *(*uint32)(p), *(*uint32)(unsafe.Add(p, 4))
 		if lo != hi {
 			return fmt.Errorf("%s: %s: an 8-byte value is set as two 4-byte words and needs equal halves, not %#x and %#x: %w",
-				op, b, lo, hi, driver.ErrInvalidValue)
+				op, b, lo, hi, driver.ErrInvalidInput)
 		}
 		width, word, n = 4, lo, 2*n
 	default:
 		return fmt.Errorf("%s: %s: elements of %d bytes: Fill sets elements of 1, 2, 4 (or 8 with equal halves) bytes: %w",
-			op, b, size, driver.ErrInvalidValue)
+			op, b, size, driver.ErrInvalidInput)
 	}
 	ctx := b.a.ctx
 	if n == 0 {

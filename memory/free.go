@@ -43,7 +43,7 @@ import (
 // wrapping driver.ErrNotPermitted and changes nothing.
 func (b *Buffer[T]) Close() error {
 	if b == nil || b.a == nil {
-		return fmt.Errorf("memory.Buffer.Close: nil or zero buffer: %w", driver.ErrInvalidValue)
+		return fmt.Errorf("memory.Buffer.Close: nil or zero buffer: %w", driver.ErrInvalidInput)
 	}
 	if b.view {
 		b.closed.Store(true)
@@ -142,7 +142,7 @@ func (a *allocation) release(free func() error, call string) error {
 			a.pool.lost.Store(true)
 		}
 		a.released()
-		return fmt.Errorf("%s: %w", call, core.Unusable(r))
+		return fmt.Errorf("%s: %w", call, core.ClosedAnyway(r))
 	}
 	a.released()
 	return nil
@@ -180,7 +180,7 @@ func unbind(b core.Binding, err error) error {
 func (b *Buffer[T]) FreeAsync(s *stream.Stream) error {
 	const op = "memory.Buffer.FreeAsync"
 	if b == nil || b.a == nil {
-		return fmt.Errorf("%s: nil or zero buffer: %w", op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil or zero buffer: %w", op, driver.ErrInvalidInput)
 	}
 	if core.InCallback() {
 		return fmt.Errorf("%s: %s: %w", op, b, core.ErrInCallback)
@@ -192,13 +192,13 @@ func (b *Buffer[T]) FreeAsync(s *stream.Stream) error {
 		return nil
 	}
 	if b.view {
-		return fmt.Errorf("%s: %s: a view never frees memory (its Close only detaches it): %w", op, b, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: %s: a view never frees memory (its Close only detaches it): %w", op, b, driver.ErrInvalidInput)
 	}
 	if a.kind != kindAsync {
-		return fmt.Errorf("%s: %s: not a stream-ordered allocation (AllocAsync); use Close: %w", op, b, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: %s: not a stream-ordered allocation (AllocAsync); use Close: %w", op, b, driver.ErrInvalidInput)
 	}
 	if s == nil || s.Context() == nil {
-		return fmt.Errorf("%s: %s: nil or zero stream: %w", op, b, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: %s: nil or zero stream: %w", op, b, driver.ErrInvalidInput)
 	}
 	if s.Context().Device() != a.ctx.Device() {
 		return fmt.Errorf("%s: %s of %s on stream %#x of %s: another device: %w", op, b, a.ctx, s.Handle(), s.Context(), driver.ErrWrongContext)

@@ -22,7 +22,7 @@ type holdLink = core.HoldLink
 func queueOf(op string, s *stream.Stream) (*core.Queue, error) {
 	q := core.QueueOf(s)
 	if q == nil {
-		return nil, fmt.Errorf("%s: nil or zero stream: %w", op, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: nil or zero stream: %w", op, driver.ErrInvalidInput)
 	}
 	return q, nil
 }
@@ -45,7 +45,7 @@ func apiOf(ctx *driver.Context) backend.API { return core.ContextOf(ctx).API }
 func use(s *stream.Stream) (core.Binding, error) {
 	q := core.QueueOf(s)
 	if q == nil {
-		return core.Binding{}, fmt.Errorf("nil or zero stream: %w", driver.ErrInvalidValue)
+		return core.Binding{}, fmt.Errorf("nil or zero stream: %w", driver.ErrInvalidInput)
 	}
 	return q.Use()
 }
@@ -62,7 +62,7 @@ func queueCheck(q *core.Queue) error { return q.Hold.Check(q.What) }
 func streamCheck(op string, s *stream.Stream) error {
 	q := core.QueueOf(s)
 	if q == nil {
-		return fmt.Errorf("%s: nil or zero stream: %w", op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil or zero stream: %w", op, driver.ErrInvalidInput)
 	}
 	if err := queueCheck(q); err != nil {
 		return fmt.Errorf("%s: %w", op, err)

@@ -44,7 +44,7 @@ func AllocHost[T any](ctx *driver.Context, n int) (*HostBuffer[T], error) {
 	e := elemOf[T]()
 	op := "memory.AllocHost[" + e.name + "]"
 	if ctx == nil {
-		return nil, fmt.Errorf("%s: nil context: %w", op, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: nil context: %w", op, driver.ErrInvalidInput)
 	}
 	size, err := e.sizeOf(op, n)
 	if err != nil {
@@ -132,7 +132,7 @@ func (h *HostBuffer[T]) Context() *driver.Context {
 func (h *HostBuffer[T]) Close() error {
 	const op = "memory.HostBuffer.Close"
 	if h == nil || h.hold == nil {
-		return fmt.Errorf("%s: nil or zero pinned buffer: %w", op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil or zero pinned buffer: %w", op, driver.ErrInvalidInput)
 	}
 	// Before the lock: a Close in progress on another goroutine may hold it
 	// while cuMemFreeHost waits for the very callback calling this one.
@@ -153,8 +153,9 @@ func (h *HostBuffer[T]) Close() error {
 		if r := api.MemFreeHost(h.p); r != nil {
 			if !core.Gone(r) {
 				h.freed.Store(false)
+				return fmt.Errorf("cuMemFreeHost: %w", r)
 			}
-			return fmt.Errorf("cuMemFreeHost: %w", core.Unusable(r))
+			return fmt.Errorf("cuMemFreeHost: %w", core.ClosedAnyway(r))
 		}
 		return nil
 	})

@@ -21,13 +21,13 @@ func (b *Buffer[T]) IPCHandle() (driver.IPCHandle, error) {
 		return driver.IPCHandle{}, err
 	}
 	if b.view {
-		return driver.IPCHandle{}, fmt.Errorf("%s: %s: a view cannot be exported; export the whole buffer: %w", op, b, driver.ErrInvalidValue)
+		return driver.IPCHandle{}, fmt.Errorf("%s: %s: a view cannot be exported; export the whole buffer: %w", op, b, driver.ErrInvalidInput)
 	}
 	if b.a.kind != kindAlloc {
-		return driver.IPCHandle{}, fmt.Errorf("%s: %s: only memory from memory.Alloc (cuMemAlloc) can be exported: %w", op, b, driver.ErrInvalidValue)
+		return driver.IPCHandle{}, fmt.Errorf("%s: %s: only memory from memory.Alloc (cuMemAlloc) can be exported: %w", op, b, driver.ErrInvalidInput)
 	}
 	if b.a.base == 0 {
-		return driver.IPCHandle{}, fmt.Errorf("%s: %s: an empty buffer has no memory to export: %w", op, b, driver.ErrInvalidValue)
+		return driver.IPCHandle{}, fmt.Errorf("%s: %s: an empty buffer has no memory to export: %w", op, b, driver.ErrInvalidInput)
 	}
 	var h driver.IPCHandle
 	err := b.a.hold.Do(func(api backend.API) error {
@@ -66,7 +66,7 @@ func OpenIPC[T any](ctx *driver.Context, h driver.IPCHandle, n int) (*Buffer[T],
 		return nil, err
 	}
 	if h == (driver.IPCHandle{}) {
-		return nil, fmt.Errorf("%s: the zero handle: %w", op, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: the zero handle: %w", op, driver.ErrInvalidInput)
 	}
 	hold, err := c.Hold()
 	if err != nil {
@@ -103,7 +103,7 @@ func openIPC(api backend.API, ctx *driver.Context, h driver.IPCHandle, size uint
 	if ptr+size > base+asize {
 		api.IPCCloseMemHandle(ptr)
 		return 0, fmt.Errorf("n=%d (%d bytes) do not fit in the exported allocation of %d bytes: %w",
-			n, size, base+asize-ptr, driver.ErrInvalidValue)
+			n, size, base+asize-ptr, driver.ErrInvalidInput)
 	}
 	return ptr, nil
 }

@@ -54,7 +54,7 @@ func (l Location) check(op string, ctx *driver.Context) error {
 	case l.host:
 		return nil
 	case l.dev == nil || l.dev.Driver() == nil:
-		return fmt.Errorf("%s: no location (a zero Location, or On of a nil or zero device): use memory.Host or memory.On: %w", op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: no location (a zero Location, or On of a nil or zero device): use memory.Host or memory.On: %w", op, driver.ErrInvalidInput)
 	case l.dev.Driver() != ctx.Driver():
 		return fmt.Errorf("%s: %s belongs to another *driver.Driver than %s: %w", op, l, ctx, driver.ErrWrongContext)
 	}
@@ -113,7 +113,7 @@ func AllocManaged[T any](ctx *driver.Context, n int, flags ManagedFlag) (*Buffer
 		return nil, err
 	}
 	if flags != AttachGlobal && flags != AttachHost {
-		return nil, fmt.Errorf("%s: flags %#x: want AttachGlobal or AttachHost: %w", op, uint32(flags), driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: flags %#x: want AttachGlobal or AttachHost: %w", op, uint32(flags), driver.ErrInvalidInput)
 	}
 	m, err := managedOf(op, c)
 	if err != nil {
@@ -163,7 +163,7 @@ func (b *Buffer[T]) HostSlice() ([]T, error) {
 		return nil, err
 	}
 	if b.a.kind != kindManaged {
-		return nil, fmt.Errorf("%s: %s is not managed memory (AllocManaged): %w", op, b, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: %s is not managed memory (AllocManaged): %w", op, b, driver.ErrInvalidInput)
 	}
 	if b.n == 0 {
 		return []T{}, nil
@@ -190,7 +190,7 @@ func Prefetch[T any](s *stream.Stream, b *Buffer[T], loc Location) (err error) {
 		return err
 	}
 	if b.a.kind != kindManaged {
-		return fmt.Errorf("%s: %s is not managed memory (AllocManaged): %w", op, b, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: %s is not managed memory (AllocManaged): %w", op, b, driver.ErrInvalidInput)
 	}
 	m, err := managedOf(op, core.ContextOf(b.a.ctx))
 	if err != nil {
@@ -226,7 +226,7 @@ func Advise[T any](b *Buffer[T], advice Advice, loc Location) error {
 		return err
 	}
 	if b.a.kind != kindManaged {
-		return fmt.Errorf("%s: %s is not managed memory (AllocManaged): %w", op, b, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: %s is not managed memory (AllocManaged): %w", op, b, driver.ErrInvalidInput)
 	}
 	m, err := managedOf(op, core.ContextOf(b.a.ctx))
 	if err != nil {

@@ -3,6 +3,7 @@ package memory_test
 import (
 	"errors"
 	"fmt"
+	"log"
 	"runtime"
 	"unsafe"
 
@@ -19,12 +20,12 @@ import (
 func Example() {
 	drv := fake.New()
 	dev, _ := drv.Device(0)
-	ctx, _ := dev.PrimaryContext()
-	defer ctx.Close()
-	s, _ := stream.New(ctx, stream.Options{})
+	cc, _ := dev.PrimaryContext()
+	defer cc.Close()
+	s, _ := stream.New(cc, stream.Options{})
 	defer s.Close()
 
-	b, err := memory.Alloc[float32](ctx, 4)
+	b, err := memory.Alloc[float32](cc, 4)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -50,50 +51,50 @@ func Example() {
 	fmt.Println(errors.Is(err, driver.ErrInvalidValue), err)
 	// Output:
 	// [1 2 9 9]
-	// true memory.CopyToDevice: src holds 5 elements, dst only 4: the copy does not fit: CUDA_ERROR_INVALID_VALUE: invalid argument
+	// true memory.CopyToDevice: src holds 5 elements, dst only 4: the copy does not fit: invalid argument (refused by the library, not by the driver)
 }
 
 // otherTensor stands for another library's tensor: it owns device memory
 // allocated with raw driver calls.
 type otherTensor struct {
-	ctx *driver.Context
+	cc  *driver.Context
 	ptr uintptr
 	n   int
 }
 
-// rawCall runs fn with ctx current on the calling OS thread, with raw calls
-// on the backend under ctx's driver (the fake's, here; another library
+// rawCall runs fn with cc current on the calling OS thread, with raw calls
+// on the backend under cc's driver (the fake's, here; another library
 // would use its own bindings).
-func rawCall(ctx *driver.Context, fn func(api backend.API) error) error {
-	api := fake.Of(ctx.Driver()).Backend()
+func rawCall(cc *driver.Context, fn func(api backend.API) error) error {
+	api := fake.Of(cc.Driver()).Backend()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	if err := api.CtxPushCurrent(ctx.Handle()); err != nil {
+	if err := api.CtxPushCurrent(cc.Handle()); err != nil {
 		return err
 	}
 	defer api.CtxPopCurrent()
 	return fn(api)
 }
 
-func newOtherTensor(ctx *driver.Context, data []float32) *otherTensor {
+func newOtherTensor(cc *driver.Context, data []float32) *otherTensor {
 	var ptr uintptr
-	rawCall(ctx, func(api backend.API) error {
+	rawCall(cc, func(api backend.API) error {
 		ptr, _ = api.MemAlloc(uintptr(4 * len(data)))
 		return api.MemcpyHtoD(ptr, unsafe.Pointer(&data[0]), uintptr(4*len(data)))
 	})
-	return &otherTensor{ctx: ctx, ptr: ptr, n: len(data)}
+	return &otherTensor{cc: cc, ptr: ptr, n: len(data)}
 }
 
 func (t *otherTensor) values() []float32 {
 	out := make([]float32, t.n)
-	rawCall(t.ctx, func(api backend.API) error {
+	rawCall(t.cc, func(api backend.API) error {
 		return api.MemcpyDtoH(unsafe.Pointer(&out[0]), t.ptr, uintptr(4*t.n))
 	})
 	return out
 }
 
 func (t *otherTensor) free() error {
-	return rawCall(t.ctx, func(api backend.API) error { return api.MemFree(t.ptr) })
+	return rawCall(t.cc, func(api backend.API) error { return api.MemFree(t.ptr) })
 }
 
 // Borrow wraps memory that another library allocated, without copying it
@@ -101,15 +102,15 @@ func (t *otherTensor) free() error {
 func ExampleBorrow() {
 	drv := fake.New()
 	dev, _ := drv.Device(0)
-	ctx, _ := dev.PrimaryContext()
-	defer ctx.Close()
-	s, _ := stream.New(ctx, stream.Options{})
+	cc, _ := dev.PrimaryContext()
+	defer cc.Close()
+	s, _ := stream.New(cc, stream.Options{})
 	defer s.Close()
 
-	tensor := newOtherTensor(ctx, []float32{1, 2, 3, 4})
+	tensor := newOtherTensor(cc, []float32{1, 2, 3, 4})
 
 	// The tensor is kept reachable as the owner until Close.
-	b, err := memory.Borrow[float32](ctx, tensor.ptr, tensor.n, tensor)
+	b, err := memory.Borrow[float32](cc, tensor.ptr, tensor.n, tensor)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -122,7 +123,7 @@ func ExampleBorrow() {
 	fmt.Println("its owner frees it:", tensor.free())
 
 	// Pointers are checked against the driver before they are wrapped.
-	_, err = memory.Borrow[float32](ctx, 0x1000, 4, nil)
+	_, err = memory.Borrow[float32](cc, 0x1000, 4, nil)
 	fmt.Println(err != nil)
 	// Output:
 	// owned: false
@@ -136,9 +137,9 @@ func ExampleBorrow() {
 func ExampleAllocAsync() {
 	drv := fake.New()
 	dev, _ := drv.Device(0)
-	ctx, _ := dev.PrimaryContext()
-	defer ctx.Close()
-	s, _ := stream.New(ctx, stream.Options{Flags: stream.NonBlocking})
+	cc, _ := dev.PrimaryContext()
+	defer cc.Close()
+	s, _ := stream.New(cc, stream.Options{Flags: stream.NonBlocking})
 	defer s.Close()
 
 	tmp, err := memory.AllocAsync[int32](s, 3)
@@ -159,14 +160,14 @@ func ExampleAllocAsync() {
 func ExampleAllocHost() {
 	drv := fake.New()
 	dev, _ := drv.Device(0)
-	ctx, _ := dev.PrimaryContext()
-	defer ctx.Close()
-	s, _ := stream.New(ctx, stream.Options{})
+	cc, _ := dev.PrimaryContext()
+	defer cc.Close()
+	s, _ := stream.New(cc, stream.Options{})
 	defer s.Close()
 
-	h, _ := memory.AllocHost[uint16](ctx, 4)
+	h, _ := memory.AllocHost[uint16](cc, 4)
 	defer h.Close()
-	d, _ := memory.Alloc[uint16](ctx, 4)
+	d, _ := memory.Alloc[uint16](cc, 4)
 	defer d.Close()
 
 	copy(h.Slice(), []uint16{10, 20, 30, 40})
@@ -184,12 +185,12 @@ func ExampleAllocHost() {
 func ExampleBuffer_Bytes() {
 	drv := fake.New()
 	dev, _ := drv.Device(0)
-	ctx, _ := dev.PrimaryContext()
-	defer ctx.Close()
+	cc, _ := dev.PrimaryContext()
+	defer cc.Close()
 
-	f, _ := memory.Alloc[float32](ctx, 2)
+	f, _ := memory.Alloc[float32](cc, 2)
 	defer f.Close()
-	u, _ := memory.Alloc[uint32](ctx, 2)
+	u, _ := memory.Alloc[uint32](cc, 2)
 	defer u.Close()
 	memory.CopyToDevice(f, []float32{1, -2})
 	fb, _ := f.Bytes()
@@ -199,4 +200,36 @@ func ExampleBuffer_Bytes() {
 	memory.CopyToHost(out, u)
 	fmt.Printf("%#x\n", out)
 	// Output: [0x3f800000 0xc0000000]
+}
+
+// FromSliceOn and ToSliceOn are the one-line copies in and out, ordered on
+// a stream: ToSliceOn waits for the work queued before it.
+func ExampleToSliceOn() {
+	drv := fake.New()
+	dev, _ := drv.Device(0)
+	cc, err := dev.PrimaryContext()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cc.Close()
+	s, err := stream.New(cc, stream.Options{Flags: stream.NonBlocking})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+
+	buf, err := memory.FromSliceOn(s, []int32{1, 2, 3})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer buf.Close()
+	if err := memory.Fill(s, buf, 7); err != nil {
+		log.Fatal(err)
+	}
+	got, err := memory.ToSliceOn(s, buf)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(got)
+	// Output: [7 7 7]
 }

@@ -222,12 +222,12 @@ func TestErrorsName(t *testing.T) {
 	defer b.Close()
 	err = memory.CopyToDeviceAsync(s, b, make([]int16, 5))
 	assert.EqualError(t, err, "memory.CopyToDeviceAsync: src holds 5 elements, dst only 4: the copy does not fit: "+
-		driver.ErrInvalidValue.Error())
+		driver.ErrInvalidInput.Error())
 	var closed *memory.Buffer[int16]
 	assert.True(t, errors.Is(memory.CopyToHost(make([]int16, 4), closed), driver.ErrInvalidValue))
 	_, err = memory.Borrow[int16](ctx, 0, 4, nil)
 	assert.EqualError(t, err, "memory.Borrow[int16]: ptr 0x0: a NULL device pointer cannot be borrowed: "+
-		driver.ErrInvalidValue.Error())
+		driver.ErrInvalidInput.Error())
 }
 
 func TestFreeAfterContextRelease(t *testing.T) {

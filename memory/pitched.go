@@ -44,10 +44,10 @@ func allocPitched[T any](name string, ctx *driver.Context, width, height int) (*
 		return nil, fmt.Errorf("%s: %w", op, e.err)
 	}
 	if e.size != 4 && e.size != 8 && e.size != 16 {
-		return nil, fmt.Errorf("%s: elements of %d bytes: the driver pitches elements of 4, 8 or 16 bytes: %w", op, e.size, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: elements of %d bytes: the driver pitches elements of 4, 8 or 16 bytes: %w", op, e.size, driver.ErrInvalidInput)
 	}
 	if width <= 0 || height <= 0 {
-		return nil, fmt.Errorf("%s: %d x %d: width and height must be positive: %w", op, width, height, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: %d x %d: width and height must be positive: %w", op, width, height, driver.ErrInvalidInput)
 	}
 	rowBytes, err := e.byteSize(width)
 	if err != nil {
@@ -111,7 +111,7 @@ func (p *Pitched[T]) Buffer() *Buffer[T] { return p.orZero().b }
 // Pitched is an error wrapping ErrInvalidValue.
 func (p *Pitched[T]) Close() error {
 	if p == nil || p.b == nil {
-		return fmt.Errorf("memory.Pitched.Close: nil or zero pitched array: %w", driver.ErrInvalidValue)
+		return fmt.Errorf("memory.Pitched.Close: nil or zero pitched array: %w", driver.ErrInvalidInput)
 	}
 	return p.b.Close()
 }
@@ -123,10 +123,10 @@ func (p *Pitched[T]) copy2D(op string, host []T, rowLen int, toDevice bool) (*ba
 		return nil, err
 	}
 	if rowLen < p.width {
-		return nil, fmt.Errorf("%s: row length %d is less than the width %d: %w", op, rowLen, p.width, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: row length %d is less than the width %d: %w", op, rowLen, p.width, driver.ErrInvalidInput)
 	}
 	if need := (p.height-1)*rowLen + p.width; len(host) < need || rowLen > (1<<31) {
-		return nil, fmt.Errorf("%s: %d host elements; %d rows of %d with a row length of %d need %d: %w", op, len(host), p.height, p.width, rowLen, need, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: %d host elements; %d rows of %d with a row length of %d need %d: %w", op, len(host), p.height, p.width, rowLen, need, driver.ErrInvalidInput)
 	}
 	size := p.b.elemSize()
 	c := &backend.Memcpy2D{WidthInBytes: uintptr(p.width) * size, Height: uintptr(p.height)}
@@ -192,7 +192,7 @@ func (p *Pitched[T]) async(op string, s *stream.Stream, c *backend.Memcpy2D, hos
 func CopyToPitched[T any](dst *Pitched[T], src []T, rowLen int) error {
 	const op = "memory.CopyToPitched"
 	if dst == nil {
-		return fmt.Errorf("%s: nil pitched array: %w", op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil pitched array: %w", op, driver.ErrInvalidInput)
 	}
 	c, err := dst.copy2D(op, src, rowLen, true)
 	if err != nil {
@@ -207,7 +207,7 @@ func CopyToPitched[T any](dst *Pitched[T], src []T, rowLen int) error {
 func CopyFromPitched[T any](dst []T, rowLen int, src *Pitched[T]) error {
 	const op = "memory.CopyFromPitched"
 	if src == nil {
-		return fmt.Errorf("%s: nil pitched array: %w", op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil pitched array: %w", op, driver.ErrInvalidInput)
 	}
 	c, err := src.copy2D(op, dst, rowLen, false)
 	if err != nil {
@@ -222,7 +222,7 @@ func CopyFromPitched[T any](dst []T, rowLen int, src *Pitched[T]) error {
 func CopyToPitchedAsync[T any](s *stream.Stream, dst *Pitched[T], src []T, rowLen int) error {
 	const op = "memory.CopyToPitchedAsync"
 	if dst == nil {
-		return fmt.Errorf("%s: nil pitched array: %w", op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil pitched array: %w", op, driver.ErrInvalidInput)
 	}
 	c, err := dst.copy2D(op, src, rowLen, true)
 	if err != nil {
@@ -236,7 +236,7 @@ func CopyToPitchedAsync[T any](s *stream.Stream, dst *Pitched[T], src []T, rowLe
 func CopyFromPitchedAsync[T any](s *stream.Stream, dst []T, rowLen int, src *Pitched[T]) error {
 	const op = "memory.CopyFromPitchedAsync"
 	if src == nil {
-		return fmt.Errorf("%s: nil pitched array: %w", op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil pitched array: %w", op, driver.ErrInvalidInput)
 	}
 	c, err := src.copy2D(op, dst, rowLen, false)
 	if err != nil {

@@ -30,7 +30,7 @@ type Pitched3D[T any] struct {
 func AllocPitched3D[T any](ctx *driver.Context, width, height, depth int) (*Pitched3D[T], error) {
 	const name = "memory.AllocPitched3D"
 	if depth <= 0 || height <= 0 || height > math.MaxInt32/depth {
-		return nil, fmt.Errorf("%s[%s]: height %d, depth %d: each must be positive and their product fit 31 bits: %w", name, elemOf[T]().name, height, depth, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s[%s]: height %d, depth %d: each must be positive and their product fit 31 bits: %w", name, elemOf[T]().name, height, depth, driver.ErrInvalidInput)
 	}
 	p, err := allocPitched[T](name, ctx, width, height*depth)
 	if err != nil {
@@ -80,7 +80,7 @@ func (v *Pitched3D[T]) Buffer() *Buffer[T] { return v.rows().Buffer() }
 // volume is an error wrapping ErrInvalidValue.
 func (v *Pitched3D[T]) Close() error {
 	if v == nil || v.p == nil || v.p.b == nil {
-		return fmt.Errorf("memory.Pitched3D.Close: nil or zero pitched volume: %w", driver.ErrInvalidValue)
+		return fmt.Errorf("memory.Pitched3D.Close: nil or zero pitched volume: %w", driver.ErrInvalidInput)
 	}
 	return v.p.b.Close()
 }
@@ -89,7 +89,7 @@ func (v *Pitched3D[T]) Close() error {
 // slice of Width*Height*Depth elements.
 func (v *Pitched3D[T]) copy3D(op string, host []T, toDevice bool) (*backend.Memcpy3D, backend.Copies3D, error) {
 	if v.p == nil || v.p.b == nil {
-		return nil, nil, fmt.Errorf("%s: nil or zero pitched volume: %w", op, driver.ErrInvalidValue)
+		return nil, nil, fmt.Errorf("%s: nil or zero pitched volume: %w", op, driver.ErrInvalidInput)
 	}
 	b := v.p.b
 	if err := b.usable(op, "pitched volume"); err != nil {
@@ -101,7 +101,7 @@ func (v *Pitched3D[T]) copy3D(op string, host []T, toDevice bool) (*backend.Memc
 	}
 	w, h, d := v.p.width, v.p.height, v.depth
 	if n := len(host); n != w*h*d { // w*h*d fits: the allocation holds more
-		return nil, nil, fmt.Errorf("%s: %d host elements for a %d x %d x %d volume (want %d): %w", op, n, w, h, d, w*h*d, driver.ErrInvalidValue)
+		return nil, nil, fmt.Errorf("%s: %d host elements for a %d x %d x %d volume (want %d): %w", op, n, w, h, d, w*h*d, driver.ErrInvalidInput)
 	}
 	size := b.elemSize()
 	row := uintptr(w) * size
@@ -167,7 +167,7 @@ func (v *Pitched3D[T]) async(op string, s *stream.Stream, ca backend.Copies3D, c
 func CopyToPitched3D[T any](dst *Pitched3D[T], src []T) error {
 	const op = "memory.CopyToPitched3D"
 	if dst == nil {
-		return fmt.Errorf("%s: nil pitched volume: %w", op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil pitched volume: %w", op, driver.ErrInvalidInput)
 	}
 	c, ca, err := dst.copy3D(op, src, true)
 	if err != nil {
@@ -182,7 +182,7 @@ func CopyToPitched3D[T any](dst *Pitched3D[T], src []T) error {
 func CopyFromPitched3D[T any](dst []T, src *Pitched3D[T]) error {
 	const op = "memory.CopyFromPitched3D"
 	if src == nil {
-		return fmt.Errorf("%s: nil pitched volume: %w", op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil pitched volume: %w", op, driver.ErrInvalidInput)
 	}
 	c, ca, err := src.copy3D(op, dst, false)
 	if err != nil {
@@ -197,7 +197,7 @@ func CopyFromPitched3D[T any](dst []T, src *Pitched3D[T]) error {
 func CopyToPitched3DAsync[T any](s *stream.Stream, dst *Pitched3D[T], src []T) error {
 	const op = "memory.CopyToPitched3DAsync"
 	if dst == nil {
-		return fmt.Errorf("%s: nil pitched volume: %w", op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil pitched volume: %w", op, driver.ErrInvalidInput)
 	}
 	c, ca, err := dst.copy3D(op, src, true)
 	if err != nil {
@@ -211,7 +211,7 @@ func CopyToPitched3DAsync[T any](s *stream.Stream, dst *Pitched3D[T], src []T) e
 func CopyFromPitched3DAsync[T any](s *stream.Stream, dst []T, src *Pitched3D[T]) error {
 	const op = "memory.CopyFromPitched3DAsync"
 	if src == nil {
-		return fmt.Errorf("%s: nil pitched volume: %w", op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil pitched volume: %w", op, driver.ErrInvalidInput)
 	}
 	c, ca, err := src.copy3D(op, dst, false)
 	if err != nil {

@@ -26,17 +26,17 @@ func CopyRowsFromPitched[T any](rows [][]T, src *Pitched[T]) error {
 
 func copyRows[T any](op string, p *Pitched[T], rows [][]T, toDevice bool) (err error) {
 	if p == nil {
-		return fmt.Errorf("%s: nil pitched array: %w", op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil pitched array: %w", op, driver.ErrInvalidInput)
 	}
 	if err := p.b.usable(op, "pitched"); err != nil {
 		return err
 	}
 	if len(rows) != p.height {
-		return fmt.Errorf("%s: %d rows for a height of %d: %w", op, len(rows), p.height, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: %d rows for a height of %d: %w", op, len(rows), p.height, driver.ErrInvalidInput)
 	}
 	for y, r := range rows {
 		if len(r) < p.width || (toDevice && len(r) != p.width) {
-			return fmt.Errorf("%s: row %d has %d elements for a width of %d: %w", op, y, len(r), p.width, driver.ErrInvalidValue)
+			return fmt.Errorf("%s: row %d has %d elements for a width of %d: %w", op, y, len(r), p.width, driver.ErrInvalidInput)
 		}
 	}
 	size := p.b.elemSize()

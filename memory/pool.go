@@ -217,7 +217,7 @@ func NewPool(ctx *driver.Context, opts PoolOptions) (*Pool, error) {
 		return nil, err
 	}
 	if uint64(uintptr(opts.MaxSize)) != opts.MaxSize {
-		return nil, fmt.Errorf("%s: MaxSize %d does not fit a size_t: %w", op, opts.MaxSize, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: MaxSize %d does not fit a size_t: %w", op, opts.MaxSize, driver.ErrInvalidInput)
 	}
 	dev := ctx.Device().Ordinal()
 	h, err := c.Hold()
@@ -330,7 +330,7 @@ func (p *Pool) String() string {
 // do runs call on the pool's backend with its context bound, for op.
 func (p *Pool) do(op string, call func(mp backend.MemPools) error) error {
 	if p == nil || p.hold == nil {
-		return fmt.Errorf("%s: nil pool: %w", op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil pool: %w", op, driver.ErrInvalidInput)
 	}
 	if p.hold.Closed() {
 		return fmt.Errorf("%s: %s: %w", op, p, driver.ErrClosed)
@@ -436,7 +436,7 @@ func (p *Pool) ResetHighWater() error {
 // of this driver).
 func (p *Pool) peer(op string, dev *driver.Device) error {
 	if dev == nil || dev.Driver() == nil {
-		return fmt.Errorf("%s: %s: nil or zero device: %w", op, p, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: %s: nil or zero device: %w", op, p, driver.ErrInvalidInput)
 	}
 	if p != nil && p.ctx != nil && dev.Driver() != p.ctx.Driver() {
 		return fmt.Errorf("%s: %s: device %d belongs to another *driver.Driver: %w", op, p, dev.Ordinal(), driver.ErrWrongContext)
@@ -457,7 +457,7 @@ func (p *Pool) SetAccess(dev *driver.Device, a Access) error {
 		return err
 	}
 	if a != AccessNone && a != AccessReadWrite {
-		return fmt.Errorf("%s: %s: access %s: pools take AccessNone or AccessReadWrite: %w", op, p, a, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: %s: access %s: pools take AccessNone or AccessReadWrite: %w", op, p, a, driver.ErrInvalidInput)
 	}
 	if p != nil && dev.Ordinal() == p.dev {
 		return fmt.Errorf("%s: %s: device %d owns the pool and always has read-write access: %w", op, p, p.dev, driver.ErrInvalidDevice)
@@ -523,7 +523,7 @@ func (p *Pool) SetCurrent() error {
 func (p *Pool) Close() error {
 	const op = "memory.Pool.Close"
 	if p == nil || p.hold == nil {
-		return fmt.Errorf("%s: nil pool: %w", op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil pool: %w", op, driver.ErrInvalidInput)
 	}
 	var destroy func(backend.API) error
 	if p.owned {
@@ -575,7 +575,7 @@ func AllocFromPool[T any](s *stream.Stream, pool *Pool, n int) (*Buffer[T], erro
 		return nil, err
 	}
 	if pool == nil || pool.hold == nil {
-		return nil, fmt.Errorf("%s: nil pool: %w", op, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: nil pool: %w", op, driver.ErrInvalidInput)
 	}
 	if pool.hold.Closed() {
 		return nil, fmt.Errorf("%s: %s: %w", op, pool, driver.ErrClosed)

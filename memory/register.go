@@ -74,10 +74,10 @@ func Register[T any](ctx *driver.Context, s []T, flags RegisterFlag) (*Registere
 		return nil, err
 	}
 	if size == 0 {
-		return nil, fmt.Errorf("%s: an empty slice cannot be registered: %w", op, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: an empty slice cannot be registered: %w", op, driver.ErrInvalidInput)
 	}
 	if flags&^(RegisterPortable|RegisterReadOnly) != 0 {
-		return nil, fmt.Errorf("%s: unknown flags %#x: %w", op, uint32(flags), driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: unknown flags %#x: %w", op, uint32(flags), driver.ErrInvalidInput)
 	}
 	hr, ok := c.API.(backend.HostRegistration)
 	if !ok {
@@ -127,7 +127,7 @@ func (r *Registered[T]) Slice() []T {
 func (r *Registered[T]) Close() error {
 	const op = "memory.Registered.Close"
 	if r == nil || r.hold == nil {
-		return fmt.Errorf("%s: nil registration: %w", op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil registration: %w", op, driver.ErrInvalidInput)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -113,10 +113,10 @@ func granularityOf(op string, ctx *driver.Context, option backend.MemGranularity
 func vmSize(what string, n int, g uintptr, positive bool) (uintptr, error) {
 	switch {
 	case n < 0 || (positive && n == 0):
-		return 0, fmt.Errorf("%s %d: want a positive multiple of the granularity %d: %w", what, n, g, driver.ErrInvalidValue)
+		return 0, fmt.Errorf("%s %d: want a positive multiple of the granularity %d: %w", what, n, g, driver.ErrInvalidInput)
 	case uintptr(n)%g != 0:
 		return 0, fmt.Errorf("%s %d is not a multiple of the granularity %d (round up to %d): %w",
-			what, n, g, (uintptr(n)+g-1)/g*g, driver.ErrInvalidValue)
+			what, n, g, (uintptr(n)+g-1)/g*g, driver.ErrInvalidInput)
 	}
 	return uintptr(n), nil
 }

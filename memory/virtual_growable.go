@@ -59,7 +59,7 @@ func NewGrowable[T any](ctx *driver.Context, maxLen int, opts GrowableOptions) (
 		return nil, err
 	}
 	if maxLen == 0 {
-		return nil, fmt.Errorf("%s: maxLen 0: want at least one element: %w", op, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: maxLen 0: want at least one element: %w", op, driver.ErrInvalidInput)
 	}
 	g, err := Granularity(ctx)
 	if err != nil {
@@ -74,7 +74,7 @@ func NewGrowable[T any](ctx *driver.Context, maxLen int, opts GrowableOptions) (
 		chunk = gran
 	}
 	if size > ^uintptr(0)-(chunk-1) || int((size+chunk-1)/chunk*chunk) < 0 {
-		return nil, fmt.Errorf("%s: maxLen %d: %d bytes overflow the address space: %w", op, maxLen, size, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: maxLen %d: %d bytes overflow the address space: %w", op, maxLen, size, driver.ErrInvalidInput)
 	}
 	reserve := (size + chunk - 1) / chunk * chunk
 	r, err := ReserveAddress(ctx, int(reserve))
@@ -154,7 +154,7 @@ func (g *Growable[T]) String() string {
 
 func (g *Growable[T]) check(op string) error {
 	if g == nil || g.a == nil {
-		return fmt.Errorf("%s: nil growable buffer: %w", op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil growable buffer: %w", op, driver.ErrInvalidInput)
 	}
 	if g.a.freed.Load() {
 		return fmt.Errorf("%s: growable buffer %#x: %w", op, g.a.base, driver.ErrClosed)
@@ -173,7 +173,7 @@ func (g *Growable[T]) Grow(n int) error {
 		return err
 	}
 	if n < 0 || n > g.max {
-		return fmt.Errorf("%s: %s: length %d: want 0 <= n <= MaxLen %d: %w", op, g, n, g.max, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: %s: length %d: want 0 <= n <= MaxLen %d: %w", op, g, n, g.max, driver.ErrInvalidInput)
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -279,7 +279,7 @@ func (g *Growable[T]) Buffer() (*Buffer[T], error) {
 func (g *Growable[T]) Close() error {
 	const op = "memory.Growable.Close"
 	if g == nil || g.a == nil {
-		return fmt.Errorf("%s: nil growable buffer: %w", op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil growable buffer: %w", op, driver.ErrInvalidInput)
 	}
 	if core.InCallback() { // see Mapping.Close
 		return fmt.Errorf("%s: growable buffer %#x: %w", op, g.a.base, core.ErrInCallback)

@@ -65,10 +65,10 @@ func (r *AddressRange) Map(offset int, p *PhysicalMemory, physOffset, size int) 
 	}
 	n := uintptr(size)
 	if off > r.size || n > r.size-off {
-		return nil, fmt.Errorf("%s: [%d, %d) is outside %s: %w", op, off, off+n, r, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: [%d, %d) is outside %s: %w", op, off, off+n, r, driver.ErrInvalidInput)
 	}
 	if poff > p.size || n > p.size-poff {
-		return nil, fmt.Errorf("%s: bytes [%d, %d) are outside %s: %w", op, poff, poff+n, p, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: bytes [%d, %d) are outside %s: %w", op, poff, poff+n, p, driver.ErrInvalidInput)
 	}
 	if poff != 0 || n != p.size {
 		return nil, fmt.Errorf("%s: bytes [%d, %d) of %s: the driver maps whole allocations only: %w", op, poff, poff+n, p, driver.ErrNotSupported)
@@ -89,7 +89,7 @@ func (r *AddressRange) Map(offset int, p *PhysicalMemory, physOffset, size int) 
 	defer p.hold.Unuse()
 	for _, m := range r.maps {
 		if ptr < m.ptr+m.size && m.ptr < ptr+n {
-			return nil, fmt.Errorf("%s: [%#x, %#x) overlaps %s: %w", op, ptr, ptr+n, m, driver.ErrInvalidValue)
+			return nil, fmt.Errorf("%s: [%#x, %#x) overlaps %s: %w", op, ptr, ptr+n, m, driver.ErrInvalidInput)
 		}
 	}
 	c, err := core.Of(op, p.ctx)
@@ -159,7 +159,7 @@ func (m *Mapping) String() string {
 // do runs call with the mapping's context bound, for op.
 func (m *Mapping) do(op string, call func() error) error {
 	if m == nil || m.a == nil {
-		return fmt.Errorf("%s: nil mapping: %w", op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil mapping: %w", op, driver.ErrInvalidInput)
 	}
 	if m.a.freed.Load() {
 		return fmt.Errorf("%s: %s: %w", op, m, driver.ErrClosed)
@@ -173,7 +173,7 @@ func (m *Mapping) do(op string, call func() error) error {
 // accessDevice checks a device given to SetAccess or Access.
 func (m *Mapping) accessDevice(op string, dev *driver.Device) error {
 	if dev == nil || dev.Driver() == nil {
-		return fmt.Errorf("%s: nil or zero device: %w", op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil or zero device: %w", op, driver.ErrInvalidInput)
 	}
 	if m != nil && m.a != nil && dev.Driver() != m.a.ctx.Driver() {
 		return fmt.Errorf("%s: device %d belongs to another *driver.Driver: %w", op, dev.Ordinal(), driver.ErrWrongContext)
@@ -195,7 +195,7 @@ func (m *Mapping) SetAccess(dev *driver.Device, a Access) error {
 		return err
 	}
 	if a != AccessNone && a != AccessRead && a != AccessReadWrite {
-		return fmt.Errorf("%s: access %s: want AccessNone, AccessRead or AccessReadWrite: %w", op, a, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: access %s: want AccessNone, AccessRead or AccessReadWrite: %w", op, a, driver.ErrInvalidInput)
 	}
 	desc := []backend.MemAccessDesc{{Location: deviceLocation(dev), Flags: backend.MemAccessFlags(a)}}
 	return m.do(op, func() error {
@@ -233,7 +233,7 @@ func (m *Mapping) Access(dev *driver.Device) (Access, error) {
 func (m *Mapping) Close() error {
 	const op = "memory.Mapping.Close"
 	if m == nil || m.a == nil {
-		return fmt.Errorf("%s: nil mapping: %w", op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil mapping: %w", op, driver.ErrInvalidInput)
 	}
 	// Before the lock: a Close in progress elsewhere may hold it while
 	// cuMemUnmap waits for the very callback calling this one.
@@ -272,7 +272,7 @@ func MappedBuffer[T any](m *Mapping) (*Buffer[T], error) {
 		return nil, fmt.Errorf("%s: %w", op, e.err)
 	}
 	if m == nil || m.a == nil {
-		return nil, fmt.Errorf("%s: nil mapping: %w", op, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: nil mapping: %w", op, driver.ErrInvalidInput)
 	}
 	if m.a.freed.Load() {
 		return nil, fmt.Errorf("%s: %s: %w", op, m, driver.ErrClosed)

@@ -128,7 +128,7 @@ func (p *PhysicalMemory) String() string {
 // check returns nil when p can be used by op.
 func (p *PhysicalMemory) check(op string) error {
 	if p == nil || p.hold == nil {
-		return fmt.Errorf("%s: nil physical memory: %w", op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil physical memory: %w", op, driver.ErrInvalidInput)
 	}
 	if err := p.hold.Check(p); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
@@ -143,7 +143,7 @@ func (p *PhysicalMemory) check(op string) error {
 func (p *PhysicalMemory) Close() error {
 	const op = "memory.PhysicalMemory.Close"
 	if p == nil || p.hold == nil {
-		return fmt.Errorf("%s: nil physical memory: %w", op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil physical memory: %w", op, driver.ErrInvalidInput)
 	}
 	err := p.hold.Close(func(backend.API) error {
 		if r := p.vm.MemRelease(p.h); r != nil {

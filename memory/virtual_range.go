@@ -122,7 +122,7 @@ func (r *AddressRange) String() string {
 // check returns nil when r can be used by op.
 func (r *AddressRange) check(op string) error {
 	if r == nil || r.hold == nil {
-		return fmt.Errorf("%s: nil address range: %w", op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil address range: %w", op, driver.ErrInvalidInput)
 	}
 	if err := r.hold.Check(r); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
@@ -140,7 +140,7 @@ func (r *AddressRange) check(op string) error {
 func (r *AddressRange) Close() error {
 	const op = "memory.AddressRange.Close"
 	if r == nil || r.hold == nil {
-		return fmt.Errorf("%s: nil address range: %w", op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil address range: %w", op, driver.ErrInvalidInput)
 	}
 	if core.InCallback() { // see Mapping.Close
 		return fmt.Errorf("%s: %s: %w", op, r, core.ErrInCallback)

@@ -41,7 +41,7 @@ func (p *PhysicalMemory) Export() (*os.File, error) {
 		return nil, err
 	}
 	if !p.shareable {
-		return nil, fmt.Errorf("%s: %s was not made with PhysicalOptions.Shareable: %w", op, p, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: %s was not made with PhysicalOptions.Shareable: %w", op, p, driver.ErrInvalidInput)
 	}
 	fd := -1
 	err := p.hold.Do(func(backend.API) error {
@@ -72,7 +72,7 @@ func (p *PhysicalMemory) Export() (*os.File, error) {
 func ImportPhysical(ctx *driver.Context, f *os.File, size int) (*PhysicalMemory, error) {
 	const op = "memory.ImportPhysical"
 	if f == nil {
-		return nil, fmt.Errorf("%s: nil file: %w", op, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: nil file: %w", op, driver.ErrInvalidInput)
 	}
 	c, vm, err := vmOf(op, ctx)
 	if err != nil {
@@ -80,7 +80,7 @@ func ImportPhysical(ctx *driver.Context, f *os.File, size int) (*PhysicalMemory,
 	}
 	raw, err := f.SyscallConn()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %s: %w (%w)", op, f.Name(), err, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: %s: %w (%w)", op, f.Name(), err, driver.ErrInvalidInput)
 	}
 	h, err := c.Hold()
 	if err != nil {
@@ -99,7 +99,7 @@ func ImportPhysical(ctx *driver.Context, f *os.File, size int) (*PhysicalMemory,
 		if cerr := raw.Control(func(fd uintptr) {
 			ph, r = vm.MemImportFromShareableHandle(int(fd), backend.MemHandlePOSIXFileDescriptor)
 		}); cerr != nil {
-			return fmt.Errorf("%s: %w (%w)", f.Name(), cerr, driver.ErrInvalidValue)
+			return fmt.Errorf("%s: %w (%w)", f.Name(), cerr, driver.ErrInvalidInput)
 		}
 		if r != nil {
 			return fmt.Errorf("%s: cuMemImportFromShareableHandle(POSIX_FILE_DESCRIPTOR): %w", f.Name(), r)

@@ -148,7 +148,7 @@ func (a *Args) Function() *Function {
 func (a *Args) Set(i int, v any) error {
 	const op = "module.Args.Set"
 	if a == nil || a.f == nil || a.lay == nil {
-		return fmt.Errorf("%s: nil Args: %w", op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil Args: %w", op, driver.ErrInvalidInput)
 	}
 	if i < 0 || i >= len(a.lay.params) {
 		return fmt.Errorf("%s: %s: argument %d: the kernel has %d parameters: %w", op, a.f, i, len(a.lay.params), ErrArgs)
@@ -332,6 +332,9 @@ func putBuffer[T any](f *Function, lay *layout, i int, dst unsafe.Pointer, v any
 	if b == nil {
 		return f.argErr(lay, i, fmt.Sprintf("is a nil %s", reflect.TypeOf(v)))
 	}
+	if c := lay.params[i].c; c != nil && c.refuses(reflect.TypeOf(v)) {
+		return f.argErr(lay, i, fmt.Sprintf("is %s, but the C parameter is %s: pass %s (or a uintptr, unchecked)", withArticle(reflect.TypeOf(v).String()), c.decl, withArticle(c.bufs[0].String())))
+	}
 	if b.Closed() {
 		return fmt.Errorf("%w: %w", f.argErr(lay, i, fmt.Sprintf("is a closed %s", reflect.TypeOf(v))), driver.ErrClosed)
 	}
@@ -358,6 +361,10 @@ func (f *Function) checkContext(lay *layout, i int, t reflect.Type, c *driver.Co
 
 func (f *Function) argErr(lay *layout, i int, what string) error {
 	p := lay.params[i]
+	if p.c != nil {
+		return fmt.Errorf("%s: argument %d (%s) %s (parameter %d: %d bytes at offset %d, from %s): %w",
+			f, i, p.label(), what, i, p.size, p.offset, lay.src, ErrArgs)
+	}
 	return fmt.Errorf("%s: argument %d %s (parameter %d: %d bytes at offset %d, from %s): %w",
 		f, i, what, i, p.size, p.offset, lay.src, ErrArgs)
 }

@@ -84,7 +84,7 @@ func TestLaunchRefusesPtrMethods(t *testing.T) {
 	for _, arg := range []any{&leakyPtr{addr: in.Ptr()}, devAddr{in.Ptr()}} {
 		err := f.Launch(s, cfg, out, arg, int32(n))
 		require.ErrorIs(t, err, module.ErrArgs)
-		assert.Contains(t, err.Error(), "argument 1 is a ")
+		assert.Contains(t, err.Error(), "argument 1 (const float* in) is a ")
 		assert.Contains(t, err.Error(), "only *memory.Buffer values pass as device pointers")
 		assert.Contains(t, err.Error(), "pass uintptr(x.Ptr())")
 		{
@@ -116,7 +116,8 @@ func TestLaunchBufferTypes(t *testing.T) {
 	p := alloc(t, ctx, n)
 	require.NoError(t, memory.Fill(s, p, 0))
 	cfg := module.Config{Grid: module.Dim(1), Block: module.Dim(n)}
-	// add1 takes a float*; the buffer's element type is not checked.
+	// add1 takes a float*: byte views and buffers of structs pass
+	// (reinterpretations); a buffer of another number type does not.
 	u, err := memory.Alloc[uint32](ctx, n)
 	require.NoError(t, err)
 	defer u.Close()
@@ -136,6 +137,9 @@ func TestLaunchBufferTypes(t *testing.T) {
 	for _, a := range []any{p, view(p.Slice(8, 16)), view(p.Bytes()), pp, view(pp.Slice(4, 8))} {
 		require.NoError(t, f.Launch(s, cfg, a, int32(8)))
 	}
+	err = f.Launch(s, cfg, u, int32(8))
+	assert.ErrorIs(t, err, module.ErrArgs)
+	assert.Contains(t, err.Error(), "is a *memory.Buffer[uint32], but the C parameter is float* p: pass a *memory.Buffer[float32]")
 	require.NoError(t, s.Synchronize())
 	got := make([]float32, n)
 	require.NoError(t, memory.CopyToHost(got, p))

@@ -118,21 +118,37 @@ func (p *ptxType) describe(size int) string {
 	case 's':
 		return fmt.Sprintf("a .%s parameter: pass an int%d", p.typ, size*8)
 	case 'u':
-		return fmt.Sprintf("a .%s parameter (an integer)", p.typ)
+		if size == 8 { // NVRTC gives pointers as .u64 without .ptr
+			return fmt.Sprintf("a .%s parameter: pass a *memory.Buffer or a uintptr for a pointer, an int64 or a uint64 for an integer", p.typ)
+		}
+		return fmt.Sprintf("a .%s parameter: pass an int%d or a uint%d", p.typ, size*8, size*8)
 	}
 	return fmt.Sprintf("a .%s parameter", p.typ)
+}
+
+// describeC is describe where the C signature names the Go type to pass.
+func (p *param) describeC() string {
+	switch {
+	case p.c == nil || p.typ == "" || p.array > 0:
+		return p.describe(p.size)
+	case p.c.ptr:
+		return fmt.Sprintf("a .%s parameter (a device pointer): pass a *memory.Buffer or a uintptr", p.typ)
+	case p.c.goTy != "":
+		return fmt.Sprintf("a .%s parameter: pass %s", p.typ, withArticle(p.c.goTy))
+	}
+	return p.describe(p.size)
 }
 
 // typeErr is the error of argument i, of Go type t, for a parameter whose
 // PTX type is known.
 func (f *Function) typeErr(lay *layout, i int, t reflect.Type) error {
 	p := &lay.params[i]
-	what := fmt.Sprintf("%s of %d bytes for %s", withArticle(t.String()), t.Size(), p.describe(p.size))
+	what := fmt.Sprintf("%s of %d bytes for %s", withArticle(t.String()), t.Size(), p.describeC())
 	if isBuffer(t) {
 		what = fmt.Sprintf("%s (a device pointer of 8 bytes) for %s", withArticle(t.String()), p.describe(p.size))
 	}
 	return fmt.Errorf("%s: argument %d (%s): %s (parameter %d: %d bytes at offset %d, from %s): %w",
-		f, i, p.name, what, i, p.size, p.offset, lay.src, ErrArgs)
+		f, i, p.label(), what, i, p.size, p.offset, lay.src, ErrArgs)
 }
 
 // withArticle returns "a T" or "an T", as T is said: "an int32", "a

@@ -17,6 +17,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/nocgo/cuda/driver/backend"
 )
 
 // Environment variables of the compile cache.
@@ -107,7 +109,7 @@ type cache struct {
 	log *slog.Logger // hears of write failures and evictions; nil: nobody
 }
 
-func openCache(o Options) cache {
+func openCache(o Options, api backend.API) cache {
 	c := cache{max: o.CacheMaxBytes, log: o.Logger}
 	if c.max == 0 {
 		c.max = DefaultCacheMaxBytes
@@ -119,6 +121,11 @@ func openCache(o Options) cache {
 		c.dir = o.CacheDir
 	default:
 		d, ok := CacheDir()
+		if kc, is := api.(backend.KernelCache); ok && is && os.Getenv(CacheDirEnv) == "" {
+			if bd := kc.KernelCacheDir(); bd != "" {
+				d = bd // the fake of a test: the test's own directory
+			}
+		}
 		if !ok {
 			return cache{}
 		}

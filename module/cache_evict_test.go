@@ -107,9 +107,9 @@ func TestCacheWriteFailureLogged(t *testing.T) {
 
 func TestOpenCacheCap(t *testing.T) {
 	dir := t.TempDir()
-	assert.Equal(t, int64(DefaultCacheMaxBytes), openCache(Options{CacheDir: dir}).max)
-	assert.Equal(t, int64(5000), openCache(Options{CacheDir: dir, CacheMaxBytes: 5000}).max)
-	assert.Equal(t, int64(-1), openCache(Options{CacheDir: dir, CacheMaxBytes: -1}).max)
+	assert.Equal(t, int64(DefaultCacheMaxBytes), openCache(Options{CacheDir: dir}, nil).max)
+	assert.Equal(t, int64(5000), openCache(Options{CacheDir: dir, CacheMaxBytes: 5000}, nil).max)
+	assert.Equal(t, int64(-1), openCache(Options{CacheDir: dir, CacheMaxBytes: -1}, nil).max)
 	log := slog.New(slog.DiscardHandler)
-	assert.Same(t, log, openCache(Options{CacheDir: dir, Logger: log}).log)
+	assert.Same(t, log, openCache(Options{CacheDir: dir, Logger: log}, nil).log)
 }

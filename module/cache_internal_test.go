@@ -175,8 +175,8 @@ func TestCacheDirEnv(t *testing.T) {
 		t.Setenv(CacheEnv, v)
 		_, ok := CacheDir()
 		assert.False(t, ok, v)
-		assert.Equal(t, cache{}, openCache(Options{}), v)
-		assert.Equal(t, cache{dir: "/x", max: DefaultCacheMaxBytes}, openCache(Options{CacheDir: "/x"}), "an explicit directory wins over %s", v)
+		assert.Equal(t, cache{}, openCache(Options{}, nil), v)
+		assert.Equal(t, cache{dir: "/x", max: DefaultCacheMaxBytes}, openCache(Options{CacheDir: "/x"}, nil), "an explicit directory wins over %s", v)
 	}
 	t.Setenv(CacheEnv, "on")
 	t.Setenv(CacheDirEnv, "")
@@ -189,7 +189,7 @@ func TestCacheDirEnv(t *testing.T) {
 	d, ok = CacheDir()
 	assert.True(t, ok)
 	assert.Equal(t, "/home/gopher/.cache/nocgo-cuda", d)
-	assert.Equal(t, cache{}, openCache(Options{NoCache: true, CacheDir: "/x"}), "NoCache wins")
+	assert.Equal(t, cache{}, openCache(Options{NoCache: true, CacheDir: "/x"}, nil), "NoCache wins")
 
 	// A relative XDG_CACHE_HOME is invalid and ignored (XDG Base Directory
 	// specification): the default under $HOME applies, the cache stays on.
@@ -198,13 +198,13 @@ func TestCacheDirEnv(t *testing.T) {
 		d, ok = CacheDir()
 		assert.True(t, ok, rel)
 		assert.Equal(t, "/home/gopher/.cache/nocgo-cuda", d, rel)
-		assert.Equal(t, cache{dir: "/home/gopher/.cache/nocgo-cuda", max: DefaultCacheMaxBytes}, openCache(Options{}), rel)
+		assert.Equal(t, cache{dir: "/home/gopher/.cache/nocgo-cuda", max: DefaultCacheMaxBytes}, openCache(Options{}, nil), rel)
 	}
 	// With no $HOME either there is nowhere to cache.
 	t.Setenv("HOME", "")
 	_, ok = CacheDir()
 	assert.False(t, ok)
-	assert.Equal(t, cache{}, openCache(Options{}))
+	assert.Equal(t, cache{}, openCache(Options{}, nil))
 }
 
 func TestOptionFlags(t *testing.T) {

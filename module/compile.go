@@ -20,6 +20,10 @@ type CompileError struct {
 	Options Options  // the options as given
 	Flags   []string // the NVRTC options passed
 	Err     error    // the NVRTC error (Code NVRTCErrorCompilation, ...)
+	// Hint, for a header NVRTC could not open, says where Compile looked
+	// for the CUDA toolkit's headers and how to point it at them
+	// (NOCGO_CUDA_INCLUDE); "" otherwise.
+	Hint string
 }
 
 // Error returns the source name, the architecture, the NVRTC error and the
@@ -33,6 +37,10 @@ func (e *CompileError) Error() string {
 	if log := strings.TrimSpace(e.Log); log != "" {
 		b.WriteString(":\n")
 		b.WriteString(log)
+	}
+	if e.Hint != "" {
+		b.WriteString("\nhint: ")
+		b.WriteString(e.Hint)
 	}
 	return b.String()
 }
@@ -86,7 +94,13 @@ type compiled struct {
 // A source NVRTC rejects gives a *CompileError with the full log; warnings
 // of a successful compile are in Module.Log.
 func Compile(ctx *driver.Context, src string, opts Options) (*Module, error) {
-	return compileThen("module.Compile", ctx, src, opts, func(c *compiled, name string) (*Module, error) { return loadCompiled(ctx, c, name) })
+	return compileThen("module.Compile", ctx, src, opts, func(c *compiled, name string) (*Module, error) {
+		m, err := loadCompiled(ctx, c, name)
+		if err == nil {
+			m.csrc = src
+		}
+		return m, err
+	})
 }
 
 // compileThen is Compile with another loader: it finds the compile's
@@ -97,14 +111,14 @@ func compileThen[T interface{ markCached() }](op string, ctx *driver.Context, sr
 	var none T
 	cc := core.ContextOf(ctx)
 	if cc == nil {
-		return none, fmt.Errorf(op+": nil context: %w", driver.ErrInvalidValue)
+		return none, fmt.Errorf(op+": nil context: %w", driver.ErrInvalidInput)
 	}
 	if ctx.Closed() {
 		return none, fmt.Errorf(op+": %s: %w", ctx, driver.ErrClosed)
 	}
 	name := opts.name()
 	if err := opts.check(); err != nil {
-		return none, fmt.Errorf(op+": %s: %v: %w", name, err, driver.ErrInvalidValue)
+		return none, fmt.Errorf(op+": %s: %v: %w", name, err, driver.ErrInvalidInput)
 	}
 	arch, defaulted := opts.Arch, false
 	if arch == "" {
@@ -118,7 +132,7 @@ func compileThen[T interface{ markCached() }](op string, ctx *driver.Context, sr
 
 	// The cache is looked up before the compiler is opened, under the
 	// identity the backend gives without opening it: a hit opens nothing.
-	cache := openCache(opts)
+	cache := openCache(opts, cc.API)
 	id, known := identityOf(cc.API)
 	key := ""
 	if known && cache.dir != "" {
@@ -268,7 +282,7 @@ func compileProgram(nv backend.NVRTC, prog uintptr, name string, opts Options, a
 	}
 	log = strings.TrimRight(log, "\x00")
 	if cerr != nil {
-		return nil, &CompileError{Name: name, Arch: arch, Log: log, Options: opts.given(), Flags: flags, Err: cerr}
+		return nil, &CompileError{Name: name, Arch: arch, Log: log, Options: opts.given(), Flags: flags, Err: cerr, Hint: toolkitHint(log, &opts)}
 	}
 	c := &compiled{Arch: arch, Log: log}
 	ptx, err := nv.PTX(prog)

@@ -26,13 +26,28 @@ func Dim(x int, yz ...int) Dim3 {
 
 // Cover returns the one-dimensional grid of blocks of block threads that
 // covers n elements: ceil(n/block) blocks. The kernel must still skip the
-// indices past n in the last block. For n <= 0 or block <= 0 it returns a
-// zero grid, which Launch refuses (there is nothing to launch).
+// indices past n in the last block. For n <= 0 or block <= 0 it returns
+// the empty grid (0, 1, 1), which Launch takes as a launch of nothing (see
+// [Config]): an empty buffer needs no special case, as an empty Go slice
+// needs none in a loop.
 func Cover(n, block int) Dim3 {
 	if n <= 0 || block <= 0 {
 		return Dim3{0, 1, 1}
 	}
 	return Dim3{n/block + min(n%block, 1), 1, 1}
+}
+
+// ElemsBlock is the block size of [ForElems]: 256 threads, a multiple of
+// every device's warp that keeps most kernels at full occupancy.
+const ElemsBlock = 256
+
+// ForElems returns the one-dimensional shape that gives each of n elements
+// a thread: blocks of [ElemsBlock] threads, Cover(n, ElemsBlock) of them
+// (cudarc's LaunchConfig::for_num_elems). The kernel must still skip the
+// indices past n in the last block. ForElems(0) is the empty launch, which
+// launches nothing.
+func ForElems(n int) Config {
+	return Config{Grid: Cover(n, ElemsBlock), Block: Dim(ElemsBlock)}
 }
 
 // Count returns X*Y*Z.
@@ -45,6 +60,12 @@ func (d Dim3) String() string { return fmt.Sprintf("(%d, %d, %d)", d.X, d.Y, d.Z
 // with SharedMem bytes of dynamic shared memory; optionally grouped in
 // thread-block clusters, or launched cooperatively. A Config with Cluster
 // or Cooperative set launches with cuLaunchKernelEx (CUDA 11.8+).
+//
+// A Grid with a dimension of 0 (and none negative), such as Cover(0, 256),
+// is the empty launch: Launch checks the rest of the Config and the
+// arguments as for any launch, and then launches nothing and returns nil,
+// on the fake and on the GPU alike (the driver itself would refuse the
+// grid). A graph node (AddToGraph) still needs a grid of at least one block.
 type Config struct {
 	Grid, Block Dim3
 	// SharedMem is the dynamic shared memory per block, in bytes. Above
@@ -79,6 +100,28 @@ const (
 	maxGridYZ       = 65535
 )
 
+// empty reports whether the grid has no block: a dimension is 0, none is
+// negative.
+func (c *Config) empty() bool {
+	g := c.Grid
+	return g.X >= 0 && g.Y >= 0 && g.Z >= 0 && g.X*g.Y*g.Z == 0
+}
+
+// checkLaunch is check for a launch, which takes the empty grid (see
+// Config): the rest of the configuration is checked as for one block (or
+// one cluster).
+func (c *Config) checkLaunch(f *Function) error {
+	if !c.empty() {
+		return c.check(f)
+	}
+	one := *c
+	one.Grid = Dim(1)
+	if c.Cluster != (Dim3{}) {
+		one.Grid = c.Cluster
+	}
+	return one.check(f)
+}
+
 // check refuses a configuration the driver would refuse, saying why. It
 // allocates only when it fails.
 func (c *Config) check(f *Function) error {
@@ -111,5 +154,5 @@ func (c *Config) check(f *Function) error {
 }
 
 func (f *Function) configErr(format string, args ...any) error {
-	return fmt.Errorf("%s: %s: %w: %w", f, fmt.Sprintf(format, args...), ErrConfig, driver.ErrInvalidValue)
+	return fmt.Errorf("%s: %s: %w: %w", f, fmt.Sprintf(format, args...), ErrConfig, driver.ErrInvalidInput)
 }

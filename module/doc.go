@@ -58,7 +58,13 @@
 //     (8 bytes): its device address. A nil buffer, a freed one (driver.ErrClosed)
 //     and a broken view (an out-of-range Slice: its error) are refused, and
 //     the memory must be of the module's context or device
-//     (driver.ErrWrongContext otherwise).
+//     (driver.ErrWrongContext otherwise). Where the module was compiled
+//     from CUDA C (Compile) and the kernel's C signature gives a pointer
+//     to a number (float*, const int*), a buffer of another number type
+//     (a *memory.Buffer[int32] for a float*) is refused; byte views
+//     (Buffer.Bytes) and buffers of structs pass, as reinterpretations.
+//     Launch errors then name parameters by their C declaration
+//     ("argument 3 (int n)"), and say which Go type to pass.
 //   - a raw device address, or NULL: a uintptr (uintptr(0) for NULL). A
 //     value of any other type with a Ptr() uintptr method is refused, not
 //     taken for a device pointer: a launch calls no method of a type it does
@@ -89,7 +95,7 @@
 // device pointer only; a struct by value (.align A .b8 p[N]) takes a struct,
 // array or complex number no more aligned than A; a [N]byte passes for any
 // parameter of N bytes, unchecked. So int32(2) for a float parameter is
-// refused ("argument 2 (scale_param_2): an int32 of 4 bytes for a .f32
+// refused ("argument 2 (float k): an int32 of 4 bytes for a .f32
 // parameter"). A foreign CUBIN carries no types: its sizes are checked.
 //
 // Kernel1 to Kernel6 (NewKernel4[A, B, C, D](f), ...) are typed forms of a

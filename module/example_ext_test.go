@@ -41,10 +41,10 @@ func ExampleLink() {
 		fake.Kernel("twice", elementwise(func(v float32) float32 { return 2 * v })),
 		fake.Kernel("negate", elementwise(func(v float32) float32 { return -v })))
 	dev, _ := drv.Device(0)
-	ctx, _ := dev.PrimaryContext()
-	defer ctx.Close()
+	cc, _ := dev.PrimaryContext()
+	defer cc.Close()
 
-	m, err := module.Link(ctx,
+	m, err := module.Link(cc,
 		module.LinkInput{Name: "twice.ptx", Data: []byte(ptxTwice)},
 		module.LinkInput{Name: "negate.ptx", Data: []byte(ptxNegate)})
 	if err != nil {
@@ -53,9 +53,9 @@ func ExampleLink() {
 	defer m.Close()
 	fmt.Println(m.Kernels())
 
-	s, _ := stream.New(ctx, stream.Options{})
+	s, _ := stream.New(cc, stream.Options{})
 	defer s.Close()
-	p, _ := memory.Alloc[float32](ctx, 3)
+	p, _ := memory.Alloc[float32](cc, 3)
 	defer p.Close()
 	memory.CopyToDevice(p, []float32{1, 2, 3})
 	cfg := module.Config{Grid: module.Dim(1), Block: module.Dim(32)}
@@ -78,11 +78,11 @@ func ExampleLink() {
 func ExampleLoadError() {
 	drv := fake.New()
 	dev, _ := drv.Device(0)
-	ctx, _ := dev.PrimaryContext()
-	defer ctx.Close()
+	cc, _ := dev.PrimaryContext()
+	defer cc.Close()
 
 	bad := ptxHeader + ".visible .entry broken(.param .u64 p,)\n{\n\tret;\n}\n"
-	_, err := module.Load(ctx, []byte(bad))
+	_, err := module.Load(cc, []byte(bad))
 	var le *module.LoadError
 	if errors.As(err, &le) {
 		fmt.Println(le.Call, "failed:", le.Err)
@@ -98,11 +98,11 @@ func ExampleLoadError() {
 func ExampleConfig_clusters() {
 	drv := fake.New(fake.Kernel("twice", elementwise(func(v float32) float32 { return 2 * v })))
 	dev, _ := drv.Device(0)
-	ctx, _ := dev.PrimaryContext()
-	defer ctx.Close()
-	s, _ := stream.New(ctx, stream.Options{})
+	cc, _ := dev.PrimaryContext()
+	defer cc.Close()
+	s, _ := stream.New(cc, stream.Options{})
 	defer s.Close()
-	m, err := module.Load(ctx, []byte(ptxTwice))
+	m, err := module.Load(cc, []byte(ptxTwice))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func ExampleConfig_clusters() {
 	fmt.Printf("%d blocks of 256 per multiprocessor, %d multiprocessors, %d clusters of 2 at once\n", perSM, sms, clusters)
 
 	const n = 1024
-	p, _ := memory.Alloc[float32](ctx, n)
+	p, _ := memory.Alloc[float32](cc, n)
 	defer p.Close()
 	memory.CopyToDevice(p, make([]float32, n))
 	cfg := module.Config{Grid: module.Dim(4), Block: module.Dim(256), Cluster: module.Dim(2), Cooperative: true}
@@ -138,9 +138,9 @@ func ExampleConfig_clusters() {
 func ExampleGlobal() {
 	drv := fake.New()
 	dev, _ := drv.Device(0)
-	ctx, _ := dev.PrimaryContext()
-	defer ctx.Close()
-	m, err := module.Load(ctx, []byte(ptxHeader+`
+	cc, _ := dev.PrimaryContext()
+	defer cc.Close()
+	m, err := module.Load(cc, []byte(ptxHeader+`
 .visible .global .align 4 .f32 factor;
 .visible .entry scale_by(.param .u64 p, .param .u32 n)
 {
@@ -177,9 +177,9 @@ DONE:
 		log.Fatal(err)
 	}
 
-	s, _ := stream.New(ctx, stream.Options{})
+	s, _ := stream.New(cc, stream.Options{})
 	defer s.Close()
-	p, _ := memory.Alloc[float32](ctx, 4)
+	p, _ := memory.Alloc[float32](cc, 4)
 	defer p.Close()
 	memory.CopyToDevice(p, []float32{1, 2, 3, 4})
 	f, _ := m.Function("scale_by")
@@ -196,8 +196,8 @@ DONE:
 func ExampleOptions_logger() {
 	drv := fake.New(fake.Kernel("scale", scaleBody))
 	dev, _ := drv.Device(0)
-	ctx, _ := dev.PrimaryContext()
-	defer ctx.Close()
+	cc, _ := dev.PrimaryContext()
+	defer cc.Close()
 
 	notADir := filepath.Join(os.TempDir(), "nocgo-cuda-example-file")
 	os.WriteFile(notADir, nil, 0o644)
@@ -210,7 +210,7 @@ func ExampleOptions_logger() {
 			return a
 		},
 	}))
-	m, err := module.Compile(ctx, scaleSource, module.Options{
+	m, err := module.Compile(cc, scaleSource, module.Options{
 		CacheDir:      filepath.Join(notADir, "cache"),
 		CacheMaxBytes: 64 << 20,
 		Logger:        logger,

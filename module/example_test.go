@@ -15,10 +15,12 @@ import (
 	"github.com/nocgo/cuda/stream"
 )
 
-// The quick start of the README: compile a kernel at run time, copy data
-// in, launch, copy the result out. It runs on the GPU where the driver
-// loads, and on the fake driver elsewhere, where the kernel's Go body
-// computes what the CUDA C computes.
+// The whole path: compile a kernel at run time, copy data in, launch, copy
+// the result out. It runs on the GPU where the driver loads, and on the
+// fake driver elsewhere, where the kernel's Go body computes what the CUDA
+// C computes. (This is a test file: a program keeps the fake out of its
+// binary by importing gpu only, and its tests bring the fake, as the
+// README's quick start, cmd/quickstart, does.)
 func Example_quickStart() {
 	drv, err := gpu.Load() // the NVIDIA driver, where there is one
 	if err != nil {
@@ -29,13 +31,13 @@ func Example_quickStart() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	ctx, err := dev.PrimaryContext() // shared with the CUDA runtime
+	cc, err := dev.PrimaryContext() // shared with the CUDA runtime
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer ctx.Close()
+	defer cc.Close()
 
-	s, err := stream.New(ctx, stream.Options{Flags: stream.NonBlocking})
+	s, err := stream.New(cc, stream.Options{Flags: stream.NonBlocking})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -43,12 +45,12 @@ func Example_quickStart() {
 
 	host := []float32{1, 2, 3, 4, 5, 6, 7, 8}
 	n := len(host)
-	in, err := memory.Alloc[float32](ctx, n)
+	in, err := memory.Alloc[float32](cc, n)
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer in.Close()
-	out, err := memory.Alloc[float32](ctx, n)
+	out, err := memory.Alloc[float32](cc, n)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -57,7 +59,7 @@ func Example_quickStart() {
 		log.Fatal(err)
 	}
 
-	m, err := module.Compile(ctx, scaleSource, module.Options{}) // NVRTC, cached on disk
+	m, err := module.Compile(cc, scaleSource, module.Options{}) // NVRTC, cached on disk
 	if err != nil {
 		log.Fatal(err) // a *module.CompileError carries NVRTC's log
 	}
@@ -106,29 +108,29 @@ func scaleBody(t fake.Thread, out, in fake.Ptr, k float32, n int32) {
 func Example() {
 	drv := fake.New(fake.Kernel("scale", scaleBody))
 	dev, _ := drv.Device(0)
-	ctx, err := dev.PrimaryContext()
+	cc, err := dev.PrimaryContext()
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer ctx.Close()
+	defer cc.Close()
 
 	// The foreign library's memory and stream, made by raw driver calls.
 	const n = 8
-	ptrIn, ptrOut, torchStream := foreignAlloc(ctx, n)
+	ptrIn, ptrOut, torchStream := foreignAlloc(cc, n)
 
 	// Borrow the memory and wrap the stream: nothing here frees or
 	// destroys them.
-	s, err := stream.Wrap(ctx, torchStream) // Close only detaches
+	s, err := stream.Wrap(cc, torchStream) // Close only detaches
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer s.Close()
-	in, err := memory.Borrow[float32](ctx, ptrIn, n, nil) // Close never frees ptrIn
+	in, err := memory.Borrow[float32](cc, ptrIn, n, nil) // Close never frees ptrIn
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer in.Close()
-	out, err := memory.Borrow[float32](ctx, ptrOut, n, nil)
+	out, err := memory.Borrow[float32](cc, ptrOut, n, nil)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -142,7 +144,7 @@ func Example() {
 	// Compile scale for the device and launch it on the wrapped stream.
 	// (The fake compiles instantly, so the example skips the on-disk
 	// cache; programs normally leave it on.)
-	m, err := module.Compile(ctx, scaleSource, module.Options{Name: "scale.cu", NoCache: true})
+	m, err := module.Compile(cc, scaleSource, module.Options{Name: "scale.cu", NoCache: true})
 	if err != nil {
 		log.Fatal(err) // a *module.CompileError prints NVRTC's log
 	}
@@ -168,7 +170,7 @@ func Example() {
 	fmt.Println("out:", got)
 
 	// The foreign library frees its own memory and stream.
-	foreignFree(ctx, ptrIn, ptrOut, torchStream)
+	foreignFree(cc, ptrIn, ptrOut, torchStream)
 	// Output:
 	// compiled scale for sm_90 (CUBIN)
 	// in:  [1 2 3 4 5 6 7 8]
@@ -177,8 +179,8 @@ func Example() {
 
 // foreignAlloc stands for another library allocating device memory and
 // creating a stream with raw driver calls.
-func foreignAlloc(ctx *driver.Context, n int) (in, out, s uintptr) {
-	api, unbind := foreignBind(ctx)
+func foreignAlloc(cc *driver.Context, n int) (in, out, s uintptr) {
+	api, unbind := foreignBind(cc)
 	defer unbind()
 	var err error
 	if in, err = api.MemAlloc(uintptr(n) * 4); err != nil {
@@ -193,13 +195,13 @@ func foreignAlloc(ctx *driver.Context, n int) (in, out, s uintptr) {
 	return in, out, s
 }
 
-// foreignBind makes ctx current on the calling OS thread for raw calls on
-// the backend under ctx's driver (the fake's, here; another library would
+// foreignBind makes cc current on the calling OS thread for raw calls on
+// the backend under cc's driver (the fake's, here; another library would
 // use its own bindings), until unbind.
-func foreignBind(ctx *driver.Context) (api backend.API, unbind func()) {
-	fb := fake.Of(ctx.Driver()).Backend()
+func foreignBind(cc *driver.Context) (api backend.API, unbind func()) {
+	fb := fake.Of(cc.Driver()).Backend()
 	runtime.LockOSThread()
-	if err := fb.CtxPushCurrent(ctx.Handle()); err != nil {
+	if err := fb.CtxPushCurrent(cc.Handle()); err != nil {
 		log.Fatal(err)
 	}
 	return fb, func() {
@@ -208,8 +210,8 @@ func foreignBind(ctx *driver.Context) (api backend.API, unbind func()) {
 	}
 }
 
-func foreignFree(ctx *driver.Context, in, out, s uintptr) {
-	api, unbind := foreignBind(ctx)
+func foreignFree(cc *driver.Context, in, out, s uintptr) {
+	api, unbind := foreignBind(cc)
 	defer unbind()
 	api.StreamDestroy(s)
 	api.MemFree(in)
@@ -221,15 +223,15 @@ func foreignFree(ctx *driver.Context, in, out, s uintptr) {
 func ExampleFunction_Args() {
 	drv := fake.New(fake.Kernel("scale", scaleBody))
 	dev, _ := drv.Device(0)
-	ctx, _ := dev.PrimaryContext()
-	defer ctx.Close()
-	s, _ := stream.New(ctx, stream.Options{})
+	cc, _ := dev.PrimaryContext()
+	defer cc.Close()
+	s, _ := stream.New(cc, stream.Options{})
 	defer s.Close()
 
 	const n = 1000
-	in, _ := memory.Alloc[float32](ctx, n)
+	in, _ := memory.Alloc[float32](cc, n)
 	defer in.Close()
-	out, _ := memory.Alloc[float32](ctx, n)
+	out, _ := memory.Alloc[float32](cc, n)
 	defer out.Close()
 	input := make([]float32, n)
 	for i := range input {
@@ -237,7 +239,7 @@ func ExampleFunction_Args() {
 	}
 	memory.CopyToDevice(in, input)
 
-	m, err := module.Compile(ctx, scaleSource, module.Options{NoCache: true})
+	m, err := module.Compile(cc, scaleSource, module.Options{NoCache: true})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -265,5 +267,5 @@ func ExampleFunction_Args() {
 	fmt.Println(args.Set(3, math.Pi))
 	// Output:
 	// 10 9990
-	// module.Args.Set: kernel scale: argument 3 (scale_param_3): a float64 of 8 bytes for a .u32 parameter (an integer) (parameter 3: 4 bytes at offset 20, from cuFuncGetParamInfo): module: launch arguments do not match the kernel's parameters
+	// module.Args.Set: kernel scale: argument 3 (int n): a float64 of 8 bytes for a .u32 parameter: pass an int32 (parameter 3: 4 bytes at offset 20, from cuFuncGetParamInfo): module: launch arguments do not match the kernel's parameters
 }

@@ -48,6 +48,7 @@ type kernel struct {
 type param struct {
 	offset, size int
 	ptxType
+	c *cParam // what the module's CUDA C source says of it; nil: unknown (csig.go)
 }
 
 // layout is what is known of a kernel's parameters, immutable once made.
@@ -144,6 +145,7 @@ func (f *Function) queryLayout() (*layout, error) {
 			off, size, err = api.FuncGetParamInfo(f.h, i)
 			if errors.Is(err, driver.ErrInvalidValue) {
 				f.addPTXTypes(ps)
+				f.addCSignature(ps)
 				return newLayout(ps, "cuFuncGetParamInfo"), nil
 			}
 		}
@@ -179,7 +181,24 @@ func (f *Function) ptxLayout() *layout {
 	for _, p := range e.Params {
 		ps = append(ps, param{offset: p.Offset, size: p.Size, ptxType: typeOf(p)})
 	}
+	f.addCSignature(ps)
 	return newLayout(ps, "PTX")
+}
+
+// addCSignature adds to ps what the kernel's CUDA C signature says of each
+// parameter (its name, its C type), where the module was compiled from a
+// source that declares the kernel simply and with as many parameters.
+func (f *Function) addCSignature(ps []param) {
+	if f.m.csrc == "" {
+		return
+	}
+	cs, ok := cSignature(f.m.csrc, f.name)
+	if !ok || len(cs) != len(ps) {
+		return
+	}
+	for i := range ps {
+		ps[i].c = &cs[i]
+	}
 }
 
 // addPTXTypes adds to the driver's layout ps the parameter types of the
@@ -269,7 +288,7 @@ func (f *Function) String() string {
 // their name.
 func (f *Function) check() error {
 	if f == nil || f.m == nil {
-		return fmt.Errorf("nil function: %w", driver.ErrInvalidValue)
+		return fmt.Errorf("nil function: %w", driver.ErrInvalidInput)
 	}
 	if f.m.closed() {
 		return fmt.Errorf("%s: module %#x is closed: %w", f, f.m.h, driver.ErrClosed)
@@ -370,7 +389,7 @@ func (f *Function) SetMaxDynamicSharedMemory(bytes int) error {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	if bytes < 0 {
-		return fmt.Errorf("%s: %s: negative size %d: %w", op, f, bytes, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: %s: negative size %d: %w", op, f, bytes, driver.ErrInvalidInput)
 	}
 	f.k.smemMu.Lock()
 	defer f.k.smemMu.Unlock()
@@ -419,7 +438,7 @@ func (f *Function) MaxPotentialBlockSize(dynamicSmem, limit int) (minGrid, block
 		return 0, 0, fmt.Errorf("%s: %w", op, err)
 	}
 	if dynamicSmem < 0 || limit < 0 {
-		return 0, 0, fmt.Errorf("%s: %s: negative argument (dynamicSmem %d, limit %d): %w", op, f, dynamicSmem, limit, driver.ErrInvalidValue)
+		return 0, 0, fmt.Errorf("%s: %s: negative argument (dynamicSmem %d, limit %d): %w", op, f, dynamicSmem, limit, driver.ErrInvalidInput)
 	}
 	b, err := f.m.hold.Bind()
 	if err != nil {

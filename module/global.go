@@ -28,17 +28,17 @@ import (
 func Global[T any](m *Module, name string) (*memory.Buffer[T], error) {
 	const op = "module.Global"
 	if m == nil || m.hold == nil {
-		return nil, fmt.Errorf("%s: nil or zero module: %w", op, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: nil or zero module: %w", op, driver.ErrInvalidInput)
 	}
 	if m.closed() {
 		return nil, fmt.Errorf("%s: global %q: module %#x: %w", op, name, m.h, driver.ErrClosed)
 	}
 	if name == "" || strings.IndexByte(name, 0) >= 0 {
-		return nil, fmt.Errorf("%s: global %q: bad name: %w", op, name, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: global %q: bad name: %w", op, name, driver.ErrInvalidInput)
 	}
 	elem := unsafe.Sizeof(*new(T))
 	if elem == 0 {
-		return nil, fmt.Errorf("%s: global %q: element type %T has size 0: %w", op, name, *new(T), driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: global %q: element type %T has size 0: %w", op, name, *new(T), driver.ErrInvalidInput)
 	}
 	g, ok := m.api().(backend.ModuleGlobals)
 	if !ok {
@@ -57,7 +57,7 @@ func Global[T any](m *Module, name string) (*memory.Buffer[T], error) {
 	}
 	if size%elem != 0 {
 		return nil, fmt.Errorf("%s: global %q: %d bytes is not a whole number of %T (%d bytes): %w",
-			op, name, size, *new(T), elem, driver.ErrInvalidValue)
+			op, name, size, *new(T), elem, driver.ErrInvalidInput)
 	}
 	b, err := memory.Borrow[T](m.ctx, ptr, int(size/elem), m)
 	if err != nil {

@@ -29,7 +29,7 @@ func (f *Function) Launch(s *stream.Stream, cfg Config, args ...any) error {
 	if err := f.check(); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	if err := cfg.check(f); err != nil {
+	if err := cfg.checkLaunch(f); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	lay, err := f.layout()
@@ -73,7 +73,7 @@ func (f *Function) LaunchArgs(s *stream.Stream, cfg Config, args *Args) error {
 	if args == nil || args.f == nil || args.f.h != f.h {
 		return fmt.Errorf("%s: %w", op, f.argsForOther(args))
 	}
-	if err := cfg.check(f); err != nil {
+	if err := cfg.checkLaunch(f); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	if err := f.launch(s, &cfg, args.kernelParams()); err != nil {
@@ -95,7 +95,7 @@ func (f *Function) argsForOther(args *Args) error {
 func (f *Function) launch(s *stream.Stream, cfg *Config, params unsafe.Pointer) (err error) {
 	q := core.QueueOf(s)
 	if q == nil {
-		return fmt.Errorf("%s: nil or zero stream: %w", f, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil or zero stream: %w", f, driver.ErrInvalidInput)
 	}
 	// The module is held for the call: a concurrent Close (cuModuleUnload)
 	// waits for it.
@@ -117,6 +117,9 @@ func (f *Function) launch(s *stream.Stream, cfg *Config, params unsafe.Pointer) 
 	}()
 	if sc := s.Context(); !sc.Same(f.m.ctx) {
 		return fmt.Errorf("%s: %s belongs to %s, the module to %s: %w", f, s, sc, f.m.ctx, driver.ErrWrongContext)
+	}
+	if cfg.empty() {
+		return nil // the empty launch (see Config): checked, and nothing to run
 	}
 	if cfg.SharedMem > defaultDynamicShared && int64(cfg.SharedMem) > f.k.maxDyn.Load() {
 		if err := f.ensureShared(cfg.SharedMem); err != nil {

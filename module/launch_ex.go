@@ -60,7 +60,7 @@ func (f *Function) MaxActiveBlocksPerMultiprocessor(blockSize, dynamicSmem int) 
 	}
 	if blockSize <= 0 || blockSize > maxBlockThreads || dynamicSmem < 0 {
 		return 0, fmt.Errorf("%s: %s: block size %d (want 1 to %d), dynamic shared memory %d: %w: %w",
-			op, f, blockSize, maxBlockThreads, dynamicSmem, ErrConfig, driver.ErrInvalidValue)
+			op, f, blockSize, maxBlockThreads, dynamicSmem, ErrConfig, driver.ErrInvalidInput)
 	}
 	occ, ok := f.m.api().(backend.Occupancy)
 	if !ok {
@@ -92,7 +92,7 @@ func (f *Function) MaxActiveClusters(cfg Config) (int, error) {
 		return 0, fmt.Errorf("%s: %w", op, err)
 	}
 	if cfg.Cluster == (Dim3{}) {
-		return 0, fmt.Errorf("%s: %s: no cluster shape: %w: %w", op, f, ErrConfig, driver.ErrInvalidValue)
+		return 0, fmt.Errorf("%s: %s: no cluster shape: %w: %w", op, f, ErrConfig, driver.ErrInvalidInput)
 	}
 	if cfg.Grid == (Dim3{}) {
 		cfg.Grid = cfg.Cluster

@@ -68,13 +68,13 @@ func Link(ctx *driver.Context, inputs ...LinkInput) (*Module, error) {
 	const op = "module.Link"
 	c := core.ContextOf(ctx)
 	if c == nil {
-		return nil, fmt.Errorf("%s: nil context: %w", op, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: nil context: %w", op, driver.ErrInvalidInput)
 	}
 	if ctx.Closed() {
 		return nil, fmt.Errorf("%s: %s: %w", op, ctx, driver.ErrClosed)
 	}
 	if len(inputs) == 0 {
-		return nil, fmt.Errorf("%s: no inputs: %w", op, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: no inputs: %w", op, driver.ErrInvalidInput)
 	}
 	ins := make([]backend.LinkInput, len(inputs))
 	names := make([]string, len(inputs))
@@ -82,11 +82,11 @@ func Link(ctx *driver.Context, inputs ...LinkInput) (*Module, error) {
 		t, kind, ok := in.jitType()
 		switch {
 		case !ok:
-			return nil, fmt.Errorf("%s: input %d (%q): unknown kind %v: %w", op, i, in.Name, kind, driver.ErrInvalidValue)
+			return nil, fmt.Errorf("%s: input %d (%q): unknown kind %v: %w", op, i, in.Name, kind, driver.ErrInvalidInput)
 		case len(in.Data) == 0:
-			return nil, fmt.Errorf("%s: input %d (%q): no data: %w", op, i, in.Name, driver.ErrInvalidValue)
+			return nil, fmt.Errorf("%s: input %d (%q): no data: %w", op, i, in.Name, driver.ErrInvalidInput)
 		case strings.IndexByte(in.Name, 0) >= 0:
-			return nil, fmt.Errorf("%s: input %d (%q): bad name: %w", op, i, in.Name, driver.ErrInvalidValue)
+			return nil, fmt.Errorf("%s: input %d (%q): bad name: %w", op, i, in.Name, driver.ErrInvalidInput)
 		}
 		ins[i] = backend.LinkInput{Type: t, Data: in.Data, Name: in.Name}
 		names[i] = fmt.Sprintf("%s %s", kind, in.Name)

@@ -25,17 +25,17 @@ func CompileLTOIR(ctx *driver.Context, src string, opts Options) ([]byte, error)
 	const op = "module.CompileLTOIR"
 	cc := core.ContextOf(ctx)
 	if cc == nil {
-		return nil, fmt.Errorf("%s: nil context: %w", op, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: nil context: %w", op, driver.ErrInvalidInput)
 	}
 	if ctx.Closed() {
 		return nil, fmt.Errorf("%s: %s: %w", op, ctx, driver.ErrClosed)
 	}
 	name := opts.name()
 	if err := opts.check(); err != nil {
-		return nil, fmt.Errorf("%s: %s: %v: %w", op, name, err, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: %s: %v: %w", op, name, err, driver.ErrInvalidInput)
 	}
 	if len(opts.NameExpressions) > 0 {
-		return nil, fmt.Errorf("%s: %s: name expressions are not resolved for LTO-IR (use extern \"C\" names): %w", op, name, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: %s: name expressions are not resolved for LTO-IR (use extern \"C\" names): %w", op, name, driver.ErrInvalidInput)
 	}
 	arch := opts.Arch
 	if arch == "" {

@@ -75,6 +75,7 @@ type Module struct {
 	image   []byte // the compiled image, for compiled modules
 	cached  bool
 	jitLog  string   // the JIT's info log of the load
+	csrc    string   // the CUDA C source of a compiled module, for launch errors (csig.go)
 	lib     *Library // the Library this is the instance of, which owns it; nil for a Module's own
 
 	mu      sync.Mutex           // guards funcs and kernels; serialises Unload
@@ -124,10 +125,10 @@ func LoadFile(ctx *driver.Context, path string) (*Module, error) {
 func load(ctx *driver.Context, image []byte, kind ImageKind, ptxText []byte) (*Module, error) {
 	c := core.ContextOf(ctx)
 	if c == nil {
-		return nil, fmt.Errorf("nil context: %w", driver.ErrInvalidValue)
+		return nil, fmt.Errorf("nil context: %w", driver.ErrInvalidInput)
 	}
 	if len(bytes.TrimRight(image, "\x00")) == 0 {
-		return nil, fmt.Errorf("empty %s image: %w", kind, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("empty %s image: %w", kind, driver.ErrInvalidInput)
 	}
 	m := &Module{ctx: ctx, kind: kind, funcs: map[string]*Function{}, kernels: map[uintptr]*kernel{}}
 	if len(ptxText) > 0 {
@@ -307,7 +308,7 @@ func (m *Module) Kernels() []string {
 func (m *Module) Function(name string) (*Function, error) {
 	const op = "module.Module.Function"
 	if m == nil {
-		return nil, fmt.Errorf("%s: nil module: %w", op, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: nil module: %w", op, driver.ErrInvalidInput)
 	}
 	if m.closed() {
 		return nil, fmt.Errorf("%s: function %q: module %#x: %w", op, name, m.h, driver.ErrClosed)
@@ -322,7 +323,7 @@ func (m *Module) Function(name string) (*Function, error) {
 		entry = l
 	}
 	if entry == "" || strings.IndexByte(entry, 0) >= 0 {
-		return nil, fmt.Errorf("%s: function %q: bad name: %w", op, name, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: function %q: bad name: %w", op, name, driver.ErrInvalidInput)
 	}
 	if m.closed() {
 		// Closed while this call waited for the lock.
@@ -373,10 +374,10 @@ func (m *Module) available() string {
 // A second Close after a successful one is a no-op that returns nil.
 func (m *Module) Close() error {
 	if m == nil || m.hold == nil {
-		return fmt.Errorf("module.Module.Close: nil or zero module: %w", driver.ErrInvalidValue)
+		return fmt.Errorf("module.Module.Close: nil or zero module: %w", driver.ErrInvalidInput)
 	}
 	if m.lib != nil {
-		return fmt.Errorf("module.Module.Close: module %#x is %s's instance in %s: close the Library: %w", m.h, m.lib, m.ctx, driver.ErrInvalidValue)
+		return fmt.Errorf("module.Module.Close: module %#x is %s's instance in %s: close the Library: %w", m.h, m.lib, m.ctx, driver.ErrInvalidInput)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()

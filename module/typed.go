@@ -89,7 +89,7 @@ func (k *typed) begin(cfg *Config) (*block, error) {
 	if err := k.f.check(); err != nil {
 		return nil, err
 	}
-	if err := cfg.check(k.f); err != nil {
+	if err := cfg.checkLaunch(k.f); err != nil {
 		return nil, err
 	}
 	return k.f.takeBlock(k.lay), nil

@@ -46,13 +46,13 @@ func TestLaunchChecksPTXTypes(t *testing.T) {
 		args []any
 		want string
 	}{
-		{[]any{out, in, int32(2), int32(n)}, "argument 2 (scale_param_2): an int32 of 4 bytes for a .f32 parameter: pass a float32"},
-		{[]any{out, in, uint32(2), int32(n)}, "argument 2 (scale_param_2): a uint32 of 4 bytes for a .f32 parameter"},
-		{[]any{out, in, float32(2), float32(n)}, "argument 3 (scale_param_3): a float32 of 4 bytes for a .u32 parameter (an integer)"},
-		{[]any{out, in, float32(2), n}, "argument 3 (scale_param_3): an int of 8 bytes for a .u32 parameter"},
-		{[]any{out, float64(1), float32(2), int32(n)}, "argument 1 (scale_param_1): a float64 of 8 bytes for a .u64 parameter"},
-		{[]any{out, in, in, int32(n)}, "argument 2 (scale_param_2): a *memory.Buffer[float32] (a device pointer of 8 bytes) for a .f32 parameter"},
-		{[]any{out, in, [1]float32{2}, int32(n)}, "argument 2 (scale_param_2): a [1]float32 of 4 bytes for a .f32 parameter"},
+		{[]any{out, in, int32(2), int32(n)}, "argument 2 (float k): an int32 of 4 bytes for a .f32 parameter: pass a float32"},
+		{[]any{out, in, uint32(2), int32(n)}, "argument 2 (float k): a uint32 of 4 bytes for a .f32 parameter"},
+		{[]any{out, in, float32(2), float32(n)}, "argument 3 (int n): a float32 of 4 bytes for a .u32 parameter: pass an int32"},
+		{[]any{out, in, float32(2), n}, "argument 3 (int n): an int of 8 bytes for a .u32 parameter: pass an int32"},
+		{[]any{out, float64(1), float32(2), int32(n)}, "argument 1 (const float* in): a float64 of 8 bytes for a .u64 parameter (a device pointer): pass a *memory.Buffer or a uintptr"},
+		{[]any{out, in, in, int32(n)}, "argument 2 (float k): a *memory.Buffer[float32] (a device pointer of 8 bytes) for a .f32 parameter"},
+		{[]any{out, in, [1]float32{2}, int32(n)}, "argument 2 (float k): a [1]float32 of 4 bytes for a .f32 parameter"},
 	} {
 		err := f.Launch(s, cfg, c.args...)
 		require.ErrorIs(t, err, module.ErrArgs, c.want)
@@ -98,7 +98,7 @@ func TestKernelTyped(t *testing.T) {
 	// Wrong types, a wrong count, types that cannot be arguments.
 	_, err = module.NewKernel4[*memory.Buffer[float32], *memory.Buffer[float32], int32, int32](f)
 	require.ErrorIs(t, err, module.ErrArgs)
-	assert.Contains(t, err.Error(), "module.NewKernel4: kernel scale: argument 2 (scale_param_2): an int32 of 4 bytes for a .f32 parameter")
+	assert.Contains(t, err.Error(), "module.NewKernel4: kernel scale: argument 2 (float k): an int32 of 4 bytes for a .f32 parameter")
 	_, err = module.NewKernel3[*memory.Buffer[float32], *memory.Buffer[float32], float32](f)
 	assert.ErrorIs(t, err, module.ErrArgs)
 	_, err = module.NewKernel4[*memory.Buffer[float32], any, float32, int32](f)
@@ -203,7 +203,7 @@ func ExampleKernel4() {
 	s.Synchronize()
 	fmt.Println(got[1], got[999])
 	// Output:
-	// module.Function.Launch: kernel scale: argument 2 (scale_param_2): an int32 of 4 bytes for a .f32 parameter: pass a float32 (parameter 2: 4 bytes at offset 16, from cuFuncGetParamInfo): module: launch arguments do not match the kernel's parameters
+	// module.Function.Launch: kernel scale: argument 2 (float k): an int32 of 4 bytes for a .f32 parameter: pass a float32 (parameter 2: 4 bytes at offset 16, from cuFuncGetParamInfo): module: launch arguments do not match the kernel's parameters
 	// 2 1998
 }
 
@@ -223,7 +223,7 @@ func TestLaunchChecksNVRTCTypes(t *testing.T) {
 	cfg := module.Config{Grid: module.Dim(1), Block: module.Dim(n)}
 	err = f.Launch(s, cfg, out, in, int32(2), int32(n))
 	require.ErrorIs(t, err, module.ErrArgs)
-	assert.Contains(t, err.Error(), "argument 2 (scale_param_2): an int32 of 4 bytes for a .f32 parameter")
+	assert.Contains(t, err.Error(), "argument 2 (float k): an int32 of 4 bytes for a .f32 parameter")
 	require.NoError(t, f.Launch(s, cfg, out, in, float32(2), int32(n)))
 	require.NoError(t, f.Launch(s, cfg, out, in, float32(2), uint32(n)), "NVRTC writes .u32 for a C int")
 	k, err := module.NewKernel4[*memory.Buffer[float32], *memory.Buffer[float32], float32, int32](f)

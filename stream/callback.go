@@ -40,7 +40,7 @@ func (s *Stream) Callback(fn func()) (err error) {
 		if err := s.check(); err != nil {
 			return fmt.Errorf("%s: %w", op, err)
 		}
-		return fmt.Errorf("%s: %s: nil func: %w", op, s, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: %s: nil func: %w", op, s, driver.ErrInvalidInput)
 	}
 	b, err := s.use()
 	if err != nil {

@@ -93,10 +93,10 @@ func NewEvent(ctx *driver.Context, opts EventOptions) (*Event, error) {
 	}
 	f := opts.Flags
 	if f&^allEventFlags != 0 {
-		return nil, fmt.Errorf("stream.NewEvent: unknown flags %#x: %w", uint32(f&^allEventFlags), driver.ErrInvalidValue)
+		return nil, fmt.Errorf("stream.NewEvent: unknown flags %#x: %w", uint32(f&^allEventFlags), driver.ErrInvalidInput)
 	}
 	if f&Interprocess != 0 && f&DisableTiming == 0 {
-		return nil, fmt.Errorf("stream.NewEvent: flags %s: Interprocess needs DisableTiming too (Flags: stream.Interprocess | stream.DisableTiming): %w", f, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("stream.NewEvent: flags %s: Interprocess needs DisableTiming too (Flags: stream.Interprocess | stream.DisableTiming): %w", f, driver.ErrInvalidInput)
 	}
 	hold, err := c.Hold()
 	if err != nil {
@@ -209,7 +209,7 @@ func (e *Event) use() error { return e.hold.Use(e) }
 
 // errNilEvent is what the checks say of a nil or zero Event; the exported
 // functions and methods prefix it with their name.
-var errNilEvent = fmt.Errorf("nil or zero event: %w", driver.ErrInvalidValue)
+var errNilEvent = fmt.Errorf("nil or zero event: %w", driver.ErrInvalidInput)
 
 // Record captures the work queued on s so far (cuEventRecord): the event
 // completes when that work is done. s must belong to the event's context;

@@ -52,7 +52,7 @@ func OpenIPCEvent(ctx *driver.Context, h driver.IPCHandle) (*Event, error) {
 		return nil, err
 	}
 	if h == (driver.IPCHandle{}) {
-		return nil, fmt.Errorf("stream.OpenIPCEvent: all-zero IPC handle: %w", driver.ErrInvalidValue)
+		return nil, fmt.Errorf("stream.OpenIPCEvent: all-zero IPC handle: %w", driver.ErrInvalidInput)
 	}
 	hold, err := c.Hold()
 	if err != nil {

@@ -41,6 +41,11 @@ type Options struct {
 	// reports. A priority outside the range is an error (the driver would
 	// clamp it silently).
 	Priority int
+	// Name is what reports about the stream call it: the fake's race
+	// detector writes `stream "loader"` for Name "loader", where it would
+	// write the stream's handle. The real driver ignores it. Stream.Name
+	// returns it.
+	Name string
 }
 
 // New creates a stream in ctx (cuStreamCreateWithPriority) with opts. The
@@ -51,7 +56,7 @@ func New(ctx *driver.Context, opts Options) (*Stream, error) {
 		return nil, err
 	}
 	if opts.Flags != Blocking && opts.Flags != NonBlocking {
-		return nil, fmt.Errorf("stream.New: flags %#x: want stream.Blocking or stream.NonBlocking: %w", uint32(opts.Flags), driver.ErrInvalidValue)
+		return nil, fmt.Errorf("stream.New: flags %#x: want stream.Blocking or stream.NonBlocking: %w", uint32(opts.Flags), driver.ErrInvalidInput)
 	}
 	hold, err := c.Hold()
 	if err != nil {
@@ -66,13 +71,18 @@ func New(ctx *driver.Context, opts Options) (*Stream, error) {
 			}
 			if opts.Priority < greatest || opts.Priority > least {
 				return fmt.Errorf("stream.New: priority %d is out of the range of %s: %d (greatest) to %d (least): %w",
-					opts.Priority, ctx, greatest, least, driver.ErrInvalidValue)
+					opts.Priority, ctx, greatest, least, driver.ErrInvalidInput)
 			}
 		}
 		var r error
 		h, r = api.StreamCreateWithPriority(uint32(opts.Flags), opts.Priority)
 		if r != nil {
 			return fmt.Errorf("stream.New: %s: cuStreamCreateWithPriority(%s, %d): %w", ctx, opts.Flags, opts.Priority, r)
+		}
+		if n, ok := api.(backend.StreamNamer); ok && opts.Name != "" {
+			if r := n.NameStream(h, opts.Name); r != nil {
+				return fmt.Errorf("stream.New: %s: naming stream %#x %q: %w", ctx, h, opts.Name, r)
+			}
 		}
 		return nil
 	})
@@ -82,7 +92,9 @@ func New(ctx *driver.Context, opts Options) (*Stream, error) {
 		}
 		return nil, hold.Drop(err)
 	}
-	return newStream(ctx, hold, h, owned), nil
+	st := newStream(ctx, hold, h, owned)
+	st.name = opts.Name
+	return st, nil
 }
 
 // PriorityRange returns the stream priorities ctx allows

@@ -37,6 +37,7 @@ type Stream struct {
 	ctx       *driver.Context
 	q         core.Queue // its hold on ctx, handle, and whether it is special
 	kind      kind
+	name      string // Options.Name
 
 	// The first panic of a host callback (see Callback), reported by the
 	// next Synchronize.
@@ -113,13 +114,22 @@ func (s *Stream) Context() *driver.Context {
 	return s.ctx
 }
 
+// Name returns the name the stream was made with (Options.Name); "" for a
+// stream made without one, a wrapped or special stream, and a nil Stream.
+func (s *Stream) Name() string {
+	if s == nil {
+		return ""
+	}
+	return s.name
+}
+
 // Owned reports whether Close destroys the stream (false for a nil or zero
 // Stream).
 func (s *Stream) Owned() bool { return s != nil && s.ctx != nil && s.kind == owned }
 
 // errNilStream is what the checks say of a nil or zero Stream; the
 // exported methods prefix it with their name.
-var errNilStream = fmt.Errorf("nil or zero stream: %w", driver.ErrInvalidValue)
+var errNilStream = fmt.Errorf("nil or zero stream: %w", driver.ErrInvalidInput)
 
 func (s *Stream) closedErr() error {
 	return fmt.Errorf("stream %#x: %w", s.q.Handle, driver.ErrClosed)
@@ -193,6 +203,8 @@ func (s *Stream) String() string {
 		what = "per-thread default stream 0x2"
 	case s.kind == wrapped:
 		what = fmt.Sprintf("wrapped stream %#x", s.q.Handle)
+	case s.name != "":
+		what = fmt.Sprintf("owned stream %q %#x", s.name, s.q.Handle)
 	default:
 		what = fmt.Sprintf("owned stream %#x", s.q.Handle)
 	}

@@ -21,22 +21,22 @@ func exampleContext() *driver.Context {
 	if err != nil {
 		panic(err)
 	}
-	ctx, err := dev.PrimaryContext()
+	cc, err := dev.PrimaryContext()
 	if err != nil {
 		panic(err)
 	}
-	return ctx
+	return cc
 }
 
 func ExampleNew() {
-	ctx := exampleContext()
-	defer ctx.Close()
+	cc := exampleContext()
+	defer cc.Close()
 
-	least, greatest, err := stream.PriorityRange(ctx)
+	least, greatest, err := stream.PriorityRange(cc)
 	if err != nil {
 		panic(err)
 	}
-	s, err := stream.New(ctx, stream.Options{Flags: stream.NonBlocking, Priority: greatest})
+	s, err := stream.New(cc, stream.Options{Flags: stream.NonBlocking, Priority: greatest})
 	if err != nil {
 		panic(err)
 	}
@@ -45,7 +45,7 @@ func ExampleNew() {
 	prio, _ := s.Priority()
 	fmt.Println(flags, prio, s.Owned())
 
-	_, err = stream.New(ctx, stream.Options{Priority: least + 1})
+	_, err = stream.New(cc, stream.Options{Priority: least + 1})
 	fmt.Println(errors.Is(err, driver.ErrInvalidValue))
 	// Output:
 	// NonBlocking -5 true
@@ -53,20 +53,20 @@ func ExampleNew() {
 }
 
 func ExampleWrap() {
-	ctx := exampleContext()
-	defer ctx.Close()
+	cc := exampleContext()
+	defer cc.Close()
 
 	// Another library created this stream (here with raw driver calls on
-	// the fake's backend, with ctx current).
-	api := fake.Of(ctx.Driver()).Backend()
+	// the fake's backend, with cc current).
+	api := fake.Of(cc.Driver()).Backend()
 	runtime.LockOSThread()
-	api.CtxPushCurrent(ctx.Handle())
+	api.CtxPushCurrent(cc.Handle())
 	h, _ := api.StreamCreateWithPriority(backend.StreamNonBlocking, 0)
 	api.CtxPopCurrent()
 	runtime.UnlockOSThread()
 	defer api.StreamDestroy(h) // the owner destroys it
 
-	s, err := stream.Wrap(ctx, h)
+	s, err := stream.Wrap(cc, h)
 	if err != nil {
 		panic(err)
 	}
@@ -77,11 +77,11 @@ func ExampleWrap() {
 
 	// A zero handle is an error, never a new stream; 1 and 2 are the
 	// special streams.
-	_, err = stream.Wrap(ctx, 0)
+	_, err = stream.Wrap(cc, 0)
 	fmt.Println(errors.Is(err, stream.ErrNullHandle))
-	wrapped, _ := stream.Wrap(ctx, 1)
+	wrapped, _ := stream.Wrap(cc, 1)
 	defer wrapped.Close()
-	legacy, _ := stream.Legacy(ctx)
+	legacy, _ := stream.Legacy(cc)
 	defer legacy.Close()
 	fmt.Println(wrapped.Equal(legacy))
 	// Output:
@@ -92,20 +92,20 @@ func ExampleWrap() {
 }
 
 func ExampleDefault() {
-	ctx := exampleContext()
-	defer ctx.Close()
-	def, _ := stream.Default(ctx)
-	defer def.Close() // never destroyed: Close only lets go of ctx
-	legacy, _ := stream.Legacy(ctx)
+	cc := exampleContext()
+	defer cc.Close()
+	def, _ := stream.Default(cc)
+	defer def.Close() // never destroyed: Close only lets go of cc
+	legacy, _ := stream.Legacy(cc)
 	defer legacy.Close()
-	perThread, _ := stream.PerThread(ctx)
+	perThread, _ := stream.PerThread(cc)
 	defer perThread.Close()
 	for _, s := range []*stream.Stream{def, legacy, perThread} {
-		// Each call binds ctx: the driver resolves these through the
+		// Each call binds cc: the driver resolves these through the
 		// current context.
 		fmt.Printf("%#x %v %v\n", s.Handle(), s.Owned(), s.Synchronize())
 	}
-	def2, _ := stream.Default(ctx)
+	def2, _ := stream.Default(cc)
 	defer def2.Close()
 	fmt.Println(def.Equal(def2), def.Equal(legacy))
 	// Output:
@@ -116,14 +116,14 @@ func ExampleDefault() {
 }
 
 func ExampleNewEvent() {
-	ctx := exampleContext()
-	defer ctx.Close()
-	s, _ := stream.New(ctx, stream.Options{})
+	cc := exampleContext()
+	defer cc.Close()
+	s, _ := stream.New(cc, stream.Options{})
 	defer s.Close()
 
-	start, _ := stream.NewEvent(ctx, stream.EventOptions{})
+	start, _ := stream.NewEvent(cc, stream.EventOptions{})
 	defer start.Close()
-	end, _ := stream.NewEvent(ctx, stream.EventOptions{})
+	end, _ := stream.NewEvent(cc, stream.EventOptions{})
 	defer end.Close()
 	start.Record(s)
 	s.Callback(func() { time.Sleep(time.Millisecond) })
@@ -135,7 +135,7 @@ func ExampleNewEvent() {
 	d, err := stream.Elapsed(start, end)
 	fmt.Println(d >= time.Millisecond, err)
 
-	_, err = stream.NewEvent(ctx, stream.EventOptions{Flags: stream.Interprocess}) // needs DisableTiming too
+	_, err = stream.NewEvent(cc, stream.EventOptions{Flags: stream.Interprocess}) // needs DisableTiming too
 	fmt.Println(errors.Is(err, driver.ErrInvalidValue))
 	// Output:
 	// false <nil>
@@ -144,11 +144,11 @@ func ExampleNewEvent() {
 }
 
 func ExampleStream_WaitStream() {
-	ctx := exampleContext()
-	defer ctx.Close()
-	producer, _ := stream.New(ctx, stream.Options{Flags: stream.NonBlocking})
+	cc := exampleContext()
+	defer cc.Close()
+	producer, _ := stream.New(cc, stream.Options{Flags: stream.NonBlocking})
 	defer producer.Close()
-	consumer, _ := stream.New(ctx, stream.Options{Flags: stream.NonBlocking})
+	consumer, _ := stream.New(cc, stream.Options{Flags: stream.NonBlocking})
 	defer consumer.Close()
 
 	producer.Callback(func() { fmt.Println("produced") })
@@ -161,9 +161,9 @@ func ExampleStream_WaitStream() {
 }
 
 func ExampleStream_Callback() {
-	ctx := exampleContext()
-	defer ctx.Close()
-	s, _ := stream.New(ctx, stream.Options{})
+	cc := exampleContext()
+	defer cc.Close()
+	s, _ := stream.New(cc, stream.Options{})
 	defer s.Close()
 
 	s.Callback(func() { fmt.Println("first") })
@@ -186,17 +186,17 @@ func ExampleStream_Callback() {
 func ExampleStream_SynchronizeContext() {
 	drv := fake.New()
 	dev, _ := drv.Device(0)
-	ctx, _ := dev.PrimaryContext()
-	defer ctx.Close()
-	s, _ := stream.New(ctx, stream.Options{})
+	cc, _ := dev.PrimaryContext()
+	defer cc.Close()
+	s, _ := stream.New(cc, stream.Options{})
 	defer s.Close()
 
 	release := make(chan struct{})
 	s.Callback(func() { <-release }) // work that takes a while
 
-	wctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
 	defer cancel()
-	err := s.SynchronizeContext(wctx)
+	err := s.SynchronizeContext(ctx)
 	fmt.Println(errors.Is(err, context.DeadlineExceeded))
 
 	close(release)

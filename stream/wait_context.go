@@ -27,7 +27,7 @@ import (
 func (s *Stream) SynchronizeContext(ctx context.Context) (err error) {
 	const op = "stream.Stream.SynchronizeContext"
 	if ctx == nil {
-		return fmt.Errorf("%s: nil context.Context: %w", op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil context.Context: %w", op, driver.ErrInvalidInput)
 	}
 	if err := s.check(); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
@@ -61,7 +61,7 @@ func (s *Stream) SynchronizeContext(ctx context.Context) (err error) {
 func (e *Event) SynchronizeContext(ctx context.Context) error {
 	const op = "stream.Event.SynchronizeContext"
 	if ctx == nil {
-		return fmt.Errorf("%s: nil context.Context: %w", op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil context.Context: %w", op, driver.ErrInvalidInput)
 	}
 	if err := e.check(); err != nil {
 		return fmt.Errorf("%s: %w", op, err)

@@ -18,6 +18,7 @@ type report struct {
 	NVRTCCompiler string      `json:"nvrtc_compiler,omitempty"`
 	NVRTCError    string      `json:"nvrtc_error,omitempty"`
 	Devices       []device    `json:"devices"`
+	NVML          *nvmlReport `json:"nvml,omitempty"` // NVML's view (nvml.go)
 	SelfTest      *selfResult `json:"selftest,omitempty"`
 }
 
@@ -88,6 +89,7 @@ func collect(drv *driver.Driver, api backend.API, isFake bool) (*report, error) 
 		}
 		rep.Devices = append(rep.Devices, d)
 	}
+	rep.NVML = collectNVML(drv)
 	return rep, nil
 }
 
@@ -135,6 +137,9 @@ func (r *report) print(w io.Writer) {
 		fmt.Fprintf(w, "  uuid                 %s\n", d.UUID)
 		fmt.Fprintf(w, "  pci bus id           %s\n", d.PCIBusID)
 		printProperties(w, d.Properties)
+	}
+	if r.NVML != nil {
+		r.NVML.print(w)
 	}
 	if s := r.SelfTest; s != nil {
 		fmt.Fprintf(w, "\nself-test:      %s\n", strings.TrimSpace(s.Summary))

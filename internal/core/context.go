@@ -304,7 +304,7 @@ func (h *Hold) closeLocked(destroy func(api backend.API) error) error {
 		case Gone(err):
 			// The context is unusable or gone, and the object with it:
 			// it is closed, and the error says why.
-			lost = errors.Join(Unusable(err), uerr)
+			lost = errors.Join(ClosedAnyway(err), uerr)
 		default:
 			h.open()
 			return errors.Join(err, uerr)

@@ -31,3 +31,15 @@ func Gone(err error) bool {
 	}
 	return r.Sticky() || r == backend.ErrContextIsDestroyed || r == backend.ErrDeinitialized
 }
+
+// ErrClosedAnyway is driver.ErrClosedAnyway (see there): it marks the error
+// of a teardown that closed its object although the driver call failed,
+// because the object went with its context (Gone).
+var ErrClosedAnyway = errors.New("driver: the object is closed all the same (it went with its context): nothing to retry")
+
+// ClosedAnyway returns the error of a teardown that failed with err, which
+// Gone reports, and closed its object all the same: err marked with
+// ErrStickyFault for a sticky fault (Unusable), and with ErrClosedAnyway.
+func ClosedAnyway(err error) error {
+	return fmt.Errorf("%w; %w", Unusable(err), ErrClosedAnyway)
+}

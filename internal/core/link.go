@@ -51,7 +51,7 @@ func ContextOf[P contextLinked[T], T any](ctx P) *Context {
 func Of[P contextLinked[T], T any](op string, ctx P) (*Context, error) {
 	c := ContextOf(ctx)
 	if c == nil {
-		return nil, fmt.Errorf("%s: nil context: %w", op, backend.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: nil context: %w", op, ErrInvalidInput)
 	}
 	return c, nil
 }
@@ -103,7 +103,7 @@ type kernelNodeLinked[T, C, A any] interface {
 }
 
 // errNoKernel is KernelNode's error for a nil or zero kernel.
-var errNoKernel = fmt.Errorf("nil function: %w", backend.ErrInvalidValue)
+var errNoKernel = fmt.Errorf("nil function: %w", ErrInvalidInput)
 
 // KernelNode returns the graph kernel node parameters of a launch of f with
 // cfg and args and the hold of f's module, or an error wrapping

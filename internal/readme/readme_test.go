@@ -3,8 +3,10 @@ package readme
 import (
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -55,8 +57,12 @@ func contains(have, want []string) bool {
 	return false
 }
 
+// programs are the folders of the module whose non-test files the README
+// may show: programs, which go build and go vet compile.
+var programs = []string{"cmd/quickstart"}
+
 // testFiles returns the normalized lines of every _test.go file of the
-// module, by path.
+// module, and of every file of the programs, by path.
 func testFiles(t *testing.T) map[string][]string {
 	t.Helper()
 	files := map[string][]string{}
@@ -67,7 +73,7 @@ func testFiles(t *testing.T) map[string][]string {
 		if d.IsDir() && (d.Name() == ".git" || d.Name() == "testdata") {
 			return filepath.SkipDir
 		}
-		if !d.IsDir() && strings.HasSuffix(path, "_test.go") {
+		if !d.IsDir() && (strings.HasSuffix(path, "_test.go") || isProgram(path)) {
 			src, err := os.ReadFile(path)
 			if err != nil {
 				return err
@@ -80,9 +86,19 @@ func testFiles(t *testing.T) map[string][]string {
 	return files
 }
 
+// isProgram reports whether path is a Go file of one of the programs.
+func isProgram(path string) bool {
+	for _, p := range programs {
+		if filepath.Dir(path) == filepath.Join(root, p) && strings.HasSuffix(path, ".go") {
+			return true
+		}
+	}
+	return false
+}
+
 // Every Go block of the README is code that compiles: it is found, line for
 // line, in a test file (an Example function, mostly, which also runs and
-// checks its output).
+// checks its output) or in the quick-start program (whose test runs it).
 func TestREADMEGoBlocksAreTested(t *testing.T) {
 	md, err := os.ReadFile(filepath.Join(root, "README.md"))
 	require.NoError(t, err)
@@ -108,4 +124,28 @@ func TestHelpers(t *testing.T) {
 	assert.True(t, contains([]string{"x", "a", "b"}, []string{"a", "b"}))
 	assert.False(t, contains([]string{"a", "x", "b"}, []string{"a", "b"}))
 	assert.False(t, contains([]string{"a"}, []string{"a", "b"}))
+}
+
+// The quick start builds a program with no fake driver in it: the fake is
+// imported by its test only.
+func TestQuickStartLinksNoFake(t *testing.T) {
+	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(gobin); err != nil {
+		if gobin, err = exec.LookPath("go"); err != nil {
+			t.Skip("no go command to list the program's dependencies")
+		}
+	}
+	for _, p := range programs {
+		cmd := exec.Command(gobin, "list", "-deps", "./"+p)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		out, err := cmd.Output()
+		require.NoError(t, err, "go list -deps ./%s", p)
+		deps := strings.Fields(string(out))
+		assert.Contains(t, deps, "github.com/nocgo/cuda/gpu", "%s runs on the GPU", p)
+		for _, d := range deps {
+			assert.False(t, d == "github.com/nocgo/cuda/fake" || strings.HasPrefix(d, "github.com/nocgo/cuda/fake/"),
+				"%s links %s: the fake belongs in its tests", p, d)
+		}
+	}
 }
