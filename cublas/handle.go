@@ -1,7 +1,6 @@
 package cublas
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 
@@ -81,28 +80,7 @@ func blasOf(op string, ctx *driver.Context) (backend.CUBLAS, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, ok := c.API.(backend.BLASProvider)
-	if !ok {
-		return nil, fmt.Errorf("%s: this backend has no cuBLAS (backend.BLASProvider): %w", op, errors.ErrUnsupported)
-	}
-	b, err := p.CUBLAS()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
-	}
-	return b, nil
-}
-
-// queueOf checks s for op: a nil or zero stream is an error wrapping
-// driver.ErrInvalidValue, a closed one an error wrapping driver.ErrClosed.
-func queueOf(op string, s *stream.Stream) (*core.Queue, error) {
-	q := core.QueueOf(s)
-	if q == nil {
-		return nil, fmt.Errorf("%s: nil or zero stream: %w", op, driver.ErrInvalidValue)
-	}
-	if err := q.Hold.Check(q.What); err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
-	}
-	return q, nil
+	return core.Provided(op, c, "cuBLAS", backend.BLASProvider.CUBLAS)
 }
 
 // New creates a cuBLAS handle bound to s, on s's device and in its
@@ -112,7 +90,7 @@ func queueOf(op string, s *stream.Stream) (*core.Queue, error) {
 // special stream.
 func New(s *stream.Stream) (*Handle, error) {
 	const op = "cublas.New"
-	q, err := queueOf(op, s)
+	q, err := core.OpenQueue(op, s)
 	if err != nil {
 		return nil, err
 	}
@@ -121,28 +99,16 @@ func New(s *stream.Stream) (*Handle, error) {
 	if err != nil {
 		return nil, err
 	}
-	hold, err := core.ContextOf(ctx).Hold()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
-	}
-	var h uintptr
 	var version int
-	err = hold.Do(func(backend.API) error {
+	hold, h, err := core.ContextOf(ctx).Create(b.Create, func(h uintptr) error {
 		var err error
-		if h, err = b.Create(); err != nil {
+		if version, err = b.Version(h); err != nil {
 			return err
 		}
-		if version, err = b.Version(h); err == nil {
-			err = b.SetStream(h, s.Handle())
-		}
-		if err != nil {
-			_ = b.Destroy(h)
-			h = 0
-		}
-		return err
-	})
+		return b.SetStream(h, s.Handle())
+	}, b.Destroy)
 	if err != nil {
-		return nil, hold.Drop(fmt.Errorf("%s: on %s: %w", op, s, err))
+		return nil, fmt.Errorf("%s: on %s: %w", op, s, err)
 	}
 	return &Handle{blas: b, hold: hold, ctx: ctx.Handle(), dev: ctx.Device(), h: h, s: s, q: q, version: version}, nil
 }
@@ -236,7 +202,7 @@ func (h *Handle) configure(op string, set func() error) error {
 // use another).
 func (h *Handle) SetStream(s *stream.Stream) error {
 	const op = "cublas.Handle.SetStream"
-	q, err := queueOf(op, s)
+	q, err := core.OpenQueue(op, s)
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package cublas
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 
@@ -40,15 +39,7 @@ func ltOf(op string, ctx *driver.Context) (backend.CUBLASLt, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, ok := c.API.(backend.BLASLtProvider)
-	if !ok {
-		return nil, fmt.Errorf("%s: this backend has no cuBLASLt (backend.BLASLtProvider): %w", op, errors.ErrUnsupported)
-	}
-	l, err := p.CUBLASLt()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
-	}
-	return l, nil
+	return core.Provided(op, c, "cuBLASLt", backend.BLASLtProvider.CUBLASLt)
 }
 
 // NewLt creates a cuBLASLt handle in ctx (cublasLtCreate), for products on
@@ -63,18 +54,9 @@ func NewLt(ctx *driver.Context) (*Lt, error) {
 	if err != nil {
 		return nil, err
 	}
-	hold, err := core.ContextOf(ctx).Hold()
+	hold, h, err := core.ContextOf(ctx).Create(l.Create, nil, nil)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
-	}
-	var h uintptr
-	err = hold.Do(func(backend.API) error {
-		var err error
-		h, err = l.Create()
-		return err
-	})
-	if err != nil {
-		return nil, hold.Drop(fmt.Errorf("%s: in %s: %w", op, ctx, err))
+		return nil, fmt.Errorf("%s: in %s: %w", op, ctx, err)
 	}
 	return &Lt{lt: l, hold: hold, ctx: ctx.Handle(), dev: ctx.Device(), h: h, version: l.Version()}, nil
 }

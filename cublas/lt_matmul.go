@@ -116,7 +116,7 @@ type MatmulConfig struct {
 // backend.BLASNotSupported's *backend.BLASError.
 func Matmul[A, C ExElem](lt *Lt, s *stream.Stream, alpha float32, a, b Matrix[A], beta float32, c, d Matrix[C], cfg MatmulConfig) error {
 	const op = "cublas.Matmul"
-	if _, err := queueOf(op, s); err != nil {
+	if _, err := core.OpenQueue(op, s); err != nil {
 		return err
 	}
 	cl, err := lt.enter(op)

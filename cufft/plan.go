@@ -1,7 +1,6 @@
 package cufft
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -163,55 +162,33 @@ func Plan3D(s *stream.Stream, nx, ny, nz int, t Type) (*Plan, error) {
 // cufftMakePlanMany64, cufftSetStream) on stream s, in s's context.
 func PlanMany(s *stream.Stream, m Many) (_ *Plan, err error) {
 	const op = "cufft.PlanMany"
-	q := core.QueueOf(s)
-	if q == nil {
-		return nil, fmt.Errorf("%s: nil or zero stream: %w", op, driver.ErrInvalidValue)
-	}
-	if err := q.Hold.Check(q.What); err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
+	if _, err := core.OpenQueue(op, s); err != nil {
+		return nil, err
 	}
 	pl, in, out, err := m.check(op)
 	if err != nil {
 		return nil, err
 	}
 	c := core.ContextOf(s.Context())
-	prov, ok := c.API.(backend.FFTProvider)
-	if !ok {
-		return nil, fmt.Errorf("%s: this backend has no cuFFT (backend.FFTProvider): %w", op, errors.ErrUnsupported)
-	}
-	f, err := prov.CUFFT()
+	f, err := core.Provided(op, c, "cuFFT", backend.FFTProvider.CUFFT)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
+		return nil, err
 	}
-	hold, err := c.Hold()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
-	}
-	p := &Plan{f: f, hold: hold, m: m, in: in, out: out, s: s}
+	p := &Plan{f: f, m: m, in: in, out: out, s: s}
 	p.m.N = append([]int(nil), m.N...)
-	err = hold.Do(func(backend.API) error {
-		h, err := f.Create()
+	p.hold, p.h, err = c.Create(f.Create, func(h uintptr) error {
+		if err := f.SetAutoAllocation(h, !m.ManualWorkArea); err != nil {
+			return err
+		}
+		ws, err := f.MakePlanMany(h, pl)
 		if err != nil {
 			return err
 		}
-		ws, err := func() (uintptr, error) {
-			if err := f.SetAutoAllocation(h, !m.ManualWorkArea); err != nil {
-				return 0, err
-			}
-			ws, err := f.MakePlanMany(h, pl)
-			if err != nil {
-				return 0, err
-			}
-			return ws, f.SetStream(h, s.Handle())
-		}()
-		if err != nil {
-			return errors.Join(err, f.Destroy(h))
-		}
-		p.h, p.ws = h, int(ws)
-		return nil
-	})
+		p.ws = int(ws)
+		return f.SetStream(h, s.Handle())
+	}, f.Destroy)
 	if err != nil {
-		return nil, hold.Drop(fmt.Errorf("%s: %v %v ×%d: %w", op, m.Type, m.N, m.Batch, err))
+		return nil, fmt.Errorf("%s: %v %v ×%d: %w", op, m.Type, m.N, m.Batch, err)
 	}
 	return p, nil
 }
@@ -383,12 +360,8 @@ func (p *Plan) SetStream(s *stream.Stream) error {
 	if err := p.check(op); err != nil {
 		return err
 	}
-	q := core.QueueOf(s)
-	if q == nil {
-		return fmt.Errorf("%s: nil or zero stream: %w", op, driver.ErrInvalidValue)
-	}
-	if err := q.Hold.Check(q.What); err != nil {
-		return fmt.Errorf("%s: %w", op, err)
+	if _, err := core.OpenQueue(op, s); err != nil {
+		return err
 	}
 	if s.Context().Handle() != p.hold.Context().Handle {
 		return fmt.Errorf("%s: %s is not in the plan's context %s: %w", op, s, p.hold.Context(), driver.ErrWrongContext)

@@ -1,7 +1,6 @@
 package curand
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 
@@ -104,67 +103,28 @@ type Generator struct {
 // ErrClosed is returned by every use of a closed Generator.
 var ErrClosed = driver.ErrClosed
 
-// curandOf returns the cuRAND of ctx's backend.
-func curandOf(op string, c *core.Context) (backend.CURAND, error) {
-	p, ok := c.API.(backend.RANDProvider)
-	if !ok {
-		return nil, fmt.Errorf("%s: this backend has no cuRAND (backend.RANDProvider): %w", op, errors.ErrUnsupported)
-	}
-	r, err := p.CURAND()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
-	}
-	return r, nil
-}
-
-// checkStream returns an error unless s is an open stream.
-func checkStream(op string, s *stream.Stream) error {
-	q := core.QueueOf(s)
-	if q == nil {
-		return fmt.Errorf("%s: nil or zero stream: %w", op, driver.ErrInvalidValue)
-	}
-	if err := q.Hold.Check(q.What); err != nil {
-		return fmt.Errorf("%s: %w", op, err)
-	}
-	return nil
-}
-
 // New creates a generator of kind r bound to stream s, in s's context
 // (curandCreateGenerator, curandSetStream). Pseudo-random generators start
 // with seed 0 and offset 0, quasi-random ones with one dimension.
 func New(s *stream.Stream, r RNG) (_ *Generator, err error) {
 	const op = "curand.New"
-	if err := checkStream(op, s); err != nil {
+	if _, err := core.OpenQueue(op, s); err != nil {
 		return nil, err
 	}
 	if !r.valid() {
 		return nil, fmt.Errorf("%s: %v: not a generator: %w", op, r, driver.ErrInvalidValue)
 	}
 	c := core.ContextOf(s.Context())
-	lib, err := curandOf(op, c)
+	lib, err := core.Provided(op, c, "cuRAND", backend.RANDProvider.CURAND)
 	if err != nil {
 		return nil, err
 	}
-	hold, err := c.Hold()
+	hold, h, err := c.Create(func() (uintptr, error) { return lib.CreateGenerator(backend.RNGType(r)) },
+		func(h uintptr) error { return lib.SetStream(h, s.Handle()) }, lib.DestroyGenerator)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
+		return nil, fmt.Errorf("%s: %v on %s: %w", op, r, s, err)
 	}
-	g := &Generator{r: lib, hold: hold, kind: r, dims: 1, s: s}
-	err = hold.Do(func(backend.API) error {
-		h, err := lib.CreateGenerator(backend.RNGType(r))
-		if err != nil {
-			return err
-		}
-		if err := lib.SetStream(h, s.Handle()); err != nil {
-			return errors.Join(err, lib.DestroyGenerator(h))
-		}
-		g.h = h
-		return nil
-	})
-	if err != nil {
-		return nil, hold.Drop(fmt.Errorf("%s: %v on %s: %w", op, r, s, err))
-	}
-	return g, nil
+	return &Generator{r: lib, hold: hold, kind: r, h: h, dims: 1, s: s}, nil
 }
 
 // String describes the generator: "Philox4_32_10 generator 0x5a0 on owned stream 0x1c2 (...)".
@@ -250,7 +210,7 @@ func (g *Generator) SetStream(s *stream.Stream) error {
 	if err := g.check(op); err != nil {
 		return err
 	}
-	if err := checkStream(op, s); err != nil {
+	if _, err := core.OpenQueue(op, s); err != nil {
 		return err
 	}
 	if s.Context().Handle() != g.hold.Context().Handle {

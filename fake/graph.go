@@ -400,6 +400,9 @@ func (b *fakeBackend) kernelWorkLocked(f *function, c *context, grid, block [3]u
 	if err := k.checkInterpreted(block, sharedMem, a); err != nil {
 		return nil, err
 	}
+	if err := k.checkRunnable(grid, block); err != nil {
+		return nil, err
+	}
 	if len(k.params) > 0 && params == nil {
 		return nil, driver.ErrInvalidValue
 	}

@@ -57,6 +57,9 @@ func (b *fakeBackend) launchKernel(fh uintptr, grid, block [3]uint32, sharedMem 
 		if err := k.checkInterpreted(block, sharedMem, a); err != nil {
 			return err
 		}
+		if err := k.checkRunnable(grid, block); err != nil {
+			return err
+		}
 		if len(k.params) > 0 && params == nil {
 			return driver.ErrInvalidValue
 		}

@@ -19,7 +19,9 @@ import (
 
 // DetectRaces turns the race detector on: each hazard found is kept (see
 // Fake.Hazards) and given to report, when report is not nil, at the moment
-// it is found, while the work that found it waits. A call into the fake
+// it is found, while the work that found it waits (a read of unwritten
+// bytes that earlier enqueued, unordered work may yet explain waits for
+// that work: it is then that race's symptom, see Hazard.Unwritten). A call into the fake
 // from report that would wait for work (a synchronize, a synchronous copy,
 // a query) returns ErrNotPermitted, as from a host callback; it is called
 // one hazard at a time per piece of work, but pieces of work on different

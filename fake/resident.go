@@ -1,6 +1,10 @@
 package fake
 
-import "github.com/nocgo/cuda/driver"
+import (
+	"fmt"
+
+	"github.com/nocgo/cuda/driver"
+)
 
 // residentBlocks is how many blocks of a launch of k with this block and
 // dynamic shared memory the device keeps resident at once: the blocks one
@@ -15,4 +19,19 @@ func (k *kernel) residentBlocks(a map[driver.DeviceAttribute]int, block [3]uint3
 	}
 	bs := int(block[0]) * int(block[1]) * int(block[2])
 	return max(blocksPerSM(a, bs, shared), 1) * max(a[driver.AttrMultiprocessorCount], 1)
+}
+
+// checkRunnable refuses, with CUDA_ERROR_NOT_SUPPORTED and the reason, a
+// launch of an interpreted kernel that the interpreter could not run in
+// bounded time (ptxexec.Kernel.Runnable: a grid far beyond what a test
+// needs, of a kernel that does something). The H200 runs it; the fake
+// says so instead of hanging. A Go body passes.
+func (k *kernel) checkRunnable(grid, block [3]uint32) error {
+	if k.interp == nil {
+		return nil
+	}
+	if err := k.interp.Runnable(grid, block); err != nil {
+		return fmt.Errorf("%w: %v", driver.ErrNotSupported, err)
+	}
+	return nil
 }

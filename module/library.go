@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 
@@ -28,19 +27,12 @@ import (
 // wrapping driver.ErrClosed after Close. A Library is safe for concurrent
 // use, but Close must not race launches of its functions.
 type Library struct {
-	drv     *driver.Driver
-	api     backend.API
-	libs    backend.Libraries
-	h       uintptr
-	kind    ImageKind
-	arch    string
-	log     string
-	lowered map[string]string
-	cached  bool
-	hasPTX  bool
-	ptx     []byte
-	entries []ptx.Entry
-	ptxErr  error
+	drv    *driver.Driver
+	api    backend.API
+	libs   backend.Libraries
+	h      uintptr
+	loaded // the image's kind, compile results and PTX, given to each instance
+	cached bool
 
 	mu      sync.Mutex
 	closed  bool
@@ -121,7 +113,7 @@ func loadLibrary(ctx *driver.Context, image []byte, kind ImageKind, ptxText []by
 	if !ok {
 		return nil, fmt.Errorf("the backend has no cuLibraryLoadData: %w", errors.ErrUnsupported)
 	}
-	l := &Library{drv: ctx.Driver(), api: c.API, libs: libs, kind: kind,
+	l := &Library{drv: ctx.Driver(), api: c.API, libs: libs, loaded: loaded{kind: kind},
 		kernels: map[string]*LibraryKernel{}, mods: map[*core.Context]*Module{}}
 	if len(ptxText) > 0 {
 		l.hasPTX = true
@@ -149,72 +141,40 @@ func (l *Library) Handle() uintptr {
 	return l.h
 }
 
-// Kind returns the format of the image loaded.
-func (l *Library) Kind() ImageKind {
+// loadedOrNone returns what l knows of its image, nothing for a nil l.
+func (l *Library) loadedOrNone() *loaded {
 	if l == nil {
-		return 0
+		return &nothingLoaded
 	}
-	return l.kind
+	return &l.loaded
 }
+
+// Kind returns the format of the image loaded.
+func (l *Library) Kind() ImageKind { return l.loadedOrNone().kind }
 
 // Arch returns the architecture a compiled library was built for
 // ("sm_90", "compute_90"), or "" for one from LoadLibrary.
-func (l *Library) Arch() string {
-	if l == nil {
-		return ""
-	}
-	return l.arch
-}
+func (l *Library) Arch() string { return l.loadedOrNone().arch }
 
 // Log returns NVRTC's log of a successful CompileLibrary ("" when there
 // were no warnings, or for LoadLibrary).
-func (l *Library) Log() string {
-	if l == nil {
-		return ""
-	}
-	return l.log
-}
+func (l *Library) Log() string { return l.loadedOrNone().log }
 
 // Cached reports whether CompileLibrary found the image in the on-disk
 // cache.
-func (l *Library) Cached() bool {
-	if l == nil {
-		return false
-	}
-	return l.cached
-}
+func (l *Library) Cached() bool { return l != nil && l.cached }
 
 // PTX returns the library's PTX text, when known (see Module.PTX). The
 // caller must not modify it.
-func (l *Library) PTX() []byte {
-	if l == nil {
-		return nil
-	}
-	return l.ptx
-}
+func (l *Library) PTX() []byte { return l.loadedOrNone().ptx }
 
 // LoweredName returns the lowered name of a name expression given to
 // CompileLibrary in Options.NameExpressions.
-func (l *Library) LoweredName(expr string) (string, bool) {
-	if l == nil {
-		return "", false
-	}
-	s, ok := l.lowered[expr]
-	return s, ok
-}
+func (l *Library) LoweredName(expr string) (string, bool) { return l.loadedOrNone().loweredName(expr) }
 
 // Kernels returns the names (lowered) of the library's kernels when its
 // PTX is known, else nil.
-func (l *Library) Kernels() []string {
-	if l == nil || len(l.entries) == 0 {
-		return nil
-	}
-	names := make([]string, len(l.entries))
-	for i, e := range l.entries {
-		names[i] = e.Name
-	}
-	return names
-}
+func (l *Library) Kernels() []string { return l.loadedOrNone().kernelNames() }
 
 // Kernel returns the kernel called name (cuLibraryGetKernel): an extern
 // "C" name, a lowered name, or a name expression given to CompileLibrary.
@@ -243,7 +203,7 @@ func (l *Library) Kernel(name string) (*LibraryKernel, error) {
 	}
 	h, err := l.libs.LibraryGetKernel(l.h, entry)
 	if err != nil {
-		return nil, fmt.Errorf("%s: kernel %q: cuLibraryGetKernel: %w%s", op, name, err, l.available())
+		return nil, fmt.Errorf("%s: kernel %q: cuLibraryGetKernel: %w%s", op, name, err, l.available("library"))
 	}
 	k := &LibraryKernel{lib: l, h: h, name: name, entry: entry}
 	l.kernels[name] = k
@@ -251,18 +211,6 @@ func (l *Library) Kernel(name string) (*LibraryKernel, error) {
 }
 
 // available describes the kernels of the library for a missing-name error.
-func (l *Library) available() string {
-	names := l.Kernels()
-	for expr := range l.lowered {
-		names = append(names, expr)
-	}
-	if len(names) == 0 {
-		return " (the library's kernel names are unknown: it was loaded without PTX)"
-	}
-	sort.Strings(names)
-	return " (the library has: " + strings.Join(names, ", ") + ")"
-}
-
 // Function returns the function of the kernel called name in ctx:
 // Kernel(name), then its Function(ctx).
 func (l *Library) Function(ctx *driver.Context, name string) (*Function, error) {
@@ -307,8 +255,7 @@ func (l *Library) moduleIn(op string, ctx *driver.Context) (*Module, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: library %#x in %s: %w", op, l.h, ctx, hold.Drop(err))
 	}
-	m := &Module{ctx: ctx, hold: hold, h: h, kind: l.kind, arch: l.arch, log: l.log, lowered: l.lowered,
-		entries: l.entries, ptxErr: l.ptxErr, hasPTX: l.hasPTX, ptx: l.ptx, lib: l,
+	m := &Module{ctx: ctx, hold: hold, h: h, loaded: l.loaded, lib: l,
 		funcs: map[string]*Function{}, kernels: map[uintptr]*kernel{}}
 	l.mods[c] = m
 	return m, nil

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
-	"sort"
 	"strings"
 	"sync"
 
@@ -61,22 +60,15 @@ func DetectKind(image []byte) ImageKind {
 // from its load until its Close (see driver.Context). A Module is safe for
 // concurrent use, but Close must not race launches of its functions.
 type Module struct {
-	ctx     *driver.Context
-	hold    *core.Hold // the module's hold on ctx, let go by Close
-	h       uintptr
-	kind    ImageKind
-	arch    string
-	log     string
-	lowered map[string]string
-	entries []ptx.Entry // the PTX signatures, when the image came with PTX
-	ptxErr  error       // why the PTX could not be read, if it could not
-	hasPTX  bool
-	ptx     []byte // the PTX text, when known
-	image   []byte // the compiled image, for compiled modules
-	cached  bool
-	jitLog  string   // the JIT's info log of the load
-	csrc    string   // the CUDA C source of a compiled module, for launch errors (csig.go)
-	lib     *Library // the Library this is the instance of, which owns it; nil for a Module's own
+	ctx    *driver.Context
+	hold   *core.Hold // the module's hold on ctx, let go by Close
+	h      uintptr
+	loaded        // the image's kind, compile results and PTX
+	image  []byte // the compiled image, for compiled modules
+	cached bool
+	jitLog string   // the JIT's info log of the load
+	csrc   string   // the CUDA C source of a compiled module, for launch errors (csig.go)
+	lib    *Library // the Library this is the instance of, which owns it; nil for a Module's own
 
 	mu      sync.Mutex           // guards funcs and kernels; serialises Unload
 	funcs   map[string]*Function // by the name asked for
@@ -130,7 +122,7 @@ func load(ctx *driver.Context, image []byte, kind ImageKind, ptxText []byte) (*M
 	if len(bytes.TrimRight(image, "\x00")) == 0 {
 		return nil, fmt.Errorf("empty %s image: %w", kind, driver.ErrInvalidInput)
 	}
-	m := &Module{ctx: ctx, kind: kind, funcs: map[string]*Function{}, kernels: map[uintptr]*kernel{}}
+	m := &Module{ctx: ctx, loaded: loaded{kind: kind}, funcs: map[string]*Function{}, kernels: map[uintptr]*kernel{}}
 	if len(ptxText) > 0 {
 		m.hasPTX = true
 		m.ptx = bytes.Clone(bytes.TrimRight(ptxText, "\x00"))
@@ -204,32 +196,25 @@ func (m *Module) Handle() uintptr {
 	return m.h
 }
 
+// loadedOrNone returns what m knows of its image, nothing for a nil m.
+func (m *Module) loadedOrNone() *loaded {
+	if m == nil {
+		return &nothingLoaded
+	}
+	return &m.loaded
+}
+
 // Kind returns the format of the loaded image: PTX or CUBIN for a compiled
 // module, whatever Load detected otherwise.
-func (m *Module) Kind() ImageKind {
-	if m == nil {
-		return 0
-	}
-	return m.kind
-}
+func (m *Module) Kind() ImageKind { return m.loadedOrNone().kind }
 
 // Arch returns the architecture a compiled module was built for ("sm_90"),
 // or "" for a module from Load.
-func (m *Module) Arch() string {
-	if m == nil {
-		return ""
-	}
-	return m.arch
-}
+func (m *Module) Arch() string { return m.loadedOrNone().arch }
 
 // Log returns NVRTC's log of a successful compile: warnings, or "" when
 // there were none or the module came from Load.
-func (m *Module) Log() string {
-	if m == nil {
-		return ""
-	}
-	return m.log
-}
+func (m *Module) Log() string { return m.loadedOrNone().log }
 
 // JITLog returns the driver's info log of the load: what its JIT compiler
 // said about each kernel it compiled from PTX (registers, shared, constant
@@ -244,23 +229,13 @@ func (m *Module) JITLog() string {
 
 // Cached reports whether Compile found the module in the on-disk cache
 // instead of running NVRTC.
-func (m *Module) Cached() bool {
-	if m == nil {
-		return false
-	}
-	return m.cached
-}
+func (m *Module) Cached() bool { return m != nil && m.cached }
 
 // PTX returns the module's PTX text: the PTX NVRTC produced for a
 // compiled module (also for a CUBIN target, where NVRTC provides it), the
 // image of a module loaded from PTX, nil otherwise. The caller must not
 // modify it.
-func (m *Module) PTX() []byte {
-	if m == nil {
-		return nil
-	}
-	return m.ptx
-}
+func (m *Module) PTX() []byte { return m.loadedOrNone().ptx }
 
 // Image returns what Compile produced and loaded: the CUBIN, or the PTX for
 // a compute_XY target; nil for a module from Load. It can be saved and
@@ -275,30 +250,12 @@ func (m *Module) Image() []byte {
 // LoweredName returns the lowered (mangled) name of a name expression given
 // in Options.NameExpressions, such as "_Z5scaleIfEvPT_i" for
 // "scale<float>".
-func (m *Module) LoweredName(expr string) (string, bool) {
-	if m == nil {
-		return "", false
-	}
-	l, ok := m.lowered[expr]
-	return l, ok
-}
+func (m *Module) LoweredName(expr string) (string, bool) { return m.loadedOrNone().loweredName(expr) }
 
 // Kernels returns the names of the module's kernels (lowered names), when
 // they are known: for modules with PTX, that is, loaded from PTX or compiled.
 // It returns nil for a CUBIN or fatbin loaded without PTX.
-func (m *Module) Kernels() []string {
-	if m == nil {
-		return nil
-	}
-	if len(m.entries) == 0 {
-		return nil
-	}
-	names := make([]string, len(m.entries))
-	for i, e := range m.entries {
-		names[i] = e.Name
-	}
-	return names
-}
+func (m *Module) Kernels() []string { return m.loadedOrNone().kernelNames() }
 
 // Function returns the kernel called name (cuModuleGetFunction): an extern
 // "C" name, a lowered name, or a name expression given to Compile. A name
@@ -333,7 +290,7 @@ func (m *Module) Function(name string) (*Function, error) {
 	err := m.hold.Do(func(api backend.API) error {
 		var r error
 		if h, r = api.ModuleGetFunction(m.h, entry); r != nil {
-			return fmt.Errorf("function %q: cuModuleGetFunction: %w%s", name, r, m.available())
+			return fmt.Errorf("function %q: cuModuleGetFunction: %w%s", name, r, m.available("module"))
 		}
 		return nil
 	})
@@ -352,19 +309,6 @@ func (m *Module) Function(name string) (*Function, error) {
 	f := newFunction(m, k, h, name, entry)
 	m.funcs[name] = f
 	return f, nil
-}
-
-// available describes the kernels of the module for a missing-name error.
-func (m *Module) available() string {
-	names := m.Kernels()
-	for expr := range m.lowered {
-		names = append(names, expr)
-	}
-	if len(names) == 0 {
-		return " (the module's kernel names are unknown: it was loaded without PTX)"
-	}
-	sort.Strings(names)
-	return " (the module has: " + strings.Join(names, ", ") + ")"
 }
 
 // Close unloads the module (cuModuleUnload) and lets go of its context

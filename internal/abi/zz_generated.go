@@ -15,8 +15,8 @@ const (
 	CuDeviceGetCount = "cuDeviceGetCount"
 	// CuDeviceGet is cuDeviceGet(CUdevice* device, int ordinal), since CUDA 2.0.
 	CuDeviceGet = "cuDeviceGet"
-	// CuDeviceGetName is cuDeviceGetName(char* name, int len, CUdevice dev),
-	// since CUDA 2.0.
+	// CuDeviceGetName is cuDeviceGetName(char* name, int len = 256, CUdevice
+	// dev), since CUDA 2.0.
 	CuDeviceGetName = "cuDeviceGetName"
 	// CuDeviceGetAttribute is cuDeviceGetAttribute(int* pi, CUdevice_attribute
 	// attrib, CUdevice dev), since CUDA 2.0.
@@ -27,7 +27,7 @@ const (
 	// CuDeviceGetUuid is cuDeviceGetUuid(CUuuid* uuid, CUdevice dev), since CUDA
 	// 9.2.
 	CuDeviceGetUuid = "cuDeviceGetUuid"
-	// CuDeviceGetPCIBusId is cuDeviceGetPCIBusId(char* pciBusId, int len,
+	// CuDeviceGetPCIBusId is cuDeviceGetPCIBusId(char* pciBusId, int len = 64,
 	// CUdevice dev), since CUDA 4.1.
 	CuDeviceGetPCIBusId = "cuDeviceGetPCIBusId"
 	// CuDeviceCanAccessPeer is cuDeviceCanAccessPeer(int* canAccessPeer,

@@ -7,6 +7,8 @@ import (
 	"go/token"
 	"slices"
 	"strings"
+
+	"github.com/nocgo/cuda/internal/bindgen/cdecl"
 )
 
 // symtabPath is the import path of the generated table's type.
@@ -138,7 +140,7 @@ func (l *%[1]s) fn(s %[5]s) (uintptr, error) { return l.syms.Get(int(s)) }
 	}{
 		{{w.math || w.cInt, "math"}, {w.runtime, "runtime"}, {w.unsafe, "unsafe"}},
 		{{w.qual && q.path != "", q.path}, {c.abi, "github.com/nocgo/cuda/internal/abi"},
-			{w.dl, "github.com/nocgo/cuda/internal/dl"}, {true, symtabPath}, {open != "", "github.com/nocgo/cuda/loader"}},
+			{w.cstr, "github.com/nocgo/cuda/internal/cstr"}, {w.dl, "github.com/nocgo/cuda/internal/dl"}, {true, symtabPath}, {open != "", "github.com/nocgo/cuda/loader"}},
 	} {
 		if i > 0 {
 			s.WriteString("\n")
@@ -215,6 +217,7 @@ type writer struct {
 	q                               qualifier
 	math, runtime, unsafe, dl, qual bool
 	cInt                            bool // the methods call cInt
+	cstr                            bool // the methods call cstr.FromBytes
 }
 
 // reserved are the locals of the generated methods.
@@ -240,8 +243,8 @@ func isNamed(t string) bool {
 func (w *writer) method(b *bytes.Buffer, e *entry, sig *goSig) error {
 	c := w.c
 	goNames := map[string]bool{}
-	for _, p := range sig.params {
-		goNames[p.name] = true
+	for _, p := range sig.Params {
+		goNames[p.Name] = true
 	}
 	recv := "l" // the receiver: another name where a parameter is l
 	for _, r := range []string{"l", "lib", "bind"} {
@@ -250,14 +253,14 @@ func (w *writer) method(b *bytes.Buffer, e *entry, sig *goSig) error {
 			break
 		}
 	}
-	for _, p := range sig.params {
-		if slices.Contains(reserved, p.name) {
-			return fmt.Errorf("parameter %s of the Go method clashes with a local of the generated method", p.name)
+	for _, p := range sig.Params {
+		if slices.Contains(reserved, p.Name) {
+			return fmt.Errorf("parameter %s of the Go method clashes with a local of the generated method", p.Name)
 		}
 	}
 	s := constName(c, e.cname)
 	var zeros []string
-	for _, t := range sig.results {
+	for _, t := range sig.Results {
 		zeros = append(zeros, zeroOf(t))
 	}
 	ret := func(err string) string { return "return " + strings.Join(append(slices.Clone(zeros), err), ", ") }
@@ -277,21 +280,30 @@ func (w *writer) method(b *bytes.Buffer, e *entry, sig *goSig) error {
 	for i := 0; i < len(e.params); i++ {
 		p := e.params[i]
 		switch {
-		case p.konst != "":
-			ints = append(ints, p.konst)
-		case p.out:
-			if nextOut >= len(sig.results) {
+		case p.Const != "":
+			ints = append(ints, p.Const)
+		case p.Out:
+			if nextOut >= len(sig.Results) {
 				return fmt.Errorf("more out-parameters than %s has results", e.method)
 			}
-			gt := sig.results[nextOut]
+			gt := sig.Results[nextOut]
 			nextOut++
-			name, err := local(p.name)
+			name, err := local(p.Name)
 			if err != nil {
 				return err
 			}
-			ct := pointee(p.ctype)
+			ct := pointee(p.CType)
 			var lt, res string
 			switch {
+			case gt == "string" && ct == "char":
+				// A buffer the callee writes a NUL-terminated string into,
+				// its size the next parameter, a constant ("unsigned int
+				// length=96").
+				if i+1 >= len(e.params) || e.params[i+1].Const == "" || strings.Trim(e.params[i+1].Const, "0123456789") != "" {
+					return fmt.Errorf("out-parameter %s %s: a Go string needs the buffer's size next, as a constant", p.CType, p.Name)
+				}
+				lt, res = "["+e.params[i+1].Const+"]byte", "cstr.FromBytes(%s[:])"
+				w.cstr = true
 			case gt == "int" && (slices.Contains(cInts, ct) || ct == "unsigned int"):
 				lt, res = "int32", "int(%s)"
 				if ct == "unsigned int" {
@@ -306,85 +318,89 @@ func (w *writer) method(b *bytes.Buffer, e *entry, sig *goSig) error {
 			case gt == "uint64" || gt == "uint32" || gt == "int64" || isNamed(gt):
 				lt, res = gt, "%s"
 			default:
-				return fmt.Errorf("out-parameter %s %s: no conversion to a Go %s", p.ctype, p.name, gt)
+				return fmt.Errorf("out-parameter %s %s: no conversion to a Go %s", p.CType, p.Name, gt)
 			}
 			pre = append(pre, fmt.Sprintf("var %s %s", name, lt))
-			ints = append(ints, "uintptr(unsafe.Pointer(&"+name+"))")
+			if gt == "string" {
+				ints = append(ints, "uintptr(unsafe.Pointer(&"+name+"[0]))")
+			} else {
+				ints = append(ints, "uintptr(unsafe.Pointer(&"+name+"))")
+			}
 			results = append(results, fmt.Sprintf(res, name))
 			w.unsafe = true
 		default:
-			if nextIn >= len(sig.params) {
+			if nextIn >= len(sig.Params) {
 				return fmt.Errorf("more parameters than %s has", e.method)
 			}
-			gp := sig.params[nextIn]
+			gp := sig.Params[nextIn]
 			nextIn++
-			ct := p.ctype
+			ct := p.CType
 			switch {
-			case gp.typ == "uintptr":
-				ints = append(ints, gp.name)
-			case gp.typ == "int" && slices.Contains(cInts, ct):
-				pre = append(pre, fmt.Sprintf("if !cInt(%s) {\n%s\n}", gp.name, ret(recv+".tooBig("+s+")")))
+			case gp.Type == "uintptr":
+				ints = append(ints, gp.Name)
+			case gp.Type == "int" && slices.Contains(cInts, ct):
+				pre = append(pre, fmt.Sprintf("if !cInt(%s) {\n%s\n}", gp.Name, ret(recv+".tooBig("+s+")")))
 				w.cInt = true
-				ints = append(ints, "uintptr("+gp.name+")")
-			case gp.typ == "int" && ct == "size_t":
-				pre = append(pre, fmt.Sprintf("if %s < 0 {\n%s\n}", gp.name, ret(recv+".tooBig("+s+")")))
-				ints = append(ints, "uintptr("+gp.name+")")
-			case gp.typ == "bool" && slices.Contains(cInts, ct):
-				v, err := local(gp.name + "Int")
+				ints = append(ints, "uintptr("+gp.Name+")")
+			case gp.Type == "int" && ct == "size_t":
+				pre = append(pre, fmt.Sprintf("if %s < 0 {\n%s\n}", gp.Name, ret(recv+".tooBig("+s+")")))
+				ints = append(ints, "uintptr("+gp.Name+")")
+			case gp.Type == "bool" && slices.Contains(cInts, ct):
+				v, err := local(gp.Name + "Int")
 				if err != nil {
 					return err
 				}
-				pre = append(pre, fmt.Sprintf("%s := uintptr(0)\nif %s {\n%s = 1\n}", v, gp.name, v))
+				pre = append(pre, fmt.Sprintf("%s := uintptr(0)\nif %s {\n%s = 1\n}", v, gp.Name, v))
 				ints = append(ints, v)
-			case gp.typ == "float32" && ct == "float":
-				v, err := local(gp.name + "Bits")
+			case gp.Type == "float32" && ct == "float":
+				v, err := local(gp.Name + "Bits")
 				if err != nil {
 					return err
 				}
-				pre = append(pre, fmt.Sprintf("%s := uintptr(math.Float32bits(%s))", v, gp.name))
+				pre = append(pre, fmt.Sprintf("%s := uintptr(math.Float32bits(%s))", v, gp.Name))
 				fps = append(fps, v)
 				w.math = true
-			case gp.typ == "float64" && ct == "double":
-				v, err := local(gp.name + "Bits")
+			case gp.Type == "float64" && ct == "double":
+				v, err := local(gp.Name + "Bits")
 				if err != nil {
 					return err
 				}
-				pre = append(pre, fmt.Sprintf("%s := uintptr(math.Float64bits(%s))", v, gp.name))
+				pre = append(pre, fmt.Sprintf("%s := uintptr(math.Float64bits(%s))", v, gp.Name))
 				fps = append(fps, v)
 				w.math = true
-			case strings.HasPrefix(gp.typ, "[]"):
+			case strings.HasPrefix(gp.Type, "[]"):
 				if !strings.HasSuffix(ct, "*") || i+1 >= len(e.params) {
-					return fmt.Errorf("parameter %s %s: a Go %s passes as a pointer and its count", ct, p.name, gp.typ)
+					return fmt.Errorf("parameter %s %s: a Go %s passes as a pointer and its count", ct, p.Name, gp.Type)
 				}
 				n := e.params[i+1]
-				if n.out || n.konst != "" || (n.ctype != "size_t" && !slices.Contains(cInts, n.ctype)) {
-					return fmt.Errorf("parameter %s %s: a Go %s is followed by its size_t or int count", ct, p.name, gp.typ)
+				if n.Out || n.Const != "" || (n.CType != "size_t" && !slices.Contains(cInts, n.CType)) {
+					return fmt.Errorf("parameter %s %s: a Go %s is followed by its size_t or int count", ct, p.Name, gp.Type)
 				}
 				i++
-				if n.ctype != "size_t" {
-					pre = append(pre, fmt.Sprintf("if !cInt(len(%s)) {\n%s\n}", gp.name, ret(recv+".tooBig("+s+")")))
+				if n.CType != "size_t" {
+					pre = append(pre, fmt.Sprintf("if !cInt(len(%s)) {\n%s\n}", gp.Name, ret(recv+".tooBig("+s+")")))
 					w.cInt = true
 				}
-				ints = append(ints, "uintptr(unsafe.Pointer(unsafe.SliceData("+gp.name+")))", "uintptr(len("+gp.name+"))")
-				keep = append(keep, gp.name)
+				ints = append(ints, "uintptr(unsafe.Pointer(unsafe.SliceData("+gp.Name+")))", "uintptr(len("+gp.Name+"))")
+				keep = append(keep, gp.Name)
 				w.unsafe = true
-			case strings.HasPrefix(gp.typ, "*") && strings.HasSuffix(ct, "*"):
-				ints = append(ints, "uintptr(unsafe.Pointer("+gp.name+"))")
-				keep = append(keep, gp.name)
+			case strings.HasPrefix(gp.Type, "*") && strings.HasSuffix(ct, "*"):
+				ints = append(ints, "uintptr(unsafe.Pointer("+gp.Name+"))")
+				keep = append(keep, gp.Name)
 				w.unsafe = true
-			case slices.Contains([]string{"int64", "uint64", "uint32", "int32", "uint16", "uint8"}, gp.typ) ||
-				(isNamed(gp.typ) && !strings.HasSuffix(ct, "*")):
-				ints = append(ints, "uintptr("+gp.name+")")
+			case slices.Contains([]string{"int64", "uint64", "uint32", "int32", "uint16", "uint8"}, gp.Type) ||
+				(isNamed(gp.Type) && !strings.HasSuffix(ct, "*")):
+				ints = append(ints, "uintptr("+gp.Name+")")
 			default:
-				return fmt.Errorf("parameter %s %s: no conversion from Go %s %s", ct, p.name, gp.name, gp.typ)
+				return fmt.Errorf("parameter %s %s: no conversion from Go %s %s", ct, p.Name, gp.Name, gp.Type)
 			}
 		}
 	}
-	if nextIn != len(sig.params) {
-		return fmt.Errorf("%s has %d parameters, the C signature takes %d", e.method, len(sig.params), nextIn)
+	if nextIn != len(sig.Params) {
+		return fmt.Errorf("%s has %d parameters, the C signature takes %d", e.method, len(sig.Params), nextIn)
 	}
-	if nextOut != len(sig.results) {
-		return fmt.Errorf("%s has %d results besides the error, the C signature %d out-parameters", e.method, len(sig.results), nextOut)
+	if nextOut != len(sig.Results) {
+		return fmt.Errorf("%s has %d results besides the error, the C signature %d out-parameters", e.method, len(sig.Results), nextOut)
 	}
 	call := fmt.Sprintf("dl.Call%d(%s)", len(ints), strings.Join(append([]string{"proc"}, ints...), ", "))
 	if len(fps) > 0 {
@@ -399,10 +415,10 @@ func (w *writer) method(b *bytes.Buffer, e *entry, sig *goSig) error {
 		}
 		call = fmt.Sprintf("dl.CallFP4(%s)", strings.Join(append(append([]string{"proc"}, ints...), fps...), ", "))
 	}
-	for _, t := range append(slices.Clone(sig.results), func() []string {
+	for _, t := range append(slices.Clone(sig.Results), func() []string {
 		var ts []string
-		for _, p := range sig.params {
-			ts = append(ts, p.typ)
+		for _, p := range sig.Params {
+			ts = append(ts, p.Type)
 		}
 		return ts
 	}()...) {
@@ -417,16 +433,16 @@ func (w *writer) method(b *bytes.Buffer, e *entry, sig *goSig) error {
 	if e.note != "" {
 		doc += " " + e.note
 	}
-	b.WriteString("\n" + comment(doc))
+	b.WriteString("\n" + cdecl.Comment(doc))
 	fmt.Fprintf(b, "func (%s *%s) %s(", recv, c.recv, e.method)
-	for i, p := range sig.params {
+	for i, p := range sig.Params {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		fmt.Fprintf(b, "%s %s", p.name, p.typ)
+		fmt.Fprintf(b, "%s %s", p.Name, p.Type)
 	}
 	b.WriteString(") (")
-	for _, t := range sig.results {
+	for _, t := range sig.Results {
 		b.WriteString(t + ", ")
 	}
 	b.WriteString("error) {\n")
@@ -451,7 +467,7 @@ func (w *writer) method(b *bytes.Buffer, e *entry, sig *goSig) error {
 	}
 	check := fmt.Sprintf("%s.check(%s, res)", recv, s)
 	if e.errctx != "" {
-		if !slices.ContainsFunc(sig.params, func(p goParam) bool { return p.name == e.errctx }) {
+		if !slices.ContainsFunc(sig.Params, func(p goParam) bool { return p.Name == e.errctx }) {
 			return fmt.Errorf("errctx=%s: %s has no parameter %s", e.errctx, e.method, e.errctx)
 		}
 		check = fmt.Sprintf("%s.checkIn(%s, res, %s)", recv, s, e.errctx)
@@ -478,19 +494,4 @@ func zeroOf(t string) string {
 		return "0"
 	}
 	return "*new(" + t + ")" // a struct or a named number alike
-}
-
-// comment wraps text as a Go comment of lines up to about 77 columns.
-func comment(text string) string {
-	var b strings.Builder
-	line := "//"
-	for _, word := range strings.Fields(text) {
-		if len(line)+1+len(word) > 77 && line != "//" {
-			b.WriteString(line + "\n")
-			line = "//"
-		}
-		line += " " + word
-	}
-	b.WriteString(line + "\n")
-	return b.String()
 }

@@ -123,6 +123,10 @@ func TestConversions(t *testing.T) {
 		"return *new(Point), false, err",
 		"return where, found != 0, nil",
 		"func cInt(v int) bool",
+		// a string out of a buffer of the constant size that follows
+		"var name [64]byte\n\tres := dl.Call3(proc, h, uintptr(unsafe.Pointer(&name[0])), 64)",
+		"return cstr.FromBytes(name[:]), nil",
+		`"github.com/nocgo/cuda/internal/cstr"`,
 	} {
 		assert.Contains(t, src, want)
 	}
@@ -147,6 +151,7 @@ func TestRefusals(t *testing.T) {
 		"Open demoOpen(out demo_t* proc)\n":                                      "out-parameter proc clashes",
 		"Count demoCount(demo_t h, demo_mode m, out unsigned int* c) errctx=x\n": "has no parameter x",
 		"Open demoOpen_v2(out demo_t* h)\n- demoOpen(void)\n":                    "both give the constant symOpen",
+		"Name demoName(demo_t h, out char* name, unsigned int length)\n":         "needs the buffer's size next",
 		"# nothing\n": "no entry points",
 		"family S demoSa demoDa\nfamily T demoSb\n": "family T has 1 entry points, S 2",
 	} {

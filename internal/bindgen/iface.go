@@ -5,23 +5,19 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"go/types"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/nocgo/cuda/internal/bindgen/cdecl"
 )
 
-// goParam is one parameter of an interface method.
-type goParam struct{ name, typ string }
-
-// goSig is the Go signature of an interface method: its parameters and its
-// results but the final error, the types as the generated file spells them
-// ("backend.FFTDirection", "[]int").
-type goSig struct {
-	params  []goParam
-	results []string
-}
+// goParam and goSig are an interface method's parameter and signature.
+type (
+	goParam = cdecl.GoParam
+	goSig   = cdecl.GoSig
+)
 
 // qualifier is how the generated file names the interface's package: its
 // import path and name, or "" for the package itself.
@@ -87,7 +83,7 @@ func readInterface(dir, iface, pkg string) (map[string]*goSig, qualifier, error)
 				}
 				continue
 			}
-			sig, err := goSignature(ft, q.name)
+			sig, err := cdecl.Signature(ft, q.name)
 			for _, n := range m.Names {
 				if err != nil {
 					methods[n.Name] = nil // the table cannot name it
@@ -126,50 +122,4 @@ func importPath(dir string) (string, error) {
 			return "", fmt.Errorf("%s: no go.mod above it", dir)
 		}
 	}
-}
-
-// goSignature returns the signature of an interface method whose last
-// result is an error.
-func goSignature(ft *ast.FuncType, pkg string) (*goSig, error) {
-	sig := &goSig{}
-	for _, p := range ft.Params.List {
-		if len(p.Names) == 0 {
-			return nil, fmt.Errorf("an unnamed parameter")
-		}
-		for _, n := range p.Names {
-			sig.params = append(sig.params, goParam{n.Name, qualify(p.Type, pkg)})
-		}
-	}
-	if ft.Results != nil {
-		for _, r := range ft.Results.List {
-			for range max(1, len(r.Names)) {
-				sig.results = append(sig.results, qualify(r.Type, pkg))
-			}
-		}
-	}
-	if len(sig.results) == 0 || sig.results[len(sig.results)-1] != "error" {
-		return nil, fmt.Errorf("does not return an error last")
-	}
-	sig.results = sig.results[:len(sig.results)-1]
-	return sig, nil
-}
-
-// qualify writes a type of package pkg as the generated file spells it
-// (pkg "" for the file's own package).
-func qualify(e ast.Expr, pkg string) string {
-	switch t := e.(type) {
-	case *ast.Ident:
-		if pkg != "" && token.IsExported(t.Name) {
-			return pkg + "." + t.Name
-		}
-		return t.Name
-	case *ast.ArrayType:
-		if t.Len == nil {
-			return "[]" + qualify(t.Elt, pkg)
-		}
-		return "[" + types.ExprString(t.Len) + "]" + qualify(t.Elt, pkg)
-	case *ast.StarExpr:
-		return "*" + qualify(t.X, pkg)
-	}
-	return types.ExprString(e)
 }

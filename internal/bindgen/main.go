@@ -4,7 +4,8 @@
 // libraries (internal/libcublas, libcufft, libcurand, libnccl,
 // libnvjitlink) runs it with its own table; libcuda's and libnvrtc's,
 // which feed package abi and the fake as well, have their own generator
-// (internal/libcuda/internal/gen).
+// (internal/libcuda/internal/gen), which shares the C parameters, the Go
+// signatures and the comments with this one (package cdecl).
 //
 // # Running it
 //
@@ -69,6 +70,9 @@
 //	Go uintptr            from a handle*, pointer* or size_t*, or an int*
 //	                      (a handle that is a C int, such as cufftHandle)
 //	Go bool               from an int*: != 0
+//	Go string             from "out char* name" followed by its size as a
+//	                      constant ("unsigned int length=96"): a buffer of
+//	                      that size, read up to its NUL
 //	Go uint64, uint32, int64 and named types
 //	                      from a pointer to the same-sized C type (a named
 //	                      struct type: laid out as the C one)

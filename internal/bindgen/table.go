@@ -7,15 +7,12 @@ import (
 	"go/token"
 	"strconv"
 	"strings"
+
+	"github.com/nocgo/cuda/internal/bindgen/cdecl"
 )
 
 // param is one C parameter of an entry point.
-type param struct {
-	ctype string // normalized: "unsigned int", "cufftHandle*", "const void*"
-	name  string
-	out   bool   // an out-parameter: a result of the Go method
-	konst string // a constant passed in its place ("0"), taking no Go argument
-}
+type param = cdecl.Param
 
 // entry is one entry point of the table.
 type entry struct {
@@ -50,9 +47,9 @@ func (e *entry) sig() string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(p.ctype + " " + p.name)
-		if p.konst != "" {
-			b.WriteString(" = " + p.konst)
+		b.WriteString(p.CType + " " + p.Name)
+		if p.Const != "" {
+			b.WriteString(" = " + p.Const)
 		}
 	}
 	b.WriteString(")")
@@ -122,39 +119,12 @@ func parseTable(file string, src []byte) (*table, error) {
 }
 
 func parseLine(line string) (*entry, error) {
-	e := &entry{}
-	if i := strings.Index(line, "//"); i >= 0 {
-		e.note = strings.TrimSpace(line[i+2:])
-		line = strings.TrimSpace(line[:i])
+	l, err := cdecl.ParseLine(line)
+	if err != nil {
+		return nil, err
 	}
-	open, close := strings.IndexByte(line, '('), strings.LastIndexByte(line, ')')
-	if open < 0 || close < open {
-		return nil, fmt.Errorf("want Method cName(params) options: %q", line)
-	}
-	head := strings.Fields(line[:open])
-	if len(head) != 2 {
-		return nil, fmt.Errorf("want Method cName before '(': %q", line[:open])
-	}
-	if head[0] != "-" {
-		if !token.IsIdentifier(head[0]) || !token.IsExported(head[0]) {
-			return nil, fmt.Errorf("method %q is no exported Go name", head[0])
-		}
-		e.method = head[0]
-	}
-	e.cname = head[1]
-	if !token.IsIdentifier(e.cname) {
-		return nil, fmt.Errorf("%q is no C name", e.cname)
-	}
-	if args := strings.TrimSpace(line[open+1 : close]); args != "" && args != "void" {
-		for _, a := range strings.Split(args, ",") {
-			p, err := parseParam(a)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %v", e.cname, err)
-			}
-			e.params = append(e.params, p)
-		}
-	}
-	for _, opt := range strings.Fields(line[close+1:]) {
+	e := &entry{method: l.Method, cname: l.CName, params: l.Params, note: l.Note}
+	for _, opt := range l.Options {
 		k, v, hasV := strings.Cut(opt, "=")
 		var err error
 		switch {
@@ -181,40 +151,4 @@ func parseLine(line string) (*entry, error) {
 		e.hand = true // nothing to generate but the index
 	}
 	return e, nil
-}
-
-// parseParam parses "[out] C-type name[=const]".
-func parseParam(s string) (param, error) {
-	f := strings.Fields(s)
-	var p param
-	if len(f) > 0 && f[0] == "out" {
-		p.out = true
-		f = f[1:]
-	}
-	if len(f) < 2 {
-		return p, fmt.Errorf("parameter %q: want C-type name", strings.TrimSpace(s))
-	}
-	name := f[len(f)-1]
-	typ := strings.Join(f[:len(f)-1], " ")
-	for strings.HasPrefix(name, "*") {
-		name, typ = name[1:], typ+"*"
-	}
-	if n, ok := strings.CutSuffix(name, "[]"); ok { // an array parameter is a pointer
-		name, typ = n, typ+"*"
-	}
-	typ = strings.ReplaceAll(typ, " *", "*")
-	if n, k, ok := strings.Cut(name, "="); ok {
-		name, p.konst = n, k
-		if p.out {
-			return p, fmt.Errorf("parameter %s: an out-parameter cannot be a constant", name)
-		}
-	}
-	if !token.IsIdentifier(name) && !token.IsKeyword(name) {
-		return p, fmt.Errorf("parameter name %q", name)
-	}
-	if p.out && !strings.HasSuffix(typ, "*") {
-		return p, fmt.Errorf("out-parameter %s: type %s is no pointer", name, typ)
-	}
-	p.ctype, p.name = typ, name
-	return p, nil
 }

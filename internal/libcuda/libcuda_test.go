@@ -5,6 +5,7 @@ package libcuda
 import (
 	"encoding/binary"
 	"errors"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -424,5 +425,34 @@ func TestDeviceOrdinalRange(t *testing.T) {
 	_, err = l.DeviceCanAccessPeer(0, big)
 	assert.ErrorIs(t, err, backend.ErrInvalidDevice)
 	_, err = l.CtxCreate(0, -big)
+	assert.ErrorIs(t, err, backend.ErrInvalidDevice)
+}
+
+// A name with a NUL byte is refused before the entry point is looked up
+// (the generated C-string conversion).
+func TestNamesWithNULAreRefused(t *testing.T) {
+	l := testLibcuda(t, 13000, nil)
+	_, err := l.ModuleGetFunction(1, "scale\x00x")
+	assert.ErrorIs(t, err, backend.ErrInvalidValue)
+	_, _, err = l.LibraryGetGlobal(1, "g\x00")
+	assert.ErrorIs(t, err, backend.ErrInvalidValue)
+	assert.False(t, l.syms.Resolved(int(symModuleGetFunction)))
+	assert.False(t, l.syms.Resolved(int(symLibraryGetGlobal)))
+}
+
+// A string out-parameter is read from the buffer the call filled, up to its
+// NUL: gethostname(char *name, size_t len) stands in for cuDeviceGetName and
+// cuDeviceGetPCIBusId, which take the buffer and its size the same way.
+func TestStringOutParameters(t *testing.T) {
+	host, err := os.Hostname()
+	require.NoError(t, err)
+	l := testLibcuda(t, 13000, map[sym]string{symDeviceGetName: "gethostname", symDeviceGetPCIBusId: "gethostname"})
+	name, err := l.DeviceGetName(0)
+	require.NoError(t, err)
+	assert.Equal(t, host, name)
+	bus, err := l.DeviceGetPCIBusID(0)
+	require.NoError(t, err)
+	assert.Equal(t, host[:min(len(host), 63)], bus)
+	_, err = l.DeviceGetName(1 << 40)
 	assert.ErrorIs(t, err, backend.ErrInvalidDevice)
 }

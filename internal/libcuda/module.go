@@ -9,7 +9,6 @@ import (
 	"github.com/nocgo/cuda/driver/backend"
 
 	"github.com/nocgo/cuda/internal/abi"
-	"github.com/nocgo/cuda/internal/cstr"
 	"github.com/nocgo/cuda/internal/dl"
 )
 
@@ -59,23 +58,6 @@ func (l *libcuda) ModuleLoadData(image []byte) (uintptr, error) {
 	r := dl.Call2(p, uintptr(unsafe.Pointer(&m)), uintptr(unsafe.Pointer(&img[0])))
 	runtime.KeepAlive(img)
 	return m, check(r)
-}
-
-// ModuleGetFunction is cuModuleGetFunction(CUfunction*, CUmodule, const
-// char*). A name with a NUL byte is ErrInvalidValue.
-func (l *libcuda) ModuleGetFunction(m uintptr, name string) (uintptr, error) {
-	cname, err := cstr.Bytes(name)
-	if err != nil {
-		return 0, backend.ErrInvalidValue
-	}
-	p, err := l.fn(symModuleGetFunction)
-	if err != nil {
-		return 0, err
-	}
-	var f uintptr
-	r := dl.Call3(p, uintptr(unsafe.Pointer(&f)), m, uintptr(unsafe.Pointer(&cname[0])))
-	runtime.KeepAlive(cname)
-	return f, check(r)
 }
 
 // LaunchKernel is cuLaunchKernel(CUfunction, gridDimX..Z, blockDimX..Z,

@@ -140,19 +140,6 @@ func (l *libcuda) MemPoolSetAccess(pool uintptr, descs []backend.MemAccessDesc) 
 	return check(dl.Call3(p, pool, uintptr(unsafe.Pointer(&c[0])), uintptr(len(c))))
 }
 
-// MemPoolGetAccess is cuMemPoolGetAccess(CUmemAccess_flags *flags,
-// CUmemoryPool memPool, CUmemLocation *location).
-func (l *libcuda) MemPoolGetAccess(pool uintptr, loc backend.MemLocation) (backend.MemAccessFlags, error) {
-	p, err := l.fn(symMemPoolGetAccess)
-	if err != nil {
-		return 0, err
-	}
-	var flags int32
-	c := cLocation(loc)
-	r := dl.Call3(p, uintptr(unsafe.Pointer(&flags)), pool, uintptr(unsafe.Pointer(&c)))
-	return backend.MemAccessFlags(flags), check(r)
-}
-
 var (
 	_ backend.MemPools           = (*libcuda)(nil)
 	_ backend.PeerAccessDisabler = (*libcuda)(nil)

@@ -96,25 +96,6 @@ func (l *libcuda) MemCreate(size uintptr, prop backend.MemAllocationProp, flags 
 	return uintptr(h), nil
 }
 
-// MemRelease is cuMemRelease(CUmemGenericAllocationHandle handle).
-func (l *libcuda) MemRelease(handle uintptr) error {
-	p, err := l.fn(symMemRelease)
-	if err != nil {
-		return err
-	}
-	return check(dl.Call1(p, handle))
-}
-
-// MemMap is cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
-// CUmemGenericAllocationHandle handle, unsigned long long flags).
-func (l *libcuda) MemMap(ptr, size, offset, handle uintptr, flags uint64) error {
-	p, err := l.fn(symMemMap)
-	if err != nil {
-		return err
-	}
-	return check(dl.Call5(p, ptr, size, offset, handle, uintptr(flags)))
-}
-
 // MemSetAccess is cuMemSetAccess(CUdeviceptr ptr, size_t size, const
 // CUmemAccessDesc *desc, size_t count).
 func (l *libcuda) MemSetAccess(ptr, size uintptr, descs []backend.MemAccessDesc) error {
@@ -132,19 +113,6 @@ func (l *libcuda) MemSetAccess(ptr, size uintptr, descs []backend.MemAccessDesc)
 	return check(dl.Call4(p, ptr, size, uintptr(unsafe.Pointer(&c[0])), uintptr(len(c))))
 }
 
-// MemGetAccess is cuMemGetAccess(unsigned long long *flags, const
-// CUmemLocation *location, CUdeviceptr ptr).
-func (l *libcuda) MemGetAccess(loc backend.MemLocation, ptr uintptr) (backend.MemAccessFlags, error) {
-	p, err := l.fn(symMemGetAccess)
-	if err != nil {
-		return 0, err
-	}
-	var flags uint64
-	c := cLocation(loc)
-	r := dl.Call3(p, uintptr(unsafe.Pointer(&flags)), uintptr(unsafe.Pointer(&c)), ptr)
-	return backend.MemAccessFlags(int32(flags)), check(r)
-}
-
 // MemGetAllocationPropertiesFromHandle is
 // cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop,
 // CUmemGenericAllocationHandle handle).
@@ -158,21 +126,6 @@ func (l *libcuda) MemGetAllocationPropertiesFromHandle(handle uintptr) (backend.
 		return backend.MemAllocationProp{}, err
 	}
 	return goAllocationProp(c), nil
-}
-
-// MemRetainAllocationHandle is
-// cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void
-// *addr): addr is a device address passed as a pointer-sized value.
-func (l *libcuda) MemRetainAllocationHandle(addr uintptr) (uintptr, error) {
-	p, err := l.fn(symMemRetainAllocationHandle)
-	if err != nil {
-		return 0, err
-	}
-	var h uint64
-	if err := check(dl.Call2(p, uintptr(unsafe.Pointer(&h)), addr)); err != nil {
-		return 0, err
-	}
-	return uintptr(h), nil
 }
 
 // MemExportToShareableHandle is cuMemExportToShareableHandle(void

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nocgo/cuda/driver/backend"
 
+	"github.com/nocgo/cuda/internal/cstr"
 	"github.com/nocgo/cuda/internal/dl"
 )
 
@@ -61,6 +62,23 @@ func (l *libcuda) DeviceGet(ordinal int) (int, error) {
 	return int(device), check(res)
 }
 
+// DeviceGetName is cuDeviceGetName(char* name, int len = 256, CUdevice dev).
+func (l *libcuda) DeviceGetName(dev int) (string, error) {
+	if !cInt(dev) {
+		return "", backend.ErrInvalidDevice
+	}
+	proc, err := l.fn(symDeviceGetName)
+	if err != nil {
+		return "", err
+	}
+	var name [256]byte
+	res := dl.Call3(proc, uintptr(unsafe.Pointer(&name)), 256, uintptr(dev))
+	if err := check(res); err != nil {
+		return "", err
+	}
+	return cstr.FromBytes(name[:]), nil
+}
+
 // DeviceGetAttribute is cuDeviceGetAttribute(int* pi, CUdevice_attribute
 // attrib, CUdevice dev).
 func (l *libcuda) DeviceGetAttribute(attr backend.DeviceAttribute, dev int) (int, error) {
@@ -102,6 +120,24 @@ func (l *libcuda) DeviceGetUUID(dev int) ([16]byte, error) {
 	var uuid [16]byte
 	res := dl.Call2(proc, uintptr(unsafe.Pointer(&uuid)), uintptr(dev))
 	return uuid, check(res)
+}
+
+// DeviceGetPCIBusID is cuDeviceGetPCIBusId(char* pciBusId, int len = 64,
+// CUdevice dev).
+func (l *libcuda) DeviceGetPCIBusID(dev int) (string, error) {
+	if !cInt(dev) {
+		return "", backend.ErrInvalidDevice
+	}
+	proc, err := l.fn(symDeviceGetPCIBusId)
+	if err != nil {
+		return "", err
+	}
+	var pciBusId [64]byte
+	res := dl.Call3(proc, uintptr(unsafe.Pointer(&pciBusId)), 64, uintptr(dev))
+	if err := check(res); err != nil {
+		return "", err
+	}
+	return cstr.FromBytes(pciBusId[:]), nil
 }
 
 // DeviceCanAccessPeer is cuDeviceCanAccessPeer(int* canAccessPeer, CUdevice
@@ -767,6 +803,23 @@ func (l *libcuda) ModuleUnload(m uintptr) error {
 	return check(res)
 }
 
+// ModuleGetFunction is cuModuleGetFunction(CUfunction* hfunc, CUmodule hmod,
+// const char* name).
+func (l *libcuda) ModuleGetFunction(m uintptr, name string) (uintptr, error) {
+	cName, err := cstr.Bytes(name)
+	if err != nil {
+		return 0, backend.ErrInvalidValue
+	}
+	proc, err := l.fn(symModuleGetFunction)
+	if err != nil {
+		return 0, err
+	}
+	var hfunc uintptr
+	res := dl.Call3(proc, uintptr(unsafe.Pointer(&hfunc)), m, uintptr(unsafe.Pointer(&cName[0])))
+	runtime.KeepAlive(cName)
+	return hfunc, check(res)
+}
+
 // FuncGetParamInfo is cuFuncGetParamInfo(CUfunction func, size_t paramIndex,
 // size_t* paramOffset, size_t* paramSize).
 func (l *libcuda) FuncGetParamInfo(f uintptr, index int) (uintptr, uintptr, error) {
@@ -831,6 +884,26 @@ func (l *libcuda) OccupancyMaxPotentialBlockSize(f uintptr, dynamicSharedMem uin
 	return int(out.minGridSize), int(out.blockSize), check(res)
 }
 
+// ModuleGetGlobal is cuModuleGetGlobal(CUdeviceptr* dptr, size_t* bytes,
+// CUmodule hmod, const char* name).
+func (l *libcuda) ModuleGetGlobal(mod uintptr, name string) (uintptr, uintptr, error) {
+	cName, err := cstr.Bytes(name)
+	if err != nil {
+		return 0, 0, backend.ErrInvalidValue
+	}
+	proc, err := l.fn(symModuleGetGlobal)
+	if err != nil {
+		return 0, 0, err
+	}
+	var out struct {
+		dptr  uintptr
+		bytes uintptr
+	}
+	res := dl.Call4(proc, uintptr(unsafe.Pointer(&out.dptr)), uintptr(unsafe.Pointer(&out.bytes)), mod, uintptr(unsafe.Pointer(&cName[0])))
+	runtime.KeepAlive(cName)
+	return out.dptr, out.bytes, check(res)
+}
+
 // OccupancyMaxActiveBlocksPerMultiprocessor is
 // cuOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, CUfunction
 // func, int blockSize, size_t dynamicSMemSize).
@@ -845,6 +918,91 @@ func (l *libcuda) OccupancyMaxActiveBlocksPerMultiprocessor(f uintptr, blockSize
 	var numBlocks int32
 	res := dl.Call4(proc, uintptr(unsafe.Pointer(&numBlocks)), f, uintptr(blockSize), dynamicSharedMem)
 	return int(numBlocks), check(res)
+}
+
+// LibraryUnload is cuLibraryUnload(CUlibrary library).
+func (l *libcuda) LibraryUnload(lib uintptr) error {
+	proc, err := l.fn(symLibraryUnload)
+	if err != nil {
+		return err
+	}
+	res := dl.Call1(proc, lib)
+	return check(res)
+}
+
+// LibraryGetKernel is cuLibraryGetKernel(CUkernel* pKernel, CUlibrary
+// library, const char* name).
+func (l *libcuda) LibraryGetKernel(lib uintptr, name string) (uintptr, error) {
+	cName, err := cstr.Bytes(name)
+	if err != nil {
+		return 0, backend.ErrInvalidValue
+	}
+	proc, err := l.fn(symLibraryGetKernel)
+	if err != nil {
+		return 0, err
+	}
+	var pKernel uintptr
+	res := dl.Call3(proc, uintptr(unsafe.Pointer(&pKernel)), lib, uintptr(unsafe.Pointer(&cName[0])))
+	runtime.KeepAlive(cName)
+	return pKernel, check(res)
+}
+
+// LibraryGetModule is cuLibraryGetModule(CUmodule* pMod, CUlibrary library).
+func (l *libcuda) LibraryGetModule(lib uintptr) (uintptr, error) {
+	proc, err := l.fn(symLibraryGetModule)
+	if err != nil {
+		return 0, err
+	}
+	var pMod uintptr
+	res := dl.Call2(proc, uintptr(unsafe.Pointer(&pMod)), lib)
+	return pMod, check(res)
+}
+
+// LibraryGetGlobal is cuLibraryGetGlobal(CUdeviceptr* dptr, size_t* bytes,
+// CUlibrary library, const char* name).
+func (l *libcuda) LibraryGetGlobal(lib uintptr, name string) (uintptr, uintptr, error) {
+	cName, err := cstr.Bytes(name)
+	if err != nil {
+		return 0, 0, backend.ErrInvalidValue
+	}
+	proc, err := l.fn(symLibraryGetGlobal)
+	if err != nil {
+		return 0, 0, err
+	}
+	var out struct {
+		dptr  uintptr
+		bytes uintptr
+	}
+	res := dl.Call4(proc, uintptr(unsafe.Pointer(&out.dptr)), uintptr(unsafe.Pointer(&out.bytes)), lib, uintptr(unsafe.Pointer(&cName[0])))
+	runtime.KeepAlive(cName)
+	return out.dptr, out.bytes, check(res)
+}
+
+// KernelGetFunction is cuKernelGetFunction(CUfunction* pFunc, CUkernel
+// kernel).
+func (l *libcuda) KernelGetFunction(kernel uintptr) (uintptr, error) {
+	proc, err := l.fn(symKernelGetFunction)
+	if err != nil {
+		return 0, err
+	}
+	var pFunc uintptr
+	res := dl.Call2(proc, uintptr(unsafe.Pointer(&pFunc)), kernel)
+	return pFunc, check(res)
+}
+
+// KernelGetAttribute is cuKernelGetAttribute(int* pi, CUfunction_attribute
+// attrib, CUkernel kernel, CUdevice dev).
+func (l *libcuda) KernelGetAttribute(attr backend.FunctionAttribute, kernel uintptr, dev int) (int, error) {
+	if !cInt(dev) {
+		return 0, backend.ErrInvalidDevice
+	}
+	proc, err := l.fn(symKernelGetAttribute)
+	if err != nil {
+		return 0, err
+	}
+	var pi int32
+	res := dl.Call4(proc, uintptr(unsafe.Pointer(&pi)), uintptr(attr), kernel, uintptr(dev))
+	return int(pi), check(res)
 }
 
 // StreamBeginCapture is cuStreamBeginCapture(CUstream hStream,
@@ -1186,6 +1344,19 @@ func (l *libcuda) MemPoolTrimTo(pool uintptr, minBytesToKeep uintptr) error {
 	return check(res)
 }
 
+// MemPoolGetAccess is cuMemPoolGetAccess(CUmemAccess_flags* flags,
+// CUmemoryPool memPool, CUmemLocation* location).
+func (l *libcuda) MemPoolGetAccess(pool uintptr, loc backend.MemLocation) (backend.MemAccessFlags, error) {
+	proc, err := l.fn(symMemPoolGetAccess)
+	if err != nil {
+		return 0, err
+	}
+	var flags int32
+	cLoc := cLocation(loc)
+	res := dl.Call3(proc, uintptr(unsafe.Pointer(&flags)), pool, uintptr(unsafe.Pointer(&cLoc)))
+	return backend.MemAccessFlags(flags), check(res)
+}
+
 // MemAllocFromPoolAsync is cuMemAllocFromPoolAsync(CUdeviceptr* dptr, size_t
 // bytesize, CUmemoryPool pool, CUstream hStream).
 func (l *libcuda) MemAllocFromPoolAsync(size uintptr, pool uintptr, s uintptr) (uintptr, error) {
@@ -1306,6 +1477,27 @@ func (l *libcuda) MemAddressFree(ptr uintptr, size uintptr) error {
 	return check(res)
 }
 
+// MemRelease is cuMemRelease(CUmemGenericAllocationHandle handle).
+func (l *libcuda) MemRelease(handle uintptr) error {
+	proc, err := l.fn(symMemRelease)
+	if err != nil {
+		return err
+	}
+	res := dl.Call1(proc, handle)
+	return check(res)
+}
+
+// MemMap is cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
+// CUmemGenericAllocationHandle handle, unsigned long long flags).
+func (l *libcuda) MemMap(ptr uintptr, size uintptr, offset uintptr, handle uintptr, flags uint64) error {
+	proc, err := l.fn(symMemMap)
+	if err != nil {
+		return err
+	}
+	res := dl.Call5(proc, ptr, size, offset, handle, uintptr(flags))
+	return check(res)
+}
+
 // MemUnmap is cuMemUnmap(CUdeviceptr ptr, size_t size).
 func (l *libcuda) MemUnmap(ptr uintptr, size uintptr) error {
 	proc, err := l.fn(symMemUnmap)
@@ -1314,6 +1506,32 @@ func (l *libcuda) MemUnmap(ptr uintptr, size uintptr) error {
 	}
 	res := dl.Call2(proc, ptr, size)
 	return check(res)
+}
+
+// MemGetAccess is cuMemGetAccess(unsigned long long* flags, const
+// CUmemLocation* location, CUdeviceptr ptr).
+func (l *libcuda) MemGetAccess(loc backend.MemLocation, ptr uintptr) (backend.MemAccessFlags, error) {
+	proc, err := l.fn(symMemGetAccess)
+	if err != nil {
+		return 0, err
+	}
+	var flags uint64
+	cLoc := cLocation(loc)
+	res := dl.Call3(proc, uintptr(unsafe.Pointer(&flags)), uintptr(unsafe.Pointer(&cLoc)), ptr)
+	return backend.MemAccessFlags(int32(flags)), check(res)
+}
+
+// MemRetainAllocationHandle is
+// cuMemRetainAllocationHandle(CUmemGenericAllocationHandle* handle, void*
+// addr).
+func (l *libcuda) MemRetainAllocationHandle(addr uintptr) (uintptr, error) {
+	proc, err := l.fn(symMemRetainAllocationHandle)
+	if err != nil {
+		return 0, err
+	}
+	var handle uintptr
+	res := dl.Call2(proc, uintptr(unsafe.Pointer(&handle)), addr)
+	return handle, check(res)
 }
 
 // CtxSetLimit is cuCtxSetLimit(CUlimit limit, size_t value).

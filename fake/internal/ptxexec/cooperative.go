@@ -34,7 +34,7 @@ const gridWorkspace = 256
 // yield now.
 func (m *machine) spin() bool {
 	m.spins++
-	if m.spins < spinLimit {
+	if m.spins < m.quantum {
 		return false
 	}
 	m.spins, m.spun = 0, true

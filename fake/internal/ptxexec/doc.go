@@ -28,7 +28,9 @@
 //     a Fault naming the blocks, threads and lines. All of it is counted,
 //     never timed, so it is deterministic. A kernel whose entry only
 //     computes in registers (an empty kernel) runs no block at all
-//     (noeffect.go), so the largest grid takes no time. Within a block, warp after
+//     (noeffect.go), so the largest grid takes no time; a launch of any
+//     other kernel on more than MaxBlocks blocks or MaxThreads threads
+//     (minutes of interpreting or more) is refused (Kernel.Runnable). Within a block, warp after
 //     warp runs until each of its threads exits or waits at a barrier or
 //     warp collective; then barriers and collectives whose participants
 //     have all arrived are released, and the threads run on. A warp whose

@@ -176,6 +176,7 @@ type machine struct {
 	warps    []warpRegs
 	grid     []byte      // a cooperative launch's grid workspace (nil otherwise)
 	spins    int         // backward branches taken since the last yield
+	quantum  int         // spins before a yield: spinLimit, or residentQuantum (resident.go)
 	races    *raceState  // shared-memory race checks, or nil
 	gr       *blockRaces // global-memory race checks, or nil
 	yielded  bool        // the last stepBlock left threads spinning (tYield)
@@ -203,6 +204,9 @@ func (k *Kernel) Run(l *Launch) error {
 		return &Fault{Code: CodeLaunchFailed, Msg: "bad block size"}
 	}
 	blocks := uint64(l.Grid[0]) * uint64(l.Grid[1]) * uint64(l.Grid[2])
+	if err := k.Runnable(l.Grid, l.Block); err != nil {
+		return &Fault{Code: CodeLaunchFailed, Msg: err.Error()}
+	}
 	if l.GlobalRaces {
 		lc := *l
 		lc.gr = newGlobalRaces(k, &lc, n)

@@ -13,32 +13,44 @@ import (
 // SM), and kernels lean on it: a block spins on a flag, a counter or a lock
 // that another block of the launch sets (inter-block locks, work queues,
 // decoupled look-back scans, persistent kernels, "last block" patterns).
-// Blocks still run one after another, each to its end, while none spins;
-// when a block's threads all wait or spin with nothing to release
-// (stepBlock yields: a thread took spinLimit backward branches, waits at
-// an open mbarrier phase, or stopped at a shared store after a barrier),
-// the launch goes on as a set of resident blocks that take turns on one
-// goroutine: each turn is one stepBlock, in the order the blocks became
-// resident. A finished block's slot takes the next block not yet started,
-// as on a GPU; after a round of turns in which no block finished, as many
-// blocks again as are resident start (up to Launch.Resident), so the set
-// grows only as far as the kernel needs it.
 //
-// Deadlock. When the set is full (or every block has started) and a round
-// ends with every resident thread's state (pc, registers, what it waits
-// for) as the round before left it, and no block finished, no schedule can
-// end the wait: the threads read memory that nothing changes, so they
-// would spin forever (a lock never unlocked, a flag never set, or a flag
-// that a block beyond the resident set would set, which deadlocks on a GPU
-// too). The launch fails with CUDA_ERROR_LAUNCH_FAILED and a Fault naming
-// the spinning blocks, threads and lines. A wait whose threads change
-// their registers every round (a counter of iterations that never stops
+// Blocks still run one after another, each to its end (runAlone), while
+// none spins: a block whose threads take spinLimit backward branches (or
+// sleep in nanosleep) with nothing released is run on by itself while its
+// state changes (a long loop, a lock passed between its own threads). When
+// it spins in a state it was in at one of its last maxPeriod yields (it
+// waits for memory only another block can change), or after aloneLimit
+// yields, the launch goes on as a set of resident blocks that take turns
+// on one goroutine, in the order they became resident. A turn runs a block
+// until it ends or a thread spins residentQuantum backward branches. A
+// finished block's place is taken by the next block not yet started, as on
+// a GPU. After a round of turns in which no block finished and every
+// resident block is back in a state of the last rounds (stuck), or after
+// growAfter such rounds, as many blocks again as are resident start (up to
+// Launch.Resident), so the set grows only as far as the kernel needs it.
+//
+// Deadlock. When the set is full (or every block has started) and the
+// resident blocks are stuck, no schedule can end the wait: the threads
+// read memory that nothing changes (a thread that reads memory another
+// thread changed holds the new value in a register), so they would spin
+// forever (a lock never unlocked, a flag never set, or a flag that a block
+// beyond the resident set would set, which deadlocks on a GPU too). The
+// launch fails with CUDA_ERROR_LAUNCH_FAILED and a Fault naming the
+// spinning blocks, threads and lines. A wait whose threads change their
+// registers every round (a counter of iterations that never stops
 // growing) is not one the check can prove; it runs on, as on a GPU.
 //
 // Everything is counted, never timed, so a launch is deterministic: with
-// Launch.Workers > 1 blocks run in parallel until one yields; the others
-// then finish their blocks (or yield too) and the resident set (the
-// yielded blocks in block order) runs on one goroutine as above.
+// Launch.Workers > 1 blocks run in parallel until one spins as above; the
+// others then finish their blocks (or spin too) and the resident set (the
+// spinning blocks in block order) runs on one goroutine as above. Which
+// block wins a race between parallel workers (a lock) depends on timing,
+// as on a GPU.
+
+// residentQuantum is the spinLimit of a resident block: how many backward
+// branches its threads take before the one taking the next yields, so
+// that a block spinning among many lets the others run soon.
+const residentQuantum = 16
 
 // aloneLimit is how many times a block that spins without repeating its
 // state yields before it runs as a resident block (runAlone).
@@ -86,6 +98,9 @@ func (l *Launch) residentLimit(blocks uint64) int {
 func (m *machine) setBlock(b uint64) {
 	g := m.l.Grid
 	m.spins = 0
+	if m.quantum == 0 {
+		m.quantum = spinLimit
+	}
 	m.block = [3]uint32{uint32(b % uint64(g[0])), uint32(b / uint64(g[0]) % uint64(g[1])), uint32(b / (uint64(g[0]) * uint64(g[1])))}
 }
 
@@ -98,6 +113,7 @@ func (s *resident) start(b uint64) *machine {
 		m = s.k.newMachine(s.l, s.n, nil)
 		m.grid = s.grid
 	}
+	m.quantum = residentQuantum
 	m.setBlock(b)
 	m.startBlock()
 	return m
@@ -170,10 +186,12 @@ func (s *resident) run() error {
 			idle, s.prints = 0, nil
 			continue
 		}
-		if idle++; s.next < s.blocks && len(s.res) < s.limit {
-			// No block finished for growAfter rounds: as many blocks
-			// again become resident.
-			if idle < growAfter {
+		idle++
+		stuck := s.repeated()
+		if s.next < s.blocks && len(s.res) < s.limit {
+			// The resident blocks are stuck, or no block finished for
+			// growAfter rounds: as many blocks again become resident.
+			if !stuck && idle < growAfter {
 				continue
 			}
 			add := min(uint64(len(s.res)), uint64(s.limit-len(s.res)), s.blocks-s.next)
@@ -184,21 +202,29 @@ func (s *resident) run() error {
 			idle, s.prints = 0, nil
 			continue
 		}
-		prints := make([]uint64, len(s.res))
-		for i, m := range s.res {
-			prints[i] = m.fingerprint()
+		if stuck {
+			return s.deadlock()
 		}
-		for _, p := range s.prints {
-			if slices.Equal(prints, p) {
-				return s.deadlock()
-			}
-		}
-		if len(s.prints) == maxPeriod {
-			s.prints = slices.Delete(s.prints, 0, 1)
-		}
-		s.prints = append(s.prints, prints)
 	}
 	return nil
+}
+
+// repeated reports whether every resident block is in the state it was in
+// at the end of one of the last maxPeriod rounds, and records this one.
+func (s *resident) repeated() bool {
+	prints := make([]uint64, len(s.res))
+	for i, m := range s.res {
+		prints[i] = m.fingerprint()
+	}
+	seen := false
+	for _, p := range s.prints {
+		seen = seen || slices.Equal(prints, p)
+	}
+	if len(s.prints) == maxPeriod {
+		s.prints = slices.Delete(s.prints, 0, 1)
+	}
+	s.prints = append(s.prints, prints)
+	return seen
 }
 
 // deadlock is the Fault of a resident set that no schedule can move on.
@@ -224,7 +250,10 @@ func (s *resident) deadlock() error {
 	if s.next < s.blocks {
 		why += fmt.Sprintf(" (the device holds %d blocks of this launch at once; %d of its %d blocks never started)", s.limit, s.blocks-s.next, s.blocks)
 	}
-	f.Msg = fmt.Sprintf("deadlock: %s: %s", why, strings.Join(where, "; "))
+	f.Msg = "deadlock: " + why
+	if len(stuck) > 1 {
+		f.Msg += ": " + strings.Join(where, "; ")
+	}
 	return f
 }
 
@@ -336,6 +365,7 @@ func (s *resident) runSerial() error {
 			return err
 		}
 		if yielded {
+			m.quantum = residentQuantum
 			s.res = append(s.res, m)
 			return s.run()
 		}
@@ -399,6 +429,9 @@ func (s *resident) runParallel(workers int) error {
 	slices.SortFunc(parked, func(a, b *machine) int {
 		return cmpUint64(linear(a.block, s.l.Grid), linear(b.block, s.l.Grid))
 	})
+	for _, m := range parked {
+		m.quantum = residentQuantum
+	}
 	s.res = parked
 	s.next = min(next.Load(), s.blocks)
 	return s.run()

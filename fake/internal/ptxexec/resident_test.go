@@ -230,3 +230,43 @@ func TestResidentDeterministic(t *testing.T) {
 		assert.Equal(t, first, got)
 	}
 }
+
+// TestResidentLongWaitIsNoDeadlock: a block that waits while the block it
+// waits for loops long in registers is not reported; the wait ends.
+func TestResidentLongWaitIsNoDeadlock(t *testing.T) {
+	p, mem := spinProgram(t)
+	const n = 300000
+	want := uint32(1)
+	for range n {
+		want = want*1664525 + 1013904223
+	}
+	for _, w := range workerCounts {
+		flag, out := mem.i32s([]int32{0}), mem.i32s([]int32{0, 0})
+		require.NoError(t, spinLaunch(t, p, mem, "slow_flag", 2, 32, w, 0, flag, out, int32(n)), "workers %d", w)
+		got := mem.readI32(out, 2)
+		assert.Equal(t, []uint32{want, want}, []uint32{uint32(got[0]), uint32(got[1])}, "workers %d", w)
+	}
+}
+
+// TestResidentBarrierSpinDeadlock: a wait whose rounds pass a barrier is
+// still a wait no schedule ends.
+func TestResidentBarrierSpinDeadlock(t *testing.T) {
+	p, mem := spinProgram(t)
+	for _, w := range workerCounts {
+		f := deadlockReport(t, p, mem, "sync_spin", 3, w, 0, mem.i32s([]int32{0}))
+		assert.Contains(t, f.Msg, "block [2 0 0]")
+	}
+}
+
+// TestCooperativeDeadlock: a cooperative launch whose blocks wait forever
+// is reported as well (it used to run forever).
+func TestCooperativeDeadlock(t *testing.T) {
+	p, mem := spinProgram(t)
+	k := p.Kernels["never_set"]
+	err := k.Run(&Launch{Grid: dim(4), Block: dim(64), Params: params(t, k, mem.i32s([]int32{0})), Mem: mem, SMs: 132, Cooperative: true})
+	var f *Fault
+	require.True(t, errors.As(err, &f), "%v", err)
+	assert.Equal(t, CodeLaunchFailed, f.Code)
+	assert.Contains(t, f.Msg, "deadlock: every resident block spins")
+	assert.Contains(t, f.Msg, "block [3 0 0] thread [0 0 0]")
+}

@@ -1,5 +1,6 @@
 // Package race is the fake driver's race detector: it sees every access
-// that work on the fake's streams makes to device memory and every
+// that work on the fake's streams makes to device memory (and to
+// page-locked host memory as copies reach it) and every
 // ordering edge between that work, and reports two accesses to the same
 // bytes that nothing orders, at least one a write, the way Go's race
 // detector reports unsynchronised goroutines; and reads of device memory
@@ -8,8 +9,9 @@
 // The detector owns its state (one vector clock per stream and the host,
 // the clock of each event's latest record, the shadow of each allocation,
 // the hazards found) and its lock. It reaches the fake's core only through
-// [Core] (find the allocation holding an address), and only with its own
-// lock released; the core calls it through [Detector]'s methods, holding
+// [Core] (find the allocation holding an address; run the user's report
+// function as the core runs a host callback), and only with its own lock
+// released; the core calls it through [Detector]'s methods, holding
 // its own locks or not, and passes it what it needs (a stream's name and
 // the streams its work implicitly follows, as [Stream]). The detector's
 // lock is a leaf: nothing else is locked, and no code outside this

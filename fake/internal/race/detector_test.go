@@ -162,3 +162,14 @@ func TestNilDetector(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// A use enqueued after the free that frees its memory is told to move
+// before the free, not to wait for it.
+func TestFixUseAfterFree(t *testing.T) {
+	h := Hazard{Kind: Race,
+		Previous: Access{Op: "cuMemFreeAsync", Kind: "free", Stream: "stream a", Item: 3},
+		Current:  Access{Op: "memcpy DtoH", Kind: "read", Stream: "stream b", Item: 5}}
+	if fix := h.Fix(); !strings.Contains(fix, "work #5 uses memory that work #3, enqueued before it, frees") {
+		t.Errorf("Fix: %s", fix)
+	}
+}

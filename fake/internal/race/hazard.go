@@ -239,6 +239,10 @@ func (h Hazard) Fix() string {
 	switch {
 	case first.Item == then.Item:
 		return "To fix: add a dependency between the two nodes of the graph (an edge from the node doing " + first.Op + " to the one doing " + then.Op + ")."
+	case first.Kind == Free.String():
+		return fmt.Sprintf("To fix: work #%d uses memory that work #%d, enqueued before it, frees: enqueue the free after the use, and order it\n"+
+			"after the use (an event recorded on %s after work #%d and waited for on %s; or Stream.WaitStream).",
+			then.Item, first.Item, then.Stream, then.Item, first.Stream)
 	case first.Stream == then.Stream:
 		return "To fix: order the two (they are on one stream, yet unordered: a declared order or a graph's nodes)."
 	}

@@ -151,3 +151,30 @@ extern "C" __global__ void lock_held(int *lock, int *count) {
 
 // empty does nothing.
 extern "C" __global__ void empty() {}
+
+// slow_flag: block 0 waits for block 1, which first loops long in
+// registers only (a state that changes every round: not a deadlock).
+extern "C" __global__ void slow_flag(int *flag, unsigned *out, int n) {
+  if (threadIdx.x != 0) return;
+  if (blockIdx.x == 0) {
+    while (load_acquire(flag) == 0) {
+    }
+    out[1] = *(volatile unsigned *)&out[0];
+    return;
+  }
+  unsigned acc = 1;
+  for (int i = 0; i < n; i++) acc = acc * 1664525u + 1013904223u;
+  out[0] = acc;
+  __threadfence();
+  atomicExch(flag, 1);
+}
+
+// sync_spin: every thread of a block waits at a barrier in each round of
+// a wait for a flag that nothing sets.
+extern "C" __global__ void sync_spin(int *flag) {
+  __shared__ int seen;
+  do {
+    if (threadIdx.x == 0) seen = load_acquire(flag);
+    __syncthreads();
+  } while (seen == 0);
+}

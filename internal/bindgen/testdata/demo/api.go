@@ -16,4 +16,5 @@ type API interface {
 	Sum(h uintptr, xs []int32) (int64, error)
 	Where(h uintptr, p *Point, n uint64) (Point, bool, error)
 	Size() int
+	Name(h uintptr) (string, error)
 }

@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"go/format"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/bindgen/cdecl"
 )
 
 const (
@@ -88,7 +90,7 @@ func TestTableCoversAPI(t *testing.T) {
 // of handles with its count, a by-value CUmemLocation, constant NULLs and
 // a strict entry point's version check.
 func TestMethodShapes(t *testing.T) {
-	sig := &goSig{params: []goParam{{"g", "uintptr"}, {"deps", "[]uintptr"}, {"loc", "backend.MemLocation"}}, results: []string{"uintptr", "int"}}
+	sig := &goSig{GoSig: cdecl.GoSig{Params: []goParam{{Name: "g", Type: "uintptr"}, {Name: "deps", Type: "[]uintptr"}, {Name: "loc", Type: "backend.MemLocation"}}, Results: []string{"uintptr", "int"}}}
 	e, err := parseLine("F cuF(out CUgraphNode* node, CUgraph g, const CUgraphNode* deps, size_t n, CUmemLocation loc, void* x=0, out size_t* count) since=12000 strict")
 	if err != nil {
 		t.Fatal(err)
@@ -108,6 +110,28 @@ func TestMethodShapes(t *testing.T) {
 			t.Errorf("generated method lacks %q:\n%s", want, b.String())
 		}
 	}
+	// A Go string is a NUL-terminated copy, refused with a NUL inside
+	// before the lookup, kept alive over the call; a device address may be
+	// a void*.
+	e, err = parseLine("G cuG(out CUkernel* k, CUlibrary lib, const char* name, void* addr) since=12000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	sig = &goSig{GoSig: cdecl.GoSig{Params: []goParam{{Name: "lib", Type: "uintptr"}, {Name: "name", Type: "string"}, {Name: "addr", Type: "uintptr"}}, Results: []string{"uintptr"}}}
+	if err := method(&b, new(imports), e, sig); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"cName, err := cstr.Bytes(name)\n\tif err != nil {\n\t\treturn 0, backend.ErrInvalidValue\n\t}\n\tproc, err := l.fn(symG)",
+		"dl.Call4(proc, uintptr(unsafe.Pointer(&k)), lib, uintptr(unsafe.Pointer(&cName[0])), addr)\n\truntime.KeepAlive(cName)",
+	} {
+		src, _ := format.Source(b.Bytes())
+		if !bytes.Contains(src, []byte(want)) {
+			t.Errorf("generated method lacks %q:\n%s", want, src)
+		}
+	}
+	sig = &goSig{GoSig: cdecl.GoSig{Params: []goParam{{Name: "g", Type: "uintptr"}, {Name: "deps", Type: "[]uintptr"}, {Name: "loc", Type: "backend.MemLocation"}}, Results: []string{"uintptr", "int"}}}
 	// A slice needs its count right after it.
 	e, err = parseLine("F cuF(out CUgraphNode* node, CUgraph g, const CUgraphNode* deps, CUmemLocation loc, out size_t* count) since=1")
 	if err != nil {
@@ -144,7 +168,7 @@ func TestNVRTCAndInnerLines(t *testing.T) {
 // The generator rejects what it cannot map.
 func TestRejects(t *testing.T) {
 	api := map[string]*goSig{
-		"F": {params: []goParam{{"x", "int"}}, results: []string{"uintptr"}},
+		"F": {GoSig: cdecl.GoSig{Params: []goParam{{Name: "x", Type: "int"}}, Results: []string{"uintptr"}}},
 	}
 	for _, line := range []string{
 		"F cuF(out CUcontext* c, int x)",                    // no since
@@ -173,5 +197,26 @@ func TestRejects(t *testing.T) {
 		if err := method(new(bytes.Buffer), new(imports), e, api["F"]); err == nil {
 			t.Errorf("method(%q) accepted it", line)
 		}
+	}
+}
+
+// A method of backend.API keeps its signature when an optional interface
+// declares one of the same name (backend.NVML's Init); two optional
+// interfaces' of one name are not the table's to name.
+func TestAPIMethodsWinNameClashes(t *testing.T) {
+	files := []backendFile{{"api.go", []byte("package backend\ntype API interface {\n\tInit(flags uint32) error\n}\n")},
+		{"nvml.go", []byte("package backend\ntype NVML interface {\n\tInit() error\n\tVersion() (string, error)\n}\ntype Other interface {\n\tVersion() (string, error)\n}\n")}}
+	methods, order, err := parseBackend(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if init := methods["Init"]; init == nil || init.iface != "API" || len(init.Params) != 1 {
+		t.Errorf("Init is %+v, want backend.API's", init)
+	}
+	if v, ok := methods["Version"]; !ok || v != nil {
+		t.Errorf("Version is %+v, want nil (two optional interfaces)", v)
+	}
+	if len(order) != 1 || order[0] != "Init" {
+		t.Errorf("API order %v", order)
 	}
 }

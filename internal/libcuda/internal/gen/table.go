@@ -7,18 +7,14 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"go/types"
 	"strconv"
 	"strings"
+
+	"github.com/nocgo/cuda/internal/bindgen/cdecl"
 )
 
 // param is one C parameter of an entry point.
-type param struct {
-	ctype string // normalized: "unsigned int", "CUcontext*", "const void*"
-	name  string
-	out   bool   // an out-parameter: a result of the Go method
-	konst string // a constant passed in its place ("0"), taking no Go argument
-}
+type param = cdecl.Param
 
 // entry is one line of the table.
 type entry struct {
@@ -48,11 +44,11 @@ func (e *entry) sig() string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(p.ctype)
+		b.WriteString(p.CType)
 		b.WriteByte(' ')
-		b.WriteString(p.name)
-		if p.konst != "" {
-			b.WriteString(" = " + p.konst)
+		b.WriteString(p.Name)
+		if p.Const != "" {
+			b.WriteString(" = " + p.Const)
 		}
 	}
 	b.WriteByte(')')
@@ -96,48 +92,24 @@ func parseTable(file string, src []byte) ([]*entry, error) {
 }
 
 func parseLine(line string) (*entry, error) {
-	e := &entry{}
-	if i := strings.Index(line, "//"); i >= 0 {
-		e.note = strings.TrimSpace(line[i+2:])
-		line = strings.TrimSpace(line[:i])
+	l, err := cdecl.ParseLine(line)
+	if err != nil {
+		return nil, err
 	}
-	open, close := strings.IndexByte(line, '('), strings.LastIndexByte(line, ')')
-	if open < 0 || close < open {
-		return nil, fmt.Errorf("want Method cuName(params) options: %q", line)
-	}
-	head := strings.Fields(line[:open])
-	if len(head) != 2 {
-		return nil, fmt.Errorf("want Method cuName before '(': %q", line[:open])
-	}
-	if head[0] != "-" {
-		if !token.IsIdentifier(head[0]) || !token.IsExported(head[0]) {
-			return nil, fmt.Errorf("method %q is no exported Go name", head[0])
-		}
-		e.method = head[0]
-	}
-	e.cname = head[1]
+	e := &entry{method: l.Method, cname: l.CName, params: l.Params, note: l.Note}
 	for _, lib := range []string{"nvrtc", "cu"} {
 		if strings.HasPrefix(e.cname, lib) && len(e.cname) > len(lib) && token.IsExported(e.cname[len(lib):]) {
 			e.lib = lib
 			break
 		}
 	}
-	if e.lib == "" || !token.IsIdentifier(e.cname) {
+	if e.lib == "" {
 		return nil, fmt.Errorf("%q is no libcuda (cu...) or libnvrtc (nvrtc...) entry point name", e.cname)
 	}
 	if strings.Contains(e.cname, "_v") {
 		return nil, fmt.Errorf("%s: cuGetProcAddress takes base names; put versioned names in dlsym", e.cname)
 	}
-	if args := strings.TrimSpace(line[open+1 : close]); args != "" {
-		for _, a := range strings.Split(args, ",") {
-			p, err := parseParam(a)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %v", e.cname, err)
-			}
-			e.params = append(e.params, p)
-		}
-	}
-	for _, opt := range strings.Fields(line[close+1:]) {
+	for _, opt := range l.Options {
 		k, v, hasV := strings.Cut(opt, "=")
 		var err error
 		switch {
@@ -196,49 +168,15 @@ func parseLine(line string) (*entry, error) {
 	return e, nil
 }
 
-// parseParam parses "[out] C-type name[=const]".
-func parseParam(s string) (param, error) {
-	f := strings.Fields(s)
-	var p param
-	if len(f) > 0 && f[0] == "out" {
-		p.out = true
-		f = f[1:]
-	}
-	if len(f) < 2 {
-		return p, fmt.Errorf("parameter %q: want C-type name", strings.TrimSpace(s))
-	}
-	name := f[len(f)-1]
-	typ := strings.Join(f[:len(f)-1], " ")
-	for strings.HasPrefix(name, "*") {
-		name, typ = name[1:], typ+"*"
-	}
-	typ = strings.ReplaceAll(typ, " *", "*")
-	if n, k, ok := strings.Cut(name, "="); ok {
-		name, p.konst = n, k
-		if p.out {
-			return p, fmt.Errorf("parameter %s: an out-parameter cannot be a constant", name)
-		}
-	}
-	if !token.IsIdentifier(name) && !token.IsKeyword(name) {
-		return p, fmt.Errorf("parameter name %q", name)
-	}
-	if p.out && !strings.HasSuffix(typ, "*") {
-		return p, fmt.Errorf("out-parameter %s: type %s is no pointer", name, typ)
-	}
-	p.ctype, p.name = typ, name
-	return p, nil
-}
-
 // goParam is one parameter of a backend method.
-type goParam struct{ name, typ string }
+type goParam = cdecl.GoParam
 
 // goSig is the Go signature of a method of an interface of package backend:
 // its parameters and its results but the final error. Types are as written
 // in package libcuda ("backend.DeviceAttribute", "unsafe.Pointer").
 type goSig struct {
-	iface   string // the interface that declares it
-	params  []goParam
-	results []string
+	cdecl.GoSig
+	iface string // the interface that declares it
 }
 
 // backendFile is one Go file of package backend, for parseBackend.
@@ -249,8 +187,9 @@ type backendFile struct {
 
 // parseBackend reads the methods of every interface of package backend
 // (backend.API and the optional interfaces) from its files. It returns
-// the methods by name (a name that two interfaces declare maps to nil: the
-// table cannot name it), and the names of backend.API's methods in order.
+// the methods by name (a name that two optional interfaces declare maps to
+// nil: the table cannot name it; one that backend.API declares is API's),
+// and the names of backend.API's methods in order.
 func parseBackend(files []backendFile) (map[string]*goSig, []string, error) {
 	fset := token.NewFileSet()
 	methods := map[string]*goSig{}
@@ -277,17 +216,23 @@ func parseBackend(files []backendFile) (map[string]*goSig, []string, error) {
 						continue // an embedded interface: its own methods are read where it is declared
 					}
 					name := m.Names[0].Name
-					sig, err := goSignature(ft)
+					var sig *goSig
+					csig, err := cdecl.Signature(ft, "backend")
 					if err != nil {
 						if ts.Name.Name == "API" {
 							return nil, nil, fmt.Errorf("%s: API.%s %v", bf.name, name, err)
 						}
 						sig = nil // not a method the generator can write: the table cannot name it
 					} else {
-						sig.iface = ts.Name.Name
+						sig = &goSig{*csig, ts.Name.Name}
 					}
-					if _, dup := methods[name]; dup {
-						sig = nil
+					if prev, dup := methods[name]; dup {
+						switch {
+						case prev != nil && prev.iface == "API":
+							continue // backend.API's method (Init): another interface's of the name is not libcuda's
+						case ts.Name.Name != "API":
+							sig = nil // two optional interfaces: the table cannot name it
+						}
 					}
 					methods[name] = sig
 					if ts.Name.Name == "API" {
@@ -301,48 +246,4 @@ func parseBackend(files []backendFile) (map[string]*goSig, []string, error) {
 		return nil, nil, fmt.Errorf("package backend has no interface API")
 	}
 	return methods, apiOrder, nil
-}
-
-// goSignature returns the signature of an interface method.
-func goSignature(ft *ast.FuncType) (*goSig, error) {
-	sig := &goSig{}
-	for _, p := range ft.Params.List {
-		if len(p.Names) == 0 {
-			return nil, fmt.Errorf("has an unnamed parameter")
-		}
-		for _, n := range p.Names {
-			sig.params = append(sig.params, goParam{n.Name, qualify(p.Type)})
-		}
-	}
-	if ft.Results != nil {
-		for _, r := range ft.Results.List {
-			for range max(1, len(r.Names)) {
-				sig.results = append(sig.results, qualify(r.Type))
-			}
-		}
-	}
-	if len(sig.results) == 0 || sig.results[len(sig.results)-1] != "error" {
-		return nil, fmt.Errorf("does not return an error last")
-	}
-	sig.results = sig.results[:len(sig.results)-1]
-	return sig, nil
-}
-
-// qualify writes a type of package backend as package libcuda spells it.
-func qualify(e ast.Expr) string {
-	switch t := e.(type) {
-	case *ast.Ident:
-		if token.IsExported(t.Name) {
-			return "backend." + t.Name
-		}
-		return t.Name
-	case *ast.ArrayType:
-		if t.Len == nil {
-			return "[]" + qualify(t.Elt)
-		}
-		return "[" + types.ExprString(t.Len) + "]" + qualify(t.Elt)
-	case *ast.StarExpr:
-		return "*" + qualify(t.X)
-	}
-	return types.ExprString(e) // unsafe.Pointer, func(), ...
 }
