@@ -16,12 +16,9 @@ import (
 	"github.com/nocgo/cuda/worker"
 )
 
-// The tests' binary is also their workers' binary. (TestNewWithoutMain
-// runs it again without Main.)
+// The tests' binary is also their workers' binary.
 func TestMain(m *testing.M) {
-	if os.Getenv("WORKER_TEST_NO_MAIN") != "1" {
-		worker.Main()
-	}
+	worker.Main()
 	os.Exit(m.Run())
 }
 

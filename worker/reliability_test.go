@@ -85,23 +85,16 @@ func TestFaultKeepsFunctionError(t *testing.T) {
 
 // A program whose main never called worker.Main gets a clear error from
 // New, on the fake too, whose workers run in the process (the omission
-// would otherwise show only on the GPU). It runs as a child test process
-// whose TestMain skips Main.
+// would otherwise show only on the GPU).
 func TestNewWithoutMain(t *testing.T) {
-	if os.Getenv("WORKER_TEST_NO_MAIN") == "1" {
-		drv := cudatest.Fake(t)
-		p, err := worker.New(worker.Options{}, primary(t, drv, 0))
-		if p != nil {
-			p.Close()
-		}
-		require.ErrorIs(t, err, worker.ErrStart)
-		require.Contains(t, err.Error(), "worker.Main was not called")
-		t.Log("refused without Main")
-		return
+	drv := cudatest.Fake(t)
+	ctx := primary(t, drv, 0)
+	restore := worker.ForgetMain()
+	p, err := worker.New(worker.Options{}, ctx)
+	restore()
+	if p != nil {
+		p.Close()
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestNewWithoutMain$", "-test.v")
-	cmd.Env = append(os.Environ(), "WORKER_TEST_NO_MAIN=1")
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	require.Contains(t, string(out), "refused without Main")
+	require.ErrorIs(t, err, worker.ErrStart)
+	require.Contains(t, err.Error(), "worker.Main was not called")
 }
