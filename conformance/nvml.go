@@ -67,7 +67,11 @@ func testNVMLViewsAgree(t *testing.T, drv *driver.Driver, lib *nvml.Library) {
 		must(t, err)
 		m, err := nd.Memory()
 		must(t, err)
-		equal(t, uint64(m.Total), total, "the same memory size")
+		// NVML's total counts the memory the driver reserves for itself
+		// (the H200 with driver 580: 615 MiB more than cuDeviceTotalMem,
+		// which NVML also counts as used); the fake reserves none.
+		isTrue(t, uint64(m.Total) >= total && uint64(m.Total)-total <= 2<<30,
+			"the same memory size, give or take the driver's reservation: NVML %#x, driver %#x", uint64(m.Total), total)
 		back, err := nd.DriverDevice()
 		must(t, err)
 		equal(t, back.Ordinal(), i, "and back to the driver's device")

@@ -23,6 +23,7 @@ var seamNames = map[string]bool{
 	"driver.DeviceAttribute":   true,
 	"driver.IPCHandle":         true,
 	"driver.Result":            true,
+	"loader.SymbolError":       true,
 	"module.FunctionAttribute": true,
 	"nccl.Error":               true,
 	"nccl.Result":              true,

@@ -320,10 +320,11 @@ func (b *fakeBackend) addNode(op string, h uintptr, deps []uintptr, make func() 
 // inBody reports whether n may be a node of a conditional node's body: the
 // CUDA programming guide ("Conditional Graph Nodes") allows kernel, copy,
 // memset, empty, child graph and conditional nodes there, and a child
-// graph under the same rule.
+// graph under the same rule; the H200 (driver 580) takes host nodes too
+// (conformance case graph-nodes/rules).
 func inBody(n *gnode) bool {
 	switch n.kind {
-	case nodeKernel, nodeMemcpy, nodeMemset, nodeEmpty, nodeCond:
+	case nodeKernel, nodeMemcpy, nodeMemset, nodeEmpty, nodeCond, nodeHost:
 		return true
 	case nodeChild:
 		for _, c := range n.child.nodes {
