@@ -9,7 +9,7 @@
 // for leaks through the optional backend.LeakReporter. Its kernels' sources
 // are in [github.com/nocgo/cuda/conformance/kernels] and
 // [github.com/nocgo/cuda/conformance/segscale]; their Go bodies for the fake
-// in [github.com/nocgo/cuda/conformance/fakekernels]. It depends on the
+// in [github.com/nocgo/cuda/cudatest/fakekernels]. It depends on the
 // standard library's testing package alone, not on testify.
 //
 // The suite runs in this package's own tests: on the fake in every

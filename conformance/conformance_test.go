@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/nocgo/cuda/conformance"
-	"github.com/nocgo/cuda/conformance/fakekernels"
 	"github.com/nocgo/cuda/cudatest"
+	"github.com/nocgo/cuda/cudatest/fakekernels"
 	"github.com/nocgo/cuda/fake"
 )
 

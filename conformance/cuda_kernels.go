@@ -16,7 +16,7 @@ import (
 // warp shuffles and votes, atomics, a tiled matmul), compiled with
 // module.Compile and run on whatever backend the suite gets, their results
 // compared with a reference computed in Go. Their names have no Go body in
-// conformance/fakekernels, so on the fake they run in its PTX interpreter; the
+// cudatest/fakekernels, so on the fake they run in its PTX interpreter; the
 // group needs NVIDIA's NVRTC (see NVIDIACompiler) and skips without it.
 //
 // Every comparison is bit for bit: the kernels are built so that the

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/nocgo/cuda/conformance"
-	"github.com/nocgo/cuda/conformance/fakekernels"
+	"github.com/nocgo/cuda/cudatest/fakekernels"
 	"github.com/nocgo/cuda/fake"
 )
 

@@ -72,6 +72,55 @@ extern "C" __global__ void cas_loop(double *sum) { cas_add(sum, 1.0); }
 // Block-scope atomics on one word from several blocks, and on a word per block.
 extern "C" __global__ void atomic_block_shared_word(int *x) { atomicAdd_block(x, 1); }
 extern "C" __global__ void atomic_block_own_word(int *x) { atomicAdd_block(&x[blockIdx.x], 1); }
+
+// Message passing between blocks by a flag: the release fence belongs on
+// the writer's side, between the data and the flag (the reader's strong
+// loads acquire); without it the data races.
+extern "C" __global__ void message_fence(int *data, volatile int *flag, int *out, int fence) {
+    if (blockIdx.x == 0) {
+        data[threadIdx.x] = threadIdx.x + 1;
+        __syncthreads();
+        if (threadIdx.x == 0) { if (fence) __threadfence(); *flag = 1; }
+    } else {
+        if (threadIdx.x == 0) while (*flag == 0) {}
+        __syncthreads();
+        out[threadIdx.x] = data[threadIdx.x];
+    }
+}
+
+// A worklist whose counter is bumped with x++, and with atomicAdd.
+extern "C" __global__ void worklist(int *count, int *items, int atomic) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i % 4 != 0) return;
+    int slot;
+    if (atomic) slot = atomicAdd(count, 1);
+    else { slot = count[0]; count[0] = slot + 1; }
+    items[slot % (blockDim.x * gridDim.x)] = i;
+}
+
+// A spin lock taken with atomicCAS, released with a fence and atomicExch,
+// or with a plain (volatile) store and no fence.
+extern "C" __global__ void lock_count(int *lock, int *counter, int fenced) {
+    if (threadIdx.x == 0) {
+        while (atomicCAS(lock, 0, 1) != 0) {}
+        __threadfence();
+        counter[0] = counter[0] + 1;
+        if (fenced) { __threadfence(); atomicExch(lock, 0); }
+        else *(volatile int *)lock = 0;
+    }
+}
+`
+
+// inKernelGridSource: grid.sync orders the blocks of a cooperative
+// launch; without it a block's read of the next block's row races.
+const inKernelGridSource = `#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void rotate_rows(int *a, int *out, int sync) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    a[i] = i;
+    if (sync) cg::this_grid().sync();
+    out[i] = a[((blockIdx.x + 1) % gridDim.x) * blockDim.x + threadIdx.x];
+}
 `
 
 // testRacesInKernel runs the in-kernel race twins: each race-free kernel's
@@ -157,5 +206,44 @@ func testRacesInKernel(t *testing.T, drv *driver.Driver) {
 		}
 		sameInts(t, "counts", hostCopy(t, s, x), want)
 		racy(t, "atomic_block_shared_word", cfg, x)
+	})
+	t.Run("message passing", func(t *testing.T) {
+		two := module.Config{Grid: module.Dim(2), Block: module.Dim(threads)}
+		data, flag, out := deviceCopy(t, ctx, make([]int32, threads)), deviceCopy(t, ctx, []int32{0}), deviceCopy(t, ctx, make([]int32, threads))
+		must(t, fn(t, m, "message_fence").Launch(s, two, data, flag, out, int32(1)))
+		want := make([]int32, threads)
+		for i := range want {
+			want[i] = int32(i + 1)
+		}
+		sameInts(t, "out", hostCopy(t, s, out), want)
+		racy(t, "message_fence", two, data, deviceCopy(t, ctx, []int32{0}), out, int32(0))
+	})
+	t.Run("worklist", func(t *testing.T) {
+		count, items := deviceCopy(t, ctx, []int32{0}), deviceCopy(t, ctx, make([]int32, blocks*threads))
+		must(t, fn(t, m, "worklist").Launch(s, cfg, count, items, int32(1)))
+		sameInts(t, "count", hostCopy(t, s, count), []int32{blocks * threads / 4})
+		racy(t, "worklist", cfg, deviceCopy(t, ctx, []int32{0}), items, int32(0))
+	})
+	t.Run("lock", func(t *testing.T) {
+		lock, counter := deviceCopy(t, ctx, []int32{0}), deviceCopy(t, ctx, []int32{0})
+		must(t, fn(t, m, "lock_count").Launch(s, cfg, lock, counter, int32(1)))
+		sameInts(t, "counter", hostCopy(t, s, counter), []int32{blocks})
+		racy(t, "lock_count", cfg, deviceCopy(t, ctx, []int32{0}), counter, int32(0))
+	})
+	t.Run("grid.sync", func(t *testing.T) {
+		g := r.compile(t, "inkernel_grid.cu", inKernelGridSource, module.Options{IncludePaths: cudaHeaders(t), Std: "c++17"})
+		coop := module.Config{Grid: module.Dim(blocks), Block: module.Dim(threads), Cooperative: true}
+		a, out := deviceCopy(t, ctx, make([]int32, blocks*threads)), deviceCopy(t, ctx, make([]int32, blocks*threads))
+		must(t, fn(t, g, "rotate_rows").Launch(s, coop, a, out, int32(1)))
+		want := make([]int32, blocks*threads)
+		for i := range want {
+			want[i] = int32((i/threads+1)%blocks*threads + i%threads)
+		}
+		sameInts(t, "out", hostCopy(t, s, out), want)
+		if detector {
+			must(t, fn(t, g, "rotate_rows").Launch(s, coop, a, out, int32(0)))
+			must(t, s.Synchronize())
+			expectRace(t, drv, "GLOBAL MEMORY RACE", "kernel rotate_rows")
+		}
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -102,4 +103,37 @@ func TestCompileCacheStaysInTheTest(t *testing.T) {
 	}
 	_, err = os.Stat(userDir)
 	assert.True(t, os.IsNotExist(err), "the user's cache %s is not written: %v", userDir, err)
+}
+
+// fatalTB is a testing.TB whose Fatalf records the message and ends
+// the goroutine, as testing.T's does.
+type fatalTB struct {
+	testing.TB
+	fatal string
+}
+
+func (r *fatalTB) Fatalf(format string, args ...any) {
+	r.fatal = fmt.Sprintf(format, args...)
+	runtime.Goexit()
+}
+
+// The helpers fail the test at once, saying why; what they make is closed
+// at the test's end (the fake's leak check would fail it otherwise).
+func TestHelpersFailTheTest(t *testing.T) {
+	s := cudatest.Stream(t)
+	run := func(f func(tb testing.TB)) string {
+		r := &fatalTB{TB: t}
+		done := make(chan struct{})
+		go func() { defer close(done); f(r) }()
+		<-done
+		return r.fatal
+	}
+	assert.Contains(t, run(func(tb testing.TB) { cudatest.Kernel(tb, s, "not C", "k") }), "cudatest.Kernel: module.Compile:")
+	assert.Contains(t, run(func(tb testing.TB) { cudatest.Kernel(tb, s, `extern "C" __global__ void k() {}`, "kk") }), "cudatest.Kernel: ")
+	assert.Contains(t, run(func(tb testing.TB) { cudatest.Alloc[float32](tb, s, -1) }), "cudatest.Alloc: ")
+	assert.Contains(t, run(func(tb testing.TB) { cudatest.FromSlice[float32](tb, nil, nil) }), "cudatest.FromSlice: ")
+	b := cudatest.FromSlice(t, s, []int32{4, 5})
+	assert.Equal(t, []int32{4, 5}, cudatest.ToSlice(t, s, b))
+	require.NoError(t, b.Close())
+	assert.Contains(t, run(func(tb testing.TB) { cudatest.ToSlice(tb, s, b) }), "cudatest.ToSlice: ")
 }

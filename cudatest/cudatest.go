@@ -9,7 +9,18 @@
 //	}
 //
 // [Stream] and [Context] are the set-up of most tests in one call (device
-// 0's primary context, a non-blocking stream), closed when the test ends.
+// 0's primary context, a non-blocking stream), closed when the test ends;
+// [Kernel], [FromSlice], [Alloc] and [ToSlice] are module.Compile and
+// Module.Function, memory.FromSliceOn, memory.Alloc and memory.ToSliceOn
+// for a test: what they make is closed when the test ends, and a failure
+// fails the test at once.
+//
+//	s := cudatest.Stream(t)
+//	f := cudatest.Kernel(t, s, scaleSource, "scale")
+//	in := cudatest.FromSlice(t, s, []float32{1, 2, 3})
+//	require.NoError(t, f.Launch(s, module.ForElems(3), in, in, float32(2), int32(3)))
+//	assert.Equal(t, []float32{2, 4, 6}, cudatest.ToSlice(t, s, in))
+//
 // [Driver] loads the real driver (gpu.Load). When it does not load, the
 // test runs on [Fake], which fails the test if it leaves anything open, or
 // if the fake's race detector finds work on two streams touching the same

@@ -6,16 +6,17 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
-	"github.com/nocgo/cuda/internal/libcuda"
+	"github.com/nocgo/cuda/gpu"
 )
 
-// RealBackend opens the real driver's backend (libcuda) for a test, for
+// RealBackend opens the real driver's backend (libcuda, through
+// [gpu.Backend]) for a test, for
 // tests that make raw calls or build their own Driver on it (driver.New).
 // When it does not load, the test is skipped, or failed when
 // NOCGO_CUDA_REQUIRE_GPU=1.
 func RealBackend(t testing.TB) backend.API {
 	t.Helper()
-	api, err := libcuda.Open()
+	api, err := gpu.Backend()
 	if err != nil {
 		if os.Getenv(RequireGPUEnv) == "1" {
 			t.Fatalf("cudatest: %s=1 but the real driver does not load: %v", RequireGPUEnv, err)

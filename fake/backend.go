@@ -2,7 +2,6 @@ package fake
 
 import (
 	"fmt"
-	"github.com/nocgo/cuda/fake/internal/race"
 	"runtime"
 	"strings"
 	"sync"
@@ -11,6 +10,10 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/fake/internal/nvrtc"
+	"github.com/nocgo/cuda/fake/internal/pools"
+	"github.com/nocgo/cuda/fake/internal/race"
+	"github.com/nocgo/cuda/fake/internal/vmm"
 	"github.com/nocgo/cuda/internal/abi"
 )
 
@@ -18,17 +21,17 @@ import (
 // and the optional interfaces listed in Backend with Go memory and Go kernel
 // bodies. It is safe for concurrent use. It holds no operating-system
 // resources but those of its virtual memory (a memfd per physical
-// allocation, host address space per reserved range: vmm_os_linux.go);
+// allocation, host address space per reserved range: fake/internal/vmm);
 // Leaks lists the CUDA objects still alive in it.
 type fakeBackend struct {
 	cfg     config
 	version int
 	faults  map[string]*faultCounter // read-only after NewBackend
 
-	compiler  compilerState // NVIDIA's NVRTC, if in use (nvrtc_real.go)
-	libraries libraryState  // cuLibrary's libraries and kernels (module_library.go)
-	libs      mathLibs      // the fake cuBLAS, cuRAND and cuFFT, made on first use (curand.go)
-	nvml      nvmlState     // the fake NVML, made on first use (nvml.go)
+	compiler  *nvrtc.Room  // run-time compilation: the compiler and its programs (nvrtc.go)
+	libraries libraryState // cuLibrary's libraries and kernels (module_library.go)
+	libs      mathLibs     // the fake cuBLAS, cuRAND and cuFFT, made on first use (curand.go)
+	nvml      nvmlState    // the fake NVML, made on first use (nvml.go)
 
 	inited atomic.Bool           // cuInit was called
 	poison atomic.Pointer[error] // the sticky fault that poisoned the process, if any (see poison.go)
@@ -42,14 +45,13 @@ type fakeBackend struct {
 	modules  map[uintptr]*module
 	funcs    map[uintptr]*function
 	mem      []*alloc // sorted by base, device, pinned host and IPC mappings
-	progs    map[uintptr]*program
 	kernels  map[string]*kernel
 	seq      uint64
 	tomb     map[uintptr]bool // handles destroyed with their context
 	bufferID uint64
-	pools    poolState // stream-ordered memory pools (pools.go)
-	finished sync.Cond // on mu: an item finished, a stream's head changed
-	gen      uint64    // counts finished items
+	pools    *pools.Room // stream-ordered memory pools, a room of their own (pools.go)
+	finished sync.Cond   // on mu: an item finished, a stream's head changed
+	gen      uint64      // counts finished items
 
 	exec execLock // runs queued work one item at a time, host callbacks aside
 
@@ -57,7 +59,9 @@ type fakeBackend struct {
 	interp interpState    // the PTX interpreter's load and fault records (interp.go)
 	nccl   ncclState      // the in-process NCCL (nccl.go), guarded by mu
 	race   *race.Detector // the race detector (race.go, fake/internal/race), nil when off
-	vmm    vmmState       // virtual memory management (vmm.go), guarded by mu
+	vmm    *vmm.Room      // virtual memory management, a room of its own (vmm.go)
+
+	vmmCtxs map[*device]*context // the context-less owner of mappings, per device (vmm.go); guarded by mu
 }
 
 type faultCounter struct {
@@ -98,7 +102,6 @@ func newBackend(opts ...Option) *fakeBackend {
 		events:  map[uintptr]*event{},
 		modules: map[uintptr]*module{},
 		funcs:   map[uintptr]*function{},
-		progs:   map[uintptr]*program{},
 		kernels: map[string]*kernel{},
 		tomb:    map[uintptr]bool{},
 		faults:  map[string]*faultCounter{},
@@ -115,12 +118,15 @@ func newBackend(opts ...Option) *fakeBackend {
 	}
 	b.version = b.cfg.version
 	b.race = newRaceDetector(b, &b.cfg)
+	b.compiler = nvrtc.New(nvrtcCore{b}, b.cfg.compiler)
+	b.vmm = vmm.New(vmmCore{b}, poison)
 	for op, rules := range b.cfg.faults {
 		b.faults[op] = &faultCounter{rules: rules}
 	}
 	for i, spec := range b.cfg.devices {
 		b.devs = append(b.devs, newDevice(i, spec))
 	}
+	b.pools = pools.New(len(b.devs))
 	for _, k := range b.cfg.kernels {
 		b.kernels[k.name] = newKernel(k.name, k.body)
 	}
@@ -250,4 +256,3 @@ func (b *fakeBackend) DriverGetVersion() (int, error) {
 }
 
 var _ backend.API = (*fakeBackend)(nil)
-var _ backend.NVRTCProvider = (*fakeBackend)(nil)

@@ -1,13 +1,14 @@
 package fake
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/nocgo/cuda/internal/abi"
 )
 
-// CountCalls makes the backend count the calls of every entry point, for
-// Calls. The count is the one FailNth counts by: a call is counted when it
+// CountCalls makes the backend count the calls of every entry point (the
+// driver's, NVRTC's and the fake NVML's, which FailNVML names), for Calls. The count is the one FailNth counts by: a call is counted when it
 // reaches the entry point (the driver version has the symbol), before a
 // FailNth rule fires, before the cuInit check and before the poisoned
 // process refuses it, so failed calls count too. So after a run of some
@@ -30,7 +31,7 @@ func CountCalls() Option {
 		if c.faults == nil {
 			c.faults = map[string][]faultRule{}
 		}
-		for _, op := range entryPoints {
+		for _, op := range slices.Concat(entryPoints, nvmlEntryPoints) {
 			// A key, with no rules unless FailNth gave some: the backend
 			// keeps a counter for each key (see NewBackend and
 			// Backend.fault); one without rules never fires.

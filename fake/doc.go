@@ -170,9 +170,14 @@
 // acquire without a fence on the reader's side, a CAS loop's first plain
 // read and two writes of the same value are not reported, so NVIDIA's
 // idioms (threadFenceReduction, atomicAdd(double) by atomicCAS) stay
-// quiet. A read of bytes the launch had not yet written (an atomicCAS on a
-// lock word nothing wrote) is an UninitializedRead when nothing wrote them
-// before the launch either. A kernel that races and then faults reports
+// quiet. An acquire is the reading thread's: a barrier spreads it to its
+// block and a warp collective to its warp, so a flag spun on by one thread
+// and data read by the others with no __syncthreads between races; a
+// release covers all its block did before it. A read of bytes the launch
+// had not yet written (an atomicCAS on a lock word nothing wrote) is an
+// UninitializedRead when nothing wrote them before the launch either; when
+// that read races with the launch's later write of them it is one
+// GlobalMemoryRace with Hazard.Unwritten set instead. A kernel that races and then faults reports
 // the races found before the fault, and the launch fails with the fault.
 //
 // Not checked: the host's own reads and writes of host memory (plain Go
@@ -194,4 +199,34 @@
 // found bytes nothing had written yet, is one Race report with
 // Hazard.Unwritten set, not a Race and an UninitializedRead. One report is
 // made per pair of operations and allocation, not per byte.
+//
+// # Inside: the core and its rooms
+//
+// This package is the fake's core: devices, contexts and the per-thread
+// current context, streams, events and how queued work runs, the memory
+// table, modules and launches, under one lock (Backend.mu). The other parts
+// are rooms under fake/internal, each owning its state and its own lock and
+// reaching the core only through a narrow interface of its own, which a
+// small adapter here implements (docs/ARCHITECTURE.md draws them):
+// run-time compilation is fake/internal/nvrtc (nvrtc.Core), virtual memory
+// fake/internal/vmm (vmm.Core), the memory pools fake/internal/pools (a
+// leaf: called with Backend.mu held, given what it needs with each call).
+// Graphs with capture and NCCL are still in the core, under Backend.mu,
+// until each moves to a room.
+//
+// The lock order is one rule: locks are taken down a ladder, never up it.
+//
+//  0. The core's execution lock, under which queued work runs. A room
+//     never holds its own lock when it asks the core to wait for queued
+//     work (vmm.Core.Quiesce), which takes this lock and then calls the
+//     room back.
+//  1. A room's own lock. A room may hold it while it calls its interface to
+//     the core.
+//  2. The core's lock, Backend.mu: taken only by the core, and by the
+//     methods of the interfaces it gives the rooms. While the core holds it,
+//     it calls no room of rung 1 (Leaks and a process's Exit ask the rooms
+//     first).
+//  3. The locks of the parts the core calls while it may hold Backend.mu
+//     (the memory pools, the race detector, an event's export lock):
+//     leaves, while one of which is held no other lock is taken.
 package fake

@@ -18,14 +18,17 @@ type Leak = backend.Leak
 // mappings not closed, NVRTC programs, CUDA graphs and graph execs,
 // memory pools made by cuMemPoolCreate, and virtual memory: reserved
 // address ranges not freed, mappings not unmapped and allocation handles
-// not released (vmm.go). Each names, in Site, the Go call site that made
-// it: the first frame outside this library and Go's standard library
+// not released (fake/internal/vmm). Each names, in Site, the Go call site
+// that made it: the first frame outside this library and Go's standard library
 // ("foo_test.go:42 (TestX)"), captured as program counters at creation and
 // resolved here. Memory mapped from another
 // backend's IPC handle is never counted as this backend's to free; the
 // mapping is listed until IPCCloseMemHandle. A test that closes everything
 // it made expects an empty list (cudatest.Fake checks it for a test).
 func (b *fakeBackend) Leaks() []Leak {
+	progs := b.compiler.Leaks() // the rooms', asked before the core's lock
+	ranges, mappings, handles := b.vmm.Leaks()
+	poolLeaks := b.pools.Leaks()
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	type ranked struct {
@@ -71,15 +74,17 @@ func (b *fakeBackend) Leaks() []Leak {
 			add(7, l)
 		}
 	}
-	for h, p := range b.progs {
-		add(8, Leak{Kind: backend.LeakProgram, Handle: h, Detail: p.name, Site: p.site.String()})
+	for _, p := range progs {
+		add(8, Leak{Kind: backend.LeakProgram, Handle: p.Handle, Detail: p.Name, Site: p.Site})
 	}
 	b.graphLeaksLocked(add)
-	b.vmmLeaksLocked(add) // virtual memory: ranges, mappings, allocation handles
-	for h, p := range b.pools.byHandle {
-		if p.owned && !p.destroyed {
-			add(11, Leak{Kind: backend.LeakMemPool, Handle: h, Device: p.dev.ordinal, Site: p.site.String()})
+	for rank, ls := range [][]Leak{ranges, mappings, handles} { // virtual memory, after the pools
+		for _, l := range ls {
+			add(12+rank, l)
 		}
+	}
+	for _, l := range poolLeaks {
+		add(11, l)
 	}
 	sort.Slice(ls, func(i, j int) bool {
 		if ls[i].rank != ls[j].rank {

@@ -1,12 +1,13 @@
 package fake
 
 import (
-	"github.com/nocgo/cuda/fake/internal/race"
 	"sort"
 	"unsafe"
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/fake/internal/pools"
+	"github.com/nocgo/cuda/fake/internal/race"
 	"github.com/nocgo/cuda/internal/abi"
 	"github.com/nocgo/cuda/internal/core"
 )
@@ -30,8 +31,8 @@ type alloc struct {
 	kind  allocKind
 	dev   *device // deviceMem, ipcMapping
 	ctx   *context
-	async bool     // stream-ordered (cuMemAllocAsync)
-	pool  *mempool // the pool of a stream-ordered allocation
+	async bool        // stream-ordered (cuMemAllocAsync)
+	pool  *pools.Pool // the pool of a stream-ordered allocation
 	// managed: cuMemAllocManaged memory, which the host reads and writes
 	// at the address PointerAttrHostPointer gives (its storage).
 	managed bool
@@ -41,10 +42,11 @@ type alloc struct {
 	// freeQueued: a cuMemFreeAsync is pending.
 	freeQueued bool
 	// pendingFree: that free, for a pool allocation (see pools.go).
-	pendingFree *pendingFree
-	id          uint64      // buffer id
-	ipcID       uint64      // exported under this id, 0 if not
-	race        race.Shadow // the race detector's record of its bytes (fake/internal/race)
+	pendingFree *pools.PendingFree
+	id          uint64       // buffer id
+	ipcID       uint64       // exported under this id, 0 if not
+	race        race.Shadow  // the race detector's record of its bytes (fake/internal/race)
+	mapping     *mappingView // a cuMemMap mapping's (kind vmmMapping; vmm.go)
 
 	site callSite // who made it, for Leaks (leak_site.go)
 }
@@ -79,7 +81,8 @@ func (b *fakeBackend) removeLocked(a *alloc) {
 	}
 	if a.kind == deviceMem {
 		if a.pool != nil {
-			b.poolReturnLocked(a)
+			b.giveBack(a.pool.Device(), b.pools.Return(a.pool, a.size, a.pendingFree))
+			a.pendingFree = nil
 		} else {
 			a.dev.used -= uint64(a.size)
 		}
@@ -268,7 +271,7 @@ func (b *fakeBackend) MemFreeAsync(p uintptr, s uintptr) error {
 		}
 		a.freeQueued = true
 		if a.pool != nil && b.graphs.captures[st] == nil {
-			b.poolFreeQueuedLocked(a, st, it)
+			a.pendingFree = b.pools.FreeQueued(a.pool, a.size, a.data, st, it)
 		}
 		it.run = func() error {
 			b.race.Range(p, a.size, race.Free, "cuMemFreeAsync")
@@ -319,9 +322,6 @@ func (b *fakeBackend) MemGetAddressRange(p uintptr) (uintptr, uintptr, error) {
 	}
 	return a.base, a.size, nil
 }
-
-// mempoolHandle is the fake's CUmemoryPool of a device's default pool.
-func mempoolHandle(d *device) uint64 { return 0x9900 + uint64(d.ordinal)*0x40 }
 
 // PointerGetAttribute is cuPointerGetAttribute for device, pinned host and
 // IPC-mapped memory; unknown pointers are ErrInvalidValue.
@@ -388,7 +388,7 @@ func (b *fakeBackend) PointerGetAttribute(attr backend.PointerAttribute, p uintp
 		return 3, nil
 	case backend.PointerAttrMempool:
 		if a.pool != nil {
-			return uint64(a.pool.h), nil
+			return uint64(a.pool.Handle()), nil
 		}
 		return 0, nil
 	}

@@ -427,14 +427,6 @@ var maxPTXVersion = []struct{ cuda, ptx int }{
 	{11050, 75}, {11040, 74}, {11030, 73}, {11020, 72}, {11010, 71}, {11000, 70},
 }
 
-// minPTXVersion is the oldest PTX ISA version that can target each
-// architecture (the PTX ISA's target table); older PTX for it fails to JIT
-// (CUDA_ERROR_INVALID_PTX: ".version 7.0" for sm_90 on the H200).
-var minPTXVersion = map[int]int{
-	50: 40, 52: 41, 53: 42, 60: 50, 61: 50, 62: 50, 70: 60, 72: 61, 75: 63,
-	80: 70, 86: 71, 87: 74, 89: 78, 90: 78,
-}
-
 // checkPTXVersion checks a PTX module's .version and .target as the
 // driver's JIT does: a version newer than this driver's is
 // CUDA_ERROR_UNSUPPORTED_PTX_VERSION; one older than its target allows, or
@@ -458,7 +450,7 @@ func (b *fakeBackend) checkPTXVersion(m *ptx.Module, arch int) error {
 			break
 		}
 	}
-	if lo, ok := minPTXVersion[arch]; ok && v < lo {
+	if lo, ok := abi.OldestPTX(arch); ok && v < lo {
 		return driver.ErrInvalidPTX
 	}
 	return nil

@@ -29,6 +29,9 @@ func (b *fakeBackend) nvmlLib() *fakenvml.Lib {
 
 var _ backend.NVMLProvider = (*fakeBackend)(nil)
 
+// nvmlEntryPoints are the fake NVML's entry points, for CountCalls.
+var nvmlEntryPoints = fakenvml.Ops()
+
 // nvmlCore is the fake NVML's view of the backend (fakenvml.Core).
 type nvmlCore struct{ b *fakeBackend }
 
@@ -113,7 +116,8 @@ func (c nvmlCore) Fail(op string) error {
 // creation) of the NVML entry point op fail with err and change nothing,
 // as FailNth does for the driver's. op is NVML's name without its version
 // suffix ("nvmlDeviceGetMemoryInfo", "nvmlInit", "nvmlEventSetWait"). Each
-// rule fires once; Calls counts the entry points that rules name.
+// rule fires once. Calls counts the entry points that rules name, and all
+// of them with CountCalls.
 func FailNVML(op string, n int, err nvml.Return) Option {
 	return func(c *config) {
 		if c.faults == nil {

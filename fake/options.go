@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/fake/internal/nvrtc"
 )
 
 // Option configures a Backend built by New or NewBackend.
@@ -34,7 +35,7 @@ type kernelReg struct {
 type config struct {
 	devices    []DeviceSpec
 	devicesSet bool
-	compiler   compilerOption // NVRTC or PretendNVRTC (nvrtc_real.go)
+	compiler   nvrtc.Choice // NVRTC or PretendNVRTC (nvrtc.go)
 	version    int
 	kernels    []kernelReg
 	faults     map[string][]faultRule
@@ -70,7 +71,8 @@ func WithDevice(spec DeviceSpec) Option {
 
 // DriverVersion sets the version cuDriverGetVersion reports (default 13000,
 // CUDA 13.0). Entry points newer than v are missing: calling them returns a
-// *loader.SymbolError, as the real backend does on an older driver.
+// *backend.SymbolError (loader.SymbolError is the same type), as the real
+// backend does on an older driver.
 func DriverVersion(v int) Option {
 	return func(c *config) { c.version = v }
 }

@@ -48,6 +48,7 @@ func (p process) Exit() {
 	b := p.fakeBackend
 	gone := error(driver.ErrDeinitialized)
 	b.poison.Store(&gone)
+	b.compiler.Reset() // a room's, before the core's lock
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, a := range b.mem {
@@ -63,7 +64,6 @@ func (p process) Exit() {
 	clear(b.events)
 	clear(b.modules)
 	clear(b.funcs)
-	clear(b.progs)
-	b.pools = poolState{}
+	b.pools.Reset()
 	b.graphs = graphState{}
 }

@@ -1,8 +1,8 @@
 package fake
 
 import (
+	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/internal/abi"
-	"github.com/nocgo/cuda/loader"
 )
 
 // oldestDriver is the oldest CUDA version the fake models: entry points
@@ -23,5 +23,5 @@ func (b *fakeBackend) symbol(op string) error {
 	if !ok || ep.Library != abi.CUDA || ep.Since <= oldestDriver || b.version >= ep.Since {
 		return nil
 	}
-	return &loader.SymbolError{Library: fakeLibrary, Symbol: op, Since: ep.Since, Have: b.version}
+	return &backend.SymbolError{Library: fakeLibrary, Symbol: op, Since: ep.Since, Have: b.version}
 }

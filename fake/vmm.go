@@ -1,172 +1,236 @@
 package fake
 
 import (
-	"sync"
-
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
-	"github.com/nocgo/cuda/internal/abi"
+	"github.com/nocgo/cuda/fake/internal/vmm"
+	"github.com/nocgo/cuda/internal/core"
 )
 
-// Virtual memory management (cuMemCreate, cuMemAddressReserve, cuMemMap,
-// cuMemSetAccess, shareable handles): see vmm_os_linux.go for how the
-// memory is made. A mapping is an allocation of the table (kind
-// vmmMapping) that copies, memsets and kernels find as any other; its
-// bytes are nil, so that every access faults, until cuMemSetAccess grants
-// one, as on the GPU where all mappings start with no access.
+// Virtual memory management is a room of its own (fake/internal/vmm): the
+// reserved ranges, the allocation handles and the mappings. The core keeps
+// each mapping in its memory table (an alloc of kind vmmMapping, with a
+// mappingView), where copies, memsets, kernels and pointer attributes find
+// it; the room reaches the core through vmmCore.
 
 // vmmMapping is the allocKind of a cuMemMap mapping.
 const vmmMapping allocKind = 16
 
-// vmmGranularity is the minimum and recommended granularity of device
-// memory, as the H200 reports for pinned device memory (2 MiB).
-const vmmGranularity = 2 << 20
-
-// The fake's reserved virtual address ranges live in their own 16 TiB,
-// below the devices' address spaces (device.go).
-const (
-	vmmSpaceBase = 0x2000_0000_0000
-	vmmSpaceSize = 1 << 44
-)
-
-// vmmFileKey names the file of a physical allocation: the same for every
-// descriptor of it.
-type vmmFileKey struct{ dev, ino uint64 }
-
-// vmmPhys is one physical allocation (cuMemCreate), shared by the backends
-// that imported it; its holders are the handles of every backend that
-// name it and the mappings of it, all counted under vmmFiles's lock. The
-// last one to go frees it.
-type vmmPhys struct {
-	fd      int
-	key     vmmFileKey
-	size    uintptr
-	prop    backend.MemAllocationProp
-	owner   *fakeBackend // whose device's memory it is
-	dev     *device
-	holders int
-	// foreign: made by a fake of another process and imported from its
-	// descriptor: no device of this process counts it.
-	foreign bool
+// mappingView is what the memory table keeps of a mapping: the reserved
+// range whose host bytes it views (a copy runs on into the next mapping of
+// the same range), and what its pointer attributes answer.
+type mappingView struct {
+	rangeBase   uintptr
+	shadow      []byte
+	handleTypes backend.MemHandleType
+	access      map[int32]backend.MemAccessFlags // by device ordinal
 }
 
-// vmmFiles finds a physical allocation from a descriptor of its file, in
-// any backend of the process (the fake's kernel-level sharing, as
-// ipcReg for cuIpc handles).
-var vmmFiles struct {
-	sync.Mutex
-	m map[vmmFileKey]*vmmPhys
+// The virtual memory entry points (backend.VirtualMemory) are the room's:
+// see vmm.Room for what each does.
+
+// MemGetAllocationGranularity is the room's (vmm.Room.MemGetAllocationGranularity).
+func (b *fakeBackend) MemGetAllocationGranularity(prop backend.MemAllocationProp, option backend.MemGranularity) (uintptr, error) {
+	return b.vmm.MemGetAllocationGranularity(prop, option)
 }
 
-// holdPhys adds a holder to p.
-func holdPhys(p *vmmPhys) {
-	vmmFiles.Lock()
-	p.holders++
-	vmmFiles.Unlock()
+// MemAddressReserve is the room's (vmm.Room.MemAddressReserve).
+func (b *fakeBackend) MemAddressReserve(size, alignment, addr uintptr, flags uint64) (uintptr, error) {
+	return b.vmm.MemAddressReserve(size, alignment, addr, flags)
 }
 
-// dropPhys removes a holder from p and reports whether it was the last:
-// the caller then calls p.free, holding no backend's lock.
-func dropPhys(p *vmmPhys) bool {
-	vmmFiles.Lock()
-	defer vmmFiles.Unlock()
-	p.holders--
-	if p.holders > 0 {
-		return false
-	}
-	delete(vmmFiles.m, p.key)
-	return true
+// MemAddressFree is the room's (vmm.Room.MemAddressFree).
+func (b *fakeBackend) MemAddressFree(ptr, size uintptr) error { return b.vmm.MemAddressFree(ptr, size) }
+
+// MemCreate is the room's (vmm.Room.MemCreate).
+func (b *fakeBackend) MemCreate(size uintptr, prop backend.MemAllocationProp, flags uint64) (uintptr, error) {
+	return b.vmm.MemCreate(size, prop, flags)
 }
 
-// free gives p's memory back to its device.
-func (p *vmmPhys) free() {
-	osClose(p.fd)
-	if p.foreign {
-		return
-	}
-	p.owner.mu.Lock()
-	p.dev.used -= uint64(p.size)
-	p.owner.mu.Unlock()
+// MemRelease is the room's (vmm.Room.MemRelease).
+func (b *fakeBackend) MemRelease(handle uintptr) error { return b.vmm.MemRelease(handle) }
+
+// MemMap is the room's (vmm.Room.MemMap).
+func (b *fakeBackend) MemMap(ptr, size, offset, handle uintptr, flags uint64) error {
+	return b.vmm.MemMap(ptr, size, offset, handle, flags)
 }
 
-// vmmState is a backend's virtual memory, guarded by its mu.
-type vmmState struct {
-	ranges  map[uintptr]*vmmRange  // reserved ranges, by base
-	handles map[uintptr]*vmmHandle // live allocation handles
-	maps    map[uintptr]*vmmMap    // mappings, by address
-	ctxs    map[*device]*context   // the context-less owner of mappings, per device
-	next    uintptr                // next free address of the VMM space (0: its base)
+// MemUnmap is the room's (vmm.Room.MemUnmap).
+func (b *fakeBackend) MemUnmap(ptr, size uintptr) error { return b.vmm.MemUnmap(ptr, size) }
+
+// MemSetAccess is the room's (vmm.Room.MemSetAccess).
+func (b *fakeBackend) MemSetAccess(ptr, size uintptr, descs []backend.MemAccessDesc) error {
+	return b.vmm.MemSetAccess(ptr, size, descs)
 }
 
-type vmmRange struct {
-	base, size uintptr
-	shadow     []byte // the host range the mappings are views into
-	mapped     int    // mappings in it
+// MemGetAccess is the room's (vmm.Room.MemGetAccess).
+func (b *fakeBackend) MemGetAccess(loc backend.MemLocation, ptr uintptr) (backend.MemAccessFlags, error) {
+	return b.vmm.MemGetAccess(loc, ptr)
 }
 
-type vmmHandle struct {
-	h    uintptr
-	phys *vmmPhys
-	refs int // creations, retains and imports not yet released
+// MemGetAllocationPropertiesFromHandle is the room's (vmm.Room.MemGetAllocationPropertiesFromHandle).
+func (b *fakeBackend) MemGetAllocationPropertiesFromHandle(handle uintptr) (backend.MemAllocationProp, error) {
+	return b.vmm.MemGetAllocationPropertiesFromHandle(handle)
 }
 
-type vmmMap struct {
-	a      *alloc
-	r      *vmmRange
-	phys   *vmmPhys
-	offset uintptr
-	access map[int32]backend.MemAccessFlags // by device ordinal
+// MemRetainAllocationHandle is the room's (vmm.Room.MemRetainAllocationHandle).
+func (b *fakeBackend) MemRetainAllocationHandle(addr uintptr) (uintptr, error) {
+	return b.vmm.MemRetainAllocationHandle(addr)
 }
 
-// endPhys frees the physical allocations whose last holder went, once the
-// caller let go of b.mu.
-func endPhys(gone []*vmmPhys) {
-	for _, p := range gone {
-		p.free()
-	}
+// MemExportToShareableHandle is the room's (vmm.Room.MemExportToShareableHandle).
+func (b *fakeBackend) MemExportToShareableHandle(handle uintptr, typ backend.MemHandleType, flags uint64) (int, error) {
+	return b.vmm.MemExportToShareableHandle(handle, typ, flags)
 }
 
-// checkPropLocked checks an allocation's properties as cuMemCreate does.
-func (b *fakeBackend) checkPropLocked(prop backend.MemAllocationProp) (*device, error) {
-	if prop.Type != backend.MemAllocationTypePinned || prop.Location.Type != backend.MemLocationDevice || prop.CompressionType > 1 {
-		return nil, driver.ErrInvalidValue
-	}
-	d, err := b.dev(int(prop.Location.ID))
-	if err != nil {
-		return nil, err
-	}
-	if prop.RequestedHandleTypes&^backend.MemHandlePOSIXFileDescriptor != 0 {
-		return nil, driver.ErrNotSupported // Windows handles, fabric handles
-	}
-	return d, nil
+// MemImportFromShareableHandle is the room's (vmm.Room.MemImportFromShareableHandle).
+func (b *fakeBackend) MemImportFromShareableHandle(fd int, typ backend.MemHandleType) (uintptr, error) {
+	return b.vmm.MemImportFromShareableHandle(fd, typ)
 }
 
-// vmmErr is the error of a virtual memory entry point that entered with
-// err: err, or ErrNotSupported where the fake has no virtual memory
-// (vmm_os_other.go).
-func vmmErr(err error) error {
+// vmmCore is the core as the virtual memory room sees it (vmm.Core).
+type vmmCore struct{ b *fakeBackend }
+
+func (c vmmCore) Enter(op string) error { return c.b.enter(op) }
+
+func (c vmmCore) CheckDevice(ordinal int) error {
+	_, err := c.b.dev(ordinal)
+	return err
+}
+
+func (c vmmCore) Reserve(dev int, size uintptr) error {
+	d, err := c.b.dev(dev)
 	if err != nil {
 		return err
 	}
-	return driver.ErrNotSupported
+	c.b.mu.Lock()
+	defer c.b.mu.Unlock()
+	if uint64(size) > d.total-d.used || size > maxStorage {
+		return driver.ErrOutOfMemory
+	}
+	d.used += uint64(size)
+	return nil
 }
 
-// MemGetAllocationGranularity is cuMemGetAllocationGranularity: 2 MiB for
-// both options, as on the H200.
-func (b *fakeBackend) MemGetAllocationGranularity(prop backend.MemAllocationProp, option backend.MemGranularity) (uintptr, error) {
-	if err := b.enter(abi.CuMemGetAllocationGranularity); err != nil || !vmmSupported {
-		err = vmmErr(err)
-		return 0, err
+func (c vmmCore) Unreserve(dev int, size uintptr) {
+	d, err := c.b.dev(dev)
+	if err != nil {
+		return
 	}
-	if option != backend.MemGranularityMinimum && option != backend.MemGranularityRecommended {
-		return 0, driver.ErrInvalidValue
+	c.b.mu.Lock()
+	d.used -= uint64(size)
+	c.b.mu.Unlock()
+}
+
+func (c vmmCore) Map(m vmm.Mapping) {
+	b := c.b
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	d := b.devs[m.Device]
+	b.insertLocked(&alloc{base: m.Base, size: m.Size, kind: vmmMapping, dev: d, ctx: b.vmmContextLocked(d),
+		mapping: &mappingView{rangeBase: m.Range, shadow: m.Shadow, handleTypes: m.HandleTypes}})
+}
+
+func (c vmmCore) SetAccess(base uintptr, data []byte, access map[int32]backend.MemAccessFlags) {
+	b := c.b
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if a := b.findLocked(base); a != nil && a.kind == vmmMapping && a.base == base {
+		a.data = data
+		a.mapping.access = access
 	}
+}
+
+func (c vmmCore) Unmap(base uintptr) {
+	b := c.b
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if a := b.findLocked(base); a != nil && a.kind == vmmMapping && a.base == base {
+		b.removeLocked(a)
+	}
+}
+
+// Quiesce takes the execution lock, runs all work queued in every live
+// context, and runs fn before any more runs.
+func (c vmmCore) Quiesce(fn func() error) error {
+	b := c.b
 	b.mu.RLock()
-	defer b.mu.RUnlock()
-	if _, err := b.checkPropLocked(prop); err != nil {
-		return 0, err
+	var ctxs []*context
+	for _, c := range b.ctxs {
+		if !c.dead {
+			ctxs = append(ctxs, c)
+		}
 	}
-	return vmmGranularity, nil
+	b.mu.RUnlock()
+	if err := b.lockExec(); err != nil {
+		return err
+	}
+	defer b.unlockExec()
+	for _, c := range ctxs {
+		if err := b.drainContext(c); err != nil {
+			return err
+		}
+	}
+	return fn()
+}
+
+func (vmmCore) NewHandle() uintptr { return newHandle() }
+
+// vmmContextLocked is the owner of d's mappings in the allocation table: a
+// context of handle 0 that no call names (mappings belong to no context,
+// and cuPointerGetAttribute(CONTEXT) is 0 for them).
+func (b *fakeBackend) vmmContextLocked(d *device) *context {
+	if b.vmmCtxs == nil {
+		b.vmmCtxs = map[*device]*context{}
+	}
+	c := b.vmmCtxs[d]
+	if c == nil {
+		c = &context{dev: d}
+		b.vmmCtxs[d] = c
+	}
+	return c
+}
+
+// vmmSpanLocked is spanLocked for memory that starts in the mapping a:
+// n bytes at p, through the following mappings of the same range when
+// they follow with no hole, all with access granted.
+func (b *fakeBackend) vmmSpanLocked(a *alloc, p, n uintptr) ([]byte, error) {
+	m := a.mapping
+	if a.data == nil || n > ^uintptr(0)-p {
+		return nil, driver.ErrInvalidValue
+	}
+	for cur := a; cur.end() < p+n; {
+		next := b.findLocked(cur.end())
+		if next == nil || next.base != cur.end() || next.kind != vmmMapping || next.mapping.rangeBase != m.rangeBase || next.data == nil {
+			return nil, driver.ErrInvalidValue
+		}
+		cur = next
+	}
+	off := p - m.rangeBase
+	return m.shadow[off : off+n : off+n], nil
+}
+
+// vmmPointerAttrLocked answers the pointer attributes of a mapping that
+// differ from device memory's: CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES
+// (the allocation's requested handle types) and
+// CU_POINTER_ATTRIBUTE_ACCESS_FLAGS (the access of the calling thread's
+// current context's device, none without one); ok is false for the
+// others and for other memory.
+func (b *fakeBackend) vmmPointerAttrLocked(a *alloc, attr backend.PointerAttribute) (uint64, bool) {
+	if a.kind != vmmMapping {
+		return 0, false
+	}
+	switch attr {
+	case 14: // CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES
+		return uint64(a.mapping.handleTypes), true
+	case 16: // CU_POINTER_ATTRIBUTE_ACCESS_FLAGS
+		c, err := b.currentLocked(core.ThreadID())
+		if err != nil {
+			return uint64(backend.MemAccessNone), true
+		}
+		return uint64(a.mapping.access[int32(c.dev.ordinal)]), true
+	}
+	return 0, false
 }
 
 var _ backend.VirtualMemory = (*fakeBackend)(nil)

@@ -13,9 +13,10 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/fake/internal/vmm"
 )
 
-const g = vmmGranularity
+const g = vmm.Granularity
 
 func devProp(h backend.MemHandleType) backend.MemAllocationProp {
 	return backend.MemAllocationProp{Type: backend.MemAllocationTypePinned, RequestedHandleTypes: h,

@@ -1,6 +1,7 @@
 // Package gpu is the NVIDIA driver of this machine: [Load] opens the real
 // libcuda and returns a *driver.Driver over it, [LoadNVRTC] opens NVIDIA's
-// run-time compiler (libnvrtc) alone, with no libcuda and no GPU needed.
+// run-time compiler (libnvrtc) alone, with no libcuda and no GPU needed;
+// [Backend] is the real backend itself, for raw calls.
 //
 // It is the one user package that opens the real backend (internal/libcuda,
 // and internal/libnvrtc for the compiler); package driver and the packages
@@ -48,4 +49,18 @@ func Load() (*driver.Driver, error) {
 		return nil, fmt.Errorf("gpu.Load: %w", err)
 	}
 	return drv, nil
+}
+
+// Backend opens the real CUDA driver's backend as [Load] does, but returns
+// it with no Driver over it and without calling cuInit: for tests and
+// programs that make raw calls on it, as a foreign library sharing the GPU
+// would (conformance.Run, cmd/cudainfo's self-test), or that wrap it before
+// giving it to [driver.New]. Without a driver it returns an error that lists
+// every library path tried (a *loader.LibraryError).
+func Backend() (backend.API, error) {
+	api, err := libcuda.Open()
+	if err != nil {
+		return nil, fmt.Errorf("gpu.Backend: %w", err)
+	}
+	return api, nil
 }

@@ -3,6 +3,8 @@ package loader
 import (
 	"fmt"
 	"strings"
+
+	"github.com/nocgo/cuda/driver/backend"
 )
 
 // Attempt is one candidate Open tried, and why it failed.
@@ -65,37 +67,11 @@ func (e *LibraryError) Unwrap() []error {
 	return errs
 }
 
-// SymbolError reports an entry point missing from a loaded library.
-type SymbolError struct {
-	Library string // the library's path
-	Symbol  string // the symbol's base name, such as "cuFuncGetParamInfo"
-	// Since is the CUDA version (1000*major + 10*minor) that introduced the
-	// symbol, 0 when not known.
-	Since int
-	// Have is the CUDA version the loaded library supports, 0 when not known.
-	Have int
-	Err  error // the loader's or the driver's reason
-}
-
-// Error names the symbol, the library, and the versions when known.
-func (e *SymbolError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "loader: symbol %s", e.Symbol)
-	if e.Since > 0 {
-		fmt.Fprintf(&b, " (CUDA %s and newer)", Version(e.Since))
-	}
-	fmt.Fprintf(&b, " not found in %s", e.Library)
-	if e.Have > 0 {
-		fmt.Fprintf(&b, " (supports CUDA %s)", Version(e.Have))
-	}
-	if e.Err != nil {
-		fmt.Fprintf(&b, ": %v", e.Err)
-	}
-	return b.String()
-}
-
-// Unwrap returns the underlying reason.
-func (e *SymbolError) Unwrap() error { return e.Err }
+// SymbolError reports an entry point missing from a loaded library. It is
+// the seam's type ([backend.SymbolError]), so that the fake, which knows
+// the seam and not the loader, reports a missing entry point as the real
+// backend does.
+type SymbolError = backend.SymbolError
 
 // Version formats a CUDA version number (1000*major + 10*minor) as
 // "major.minor": Version(12040) is "12.4".

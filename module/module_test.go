@@ -10,10 +10,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nocgo/cuda/conformance"
-	"github.com/nocgo/cuda/conformance/fakekernels"
 	"github.com/nocgo/cuda/conformance/kernels"
 	"github.com/nocgo/cuda/conformance/segscale"
 	"github.com/nocgo/cuda/cudatest"
+	"github.com/nocgo/cuda/cudatest/fakekernels"
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/fake"

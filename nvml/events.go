@@ -169,7 +169,8 @@ func (s *EventSet) Wait(ctx context.Context) (Event, error) {
 		if err := s.enter(op); err != nil {
 			return Event{}, err
 		}
-		ev, err := s.l.api.EventSetWait(s.h, uint32(slice/time.Millisecond))
+		ms := uint32((slice + time.Millisecond - 1) / time.Millisecond) // rounded up: the slice ends at or after the deadline
+		ev, err := s.l.api.EventSetWait(s.h, ms)
 		if err == nil {
 			dev := s.l.deviceOf(ev.Device) // a whole GPU where NVML cannot say (a lost one)
 			s.leave()

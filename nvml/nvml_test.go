@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/fake"
 	"github.com/nocgo/cuda/memory"
 	"github.com/nocgo/cuda/nvml"
@@ -616,4 +617,28 @@ func TestBytesString(t *testing.T) {
 	assert.Equal(t, "1.5 KiB", nvml.Bytes(1536).String())
 	assert.Equal(t, "141 GiB", nvml.Bytes(141<<30).String())
 	assert.Equal(t, "Xid|Clock", (nvml.EventXid | nvml.EventClock).String())
+}
+
+// noNVML is a backend that has the driver API and no NVML.
+type noNVML struct{ backend.API }
+
+func TestBackendWithoutNVML(t *testing.T) {
+	drv, err := driver.New(noNVML{fake.NewBackend()})
+	require.NoError(t, err)
+	_, err = nvml.Open(drv)
+	assert.ErrorIs(t, err, errors.ErrUnsupported)
+	assert.ErrorContains(t, err, "nvml.Open: this backend has no NVML")
+}
+
+func TestDevicesOfAnotherLibrary(t *testing.T) {
+	drv := fake.New()
+	a, b := open(t, drv), open(t, drv)
+	da, db := device0(t, a), device0(t, b)
+	_, err := da.Topology(db)
+	assert.ErrorIs(t, err, nvml.ErrInvalidValue)
+	set, err := a.NewEventSet()
+	require.NoError(t, err)
+	defer set.Close()
+	assert.ErrorIs(t, set.Register(db, nvml.EventXid), nvml.ErrInvalidValue)
+	assert.ErrorIs(t, set.Register(da, 0), nvml.ErrInvalidValue, "no event types")
 }

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nocgo/cuda/conformance/fakekernels"
 	"github.com/nocgo/cuda/conformance/kernels"
 	"github.com/nocgo/cuda/cudatest"
+	"github.com/nocgo/cuda/cudatest/fakekernels"
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/memory"
 	"github.com/nocgo/cuda/module"

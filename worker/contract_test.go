@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nocgo/cuda/conformance/fakekernels"
 	"github.com/nocgo/cuda/cudatest"
+	"github.com/nocgo/cuda/cudatest/fakekernels"
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/memory"
 	"github.com/nocgo/cuda/worker"

@@ -3,13 +3,12 @@ package main
 import (
 	"fmt"
 
-	"github.com/nocgo/cuda/conformance/fakekernels"
 	"github.com/nocgo/cuda/conformance/segscale"
+	"github.com/nocgo/cuda/cudatest/fakekernels"
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/fake"
 	"github.com/nocgo/cuda/gpu"
-	"github.com/nocgo/cuda/internal/libcuda"
 	"github.com/nocgo/cuda/module"
 )
 
@@ -41,11 +40,12 @@ func fakeDriver() (*driver.Driver, backend.API, error) {
 	return drv, api, nil
 }
 
-// realDriver opens the real driver and returns it with its backend (libcuda),
+// realDriver opens the real driver and returns it with its backend (libcuda,
+// through gpu.Backend),
 // on which the self-test makes its foreign library's raw calls. Its errors
 // list every library path tried, as gpu.Load's do.
 func realDriver() (*driver.Driver, backend.API, error) {
-	api, err := libcuda.Open()
+	api, err := gpu.Backend()
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,7 +1,7 @@
 // Package kernels holds the CUDA C of the kernels the conformance suite
 // launches and their names: what a backend compiles and runs, with no
 // implementation behind it. Their Go bodies for the fake driver, which need
-// package fake, are in [github.com/nocgo/cuda/conformance/fakekernels].
+// package fake, are in [github.com/nocgo/cuda/cudatest/fakekernels].
 package kernels
 
 // Names of the kernels of Source.

@@ -3,7 +3,7 @@
 // suite: its CUDA source, a Go reference implementation, and Run, the
 // self-test of the run-time workflow. It knows no implementation: its Go
 // body for the fake driver is in package
-// [github.com/nocgo/cuda/conformance/fakekernels].
+// [github.com/nocgo/cuda/cudatest/fakekernels].
 //
 // segment_scale(out, in, n) writes out[i] for every i < n: with q = n/4
 // (integer division), in[i]*0.5 for i < q (the first quarter), in[i]*2 for

@@ -7,9 +7,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nocgo/cuda/conformance/fakekernels"
 	"github.com/nocgo/cuda/conformance/segscale"
 	"github.com/nocgo/cuda/cudatest"
+	"github.com/nocgo/cuda/cudatest/fakekernels"
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/fake"

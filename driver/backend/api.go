@@ -37,9 +37,9 @@ import "unsafe"
 // (package conformance) checks that both behave alike.
 //
 // Methods return nil on success, a Result for a CUresult the driver (or the
-// fake) returned, and for the real backend a *loader.SymbolError when the
-// entry point is missing from the loaded driver. Backends return Result
-// errors through Check, which does not allocate.
+// fake) returned, and a *SymbolError (loader.SymbolError) when the entry
+// point is missing from the driver (or from the fake's driver version).
+// Backends return Result errors through Check, which does not allocate.
 //
 // Like the driver, calls that work on "the current context" (allocation,
 // creation of streams, events and modules, synchronous copies) read the

@@ -147,12 +147,18 @@ func TestWhatPartsKnow(t *testing.T) {
 		walk(pkg)
 		return seen
 	}
-	if _, ok := pkgs["conformance"]; ok {
-		for d := range deps("conformance") {
+	suite := 0
+	for pkg := range pkgs {
+		if !match("conformance/...", pkg) {
+			continue
+		}
+		suite++
+		for d := range deps(pkg) {
 			assert.False(t, d == "fake" || strings.HasPrefix(d, "fake/") || d == "internal/libcuda" || d == "internal/libnccl",
-				"the conformance suite depends on %s, an implementation", d)
+				"%s, of the conformance suite, depends on %s, an implementation", pkg, d)
 		}
 	}
+	assert.Greater(t, suite, 1, "the walk found the conformance suite's packages")
 	for d := range deps("fake") {
 		assert.NotEqual(t, "internal/libcuda", d, "the fake depends on the real backend")
 		assert.NotEqual(t, "std:testing", d, "the fake depends on package testing")
@@ -168,4 +174,92 @@ func TestLayerTable(t *testing.T) {
 	}
 	assert.Less(t, layerOf(layers, "driver/backend"), layerOf(layers, "driver"))
 	assert.Less(t, layerOf(layers, "fake/internal/ptxexec"), layerOf(layers, "conformance")+1)
+}
+
+// The real backend (internal/libcuda, internal/libnccl) is opened by gpu
+// alone: every other package reaches it through gpu (cudatest.RealBackend,
+// cmd/cudainfo). NVIDIA's compiler (internal/libnvrtc) is opened by gpu and
+// by the fake, which compiles real CUDA C with it.
+func TestOnlyGPUOpensTheRealBackend(t *testing.T) {
+	for pkg, deps := range imports(t) {
+		if pkg == "gpu" || match("internal/...", pkg) {
+			continue
+		}
+		for d := range deps {
+			assert.False(t, d == "internal/libcuda" || d == "internal/libnccl",
+				"%s imports %s: only gpu opens the real backend", pkg, d)
+			if d == "internal/libnvrtc" {
+				assert.True(t, match("fake/...", pkg), "%s imports %s: only gpu and the fake open NVIDIA's compiler", pkg, d)
+			}
+		}
+	}
+}
+
+// part is one row of the architecture document's table of the fake's
+// inside: the core, a room (a subsystem owning its state and its lock), or
+// a shared package (the rooms' common vocabulary: arithmetic, a view).
+type part struct {
+	kind    string // "core", "room" or "shared"
+	pattern string
+}
+
+// readParts parses the rows "| room | `fake/internal/x` | ... |".
+func readParts(t *testing.T) []part {
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "ARCHITECTURE.md"))
+	require.NoError(t, err)
+	row := regexp.MustCompile("(?m)^\\| (core|room|shared) \\| `([^`]+)` \\|")
+	var out []part
+	for _, m := range row.FindAllStringSubmatch(string(doc), -1) {
+		out = append(out, part{kind: m[1], pattern: m[2]})
+	}
+	require.NotEmpty(t, out, "no table of the fake's parts in docs/ARCHITECTURE.md")
+	return out
+}
+
+// partOf returns the row covering pkg, the most specific pattern winning.
+func partOf(parts []part, pkg string) (part, bool) {
+	var best part
+	found := false
+	for _, p := range parts {
+		if match(p.pattern, pkg) && (!found || len(p.pattern) > len(best.pattern)) {
+			best, found = p, true
+		}
+	}
+	return best, found
+}
+
+// Inside the fake, each room reaches the core only through the narrow
+// interface it is given: a room imports neither package fake nor another
+// room (its own subpackages are its own), only shared packages; a shared
+// package imports no room. Every package under fake/internal is on the
+// table.
+func TestRoomsOfTheFake(t *testing.T) {
+	parts := readParts(t)
+	core, ok := partOf(parts, "fake")
+	require.True(t, ok && core.kind == "core", "the table names fake as the core")
+	rooms := 0
+	for pkg, deps := range imports(t) {
+		if !match("fake/internal/...", pkg) {
+			continue
+		}
+		from, ok := partOf(parts, pkg)
+		if !assert.True(t, ok && from.kind != "core", "%s is on no row of the fake's parts in docs/ARCHITECTURE.md", pkg) {
+			continue
+		}
+		if from.kind == "room" {
+			rooms++
+		}
+		for dep := range deps {
+			if !match("fake/...", dep) {
+				continue
+			}
+			assert.NotEqual(t, "fake", dep, "%s imports the fake's core: a part reaches it only through its interface", pkg)
+			to, ok := partOf(parts, dep)
+			if !ok || to.pattern == from.pattern {
+				continue
+			}
+			assert.Equal(t, "shared", to.kind, "%s (a %s) imports %s, a room of its own", pkg, from.kind, dep)
+		}
+	}
+	assert.GreaterOrEqual(t, rooms, 5, "the walk found the fake's rooms")
 }

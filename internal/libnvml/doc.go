@@ -3,7 +3,7 @@
 // resolved on first use and called through internal/dl's trampolines. The
 // entry points are declared in entrypoints.txt, from which
 // internal/bindgen writes zz_generated.go; libnvml.go holds the calls that
-// take strings, structs or sized buffers.
+// take C strings, structs or sized buffers.
 //
 // ABI notes (nvml.h of the R450 to R580 drivers; checked against go-nvml's
 // pkg/nvml types_gen.go, which cgo generates from nvml.h, and the NVML API

@@ -31,55 +31,6 @@ func (l *Lib) check(s sym, r uintptr) error {
 	return &backend.NVMLError{Return: code, Op: symEntries[s].Name}
 }
 
-// bufSize is the string buffer the binding passes: the largest of NVML's
-// documented sizes (see the package doc).
-const bufSize = 96
-
-// str calls s(args..., buf, bufSize) and returns buf's string.
-func (l *Lib) str(s sym, args ...uintptr) (string, error) {
-	p, err := l.fn(s)
-	if err != nil {
-		return "", err
-	}
-	var buf [bufSize]byte
-	bp := uintptr(unsafe.Pointer(&buf[0]))
-	var r uintptr
-	switch len(args) {
-	case 0:
-		r = dl.Call2(p, bp, bufSize)
-	case 1:
-		r = dl.Call3(p, args[0], bp, bufSize)
-	default:
-		panic("libnvml: str takes at most one argument")
-	}
-	runtime.KeepAlive(&buf)
-	if err := l.check(s, r); err != nil {
-		return "", err
-	}
-	return cstr.FromBytes(buf[:]), nil
-}
-
-// DriverVersion is nvmlSystemGetDriverVersion(char*, unsigned int).
-func (l *Lib) DriverVersion() (string, error) { return l.str(symSystemGetDriverVersion) }
-
-// Version is nvmlSystemGetNVMLVersion(char*, unsigned int).
-func (l *Lib) Version() (string, error) { return l.str(symSystemGetNVMLVersion) }
-
-// DeviceName is nvmlDeviceGetName(nvmlDevice_t, char*, unsigned int).
-func (l *Lib) DeviceName(d uintptr) (string, error) { return l.str(symDeviceGetName, d) }
-
-// DeviceUUID is nvmlDeviceGetUUID(nvmlDevice_t, char*, unsigned int).
-func (l *Lib) DeviceUUID(d uintptr) (string, error) { return l.str(symDeviceGetUUID, d) }
-
-// DeviceSerial is nvmlDeviceGetSerial(nvmlDevice_t, char*, unsigned int).
-func (l *Lib) DeviceSerial(d uintptr) (string, error) { return l.str(symDeviceGetSerial, d) }
-
-// DeviceBoardPartNumber is nvmlDeviceGetBoardPartNumber(nvmlDevice_t,
-// char*, unsigned int).
-func (l *Lib) DeviceBoardPartNumber(d uintptr) (string, error) {
-	return l.str(symDeviceGetBoardPartNumber, d)
-}
-
 // byString calls s(const char* key, nvmlDevice_t* device).
 func (l *Lib) byString(s sym, key string) (uintptr, error) {
 	p, err := l.fn(s)

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/internal/cstr"
 	"github.com/nocgo/cuda/internal/dl"
 	"github.com/nocgo/cuda/internal/symtab"
 	"github.com/nocgo/cuda/loader"
@@ -184,6 +185,36 @@ func (l *Lib) Shutdown() error {
 	return l.check(symShutdown, res)
 }
 
+// DriverVersion is nvmlSystemGetDriverVersion(char* version, unsigned int
+// length = 96).
+func (l *Lib) DriverVersion() (string, error) {
+	proc, err := l.fn(symSystemGetDriverVersion)
+	if err != nil {
+		return "", err
+	}
+	var version [96]byte
+	res := dl.Call2(proc, uintptr(unsafe.Pointer(&version[0])), 96)
+	if err := l.check(symSystemGetDriverVersion, res); err != nil {
+		return "", err
+	}
+	return cstr.FromBytes(version[:]), nil
+}
+
+// Version is nvmlSystemGetNVMLVersion(char* version, unsigned int length =
+// 96).
+func (l *Lib) Version() (string, error) {
+	proc, err := l.fn(symSystemGetNVMLVersion)
+	if err != nil {
+		return "", err
+	}
+	var version [96]byte
+	res := dl.Call2(proc, uintptr(unsafe.Pointer(&version[0])), 96)
+	if err := l.check(symSystemGetNVMLVersion, res); err != nil {
+		return "", err
+	}
+	return cstr.FromBytes(version[:]), nil
+}
+
 // CUDADriverVersion is nvmlSystemGetCudaDriverVersion_v2(int*
 // cudaDriverVersion).
 func (l *Lib) CUDADriverVersion() (int, error) {
@@ -241,6 +272,66 @@ func (l *Lib) DeviceIndex(d uintptr) (int, error) {
 		return 0, err
 	}
 	return int(index), nil
+}
+
+// DeviceName is nvmlDeviceGetName(nvmlDevice_t device, char* name, unsigned
+// int length = 96).
+func (l *Lib) DeviceName(d uintptr) (string, error) {
+	proc, err := l.fn(symDeviceGetName)
+	if err != nil {
+		return "", err
+	}
+	var name [96]byte
+	res := dl.Call3(proc, d, uintptr(unsafe.Pointer(&name[0])), 96)
+	if err := l.check(symDeviceGetName, res); err != nil {
+		return "", err
+	}
+	return cstr.FromBytes(name[:]), nil
+}
+
+// DeviceUUID is nvmlDeviceGetUUID(nvmlDevice_t device, char* uuid, unsigned
+// int length = 96).
+func (l *Lib) DeviceUUID(d uintptr) (string, error) {
+	proc, err := l.fn(symDeviceGetUUID)
+	if err != nil {
+		return "", err
+	}
+	var uuid [96]byte
+	res := dl.Call3(proc, d, uintptr(unsafe.Pointer(&uuid[0])), 96)
+	if err := l.check(symDeviceGetUUID, res); err != nil {
+		return "", err
+	}
+	return cstr.FromBytes(uuid[:]), nil
+}
+
+// DeviceSerial is nvmlDeviceGetSerial(nvmlDevice_t device, char* serial,
+// unsigned int length = 96).
+func (l *Lib) DeviceSerial(d uintptr) (string, error) {
+	proc, err := l.fn(symDeviceGetSerial)
+	if err != nil {
+		return "", err
+	}
+	var serial [96]byte
+	res := dl.Call3(proc, d, uintptr(unsafe.Pointer(&serial[0])), 96)
+	if err := l.check(symDeviceGetSerial, res); err != nil {
+		return "", err
+	}
+	return cstr.FromBytes(serial[:]), nil
+}
+
+// DeviceBoardPartNumber is nvmlDeviceGetBoardPartNumber(nvmlDevice_t device,
+// char* partNumber, unsigned int length = 96).
+func (l *Lib) DeviceBoardPartNumber(d uintptr) (string, error) {
+	proc, err := l.fn(symDeviceGetBoardPartNumber)
+	if err != nil {
+		return "", err
+	}
+	var partNumber [96]byte
+	res := dl.Call3(proc, d, uintptr(unsafe.Pointer(&partNumber[0])), 96)
+	if err := l.check(symDeviceGetBoardPartNumber, res); err != nil {
+		return "", err
+	}
+	return cstr.FromBytes(partNumber[:]), nil
 }
 
 // DeviceBrand is nvmlDeviceGetBrand(nvmlDevice_t device, int* brand).

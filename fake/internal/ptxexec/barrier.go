@@ -280,7 +280,7 @@ func (m *machine) releaseBarriers(live int) bool {
 		m.races.phase++
 	}
 	if m.gr != nil {
-		m.gr.phase++
+		m.gr.barrier()
 	}
 	return true
 }

@@ -135,8 +135,9 @@ func (nopObserver) Global(Access)         {}
 func (nopObserver) SharedRace(SharedRace) {}
 func (nopObserver) GlobalRace(GlobalRace) {}
 
-// BenchmarkRaceChecks runs saxpy (elementwise, 1M threads) and block_sum
-// (shared memory, barriers, an atomic per block) with the checks off,
+// BenchmarkRaceChecks runs saxpy (elementwise, 1M threads), block_sum
+// (shared memory, barriers, an atomic per block) and warp_sum (shuffles,
+// a global atomic per warp) with the checks off,
 // with an Observer only (what the stream checks need), and with the
 // in-kernel shared- and global-memory checks on.
 func BenchmarkRaceChecks(b *testing.B) {
@@ -147,7 +148,8 @@ func BenchmarkRaceChecks(b *testing.B) {
 		xs[i] = float32(i%1000) * 0.37
 	}
 	px, py, out, total := mem.f32s(xs), mem.f32s(xs), mem.alloc(4*n), mem.f32s([]float32{0})
-	saxpy, sum := p.Kernels["axpy"], p.Kernels["block_sum"]
+	saxpy, sum, wsum := p.Kernels["axpy"], p.Kernels["block_sum"], p.Kernels["warp_sum"]
+	wout := mem.i32s([]int32{0, 0})
 	kernels := []struct {
 		name   string
 		k      *Kernel
@@ -155,6 +157,7 @@ func BenchmarkRaceChecks(b *testing.B) {
 	}{
 		{"saxpy", saxpy, packAxpy(saxpy, px, py, out, n)},
 		{"block_sum", sum, params(b, sum, px, total, int32(n))},
+		{"warp_sum", wsum, params(b, wsum, px, wout, int32(n))},
 	}
 	for _, kc := range kernels {
 		for _, mode := range []string{"off", "observer", "in-kernel"} {

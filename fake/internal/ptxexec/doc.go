@@ -170,14 +170,20 @@
 //     (NVIDIA's idioms): an acquire with no fence on the reader's side
 //     (threadFenceReduction), the plain first read of a CAS loop
 //     (atomicAdd(double) by atomicCAS), two unordered st that leave the
-//     same bytes. Releases and acquires are judged per block, so a
-//     missing barrier after a flag spin is not reported. A read of bytes
+//     same bytes. Releases are judged per block (a missing barrier
+//     before one thread's fence and flag is not reported); acquires per
+//     thread, spread by barriers and warp collectives (a missing barrier
+//     after one thread's flag spin is reported). A read of bytes
 //     the launch had not yet written is marked (Access.Unwritten), so the
 //     fake reports it as uninitialised when nothing wrote them before the
 //     launch. Races found before a fault are reported; the fault ends the
-//     launch, so none after it. With Launch.Workers > 1 a release and an
-//     acquire through a volatile flag (not an atomic) may be judged in the
-//     order the checks ran rather than the order the memory saw.
+//     launch, so none after it. With Launch.Workers > 1 a strong ld or st
+//     (volatile, .relaxed, .acquire, .release) is checked and done in one
+//     step under the lock atomics take, so a flag's release and acquire
+//     are judged in the order memory saw them: results are the same with
+//     any number of workers. A warp's coalesced 4- or 8-byte access is
+//     observed as one Access (Access.Lanes) and shadowed as one record a
+//     segment of 32 words until other threads touch those words.
 //   - printf (vprintf) formats C conversions (d i u x X o c s p f e g, with
 //     flags, width, precision and l/ll) to Launch.Printf as each thread
 //     calls it; a failed device-side assert (__assertfail) prints CUDA's

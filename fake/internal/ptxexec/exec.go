@@ -616,7 +616,7 @@ func (m *machine) collective(ts []thread, in *inst, group uint32) {
 		m.races.warpSync[ts[0].id/warpSize]++
 	}
 	if m.gr != nil {
-		m.gr.warpSync[ts[0].id/warpSize]++
+		m.gr.collective(ts)
 	}
 	switch in.op {
 	case opShfl:
@@ -984,13 +984,16 @@ func (m *machine) run(t *thread) {
 			addr := r[in.a] + uint64(in.imm)
 			n := uint64(in.size) * uint64(in.vec)
 			t.pc = pc
+			locked := m.lockStrong(t)
 			b := m.access(t, in, in.op, addr, n)
 			if b == nil {
+				m.unlockStrong(locked)
 				return
 			}
 			for i := 0; i < int(in.vec); i++ {
 				r[in.v[i]] = extend(loadLE(b[i*int(in.size):], in.size), in)
 			}
+			m.unlockStrong(locked)
 			r[sSink] = 0
 		case opStGlobal:
 			addr := r[in.a] + uint64(in.imm)
@@ -1013,13 +1016,16 @@ func (m *machine) run(t *thread) {
 			addr := r[in.a] + uint64(in.imm)
 			n := uint64(in.size) * uint64(in.vec)
 			t.pc = pc
+			locked := m.lockStrong(t)
 			b := m.access(t, in, in.op, addr, n)
 			if b == nil {
+				m.unlockStrong(locked)
 				return
 			}
 			for i := 0; i < int(in.vec); i++ {
 				store(b[i*int(in.size):], in.size, r[in.v[i]])
 			}
+			m.unlockStrong(locked)
 		case opBra:
 			if int(in.imm) < pc && m.spin() {
 				t.pc, t.state = int(in.imm), tYield

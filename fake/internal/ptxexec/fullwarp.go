@@ -46,9 +46,9 @@ func (m *machine) runFullSeq(w *warpRegs, ts []thread, code []inst, pc int) int 
 		var ok bool
 		switch in.op {
 		case opLdGlobal, opLdParam, opLdShared:
-			ok = m.fullLoad(S, in, ts, pc)
+			ok = m.fullLoad(S, in, ts, pc) || m.observedFull(ts, S, in, pc+1)
 		case opStGlobal, opStShared:
-			ok = !(in.op == opStShared && m.pauseDue(w)) && m.fullStore(S, in, ts, pc)
+			ok = !(in.op == opStShared && m.pauseDue(w)) && (m.fullStore(S, in, ts, pc) || m.observedFull(ts, S, in, pc+1))
 		default:
 			ok = runFull(S, in)
 		}
@@ -277,7 +277,7 @@ func (m *machine) fullLoad(S []uint64, in *inst, ts []thread, pc int) bool {
 	ra, rv := lane32(S, in.a), lane32(S, in.v[0])
 	if off, ok := coalesced(ra, start, lim, amask, in); ok && (in.size == 4 || in.size == 8) {
 		if obs {
-			m.observeRun(pc, in, &ts[0], ra[0]+uint64(in.imm), warpSize*uint64(in.size))
+			m.observeRun(pc, in, &ts[0], ra[0]+uint64(in.imm), warpSize*uint64(in.size), warpSize)
 		}
 		if in.size == 4 {
 			lanes.Load32(rv, (*[128]byte)(data[off:]))
@@ -328,7 +328,7 @@ func (m *machine) fullStore(S []uint64, in *inst, ts []thread, pc int) bool {
 	ra, rv := lane32(S, in.a), lane32(S, in.v[0])
 	if off, ok := coalesced(ra, start, lim, amask, in); ok && (in.size == 4 || in.size == 8) {
 		if obs {
-			m.observeRun(pc, in, &ts[0], ra[0]+uint64(in.imm), warpSize*uint64(in.size))
+			m.observeRun(pc, in, &ts[0], ra[0]+uint64(in.imm), warpSize*uint64(in.size), warpSize)
 		}
 		if in.size == 4 {
 			lanes.Store32((*[128]byte)(data[off:]), rv)

@@ -25,7 +25,9 @@ import (
 //     write, or a .release st or atom, releases what its block did so far;
 //     a read (ld of any kind, atom) that observes that write (the word's
 //     last write in the order the interpreter ran the threads, which is
-//     the order of some execution) acquires it for its whole block. An
+//     the order of some execution) acquires it for its own thread; a
+//     barrier of the block spreads what its threads acquired to the whole
+//     block, a warp collective to the lanes of the warp. An
 //     atomic read-modify-write continues the release sequence of the
 //     write it read (C++'s release sequences), so the last of many blocks
 //     that each fence and atomicAdd a counter acquires them all
@@ -35,12 +37,15 @@ import (
 //     every block after it. A fence of .cta scope releases only to the
 //     threads of its own block.
 //
-// Releases and acquires are tracked per block (a block's epoch counts its
-// releases; a block's clock is what it acquired from other blocks), so a
-// thread's access is ordered after everything its block did before a
-// release another thread of the block made: this errs on the side of
-// silence (a missing __syncthreads between a block's flag spin and its
-// other threads' reads is not reported), never of a false report.
+// Releases are tracked per block (a block's epoch counts its releases),
+// so a release covers everything its block did before it, not only its
+// own thread's accesses: this errs on the side of silence (a missing
+// __syncthreads between a block's writes and one thread's fence and flag
+// is not reported), never of a false report. Acquires are per thread (a
+// thread's clock is what it acquired from other blocks, a warp's and a
+// block's what their collectives and barriers spread), so a missing
+// __syncthreads between one thread's flag spin and the other threads'
+// reads of the data is reported.
 //
 // Morally strong: atomics (atom, red), and ld and st with .volatile,
 // .relaxed, .acquire or .release, never race with each other when their
@@ -67,12 +72,16 @@ import (
 //     reported, as racecheck does not report them in shared memory.
 //
 // Each pair of instructions is reported once per launch. The shadow is
-// made a 2 KiB page at a time, for the pages the launch touches: 72 bytes
-// of shadow for every 4 bytes touched, freed when the launch ends. It is
-// one lock for all the launch's workers (Launch.Workers > 1; none when
-// one goroutine runs the blocks, cooperative launches included), so
-// detection does not depend on which blocks ran together or in what
-// order, only on what each read observed.
+// made a 2 KiB page at a time, for the pages the launch touches, freed
+// when the launch ends: a segment of 32 words that only one warp's
+// coalesced accesses touched (elementwise kernels) costs 64 bytes, one
+// record for each kind of access (gseg); a segment other threads touch
+// too gets its words, 72 bytes of shadow for every 4 bytes. It is one
+// lock for all the launch's workers (Launch.Workers > 1; none when one
+// goroutine runs the blocks, cooperative launches included), and strong
+// ld/st take the atomics' lock around their check and their access
+// (lockStrong), so detection does not depend on which blocks ran
+// together or in what order, only on what each read observed.
 
 // GlobalRaceObserver is an Observer that is also told of races between
 // the threads of a launch on global memory (see Launch.GlobalRaces). It
@@ -111,13 +120,14 @@ type GlobalAccess struct {
 
 // Static properties of an instruction, for race checks (function.sites).
 const (
-	sfStrong  uint8 = 1 << iota // atom, red; ld/st .volatile .relaxed .acquire .release
-	sfCTA                       // of .cta scope
-	sfRelease                   // st.release, atom.release/.acq_rel
-	sfCasSeed                   // a plain ld of the address a later atom.cas of the function updates
-	sfFence                     // a fence that releases (membar, fence.sc, fence.acq_rel)
-	sfExch                      // atom.exch: writes without using what it read
-	sfAtom                      // atom, red
+	sfStrong   uint8 = 1 << iota // atom, red; ld/st .volatile .relaxed .acquire .release
+	sfCTA                        // of .cta scope
+	sfRelease                    // st.release, atom.release/.acq_rel
+	sfCasSeed                    // a plain ld of the address a later atom.cas of the function updates
+	sfFence                      // a fence that releases (membar, fence.sc, fence.acq_rel)
+	sfExch                       // atom.exch: writes without using what it read
+	sfAtom                       // atom, red
+	sfFlagAtom                   // atom.and/or/xor/exch/cas: what software barriers and locks use (flagAtomic)
 )
 
 // siteFlags computes the race-check properties of a function's
@@ -141,6 +151,9 @@ func siteFlags(stmts []*ptx.Stmt) []uint8 {
 			}
 			if has(s.Mods, "exch") {
 				f |= sfExch
+			}
+			if flagAtomic(s) {
+				f |= sfFlagAtom
 			}
 		case "ld", "st":
 			if strongAccess(s) {
@@ -227,9 +240,77 @@ type gword struct {
 	r1, r2 gacc
 }
 
-const pageWords = 512 // a shadow page: 2 KiB of memory
+const (
+	pageWords = 512 // a shadow page: 2 KiB of memory
+	segWords  = 32  // a segment: what a warp's coalesced 4-byte access touches
+)
 
-type gpage [pageWords]gword
+type gpage [pageWords / segWords]gseg
+
+// gseg is the shadow of segWords words: while words is 0, each kind of
+// access recorded is one warp's coalesced access, word k by the thread
+// w.tid + k/wPer (r.tid + k/rPer), as if each word had that record; the
+// first access that does not fit makes the words (full). It holds no
+// pointer (words numbers them in globalRaces.words), so that the pages
+// cost the collector nothing.
+type gseg struct {
+	words      uint32 // globalRaces.words index + 1; 0: none yet
+	w, r       gacc
+	wPer, rPer uint8 // words a lane
+}
+
+// wordChunk is how many segments' words globalRaces.words makes at once.
+const wordChunk = 64
+
+// full returns the words of seg, made from its warp-wide records on first
+// use. g.mu held.
+func (g *globalRaces) full(seg *gseg) *[segWords]gword {
+	if seg.words != 0 {
+		i := seg.words - 1
+		return &g.words[i/wordChunk][i%wordChunk]
+	}
+	if g.nwords%wordChunk == 0 {
+		g.words = append(g.words, new([wordChunk][segWords]gword))
+	}
+	i := g.nwords
+	g.nwords++
+	ws := &g.words[i/wordChunk][i%wordChunk]
+	for k := range ws {
+		if seg.w.tid != 0 {
+			ws[k].w = seg.w
+			ws[k].w.tid += uint32(k) / uint32(seg.wPer)
+		}
+		if seg.r.tid != 0 {
+			ws[k].r1 = seg.r
+			ws[k].r1.tid += uint32(k) / uint32(seg.rPer)
+		}
+	}
+	seg.words = i + 1
+	return ws
+}
+
+// warp records me, the coalesced access of a warp's lanes from thread
+// me.tid on, per words a lane, over the whole segment without making its
+// words, and reports whether it did and whether the launch had written
+// the words before. It does so when me is ordered after what the
+// segment records by program order alone (the same lanes, or nothing
+// yet), the access releases nothing, and nothing acquires.
+func (seg *gseg) warp(me *gacc, per uint8, releases bool) (done, written bool) {
+	if seg.words != 0 || seg.w.tid != 0 && (seg.w.tid != me.tid || seg.wPer != per) ||
+		seg.r.tid != 0 && (seg.r.tid != me.tid || seg.rPer != per) {
+		return false, false
+	}
+	written = seg.w.tid != 0
+	if me.kind == gRead {
+		seg.r, seg.rPer = *me, per
+		return true, written
+	}
+	if releases {
+		return false, false
+	}
+	seg.w, seg.wPer, seg.r = *me, per, gacc{}
+	return true, written
+}
 
 // syncVar is the release a word's last write carries.
 type syncVar struct {
@@ -250,9 +331,13 @@ type globalRaces struct {
 	parallel bool
 	mu       sync.Mutex
 	pages    map[uint64]*gpage
-	syncs    map[uint64]*syncVar
-	seen     map[[2]uint32]bool
-	out      []GlobalRace // found under mu, told to obs after it
+	// words: the segments' words where they have their own (gseg.full),
+	// wordChunk segments a chunk; nwords how many are used.
+	words  []*[wordChunk][segWords]gword
+	nwords uint32
+	syncs  map[uint64]*syncVar
+	seen   map[[2]uint32]bool
+	out    []GlobalRace // found under mu, told to obs after it
 }
 
 // blockRaces is a machine's part: the block it runs.
@@ -262,11 +347,21 @@ type blockRaces struct {
 	epoch    uint32   // bumped at each release
 	phase    uint32   // bumped at each completed barrier
 	warpSync []uint32 // per warp: collectives completed
-	clk      vclock   // acquired from releases
-	rel      []vclock // per thread: the release of its last fence, or nil
-	held     []heldGlobal
-	pageKey  uint64 // the last page used, + 1
-	page     *gpage
+	clk      vclock   // acquired by the block's threads before its last barrier
+	// wclk: per warp, acquired by its lanes before its last collective;
+	// tclk: per thread, acquired since (nil where none; acquired says
+	// whether any is set).
+	wclk, tclk []vclock
+	acquired   bool
+	rel        []vclock // per thread: the release of its last fence, or nil
+	fenced     bool     // some rel is set
+	held       []heldGlobal
+	// pageKeys (page number + 1) and pages: the pages used last, one for
+	// each of the few arrays a kernel walks at once; nextPage the entry
+	// to replace next.
+	pageKeys [4]uint64
+	pages    [4]*gpage
+	nextPage int
 }
 
 // heldGlobal is a write that met an unordered earlier write: a race only
@@ -290,7 +385,60 @@ func (g *globalRaces) newBlock(threads int) *blockRaces {
 	if g == nil {
 		return nil
 	}
-	return &blockRaces{g: g, warpSync: make([]uint32, (threads+warpSize-1)/warpSize), rel: make([]vclock, threads)}
+	warps := (threads + warpSize - 1) / warpSize
+	return &blockRaces{g: g, warpSync: make([]uint32, warps), rel: make([]vclock, threads), wclk: make([]vclock, warps), tclk: make([]vclock, threads)}
+}
+
+// barrier spreads what each thread acquired to the whole block: a barrier
+// of the block completed.
+func (br *blockRaces) barrier() {
+	br.phase++
+	if !br.acquired {
+		return
+	}
+	for i, c := range br.wclk {
+		br.clk = br.clk.join(c)
+		br.wclk[i] = nil
+	}
+	for i, c := range br.tclk {
+		br.clk = br.clk.join(c)
+		br.tclk[i] = nil
+	}
+	br.acquired = false
+}
+
+// collective spreads what the lanes ts of one warp acquired to the warp:
+// a warp collective (bar.warp.sync, shfl.sync, vote.sync, ...) of theirs
+// completed.
+func (br *blockRaces) collective(ts []thread) {
+	w := ts[0].id / warpSize
+	br.warpSync[w]++
+	if !br.acquired {
+		return
+	}
+	for j := range ts {
+		br.wclk[w] = br.wclk[w].join(br.tclk[ts[j].id])
+	}
+}
+
+// known is the epoch of block b that thread t's accesses are ordered
+// after: what its block, its warp and it acquired.
+func (br *blockRaces) known(t *thread, b uint32) uint32 {
+	e := br.clk[b]
+	if br.acquired {
+		e = max(e, br.wclk[t.id/warpSize][b], br.tclk[t.id][b])
+	}
+	return e
+}
+
+// clock is a copy of what thread t acquired, with room for one more
+// entry.
+func (br *blockRaces) clock(t *thread) vclock {
+	c := br.clk.clone()
+	if br.acquired {
+		c = c.join(br.wclk[t.id/warpSize]).join(br.tclk[t.id])
+	}
+	return c
 }
 
 // start resets the block state for block b.
@@ -298,6 +446,12 @@ func (br *blockRaces) start(b uint32) {
 	br.blk, br.epoch, br.clk = b, 1, nil
 	br.phase++
 	clear(br.rel)
+	br.fenced = false
+	if br.acquired {
+		clear(br.wclk)
+		clear(br.tclk)
+		br.acquired = false
+	}
 }
 
 // fence runs a releasing fence of thread t.
@@ -309,13 +463,14 @@ func (m *machine) raceFence(t *thread) {
 	}
 	br.g.lock()
 	defer br.g.unlock()
-	c := br.clk.clone()
+	c := br.clock(t)
 	c[br.blk] = br.epoch
 	if t.fn.sites[pc]&sfCTA != 0 {
 		c = vclock{br.blk: br.epoch}
 		c[^uint32(0)] = 1 // marks a .cta release
 	}
 	br.rel[t.id] = c
+	br.fenced = true
 	br.epoch++
 }
 
@@ -335,7 +490,7 @@ func (br *blockRaces) ordered(a *gacc, me *gacc, t *thread) bool {
 			return true
 		}
 	}
-	return br.clk[ab] >= a.epoch
+	return br.known(t, ab) >= a.epoch
 }
 
 // strongPair reports whether a and b are morally strong towards each
@@ -367,50 +522,138 @@ func (m *machine) globalAccess(t *thread, in *inst, addr, n uint64) (unwritten b
 	}
 	flags := t.fn.sites[pc]
 	me := gacc{tid: br.blk*g.tpb + uint32(t.id) + 1, epoch: br.epoch, phase: br.phase, wsync: br.warpSync[t.id/warpSize],
-		site: t.fn.siteBase + uint32(pc) + 1, kind: gRead}
-	switch in.op {
-	case opStGlobal, opStGeneric:
-		me.kind = gWrite
-	case opAtom:
-		me.kind = gAtomic
-	}
+		site: t.fn.siteBase + uint32(pc) + 1, kind: accKind(in)}
 	g.lock()
 	defer g.unlock()
 	unwritten = true
 	for w := addr &^ 3; w < addr+n; w += 4 {
 		lo, hi := max(addr, w), min(addr+n, w+4)
 		me.mask = uint8((1<<(hi-lo) - 1) << (lo - w))
-		pg := br.page
-		if key := w/(4*pageWords) + 1; key != br.pageKey {
-			if pg = g.pages[key]; pg == nil {
-				pg = new(gpage)
-				g.pages[key] = pg
-			}
-			br.page, br.pageKey = pg, key
-		}
-		sh := &pg[w/4%pageWords]
-		if sh.w.tid != 0 {
+		if m.globalWord(t, br.word(w), &me, w, flags) {
 			unwritten = false
 		}
-		m.checkWord(t, sh, &me, w, flags)
-		if me.kind != gWrite {
-			m.acquire(w, sh)
+	}
+	return unwritten
+}
+
+// accKind is the shadow's kind of access for ld, st and atom.
+func accKind(in *inst) uint8 {
+	switch in.op {
+	case opStGlobal, opStGeneric:
+		return gWrite
+	case opAtom:
+		return gAtomic
+	}
+	return gRead
+}
+
+// word returns the shadow of word w, making its page on first use.
+func (br *blockRaces) word(w uint64) *gword {
+	return &br.g.full(br.seg(w))[w/4%segWords]
+}
+
+// seg returns the shadow segment of word w, making its page on first use.
+func (br *blockRaces) seg(w uint64) *gseg {
+	key := w/(4*pageWords) + 1
+	for i, k := range br.pageKeys {
+		if k == key {
+			return &br.pages[i][w/4%pageWords/segWords]
 		}
-		if me.kind != gRead {
+	}
+	g := br.g
+	pg := g.pages[key]
+	if pg == nil {
+		pg = new(gpage)
+		g.pages[key] = pg
+	}
+	i := br.nextPage
+	br.pageKeys[i], br.pages[i], br.nextPage = key, pg, (i+1)%len(br.pages)
+	return &pg[w/4%pageWords/segWords]
+}
+
+// globalWord checks and records access me (of thread t) of word w, whose
+// shadow is sh, and reports whether the launch had written the word
+// before it. g.mu held.
+func (m *machine) globalWord(t *thread, sh *gword, me *gacc, w uint64, flags uint8) (written bool) {
+	br := m.gr
+	if sh.w.tid == 0 && sh.r1.tid == 0 {
+		// A word the launch had not touched: nothing to check or
+		// acquire.
+		if me.kind == gRead {
+			sh.r1 = *me
+			return false
+		}
+		if flags&sfRelease != 0 || br.rel[t.id] != nil || len(br.g.syncs) != 0 {
 			m.release(t, w, flags, me.kind == gAtomic)
 		}
-		switch {
-		case me.kind != gRead:
-			sh.w, sh.r1, sh.r2 = me, gacc{}, gacc{}
-		case sh.r1.tid == 0 || sh.r1.tid == me.tid || br.ordered(&sh.r1, &me, t):
-			sh.r1 = me
-			if sh.r2.tid != 0 && br.ordered(&sh.r2, &me, t) {
-				sh.r2 = gacc{}
-			}
-		case sh.r2.tid == 0 || sh.r2.tid == me.tid || br.ordered(&sh.r2, &me, t) ||
-			sameWarp(sh.r2.tid, sh.r1.tid, g.tpb) && !sameWarp(me.tid, sh.r1.tid, g.tpb):
-			sh.r2 = me
+		sh.w = *me
+		return false
+	}
+	written = sh.w.tid != 0
+	m.checkWord(t, sh, me, w, flags)
+	if me.kind != gWrite {
+		m.acquire(t, w, sh)
+	}
+	if me.kind != gRead {
+		m.release(t, w, flags, me.kind == gAtomic)
+	}
+	g := br.g
+	switch {
+	case me.kind != gRead:
+		sh.w, sh.r1, sh.r2 = *me, gacc{}, gacc{}
+	case sh.r1.tid == 0 || sh.r1.tid == me.tid || br.ordered(&sh.r1, me, t):
+		sh.r1 = *me
+		if sh.r2.tid != 0 && br.ordered(&sh.r2, me, t) {
+			sh.r2 = gacc{}
 		}
+	case sh.r2.tid == 0 || sh.r2.tid == me.tid || br.ordered(&sh.r2, me, t) ||
+		sameWarp(sh.r2.tid, sh.r1.tid, g.tpb) && !sameWarp(me.tid, sh.r1.tid, g.tpb):
+		sh.r2 = *me
+	}
+	return written
+}
+
+// globalWarp checks and records a coalesced access of the 32 lanes ts of
+// one warp, lane j accessing size bytes (4 or 8) at addr+j*size, with the
+// instruction before pc: one lock, one page look-up per page and no
+// check for words the launch had not touched. It returns the lanes that
+// read what the launch had not written (Access.Unwritten).
+func (m *machine) globalWarp(ts []thread, in *inst, pc int, addr, size uint64) (unwritten uint32) {
+	br := m.gr
+	g := br.g
+	if len(br.held) != 0 {
+		m.settleGlobal()
+	}
+	t0 := &ts[0]
+	site := pc - 1
+	flags := t0.fn.sites[site]
+	me := gacc{epoch: br.epoch, phase: br.phase, wsync: br.warpSync[t0.id/warpSize],
+		site: t0.fn.siteBase + uint32(site) + 1, kind: accKind(in), mask: 0xf}
+	base := br.blk*g.tpb + 1
+	g.lock()
+	defer g.unlock()
+	unwritten = allLanes
+	per := size / 4
+	releases := flags&sfRelease != 0 || br.fenced
+	for i := uint64(0); i < warpSize*per; {
+		j := i / per
+		t := &ts[j]
+		me.tid = base + uint32(t.id)
+		w := addr + 4*i
+		if w/4%segWords == 0 && i+segWords <= warpSize*per {
+			// A whole segment: one record for its words, where it fits.
+			if done, written := br.seg(w).warp(&me, uint8(per), releases); done {
+				if written {
+					unwritten &^= (1<<(segWords/per) - 1) << j
+				}
+				i += segWords
+				continue
+			}
+		}
+		if m.globalWord(t, br.word(w), &me, w, flags) {
+			unwritten &^= 1 << j
+		}
+		i++
 	}
 	return unwritten
 }
@@ -457,20 +700,30 @@ func (m *machine) checkWord(t *thread, sh *gword, me *gacc, w uint64, flags uint
 	}
 }
 
-// acquire joins the release that word w's last write carries into the
-// block's clock.
-func (m *machine) acquire(w uint64, sh *gword) {
+// acquire joins the release that word w's last write carries into
+// thread t's clock (a barrier spreads it to the block, a warp collective
+// to the warp).
+func (m *machine) acquire(t *thread, w uint64, sh *gword) {
 	br := m.gr
 	sv := br.g.syncs[w]
 	if sv == nil || sh.w.tid == 0 {
 		return
 	}
-	br.clk = br.clk.join(sv.clk)
-	if sv.ctaBlk == br.blk+1 && sv.ctaEpch > br.clk[br.blk] {
-		if br.clk == nil {
-			br.clk = vclock{}
+	c := br.tclk[t.id]
+	if len(sv.clk) != 0 {
+		if c == nil {
+			c = make(vclock, len(sv.clk))
 		}
-		br.clk[br.blk] = sv.ctaEpch
+		c = c.join(sv.clk)
+	}
+	if sv.ctaBlk == br.blk+1 && sv.ctaEpch > c[br.blk] {
+		if c == nil {
+			c = vclock{}
+		}
+		c[br.blk] = sv.ctaEpch
+	}
+	if c != nil {
+		br.tclk[t.id], br.acquired = c, true
 	}
 }
 
@@ -482,7 +735,7 @@ func (m *machine) release(t *thread, w uint64, flags uint8, rmw bool) {
 	g := br.g
 	var c vclock
 	if flags&sfRelease != 0 {
-		c = br.clk.clone()
+		c = br.clock(t)
 		c[br.blk] = br.epoch
 		if flags&sfCTA != 0 {
 			c = vclock{br.blk: br.epoch, ^uint32(0): 1}
@@ -496,7 +749,7 @@ func (m *machine) release(t *thread, w uint64, flags uint8, rmw bool) {
 		sv = nil
 	}
 	if c == nil {
-		if !rmw {
+		if !rmw && len(g.syncs) != 0 {
 			delete(g.syncs, w)
 		}
 		return
@@ -600,5 +853,30 @@ func (g *globalRaces) side(a *gacc) GlobalAccess {
 		Thread: [3]uint32{th % bl[0], th / bl[0] % bl[1], th / (bl[0] * bl[1])},
 		Kind:   kind, Strong: kind != Atomic && g.prog.siteFlags[a.site-1]&sfStrong != 0,
 		Line: int(s.Line), Instr: s.String(), File: file, FileLine: line,
+	}
+}
+
+// lockStrong takes the launch's atomics lock for thread t's strong
+// (volatile, .relaxed, .acquire, .release) global access when blocks run
+// in parallel with the global race checks on, so that its check and the
+// memory access are one step, as an atomic's are: a flag's release and
+// its acquire are then checked in the order memory saw them. It reports
+// whether it took the lock (for unlockStrong).
+func (m *machine) lockStrong(t *thread) bool {
+	if m.gr == nil || !m.gr.g.parallel || m.atomMu == nil {
+		return false
+	}
+	pc := t.pc - 1
+	if pc < 0 || pc >= len(t.fn.sites) || t.fn.sites[pc]&(sfStrong|sfAtom) != sfStrong {
+		return false
+	}
+	m.atomMu.Lock()
+	return true
+}
+
+// unlockStrong releases what lockStrong took.
+func (m *machine) unlockStrong(locked bool) {
+	if locked {
+		m.atomMu.Unlock()
 	}
 }

@@ -124,6 +124,8 @@ func TestGlobalRaceTwins(t *testing.T) {
 		{"own_block_nosync", "own_block", grLaunch{grid: 2, block: 64, args: args(big, big)}},
 		{"warp_nosync", "warp_sync", grLaunch{grid: 2, block: 64, args: args(big, big)}},
 		{"message_nofence", "message_fence", grLaunch{grid: 2, block: 64, args: args(big, flag, big)}},
+		{"message_nosync", "message_fence", grLaunch{grid: 2, block: 64, args: args(big, flag, big)}},
+		{"message_nosync", "message_syncwarp", grLaunch{grid: 2, block: 32, args: args(big, flag, big)}},
 		{"atomic_block_scope", "atomic_block_scope_own", grLaunch{grid: 4, block: 32, args: args(big)}},
 		{"lock_unfenced", "lock_fenced", grLaunch{grid: 8, block: 32, args: args(flag, big)}},
 		{"next_block", "grid_sync", grLaunch{grid: 8, block: 64, coop: true, args: args(big, big)}},
@@ -131,13 +133,9 @@ func TestGlobalRaceTwins(t *testing.T) {
 	}
 	for _, arch := range []string{"80", "90"} {
 		for _, c := range cases {
-			for _, workers := range []int{1, 4} {
-				if workers > 1 && (goRace || c.free == "message_fence") {
-					// The racy kernels race in Go's memory too; and with
-					// parallel workers a volatile flag's release and
-					// acquire may be checked in another order than the
-					// memory saw (a documented limit).
-					continue
+			for _, workers := range []int{1, 2, 4} {
+				if workers > 1 && goRace {
+					continue // the racy kernels race in Go's memory too
 				}
 				gl := c.gl
 				gl.workers = workers
@@ -324,6 +322,137 @@ func TestSharedReaderForgotten(t *testing.T) {
 			assert.Equal(t, Write, r.Second.Kind)
 			assert.GreaterOrEqual(t, r.First.Thread[0], uint32(32), "the reader of the other warp")
 			assert.Equal(t, uint32(0), r.Second.Thread[0])
+		}
+	}
+}
+
+// TestGlobalRaceClassics: the classics of the race benchmarks (HiRace's
+// and the scoped suites'), each racy kernel reported on several inputs
+// (grid sizes, data) and with 1, 2 and 4 workers, its race-free twin
+// never.
+func TestGlobalRaceClassics(t *testing.T) {
+	ints := func(v []int32) func(*testMem) uint64 { return func(m *testMem) uint64 { return m.i32s(v) } }
+	val := func(v any) func(*testMem) any { return func(*testMem) any { return v } }
+	ptr := func(f func(*testMem) uint64) func(*testMem) any { return func(m *testMem) any { return f(m) } }
+	// A forest of chains for union-find: parent[x] = x-1 within chains
+	// of length k.
+	forest := func(n, k int) []int32 {
+		p := make([]int32, n)
+		for x := range p {
+			p[x] = int32(x)
+			if x%k != 0 {
+				p[x] = int32(x - 1)
+			}
+		}
+		return p
+	}
+	// Edges of a graph: e -> (e*7+1) % v, from e % v.
+	edges := func(e, v int) (src, dst []int32) {
+		for i := range e {
+			src, dst = append(src, int32(i%v)), append(dst, int32((i*7+1)%v))
+		}
+		return src, dst
+	}
+	dist := func(v int) []int32 {
+		d := make([]int32, v)
+		for i := range d {
+			d[i] = 1 << 20
+		}
+		d[0] = 0
+		return d
+	}
+	type input struct {
+		grid, block uint32
+		args        []func(*testMem) any
+	}
+	cases := []struct {
+		racy, free string
+		inputs     []input
+		freeArgs   func(in input) []func(*testMem) any // the twin's, when they differ
+	}{
+		{"worklist_plain", "worklist_atomic", []input{
+			{1, 64, []func(*testMem) any{ptr(zeroed(1)), ptr(zeroed(64)), val(int32(64))}},
+			{4, 128, []func(*testMem) any{ptr(zeroed(1)), ptr(zeroed(512)), val(int32(500))}},
+		}, nil},
+		{"compress_plain", "compress_free", []input{
+			{1, 64, []func(*testMem) any{ptr(ints(forest(64, 8))), val(int32(64))}},
+			{4, 96, []func(*testMem) any{ptr(ints(forest(384, 50))), val(int32(384))}},
+		}, func(in input) []func(*testMem) any {
+			return []func(*testMem) any{in.args[0], ptr(zeroed(int(in.grid * in.block))), in.args[1]}
+		}},
+		{"spin_plain_flag", "spin_volatile_flag", []input{
+			{2, 32, []func(*testMem) any{ptr(zeroed(1)), ptr(zeroed(1)), ptr(zeroed(2))}},
+			{6, 64, []func(*testMem) any{ptr(zeroed(1)), ptr(zeroed(1)), ptr(zeroed(6))}},
+		}, nil},
+		{"lock_plain_release", "lock_fenced", []input{
+			{4, 32, []func(*testMem) any{ptr(zeroed(1)), ptr(zeroed(1))}},
+			{12, 64, []func(*testMem) any{ptr(zeroed(1)), ptr(zeroed(1))}},
+		}, nil},
+		{"message_fence_block", "message_fence", []input{
+			{2, 64, []func(*testMem) any{ptr(zeroed(64)), ptr(zeroed(1)), ptr(zeroed(64))}},
+			{2, 256, []func(*testMem) any{ptr(zeroed(256)), ptr(zeroed(1)), ptr(zeroed(256))}},
+		}, nil},
+		{"relax_plain", "relax_atomic", []input{
+			func() input {
+				s, d := edges(256, 40)
+				return input{2, 128, []func(*testMem) any{ptr(ints(dist(40))), ptr(ints(s)), ptr(ints(d)), val(int32(256))}}
+			}(),
+			func() input {
+				s, d := edges(1000, 300)
+				return input{8, 128, []func(*testMem) any{ptr(ints(dist(300))), ptr(ints(s)), ptr(ints(d)), val(int32(1000))}}
+			}(),
+		}, nil},
+		{"atomic_block_scope", "atomic_block_scope_own", []input{
+			{2, 32, []func(*testMem) any{ptr(zeroed(2))}},
+			{16, 128, []func(*testMem) any{ptr(zeroed(16))}},
+		}, nil},
+		{"read_of_atomic", "atomic_read_of_atomic", []input{
+			{2, 32, []func(*testMem) any{ptr(zeroed(1)), ptr(zeroed(64))}},
+			{9, 96, []func(*testMem) any{ptr(zeroed(1)), ptr(zeroed(9 * 96))}},
+		}, nil},
+	}
+	build := func(fs []func(*testMem) any) func(*testMem) []any {
+		return func(m *testMem) []any {
+			out := make([]any, len(fs))
+			for i, f := range fs {
+				out[i] = f(m)
+			}
+			return out
+		}
+	}
+	for _, c := range cases {
+		for i, in := range c.inputs {
+			for _, workers := range []int{1, 2, 4} {
+				if workers > 1 && goRace {
+					continue // the racy kernels race in Go's memory too
+				}
+				t.Run(fmt.Sprintf("%s/in%d/w%d", c.racy, i, workers), func(t *testing.T) {
+					gl := grLaunch{grid: in.grid, block: in.block, workers: workers, args: build(in.args)}
+					rec, err := runGlobal(t, "80", c.racy, gl)
+					require.NoError(t, err)
+					assert.NotEmpty(t, rec.races, "%s races", c.racy)
+					if c.freeArgs != nil {
+						gl.args = build(c.freeArgs(in))
+					}
+					rec, err = runGlobal(t, "80", c.free, gl)
+					require.NoError(t, err)
+					assert.Empty(t, rec.races, "%s is race-free", c.free)
+				})
+			}
+		}
+	}
+}
+
+// TestGlobalRaceChainWorkers: a chain of blocks passing messages by
+// fenced volatile flags is race-free with 1, 2 and 4 workers (the flag's
+// check and its memory access are one step, lockStrong), many times over.
+func TestGlobalRaceChainWorkers(t *testing.T) {
+	for _, workers := range []int{1, 2, 4} {
+		for range 5 {
+			rec, err := runGlobal(t, "80", "message_chain", grLaunch{grid: 64, block: 32, workers: workers,
+				args: args(zeroed(64*32), zeroed(64))})
+			require.NoError(t, err)
+			require.Empty(t, rec.races, "workers %d", workers)
 		}
 	}
 }

@@ -851,17 +851,23 @@ func (m *machine) loadLanes(ts []thread, S []uint64, act uint32, in *inst, pc in
 		}
 		return true
 	}
+	if act == allLanes && m.observedFull(ts, S, in, pc) {
+		return true
+	}
 	for a := act; a != 0; a &= a - 1 {
 		j := bits.TrailingZeros32(a) & 31
 		t := &ts[j]
 		t.pc = pc
+		locked := m.lockStrong(t)
 		b := m.access(t, in, in.op, ra[j]+imm, n*uint64(in.vec))
 		if b == nil {
+			m.unlockStrong(locked)
 			return false
 		}
 		for i := 0; i < int(in.vec); i++ {
 			S[int(in.v[i])*warpSize+j] = extend(loadLE(b[i*int(size):], size), in)
 		}
+		m.unlockStrong(locked)
 		S[sSink*warpSize+j] = 0
 	}
 	return true
@@ -909,17 +915,23 @@ func (m *machine) storeLanes(ts []thread, S []uint64, act uint32, in *inst, pc i
 		}
 		return true
 	}
+	if act == allLanes && m.observedFull(ts, S, in, pc) {
+		return true
+	}
 	for a := act; a != 0; a &= a - 1 {
 		j := bits.TrailingZeros32(a) & 31
 		t := &ts[j]
 		t.pc = pc
+		locked := m.lockStrong(t)
 		b := m.access(t, in, in.op, ra[j]+imm, n*uint64(in.vec))
 		if b == nil {
+			m.unlockStrong(locked)
 			return false
 		}
 		for i := 0; i < int(in.vec); i++ {
 			store(b[i*int(size):], size, S[int(in.v[i])*warpSize+j])
 		}
+		m.unlockStrong(locked)
 	}
 	return true
 }

@@ -292,7 +292,7 @@ func (m *machine) mbarrier(t *thread, in *inst, r []uint64, pc int) (ok, wait bo
 			m.races.phase++
 		}
 		if m.gr != nil {
-			m.gr.phase++
+			m.gr.barrier()
 		}
 	}
 	binary.LittleEndian.PutUint64(b, phase|tx<<(2*mbarCountBits)|expected<<mbarCountBits|pending)

@@ -1,15 +1,18 @@
 package ptxexec
 
+import "github.com/nocgo/cuda/fake/internal/ptxexec/lanes"
+
 // Observer is told of a launch's accesses to global memory, for checks
 // that look across launches and streams (the fake's race detector). It is
 // called from the goroutines that run the launch's blocks (several at once
 // when Launch.Workers > 1), for each access that passed the bounds and
 // alignment checks, as the access happens (before it, or, for a run of
 // lanes, as its bytes move); it must not call back into the launch. The
-// accesses of one instruction by lanes of one warp whose addresses follow
-// one another (a coalesced access) come as one Access covering them all,
-// except with Launch.GlobalRaces, which reports each thread's access. A
-// nil Launch.Observe costs one comparison per access.
+// accesses of one instruction by consecutive lanes of one warp whose
+// addresses follow one another (a coalesced access) come as one Access
+// covering them all (Access.Lanes; with Launch.GlobalRaces, only a full
+// warp's, see observeWarp). A nil Launch.Observe costs one comparison per
+// access.
 type Observer interface {
 	Global(a Access)
 }
@@ -38,8 +41,9 @@ func (k AccessKind) String() string {
 }
 
 // Access is one access to global memory: of one thread, or of a run of
-// lanes of one warp, in lane order, whose addresses follow one another
-// (Thread is then the run's first lane; Addr and Size cover the run).
+// consecutive lanes of one warp whose addresses follow one another
+// (Lanes; Thread is then the run's first lane, Addr and Size cover the
+// run).
 type Access struct {
 	Addr  uint64 // the first byte
 	Size  uint32 // how many bytes (up to 32 lanes' worth)
@@ -52,6 +56,10 @@ type Access struct {
 	FileLine int
 	Block    [3]uint32
 	Thread   [3]uint32
+	// Lanes, when above 1, says that one Access stands for a coalesced
+	// access of that many consecutive lanes of one warp, Thread's first:
+	// each accessed Size/Lanes bytes, the next lane the next ones.
+	Lanes uint32
 	// Unwritten is set, with Launch.GlobalRaces, for a read or atomic
 	// (atom.exch aside) of bytes none of which the launch had written
 	// before it: it read what they held when the launch began.
@@ -79,4 +87,82 @@ func (m *machine) observe(t *thread, in *inst, addr, n uint64) {
 		unwritten = m.globalAccess(t, in, addr, n) && k != Write && t.fn.sites[pc]&sfExch == 0
 	}
 	m.obs.Global(Access{Addr: addr, Size: uint32(n), Kind: k, Line: int(s.Line), Instr: t.fn.texts[pc], File: file, FileLine: line, Block: m.block, Thread: t.idx, Unwritten: unwritten})
+}
+
+// warpSpan returns the bytes of a coalesced global ld or st of all 32
+// lanes of a warp (lane j: in.size bytes at ra[0]+j*in.size, aligned, in
+// one allocation; ra holds the addresses less imm) after observing it
+// as one access (observeWarp), or nil where the lanes must be observed
+// one by one: other sizes, vectors, scattered addresses, strong accesses
+// (lockStrong).
+func (m *machine) warpSpan(ts []thread, ra *[warpSize]uint64, imm uint64, in *inst, pc int) []byte {
+	size := uint64(in.size)
+	addr := ra[0] + imm
+	if in.vec != 1 || size < 4 || len(ts) < warpSize || addr&(size-1) != 0 || ts[0].fn.sites[pc-1]&sfStrong != 0 ||
+		!lanes.Consecutive(ra, size) {
+		return nil
+	}
+	b := m.global(addr, warpSize*size)
+	if b != nil {
+		m.observeWarp(ts, in, pc, addr)
+	}
+	return b
+}
+
+// observeWarp reports the coalesced access of warp ts's 32 lanes (see
+// warpSpan) to the Observer: one Access for them all, or one a lane
+// where only some lanes read bytes the launch had not written.
+func (m *machine) observeWarp(ts []thread, in *inst, pc int, addr uint64) {
+	t := &ts[0]
+	k := Read
+	if in.op == opStGlobal {
+		k = Write
+	}
+	s := t.fn.stmts[pc-1]
+	file, line := m.k.prog.source(s)
+	size := uint64(in.size)
+	a := Access{Addr: addr, Size: uint32(warpSize * size), Kind: k, Line: int(s.Line), Instr: t.fn.texts[pc-1], File: file, FileLine: line, Block: m.block, Thread: t.idx, Lanes: warpSize}
+	if m.gr == nil {
+		m.obs.Global(a)
+		return
+	}
+	unw := m.globalWarp(ts, in, pc, addr, size)
+	if k == Write {
+		unw = 0 // a write reads nothing
+	}
+	if unw == 0 || unw == allLanes {
+		a.Unwritten = unw != 0
+		m.obs.Global(a)
+		return
+	}
+	a.Size, a.Lanes = uint32(size), 0
+	for j := range ts[:warpSize] {
+		a.Addr, a.Thread, a.Unwritten = addr+uint64(j)*size, ts[j].idx, unw>>j&1 != 0
+		m.obs.Global(a)
+	}
+}
+
+// observedFull runs a full warp's coalesced global ld or st (lanes ts,
+// registers S, the instruction before pc) with an Observer, observed as
+// one access (warpSpan). It reports false, having done nothing, where
+// the lanes must go one by one.
+func (m *machine) observedFull(ts []thread, S []uint64, in *inst, pc int) bool {
+	if m.obs == nil || in.op != opLdGlobal && in.op != opStGlobal {
+		return false
+	}
+	b := m.warpSpan(ts, lane32(S, in.a), uint64(in.imm), in, pc)
+	if b == nil {
+		return false
+	}
+	rv, n := lane32(S, in.v[0]), uint64(in.size)
+	if in.op == opLdGlobal {
+		for j := range rv {
+			rv[j] = extend(loadLE(b[uint64(j)*n:], in.size), in)
+		}
+		return true
+	}
+	for j := range rv {
+		store(b[uint64(j)*n:], in.size, rv[j])
+	}
+	return true
 }

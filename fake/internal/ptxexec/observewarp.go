@@ -18,6 +18,7 @@ type laneRuns struct {
 	in     *inst
 	lo, hi uint64
 	lane   int // the run's first lane; -1 when no run is open
+	next   int // the lane after the run's last
 }
 
 // newLaneRuns starts gathering the accesses of instruction pc of the
@@ -28,12 +29,13 @@ func (m *machine) newLaneRuns(ts []thread, pc int, in *inst) laneRuns {
 
 // add notes lane j's access of the n bytes at addr.
 func (r *laneRuns) add(j int, addr, n uint64) {
-	if r.lane >= 0 && addr == r.hi {
+	if r.lane >= 0 && addr == r.hi && j == r.next {
 		r.hi += n
+		r.next++
 		return
 	}
 	r.flush()
-	r.lo, r.hi, r.lane = addr, addr+n, j
+	r.lo, r.hi, r.lane, r.next = addr, addr+n, j, j+1
 }
 
 // flush reports the open run, if any.
@@ -41,13 +43,13 @@ func (r *laneRuns) flush() {
 	if r.lane < 0 {
 		return
 	}
-	r.m.observeRun(r.pc, r.in, &r.ts[r.lane], r.lo, r.hi-r.lo)
+	r.m.observeRun(r.pc, r.in, &r.ts[r.lane], r.lo, r.hi-r.lo, r.next-r.lane)
 	r.lane = -1
 }
 
 // observeRun reports that instruction pc of the kernel's entry touched the
 // n bytes at addr, for a run of lanes whose first is t.
-func (m *machine) observeRun(pc int, in *inst, t *thread, addr, n uint64) {
+func (m *machine) observeRun(pc int, in *inst, t *thread, addr, n uint64, lanes int) {
 	k := Read
 	switch in.op {
 	case opStGlobal, opStGeneric:
@@ -61,7 +63,7 @@ func (m *machine) observeRun(pc int, in *inst, t *thread, addr, n uint64) {
 	}
 	s := fn.stmts[pc]
 	file, line := m.k.prog.source(s)
-	m.obs.Global(Access{Addr: addr, Size: uint32(n), Kind: k, Line: int(s.Line), Instr: fn.texts[pc], File: file, FileLine: line, Block: m.block, Thread: t.idx})
+	m.obs.Global(Access{Addr: addr, Size: uint32(n), Kind: k, Line: int(s.Line), Instr: fn.texts[pc], File: file, FileLine: line, Block: m.block, Thread: t.idx, Lanes: uint32(lanes)})
 }
 
 // observeLanes reports the accesses of in (instruction pc) by the 32 lanes

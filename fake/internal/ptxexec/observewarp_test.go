@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -47,13 +48,45 @@ DONE:
 `
 
 // patternRecorder records the accesses it is told of; as a
-// GlobalRaceObserver (perLane) it makes the launch check each thread's
-// access, which takes the lane-by-lane path.
-type patternRecorder struct{ recorder }
+// GlobalRaceObserver (perLaneRecorder) it makes the launch check each
+// thread's access, which takes the lane-by-lane path.
+type patternRecorder struct {
+	mu   sync.Mutex
+	seen []Access
+}
 
+func (r *patternRecorder) Global(a Access) {
+	r.mu.Lock()
+	r.seen = append(r.seen, a)
+	r.mu.Unlock()
+}
+
+func (r *patternRecorder) accesses() []Access {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.seen)
+}
+
+// perLaneRecorder keeps a full warp's access (the in-kernel checks
+// report one where all lanes' words follow one another, Access.Lanes) a
+// lane at a time.
 type perLaneRecorder struct{ patternRecorder }
 
 func (*perLaneRecorder) GlobalRace(GlobalRace) {}
+
+func (r *perLaneRecorder) Global(a Access) {
+	if a.Lanes <= 1 {
+		r.patternRecorder.Global(a)
+		return
+	}
+	n := a.Size / a.Lanes
+	for j := range a.Lanes {
+		l := a
+		l.Addr, l.Size, l.Lanes = a.Addr+uint64(j*n), n, 0
+		l.Thread[0] += j
+		r.patternRecorder.Global(l)
+	}
+}
 
 // byteRange is [lo, hi) of one kind.
 type byteRange struct {
@@ -150,12 +183,6 @@ func runPattern(t *testing.T, pc accessPattern, obs interface {
 	return patternRun{obs.accesses(), slices.Clone(mem.bytes(pout)), err, pin, pout}
 }
 
-func (r *recorder) accesses() []Access {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.seen)
-}
-
 // TestObservedWarpRangesMatchLanes: for a table of access patterns, the
 // warp-wide paths tell an Observer of exactly the bytes, with exactly the
 // kinds, that the lane-by-lane path (the one the in-kernel global checks
@@ -187,6 +214,7 @@ func TestObservedWarpRangesMatchLanes(t *testing.T) {
 			for _, a := range warp {
 				require.Zero(t, a.Size%uint32(pc.word))
 				words[a.Kind] += int(a.Size) / pc.word
+				assert.EqualValues(t, a.Size/uint32(pc.word), max(a.Lanes, 1), "Lanes counts the run's lanes")
 				// Thread is the first lane of the run: its index gives Addr.
 				i := a.Block[0]*128 + a.Thread[0]
 				base := w.pin

@@ -126,17 +126,22 @@ func (m *machine) sharedAccess(t *thread, in *inst, space uint8, off, n uint64) 
 	if off+n > uint64(len(rs.shadow)) {
 		return
 	}
-	me := shadowAccess{thread: int32(t.id) + 1, phase: rs.phase, wsync: rs.warpSync[t.id/warpSize], at: m.stmt(t)}
+	pc := t.pc - 1
+	if pc < 0 || pc >= len(t.fn.stmts) {
+		pc = 0
+	}
+	flags := t.fn.sites[pc]
+	me := shadowAccess{thread: int32(t.id) + 1, phase: rs.phase, wsync: rs.warpSync[t.id/warpSize], at: t.fn.stmts[pc]}
 	write, acquires, acquired := false, false, false
 	switch in.op {
 	case opStShared, opStGeneric:
 		write = true
-		me.atomic = strongAccess(me.at)
+		me.atomic = flags&sfStrong != 0
 	case opLdShared, opLdGeneric:
-		me.atomic = strongAccess(me.at)
+		me.atomic = flags&sfStrong != 0
 		acquires = me.atomic
 	case opAtom:
-		write, me.atomic, acquires = true, true, flagAtomic(me.at)
+		write, me.atomic, acquires = true, true, flags&sfFlagAtom != 0
 	case opMbarrier:
 		write, me.atomic = true, true
 	case opCpAsync:
@@ -146,6 +151,16 @@ func (m *machine) sharedAccess(t *thread, in *inst, space uint8, off, n uint64) 
 	var held *heldWrite
 	for b := off; b < off+n; b++ {
 		sh := &rs.shadow[b]
+		if held == nil && !acquires && sh.w.phase != me.phase && sh.r1.phase != me.phase && sh.r2.phase != me.phase {
+			// All it records is of an earlier barrier phase (or none):
+			// ordered before me, and nothing to acquire.
+			if write {
+				sh.w = me
+			} else {
+				sh.r1, sh.r2 = me, shadowAccess{}
+			}
+			continue
+		}
 		if held != nil && sh.w.thread == held.first.thread && sh.w.at == held.first.at && m.unordered(&sh.w, &me, t) {
 			held.mask |= 1 << (b - uint64(held.off))
 		}
@@ -253,15 +268,6 @@ func (m *machine) unordered(a, me *shadowAccess, t *thread) bool {
 		return false // a collective of their warp lies between
 	}
 	return true
-}
-
-// stmt is the statement of t's current instruction.
-func (m *machine) stmt(t *thread) *ptx.Stmt {
-	pc := t.pc - 1
-	if pc < 0 || pc >= len(t.fn.stmts) {
-		pc = 0
-	}
-	return t.fn.stmts[pc]
 }
 
 // reportRace tells the observer of a race between recorded access a (a

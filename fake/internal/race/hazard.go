@@ -209,6 +209,9 @@ func (h Hazard) String() string {
 		sb.WriteString("\nTwo threads of one launch, not both atomic (of a scope that holds both), with nothing ordering them: no barrier\n" +
 			"of their block, no warp collective of their warp, no grid.sync, and no release (__threadfence() or a .release\n" +
 			"store before a write) observed by a read of the other thread's block.\n")
+		if h.Unwritten {
+			sb.WriteString("The read ran before the write and found bytes nothing had written yet (the fake holds 0xA5 there).\n")
+		}
 	default:
 		sb.WriteString("\n")
 		writeAccess(&sb, "Previous ", h.Previous, h)

@@ -29,6 +29,10 @@ type Recorder struct {
 	mu    sync.Mutex
 	runs  []Run
 	fresh []Run // reads of bytes the launch had not written (Unwritten)
+	// folded: reads that raced with a later write of the launch and found
+	// nothing written, reported with the race (Hazard.Unwritten), so not
+	// again as UninitializedReads.
+	folded []Run
 }
 
 // openRuns is how many of the latest runs an access may extend.
@@ -98,6 +102,12 @@ func (rec *Recorder) Flush() {
 	rec.mu.Lock()
 	runs, fresh := rec.runs, rec.fresh
 	rec.runs, rec.fresh = nil, nil
+	fresh = slices.DeleteFunc(fresh, func(r Run) bool {
+		return slices.ContainsFunc(rec.folded, func(f Run) bool {
+			return f.Site.PTXLine == r.Site.PTXLine && f.Lo < r.Hi && r.Lo < f.Hi
+		})
+	})
+	rec.folded = nil
 	rec.mu.Unlock()
 	if len(fresh) != 0 {
 		rec.checkUnwritten(fresh)
@@ -229,6 +239,18 @@ func (rec *Recorder) GlobalRace(addr, size uintptr, first, second GlobalSide) {
 	h := Hazard{Kind: GlobalMemoryRace, Addr: addr, Size: size, Current: side(second), Previous: side(first)}
 	if m, ok := rec.d.core.Find(addr); ok {
 		h.Alloc, h.AllocSize = m.Base, m.Size
+		if first.Kind == Read && second.Kind != Read {
+			// The read ran before the write: if it found nothing
+			// written, that is this race's symptom, not a second bug.
+			rec.d.mu.Lock()
+			h.Unwritten = len(m.Shadow.unwritten(m, addr, addr+size)) != 0
+			rec.d.mu.Unlock()
+			if h.Unwritten {
+				rec.mu.Lock()
+				rec.folded = append(rec.folded, Run{Lo: addr, Hi: addr + size, Kind: Read, Site: &KernelSite{PTXLine: first.Line}})
+				rec.mu.Unlock()
+			}
+		}
 	}
 	rec.d.deliver([]Hazard{h})
 }

@@ -209,3 +209,118 @@ extern "C" __global__ void shared_reader_forgotten(float *out, int sync) {
     if (threadIdx.x == 0) s[0] = v;
     out[threadIdx.x] = v;
 }
+
+// The classics of the race benchmarks, each beside its race-free twin.
+// A worklist counter bumped with x++, and with atomicAdd.
+extern "C" __global__ void worklist_plain(int *count, int *items, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && i % 3 == 0) { int slot = count[0]; count[0] = slot + 1; items[slot % n] = i; }
+}
+extern "C" __global__ void worklist_atomic(int *count, int *items, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && i % 3 == 0) items[atomicAdd(count, 1) % n] = i;
+}
+// Union-find path compression: parent[x] = parent[parent[x]] writes the
+// parents other threads read; the twin finds each root without writing.
+extern "C" __global__ void compress_plain(int *parent, int n) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    if (x >= n) return;
+    while (parent[x] != parent[parent[x]]) parent[x] = parent[parent[x]];
+}
+extern "C" __global__ void compress_free(const int *parent, int *root, int n) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    if (x >= n) return;
+    int r = x;
+    while (parent[r] != r) r = parent[r];
+    root[x] = r;
+}
+// A flag set plainly and spun on (volatile reads), and set by a fenced
+// volatile store.
+extern "C" __global__ void spin_plain_flag(int *data, int *flag, int *out) {
+    if (blockIdx.x == 0) {
+        if (threadIdx.x == 0) { data[0] = 42; flag[0] = 1; }
+    } else if (threadIdx.x == 0) {
+        while (*(volatile int *)flag == 0) {}
+        out[blockIdx.x] = data[0];
+    }
+}
+extern "C" __global__ void spin_volatile_flag(int *data, int *flag, int *out) {
+    if (blockIdx.x == 0) {
+        if (threadIdx.x == 0) { data[0] = 42; __threadfence(); *(volatile int *)flag = 1; }
+    } else if (threadIdx.x == 0) {
+        while (*(volatile int *)flag == 0) {}
+        out[blockIdx.x] = data[0];
+    }
+}
+// A lock taken with atomicCAS and released with a plain store, no fence;
+// and released with a fence and atomicExch.
+extern "C" __global__ void lock_plain_release(int *lock, int *counter) {
+    if (threadIdx.x == 0) {
+        while (atomicCAS(lock, 0, 1) != 0) {}
+        __threadfence();
+        counter[0] = counter[0] + 1;
+        *(volatile int *)lock = 0;
+    }
+}
+// __threadfence_block where __threadfence is needed (message passing
+// between blocks), and the graph relaxation of min_plain on an edge list.
+extern "C" __global__ void message_fence_block(int *data, volatile int *flag, int *out) {
+    if (blockIdx.x == 0) {
+        data[threadIdx.x] = threadIdx.x + 1;
+        __syncthreads();
+        if (threadIdx.x == 0) { __threadfence_block(); *flag = 1; }
+    } else {
+        if (threadIdx.x == 0) while (*flag == 0) {}
+        __syncthreads();
+        out[threadIdx.x] = data[threadIdx.x];
+    }
+}
+extern "C" __global__ void relax_plain(int *dist, const int *src, const int *dst, int edges) {
+    int e = blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= edges) return;
+    int v = dist[src[e]] + 1;
+    if (v < dist[dst[e]]) dist[dst[e]] = v;
+}
+extern "C" __global__ void relax_atomic(int *dist, const int *src, const int *dst, int edges) {
+    int e = blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= edges) return;
+    int v = atomicAdd(&dist[src[e]], 0) + 1;
+    atomicMin(&dist[dst[e]], v);
+}
+// A chain of blocks passing a message by a fenced volatile flag: block b
+// waits for block b-1's flag, reads its row and writes its own.
+extern "C" __global__ void message_chain(int *rows, volatile int *flags) {
+    int b = blockIdx.x;
+    if (b > 0) {
+        if (threadIdx.x == 0) while (flags[b - 1] == 0) {}
+        __syncthreads();
+    }
+    int v = b > 0 ? rows[(b - 1) * blockDim.x + threadIdx.x] : 0;
+    rows[b * blockDim.x + threadIdx.x] = v + 1;
+    __syncthreads();
+    if (threadIdx.x == 0) { __threadfence(); flags[b] = 1; }
+}
+// Acquires are per thread: thread 0 spins on the flag and the others read
+// the data with no __syncthreads after the spin (racy); a __syncwarp
+// spreads lane 0's acquire to its warp (race-free for a one-warp block).
+extern "C" __global__ void message_nosync(int *data, volatile int *flag, int *out) {
+    if (blockIdx.x == 0) {
+        data[threadIdx.x] = threadIdx.x + 1;
+        __syncthreads();
+        if (threadIdx.x == 0) { __threadfence(); *flag = 1; }
+    } else {
+        if (threadIdx.x == 0) while (*flag == 0) {}
+        out[threadIdx.x] = data[threadIdx.x];
+    }
+}
+extern "C" __global__ void message_syncwarp(int *data, volatile int *flag, int *out) {
+    if (blockIdx.x == 0) {
+        data[threadIdx.x] = threadIdx.x + 1;
+        __syncthreads();
+        if (threadIdx.x == 0) { __threadfence(); *flag = 1; }
+    } else {
+        if (threadIdx.x == 0) while (*flag == 0) {}
+        __syncwarp();
+        out[threadIdx.x] = data[threadIdx.x];
+    }
+}

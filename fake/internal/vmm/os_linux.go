@@ -1,6 +1,6 @@
 //go:build linux && (amd64 || arm64)
 
-package fake
+package vmm
 
 import (
 	"fmt"
@@ -19,21 +19,21 @@ import (
 // host range, and a copy that crosses from one mapping into the next sees
 // contiguous bytes, as on the GPU.
 
-// vmmSupported reports whether this build of the fake has virtual memory
+// Supported reports whether this build of the fake has virtual memory
 // management.
-const vmmSupported = true
+const Supported = true
 
-// vmmMemfdName prefixes the name of every memfd the fake makes (seen in
+// memfdName prefixes the name of every memfd the fake makes (seen in
 // /proc/self/fd): "nocgo-cuda-fake-vmm dev=0 types=1", the device ordinal
 // and the shareable handle types, which a fake in another process reads
 // to import the memory (see osForeignPhys).
-const vmmMemfdName = "nocgo-cuda-fake-vmm"
+const memfdName = "nocgo-cuda-fake-vmm"
 
-// osPhysCreate makes size bytes of shared memory filled with the poison
-// byte and returns its descriptor (close-on-exec), named for a memory of
-// device dev with the handle types.
-func osPhysCreate(size uintptr, dev int32, types uint32) (int, error) {
-	name, err := syscall.BytePtrFromString(fmt.Sprintf("%s dev=%d types=%d", vmmMemfdName, dev, types))
+// osPhysCreate makes size bytes of shared memory filled with fill (the
+// fake's poison byte) and returns its descriptor (close-on-exec), named for
+// a memory of device dev with the handle types.
+func osPhysCreate(size uintptr, dev int32, types uint32, fill byte) (int, error) {
+	name, err := syscall.BytePtrFromString(fmt.Sprintf("%s dev=%d types=%d", memfdName, dev, types))
 	if err != nil {
 		return -1, err
 	}
@@ -52,7 +52,7 @@ func osPhysCreate(size uintptr, dev int32, types uint32) (int, error) {
 		syscall.Close(fd)
 		return -1, fmt.Errorf("mmap: %w", err)
 	}
-	view[0] = poison
+	view[0] = fill
 	for i := 1; i < len(view); i *= 2 {
 		copy(view[i:], view[:i])
 	}
@@ -62,12 +62,12 @@ func osPhysCreate(size uintptr, dev int32, types uint32) (int, error) {
 
 // osFileKey names the file behind fd: the same for every descriptor of it,
 // in this process or another.
-func osFileKey(fd int) (vmmFileKey, uintptr, error) {
+func osFileKey(fd int) (fileKey, uintptr, error) {
 	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil {
-		return vmmFileKey{}, 0, err
+		return fileKey{}, 0, err
 	}
-	return vmmFileKey{dev: uint64(st.Dev), ino: uint64(st.Ino)}, uintptr(st.Size), nil
+	return fileKey{dev: uint64(st.Dev), ino: uint64(st.Ino)}, uintptr(st.Size), nil
 }
 
 // osDup returns a new close-on-exec descriptor of the file behind fd.
@@ -125,7 +125,7 @@ func osForeignPhys(fd int) (dev int32, types uint32, ok bool) {
 	if err != nil {
 		return 0, 0, false
 	}
-	rest, found := strings.CutPrefix(link, "/memfd:"+vmmMemfdName+" ")
+	rest, found := strings.CutPrefix(link, "/memfd:"+memfdName+" ")
 	if !found {
 		return 0, 0, false
 	}

@@ -1,10 +1,10 @@
 // Package fakekernels holds the Go bodies, for the fake driver, of the
 // kernels the conformance suite launches: those of
 // [github.com/nocgo/cuda/conformance/kernels] and segment_scale
-// ([github.com/nocgo/cuda/conformance/segscale]). They live on the fake's
-// side, so that the suite and its kernels know no implementation; tests
-// that run the suite's kernels on the fake, and cmd/cudainfo's self-test,
-// register them:
+// ([github.com/nocgo/cuda/conformance/segscale]). They live among the
+// helpers for tests, outside the suite's folder, so that no package of the
+// suite knows an implementation; tests that run the suite's kernels on the
+// fake, and cmd/cudainfo's self-test, register them:
 //
 //	drv := fake.New(append([]fake.Option{fake.Devices(2)}, fakekernels.Options()...)...)
 //

@@ -1,4 +1,4 @@
-package fake
+package nvrtc
 
 import (
 	"github.com/nocgo/cuda/driver/backend"
@@ -15,7 +15,7 @@ import (
 // a compiled program has none (NVRTC_ERROR_INVALID_INPUT, as NVIDIA's
 // answers for a program compiled without -dlto); a program not compiled
 // is NVRTC_ERROR_INVALID_PROGRAM.
-func (n nvrtc) LTOIR(h uintptr) ([]byte, error) {
+func (n pretend) LTOIR(h uintptr) ([]byte, error) {
 	const op = abi.NvrtcGetLTOIR
 	if err := n.enter(op); err != nil {
 		return nil, err
@@ -24,8 +24,8 @@ func (n nvrtc) LTOIR(h uintptr) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	n.b.mu.RLock()
-	defer n.b.mu.RUnlock()
+	n.r.mu.RLock()
+	defer n.r.mu.RUnlock()
 	if !p.compiled {
 		return nil, nvrtcErr(4, op)
 	}
@@ -35,7 +35,7 @@ func (n nvrtc) LTOIR(h uintptr) ([]byte, error) {
 // LTOIR is nvrtcGetLTOIR: NVIDIA's LTO-IR of the program, where the
 // compiler gives LTO-IR (NVRTC 12.0 and later), else
 // NVRTC_ERROR_INVALID_INPUT.
-func (r realNVRTC) LTOIR(h uintptr) ([]byte, error) {
+func (r nvidia) LTOIR(h uintptr) ([]byte, error) {
 	const op = abi.NvrtcGetLTOIR
 	if err := r.enter(op); err != nil {
 		return nil, err
@@ -53,6 +53,6 @@ func (r realNVRTC) LTOIR(h uintptr) ([]byte, error) {
 }
 
 var (
-	_ backend.NVRTCLTO = nvrtc{}
-	_ backend.NVRTCLTO = realNVRTC{}
+	_ backend.NVRTCLTO = pretend{}
+	_ backend.NVRTCLTO = nvidia{}
 )

@@ -1,4 +1,4 @@
-package fake
+package vmm
 
 import (
 	"github.com/nocgo/cuda/driver"
@@ -7,14 +7,13 @@ import (
 )
 
 // The fake's shareable handles: POSIX file descriptors of the memfds
-// (cuMemExportToShareableHandle, cuMemImportFromShareableHandle; vmm.go).
+// (cuMemExportToShareableHandle, cuMemImportFromShareableHandle).
 
 // MemExportToShareableHandle is cuMemExportToShareableHandle for a POSIX
 // file descriptor: a new descriptor of the allocation's memfd, the
 // caller's to close. The allocation must have asked for that handle type.
-func (b *fakeBackend) MemExportToShareableHandle(handle uintptr, typ backend.MemHandleType, flags uint64) (int, error) {
-	if err := b.enter(abi.CuMemExportToShareableHandle); err != nil || !vmmSupported {
-		err = vmmErr(err)
+func (r *Room) MemExportToShareableHandle(h uintptr, typ backend.MemHandleType, flags uint64) (int, error) {
+	if err := r.enter(abi.CuMemExportToShareableHandle); err != nil {
 		return -1, err
 	}
 	if typ != backend.MemHandlePOSIXFileDescriptor {
@@ -23,9 +22,9 @@ func (b *fakeBackend) MemExportToShareableHandle(handle uintptr, typ backend.Mem
 	if flags != 0 {
 		return -1, driver.ErrInvalidValue
 	}
-	b.mu.RLock()
-	defer b.mu.RUnlock()
-	hd := b.vmm.handles[handle]
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	hd := r.handles[h]
 	if hd == nil || hd.phys.prop.RequestedHandleTypes&typ == 0 {
 		return -1, driver.ErrInvalidValue
 	}
@@ -41,10 +40,10 @@ func (b *fakeBackend) MemExportToShareableHandle(handle uintptr, typ backend.Mem
 // recognised, whichever descriptor of it is given), or by a fake of
 // another process (its memfd names the device and handle types: see
 // osForeignPhys); another file is ErrUnknown, as on driver 580. The
-// handle is a new one of b's, as the driver's is (not the exporter's).
-func (b *fakeBackend) MemImportFromShareableHandle(fd int, typ backend.MemHandleType) (uintptr, error) {
-	if err := b.enter(abi.CuMemImportFromShareableHandle); err != nil || !vmmSupported {
-		err = vmmErr(err)
+// handle is a new one of this backend's, as the driver's is (not the
+// exporter's).
+func (r *Room) MemImportFromShareableHandle(fd int, typ backend.MemHandleType) (uintptr, error) {
+	if err := r.enter(abi.CuMemImportFromShareableHandle); err != nil {
 		return 0, err
 	}
 	if typ != backend.MemHandlePOSIXFileDescriptor {
@@ -57,40 +56,40 @@ func (b *fakeBackend) MemImportFromShareableHandle(fd int, typ backend.MemHandle
 	if err != nil {
 		return 0, driver.ErrInvalidValue
 	}
-	vmmFiles.Lock()
-	p := vmmFiles.m[key]
+	files.Lock()
+	p := files.m[key]
 	if p != nil {
-		p.holders++ // held while b looks at it
+		p.holders++ // held while the room looks at it
 	}
-	vmmFiles.Unlock()
+	files.Unlock()
 	if p == nil {
-		if p, err = b.adoptForeign(fd, key); err != nil {
+		if p, err = r.adoptForeign(fd, key); err != nil {
 			return 0, err
 		}
 	}
-	var gone []*vmmPhys
-	b.mu.Lock()
+	var gone []*phys
+	r.mu.Lock()
 	defer func() {
 		// The lookup's hold goes after the handle's was taken.
 		if dropPhys(p) {
 			gone = append(gone, p)
 		}
-		b.mu.Unlock()
+		r.mu.Unlock()
 		endPhys(gone)
 	}()
-	if _, err := b.dev(int(p.prop.Location.ID)); err != nil {
+	if err := r.core.CheckDevice(int(p.prop.Location.ID)); err != nil {
 		return 0, err
 	}
 	// A handle of its own, also in the exporting process (driver 580, H200
 	// run S2: the import's handle is not the exporter's).
 	holdPhys(p)
-	return b.newVMMHandleLocked(p), nil
+	return r.newHandle(p), nil
 }
 
 // adoptForeign makes the physical allocation of a memfd that a fake of
 // another process made and exported, registered and held once (for the
 // caller to drop).
-func (b *fakeBackend) adoptForeign(fd int, key vmmFileKey) (*vmmPhys, error) {
+func (r *Room) adoptForeign(fd int, key fileKey) (*phys, error) {
 	dev, types, ok := osForeignPhys(fd)
 	if !ok {
 		// A file that is no exported CUDA memory: driver 580 answers
@@ -98,11 +97,10 @@ func (b *fakeBackend) adoptForeign(fd int, key vmmFileKey) (*vmmPhys, error) {
 		return nil, driver.ErrUnknown
 	}
 	_, size, err := osFileKey(fd)
-	if err != nil || size == 0 || size%vmmGranularity != 0 {
+	if err != nil || size == 0 || size%Granularity != 0 {
 		return nil, driver.ErrInvalidValue
 	}
-	d, err := b.dev(int(dev))
-	if err != nil {
+	if err := r.core.CheckDevice(int(dev)); err != nil {
 		return nil, err
 	}
 	own, err := osDup(fd)
@@ -111,17 +109,17 @@ func (b *fakeBackend) adoptForeign(fd int, key vmmFileKey) (*vmmPhys, error) {
 	}
 	prop := backend.MemAllocationProp{Type: backend.MemAllocationTypePinned, RequestedHandleTypes: backend.MemHandleType(types),
 		Location: backend.MemLocation{Type: backend.MemLocationDevice, ID: dev}}
-	p := &vmmPhys{fd: own, key: key, size: size, prop: prop, owner: b, dev: d, holders: 1, foreign: true}
-	vmmFiles.Lock()
-	defer vmmFiles.Unlock()
-	if q := vmmFiles.m[key]; q != nil { // adopted meanwhile by another backend
+	p := &phys{fd: own, key: key, size: size, prop: prop, owner: r.core, dev: int(dev), holders: 1, foreign: true}
+	files.Lock()
+	defer files.Unlock()
+	if q := files.m[key]; q != nil { // adopted meanwhile by another backend
 		osClose(own)
 		q.holders++
 		return q, nil
 	}
-	if vmmFiles.m == nil {
-		vmmFiles.m = map[vmmFileKey]*vmmPhys{}
+	if files.m == nil {
+		files.m = map[fileKey]*phys{}
 	}
-	vmmFiles.m[key] = p
+	files.m[key] = p
 	return p, nil
 }

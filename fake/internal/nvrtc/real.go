@@ -1,20 +1,16 @@
-package fake
+package nvrtc
 
 import (
 	"sync"
-	"sync/atomic"
 
-	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/internal/abi"
-	"github.com/nocgo/cuda/internal/core"
-	"github.com/nocgo/cuda/internal/libnvrtc"
 )
 
 // The real NVRTC on the fake. NVRTC needs no GPU, so where NVIDIA's libnvrtc
 // is installed the fake compiles with it: module.Compile on the fake turns
 // the user's real CUDA C into real PTX, which the fake loads and runs. The
-// compiler is wrapped (realNVRTC) so that it behaves as part of the fake:
+// compiler is wrapped (nvidia) so that it behaves as part of the fake:
 //
 //   - Program handles are the fake's: a stale or unknown handle is
 //     NVRTC_ERROR_INVALID_PROGRAM and never reaches libnvrtc (where it
@@ -35,70 +31,10 @@ import (
 // realImplementation is the Implementation of NVIDIA's NVRTC on the fake.
 const realImplementation = "libnvrtc on the fake"
 
-// compilerOption is what the NVRTC and PretendNVRTC options chose.
-type compilerOption struct {
-	set bool
-	nv  backend.NVRTC // nil: the pretend compiler
-}
-
-// NVRTC makes the backend compile with nv, NVIDIA's libnvrtc from
-// gpu.LoadNVRTC, instead of searching for libnvrtc itself. nil selects
-// the pretend compiler, as PretendNVRTC does.
-//
-// Without this option (or PretendNVRTC) the backend searches for libnvrtc
-// the first time it is asked for its compiler, as gpu.LoadNVRTC does
-// (package loader's search, NOCGO_CUDA_LIBNVRTC), and uses the pretend
-// compiler when there is none.
-func NVRTC(nv *driver.NVRTC) Option { return compilerNVRTC(core.NVRTCOf(nv)) }
-
-// compilerNVRTC is NVRTC for any backend.NVRTC (the fake's tests give it
-// stubs); nil selects the pretend compiler.
-func compilerNVRTC(nv backend.NVRTC) Option {
-	return func(c *config) { c.compiler = compilerOption{set: true, nv: nv} }
-}
-
-// PretendNVRTC makes the backend use its pretend compiler, even where
-// libnvrtc is installed: kernels need Go bodies (see Kernel) and compile in
-// microseconds, and the result is the same on every machine.
-func PretendNVRTC() Option { return compilerNVRTC(nil) }
-
-// compilerState is the compiler a Backend uses, chosen once.
-type compilerState struct {
-	mu      sync.Mutex
-	done    bool          // chosen
-	nv      backend.NVRTC // nil: the pretend compiler
-	missing error         // why libnvrtc was not found, when searched for
-	opens   atomic.Int64  // NVRTC calls: what opens libnvrtc on the real backend
-}
-
-// realCompiler returns NVIDIA's NVRTC when the backend uses it, else nil.
-// The first call searches for libnvrtc unless an option chose; it opens the
-// binding itself (internal/libnvrtc, as gpu.LoadNVRTC does), so that the
-// fake links no libcuda backend.
-func (b *fakeBackend) realCompiler() backend.NVRTC {
-	b.compiler.mu.Lock()
-	defer b.compiler.mu.Unlock()
-	if b.compiler.done {
-		return b.compiler.nv
-	}
-	b.compiler.done = true
-	if b.cfg.compiler.set {
-		b.compiler.nv = b.cfg.compiler.nv
-		return b.compiler.nv
-	}
-	nv, err := libnvrtc.Open()
-	if err != nil {
-		b.compiler.missing = err
-		return nil
-	}
-	b.compiler.nv = nv
-	return nv
-}
-
-// realNVRTC is NVIDIA's NVRTC (or any backend.NVRTC given to the NVRTC
+// nvidia is NVIDIA's NVRTC (or any backend.NVRTC given to the fake.NVRTC
 // option) as the fake's compiler.
-type realNVRTC struct {
-	b  *fakeBackend
+type nvidia struct {
+	r  *Room
 	nv backend.NVRTC
 }
 
@@ -112,10 +48,10 @@ type realProgram struct {
 }
 
 // Implementation returns "libnvrtc on the fake".
-func (r realNVRTC) Implementation() string { return realImplementation }
+func (r nvidia) Implementation() string { return realImplementation }
 
 // LibraryPaths returns the compiler's library path, when it reports one.
-func (r realNVRTC) LibraryPaths() []string {
+func (r nvidia) LibraryPaths() []string {
 	if p, ok := r.nv.(backend.LibraryPaths); ok {
 		return p.LibraryPaths()
 	}
@@ -123,20 +59,20 @@ func (r realNVRTC) LibraryPaths() []string {
 }
 
 // Version is nvrtcVersion.
-func (r realNVRTC) Version() (int, int, error) {
+func (r nvidia) Version() (int, int, error) {
 	if err := r.enter(abi.NvrtcVersion); err != nil {
 		return 0, 0, err
 	}
 	return r.nv.Version()
 }
 
-func (r realNVRTC) enter(op string) error { return nvrtc{r.b}.enter(op) }
+func (r nvidia) enter(op string) error { return r.r.enter(op) }
 
 // program finds the live program h and locks it; the caller unlocks.
-func (r realNVRTC) program(h uintptr, op string) (*realProgram, error) {
-	r.b.mu.RLock()
-	p := r.b.progs[h]
-	r.b.mu.RUnlock()
+func (r nvidia) program(h uintptr, op string) (*realProgram, error) {
+	r.r.mu.RLock()
+	p := r.r.progs[h]
+	r.r.mu.RUnlock()
 	if p == nil || p.real == nil {
 		return nil, nvrtcErr(4, op) // NVRTC_ERROR_INVALID_PROGRAM
 	}
@@ -149,7 +85,7 @@ func (r realNVRTC) program(h uintptr, op string) (*realProgram, error) {
 }
 
 // CreateProgram is nvrtcCreateProgram.
-func (r realNVRTC) CreateProgram(src, name string, headers, includeNames []string) (uintptr, error) {
+func (r nvidia) CreateProgram(src, name string, headers, includeNames []string) (uintptr, error) {
 	if err := r.enter(abi.NvrtcCreateProgram); err != nil {
 		return 0, err
 	}
@@ -160,15 +96,11 @@ func (r realNVRTC) CreateProgram(src, name string, headers, includeNames []strin
 	if name == "" {
 		name = "default_program"
 	}
-	h := newHandle()
-	r.b.mu.Lock()
-	r.b.progs[h] = &program{name: name, real: &realProgram{h: rh}, site: here()}
-	r.b.mu.Unlock()
-	return h, nil
+	return r.r.add(&program{name: name, real: &realProgram{h: rh}, site: r.r.core.Site()}), nil
 }
 
 // AddNameExpression is nvrtcAddNameExpression.
-func (r realNVRTC) AddNameExpression(h uintptr, expr string) error {
+func (r nvidia) AddNameExpression(h uintptr, expr string) error {
 	const op = abi.NvrtcAddNameExpression
 	if err := r.enter(op); err != nil {
 		return err
@@ -188,7 +120,7 @@ func (r realNVRTC) AddNameExpression(h uintptr, expr string) error {
 // Compile is nvrtcCompileProgram. After a successful compile, the Go body of
 // each name expression that has one is registered under its lowered name
 // too, unless a body of that name exists.
-func (r realNVRTC) Compile(h uintptr, options []string) error {
+func (r nvidia) Compile(h uintptr, options []string) error {
 	const op = abi.NvrtcCompileProgram
 	if err := r.enter(op); err != nil {
 		return err
@@ -206,17 +138,13 @@ func (r realNVRTC) Compile(h uintptr, options []string) error {
 		if err != nil || lowered == e {
 			continue
 		}
-		r.b.mu.Lock()
-		if k := r.b.kernels[e]; k != nil && r.b.kernels[lowered] == nil {
-			r.b.kernels[lowered] = k
-		}
-		r.b.mu.Unlock()
+		r.r.core.Alias(e, lowered)
 	}
 	return nil
 }
 
 // ProgramLog is nvrtcGetProgramLog.
-func (r realNVRTC) ProgramLog(h uintptr) (string, error) {
+func (r nvidia) ProgramLog(h uintptr) (string, error) {
 	const op = abi.NvrtcGetProgramLog
 	if err := r.enter(op); err != nil {
 		return "", err
@@ -230,7 +158,7 @@ func (r realNVRTC) ProgramLog(h uintptr) (string, error) {
 }
 
 // PTX is nvrtcGetPTX.
-func (r realNVRTC) PTX(h uintptr) ([]byte, error) {
+func (r nvidia) PTX(h uintptr) ([]byte, error) {
 	const op = abi.NvrtcGetPTX
 	if err := r.enter(op); err != nil {
 		return nil, err
@@ -246,7 +174,7 @@ func (r realNVRTC) PTX(h uintptr) ([]byte, error) {
 // CUBIN is nvrtcGetCUBIN, answered with the fake's CUBIN: the program's
 // PTX behind an ELF magic. NVRTC decides whether there is a CUBIN: for a
 // virtual architecture (compute_XY) it is NVRTC's error.
-func (r realNVRTC) CUBIN(h uintptr) ([]byte, error) {
+func (r nvidia) CUBIN(h uintptr) ([]byte, error) {
 	const op = abi.NvrtcGetCUBIN
 	if err := r.enter(op); err != nil {
 		return nil, err
@@ -263,11 +191,11 @@ func (r realNVRTC) CUBIN(h uintptr) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(append([]byte(nil), elfMagic...), ptx...), nil
+	return append([]byte(abi.ELFMagic), ptx...), nil
 }
 
 // LoweredName is nvrtcGetLoweredName: NVIDIA's lowered (mangled) name.
-func (r realNVRTC) LoweredName(h uintptr, expr string) (string, error) {
+func (r nvidia) LoweredName(h uintptr, expr string) (string, error) {
 	const op = abi.NvrtcGetLoweredName
 	if err := r.enter(op); err != nil {
 		return "", err
@@ -282,7 +210,7 @@ func (r realNVRTC) LoweredName(h uintptr, expr string) (string, error) {
 
 // DestroyProgram is nvrtcDestroyProgram. The handle stays valid when NVRTC
 // fails to destroy the program, so that the destroy can be retried.
-func (r realNVRTC) DestroyProgram(h uintptr) error {
+func (r nvidia) DestroyProgram(h uintptr) error {
 	const op = abi.NvrtcDestroyProgram
 	if err := r.enter(op); err != nil {
 		return err
@@ -296,13 +224,13 @@ func (r realNVRTC) DestroyProgram(h uintptr) error {
 		return err
 	}
 	p.destroyed = true
-	r.b.mu.Lock()
-	delete(r.b.progs, h)
-	r.b.mu.Unlock()
+	r.r.mu.Lock()
+	delete(r.r.progs, h)
+	r.r.mu.Unlock()
 	return nil
 }
 
 var (
-	_ backend.NVRTC        = realNVRTC{}
-	_ backend.LibraryPaths = realNVRTC{}
+	_ backend.NVRTC        = nvidia{}
+	_ backend.LibraryPaths = nvidia{}
 )

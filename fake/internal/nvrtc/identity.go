@@ -1,4 +1,4 @@
-package fake
+package nvrtc
 
 import (
 	"github.com/nocgo/cuda/driver/backend"
@@ -9,28 +9,24 @@ import (
 // and Version, as module.Compile keys a compiler that cannot name itself.
 const pretendIdentity = "nocgo/cuda fake 13.0"
 
-// NVRTCIdentity names the compiler NVRTC returns without choosing it (see
+// Identity names the compiler Compiler returns without choosing it (see
 // backend.NVRTCIdentifier), as the real backend does: the pretend compiler
 // by its name and version; NVIDIA's libnvrtc by its file (the one chosen,
 // or the one the search would find, prefixed by "libnvrtc on the fake"), so
 // that a cache hit on the fake searches for no libnvrtc either. A compiler
-// given to the NVRTC option that is not internal/libnvrtc's cannot be
+// given to the fake.NVRTC option that is not internal/libnvrtc's cannot be
 // named: ok is false.
-//
-// It is a method of the backend, not of the Backend interface: a wrapper
-// that embeds Backend and replaces NVRTC does not inherit it, and so is
-// never keyed as the fake's own compiler.
-func (b *fakeBackend) NVRTCIdentity() (string, bool) {
+func (r *Room) Identity() (string, bool) {
 	var nv backend.NVRTC
 	var chosen bool
 	switch {
-	case b.cfg.compiler.set:
-		nv, chosen = b.cfg.compiler.nv, true
+	case r.choice.Set:
+		nv, chosen = r.choice.NV, true
 	default:
-		b.compiler.mu.Lock()
-		chosen = b.compiler.done
-		nv = b.compiler.nv
-		b.compiler.mu.Unlock()
+		r.pick.Lock()
+		chosen = r.done
+		nv = r.nv
+		r.pick.Unlock()
 	}
 	if chosen && nv == nil {
 		return pretendIdentity, true
@@ -52,16 +48,3 @@ func (b *fakeBackend) NVRTCIdentity() (string, bool) {
 	}
 	return realImplementation + " " + id, true
 }
-
-// CompilerOpens counts the calls that asked this backend for its run-time
-// compiler (backend.NVRTCProvider's NVRTC, which on the real backend opens
-// libnvrtc on the first call): a kernel-cache hit in module.Compile makes
-// none. A nil *Fake counts none.
-func (f *Fake) CompilerOpens() int64 {
-	if f == nil || f.b == nil {
-		return 0
-	}
-	return f.b.compiler.opens.Load()
-}
-
-var _ backend.NVRTCIdentifier = (*fakeBackend)(nil)

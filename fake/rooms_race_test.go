@@ -1,0 +1,234 @@
+package fake
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/fake/internal/vmm"
+)
+
+// TestRoomsConcurrently uses the fake's parts at once, each from its own
+// goroutine and OS thread: a stream capture with its graph's launches, an
+// NCCL all-reduce over two devices, virtual memory mapped and unmapped
+// (a room), programs compiled by the pretend NVRTC (a room), pool memory
+// allocated and freed in stream order (a room), and the race detector
+// reporting the unordered writes of two streams. Under -race it
+// checks the lock rule between the core and its rooms (fake's package doc):
+// a lock taken up the ladder deadlocks here or is a data race Go reports.
+func TestRoomsConcurrently(t *testing.T) {
+	const rounds = 8
+	var mu sync.Mutex
+	var hazards []Hazard
+	b := newBackend(Devices(2), PretendNVRTC(), Kernel("k", func(t Thread, p Ptr) {}),
+		DetectRaces(func(h Hazard) { mu.Lock(); hazards = append(hazards, h); mu.Unlock() }))
+	require.NoError(t, b.Init(0))
+	nc, err := b.NCCL()
+	require.NoError(t, err)
+	comms, err := nc.CommInitAll([]int{0, 1})
+	require.NoError(t, err)
+
+	// goroutine runs f on a goroutine of its own and OS thread locked; a
+	// failed must there ends f and fails the test (FailNow may not be
+	// called off the test's goroutine).
+	var wg sync.WaitGroup
+	goroutine := func(f func()) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if e := recover(); e != nil {
+					f, ok := e.(failed)
+					if !ok {
+						panic(e)
+					}
+					t.Errorf("%v", f.err)
+				}
+			}()
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			f()
+		}()
+	}
+	// on is goroutine, with dev's primary context current.
+	on := func(dev int, f func(t *testing.T)) {
+		goroutine(func() {
+			ctx, err := b.DevicePrimaryCtxRetain(dev)
+			must(err)
+			defer b.DevicePrimaryCtxRelease(dev)
+			must(b.CtxPushCurrent(ctx))
+			defer b.CtxPopCurrent()
+			f(t)
+		})
+	}
+
+	on(0, func(t *testing.T) { // graphs and capture
+		s, err := b.StreamCreateWithPriority(backend.StreamNonBlocking, 0)
+		must(err)
+		defer b.StreamDestroy(s)
+		p, err := b.MemAlloc(256)
+		must(err)
+		defer b.MemFree(p)
+		for i := range rounds {
+			must(b.StreamBeginCapture(s, backend.CaptureModeThreadLocal))
+			must(b.MemsetD8Async(p, byte(i), 256, s))
+			g, err := b.StreamEndCapture(s)
+			must(err)
+			e, err := b.GraphInstantiate(g, 0)
+			must(err)
+			must(b.GraphLaunch(e, s))
+			must(b.StreamSynchronize(s))
+			must(b.GraphExecDestroy(e))
+			must(b.GraphDestroy(g))
+		}
+	})
+
+	// NCCL: both ranks' all-reduces issued from one thread in a group.
+	goroutine(func() {
+		type rank struct{ ctx, s, send, recv uintptr }
+		var rs [2]rank
+		for i := range rs {
+			ctx, err := b.DevicePrimaryCtxRetain(i)
+			must(err)
+			must(b.CtxPushCurrent(ctx))
+			r := &rs[i]
+			r.ctx = ctx
+			r.s, err = b.StreamCreateWithPriority(backend.StreamNonBlocking, 0)
+			must(err)
+			r.send, err = b.MemAlloc(64)
+			must(err)
+			r.recv, err = b.MemAlloc(64)
+			must(err)
+			must(b.MemsetD32(r.send, math.Float32bits(1), 16))
+			_, err = b.CtxPopCurrent()
+			must(err)
+		}
+		for range rounds {
+			must(nc.GroupStart())
+			for i, r := range rs {
+				must(nc.AllReduce(r.send, r.recv, 16, backend.NCCLFloat32, backend.NCCLSum, comms[i], r.s))
+			}
+			must(nc.GroupEnd())
+		}
+		for i, r := range rs {
+			must(b.CtxPushCurrent(r.ctx))
+			must(b.StreamSynchronize(r.s))
+			got := make([]float32, 16)
+			must(b.MemcpyDtoH(ptr(&got[0]), r.recv, 64))
+			assert.Equal(t, float32(2), got[0], "rank %d: the sum over both ranks", i)
+			must(b.MemFree(r.send))
+			must(b.MemFree(r.recv))
+			must(b.StreamDestroy(r.s))
+			_, err := b.CtxPopCurrent()
+			must(err)
+			must(b.DevicePrimaryCtxRelease(i))
+		}
+	})
+
+	on(1, func(t *testing.T) { // virtual memory
+		prop := backend.MemAllocationProp{Type: backend.MemAllocationTypePinned,
+			Location: backend.MemLocation{Type: backend.MemLocationDevice, ID: 1}}
+		access := []backend.MemAccessDesc{{Location: prop.Location, Flags: backend.MemAccessReadWrite}}
+		const size = vmm.Granularity
+		for range rounds {
+			va, err := b.MemAddressReserve(size, 0, 0, 0)
+			must(err)
+			h, err := b.MemCreate(size, prop, 0)
+			must(err)
+			must(b.MemMap(va, size, 0, h, 0))
+			must(b.MemSetAccess(va, size, access))
+			must(b.MemsetD8(va, 7, size))
+			must(b.MemUnmap(va, size))
+			must(b.MemRelease(h))
+			must(b.MemAddressFree(va, size))
+		}
+	})
+
+	on(0, func(t *testing.T) { // the NVRTC room
+		nv, err := b.NVRTC()
+		must(err)
+		for range rounds {
+			h, err := nv.CreateProgram(`extern "C" __global__ void k(int *p) {}`, "k.cu", nil, nil)
+			must(err)
+			must(nv.Compile(h, nil))
+			ptx, err := nv.PTX(h)
+			must(err)
+			assert.Contains(t, string(ptx), ".entry k(")
+			must(nv.DestroyProgram(h))
+		}
+	})
+
+	on(1, func(t *testing.T) { // the pools room: stream-ordered reuse of a pool of device 1
+		pool, err := b.MemPoolCreate(backend.MemPoolProps{AllocType: backend.MemAllocationTypePinned,
+			Location: backend.MemLocation{Type: backend.MemLocationDevice, ID: 1}})
+		must(err)
+		s, err := b.StreamCreateWithPriority(backend.StreamNonBlocking, 0)
+		must(err)
+		for range rounds {
+			p, err := b.MemAllocFromPoolAsync(1<<20, pool, s)
+			must(err)
+			must(b.MemsetD8Async(p, 1, 1<<20, s))
+			must(b.MemFreeAsync(p, s))
+		}
+		must(b.StreamSynchronize(s))
+		used, err := b.MemPoolGetAttribute(pool, backend.MemPoolUsedMemHigh)
+		must(err)
+		assert.Equal(t, uint64(1<<20), used, "each allocation reused the bytes the one before it freed")
+		must(b.StreamDestroy(s))
+		must(b.MemPoolDestroy(pool))
+	})
+
+	on(1, func(t *testing.T) { // the race detector: two streams, one buffer
+		p, err := b.MemAlloc(64)
+		must(err)
+		defer b.MemFree(p)
+		var ss [2]uintptr
+		for i := range ss {
+			ss[i], err = b.StreamCreateWithPriority(backend.StreamNonBlocking, 0)
+			must(err)
+			defer b.StreamDestroy(ss[i])
+		}
+		for i := range rounds {
+			must(b.MemsetD8Async(p, byte(i), 64, ss[0]))
+			must(b.MemsetD8Async(p, byte(i), 64, ss[1]))
+			must(b.CtxSynchronize())
+		}
+	})
+
+	wg.Wait()
+	for _, c := range comms {
+		require.NoError(t, nc.CommDestroy(c))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Len(t, hazards, rounds, "one hazard per round of the unordered writes, and no other")
+	for _, h := range hazards {
+		assert.Equal(t, []string{"memset", "memset"}, []string{h.Current.Op, h.Previous.Op})
+	}
+	assert.Empty(t, b.Leaks())
+}
+
+// failed is what must panics with: an error that ends a goroutine of
+// TestRoomsConcurrently.
+type failed struct{ err error }
+
+// must ends the calling goroutine of TestRoomsConcurrently when err is
+// not nil; its goroutine reports it.
+func must(err error) {
+	if err != nil {
+		panic(failed{fmt.Errorf("%w (at %s)", err, caller())})
+	}
+}
+
+// caller names the test line that called must.
+func caller() string {
+	_, file, line, _ := runtime.Caller(2)
+	return fmt.Sprintf("%s:%d", filepath.Base(file), line)
+}
