@@ -11,9 +11,9 @@ import (
 
 // testGraphRules: what CUDA documents as invalid in a graph is refused by
 // the driver (cuGraphAddMemFreeNode: an allocation freed twice is
-// INVALID_VALUE; a graph with memory nodes cannot be cloned; a conditional
-// body takes kernel, copy, memset, empty, child and conditional nodes
-// only), each refusal changing nothing.
+// INVALID_VALUE; a graph with memory or conditional nodes cannot be
+// cloned; a conditional body takes kernel, copy, memset, empty, child and
+// conditional nodes only), each refusal changing nothing.
 func testGraphRules(t *testing.T, drv *driver.Driver) {
 	f := newGraphFixture(t, drv)
 	g, err := graph.New(f.ctx)
@@ -50,6 +50,12 @@ func testGraphRules(t *testing.T, drv *driver.Driver) {
 	n, err := h.NodeCount()
 	must(t, err)
 	mustEqual(t, n, 1, "the refused nodes changed nothing")
+	hc, err := h.Clone()
+	if err == nil {
+		must(t, hc.Close())
+	}
+	mustErr(t, err, "a graph with conditional nodes cannot be cloned")
+	t.Logf("Clone of a graph with a conditional node: %v", err)
 }
 
 // testGraphCaptureStreamClosed: closing (destroying) a blocking stream

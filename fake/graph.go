@@ -208,9 +208,10 @@ func (b *fakeBackend) GraphClone(h uintptr) (uintptr, error) {
 	if err != nil {
 		return 0, err
 	}
-	if hasMemNodes(g) {
-		// cuGraphAddMemFreeNode's restrictions: "the graph cannot be
-		// cloned".
+	if hasMemNodes(g) || hasCondNodes(g) {
+		// cuGraphClone: "Cloning is not supported for graphs which contain
+		// memory allocation nodes, memory free nodes, or conditional
+		// nodes".
 		return 0, driver.ErrNotSupported
 	}
 	c := b.newGraphLocked()

@@ -46,7 +46,13 @@ func (b *fakeBackend) check2DLocked(p *backend.Memcpy2D) error {
 		{p.SrcMemoryType, p.SrcHost != nil, p.SrcDevice, p.SrcXInBytes, p.SrcY, p.SrcPitch},
 		{p.DstMemoryType, p.DstHost != nil, p.DstDevice, p.DstXInBytes, p.DstY, p.DstPitch},
 	} {
-		if side.pitch < side.x+p.WidthInBytes || side.y > (^uintptr(0)-side.x)/max(side.pitch, 1) {
+		if side.x+p.WidthInBytes < side.x || side.pitch < side.x+p.WidthInBytes || side.y+p.Height < side.y {
+			return driver.ErrInvalidValue
+		}
+		// The last row's end, from the side's base: it must not wrap,
+		// nor the start of the first.
+		end, ok := mulAdd(side.y+p.Height-1, side.pitch, side.x+p.WidthInBytes)
+		if !ok || end > maxStorage || side.dev+end < side.dev {
 			return driver.ErrInvalidValue
 		}
 		switch side.t {

@@ -86,10 +86,8 @@ func BeginCapture(s *stream.Stream, mode Mode) (err error) {
 		return fmt.Errorf("%s: %s: cuStreamBeginCapture: %w", op, s, r)
 	}
 	// What the captured work refers to is retained for the graph (see
-	// Retention); a capture whose id cannot be read retains nothing.
-	if _, id, r := api.StreamGetCaptureInfo(s.Handle()); r == nil && id != 0 {
-		core.QueueOf(s).CaptureBegun(id)
-	}
+	// Retention).
+	core.QueueOf(s).CaptureBegun()
 	return nil
 }
 
@@ -106,15 +104,21 @@ func EndCapture(s *stream.Stream) (_ *Graph, err error) {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	q := core.QueueOf(s)
-	_, id, ir := api.StreamGetCaptureInfo(s.Handle())
 	g, r := api.StreamEndCapture(s.Handle())
 	if err := b.Unbind(); err != nil && r == nil {
 		r = err
 	}
+	// What the capture retained goes to the graph, or is let go once the
+	// capture ended without one; a capture that goes on (EndCapture on a
+	// stream that did not begin it, or on another thread) keeps it.
 	var kept []*core.Hold
-	if ir == nil && id != 0 {
+	switch {
+	case r == nil:
+		kept = q.CaptureEnded()
+	case errors.Is(r, backend.ErrStreamCaptureUnmatched), errors.Is(r, backend.ErrStreamCaptureWrongThread):
+	default:
 		if st, _, sr := api.StreamGetCaptureInfo(s.Handle()); sr == nil && st == backend.CaptureStatusNone {
-			kept = q.CaptureEnded(id) // the capture ended, with a graph or without
+			kept = q.CaptureEnded()
 		}
 	}
 	if r != nil {

@@ -114,3 +114,48 @@ func TestFakeReplayOfUnloadedModuleFails(t *testing.T) {
 	require.NoError(t, api.GraphLaunch(xh, s.Handle()))
 	require.ErrorIs(t, api.StreamSynchronize(s.Handle()), driver.ErrInvalidHandle, "unloaded code does not run")
 }
+
+// Captures on several streams at once, with Closes racing them: every
+// Close of a retained buffer is refused, every graph retains its own, and
+// once the graphs are closed everything closes (run with -race).
+func TestCaptureRetainConcurrent(t *testing.T) {
+	e := newEnv(t)
+	const k = 4
+	bufs := make([]*memory.Buffer[float32], k)
+	graphs := make([]*graph.Graph, k)
+	errs := make(chan error, k)
+	for i := range k {
+		var err error
+		bufs[i], err = memory.Alloc[float32](e.ctx, e.n)
+		require.NoError(t, err)
+	}
+	for i := range k {
+		go func() {
+			s, err := stream.New(e.ctx, stream.Options{Flags: stream.NonBlocking})
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer s.Close()
+			graphs[i], err = graph.Capture(s, graph.ThreadLocal, func() error {
+				if err := memory.Fill(s, bufs[i], float32(i)); err != nil {
+					return err
+				}
+				return e.add1.Launch(s, e.cfg(), bufs[(i+1)%k], int32(e.n))
+			})
+			errs <- err
+		}()
+	}
+	for range k {
+		require.NoError(t, <-errs)
+	}
+	for i := range k {
+		require.ErrorIs(t, bufs[i].Close(), graph.ErrRetained)
+	}
+	for i := range k {
+		require.NoError(t, graphs[i].Close())
+	}
+	for i := range k {
+		require.NoError(t, bufs[i].Close())
+	}
+}

@@ -59,6 +59,8 @@ func TestFakeGraphRules(t *testing.T) {
 	n, err := h.NodeCount()
 	require.NoError(t, err)
 	require.Equal(t, 1, n, "the refused nodes changed nothing")
+	_, err = h.Clone()
+	require.ErrorIs(t, err, driver.ErrNotSupported, "a graph with conditional nodes cannot be cloned")
 }
 
 // Retain on a closed (or nil) graph returns the error and runs the

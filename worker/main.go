@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync/atomic"
 
 	"github.com/nocgo/cuda/gpu"
 )
@@ -14,7 +15,7 @@ const envMarker = "NOCGO_CUDA_WORKER"
 
 // Main serves as a worker when this process was started as one by a Pool
 // (the environment says so), and returns at once otherwise. Call it first
-// in main, and in TestMain for tests that use a Pool on the real driver:
+// in main, and in TestMain for tests that use a Pool:
 //
 //	func main() {
 //		worker.Main()
@@ -27,14 +28,22 @@ const envMarker = "NOCGO_CUDA_WORKER"
 // parent closed the pool, 3 after a sticky fault, 4 after a panic) without
 // returning. A worker whose driver does not open still serves the
 // functions that need none; Env says why for the others.
+//
+// New refuses to make a Pool in a process whose main never called Main, on
+// the fake too (whose workers run in the process), so that a test on the
+// fake finds the omission that would make the real workers fail to start.
 func Main() {
 	spec, ok := os.LookupEnv(envMarker)
 	if !ok {
+		mainCalled.Store(true)
 		return
 	}
 	os.Unsetenv(envMarker) // the worker's own children are not workers
 	os.Exit(child(spec))
 }
+
+// mainCalled records that Main returned in this process: New checks it.
+var mainCalled atomic.Bool
 
 // child is the worker process: fd 3 brings requests, fd 4 takes replies.
 func child(spec string) int {

@@ -79,6 +79,9 @@ func New(opts Options, ctxs ...*driver.Context) (*Pool, error) {
 		return nil, fmt.Errorf("%s: this process is a worker (%s=%q is set by the pool that started it) that never called worker.Main: call worker.Main() first in main (and in TestMain for tests): %w",
 			op, envMarker, spec, ErrStart)
 	}
+	if !mainCalled.Load() {
+		return nil, fmt.Errorf("%s: worker.Main was not called: call worker.Main() first in main (and in TestMain for tests), since a pool's workers are this binary started again (on the fake too, which checks it): %w", op, ErrStart)
+	}
 	if len(ctxs) == 0 {
 		return nil, fmt.Errorf("%s: no context: %w", op, driver.ErrInvalidValue)
 	}

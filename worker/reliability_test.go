@@ -82,3 +82,19 @@ func TestFaultKeepsFunctionError(t *testing.T) {
 	assert.Contains(t, ce.Text, "kernel fault", "the fault's detail: %s", ce.Text)
 	assert.NotContains(t, ce.Text, "cuCtxSynchronize", "the function's error, not the worker's synchronisation: %s", ce.Text)
 }
+
+// A program whose main never called worker.Main gets a clear error from
+// New, on the fake too, whose workers run in the process (the omission
+// would otherwise show only on the GPU).
+func TestNewWithoutMain(t *testing.T) {
+	drv := cudatest.Fake(t)
+	ctx := primary(t, drv, 0)
+	restore := worker.ForgetMain()
+	p, err := worker.New(worker.Options{}, ctx)
+	restore()
+	if p != nil {
+		p.Close()
+	}
+	require.ErrorIs(t, err, worker.ErrStart)
+	require.Contains(t, err.Error(), "worker.Main was not called")
+}

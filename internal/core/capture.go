@@ -12,74 +12,65 @@ import (
 // enqueue work (memory, module) report the objects a call passed to the
 // driver with Queue.Keep once the call succeeded; while a capture that
 // package graph began (CaptureBegun) runs in the stream's context, Keep
-// asks the driver whether the stream captures (cuStreamGetCaptureInfo: it
-// may have joined the capture through an event) and, if so, retains the
-// objects for that capture. CaptureEnded hands them to the graph that
-// EndCapture made. Outside captures, Keep costs one atomic load.
+// retains the objects for it: at once for work on the capture's origin
+// stream, and, for work on another stream (one that may have joined the
+// capture through an event), after asking the driver which capture the
+// stream is in (cuStreamGetCaptureInfo). CaptureEnded hands them to the
+// graph that EndCapture made. Outside captures, Keep costs one atomic load.
 
 // captures is a context's table of the captures begun through this
-// library, by capture id.
+// library, by origin stream.
 type captures struct {
-	active atomic.Int32 // len(byID), read without the lock by Keep
-	mu     sync.Mutex
-	byID   map[uint64]*captureSet
+	active   atomic.Int32 // len(byOrigin), read without the lock by Keep
+	mu       sync.Mutex
+	byOrigin map[*Queue]*captureSet
 }
 
 // captureSet is what one capture's work refers to.
 type captureSet struct {
-	origin *Queue
-	holds  []*Hold
+	id    uint64 // the capture's id, once a joined stream's Keep asked for it (0 before)
+	holds []*Hold
+	ended bool // CaptureEnded took the holds: a late Keep adds none
 }
 
-// CaptureBegun notes the capture id that began on q (cuStreamBeginCapture
+// CaptureBegun notes that a capture began on q (cuStreamBeginCapture
 // succeeded): from now on Keep retains, for it, the objects of the work
 // captured.
-func (q *Queue) CaptureBegun(id uint64) {
+func (q *Queue) CaptureBegun() {
 	t := &q.Hold.c.captures
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.byID == nil {
-		t.byID = map[uint64]*captureSet{}
+	if t.byOrigin == nil {
+		t.byOrigin = map[*Queue]*captureSet{}
 	}
-	if _, ok := t.byID[id]; !ok {
-		t.byID[id] = &captureSet{origin: q}
+	if _, ok := t.byOrigin[q]; !ok {
+		t.byOrigin[q] = &captureSet{}
 		t.active.Add(1)
 	}
 }
 
-// CaptureEnded ends the capture id (cuStreamEndCapture returned) and
-// returns the holds Keep retained for it: the caller owns those
-// retentions, to hand to the graph made or to Release.
-func (q *Queue) CaptureEnded(id uint64) []*Hold {
+// CaptureEnded ends the capture begun on q (cuStreamEndCapture ended it,
+// with a graph or without) and returns the holds Keep retained for it: the
+// caller owns those retentions, to hand to the graph made or to Release.
+func (q *Queue) CaptureEnded() []*Hold {
 	t := &q.Hold.c.captures
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	set := t.byID[id]
+	set := t.byOrigin[q]
 	if set == nil {
 		return nil
 	}
-	delete(t.byID, id)
+	delete(t.byOrigin, q)
 	t.active.Add(-1)
+	set.ended = true
 	return set.holds
 }
 
-// CapturesGone lets go of what the captures begun on q retained, for a
-// stream destroyed while capturing: no graph can come of them.
+// CapturesGone lets go of what the capture begun on q retained, for a
+// stream destroyed while capturing: no graph can come of it.
 func (q *Queue) CapturesGone() {
-	t := &q.Hold.c.captures
-	if t.active.Load() == 0 {
-		return
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for id, set := range t.byID {
-		if set.origin == q {
-			for _, h := range set.holds {
-				h.Release()
-			}
-			delete(t.byID, id)
-			t.active.Add(-1)
-		}
+	for _, h := range q.CaptureEnded() {
+		h.Release()
 	}
 }
 
@@ -104,21 +95,19 @@ func (q *Queue) keep(open bool, hs []*Hold) {
 		return
 	}
 	t := &q.Hold.c.captures
-	g, ok := q.Hold.c.API.(interface {
-		StreamGetCaptureInfo(uintptr) (backend.CaptureStatus, uint64, error)
-	})
-	if !ok {
-		return
+	t.mu.Lock()
+	set := t.byOrigin[q]
+	t.mu.Unlock()
+	if set == nil {
+		set = q.joined()
 	}
-	st, id, err := g.StreamGetCaptureInfo(q.Handle)
-	if err != nil || st == backend.CaptureStatusNone {
+	if set == nil {
 		return
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	set := t.byID[id]
-	if set == nil {
-		return // a capture begun outside this library
+	if set.ended {
+		return // the capture ended meanwhile
 	}
 	for _, h := range hs {
 		if h == nil {
@@ -133,4 +122,38 @@ func (q *Queue) keep(open bool, hs []*Hold) {
 		}
 		set.holds = append(set.holds, h)
 	}
+}
+
+// captureInfo is the driver call that says which capture a stream is in.
+type captureInfo interface {
+	StreamGetCaptureInfo(uintptr) (backend.CaptureStatus, uint64, error)
+}
+
+// joined returns the set of the capture begun through this library that q
+// (not an origin) joined, or nil when it is in none: it asks the driver
+// for q's capture id, and for each origin's the first time. A driver that
+// cannot say retains nothing.
+func (q *Queue) joined() *captureSet {
+	g, ok := q.Hold.c.API.(captureInfo)
+	if !ok {
+		return nil
+	}
+	st, id, err := g.StreamGetCaptureInfo(q.Handle)
+	if err != nil || st == backend.CaptureStatusNone || id == 0 {
+		return nil
+	}
+	t := &q.Hold.c.captures
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for origin, set := range t.byOrigin {
+		if set.id == 0 {
+			if _, oid, err := g.StreamGetCaptureInfo(origin.Handle); err == nil {
+				set.id = oid
+			}
+		}
+		if set.id == id {
+			return set
+		}
+	}
+	return nil
 }
