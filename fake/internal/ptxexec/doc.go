@@ -256,7 +256,10 @@
 // checks each lane's address against one cached allocation as it goes,
 // falling back to lane by lane (and so to the same fault) otherwise. A
 // warp that stays in lockstep keeps its registers from block to block and
-// restarts its threads as it starts. The per-instruction path has no
+// restarts its threads as it starts. An Observer without the in-kernel
+// global checks keeps these paths: it is told of each run of lanes whose
+// addresses follow one another as one Access (observewarp.go). The
+// per-instruction path has no
 // maps, interfaces, allocation or reflection; with Launch.Observe nil and
 // no shared-race checks, each costs one comparison per memory
 // instruction. BenchmarkSaxpy

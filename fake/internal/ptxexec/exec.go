@@ -969,8 +969,12 @@ func (m *machine) run(t *thread) {
 			fallthrough
 		case opLdGlobal:
 			addr := r[in.a] + uint64(in.imm)
-			if n := uint64(in.size); in.vec == 1 && addr&(n-1) == 0 && m.obs == nil {
+			if n := uint64(in.size); in.vec == 1 && addr&(n-1) == 0 && m.gr == nil {
 				if b := m.global(addr, n); b != nil {
+					if m.obs != nil {
+						t.pc = pc
+						m.observe(t, in, addr, n)
+					}
 					r[in.v[0]] = extend(loadLE(b, in.size), in)
 					continue
 				}
@@ -993,8 +997,12 @@ func (m *machine) run(t *thread) {
 			r[sSink] = 0
 		case opStGlobal:
 			addr := r[in.a] + uint64(in.imm)
-			if n := uint64(in.size); in.vec == 1 && addr&(n-1) == 0 && m.obs == nil {
+			if n := uint64(in.size); in.vec == 1 && addr&(n-1) == 0 && m.gr == nil {
 				if b := m.global(addr, n); b != nil {
+					if m.obs != nil {
+						t.pc = pc
+						m.observe(t, in, addr, n)
+					}
 					store(b, in.size, r[in.v[0]])
 					continue
 				}

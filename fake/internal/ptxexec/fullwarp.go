@@ -46,9 +46,9 @@ func (m *machine) runFullSeq(w *warpRegs, ts []thread, code []inst, pc int) int 
 		var ok bool
 		switch in.op {
 		case opLdGlobal, opLdParam, opLdShared:
-			ok = m.fullLoad(S, in) || m.observedFull(ts, S, in, pc+1)
+			ok = m.fullLoad(S, in, ts, pc) || m.observedFull(ts, S, in, pc+1)
 		case opStGlobal, opStShared:
-			ok = !(in.op == opStShared && m.pauseDue(w)) && (m.fullStore(S, in) || m.observedFull(ts, S, in, pc+1))
+			ok = !(in.op == opStShared && m.pauseDue(w)) && (m.fullStore(S, in, ts, pc) || m.observedFull(ts, S, in, pc+1))
 		default:
 			ok = runFull(S, in)
 		}
@@ -211,7 +211,9 @@ func fullSetpI(rd, rx, ry *[warpSize]uint64, in *inst) bool {
 // fullSpan returns the span a full warp's scalar ld or st of in reads or
 // writes when it is one known allocation (the parameters, the block's
 // shared memory without race checks, or the cached global allocation of
-// the first lane's address, without an Observer): its bytes, start (a
+// the first lane's address, without the in-kernel global checks; an
+// Observer is told of the access by fullLoad and fullStore, see
+// observewarp.go): its bytes, start (a
 // lane's offset in data is its address register minus start), lim (the
 // highest offset an access may start at) and amask (an address with any
 // of these bits set is misaligned). ok is false otherwise; the lanes then
@@ -234,7 +236,7 @@ func (m *machine) fullSpan(S []uint64, in *inst) (data []byte, start, lim, amask
 		}
 		c = span{0, m.shared}
 	case opLdGlobal, opStGlobal:
-		if m.obs != nil {
+		if m.gr != nil {
 			return nil, 0, 0, 0, false
 		}
 		c = m.lastSpan(S[int(in.a)*warpSize] + imm)
@@ -264,25 +266,31 @@ func coalesced(ra *[warpSize]uint64, start, lim, amask uint64, in *inst) (off ui
 // fullLoad runs a scalar ld for all 32 lanes when fullSpan allows it and
 // every lane's address is in its span and aligned, and reports whether it
 // did (false: it changed nothing). Consecutive addresses (a coalesced
-// access) are one block copy.
-func (m *machine) fullLoad(S []uint64, in *inst) bool {
+// access) are one block copy, and one Access to an Observer. ts is the
+// warp's threads, pc the index of in.
+func (m *machine) fullLoad(S []uint64, in *inst, ts []thread, pc int) bool {
 	data, start, lim, amask, ok := m.fullSpan(S, in)
 	if !ok {
 		return false
 	}
+	obs := m.obs != nil && in.op == opLdGlobal
 	ra, rv := lane32(S, in.a), lane32(S, in.v[0])
-	if off, ok := coalesced(ra, start, lim, amask, in); ok {
-		switch {
-		case in.size == 4:
-			lanes.Load32(rv, (*[128]byte)(data[off:]))
-			return true
-		case in.size == 8:
-			lanes.Load64(rv, (*[256]byte)(data[off:]))
-			return true
+	if off, ok := coalesced(ra, start, lim, amask, in); ok && (in.size == 4 || in.size == 8) {
+		if obs {
+			m.observeRun(pc, in, &ts[0], ra[0]+uint64(in.imm), warpSize*uint64(in.size), warpSize)
 		}
+		if in.size == 4 {
+			lanes.Load32(rv, (*[128]byte)(data[off:]))
+		} else {
+			lanes.Load64(rv, (*[256]byte)(data[off:]))
+		}
+		return true
 	}
 	if inSpan, _ := lanes.Check(ra, start, lim, amask, uint64(in.imm), 0); !inSpan {
 		return false
+	}
+	if obs {
+		m.observeLanes(ts, pc, in, ra)
 	}
 	var v [warpSize]uint64 // rv may be ra
 	switch {
@@ -309,25 +317,31 @@ func (m *machine) fullLoad(S []uint64, in *inst) bool {
 // fullStore runs a scalar st for all 32 lanes, in lane order, when
 // fullSpan allows it and every lane's address is in its span and
 // aligned, and reports whether it did (false: it stored nothing; the
-// lane-by-lane path then stores up to the lane that faults).
-func (m *machine) fullStore(S []uint64, in *inst) bool {
+// lane-by-lane path then stores up to the lane that faults). An Observer
+// is told as by fullLoad.
+func (m *machine) fullStore(S []uint64, in *inst, ts []thread, pc int) bool {
 	data, start, lim, amask, ok := m.fullSpan(S, in)
 	if !ok {
 		return false
 	}
+	obs := m.obs != nil && in.op == opStGlobal
 	ra, rv := lane32(S, in.a), lane32(S, in.v[0])
-	if off, ok := coalesced(ra, start, lim, amask, in); ok {
-		switch in.size {
-		case 4:
-			lanes.Store32((*[128]byte)(data[off:]), rv)
-			return true
-		case 8:
-			lanes.Store64((*[256]byte)(data[off:]), rv)
-			return true
+	if off, ok := coalesced(ra, start, lim, amask, in); ok && (in.size == 4 || in.size == 8) {
+		if obs {
+			m.observeRun(pc, in, &ts[0], ra[0]+uint64(in.imm), warpSize*uint64(in.size), warpSize)
 		}
+		if in.size == 4 {
+			lanes.Store32((*[128]byte)(data[off:]), rv)
+		} else {
+			lanes.Store64((*[256]byte)(data[off:]), rv)
+		}
+		return true
 	}
 	if inSpan, _ := lanes.Check(ra, start, lim, amask, uint64(in.imm), 0); !inSpan {
 		return false
+	}
+	if obs {
+		m.observeLanes(ts, pc, in, ra)
 	}
 	switch in.size {
 	case 4:

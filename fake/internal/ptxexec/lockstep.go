@@ -245,7 +245,7 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 			if act == allLanes {
 				switch in.op {
 				case opLdGlobal, opLdParam, opLdShared:
-					if m.fullLoad(S, in) {
+					if m.fullLoad(S, in, ts, pc-1) {
 						continue
 					}
 				case opStGlobal, opStShared:
@@ -253,7 +253,7 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 						pause()
 						break group
 					}
-					if m.fullStore(S, in) {
+					if m.fullStore(S, in, ts, pc-1) {
 						continue
 					}
 				default:
@@ -803,15 +803,18 @@ func (m *machine) loadLanes(ts []thread, S []uint64, act uint32, in *inst, pc in
 	ra := lane32(S, in.a)
 	imm := uint64(in.imm)
 	n, size := uint64(in.size), in.size
-	if in.vec == 1 && (in.op == opLdGlobal && m.obs == nil || in.op == opLdParam) {
+	if in.vec == 1 && (in.op == opLdGlobal && m.gr == nil || in.op == opLdParam) {
 		// The lanes of one load usually read one allocation: look it up
-		// once.
+		// once; an Observer is told of each run of consecutive lanes'
+		// addresses at once (observewarp.go).
 		rv := lane32(S, in.v[0])
 		signed := in.kind == kS && in.bits < 32
 		var c span
 		if in.op == opLdParam {
 			c = span{0, m.l.Params}
 		}
+		obs := m.obs != nil && in.op == opLdGlobal
+		runs := m.newLaneRuns(ts, pc-1, in)
 		for a := act; a != 0; a &= a - 1 {
 			j := bits.TrailingZeros32(a) & 31
 			addr := ra[j] + imm
@@ -822,21 +825,29 @@ func (m *machine) loadLanes(ts []thread, S []uint64, act uint32, in *inst, pc in
 					m.fail(&ts[j], in, CodeIllegalAddress, addr, "out-of-bounds access")
 					return false
 				}
-				t := &ts[j]
-				t.pc = pc
-				b := m.access(t, in, in.op, addr, n)
+				b := m.laneGlobal(&runs, obs, j, addr, n)
 				if b == nil {
-					return false
+					t := &ts[j]
+					t.pc = pc
+					if b = m.access(t, in, in.op, addr, n); b == nil {
+						return false
+					}
 				}
 				rv[j] = extend(loadLE(b, size), in)
 				c = m.lastSpan(addr)
 				continue
+			}
+			if obs {
+				runs.add(j, addr, n)
 			}
 			if n == 4 && !signed {
 				rv[j] = uint64(binary.LittleEndian.Uint32(c.data[off : off+4]))
 				continue
 			}
 			rv[j] = extend(loadLE(c.data[off:off+n], size), in)
+		}
+		if obs {
+			runs.flush()
 		}
 		return true
 	}
@@ -868,29 +879,39 @@ func (m *machine) storeLanes(ts []thread, S []uint64, act uint32, in *inst, pc i
 	ra := lane32(S, in.a)
 	imm := uint64(in.imm)
 	n, size := uint64(in.size), in.size
-	if in.vec == 1 && in.op == opStGlobal && m.obs == nil {
+	if in.vec == 1 && in.op == opStGlobal && m.gr == nil {
 		rv := lane32(S, in.v[0])
 		var c span
+		obs := m.obs != nil
+		runs := m.newLaneRuns(ts, pc-1, in)
 		for a := act; a != 0; a &= a - 1 {
 			j := bits.TrailingZeros32(a) & 31
 			addr := ra[j] + imm
 			off := addr - c.base
 			if off >= uint64(len(c.data)) || uint64(len(c.data))-off < n || addr&(n-1) != 0 {
-				t := &ts[j]
-				t.pc = pc
-				b := m.access(t, in, in.op, addr, n)
+				b := m.laneGlobal(&runs, obs, j, addr, n)
 				if b == nil {
-					return false
+					t := &ts[j]
+					t.pc = pc
+					if b = m.access(t, in, in.op, addr, n); b == nil {
+						return false
+					}
 				}
 				store(b, size, rv[j])
 				c = m.lastSpan(addr)
 				continue
+			}
+			if obs {
+				runs.add(j, addr, n)
 			}
 			if n == 4 {
 				binary.LittleEndian.PutUint32(c.data[off:off+4], uint32(rv[j]))
 				continue
 			}
 			store(c.data[off:off+n], size, rv[j])
+		}
+		if obs {
+			runs.flush()
 		}
 		return true
 	}
@@ -913,6 +934,26 @@ func (m *machine) storeLanes(ts []thread, S []uint64, act uint32, in *inst, pc i
 		m.unlockStrong(locked)
 	}
 	return true
+}
+
+// laneGlobal returns the n bytes at addr of global memory for lane j of
+// loadLanes or storeLanes when they are in bounds and aligned, noting the
+// access in runs when obs is set; nil otherwise (the lane then goes
+// through access, which reports a fault or tells the Observer).
+func (m *machine) laneGlobal(runs *laneRuns, obs bool, j int, addr, n uint64) []byte {
+	if !obs {
+		return nil
+	}
+	var b []byte
+	if addr&(n-1) == 0 {
+		b = m.global(addr, n)
+	}
+	if b == nil {
+		runs.flush() // the lanes before the fault were observed
+		return nil
+	}
+	runs.add(j, addr, n)
+	return b
 }
 
 // lastSpan returns the cached allocation that holds addr, or an empty

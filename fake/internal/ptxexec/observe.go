@@ -6,8 +6,13 @@ import "github.com/nocgo/cuda/fake/internal/ptxexec/lanes"
 // that look across launches and streams (the fake's race detector). It is
 // called from the goroutines that run the launch's blocks (several at once
 // when Launch.Workers > 1), for each access that passed the bounds and
-// alignment checks, before the access happens; it must not call back into
-// the launch. A nil Launch.Observe costs one comparison per access.
+// alignment checks, as the access happens (before it, or, for a run of
+// lanes, as its bytes move); it must not call back into the launch. The
+// accesses of one instruction by consecutive lanes of one warp whose
+// addresses follow one another (a coalesced access) come as one Access
+// covering them all (Access.Lanes; with Launch.GlobalRaces, only a full
+// warp's, see observeWarp). A nil Launch.Observe costs one comparison per
+// access.
 type Observer interface {
 	Global(a Access)
 }
@@ -35,10 +40,13 @@ func (k AccessKind) String() string {
 	return "access"
 }
 
-// Access is one access of one thread to global memory.
+// Access is one access to global memory: of one thread, or of a run of
+// consecutive lanes of one warp whose addresses follow one another
+// (Lanes; Thread is then the run's first lane, Addr and Size cover the
+// run).
 type Access struct {
 	Addr  uint64 // the first byte
-	Size  uint32 // how many bytes
+	Size  uint32 // how many bytes (up to 32 lanes' worth)
 	Kind  AccessKind
 	Line  int    // the PTX line of the instruction
 	Instr string // the instruction, as a fault names it

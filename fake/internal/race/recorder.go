@@ -9,7 +9,8 @@ import (
 
 // A kernel's accesses reach the detector through a Recorder, one per
 // launch: each access extends a run of neighbouring bytes touched by the
-// same instruction (for Go bodies, by Load or by Store), so that a launch
+// same instruction (for Go bodies, by Load or by Store; the PTX
+// interpreter reports a warp's coalesced access as one), so that a launch
 // whose threads touch consecutive elements costs one run per array, and
 // the runs are checked against the shadow memory when the launch ends
 // (writes first: a launch that writes bytes and then reads them reads
