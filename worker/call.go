@@ -71,6 +71,9 @@ func (f *Func[A, R]) call(ctx context.Context, p *Pool, s *stream.Stream, a A) (
 		return r, fmt.Errorf("worker.Func.Call(%s): %w", f.name, err)
 	}
 	ab := bytesOf(&a)
+	if vars := varSize(unsafe.Pointer(&a), f.argFields); len(ab)+vars > MaxValueSize {
+		return r, fmt.Errorf("worker.Func.Call(%s): %w", f.name, tooLarge("argument", len(ab), vars))
+	}
 	d := p.devs[0]
 	for i, off := range f.refs {
 		ref := (*bufferRef)(unsafe.Pointer(&ab[off]))
@@ -89,12 +92,12 @@ func (f *Func[A, R]) call(ctx context.Context, p *Pool, s *stream.Stream, a A) (
 	if err != nil {
 		return r, fmt.Errorf("worker.Func.Call(%s): %w", f.name, err)
 	}
-	return f.callOn(ctx, sl, s, ab, &r)
+	return f.callOn(ctx, sl, s, &a, &r)
 }
 
 // callOn makes the call on an acquired slot, which it hands back (or
 // replaces).
-func (f *Func[A, R]) callOn(ctx context.Context, sl *slot, s *stream.Stream, ab []byte, r *R) (R, error) {
+func (f *Func[A, R]) callOn(ctx context.Context, sl *slot, s *stream.Stream, a *A, r *R) (R, error) {
 	sl.mu.Lock()
 	pr := sl.p
 	if pr == nil { // its last start failed: try again now
@@ -114,12 +117,13 @@ func (f *Func[A, R]) callOn(ctx context.Context, sl *slot, s *stream.Stream, ab 
 	sl.busy = true
 	sl.mu.Unlock()
 
-	if len(ab)+len(driver.IPCHandle{}) > len(sl.req)-headerSize {
+	ab := bytesOf(a)
+	if len(ab)+varSize(unsafe.Pointer(a), f.argFields)+len(driver.IPCHandle{}) > len(sl.req)-headerSize {
 		return *r, sl.release(fmt.Errorf("worker.Func.Call(%s): registered after the pool started (its workers do not know it; call worker.Register at package level): %w", f.name, driver.ErrInvalidValue))
 	}
-	n := copy(sl.req[headerSize:], ab)
+	n := encode(sl.req[headerSize:], unsafe.Pointer(a), ab, f.argFields)
 	req := request{kind: reqCall, fn: uint32(f.id), argLen: uint32(n)}
-	if err := f.fill(sl, sl.req[headerSize:headerSize+n]); err != nil {
+	if err := f.fill(sl, sl.req[headerSize:headerSize+len(ab)]); err != nil {
 		return *r, sl.release(fmt.Errorf("worker.Func.Call(%s): %w", f.name, err))
 	}
 	if s != nil {
@@ -147,7 +151,10 @@ func (f *Func[A, R]) callOn(ctx context.Context, sl *slot, s *stream.Stream, ab 
 	}
 	expired := sl.expired.Swap(false)
 	if err == nil && rep.kind == repOK && rep.seq == sl.seq {
-		copy(bytesOf(r), sl.rep[headerSize:headerSize+int(rep.resLen)])
+		if derr := decode(unsafe.Pointer(r), bytesOf(r), sl.rep[headerSize:headerSize+int(rep.resLen)], f.resFields); derr != nil {
+			sl.fail()
+			return *r, &CallError{Func: f.name, Worker: pr.pid, Failure: Exited, Text: "the result: " + derr.Error()}
+		}
 		if expired { // the result came, but the worker was killed all the same
 			sl.fail()
 		} else {

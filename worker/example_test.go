@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/fake"
@@ -14,24 +13,18 @@ import (
 )
 
 // job is a user's kernel to run on the service's data: CUDA C source and
-// the kernel's name, fixed-size so that the job is plain data.
+// the kernel's name (strings travel in the call's frame, up to
+// worker.MaxValueSize bytes) and the data, shared.
 type job struct {
-	Source [1024]byte
-	Kernel [32]byte
+	Source string
+	Kernel string
 	Data   worker.Buffer[float32]
-}
-
-func newJob(src, kernel string, data worker.Buffer[float32]) job {
-	j := job{Data: data}
-	copy(j.Source[:], src)
-	copy(j.Kernel[:], kernel)
-	return j
 }
 
 // runUserKernel runs in a worker: it compiles the user's source and
 // launches the kernel on the data, kernel(float* data, int n).
 var runUserKernel = worker.Register("example.runUserKernel", func(env *worker.Env, j job) (struct{}, error) {
-	ctx, err := env.Context()
+	cc, err := env.Context()
 	if err != nil {
 		return struct{}{}, err
 	}
@@ -40,13 +33,12 @@ var runUserKernel = worker.Register("example.runUserKernel", func(env *worker.En
 	if err != nil {
 		return struct{}{}, err
 	}
-	src := strings.TrimRight(string(j.Source[:]), "\x00")
-	m, err := module.Compile(ctx, src, module.Options{Name: "user.cu", NoCache: true})
+	m, err := module.Compile(cc, j.Source, module.Options{Name: "user.cu", NoCache: true})
 	if err != nil {
 		return struct{}{}, err
 	}
 	defer m.Close()
-	f, err := m.Function(strings.TrimRight(string(j.Kernel[:]), "\x00"))
+	f, err := m.Function(j.Kernel)
 	if err != nil {
 		return struct{}{}, err
 	}
@@ -84,21 +76,21 @@ func Example_kernelService() {
 		}),
 		fake.PretendNVRTC())
 	dev, _ := drv.Device(0)
-	ctx, _ := dev.PrimaryContext()
-	defer ctx.Close()
-	data, _ := memory.FromSlice(ctx, []float32{1, 2, 3, 4})
+	cc, _ := dev.PrimaryContext()
+	defer cc.Close()
+	data, _ := memory.FromSlice(cc, []float32{1, 2, 3, 4})
 	defer data.Close()
 
-	pool, err := worker.New(worker.Options{}, ctx)
+	pool, err := worker.New(worker.Options{}, cc)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer pool.Close()
 
-	bg := context.Background()
+	ctx := context.Background()
 	for _, kernel := range []string{"twice", "wild", "twice"} {
-		_, err := runUserKernel.Call(bg, pool, newJob(userSource, kernel, worker.Share(data)))
+		_, err := runUserKernel.Call(ctx, pool, job{userSource, kernel, worker.Share(data)})
 		v, _ := memory.ToSlice(data)
 		fmt.Printf("%s: sticky fault %v, data %v\n", kernel, errors.Is(err, driver.ErrStickyFault), v)
 	}

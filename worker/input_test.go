@@ -15,7 +15,7 @@ import (
 	"github.com/nocgo/cuda/worker"
 )
 
-type withString struct{ S string }
+type withInts struct{ S []int32 }
 
 func noop(*worker.Env, int32) (int32, error) { return 0, nil }
 
@@ -26,7 +26,7 @@ var (
 	taken     = worker.Register("test.sum.int32", noop)
 	unnamed   = worker.Register("", noop)
 	nilFn     = worker.Register[int32, int32]("test.nil", nil)
-	stringArg = worker.Register("test.string", func(*worker.Env, withString) (int32, error) { return 0, nil })
+	intsArg   = worker.Register("test.ints", func(*worker.Env, withInts) (int32, error) { return 0, nil })
 	bufResult = worker.Register("test.bufresult", func(*worker.Env, int32) (worker.Buffer[float32], error) { return worker.Buffer[float32]{}, nil })
 )
 
@@ -39,7 +39,7 @@ func TestRegisterRefusals(t *testing.T) {
 	assert.ErrorContains(t, err, "empty name")
 	_, err = nilFn.Call(bg, nil, 1)
 	assert.ErrorContains(t, err, "nil function")
-	_, err = stringArg.Call(bg, nil, withString{"x"})
+	_, err = intsArg.Call(bg, nil, withInts{[]int32{1}})
 	assert.ErrorContains(t, err, "not plain data")
 	_, err = bufResult.Call(bg, nil, 1)
 	assert.ErrorContains(t, err, "result type")

@@ -19,17 +19,19 @@ const MaxValueSize = 64 << 10
 // so they are plain data; device memory travels as Buffer fields of the
 // argument. A Func is safe for concurrent use.
 type Func[A, R any] struct {
-	name string
-	id   int
-	fn   func(*Env, A) (R, error)
-	refs []uintptr // offsets of the Buffer fields of A
-	err  error     // why the registration is refused
+	name                 string
+	id                   int
+	fn                   func(*Env, A) (R, error)
+	refs                 []uintptr   // offsets of the Buffer fields of A
+	argFields, resFields []byteField // the strings and []byte of A and R
+	err                  error       // why the registration is refused
 }
 
 // entry is what the worker runs for one registered function.
 type entry interface {
 	funcName() string
 	sizes() (arg, res, refs int)
+	frameSizes() (arg, res int)
 	run(env *Env, args, res []byte) (n int, panicText string, err error)
 }
 
@@ -49,9 +51,14 @@ var registry struct {
 // again, registers the same functions before Main serves them.
 //
 // A is the argument and R the result: plain data (numbers, booleans,
-// arrays and structs of them, Buffer fields in A; no pointers, slices,
-// strings, maps, interfaces, channels or functions), at most MaxValueSize
-// bytes each; they are copied with no encoding and no allocation. fn runs
+// strings, []byte, arrays and structs of them, Buffer fields in A; no
+// pointers, other slices, maps, interfaces, channels or functions), at most
+// MaxValueSize bytes each, the bytes of their strings and []byte included
+// (a call with more fails with driver.ErrInvalidInput, and is not sent);
+// they are copied byte for byte, the strings and []byte (copies of them:
+// the worker's function owns its argument, the caller its result; an
+// empty []byte arrives as nil) after the fixed part, with no allocation
+// but that of the strings and []byte received. fn runs
 // in the worker with the worker's Env; the error it returns reaches the
 // caller as a *CallError carrying its text and the driver.Result it wraps.
 //
@@ -96,11 +103,11 @@ func (f *Func[A, R]) check() error {
 		return errors.New("nil function")
 	}
 	at, rt := reflect.TypeFor[A](), reflect.TypeFor[R]()
-	if err := plain(at, 0, &f.refs); err != nil {
+	if err := plain(at, 0, &f.refs, &f.argFields); err != nil {
 		return fmt.Errorf("argument type %v: %w", at, err)
 	}
 	var resRefs []uintptr
-	if err := plain(rt, 0, &resRefs); err != nil {
+	if err := plain(rt, 0, &resRefs, &f.resFields); err != nil {
 		return fmt.Errorf("result type %v: %w", rt, err)
 	}
 	if len(resRefs) > 0 {
@@ -116,7 +123,7 @@ var refType = reflect.TypeFor[bufferRef]()
 
 // plain checks that t is plain data and appends the offsets of its Buffer
 // fields (at base) to refs.
-func plain(t reflect.Type, base uintptr, refs *[]uintptr) error {
+func plain(t reflect.Type, base uintptr, refs *[]uintptr, fields *[]byteField) error {
 	if t == refType {
 		*refs = append(*refs, base)
 		return nil
@@ -126,24 +133,32 @@ func plain(t reflect.Type, base uintptr, refs *[]uintptr) error {
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
 		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
 		return nil
+	case reflect.String:
+		*fields = append(*fields, byteField{off: base})
+		return nil
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			*fields = append(*fields, byteField{off: base, slice: true})
+			return nil
+		}
 	case reflect.Array:
 		if t.Len() == 0 {
 			return nil
 		}
-		before := len(*refs)
+		before, fbefore := len(*refs), len(*fields)
 		for i := 0; i < t.Len(); i++ {
-			if err := plain(t.Elem(), base+uintptr(i)*t.Elem().Size(), refs); err != nil {
+			if err := plain(t.Elem(), base+uintptr(i)*t.Elem().Size(), refs, fields); err != nil {
 				return err
 			}
-			if i == 0 && len(*refs) == before {
-				return nil // no Buffer in the element: no need to walk the others
+			if i == 0 && len(*refs) == before && len(*fields) == fbefore {
+				return nil // no Buffer, string or []byte in the element: no need to walk the others
 			}
 		}
 		return nil
 	case reflect.Struct:
 		for i := 0; i < t.NumField(); i++ {
 			sf := t.Field(i)
-			if err := plain(sf.Type, base+sf.Offset, refs); err != nil {
+			if err := plain(sf.Type, base+sf.Offset, refs, fields); err != nil {
 				return fmt.Errorf("field %s: %w", sf.Name, err)
 			}
 		}
@@ -160,18 +175,40 @@ func (f *Func[A, R]) sizes() (arg, res, refs int) {
 	return int(unsafe.Sizeof(a)), int(unsafe.Sizeof(r)), len(f.refs)
 }
 
-// run is the worker's side of a call: args holds A's bytes; the result's
-// bytes go to res. A panic in fn is recovered and reported.
+// frameSizes returns the room a call's argument and result take in a
+// frame: their sizes, or MaxValueSize for one with strings or []byte.
+func (f *Func[A, R]) frameSizes() (arg, res int) {
+	arg, res, _ = f.sizes()
+	if len(f.argFields) > 0 {
+		arg = MaxValueSize
+	}
+	if len(f.resFields) > 0 {
+		res = MaxValueSize
+	}
+	return arg, res
+}
+
+// run is the worker's side of a call: args holds A's encoding; the
+// result's goes to res. A panic in fn is recovered and reported.
 func (f *Func[A, R]) run(env *Env, args, res []byte) (n int, panicText string, err error) {
 	var a A
-	copy(bytesOf(&a), args)
+	if err := decode(unsafe.Pointer(&a), bytesOf(&a), args, f.argFields); err != nil {
+		return 0, "", fmt.Errorf("worker: %s: the argument: %w (the binaries differ?)", f.name, err)
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			panicText = fmt.Sprintf("panic: %v\n%s", p, debug.Stack())
 		}
 	}()
 	r, err := f.fn(env, a)
-	return copy(res, bytesOf(&r)), "", err
+	if err != nil {
+		return 0, "", err
+	}
+	rb := bytesOf(&r)
+	if vars := varSize(unsafe.Pointer(&r), f.resFields); len(rb)+vars > len(res) {
+		return 0, "", fmt.Errorf("worker: %s: %w", f.name, tooLarge("result", len(rb), vars))
+	}
+	return encode(res, unsafe.Pointer(&r), rb, f.resFields), "", nil
 }
 
 // bytesOf returns the memory of *v as bytes.
@@ -207,7 +244,7 @@ func maxSizes() (arg, res int) {
 	registry.Lock()
 	defer registry.Unlock()
 	for _, e := range registry.funcs {
-		a, r, _ := e.sizes()
+		a, r := e.frameSizes()
 		arg, res = max(arg, a), max(res, r)
 	}
 	return arg, res

@@ -71,7 +71,7 @@ func call(env *Env, funcs int, req request, args, event, res []byte) (rep reply,
 		return reply{kind: repError}, nil, "worker: no function of that id in the worker (the binaries differ)"
 	}
 	a, _, _ := e.sizes()
-	if a != len(args) {
+	if fa, _ := e.frameSizes(); len(args) < a || len(args) > fa {
 		return reply{kind: repError}, nil, "worker: " + e.funcName() + ": the argument's size differs in the worker (the binaries differ)"
 	}
 	if len(event) > 0 {
