@@ -33,6 +33,10 @@ func TestSubprocess(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, int64(10), v)
 
+	r, err := upper.Call(bg, p, textJob{Name: "child", Data: []byte{1, 2}, Parts: [2]string{"", "!"}})
+	require.NoError(t, err, "strings and []byte cross the process boundary")
+	assert.Equal(t, textResult{"CHILD!", []byte{2, 1}, 1}, r)
+
 	_, err = refuse.Call(bg, p, 7)
 	ce := failure(t, err)
 	assert.Equal(t, worker.Returned, ce.Failure)
