@@ -20,9 +20,9 @@ import (
 func ExampleGemm_rowMajor() {
 	drv := fake.New() // gpu.Load() on a GPU machine: the same code
 	dev, _ := drv.Device(0)
-	ctx, _ := dev.PrimaryContext()
-	defer ctx.Close()
-	s, _ := stream.New(ctx, stream.Options{})
+	cc, _ := dev.PrimaryContext()
+	defer cc.Close()
+	s, _ := stream.New(cc, stream.Options{})
 	defer s.Close()
 	h, err := cublas.New(s)
 	if err != nil {
@@ -41,11 +41,11 @@ func ExampleGemm_rowMajor() {
 		9, 10,
 		11, 12,
 	}
-	da, _ := memory.FromSlice(ctx, a)
+	da, _ := memory.FromSlice(cc, a)
 	defer da.Close()
-	db, _ := memory.FromSlice(ctx, b)
+	db, _ := memory.FromSlice(cc, b)
 	defer db.Close()
-	dc, _ := memory.Alloc[float32](ctx, m*n)
+	dc, _ := memory.Alloc[float32](cc, m*n)
 	defer dc.Close()
 
 	err = cublas.Gemm(h, cublas.Host[float32](1),
@@ -71,13 +71,13 @@ func ExampleGemm_rowMajor() {
 func ExampleGemm_checked() {
 	drv := fake.New()
 	dev, _ := drv.Device(0)
-	ctx, _ := dev.PrimaryContext()
-	defer ctx.Close()
-	s, _ := stream.New(ctx, stream.Options{})
+	cc, _ := dev.PrimaryContext()
+	defer cc.Close()
+	s, _ := stream.New(cc, stream.Options{})
 	defer s.Close()
 	h, _ := cublas.New(s)
 	defer h.Close()
-	buf, _ := memory.Alloc[float64](ctx, 16)
+	buf, _ := memory.Alloc[float64](cc, 16)
 	defer buf.Close()
 
 	a := cublas.Matrix[float64]{Buf: buf, Rows: 4, Cols: 4, LD: 5} // 4 columns 5 apart: 19 elements
@@ -94,13 +94,13 @@ func ExampleGemm_checked() {
 func ExampleDot() {
 	drv := fake.New()
 	dev, _ := drv.Device(0)
-	ctx, _ := dev.PrimaryContext()
-	defer ctx.Close()
-	s, _ := stream.New(ctx, stream.Options{})
+	cc, _ := dev.PrimaryContext()
+	defer cc.Close()
+	s, _ := stream.New(cc, stream.Options{})
 	defer s.Close()
 	h, _ := cublas.New(s)
 	defer h.Close()
-	x, _ := memory.FromSlice(ctx, []float64{1, -1, 2, -1, 3})
+	x, _ := memory.FromSlice(cc, []float64{1, -1, 2, -1, 3})
 	defer x.Close()
 
 	every2 := cublas.Vector[float64]{Buf: x, N: 3, Inc: 2} // 1, 2, 3
@@ -120,11 +120,11 @@ func ExampleDot() {
 func ExampleMatmul_denseLayer() {
 	drv := fake.New() // gpu.Load() on a GPU machine: the same code
 	dev, _ := drv.Device(0)
-	ctx, _ := dev.PrimaryContext()
-	defer ctx.Close()
-	s, _ := stream.New(ctx, stream.Options{})
+	cc, _ := dev.PrimaryContext()
+	defer cc.Close()
+	s, _ := stream.New(cc, stream.Options{})
 	defer s.Close()
-	lt, err := cublas.NewLt(ctx)
+	lt, err := cublas.NewLt(cc)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -142,13 +142,13 @@ func ExampleMatmul_denseLayer() {
 		1, 0.5,
 	}
 	b := []float32{-1, 1} // per output
-	dx, _ := memory.FromSlice(ctx, x)
+	dx, _ := memory.FromSlice(cc, x)
 	defer dx.Close()
-	dw, _ := memory.FromSlice(ctx, w)
+	dw, _ := memory.FromSlice(cc, w)
 	defer dw.Close()
-	db, _ := memory.FromSlice(ctx, b)
+	db, _ := memory.FromSlice(cc, b)
 	defer db.Close()
-	dy, _ := memory.Alloc[float32](ctx, batch*out)
+	dy, _ := memory.Alloc[float32](cc, batch*out)
 	defer dy.Close()
 
 	y := cublas.Mat(dy, out, batch) // Yᵀ, out×batch column-major

@@ -15,9 +15,9 @@ import (
 func Example() {
 	drv := fake.New()
 	dev, _ := drv.Device(0)
-	ctx, _ := dev.PrimaryContext()
-	defer ctx.Close()
-	s, _ := stream.New(ctx, stream.Options{})
+	cc, _ := dev.PrimaryContext()
+	defer cc.Close()
+	s, _ := stream.New(cc, stream.Options{})
 	defer s.Close()
 
 	const n = 16
@@ -25,9 +25,9 @@ func Example() {
 	for i := range signal {
 		signal[i] = float32(math.Cos(2 * math.Pi * 3 * float64(i) / n))
 	}
-	in, _ := memory.FromSlice(ctx, signal)
+	in, _ := memory.FromSlice(cc, signal)
 	defer in.Close()
-	spec, _ := memory.Alloc[complex64](ctx, n/2+1) // R2C: n/2+1 numbers
+	spec, _ := memory.Alloc[complex64](cc, n/2+1) // R2C: n/2+1 numbers
 	defer spec.Close()
 
 	p, err := cufft.Plan1D(s, n, cufft.R2C, 1)

@@ -52,17 +52,17 @@ func squareBody(t fake.Thread, p fake.Ptr, n int32) {
 func Example() {
 	drv := fake.New(fake.Kernel("scale", scaleBody), fake.Kernel("shift", shiftBody), fake.Kernel("square", squareBody))
 	dev, _ := drv.Device(0)
-	ctx, err := dev.PrimaryContext()
+	cc, err := dev.PrimaryContext()
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer ctx.Close()
-	s, err := stream.New(ctx, stream.Options{Flags: stream.NonBlocking})
+	defer cc.Close()
+	s, err := stream.New(cc, stream.Options{Flags: stream.NonBlocking})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer s.Close()
-	m, err := module.Compile(ctx, pipelineSrc, module.Options{Name: "pipeline.cu", NoCache: true})
+	m, err := module.Compile(cc, pipelineSrc, module.Options{Name: "pipeline.cu", NoCache: true})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func Example() {
 	square, _ := m.Function("square")
 
 	const n = 4
-	p, err := memory.Alloc[float32](ctx, n)
+	p, err := memory.Alloc[float32](cc, n)
 	if err != nil {
 		log.Fatal(err)
 	}

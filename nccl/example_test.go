@@ -15,21 +15,21 @@ import (
 // device, and an all-reduce over both in one Group.
 func Example() {
 	drv := fake.New(fake.Devices(2))
-	var ctxs []*driver.Context
+	var ccs []*driver.Context
 	var streams []*stream.Stream
 	var bufs []*memory.Buffer[float32]
 	for i := range 2 {
 		dev, _ := drv.Device(i)
-		ctx, _ := dev.PrimaryContext()
-		defer ctx.Close()
-		s, _ := stream.New(ctx, stream.Options{})
+		cc, _ := dev.PrimaryContext()
+		defer cc.Close()
+		s, _ := stream.New(cc, stream.Options{})
 		defer s.Close()
-		b, _ := memory.Alloc[float32](ctx, 3)
+		b, _ := memory.Alloc[float32](cc, 3)
 		defer b.Close()
 		_ = memory.CopyToDevice(b, []float32{1, 2, float32(10 * (i + 1))})
-		ctxs, streams, bufs = append(ctxs, ctx), append(streams, s), append(bufs, b)
+		ccs, streams, bufs = append(ccs, cc), append(streams, s), append(bufs, b)
 	}
-	comms, err := nccl.NewComms(ctxs)
+	comms, err := nccl.NewComms(ccs)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -73,20 +73,20 @@ func ExampleNewComm() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ctx := primaryOf(drv, rank)
-			defer ctx.Close()
+			cc := primaryOf(drv, rank)
+			defer cc.Close()
 			id, err := nccl.ParseUniqueID(text)
 			if err != nil {
 				return
 			}
-			comm, err := nccl.NewComm(ctx, 2, id, rank, nil)
+			comm, err := nccl.NewComm(cc, 2, id, rank, nil)
 			if err != nil {
 				return
 			}
 			defer comm.Close()
-			s, _ := stream.New(ctx, stream.Options{})
+			s, _ := stream.New(cc, stream.Options{})
 			defer s.Close()
-			b, _ := memory.Alloc[int64](ctx, 1)
+			b, _ := memory.Alloc[int64](cc, 1)
 			defer b.Close()
 			_ = memory.CopyToDevice(b, []int64{int64(100 * (rank + 1))})
 			_ = nccl.AllReduce(comm, s, b, b, nccl.Max)
@@ -103,6 +103,6 @@ func ExampleNewComm() {
 
 func primaryOf(drv *driver.Driver, i int) *driver.Context {
 	dev, _ := drv.Device(i)
-	ctx, _ := dev.PrimaryContext()
-	return ctx
+	cc, _ := dev.PrimaryContext()
+	return cc
 }
