@@ -32,7 +32,7 @@ func wrapOnce(op string, err error, format string, args ...any) error {
 }
 
 func invalidf(op, format string, args ...any) error {
-	return fmt.Errorf("%s: %s: %w", op, fmt.Sprintf(format, args...), driver.ErrInvalidValue)
+	return fmt.Errorf("%s: %s: %w", op, fmt.Sprintf(format, args...), driver.ErrInvalidInput)
 }
 
 // span returns the elements n things at stride inc (after the first) span,

@@ -129,7 +129,7 @@ func (h *Handle) String() string {
 func (h *Handle) Close() error {
 	const op = "cublas.Handle.Close"
 	if h == nil || h.hold == nil {
-		return fmt.Errorf("%s: nil or zero handle: %w", op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil or zero handle: %w", op, driver.ErrInvalidInput)
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -169,7 +169,7 @@ func (h *Handle) Stream() *stream.Stream {
 // check reports whether the handle can be used.
 func (h *Handle) check(op string) error {
 	if h == nil || h.hold == nil {
-		return fmt.Errorf("%s: nil or zero handle: %w", op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil or zero handle: %w", op, driver.ErrInvalidInput)
 	}
 	h.mu.RLock()
 	defer h.mu.RUnlock()
@@ -183,7 +183,7 @@ func (h *Handle) check(op string) error {
 // bound and no call in progress.
 func (h *Handle) configure(op string, set func() error) error {
 	if h == nil || h.hold == nil {
-		return fmt.Errorf("%s: nil or zero handle: %w", op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil or zero handle: %w", op, driver.ErrInvalidInput)
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -240,7 +240,7 @@ func (h *Handle) SetWorkspace(ws *memory.Buffer[byte]) error {
 		}
 		p, n = ws.Ptr(), uintptr(ws.Len())
 		if p%256 != 0 {
-			return fmt.Errorf("%s: %s starts at %#x, not 256-byte aligned: %w", op, ws, p, driver.ErrInvalidValue)
+			return fmt.Errorf("%s: %s starts at %#x, not 256-byte aligned: %w", op, ws, p, driver.ErrInvalidInput)
 		}
 		if n == 0 {
 			p = 0
@@ -259,7 +259,7 @@ func (h *Handle) SetWorkspace(ws *memory.Buffer[byte]) error {
 func (h *Handle) SetPointerMode(m PointerMode) error {
 	const op = "cublas.Handle.SetPointerMode"
 	if m != HostPointers && m != DevicePointers {
-		return fmt.Errorf("%s: pointer mode %d: %w", op, m, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: pointer mode %d: %w", op, m, driver.ErrInvalidInput)
 	}
 	return h.configure(op, func() error {
 		if err := h.blas.SetPointerMode(h.h, backend.BLASPointerMode(m)); err != nil {
@@ -284,7 +284,7 @@ func (h *Handle) PointerMode() PointerMode {
 func (h *Handle) SetMathMode(m MathMode) error {
 	const op = "cublas.Handle.SetMathMode"
 	if !m.valid() {
-		return fmt.Errorf("%s: math mode %d: %w", op, m, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: math mode %d: %w", op, m, driver.ErrInvalidInput)
 	}
 	return h.configure(op, func() error { return h.blas.SetMathMode(h.h, backend.BLASMath(m)) })
 }
@@ -308,7 +308,7 @@ func (h *Handle) device() *driver.Device { return h.dev }
 // its checks allocates nothing (a Buffer's String formats with fmt).
 func onDevice(dev *driver.Device, op, role string, closed bool, ctx *driver.Context, what fmt.Stringer) error {
 	if ctx == nil {
-		return fmt.Errorf("%s: %s: nil buffer: %w", op, role, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: %s: nil buffer: %w", op, role, driver.ErrInvalidInput)
 	}
 	if closed {
 		return fmt.Errorf("%s: %s: %s: %w", op, role, what, driver.ErrClosed)
@@ -330,7 +330,7 @@ type call struct {
 // context bound. The caller must end it with leave.
 func (h *Handle) enter(op string) (call, error) {
 	if h == nil || h.hold == nil {
-		return call{}, fmt.Errorf("%s: nil or zero handle: %w", op, driver.ErrInvalidValue)
+		return call{}, fmt.Errorf("%s: nil or zero handle: %w", op, driver.ErrInvalidInput)
 	}
 	h.mu.RLock()
 	if h.closed {

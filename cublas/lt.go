@@ -48,7 +48,7 @@ func ltOf(op string, ctx *driver.Context) (backend.CUBLASLt, error) {
 func NewLt(ctx *driver.Context) (*Lt, error) {
 	const op = "cublas.NewLt"
 	if ctx == nil {
-		return nil, fmt.Errorf("%s: nil context: %w", op, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: nil context: %w", op, driver.ErrInvalidInput)
 	}
 	l, err := ltOf(op, ctx)
 	if err != nil {
@@ -76,7 +76,7 @@ func (l *Lt) String() string {
 func (l *Lt) Version() (int, error) {
 	const op = "cublas.Lt.Version"
 	if l == nil || l.hold == nil {
-		return 0, fmt.Errorf("%s: nil or zero handle: %w", op, driver.ErrInvalidValue)
+		return 0, fmt.Errorf("%s: nil or zero handle: %w", op, driver.ErrInvalidInput)
 	}
 	l.mu.RLock()
 	defer l.mu.RUnlock()
@@ -92,7 +92,7 @@ func (l *Lt) Version() (int, error) {
 func (l *Lt) Close() error {
 	const op = "cublas.Lt.Close"
 	if l == nil || l.hold == nil {
-		return fmt.Errorf("%s: nil or zero handle: %w", op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil or zero handle: %w", op, driver.ErrInvalidInput)
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()

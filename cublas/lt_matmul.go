@@ -240,7 +240,7 @@ func ltKeyOf[A, C any](lt *Lt, op string, at, ct backend.DataType, a, b Matrix[A
 // end it with leave.
 func (l *Lt) enter(op string) (ltCall, error) {
 	if l == nil || l.hold == nil {
-		return ltCall{}, fmt.Errorf("%s: nil or zero handle: %w", op, driver.ErrInvalidValue)
+		return ltCall{}, fmt.Errorf("%s: nil or zero handle: %w", op, driver.ErrInvalidInput)
 	}
 	l.mu.RLock()
 	if l.closed {

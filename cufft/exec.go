@@ -44,7 +44,7 @@ func prepare[I, O any](p *Plan, op string, want Type, in *memory.Buffer[I], out 
 		return err
 	}
 	if p.m.Type != want {
-		return fmt.Errorf("%s: a %v plan, and these buffers are for %v: %w", op, p.m.Type, want, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: a %v plan, and these buffers are for %v: %w", op, p.m.Type, want, driver.ErrInvalidInput)
 	}
 	inPlace := in != nil && out != nil && in.Ptr() == out.Ptr() && in.Ptr() != 0
 	si, so := p.sides(inPlace)
@@ -58,7 +58,7 @@ func prepare[I, O any](p *Plan, op string, want Type, in *memory.Buffer[I], out 
 	work := p.work
 	p.mu.Unlock()
 	if p.m.ManualWorkArea && p.ws > 0 && (work == nil || work.Closed()) {
-		return fmt.Errorf("%s: %v: ManualWorkArea and no open work area (SetWorkArea): %w", op, p, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: %v: ManualWorkArea and no open work area (SetWorkArea): %w", op, p, driver.ErrInvalidInput)
 	}
 	return nil
 }
@@ -73,7 +73,7 @@ func ExecC2C[T Complex](p *Plan, in, out *memory.Buffer[T], dir Direction) error
 		want = Z2Z
 	}
 	if dir != Forward && dir != Inverse {
-		return fmt.Errorf("%s: direction %d: %w", op, int(dir), driver.ErrInvalidValue)
+		return fmt.Errorf("%s: direction %d: %w", op, int(dir), driver.ErrInvalidInput)
 	}
 	if err := prepare(p, op, want, in, out); err != nil {
 		return err
@@ -96,7 +96,7 @@ func ExecR2C[R Real, C Complex](p *Plan, in *memory.Buffer[R], out *memory.Buffe
 		want = D2Z
 	}
 	if 2*size[R]() != size[C]() {
-		return fmt.Errorf("%s: %d-byte reals with %d-byte complex numbers: %w", op, size[R](), size[C](), driver.ErrInvalidValue)
+		return fmt.Errorf("%s: %d-byte reals with %d-byte complex numbers: %w", op, size[R](), size[C](), driver.ErrInvalidInput)
 	}
 	if err := prepare(p, op, want, in, out); err != nil {
 		return err
@@ -120,7 +120,7 @@ func ExecC2R[C Complex, R Real](p *Plan, in *memory.Buffer[C], out *memory.Buffe
 		want = Z2D
 	}
 	if 2*size[R]() != size[C]() {
-		return fmt.Errorf("%s: %d-byte complex numbers with %d-byte reals: %w", op, size[C](), size[R](), driver.ErrInvalidValue)
+		return fmt.Errorf("%s: %d-byte complex numbers with %d-byte reals: %w", op, size[C](), size[R](), driver.ErrInvalidInput)
 	}
 	if err := prepare(p, op, want, in, out); err != nil {
 		return err

@@ -196,7 +196,7 @@ func PlanMany(s *stream.Stream, m Many) (_ *Plan, err error) {
 // check checks m and returns the seam's plan and both sides' layouts.
 func (m *Many) check(op string) (*backend.FFTPlan, side, side, error) {
 	bad := func(format string, a ...any) (*backend.FFTPlan, side, side, error) {
-		return nil, side{}, side{}, fmt.Errorf("%s: %s: %w", op, fmt.Sprintf(format, a...), driver.ErrInvalidValue)
+		return nil, side{}, side{}, fmt.Errorf("%s: %s: %w", op, fmt.Sprintf(format, a...), driver.ErrInvalidInput)
 	}
 	if !m.Type.valid() {
 		return bad("type %d is not a cuFFT type", int(m.Type))
@@ -239,22 +239,22 @@ func (m *Many) check(op string) (*backend.FFTPlan, side, side, error) {
 	}
 	mk := func(name string, l *Layout, dims []int64) (side, error) {
 		if len(l.Embed) != len(n) {
-			return side{}, fmt.Errorf("%s: %s layout: %d embedding sizes for %d axes: %w", op, name, len(l.Embed), len(n), driver.ErrInvalidValue)
+			return side{}, fmt.Errorf("%s: %s layout: %d embedding sizes for %d axes: %w", op, name, len(l.Embed), len(n), driver.ErrInvalidInput)
 		}
 		if l.Stride < 1 || l.Dist < 0 {
-			return side{}, fmt.Errorf("%s: %s layout: stride %d, distance %d: %w", op, name, l.Stride, l.Dist, driver.ErrInvalidValue)
+			return side{}, fmt.Errorf("%s: %s layout: stride %d, distance %d: %w", op, name, l.Stride, l.Dist, driver.ErrInvalidInput)
 		}
 		e := make([]int64, len(n))
 		for i, x := range l.Embed {
 			if i > 0 && int64(x) < dims[i] {
-				return side{}, fmt.Errorf("%s: %s layout: embedding %d < %d on axis %d: %w", op, name, x, dims[i], i, driver.ErrInvalidValue)
+				return side{}, fmt.Errorf("%s: %s layout: embedding %d < %d on axis %d: %w", op, name, x, dims[i], i, driver.ErrInvalidInput)
 			}
 			e[i] = int64(x)
 		}
 		sd := side{dims: dims, embed: e, stride: int64(l.Stride), dist: int64(l.Dist)}
 		if _, ok := sd.span(int64(m.Batch)); !ok {
 			return side{}, fmt.Errorf("%s: %s layout: stride %d, distance %d, embedding %v over %d batches spans more than %d elements: %w",
-				op, name, l.Stride, l.Dist, l.Embed, m.Batch, int64(maxSpan), driver.ErrInvalidValue)
+				op, name, l.Stride, l.Dist, l.Embed, m.Batch, int64(maxSpan), driver.ErrInvalidInput)
 		}
 		return sd, nil
 	}
@@ -317,7 +317,7 @@ func (p *Plan) WorkSize() int {
 
 func (p *Plan) check(op string) error {
 	if p == nil || p.hold == nil {
-		return fmt.Errorf("%s: nil plan: %w", op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil plan: %w", op, driver.ErrInvalidInput)
 	}
 	if p.hold.Closed() {
 		return fmt.Errorf("%s: %v plan: %w", op, p.m.Type, ErrClosed)
@@ -347,7 +347,7 @@ func (p *Plan) do(op string, call func() error) error {
 // stays the caller's.
 func (p *Plan) Close() error {
 	if p == nil || p.hold == nil {
-		return fmt.Errorf("cufft.Plan.Close: nil or zero plan: %w", driver.ErrInvalidValue)
+		return fmt.Errorf("cufft.Plan.Close: nil or zero plan: %w", driver.ErrInvalidInput)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -398,7 +398,7 @@ func (p *Plan) SetWorkArea(b *memory.Buffer[byte]) error {
 // buffer checks that b is open, in the plan's context and holds n elements.
 func buffer[T any](p *Plan, op, role string, b *memory.Buffer[T], n int64) error {
 	if b == nil || b.Context() == nil {
-		return fmt.Errorf("%s: %s: nil buffer: %w", op, role, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: %s: nil buffer: %w", op, role, driver.ErrInvalidInput)
 	}
 	if b.Closed() {
 		return fmt.Errorf("%s: %s: %s: %w", op, role, b, driver.ErrClosed)
@@ -407,7 +407,7 @@ func buffer[T any](p *Plan, op, role string, b *memory.Buffer[T], n int64) error
 		return fmt.Errorf("%s: %s: %s is not in the plan's context %s: %w", op, role, b, p.hold.Context(), driver.ErrWrongContext)
 	}
 	if int64(b.Len()) < n {
-		return fmt.Errorf("%s: %s: %s holds %d elements, the plan's layout spans %d: %w", op, role, b, b.Len(), n, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: %s: %s holds %d elements, the plan's layout spans %d: %w", op, role, b, b.Len(), n, driver.ErrInvalidInput)
 	}
 	return nil
 }

@@ -20,7 +20,7 @@ func buffer[T any](g *Generator, op string, b *memory.Buffer[T], pairs bool) err
 		return err
 	}
 	if b == nil || b.Context() == nil {
-		return fmt.Errorf("%s: nil buffer: %w", op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil buffer: %w", op, driver.ErrInvalidInput)
 	}
 	if b.Closed() {
 		return fmt.Errorf("%s: %s: %w", op, b, driver.ErrClosed)
@@ -34,9 +34,9 @@ func buffer[T any](g *Generator, op string, b *memory.Buffer[T], pairs bool) err
 	n := b.Len()
 	switch {
 	case g.kind.Quasi() && n%dims != 0:
-		return fmt.Errorf("%s: %d numbers for %d dimensions: the count must be a multiple of the dimensions: %w", op, n, dims, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: %d numbers for %d dimensions: the count must be a multiple of the dimensions: %w", op, n, dims, driver.ErrInvalidInput)
 	case !g.kind.Quasi() && pairs && n%2 != 0:
-		return fmt.Errorf("%s: %d numbers: %v makes normal numbers in pairs, the count must be even: %w", op, n, g.kind, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: %d numbers: %v makes normal numbers in pairs, the count must be even: %w", op, n, g.kind, driver.ErrInvalidInput)
 	}
 	return nil
 }
@@ -104,7 +104,7 @@ func Poisson(g *Generator, b *memory.Buffer[uint32], lambda float64) error {
 		return err
 	}
 	if !(lambda > 0) || lambda > 400000 {
-		return fmt.Errorf("%s: lambda %g outside (0, 400000]: %w", op, lambda, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: lambda %g outside (0, 400000]: %w", op, lambda, driver.ErrInvalidInput)
 	}
 	if b.Len() == 0 {
 		return nil
@@ -120,7 +120,7 @@ func Bits(g *Generator, b *memory.Buffer[uint32]) error {
 		return err
 	}
 	if g.kind == Sobol64 || g.kind == ScrambledSobol64 {
-		return fmt.Errorf("%s: %v gives 64-bit words: use Bits64: %w", op, g.kind, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: %v gives 64-bit words: use Bits64: %w", op, g.kind, driver.ErrInvalidInput)
 	}
 	if b.Len() == 0 {
 		return nil
@@ -135,7 +135,7 @@ func Bits64(g *Generator, b *memory.Buffer[uint64]) error {
 		return err
 	}
 	if g.kind != Sobol64 && g.kind != ScrambledSobol64 {
-		return fmt.Errorf("%s: %v gives 32-bit words: use Bits: %w", op, g.kind, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: %v gives 32-bit words: use Bits: %w", op, g.kind, driver.ErrInvalidInput)
 	}
 	if b.Len() == 0 {
 		return nil

@@ -112,7 +112,7 @@ func New(s *stream.Stream, r RNG) (_ *Generator, err error) {
 		return nil, err
 	}
 	if !r.valid() {
-		return nil, fmt.Errorf("%s: %v: not a generator: %w", op, r, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: %v: not a generator: %w", op, r, driver.ErrInvalidInput)
 	}
 	c := core.ContextOf(s.Context())
 	lib, err := core.Provided(op, c, "cuRAND", backend.RANDProvider.CURAND)
@@ -167,7 +167,7 @@ func (g *Generator) Stream() *stream.Stream {
 // check returns an error unless g is open.
 func (g *Generator) check(op string) error {
 	if g == nil || g.hold == nil {
-		return fmt.Errorf("%s: nil generator: %w", op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil generator: %w", op, driver.ErrInvalidInput)
 	}
 	if g.hold.Closed() {
 		return fmt.Errorf("%s: %v generator: %w", op, g.kind, ErrClosed)
@@ -196,7 +196,7 @@ func (g *Generator) do(op string, call func() error) error {
 // [driver.ErrInvalidValue]. The stream and buffers it used are the caller's.
 func (g *Generator) Close() error {
 	if g == nil || g.hold == nil {
-		return fmt.Errorf("curand.Generator.Close: nil or zero generator: %w", driver.ErrInvalidValue)
+		return fmt.Errorf("curand.Generator.Close: nil or zero generator: %w", driver.ErrInvalidInput)
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -235,7 +235,7 @@ func (g *Generator) SetSeed(seed uint64) error {
 		return err
 	}
 	if g.kind.Quasi() {
-		return fmt.Errorf("%s: %v has no seed: %w", op, g.kind, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: %v has no seed: %w", op, g.kind, driver.ErrInvalidInput)
 	}
 	return g.do(op, func() error { return g.r.SetSeed(g.h, seed) })
 }
@@ -252,7 +252,7 @@ func (g *Generator) SetOffset(offset uint64) error {
 		return err
 	}
 	if g.kind == MTGP32 {
-		return fmt.Errorf("%s: %v generators take no offset (cuRAND's CURAND_STATUS_TYPE_ERROR): %w", op, g.kind, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: %v generators take no offset (cuRAND's CURAND_STATUS_TYPE_ERROR): %w", op, g.kind, driver.ErrInvalidInput)
 	}
 	return g.do(op, func() error { return g.r.SetOffset(g.h, offset) })
 }
@@ -266,7 +266,7 @@ func (g *Generator) SetOrdering(o Ordering) error {
 		return err
 	}
 	if g.kind.Quasi() != (o == OrderingQuasiDefault) || o < OrderingBest || (o > OrderingDynamic && o != OrderingQuasiDefault) {
-		return fmt.Errorf("%s: ordering %d is not one of %v's: %w", op, int(o), g.kind, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: ordering %d is not one of %v's: %w", op, int(o), g.kind, driver.ErrInvalidInput)
 	}
 	return g.do(op, func() error { return g.r.SetOrdering(g.h, backend.RANDOrdering(o)) })
 }
@@ -281,10 +281,10 @@ func (g *Generator) SetDimensions(dimensions int) error {
 		return err
 	}
 	if !g.kind.Quasi() {
-		return fmt.Errorf("%s: %v has no dimensions: %w", op, g.kind, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: %v has no dimensions: %w", op, g.kind, driver.ErrInvalidInput)
 	}
 	if dimensions < 1 || dimensions > 20000 {
-		return fmt.Errorf("%s: %d dimensions, not 1 to 20000: %w", op, dimensions, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: %d dimensions, not 1 to 20000: %w", op, dimensions, driver.ErrInvalidInput)
 	}
 	return g.do(op, func() error {
 		if err := g.r.SetDimensions(g.h, uint32(dimensions)); err != nil {

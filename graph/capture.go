@@ -55,7 +55,7 @@ func (s Status) String() string {
 func use(s *stream.Stream) (backend.Graphs, core.Binding, error) {
 	q := core.QueueOf(s)
 	if q == nil {
-		return nil, core.Binding{}, fmt.Errorf("nil or zero stream: %w", driver.ErrInvalidValue)
+		return nil, core.Binding{}, fmt.Errorf("nil or zero stream: %w", driver.ErrInvalidInput)
 	}
 	api, err := graphs(q.Hold.Context().API)
 	if err != nil {
@@ -172,7 +172,7 @@ func endCapture(s *stream.Stream) (*Graph, error) {
 func Capture(s *stream.Stream, mode Mode, fn func() error) (*Graph, error) {
 	const op = "graph.Capture"
 	if fn == nil {
-		return nil, fmt.Errorf("%s: nil function: %w", op, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: nil function: %w", op, driver.ErrInvalidInput)
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()

@@ -94,6 +94,6 @@ func (e *UpdateError) Unwrap() error {
 
 // Shorthands for the driver's errors that checks here wrap.
 var (
-	errInvalid      = driver.ErrInvalidValue
+	errInvalid      = driver.ErrInvalidInput
 	errWrongContext = driver.ErrWrongContext
 )

@@ -91,7 +91,7 @@ func (x *Exec) String() string {
 
 func (x *Exec) check() error {
 	if x == nil || x.hold == nil {
-		return fmt.Errorf("nil graph exec: %w", driver.ErrInvalidValue)
+		return fmt.Errorf("nil graph exec: %w", driver.ErrInvalidInput)
 	}
 	return x.hold.Check(x)
 }
@@ -101,7 +101,7 @@ func (x *Exec) check() error {
 func (x *Exec) Close() error {
 	const op = "graph.Exec.Close"
 	if x == nil || x.hold == nil {
-		return fmt.Errorf("%s: nil graph exec: %w", op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil graph exec: %w", op, driver.ErrInvalidInput)
 	}
 	closing.RLock() // a Retain function waits for the releasing below
 	defer closing.RUnlock()
@@ -128,7 +128,7 @@ func (x *Exec) Close() error {
 // error is nil.
 func (x *Exec) onStream(s *stream.Stream) (_ core.Binding, err error) {
 	if x == nil || x.hold == nil {
-		return core.Binding{}, fmt.Errorf("nil graph exec: %w", driver.ErrInvalidValue)
+		return core.Binding{}, fmt.Errorf("nil graph exec: %w", driver.ErrInvalidInput)
 	}
 	if err := x.hold.Use(x); err != nil {
 		return core.Binding{}, err
@@ -140,7 +140,7 @@ func (x *Exec) onStream(s *stream.Stream) (_ core.Binding, err error) {
 	}()
 	q := core.QueueOf(s)
 	if q == nil {
-		return core.Binding{}, fmt.Errorf("%s: nil or zero stream: %w", x, driver.ErrInvalidValue)
+		return core.Binding{}, fmt.Errorf("%s: nil or zero stream: %w", x, driver.ErrInvalidInput)
 	}
 	if sc := s.Context(); !sc.Same(x.ctx) {
 		return core.Binding{}, fmt.Errorf("%s: %s belongs to %s: %w", x, s, sc, driver.ErrWrongContext)
@@ -240,7 +240,7 @@ func (x *Exec) Update(g *Graph) error {
 // Exec is an error wrapping driver.ErrInvalidValue.
 func (x *Exec) HostPanic() error {
 	if x == nil || x.keep == nil {
-		return fmt.Errorf("graph.Exec.HostPanic: nil graph exec: %w", driver.ErrInvalidValue)
+		return fmt.Errorf("graph.Exec.HostPanic: nil graph exec: %w", driver.ErrInvalidInput)
 	}
 	x.mu.Lock()
 	boxes := x.keep.boxes

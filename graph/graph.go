@@ -143,7 +143,7 @@ func (g *Graph) String() string {
 
 func (g *Graph) check() error {
 	if g == nil || g.hold == nil {
-		return fmt.Errorf("nil graph: %w", driver.ErrInvalidValue)
+		return fmt.Errorf("nil graph: %w", driver.ErrInvalidInput)
 	}
 	return g.hold.Check(g)
 }
@@ -152,7 +152,7 @@ func (g *Graph) check() error {
 // graph open (a concurrent Close waits) until g.hold.Unuse.
 func (g *Graph) use() error {
 	if g == nil || g.hold == nil {
-		return fmt.Errorf("nil graph: %w", driver.ErrInvalidValue)
+		return fmt.Errorf("nil graph: %w", driver.ErrInvalidInput)
 	}
 	return g.hold.Use(g)
 }
@@ -163,7 +163,7 @@ func (g *Graph) use() error {
 func (g *Graph) Close() error {
 	const op = "graph.Graph.Close"
 	if g == nil || g.hold == nil {
-		return fmt.Errorf("%s: nil graph: %w", op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil graph: %w", op, driver.ErrInvalidInput)
 	}
 	if g.body != nil {
 		return nil // the conditional node's: it goes with its graph
@@ -272,7 +272,7 @@ func (g *Graph) addHeld(op, what string, deps []Node, holds []*core.Hold, call f
 	hs := make([]uintptr, len(deps))
 	for i, d := range deps {
 		if d.g != g || d.h == 0 {
-			return Node{}, fmt.Errorf("%s: %s: dependency %d is not a node of this graph: %w", op, g, i, driver.ErrInvalidValue)
+			return Node{}, fmt.Errorf("%s: %s: dependency %d is not a node of this graph: %w", op, g, i, driver.ErrInvalidInput)
 		}
 		hs[i] = d.h
 	}
@@ -349,10 +349,10 @@ func addHostCopy[T any](op string, g *Graph, dev *memory.Buffer[T], host *memory
 		return Node{}, fmt.Errorf("%s: %s: %w", op, g, err)
 	}
 	if host == nil || host.Len() == 0 {
-		return Node{}, fmt.Errorf("%s: %s: nil, closed or empty host buffer: %w", op, g, driver.ErrInvalidValue)
+		return Node{}, fmt.Errorf("%s: %s: nil, closed or empty host buffer: %w", op, g, driver.ErrInvalidInput)
 	}
 	if host.Len() != dev.Len() {
-		return Node{}, fmt.Errorf("%s: %s: host buffer of %d elements, device buffer of %d: %w", op, g, host.Len(), dev.Len(), driver.ErrInvalidValue)
+		return Node{}, fmt.Errorf("%s: %s: host buffer of %d elements, device buffer of %d: %w", op, g, host.Len(), dev.Len(), driver.ErrInvalidInput)
 	}
 	if hc := host.Context(); !hc.Same(g.ctx) {
 		return Node{}, fmt.Errorf("%s: %s: the host buffer belongs to another context: %w", op, g, driver.ErrWrongContext)
@@ -386,16 +386,16 @@ func (g *Graph) buffers(bufs ...buffer) error { return buffersOf(g.ctx, bufs...)
 func buffersOf(ctx *driver.Context, bufs ...buffer) error {
 	for i, b := range bufs {
 		if b == nil || b.Closed() || b.Ptr() == 0 {
-			return fmt.Errorf("buffer %d is nil or freed: %w", i, driver.ErrInvalidValue)
+			return fmt.Errorf("buffer %d is nil or freed: %w", i, driver.ErrInvalidInput)
 		}
 		if !b.Context().Same(ctx) {
 			return fmt.Errorf("buffer %d belongs to %s: %w", i, b.Context(), driver.ErrWrongContext)
 		}
 		if b.Len() != bufs[0].Len() {
-			return fmt.Errorf("buffers of %d and %d elements: %w", bufs[0].Len(), b.Len(), driver.ErrInvalidValue)
+			return fmt.Errorf("buffers of %d and %d elements: %w", bufs[0].Len(), b.Len(), driver.ErrInvalidInput)
 		}
 		if b.Len() == 0 {
-			return fmt.Errorf("empty buffer: %w", driver.ErrInvalidValue)
+			return fmt.Errorf("empty buffer: %w", driver.ErrInvalidInput)
 		}
 	}
 	return nil
@@ -447,7 +447,7 @@ func (g *Graph) event(ev *stream.Event) error {
 		return err
 	}
 	if ev == nil || ev.Handle() == 0 || ev.Context() == nil {
-		return fmt.Errorf("%s: nil or closed event: %w", g, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil or closed event: %w", g, driver.ErrInvalidInput)
 	}
 	if !ev.Context().Same(g.ctx) {
 		return fmt.Errorf("%s: %s belongs to %s: %w", g, ev, ev.Context(), driver.ErrWrongContext)
@@ -463,7 +463,7 @@ func (g *Graph) AddChild(child *Graph, deps ...Node) (Node, error) {
 		return Node{}, fmt.Errorf("%s: child: %w", op, err)
 	}
 	if child == g {
-		return Node{}, fmt.Errorf("%s: %s: a graph cannot be its own child: %w", op, g, driver.ErrInvalidValue)
+		return Node{}, fmt.Errorf("%s: %s: a graph cannot be its own child: %w", op, g, driver.ErrInvalidInput)
 	}
 	if !child.ctx.Same(g.Context()) {
 		return Node{}, fmt.Errorf("%s: child %s: %w", op, child, driver.ErrWrongContext)

@@ -204,7 +204,7 @@ func p2p[T Elem](c *Comm, s *stream.Stream, buf *memory.Buffer[T], peer int, nam
 		return err
 	}
 	if peer < 0 || peer >= c.count {
-		return fmt.Errorf("%s: %s: peer %d out of range [0, %d): %w", name, c, peer, c.count, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: %s: peer %d out of range [0, %d): %w", name, c, peer, c.count, driver.ErrInvalidInput)
 	}
 	if err := c.buffers(name, buf, buf); err != nil {
 		return err
@@ -221,11 +221,11 @@ func (c *Comm) checkCall(name string, s *stream.Stream, op Op) error {
 		return err
 	}
 	if !op.valid() {
-		return fmt.Errorf("%s: %v: not a reduction: %w", name, op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: %v: not a reduction: %w", name, op, driver.ErrInvalidInput)
 	}
 	q := core.QueueOf(s)
 	if q == nil {
-		return fmt.Errorf("%s: nil or zero stream: %w", name, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil or zero stream: %w", name, driver.ErrInvalidInput)
 	}
 	if err := q.Hold.Check(q.What); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
@@ -238,7 +238,7 @@ func (c *Comm) checkCall(name string, s *stream.Stream, op Op) error {
 
 func (c *Comm) root(name string, root int) error {
 	if root < 0 || root >= c.count {
-		return fmt.Errorf("%s: %s: root %d out of range [0, %d): %w", name, c, root, c.count, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: %s: root %d out of range [0, %d): %w", name, c, root, c.count, driver.ErrInvalidInput)
 	}
 	return nil
 }
@@ -253,7 +253,7 @@ func (c *Comm) buffers(name string, bufs ...interface {
 	for i, b := range bufs {
 		role := [2]string{"send", "recv"}[i]
 		if b == nil || b.Context() == nil {
-			return fmt.Errorf("%s: %s: nil buffer: %w", name, role, driver.ErrInvalidValue)
+			return fmt.Errorf("%s: %s: nil buffer: %w", name, role, driver.ErrInvalidInput)
 		}
 		if b.Closed() {
 			return fmt.Errorf("%s: %s: %s: %w", name, role, b, driver.ErrClosed)
@@ -344,11 +344,11 @@ func inPlace[T any](name string, part, whole *memory.Buffer[T], offset uintptr) 
 		return nil // the in-place form
 	}
 	return fmt.Errorf("%s: %s and %s overlap, but not as the in-place form (at byte %d): %w",
-		name, part, whole, offset, driver.ErrInvalidValue)
+		name, part, whole, offset, driver.ErrInvalidInput)
 }
 
 func lenError(name, what string, got int, of string, want int) error {
-	return fmt.Errorf("%s: %s holds %d elements; it must match %s %d: %w", name, what, got, of, want, driver.ErrInvalidValue)
+	return fmt.Errorf("%s: %s holds %d elements; it must match %s %d: %w", name, what, got, of, want, driver.ErrInvalidInput)
 }
 
 // times returns a*b and whether it fits an int.

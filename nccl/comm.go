@@ -76,7 +76,7 @@ func (c *Config) seam(op string) (*backend.NCCLConfig, error) {
 		case v == 0:
 			return backend.NCCLConfigUndef, nil
 		case v < 0 || v > 1<<20:
-			return 0, fmt.Errorf("%s: config value %d out of range: %w", op, v, driver.ErrInvalidValue)
+			return 0, fmt.Errorf("%s: config value %d out of range: %w", op, v, driver.ErrInvalidInput)
 		}
 		return int32(v), nil
 	}
@@ -98,7 +98,7 @@ func (c *Config) seam(op string) (*backend.NCCLConfig, error) {
 		return nil, err
 	}
 	if c.MinCTAs > 0 && c.MaxCTAs > 0 && c.MinCTAs > c.MaxCTAs {
-		return nil, fmt.Errorf("%s: MinCTAs %d > MaxCTAs %d: %w", op, c.MinCTAs, c.MaxCTAs, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: MinCTAs %d > MaxCTAs %d: %w", op, c.MinCTAs, c.MaxCTAs, driver.ErrInvalidInput)
 	}
 	return cfg, nil
 }
@@ -176,7 +176,7 @@ func NewComm(ctx *driver.Context, nranks int, id UniqueID, rank int, cfg *Config
 		return nil, err
 	}
 	if nranks < 1 || nranks > 1<<30 || rank < 0 || rank >= nranks {
-		return nil, fmt.Errorf("%s: rank %d of %d ranks: %w", op, rank, nranks, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: rank %d of %d ranks: %w", op, rank, nranks, driver.ErrInvalidInput)
 	}
 	sc, err := cfg.seam(op)
 	if err != nil {
@@ -236,7 +236,7 @@ func NewComm(ctx *driver.Context, nranks int, id UniqueID, rank int, cfg *Config
 func NewComms(ctxs []*driver.Context) (_ []*Comm, err error) {
 	const op = "nccl.NewComms"
 	if len(ctxs) == 0 {
-		return nil, fmt.Errorf("%s: no contexts: %w", op, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: no contexts: %w", op, driver.ErrInvalidInput)
 	}
 	n, err := ncclOf(op, ctxs[0])
 	if err != nil {
@@ -252,10 +252,10 @@ func NewComms(ctxs []*driver.Context) (_ []*Comm, err error) {
 			return nil, err
 		}
 		if ctx.Driver() != ctxs[0].Driver() {
-			return nil, fmt.Errorf("%s: contexts[%d] belongs to another driver: %w", op, i, driver.ErrInvalidValue)
+			return nil, fmt.Errorf("%s: contexts[%d] belongs to another driver: %w", op, i, driver.ErrInvalidInput)
 		}
 		if j, dup := seen[ctx.Device()]; dup {
-			return nil, fmt.Errorf("%s: contexts[%d] and [%d] are on the same device: %w", op, j, i, driver.ErrInvalidValue)
+			return nil, fmt.Errorf("%s: contexts[%d] and [%d] are on the same device: %w", op, j, i, driver.ErrInvalidInput)
 		}
 		seen[ctx.Device()] = i
 		devs[i] = ctx.Device().Ordinal() // ncclCommInitAll takes CUDA runtime device numbers
@@ -382,7 +382,7 @@ func (c *Comm) String() string {
 // check returns op's error for a nil or closed communicator.
 func (c *Comm) check(op string) error {
 	if c == nil || c.hold == nil {
-		return fmt.Errorf("%s: nil communicator: %w", op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil communicator: %w", op, driver.ErrInvalidInput)
 	}
 	if err := c.hold.Check(c); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
@@ -549,7 +549,7 @@ func (c *Comm) Abort() error {
 // is what stops a call stuck on a peer that never comes.
 func (c *Comm) end(op string, abort bool, f func(n backend.NCCL, h uintptr) error) error {
 	if c == nil || c.hold == nil {
-		return fmt.Errorf("%s: nil communicator: %w", op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil communicator: %w", op, driver.ErrInvalidInput)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -613,7 +613,7 @@ func (c *Comm) splitArgs(op string, color *int, key int, cfg *Config) (*backend.
 		*color = backend.NCCLSplitNoColor
 	}
 	if *color > 1<<30 || key < -1<<30 || key > 1<<30 {
-		return nil, fmt.Errorf("%s: color %d, key %d out of range: %w", op, *color, key, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: color %d, key %d out of range: %w", op, *color, key, driver.ErrInvalidInput)
 	}
 	sc, err := cfg.seam(op)
 	if err != nil {

@@ -59,11 +59,11 @@ func ParseUniqueID(s string) (UniqueID, error) {
 func (id *UniqueID) parse(op string, text []byte) error {
 	if len(text) != hex.EncodedLen(len(id)) {
 		return fmt.Errorf("%s: %d characters, want %d hexadecimal digits: %w",
-			op, len(text), hex.EncodedLen(len(id)), driver.ErrInvalidValue)
+			op, len(text), hex.EncodedLen(len(id)), driver.ErrInvalidInput)
 	}
 	var v UniqueID
 	if _, err := hex.Decode(v[:], text); err != nil {
-		return fmt.Errorf("%s: %v: %w", op, err, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: %v: %w", op, err, driver.ErrInvalidInput)
 	}
 	*id = v
 	return nil

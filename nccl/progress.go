@@ -35,7 +35,7 @@ import (
 func (c *Comm) Wait(ctx context.Context) error {
 	const op = "nccl.Comm.Wait"
 	if ctx == nil {
-		return fmt.Errorf("%s: nil context.Context: %w", op, driver.ErrInvalidValue)
+		return fmt.Errorf("%s: nil context.Context: %w", op, driver.ErrInvalidInput)
 	}
 	if err := c.check(op); err != nil {
 		return err

@@ -23,7 +23,7 @@ type Device struct {
 func query[T any](d *Device, op string, f func(n backend.NVML, h uintptr) (T, error)) (T, error) {
 	var zero T
 	if d == nil || d.l == nil {
-		return zero, fmt.Errorf("%s: nil device: %w", op, ErrInvalidValue)
+		return zero, fmt.Errorf("%s: nil device: %w", op, driver.ErrInvalidInput)
 	}
 	if err := d.l.enter(op); err != nil {
 		return zero, err

@@ -52,8 +52,9 @@ const (
 // got from it.
 var ErrClosed = driver.ErrClosed
 
-// ErrInvalidValue is wrapped by the errors of nil and zero values and of
-// bad arguments refused before NVML is called.
+// ErrInvalidValue is matched (with errors.Is) by the errors of nil and zero
+// values and of bad arguments refused before NVML is called: they wrap
+// [driver.ErrInvalidInput], which matches it and says no library was asked.
 var ErrInvalidValue = driver.ErrInvalidValue
 
 // errNoNVML is the cause of Open on a backend without NVML.

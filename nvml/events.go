@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
 )
 
@@ -96,7 +97,7 @@ func (l *Library) NewEventSet() (*EventSet, error) {
 // enter read-holds s and its Library for one call on s's handle.
 func (s *EventSet) enter(op string) error {
 	if s == nil || s.l == nil {
-		return fmt.Errorf("%s: nil event set: %w", op, ErrInvalidValue)
+		return fmt.Errorf("%s: nil event set: %w", op, driver.ErrInvalidInput)
 	}
 	if err := s.l.enter(op); err != nil {
 		return err
@@ -122,13 +123,13 @@ func (s *EventSet) leave() {
 func (s *EventSet) Register(d *Device, types EventType) error {
 	const op = "nvml.EventSet.Register"
 	if d == nil || d.l == nil {
-		return fmt.Errorf("%s: nil device: %w", op, ErrInvalidValue)
+		return fmt.Errorf("%s: nil device: %w", op, driver.ErrInvalidInput)
 	}
 	if s != nil && d.l != s.l {
-		return fmt.Errorf("%s: the device is of another Library: %w", op, ErrInvalidValue)
+		return fmt.Errorf("%s: the device is of another Library: %w", op, driver.ErrInvalidInput)
 	}
 	if types == 0 {
-		return fmt.Errorf("%s: no event types: %w", op, ErrInvalidValue)
+		return fmt.Errorf("%s: no event types: %w", op, driver.ErrInvalidInput)
 	}
 	if err := s.enter(op); err != nil {
 		return err
@@ -156,7 +157,7 @@ const waitSlice = 100 * time.Millisecond
 func (s *EventSet) Wait(ctx context.Context) (Event, error) {
 	const op = "nvml.EventSet.Wait"
 	if ctx == nil {
-		return Event{}, fmt.Errorf("%s: nil context: %w", op, ErrInvalidValue)
+		return Event{}, fmt.Errorf("%s: nil context: %w", op, driver.ErrInvalidInput)
 	}
 	for {
 		if err := ctx.Err(); err != nil {
@@ -193,7 +194,7 @@ func (s *EventSet) Wait(ctx context.Context) (Event, error) {
 func (s *EventSet) Close() error {
 	const op = "nvml.EventSet.Close"
 	if s == nil || s.l == nil {
-		return fmt.Errorf("%s: nil event set: %w", op, ErrInvalidValue)
+		return fmt.Errorf("%s: nil event set: %w", op, driver.ErrInvalidInput)
 	}
 	if err := s.l.enter(op); err != nil {
 		if errors.Is(err, ErrClosed) {

@@ -35,7 +35,7 @@ func Open(drv *driver.Driver) (*Library, error) {
 	const op = "nvml.Open"
 	api := core.APIOf(drv)
 	if api == nil {
-		return nil, fmt.Errorf("%s: nil driver: %w", op, ErrInvalidValue)
+		return nil, fmt.Errorf("%s: nil driver: %w", op, driver.ErrInvalidInput)
 	}
 	p, ok := api.(backend.NVMLProvider)
 	if !ok {
@@ -58,7 +58,7 @@ func Open(drv *driver.Driver) (*Library, error) {
 func (l *Library) Close() error {
 	const op = "nvml.Library.Close"
 	if l == nil || l.api == nil {
-		return fmt.Errorf("%s: nil library: %w", op, ErrInvalidValue)
+		return fmt.Errorf("%s: nil library: %w", op, driver.ErrInvalidInput)
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -87,7 +87,7 @@ func (l *Library) Close() error {
 // op's error for a nil, zero or closed Library.
 func (l *Library) enter(op string) error {
 	if l == nil || l.api == nil {
-		return fmt.Errorf("%s: nil library: %w", op, ErrInvalidValue)
+		return fmt.Errorf("%s: nil library: %w", op, driver.ErrInvalidInput)
 	}
 	l.mu.RLock()
 	if l.closed {
@@ -171,7 +171,7 @@ func (l *Library) Device(i int) (*Device, error) {
 	}
 	defer l.leave()
 	if uint64(i) > math.MaxUint32 {
-		return nil, fmt.Errorf("%s: index %d: %w", op, i, ErrInvalidValue)
+		return nil, fmt.Errorf("%s: index %d: %w", op, i, driver.ErrInvalidInput)
 	}
 	h, err := l.api.DeviceByIndex(uint32(i))
 	if err != nil {
@@ -189,7 +189,7 @@ func (l *Library) DeviceByUUID(uuid string) (*Device, error) {
 	}
 	defer l.leave()
 	if uuid == "" {
-		return nil, fmt.Errorf("%s: empty UUID: %w", op, ErrInvalidValue)
+		return nil, fmt.Errorf("%s: empty UUID: %w", op, driver.ErrInvalidInput)
 	}
 	h, err := l.api.DeviceByUUID(uuid)
 	if err != nil {
@@ -217,7 +217,7 @@ func (l *Library) DeviceByPCIBusID(id string) (*Device, error) {
 	}
 	defer l.leave()
 	if id == "" {
-		return nil, fmt.Errorf("%s: empty PCI bus id: %w", op, ErrInvalidValue)
+		return nil, fmt.Errorf("%s: empty PCI bus id: %w", op, driver.ErrInvalidInput)
 	}
 	h, err := l.api.DeviceByPCIBusID(id)
 	if err != nil {
@@ -230,7 +230,7 @@ func (l *Library) DeviceByPCIBusID(id string) (*Device, error) {
 func (l *Library) DeviceOf(d *driver.Device) (*Device, error) {
 	const op = "nvml.Library.DeviceOf"
 	if d == nil || d.Driver() == nil {
-		return nil, fmt.Errorf("%s: nil device: %w", op, ErrInvalidValue)
+		return nil, fmt.Errorf("%s: nil device: %w", op, driver.ErrInvalidInput)
 	}
 	uuid, err := d.UUID()
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
 )
 
@@ -58,7 +59,7 @@ func (d *Device) NVLinkErrors(link int, c NVLinkCounter) (uint64, error) {
 // checkLink refuses a negative link number before NVML sees it.
 func checkLink(op string, link int) error {
 	if link < 0 || link > math.MaxInt32 {
-		return fmt.Errorf("%s: link %d: %w", op, link, ErrInvalidValue)
+		return fmt.Errorf("%s: link %d: %w", op, link, driver.ErrInvalidInput)
 	}
 	return nil
 }
@@ -101,10 +102,10 @@ func (t Topology) String() string {
 func (d *Device) Topology(other *Device) (Topology, error) {
 	const op = "nvml.Device.Topology"
 	if other == nil || other.l == nil {
-		return 0, fmt.Errorf("%s: nil other device: %w", op, ErrInvalidValue)
+		return 0, fmt.Errorf("%s: nil other device: %w", op, driver.ErrInvalidInput)
 	}
 	if d != nil && other.l != d.l {
-		return 0, fmt.Errorf("%s: the other device is of another Library: %w", op, ErrInvalidValue)
+		return 0, fmt.Errorf("%s: the other device is of another Library: %w", op, driver.ErrInvalidInput)
 	}
 	t, err := query(d, op, func(n backend.NVML, h uintptr) (int, error) { return n.DeviceTopology(h, other.h) })
 	return Topology(t), err

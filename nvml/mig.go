@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"iter"
 
+	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
 )
 
@@ -68,7 +69,7 @@ func (d *Device) MIGDevices() iter.Seq2[*Device, error] {
 func (d *Device) Parent() (*Device, error) {
 	const op = "nvml.Device.Parent"
 	if d != nil && d.l != nil && !d.mig {
-		return nil, fmt.Errorf("%s: not a MIG device: %w", op, ErrInvalidValue)
+		return nil, fmt.Errorf("%s: not a MIG device: %w", op, driver.ErrInvalidInput)
 	}
 	h, err := query(d, op, backend.NVML.DeviceMIGParent)
 	if err != nil {

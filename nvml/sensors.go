@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
 )
 
@@ -196,7 +197,7 @@ func (d *Device) FanCount() (int, error) {
 func (d *Device) FanSpeed(i int) (Percent, error) {
 	const op = "nvml.Device.FanSpeed"
 	if i < 0 || i > math.MaxInt32 {
-		return 0, fmt.Errorf("%s: fan %d: %w", op, i, ErrInvalidValue)
+		return 0, fmt.Errorf("%s: fan %d: %w", op, i, driver.ErrInvalidInput)
 	}
 	v, err := query(d, op, func(n backend.NVML, h uintptr) (uint32, error) { return n.DeviceFanSpeed(h, uint32(i)) })
 	return Percent(v), err

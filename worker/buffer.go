@@ -75,14 +75,14 @@ func (b Buffer[T]) Device() int { return int(b.ref.dev) - 1 }
 func (b Buffer[T]) Open(env *Env) (*memory.Buffer[T], error) {
 	const op = "worker.Buffer.Open"
 	if env == nil || env.calls == nil {
-		return nil, fmt.Errorf("%s: not in a worker's call (nil Env): %w", op, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: not in a worker's call (nil Env): %w", op, driver.ErrInvalidInput)
 	}
 	if b.ref.dev == 0 || b.ref.handle == (driver.IPCHandle{}) {
-		return nil, fmt.Errorf("%s: the zero Buffer, or one that did not travel in the call's argument: %w", op, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: the zero Buffer, or one that did not travel in the call's argument: %w", op, driver.ErrInvalidInput)
 	}
 	var z T
 	if b.ref.elem != uint64(unsafe.Sizeof(z)) {
-		return nil, fmt.Errorf("%s: element size %d, the shared buffer's is %d: %w", op, unsafe.Sizeof(z), b.ref.elem, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: element size %d, the shared buffer's is %d: %w", op, unsafe.Sizeof(z), b.ref.elem, driver.ErrInvalidInput)
 	}
 	m, err := env.mapping(b.ref.handle, b.ref.alloc)
 	if err != nil {

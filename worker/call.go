@@ -42,7 +42,7 @@ func (f *Func[A, R]) Call(ctx context.Context, p *Pool, a A) (R, error) {
 func (f *Func[A, R]) CallAfter(ctx context.Context, p *Pool, s *stream.Stream, a A) (R, error) {
 	if s == nil {
 		var r R
-		return r, fmt.Errorf("worker.Func.CallAfter(%s): nil stream: %w", f.Name(), driver.ErrInvalidValue)
+		return r, fmt.Errorf("worker.Func.CallAfter(%s): nil stream: %w", f.Name(), driver.ErrInvalidInput)
 	}
 	return f.call(ctx, p, s, a)
 }
@@ -50,19 +50,19 @@ func (f *Func[A, R]) CallAfter(ctx context.Context, p *Pool, s *stream.Stream, a
 func (f *Func[A, R]) call(ctx context.Context, p *Pool, s *stream.Stream, a A) (R, error) {
 	var r R
 	if f == nil {
-		return r, fmt.Errorf("worker.Func.Call: nil Func: %w", driver.ErrInvalidValue)
+		return r, fmt.Errorf("worker.Func.Call: nil Func: %w", driver.ErrInvalidInput)
 	}
 	if f.err != nil {
 		return r, f.err
 	}
 	if f.fn == nil || f.id < 0 {
-		return r, fmt.Errorf("worker.Func.Call: a zero Func (not made by Register): %w", driver.ErrInvalidValue)
+		return r, fmt.Errorf("worker.Func.Call: a zero Func (not made by Register): %w", driver.ErrInvalidInput)
 	}
 	if p == nil || p.closing == nil {
-		return r, fmt.Errorf("worker.Func.Call(%s): nil pool: %w", f.name, driver.ErrInvalidValue)
+		return r, fmt.Errorf("worker.Func.Call(%s): nil pool: %w", f.name, driver.ErrInvalidInput)
 	}
 	if ctx == nil {
-		return r, fmt.Errorf("worker.Func.Call(%s): nil context.Context: %w", f.name, driver.ErrInvalidValue)
+		return r, fmt.Errorf("worker.Func.Call(%s): nil context.Context: %w", f.name, driver.ErrInvalidInput)
 	}
 	if p.closed.Load() {
 		return r, fmt.Errorf("worker.Func.Call(%s): the pool is closed: %w", f.name, driver.ErrClosed)
@@ -78,7 +78,7 @@ func (f *Func[A, R]) call(ctx context.Context, p *Pool, s *stream.Stream, a A) (
 	for i, off := range f.refs {
 		ref := (*bufferRef)(unsafe.Pointer(&ab[off]))
 		if ref.dev == 0 {
-			return r, fmt.Errorf("worker.Func.Call(%s): Buffer %d of the argument is the zero Buffer (a nil, closed or empty buffer was shared): %w", f.name, i, driver.ErrInvalidValue)
+			return r, fmt.Errorf("worker.Func.Call(%s): Buffer %d of the argument is the zero Buffer (a nil, closed or empty buffer was shared): %w", f.name, i, driver.ErrInvalidInput)
 		}
 		if i == 0 {
 			if d = p.device(int(ref.dev) - 1); d == nil {
@@ -119,7 +119,7 @@ func (f *Func[A, R]) callOn(ctx context.Context, sl *slot, s *stream.Stream, a *
 
 	ab := bytesOf(a)
 	if len(ab)+varSize(unsafe.Pointer(a), f.argFields)+len(driver.IPCHandle{}) > len(sl.req)-headerSize {
-		return *r, sl.release(fmt.Errorf("worker.Func.Call(%s): registered after the pool started (its workers do not know it; call worker.Register at package level): %w", f.name, driver.ErrInvalidValue))
+		return *r, sl.release(fmt.Errorf("worker.Func.Call(%s): registered after the pool started (its workers do not know it; call worker.Register at package level): %w", f.name, driver.ErrInvalidInput))
 	}
 	n := encode(sl.req[headerSize:], unsafe.Pointer(a), ab, f.argFields)
 	req := request{kind: reqCall, fn: uint32(f.id), argLen: uint32(n)}
@@ -259,7 +259,7 @@ func (f *Func[A, R]) fill(sl *slot, ab []byte) (err error) {
 		}
 		bytes := uint64(ref.n) * ref.elem
 		if ref.n <= 0 || bytes/ref.elem != uint64(ref.n) || uint64(ref.ptr-base)+bytes > uint64(size) {
-			return fmt.Errorf("Buffer %d at %#x: %d elements of %d bytes do not fit in its allocation (%d bytes at %#x): %w", i, ref.ptr, ref.n, ref.elem, size, base, driver.ErrInvalidValue)
+			return fmt.Errorf("Buffer %d at %#x: %d elements of %d bytes do not fit in its allocation (%d bytes at %#x): %w", i, ref.ptr, ref.n, ref.elem, size, base, driver.ErrInvalidInput)
 		}
 		h, r := api.IPCGetMemHandle(base)
 		if r != nil {

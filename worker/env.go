@@ -38,7 +38,7 @@ type Env struct {
 // spawned process).
 func (e *Env) Driver() (*driver.Driver, error) {
 	if e == nil || e.calls == nil {
-		return nil, fmt.Errorf("worker.Env.Driver: nil Env: %w", driver.ErrInvalidValue)
+		return nil, fmt.Errorf("worker.Env.Driver: nil Env: %w", driver.ErrInvalidInput)
 	}
 	if e.err != nil {
 		return nil, e.err

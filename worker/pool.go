@@ -83,10 +83,10 @@ func New(opts Options, ctxs ...*driver.Context) (*Pool, error) {
 		return nil, fmt.Errorf("%s: worker.Main was not called: call worker.Main() first in main (and in TestMain for tests), since a pool's workers are this binary started again (on the fake too, which checks it): %w", op, ErrStart)
 	}
 	if len(ctxs) == 0 {
-		return nil, fmt.Errorf("%s: no context: %w", op, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: no context: %w", op, driver.ErrInvalidInput)
 	}
 	if opts.PerDevice < 0 || opts.StartTimeout < 0 {
-		return nil, fmt.Errorf("%s: negative PerDevice or StartTimeout: %w", op, driver.ErrInvalidValue)
+		return nil, fmt.Errorf("%s: negative PerDevice or StartTimeout: %w", op, driver.ErrInvalidInput)
 	}
 	if opts.PerDevice == 0 {
 		opts.PerDevice = 1
@@ -106,7 +106,7 @@ func New(opts Options, ctxs ...*driver.Context) (*Pool, error) {
 		}
 		ord := ctx.Device().Ordinal()
 		if seen[ord] {
-			return nil, p.abandon(fmt.Errorf("%s: two contexts of device %d: %w", op, ord, driver.ErrInvalidValue))
+			return nil, p.abandon(fmt.Errorf("%s: two contexts of device %d: %w", op, ord, driver.ErrInvalidInput))
 		}
 		seen[ord] = true
 		uuid, err := ctx.Device().UUID()
@@ -177,7 +177,7 @@ func (p *Pool) abandon(err error) error {
 // wrapping driver.ErrClosed; a second Close is a no-op.
 func (p *Pool) Close() error {
 	if p == nil || p.closing == nil {
-		return fmt.Errorf("worker.Pool.Close: nil pool: %w", driver.ErrInvalidValue)
+		return fmt.Errorf("worker.Pool.Close: nil pool: %w", driver.ErrInvalidInput)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
