@@ -77,3 +77,4 @@ func TestStringAndBytesArguments(t *testing.T) {
 	require.NoError(t, err, "the worker stays")
 	assert.Equal(t, "after", s)
 }
+

@@ -77,7 +77,7 @@ type CallError struct {
 	Worker  int           // the worker's process id (for the fake, its serial number)
 	Failure Failure       // how the call ended
 	Text    string        // the worker's error text (the function's error, the fault, the panic and its stack)
-	Code    driver.Result // the driver.Result the worker's error wrapped; 0 (which prints as CUDA_SUCCESS) when it wrapped none, as for a panic or an exit: test Failure first
+	Code    driver.Result // the driver.Result the worker's error wrapped; 0 when it wrapped none, as for a panic or an exit (Error and String then name no CUDA code): test Failure first
 	cause   error         // the context's error for Expired
 }
 
@@ -95,6 +95,11 @@ func (e *CallError) Error() string {
 	}
 	return msg
 }
+
+// String is Error, so that a CallError printed as a value (fmt's %v or
+// %+v of *err) reads as its message, not as its fields, among them a zero
+// Code that would print as CUDA_SUCCESS.
+func (e CallError) String() string { return e.Error() }
 
 // Unwrap returns the sentinel of the failure and the worker's driver.Result.
 func (e *CallError) Unwrap() []error {
