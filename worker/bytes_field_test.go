@@ -77,4 +77,3 @@ func TestStringAndBytesArguments(t *testing.T) {
 	require.NoError(t, err, "the worker stays")
 	assert.Equal(t, "after", s)
 }
-
