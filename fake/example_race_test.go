@@ -81,15 +81,15 @@ func ExampleDetectRaces_waitStream() {
 	var found []fake.Hazard
 	drv := fake.New(fake.DetectRaces(func(h fake.Hazard) { found = append(found, h) }))
 	dev, _ := drv.Device(0)
-	ctx, _ := dev.PrimaryContext()
-	defer ctx.Close()
-	buf, _ := memory.Alloc[float32](ctx, 256)
+	cc, _ := dev.PrimaryContext()
+	defer cc.Close()
+	buf, _ := memory.Alloc[float32](cc, 256)
 	defer buf.Close()
 	input, out := make([]float32, 256), make([]float32, 256)
 	input[7] = 7
 
-	loader, _ := stream.New(ctx, stream.Options{Flags: stream.NonBlocking, Name: "loader"})
-	compute, _ := stream.New(ctx, stream.Options{Flags: stream.NonBlocking, Name: "compute"})
+	loader, _ := stream.New(cc, stream.Options{Flags: stream.NonBlocking, Name: "loader"})
+	compute, _ := stream.New(cc, stream.Options{Flags: stream.NonBlocking, Name: "compute"})
 	memory.CopyToDeviceAsync(loader, buf, input)
 	compute.WaitStream(loader) // without it: DATA RACE between `stream "loader"` and `stream "compute"`
 	memory.CopyToHostAsync(compute, out, buf)
