@@ -12,7 +12,8 @@
 //
 // Go cannot send closures to another process, so functions are registered
 // by name at package level and called with typed, plain-data arguments
-// and results (Register, Func.Call). The worker is the program itself,
+// and results (Register, Func.Call): numbers, strings, []byte, arrays and
+// structs of them, up to MaxValueSize bytes in all. The worker is the program itself,
 // started again with a marker in its environment: main (and TestMain) calls
 // Main first, which serves as a worker when the marker is set and returns
 // at once otherwise.

@@ -15,8 +15,8 @@ import (
 const MaxValueSize = 64 << 10
 
 // Func is a function registered with Register: call it with Call. Its
-// arguments and result are copied to and from the worker byte for byte,
-// so they are plain data; device memory travels as Buffer fields of the
+// arguments and result are copied to and from the worker byte for byte
+// (their strings and []byte after them), so they are plain data; device memory travels as Buffer fields of the
 // argument. A Func is safe for concurrent use.
 type Func[A, R any] struct {
 	name                 string
