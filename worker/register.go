@@ -224,7 +224,8 @@ func registryHash() (n int, h uint64) {
 	w := fnv.New64a()
 	for _, e := range registry.funcs {
 		a, r, k := e.sizes()
-		fmt.Fprintf(w, "%s/%d/%d/%d;", e.funcName(), a, r, k)
+		fa, fr := e.frameSizes() // tells a string from a [16]byte
+		fmt.Fprintf(w, "%s/%d/%d/%d/%d/%d;", e.funcName(), a, r, k, fa, fr)
 	}
 	return len(registry.funcs), w.Sum64()
 }
