@@ -320,11 +320,13 @@ func (b *fakeBackend) addNode(op string, h uintptr, deps []uintptr, make func() 
 // inBody reports whether n may be a node of a conditional node's body: the
 // CUDA programming guide ("Conditional Graph Nodes") allows kernel, copy,
 // memset, empty, child graph and conditional nodes there, and a child
-// graph under the same rule; the H200 (driver 580) takes host nodes too
-// (conformance case graph-nodes/rules).
+// graph under the same rule; the H200 (driver 580) takes host,
+// memory-allocation and event record and wait nodes too (conformance case
+// graph-nodes/rules), so only free nodes, which no GPU run has tried, are
+// refused there.
 func inBody(n *gnode) bool {
 	switch n.kind {
-	case nodeKernel, nodeMemcpy, nodeMemset, nodeEmpty, nodeCond, nodeHost:
+	case nodeKernel, nodeMemcpy, nodeMemset, nodeEmpty, nodeCond, nodeHost, nodeAlloc, nodeEventRecord, nodeWaitEvent:
 		return true
 	case nodeChild:
 		for _, c := range n.child.nodes {

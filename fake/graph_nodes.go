@@ -58,9 +58,6 @@ func (b *fakeBackend) GraphAddMemAllocNode(g uintptr, deps []uintptr, p backend.
 	tid := core.ThreadID()
 	var m *graphMem
 	n, err := b.addNode(op, g, deps, func() (*gnode, error) {
-		if gr := b.graphs.graphs[g]; gr != nil && gr.body {
-			return nil, driver.ErrInvalidValue // not in a conditional body (addNode)
-		}
 		if bytes == 0 || p.AllocType != backend.MemAllocationTypePinned || p.HandleTypes != 0 ||
 			p.Location.Type != backend.MemLocationDevice {
 			return nil, driver.ErrInvalidValue

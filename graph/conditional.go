@@ -55,8 +55,10 @@ func (g *Graph) NewCondition(def uint32, reset bool) (Condition, error) {
 // AddIf adds a conditional node that runs its body once when c is non-zero
 // (CU_GRAPH_COND_TYPE_IF), and returns the node and the body: a Graph,
 // built with the Add methods, that belongs to the node (its Close does
-// nothing; it goes with g). Bodies hold kernel, copy, memset, empty, child
-// and conditional nodes only. c must be a condition of g, or of the graph
+// nothing; it goes with g). The Programming Guide lets bodies hold kernel,
+// copy, memset, empty, child and conditional nodes; driver 580 also takes
+// host, memory-allocation and event nodes there (not free nodes on the
+// fake). c must be a condition of g, or of the graph
 // g is a body of.
 func (g *Graph) AddIf(c Condition, deps ...Node) (Node, *Graph, error) {
 	return g.addConditional("graph.Graph.AddIf", c, backend.GraphCondIf, deps)
