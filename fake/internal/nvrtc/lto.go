@@ -17,10 +17,7 @@ import (
 // is NVRTC_ERROR_INVALID_PROGRAM.
 func (n pretend) LTOIR(h uintptr) ([]byte, error) {
 	const op = abi.NvrtcGetLTOIR
-	if err := n.enter(op); err != nil {
-		return nil, err
-	}
-	p, err := n.prog(h, op)
+	p, err := n.use(h, op)
 	if err != nil {
 		return nil, err
 	}
@@ -37,10 +34,7 @@ func (n pretend) LTOIR(h uintptr) ([]byte, error) {
 // NVRTC_ERROR_INVALID_INPUT.
 func (r nvidia) LTOIR(h uintptr) ([]byte, error) {
 	const op = abi.NvrtcGetLTOIR
-	if err := r.enter(op); err != nil {
-		return nil, err
-	}
-	p, err := r.program(h, op)
+	p, err := r.use(h, op)
 	if err != nil {
 		return nil, err
 	}

@@ -68,6 +68,15 @@ func (n pretend) prog(h uintptr, op string) (*program, error) {
 	return p, nil
 }
 
+// use is the start of an entry point on program h: op's fault rules, then
+// the program.
+func (n pretend) use(h uintptr, op string) (*program, error) {
+	if err := n.enter(op); err != nil {
+		return nil, err
+	}
+	return n.prog(h, op)
+}
+
 // Implementation returns "nocgo/cuda fake", so that the fake's kernels are
 // never cached under NVIDIA's compiler.
 func (n pretend) Implementation() string { return "nocgo/cuda fake" }
@@ -135,10 +144,7 @@ func (n pretend) AddNameExpression(h uintptr, expr string) error {
 // ProgramLog is nvrtcGetProgramLog.
 func (n pretend) ProgramLog(h uintptr) (string, error) {
 	const op = abi.NvrtcGetProgramLog
-	if err := n.enter(op); err != nil {
-		return "", err
-	}
-	p, err := n.prog(h, op)
+	p, err := n.use(h, op)
 	if err != nil {
 		return "", err
 	}
@@ -150,10 +156,7 @@ func (n pretend) ProgramLog(h uintptr) (string, error) {
 // PTX is nvrtcGetPTX.
 func (n pretend) PTX(h uintptr) ([]byte, error) {
 	const op = abi.NvrtcGetPTX
-	if err := n.enter(op); err != nil {
-		return nil, err
-	}
-	p, err := n.prog(h, op)
+	p, err := n.use(h, op)
 	if err != nil {
 		return nil, err
 	}
@@ -169,10 +172,7 @@ func (n pretend) PTX(h uintptr) ([]byte, error) {
 // program was compiled for a virtual architecture (compute_XX).
 func (n pretend) CUBIN(h uintptr) ([]byte, error) {
 	const op = abi.NvrtcGetCUBIN
-	if err := n.enter(op); err != nil {
-		return nil, err
-	}
-	p, err := n.prog(h, op)
+	p, err := n.use(h, op)
 	if err != nil {
 		return nil, err
 	}

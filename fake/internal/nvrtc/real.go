@@ -84,6 +84,15 @@ func (r nvidia) program(h uintptr, op string) (*realProgram, error) {
 	return p.real, nil
 }
 
+// use is the start of an entry point on program h: op's fault rules, then
+// the program, locked (see program).
+func (r nvidia) use(h uintptr, op string) (*realProgram, error) {
+	if err := r.enter(op); err != nil {
+		return nil, err
+	}
+	return r.program(h, op)
+}
+
 // CreateProgram is nvrtcCreateProgram.
 func (r nvidia) CreateProgram(src, name string, headers, includeNames []string) (uintptr, error) {
 	if err := r.enter(abi.NvrtcCreateProgram); err != nil {
@@ -102,10 +111,7 @@ func (r nvidia) CreateProgram(src, name string, headers, includeNames []string) 
 // AddNameExpression is nvrtcAddNameExpression.
 func (r nvidia) AddNameExpression(h uintptr, expr string) error {
 	const op = abi.NvrtcAddNameExpression
-	if err := r.enter(op); err != nil {
-		return err
-	}
-	p, err := r.program(h, op)
+	p, err := r.use(h, op)
 	if err != nil {
 		return err
 	}
@@ -122,10 +128,7 @@ func (r nvidia) AddNameExpression(h uintptr, expr string) error {
 // too, unless a body of that name exists.
 func (r nvidia) Compile(h uintptr, options []string) error {
 	const op = abi.NvrtcCompileProgram
-	if err := r.enter(op); err != nil {
-		return err
-	}
-	p, err := r.program(h, op)
+	p, err := r.use(h, op)
 	if err != nil {
 		return err
 	}
@@ -146,10 +149,7 @@ func (r nvidia) Compile(h uintptr, options []string) error {
 // ProgramLog is nvrtcGetProgramLog.
 func (r nvidia) ProgramLog(h uintptr) (string, error) {
 	const op = abi.NvrtcGetProgramLog
-	if err := r.enter(op); err != nil {
-		return "", err
-	}
-	p, err := r.program(h, op)
+	p, err := r.use(h, op)
 	if err != nil {
 		return "", err
 	}
@@ -160,10 +160,7 @@ func (r nvidia) ProgramLog(h uintptr) (string, error) {
 // PTX is nvrtcGetPTX.
 func (r nvidia) PTX(h uintptr) ([]byte, error) {
 	const op = abi.NvrtcGetPTX
-	if err := r.enter(op); err != nil {
-		return nil, err
-	}
-	p, err := r.program(h, op)
+	p, err := r.use(h, op)
 	if err != nil {
 		return nil, err
 	}
@@ -176,10 +173,7 @@ func (r nvidia) PTX(h uintptr) ([]byte, error) {
 // virtual architecture (compute_XY) it is NVRTC's error.
 func (r nvidia) CUBIN(h uintptr) ([]byte, error) {
 	const op = abi.NvrtcGetCUBIN
-	if err := r.enter(op); err != nil {
-		return nil, err
-	}
-	p, err := r.program(h, op)
+	p, err := r.use(h, op)
 	if err != nil {
 		return nil, err
 	}
@@ -197,10 +191,7 @@ func (r nvidia) CUBIN(h uintptr) ([]byte, error) {
 // LoweredName is nvrtcGetLoweredName: NVIDIA's lowered (mangled) name.
 func (r nvidia) LoweredName(h uintptr, expr string) (string, error) {
 	const op = abi.NvrtcGetLoweredName
-	if err := r.enter(op); err != nil {
-		return "", err
-	}
-	p, err := r.program(h, op)
+	p, err := r.use(h, op)
 	if err != nil {
 		return "", err
 	}
@@ -212,10 +203,7 @@ func (r nvidia) LoweredName(h uintptr, expr string) (string, error) {
 // fails to destroy the program, so that the destroy can be retried.
 func (r nvidia) DestroyProgram(h uintptr) error {
 	const op = abi.NvrtcDestroyProgram
-	if err := r.enter(op); err != nil {
-		return err
-	}
-	p, err := r.program(h, op)
+	p, err := r.use(h, op)
 	if err != nil {
 		return err
 	}
