@@ -188,6 +188,13 @@ type machine struct {
 	// phase counts block starts and completed barriers; blockPhase is its
 	// value at the block's start (storepause.go).
 	phase, blockPhase uint32
+
+	// bp is the kernel's block program when the launch runs on it
+	// (compile.go, blockexec.go); hoisted is set once its block-invariant
+	// instructions have run; pend and wait are runBlock's groups.
+	bp         *blockProgram
+	hoisted    bool
+	pend, wait []blockGroup
 }
 
 // Run executes the kernel over the launch's grid, blocks one after
@@ -234,6 +241,7 @@ func (k *Kernel) newMachine(l *Launch, n int, atomMu *sync.Mutex) *machine {
 		start: time.Now(), cs: k.prog.callSites, atomMu: atomMu, obs: l.Observe, warps: make([]warpRegs, (n+warpSize-1)/warpSize)}
 	m.races = newRaceState(l, len(m.shared), n)
 	m.gr = l.gr.newBlock(n)
+	m.bp = k.blockProgram(l)
 	f := k.fn
 	m.tmpl = make([]uint64, f.nslots)
 	copy(m.tmpl, f.init)
@@ -396,6 +404,9 @@ func (m *machine) startBlock() {
 // spin (true: call again after the other blocks' turn).
 func (m *machine) stepBlock() (yielded bool, err error) {
 	m.spun = false
+	if m.bp != nil {
+		return false, m.runBlock()
+	}
 	if m.yielded {
 		// Only a call that returned true leaves threads spinning.
 		for i := range m.threads {

@@ -272,262 +272,6 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 						m.raceFence(t)
 					}
 				}
-			case opMov:
-				rd := lane32(S, in.d)
-				rx := lane32(S, in.a)
-				msk := in.mask
-				for a := act; a != 0; a &= a - 1 {
-					j := bits.TrailingZeros32(a) & 31
-					rd[j] = rx[j] & msk
-				}
-			case opAddImm:
-				rd := lane32(S, in.d)
-				rx := lane32(S, in.a)
-				msk := in.mask
-				imm := uint64(in.imm)
-				for a := act; a != 0; a &= a - 1 {
-					j := bits.TrailingZeros32(a) & 31
-					rd[j] = (rx[j] + imm) & msk
-				}
-			case opAddI:
-				rd := lane32(S, in.d)
-				rx := lane32(S, in.a)
-				ry := lane32(S, in.b)
-				msk := in.mask
-				for a := act; a != 0; a &= a - 1 {
-					j := bits.TrailingZeros32(a) & 31
-					rd[j] = (rx[j] + ry[j]) & msk
-				}
-			case opSubI:
-				rd := lane32(S, in.d)
-				rx := lane32(S, in.a)
-				ry := lane32(S, in.b)
-				msk := in.mask
-				for a := act; a != 0; a &= a - 1 {
-					j := bits.TrailingZeros32(a) & 31
-					rd[j] = (rx[j] - ry[j]) & msk
-				}
-			case opMulLo, opMulWideU:
-				rd := lane32(S, in.d)
-				rx := lane32(S, in.a)
-				ry := lane32(S, in.b)
-				msk := in.mask
-				for a := act; a != 0; a &= a - 1 {
-					j := bits.TrailingZeros32(a) & 31
-					rd[j] = (rx[j] * ry[j]) & msk
-				}
-			case opMadLo, opMadWideU:
-				rd := lane32(S, in.d)
-				rx := lane32(S, in.a)
-				ry := lane32(S, in.b)
-				rz := lane32(S, in.c)
-				msk := in.mask
-				for a := act; a != 0; a &= a - 1 {
-					j := bits.TrailingZeros32(a) & 31
-					rd[j] = (rx[j]*ry[j] + rz[j]) & msk
-				}
-			case opMulWideS:
-				rd := lane32(S, in.d)
-				rx := lane32(S, in.a)
-				ry := lane32(S, in.b)
-				msk := in.mask
-				w := in.bits
-				for a := act; a != 0; a &= a - 1 {
-					j := bits.TrailingZeros32(a) & 31
-					rd[j] = uint64(sx(rx[j], w)*sx(ry[j], w)) & msk
-				}
-			case opMadWideS:
-				rd := lane32(S, in.d)
-				rx := lane32(S, in.a)
-				ry := lane32(S, in.b)
-				rz := lane32(S, in.c)
-				msk := in.mask
-				w := in.bits
-				for a := act; a != 0; a &= a - 1 {
-					j := bits.TrailingZeros32(a) & 31
-					rd[j] = (uint64(sx(rx[j], w)*sx(ry[j], w)) + rz[j]) & msk
-				}
-			case opAnd:
-				rd := lane32(S, in.d)
-				rx := lane32(S, in.a)
-				ry := lane32(S, in.b)
-				for a := act; a != 0; a &= a - 1 {
-					j := bits.TrailingZeros32(a) & 31
-					rd[j] = rx[j] & ry[j]
-				}
-			case opOr:
-				rd := lane32(S, in.d)
-				rx := lane32(S, in.a)
-				ry := lane32(S, in.b)
-				for a := act; a != 0; a &= a - 1 {
-					j := bits.TrailingZeros32(a) & 31
-					rd[j] = rx[j] | ry[j]
-				}
-			case opXor:
-				rd := lane32(S, in.d)
-				rx := lane32(S, in.a)
-				ry := lane32(S, in.b)
-				for a := act; a != 0; a &= a - 1 {
-					j := bits.TrailingZeros32(a) & 31
-					rd[j] = rx[j] ^ ry[j]
-				}
-			case opNot:
-				rd := lane32(S, in.d)
-				rx := lane32(S, in.a)
-				msk := in.mask
-				for a := act; a != 0; a &= a - 1 {
-					j := bits.TrailingZeros32(a) & 31
-					rd[j] = ^rx[j] & msk
-				}
-			case opShl:
-				rd := lane32(S, in.d)
-				rx := lane32(S, in.a)
-				ry := lane32(S, in.b)
-				msk := in.mask
-				w := in.bits
-				for a := act; a != 0; a &= a - 1 {
-					j := bits.TrailingZeros32(a) & 31
-					if s := uint32(ry[j]); s < uint32(w) {
-						rd[j] = rx[j] << s & msk
-					} else {
-						rd[j] = 0
-					}
-				}
-			case opShrU:
-				rd := lane32(S, in.d)
-				rx := lane32(S, in.a)
-				ry := lane32(S, in.b)
-				for a := act; a != 0; a &= a - 1 {
-					j := bits.TrailingZeros32(a) & 31
-					if s := uint32(ry[j]); s < 64 {
-						rd[j] = rx[j] >> s
-					} else {
-						rd[j] = 0
-					}
-				}
-			case opShrS:
-				rd := lane32(S, in.d)
-				rx := lane32(S, in.a)
-				ry := lane32(S, in.b)
-				msk := in.mask
-				w := in.bits
-				for a := act; a != 0; a &= a - 1 {
-					j := bits.TrailingZeros32(a) & 31
-					rd[j] = uint64(sx(rx[j], w)>>min(uint32(ry[j]), 63)) & msk
-				}
-			case opAddF32, opSubF32, opMulF32:
-				rd := lane32(S, in.d)
-				rx := lane32(S, in.a)
-				ry := lane32(S, in.b)
-				rnd := fpu.Rounding(in.mode)
-				op := binaryF32[in.op]
-				if in.flags&(fFTZ|fSat) == 0 {
-					for a := act; a != 0; a &= a - 1 {
-						j := bits.TrailingZeros32(a) & 31
-						rd[j] = u32f(op(f32(rx[j]), f32(ry[j]), rnd))
-					}
-					continue
-				}
-				for a := act; a != 0; a &= a - 1 {
-					j := bits.TrailingZeros32(a) & 31
-					rd[j] = u32f(m.f32Result(in, op(m.in32(in, rx[j]), m.in32(in, ry[j]), rnd)))
-				}
-			case opFmaF32:
-				rd := lane32(S, in.d)
-				rx := lane32(S, in.a)
-				ry := lane32(S, in.b)
-				rz := lane32(S, in.c)
-				rnd := fpu.Rounding(in.mode)
-				if rnd == fpu.Nearest && in.flags&(fFTZ|fSat) == 0 {
-					for a := act; a != 0; a &= a - 1 {
-						j := bits.TrailingZeros32(a) & 31
-						x, y, z := f32(rx[j]), f32(ry[j]), f32(rz[j])
-						if s := math.FMA(float64(x), float64(y), float64(z)); fpu.FmaRoundsOnce(s) {
-							rd[j] = u32f(float32(s))
-						} else {
-							rd[j] = u32f(fpu.FmaF32(x, y, z, rnd))
-						}
-					}
-					continue
-				}
-				for a := act; a != 0; a &= a - 1 {
-					j := bits.TrailingZeros32(a) & 31
-					rd[j] = u32f(m.f32Result(in, fpu.FmaF32(m.in32(in, rx[j]), m.in32(in, ry[j]), m.in32(in, rz[j]), rnd)))
-				}
-			case opAddF64:
-				rd := lane32(S, in.d)
-				rx := lane32(S, in.a)
-				ry := lane32(S, in.b)
-				rnd := fpu.Rounding(in.mode)
-				for a := act; a != 0; a &= a - 1 {
-					j := bits.TrailingZeros32(a) & 31
-					rd[j] = u64f(fpu.AddF64(f64(rx[j]), f64(ry[j]), rnd))
-				}
-			case opSubF64:
-				rd := lane32(S, in.d)
-				rx := lane32(S, in.a)
-				ry := lane32(S, in.b)
-				rnd := fpu.Rounding(in.mode)
-				for a := act; a != 0; a &= a - 1 {
-					j := bits.TrailingZeros32(a) & 31
-					rd[j] = u64f(fpu.SubF64(f64(rx[j]), f64(ry[j]), rnd))
-				}
-			case opMulF64:
-				rd := lane32(S, in.d)
-				rx := lane32(S, in.a)
-				ry := lane32(S, in.b)
-				rnd := fpu.Rounding(in.mode)
-				for a := act; a != 0; a &= a - 1 {
-					j := bits.TrailingZeros32(a) & 31
-					rd[j] = u64f(fpu.MulF64(f64(rx[j]), f64(ry[j]), rnd))
-				}
-			case opFmaF64:
-				rd := lane32(S, in.d)
-				rx := lane32(S, in.a)
-				ry := lane32(S, in.b)
-				rz := lane32(S, in.c)
-				rnd := fpu.Rounding(in.mode)
-				for a := act; a != 0; a &= a - 1 {
-					j := bits.TrailingZeros32(a) & 31
-					rd[j] = u64f(fpu.FmaF64(f64(rx[j]), f64(ry[j]), f64(rz[j]), rnd))
-				}
-			case opSelp:
-				rd := lane32(S, in.d)
-				rx := lane32(S, in.a)
-				ry := lane32(S, in.b)
-				rz := lane32(S, in.c)
-				for a := act; a != 0; a &= a - 1 {
-					j := bits.TrailingZeros32(a) & 31
-					if rz[j] != 0 {
-						rd[j] = rx[j]
-					} else {
-						rd[j] = ry[j]
-					}
-				}
-			case opSetpI, opSetpF:
-				if in.op == opSetpI && in.k2 == 0 && in.v[0] < 0 {
-					rd, rx, ry := lane32(S, in.d), lane32(S, in.a), lane32(S, in.b)
-					mode, w := int(in.mode), in.bits
-					if in.kind == kS {
-						for a := act; a != 0; a &= a - 1 {
-							j := bits.TrailingZeros32(a) & 31
-							rd[j] = b2u(cmpSigned(mode, sx(rx[j], w), sx(ry[j], w)))
-						}
-					} else {
-						for a := act; a != 0; a &= a - 1 {
-							j := bits.TrailingZeros32(a) & 31
-							rd[j] = b2u(cmpUnsigned(mode, rx[j], ry[j]))
-						}
-					}
-					continue
-				}
-				for a := act; a != 0; a &= a - 1 {
-					j := bits.TrailingZeros32(a)
-					r := ts[j].pool[0]
-					gather(S, r, in, j)
-					m.setp(in, r)
-					scatter(S, r, in, j)
-				}
 			case opLdGlobal, opLdParam, opLdShared, opLdLocal, opLdGeneric:
 				if !m.loadLanes(ts, S, act, in, pc) {
 					return false
@@ -661,6 +405,9 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 				leave(pc - 1)
 				return true
 			default:
+				if m.lanesPure(S, ts, in, act) {
+					continue
+				}
 				for a := act; a != 0; a &= a - 1 {
 					j := bits.TrailingZeros32(a)
 					t := &ts[j]
@@ -676,6 +423,274 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 			}
 		}
 	}
+}
+
+// lanesPure runs a pure instruction (integer, float and compare
+// arithmetic, moves, selp, setp) for the lanes of act of warp registers S
+// (ts: the warp's threads, for setp's combining forms), and reports
+// whether in was one (false: it did nothing).
+func (m *machine) lanesPure(S []uint64, ts []thread, in *inst, act uint32) bool {
+	switch in.op {
+	case opMov:
+		rd := lane32(S, in.d)
+		rx := lane32(S, in.a)
+		msk := in.mask
+		for a := act; a != 0; a &= a - 1 {
+			j := bits.TrailingZeros32(a) & 31
+			rd[j] = rx[j] & msk
+		}
+	case opAddImm:
+		rd := lane32(S, in.d)
+		rx := lane32(S, in.a)
+		msk := in.mask
+		imm := uint64(in.imm)
+		for a := act; a != 0; a &= a - 1 {
+			j := bits.TrailingZeros32(a) & 31
+			rd[j] = (rx[j] + imm) & msk
+		}
+	case opAddI:
+		rd := lane32(S, in.d)
+		rx := lane32(S, in.a)
+		ry := lane32(S, in.b)
+		msk := in.mask
+		for a := act; a != 0; a &= a - 1 {
+			j := bits.TrailingZeros32(a) & 31
+			rd[j] = (rx[j] + ry[j]) & msk
+		}
+	case opSubI:
+		rd := lane32(S, in.d)
+		rx := lane32(S, in.a)
+		ry := lane32(S, in.b)
+		msk := in.mask
+		for a := act; a != 0; a &= a - 1 {
+			j := bits.TrailingZeros32(a) & 31
+			rd[j] = (rx[j] - ry[j]) & msk
+		}
+	case opMulLo, opMulWideU:
+		rd := lane32(S, in.d)
+		rx := lane32(S, in.a)
+		ry := lane32(S, in.b)
+		msk := in.mask
+		for a := act; a != 0; a &= a - 1 {
+			j := bits.TrailingZeros32(a) & 31
+			rd[j] = (rx[j] * ry[j]) & msk
+		}
+	case opMadLo, opMadWideU:
+		rd := lane32(S, in.d)
+		rx := lane32(S, in.a)
+		ry := lane32(S, in.b)
+		rz := lane32(S, in.c)
+		msk := in.mask
+		for a := act; a != 0; a &= a - 1 {
+			j := bits.TrailingZeros32(a) & 31
+			rd[j] = (rx[j]*ry[j] + rz[j]) & msk
+		}
+	case opMulWideS:
+		rd := lane32(S, in.d)
+		rx := lane32(S, in.a)
+		ry := lane32(S, in.b)
+		msk := in.mask
+		w := in.bits
+		for a := act; a != 0; a &= a - 1 {
+			j := bits.TrailingZeros32(a) & 31
+			rd[j] = uint64(sx(rx[j], w)*sx(ry[j], w)) & msk
+		}
+	case opMadWideS:
+		rd := lane32(S, in.d)
+		rx := lane32(S, in.a)
+		ry := lane32(S, in.b)
+		rz := lane32(S, in.c)
+		msk := in.mask
+		w := in.bits
+		for a := act; a != 0; a &= a - 1 {
+			j := bits.TrailingZeros32(a) & 31
+			rd[j] = (uint64(sx(rx[j], w)*sx(ry[j], w)) + rz[j]) & msk
+		}
+	case opAnd:
+		rd := lane32(S, in.d)
+		rx := lane32(S, in.a)
+		ry := lane32(S, in.b)
+		for a := act; a != 0; a &= a - 1 {
+			j := bits.TrailingZeros32(a) & 31
+			rd[j] = rx[j] & ry[j]
+		}
+	case opOr:
+		rd := lane32(S, in.d)
+		rx := lane32(S, in.a)
+		ry := lane32(S, in.b)
+		for a := act; a != 0; a &= a - 1 {
+			j := bits.TrailingZeros32(a) & 31
+			rd[j] = rx[j] | ry[j]
+		}
+	case opXor:
+		rd := lane32(S, in.d)
+		rx := lane32(S, in.a)
+		ry := lane32(S, in.b)
+		for a := act; a != 0; a &= a - 1 {
+			j := bits.TrailingZeros32(a) & 31
+			rd[j] = rx[j] ^ ry[j]
+		}
+	case opNot:
+		rd := lane32(S, in.d)
+		rx := lane32(S, in.a)
+		msk := in.mask
+		for a := act; a != 0; a &= a - 1 {
+			j := bits.TrailingZeros32(a) & 31
+			rd[j] = ^rx[j] & msk
+		}
+	case opShl:
+		rd := lane32(S, in.d)
+		rx := lane32(S, in.a)
+		ry := lane32(S, in.b)
+		msk := in.mask
+		w := in.bits
+		for a := act; a != 0; a &= a - 1 {
+			j := bits.TrailingZeros32(a) & 31
+			if s := uint32(ry[j]); s < uint32(w) {
+				rd[j] = rx[j] << s & msk
+			} else {
+				rd[j] = 0
+			}
+		}
+	case opShrU:
+		rd := lane32(S, in.d)
+		rx := lane32(S, in.a)
+		ry := lane32(S, in.b)
+		for a := act; a != 0; a &= a - 1 {
+			j := bits.TrailingZeros32(a) & 31
+			if s := uint32(ry[j]); s < 64 {
+				rd[j] = rx[j] >> s
+			} else {
+				rd[j] = 0
+			}
+		}
+	case opShrS:
+		rd := lane32(S, in.d)
+		rx := lane32(S, in.a)
+		ry := lane32(S, in.b)
+		msk := in.mask
+		w := in.bits
+		for a := act; a != 0; a &= a - 1 {
+			j := bits.TrailingZeros32(a) & 31
+			rd[j] = uint64(sx(rx[j], w)>>min(uint32(ry[j]), 63)) & msk
+		}
+	case opAddF32, opSubF32, opMulF32:
+		rd := lane32(S, in.d)
+		rx := lane32(S, in.a)
+		ry := lane32(S, in.b)
+		rnd := fpu.Rounding(in.mode)
+		op := binaryF32[in.op]
+		if in.flags&(fFTZ|fSat) == 0 {
+			for a := act; a != 0; a &= a - 1 {
+				j := bits.TrailingZeros32(a) & 31
+				rd[j] = u32f(op(f32(rx[j]), f32(ry[j]), rnd))
+			}
+			return true
+		}
+		for a := act; a != 0; a &= a - 1 {
+			j := bits.TrailingZeros32(a) & 31
+			rd[j] = u32f(m.f32Result(in, op(m.in32(in, rx[j]), m.in32(in, ry[j]), rnd)))
+		}
+	case opFmaF32:
+		rd := lane32(S, in.d)
+		rx := lane32(S, in.a)
+		ry := lane32(S, in.b)
+		rz := lane32(S, in.c)
+		rnd := fpu.Rounding(in.mode)
+		if rnd == fpu.Nearest && in.flags&(fFTZ|fSat) == 0 {
+			for a := act; a != 0; a &= a - 1 {
+				j := bits.TrailingZeros32(a) & 31
+				x, y, z := f32(rx[j]), f32(ry[j]), f32(rz[j])
+				if s := math.FMA(float64(x), float64(y), float64(z)); fpu.FmaRoundsOnce(s) {
+					rd[j] = u32f(float32(s))
+				} else {
+					rd[j] = u32f(fpu.FmaF32(x, y, z, rnd))
+				}
+			}
+			return true
+		}
+		for a := act; a != 0; a &= a - 1 {
+			j := bits.TrailingZeros32(a) & 31
+			rd[j] = u32f(m.f32Result(in, fpu.FmaF32(m.in32(in, rx[j]), m.in32(in, ry[j]), m.in32(in, rz[j]), rnd)))
+		}
+	case opAddF64:
+		rd := lane32(S, in.d)
+		rx := lane32(S, in.a)
+		ry := lane32(S, in.b)
+		rnd := fpu.Rounding(in.mode)
+		for a := act; a != 0; a &= a - 1 {
+			j := bits.TrailingZeros32(a) & 31
+			rd[j] = u64f(fpu.AddF64(f64(rx[j]), f64(ry[j]), rnd))
+		}
+	case opSubF64:
+		rd := lane32(S, in.d)
+		rx := lane32(S, in.a)
+		ry := lane32(S, in.b)
+		rnd := fpu.Rounding(in.mode)
+		for a := act; a != 0; a &= a - 1 {
+			j := bits.TrailingZeros32(a) & 31
+			rd[j] = u64f(fpu.SubF64(f64(rx[j]), f64(ry[j]), rnd))
+		}
+	case opMulF64:
+		rd := lane32(S, in.d)
+		rx := lane32(S, in.a)
+		ry := lane32(S, in.b)
+		rnd := fpu.Rounding(in.mode)
+		for a := act; a != 0; a &= a - 1 {
+			j := bits.TrailingZeros32(a) & 31
+			rd[j] = u64f(fpu.MulF64(f64(rx[j]), f64(ry[j]), rnd))
+		}
+	case opFmaF64:
+		rd := lane32(S, in.d)
+		rx := lane32(S, in.a)
+		ry := lane32(S, in.b)
+		rz := lane32(S, in.c)
+		rnd := fpu.Rounding(in.mode)
+		for a := act; a != 0; a &= a - 1 {
+			j := bits.TrailingZeros32(a) & 31
+			rd[j] = u64f(fpu.FmaF64(f64(rx[j]), f64(ry[j]), f64(rz[j]), rnd))
+		}
+	case opSelp:
+		rd := lane32(S, in.d)
+		rx := lane32(S, in.a)
+		ry := lane32(S, in.b)
+		rz := lane32(S, in.c)
+		for a := act; a != 0; a &= a - 1 {
+			j := bits.TrailingZeros32(a) & 31
+			if rz[j] != 0 {
+				rd[j] = rx[j]
+			} else {
+				rd[j] = ry[j]
+			}
+		}
+	case opSetpI, opSetpF:
+		if in.op == opSetpI && in.k2 == 0 && in.v[0] < 0 {
+			rd, rx, ry := lane32(S, in.d), lane32(S, in.a), lane32(S, in.b)
+			mode, w := int(in.mode), in.bits
+			if in.kind == kS {
+				for a := act; a != 0; a &= a - 1 {
+					j := bits.TrailingZeros32(a) & 31
+					rd[j] = b2u(cmpSigned(mode, sx(rx[j], w), sx(ry[j], w)))
+				}
+			} else {
+				for a := act; a != 0; a &= a - 1 {
+					j := bits.TrailingZeros32(a) & 31
+					rd[j] = b2u(cmpUnsigned(mode, rx[j], ry[j]))
+				}
+			}
+			return true
+		}
+		for a := act; a != 0; a &= a - 1 {
+			j := bits.TrailingZeros32(a)
+			r := ts[j].pool[0]
+			gather(S, r, in, j)
+			m.setp(in, r)
+			scatter(S, r, in, j)
+		}
+	default:
+		return false
+	}
+	return true
 }
 
 // binaryF32 are the float32 operations of opAddF32, opSubF32 and

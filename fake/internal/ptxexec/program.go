@@ -72,7 +72,8 @@ type Kernel struct {
 
 	prog       *Program
 	fn         *function
-	sharedBase int // where the dynamic shared memory starts
+	sharedBase int      // where the dynamic shared memory starts
+	compiled   compiled // its block program (compile.go)
 }
 
 // function is a decoded .entry or .func.

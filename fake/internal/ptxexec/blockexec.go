@@ -1,0 +1,240 @@
+package ptxexec
+
+import "math/bits"
+
+// Running a block program (compile.go). The block's threads run together,
+// instruction after instruction, over all its warps at once: one dispatch
+// of an instruction for the whole block, each warp's 32 lanes of it in
+// the warp's register layout of lockstep.go (a full warp's common
+// instructions through runFull, fullLoad and fullStore; other lanes
+// through the same per-lane code as lockstep, so results and faults are
+// the lockstep path's). Lanes that diverge keep their own pc in a group
+// that waits (blockGroup): the group with the lowest pc runs first and
+// groups join where their pcs meet, as in lockstep, only block-wide. A
+// bar.sync reached by every live thread of the block at once is a
+// boundary between two regions of the code, not a pass of the scheduler;
+// threads that reach one while others still run wait until no thread
+// runs (the program's barriers are the one barrier number, without a
+// thread count: all live threads take part), then go on.
+//
+// The warps run each instruction in turn, so a store follows the loads
+// of every warp that precede it in the code: what a GPU's warps, leaving
+// a barrier together, do (storepause.go gets the same from warp-by-warp
+// runs). A fault is that of the first thread, in this order, that
+// faults.
+
+// blockMask holds one bit per thread of a block: warp w's lane j at bit j
+// of word w.
+type blockMask [maxWarps]uint32
+
+// maxWarps is the most warps a block has (1024 threads).
+const maxWarps = 1024 / warpSize
+
+// blockGroup is a group of a block's threads at one pc.
+type blockGroup struct {
+	pc   int
+	mask blockMask
+}
+
+// pushGroup adds the threads of mask, at pc, to the sorted groups gs,
+// joining the group already at pc.
+func pushGroup(gs []blockGroup, pc int, mask *blockMask, nw int) []blockGroup {
+	i := 0
+	for i < len(gs) && gs[i].pc < pc {
+		i++
+	}
+	if i < len(gs) && gs[i].pc == pc {
+		for w := range nw {
+			gs[i].mask[w] |= mask[w]
+		}
+		return gs
+	}
+	gs = append(gs, blockGroup{})
+	copy(gs[i+1:], gs[i:])
+	gs[i] = blockGroup{pc: pc, mask: *mask}
+	return gs
+}
+
+// hoist runs the program's block-invariant instructions for every thread
+// (once per machine: their results stay in the warps' registers).
+func (m *machine) hoist(live *blockMask) {
+	code := m.k.fn.code
+	for pc, h := range m.bp.hoisted {
+		if !h {
+			continue
+		}
+		in := &code[pc]
+		for w := range m.warps {
+			S, ts := m.warps[w].soa, m.warpThreads(w)
+			if live[w] == allLanes && runFull(S, in) {
+				continue
+			}
+			m.lanesPure(S, ts, in, live[w])
+		}
+	}
+}
+
+// warpThreads returns the threads of warp w.
+func (m *machine) warpThreads(w int) []thread {
+	lo := w * warpSize
+	return m.threads[lo:min(lo+warpSize, len(m.threads))]
+}
+
+// runBlock runs the machine's current block (started by startBlock) on
+// the block program m.bp to its end. It returns nil or the fault.
+func (m *machine) runBlock() error {
+	code := m.k.fn.code
+	hoisted := m.bp.hoisted
+	nw := len(m.warps)
+	var live blockMask
+	for w := range nw {
+		n := len(m.warpThreads(w))
+		live[w] = uint32(uint64(1)<<n - 1)
+		m.warps[w].fresh = false
+	}
+	if !m.hoisted {
+		m.hoist(&live)
+		m.hoisted = true
+	}
+	grp := live
+	pc := 0
+	pend := m.pend[:0]    // groups of running threads at other pcs
+	waiting := m.wait[:0] // groups of threads waiting at a barrier
+	defer func() { m.pend, m.wait = pend[:0], waiting[:0] }()
+	// next makes the lowest pending group the running one, after the
+	// barrier completes when none runs; false: every thread exited.
+	next := func() bool {
+		if len(pend) == 0 {
+			if len(waiting) == 0 {
+				return false
+			}
+			pend, waiting = waiting, pend[:0]
+		}
+		grp, pc = pend[0].mask, pend[0].pc
+		pend = pend[:copy(pend, pend[1:])]
+		return true
+	}
+	var act blockMask
+	for {
+		if len(pend) > 0 && pend[0].pc == pc {
+			for w := range nw {
+				grp[w] |= pend[0].mask[w]
+			}
+			pend = pend[:copy(pend, pend[1:])]
+		}
+		in := &code[pc]
+		pc++
+		if hoisted[pc-1] {
+			continue
+		}
+		some, whole := false, true
+		if g := in.guard; g >= 0 {
+			neg := in.flags&fGuardNeg != 0
+			for w := range nw {
+				a := grp[w]
+				if a != 0 {
+					a &= fullGuard(lane32(m.warps[w].soa, g), neg)
+				}
+				act[w] = a
+				some = some || a != 0
+				whole = whole && a == grp[w]
+			}
+			if !some {
+				continue
+			}
+		} else {
+			act = grp
+		}
+		switch in.op {
+		case opNop, opFence:
+		case opBra:
+			target := int(in.imm)
+			if whole {
+				pc = target
+				if len(pend) > 0 && pc > pend[0].pc {
+					pend = pushGroup(pend, pc, &grp, nw)
+					next()
+				}
+				continue
+			}
+			for w := range nw {
+				grp[w] &^= act[w]
+			}
+			pend = pushGroup(pend, target, &act, nw)
+			if pend[0].pc < pc {
+				pend = pushGroup(pend, pc, &grp, nw)
+				next()
+			}
+		case opRet, opExit:
+			empty := true
+			for w := range nw {
+				live[w] &^= act[w]
+				grp[w] &^= act[w]
+				empty = empty && grp[w] == 0
+			}
+			if empty && !next() {
+				return nil
+			}
+		case opBar:
+			if whole && len(pend) == 0 && len(waiting) == 0 && grp == live {
+				continue // every live thread is here: the barrier completes
+			}
+			empty := true
+			for w := range nw {
+				grp[w] &^= act[w]
+				empty = empty && grp[w] == 0
+			}
+			waiting = pushGroup(waiting, pc, &act, nw)
+			if empty && !next() {
+				return nil
+			}
+		case opLdGlobal, opLdParam, opLdShared, opLdLocal, opLdGeneric:
+			for w := range nw {
+				if a := act[w]; a != 0 {
+					S, ts := m.warps[w].soa, m.warpThreads(w)
+					if a == allLanes && m.fullLoad(S, in, ts, pc-1) {
+						continue
+					}
+					if !m.loadLanes(ts, S, a, in, pc) {
+						return m.fault
+					}
+				}
+			}
+		case opStGlobal, opStShared, opStLocal, opStGeneric:
+			for w := range nw {
+				if a := act[w]; a != 0 {
+					S, ts := m.warps[w].soa, m.warpThreads(w)
+					if a == allLanes && m.fullStore(S, in, ts, pc-1) {
+						continue
+					}
+					if !m.storeLanes(ts, S, a, in, pc) {
+						return m.fault
+					}
+				}
+			}
+		default:
+			for w := range nw {
+				a := act[w]
+				if a == 0 {
+					continue
+				}
+				S, ts := m.warps[w].soa, m.warpThreads(w)
+				if a == allLanes && runFull(S, in) || m.lanesPure(S, ts, in, a) {
+					continue
+				}
+				for ; a != 0; a &= a - 1 {
+					j := bits.TrailingZeros32(a)
+					t := &ts[j]
+					t.pc = pc
+					r := t.pool[0]
+					gather(S, r, in, j)
+					ok := m.slow(t, in, r)
+					scatter(S, r, in, j)
+					if !ok {
+						return m.fault
+					}
+				}
+			}
+		}
+	}
+}

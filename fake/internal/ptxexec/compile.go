@@ -1,0 +1,237 @@
+package ptxexec
+
+import "sync"
+
+// Block programs. A kernel whose code needs nothing of the general
+// scheduler (no calls, warp collectives, named or counted barriers,
+// mbarriers, sleeps, and no loop whose exit waits on memory: a spin) is
+// translated once, at its first launch, into a blockProgram: which
+// instructions are block-invariant (their value is the same in every
+// block: computed once per launch instead of once per block) and which
+// barrier the code uses. runBlock (blockexec.go) then runs a block of
+// it instruction by instruction over all its warps at once, barriers
+// being boundaries between regions of code rather than scheduler passes.
+//
+// What decides, per launch, whether the block program runs: the launch
+// asks for nothing the program does not keep (no Observer, no in-kernel
+// race checks, not cooperative); see Kernel.blockProgram.
+
+// blockProgram is the translation of a kernel's entry for runBlock.
+type blockProgram struct {
+	// hoisted marks the block-invariant instructions: pure, unguarded,
+	// their sources constants, parameters, per-thread special registers
+	// or results of other hoisted instructions before them, their
+	// destination written by no other instruction. They run once for
+	// every thread when a machine starts, not in each block.
+	hoisted []bool
+	// barrier is the one barrier number the code's bar.sync instructions
+	// use (all of them without a thread count).
+	barrier uint64
+}
+
+// compiled holds a Kernel's block program, translated once.
+type compiled struct {
+	once sync.Once
+	bp   *blockProgram // nil: the kernel needs the general scheduler
+}
+
+// blockProgram returns the kernel's block program when launch l may run
+// on it, else nil.
+func (k *Kernel) blockProgram(l *Launch) *blockProgram {
+	if l.Observe != nil || l.SharedRaces || l.GlobalRaces || l.Cooperative || l.gr != nil {
+		return nil
+	}
+	k.compiled.once.Do(func() { k.compiled.bp = translate(k.fn) })
+	return k.compiled.bp
+}
+
+// translate makes f's block program, or returns nil when its code needs
+// the general scheduler.
+func translate(f *function) *blockProgram {
+	code := f.code
+	bp := &blockProgram{hoisted: make([]bool, len(code)), barrier: ^uint64(0)}
+	writes := make([]int, f.nslots) // how many instructions write each slot
+	for i := range code {
+		in := &code[i]
+		switch in.op {
+		case opCall, opShfl, opVote, opActivemask, opWarpSync, opRedux, opMatch,
+			opBarArrive, opBarRed, opMbarrier, opNanosleep, opCpAsync:
+			return nil
+		case opBar:
+			// Only bar.sync of one constant barrier number without a
+			// thread count: every live thread of the block takes part.
+			if in.b != sZero || !constSlot(f, in.a) {
+				return nil
+			}
+			id := f.init[in.a] & 0xffffffff
+			if bp.barrier != ^uint64(0) && bp.barrier != id || in.mode == barCluster || id >= namedBarriers {
+				return nil
+			}
+			bp.barrier = id
+		}
+		for _, s := range written(in) {
+			if s >= 0 && int(s) < len(writes) {
+				writes[s]++
+			}
+		}
+	}
+	for i := range code {
+		if in := &code[i]; in.op == opBra && int(in.imm) <= i && spinProne(f, int(in.imm), i) {
+			return nil
+		}
+	}
+	// Block-invariant slots: never written (constants, parameters,
+	// special registers but those of the block), or the single result of
+	// a hoisted instruction before their readers.
+	invariant := make([]bool, f.nslots)
+	for s := range invariant {
+		invariant[s] = writes[s] == 0
+	}
+	for _, a := range f.blockSlots {
+		invariant[a.slot] = false
+	}
+	for _, s := range [...]int32{sCtaidX, sCtaidY, sCtaidZ, sSmid, sSink} {
+		invariant[s] = false
+	}
+	for i := range code {
+		in := &code[i]
+		if in.guard >= 0 || !hoistable(in) {
+			continue
+		}
+		ok := writes[in.d] == 1 && in.d != sSink
+		for _, s := range sources(in) {
+			ok = ok && invariant[s]
+		}
+		if ok {
+			bp.hoisted[i] = true
+			invariant[in.d] = true
+		}
+	}
+	return bp
+}
+
+// constSlot reports whether slot s of f holds a constant: an immediate's
+// slot, written by no instruction.
+func constSlot(f *function, s int32) bool {
+	if s < nSpecial && s != sZero {
+		return false
+	}
+	for i := range f.code {
+		for _, w := range written(&f.code[i]) {
+			if w == s {
+				return false
+			}
+		}
+	}
+	for _, p := range f.paramSlots {
+		if p.slot == s {
+			return false
+		}
+	}
+	for _, a := range f.aliases {
+		if a.slot == s {
+			return false
+		}
+	}
+	return true
+}
+
+// hoistable reports whether in is a pure instruction of one result (d)
+// that runBlock may run once for a launch.
+func hoistable(in *inst) bool {
+	switch in.op {
+	case opMov, opAddImm, opAddI, opSubI, opMulLo, opMulWideU, opMulWideS, opMadLo, opMadWideU, opMadWideS,
+		opAnd, opOr, opXor, opNot, opShl, opShrU, opShrS, opSelp:
+		return true
+	case opSetpI:
+		return in.k2 == 0 && in.v[0] < 0
+	}
+	return false
+}
+
+// sources are the slots a hoistable instruction reads.
+func sources(in *inst) []int32 {
+	switch in.op {
+	case opMov, opAddImm, opNot:
+		return []int32{in.a}
+	case opMadLo, opMadWideU, opMadWideS, opSelp:
+		return []int32{in.a, in.b, in.c}
+	}
+	return []int32{in.a, in.b}
+}
+
+// written returns the slots in may write (more than it does, for the
+// instructions it does not know exactly). No instruction writes the
+// special slots but the sink (an operand field left unset is 0, %tid.x's
+// slot).
+func written(in *inst) []int32 {
+	var out []int32
+	for _, s := range mayWrite(in) {
+		if s >= nSpecial || s == sSink {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// mayWrite is written's list before it drops the special slots.
+func mayWrite(in *inst) []int32 {
+	switch in.op {
+	case opNop, opFence, opBra, opBar, opRet, opExit, opTrap,
+		opStGlobal, opStShared, opStLocal, opStGeneric:
+		return nil
+	case opLdGlobal, opLdShared, opLdLocal, opLdParam, opLdGeneric:
+		return in.v[:max(in.vec, 1)]
+	case opSetpI, opSetpF, opSetpH:
+		return []int32{in.d, in.v[0]}
+	}
+	if hoistable(in) || in.op == opAtom {
+		return []int32{in.d}
+	}
+	return []int32{in.d, in.c, in.v[0], in.v[1], in.v[2], in.v[3]}
+}
+
+// spinProne reports whether the loop of code[top..back] (back a
+// backward branch to top) may wait on memory: whether the branch's
+// predicate, or that of a branch leaving the loop, depends within the
+// loop on a load, an atomic or the clock. Such a loop may spin on what
+// another thread or block writes, which needs the general scheduler's
+// yields (resident.go).
+func spinProne(f *function, top, back int) bool {
+	code := f.code
+	var preds []int32
+	for i := top; i <= back; i++ {
+		in := &code[i]
+		if in.op == opBra && (i == back || int(in.imm) < top || int(in.imm) > back+1) && in.guard >= 0 {
+			preds = append(preds, in.guard)
+		}
+	}
+	seen := map[int32]bool{}
+	for len(preds) > 0 {
+		s := preds[len(preds)-1]
+		preds = preds[:len(preds)-1]
+		if s < 0 || seen[s] {
+			continue
+		}
+		seen[s] = true
+		for i := top; i <= back; i++ {
+			in := &code[i]
+			hit := false
+			for _, w := range written(in) {
+				hit = hit || w == s
+			}
+			if !hit {
+				continue
+			}
+			switch in.op {
+			case opLdGlobal, opLdShared, opLdLocal, opLdGeneric, opAtom, opClock, opGlobalTimer:
+				return true
+			}
+			if in.guard >= 0 {
+				preds = append(preds, in.guard)
+			}
+			preds = append(preds, in.a, in.b, in.c, in.v[0], in.v[1], in.v[2], in.v[3])
+		}
+	}
+	return false
+}
