@@ -2,6 +2,7 @@ package ptxexec
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -177,4 +178,172 @@ func BenchmarkRaceChecks(b *testing.B) {
 			})
 		}
 	}
+}
+
+// The plain Go loops below do the work of the kernels above on the same
+// data, one goroutine, no interpreter: what the CPU does at best, for the
+// ratios in BENCHMARKS.md (threads/s counts the loop's elements, one per
+// thread of the kernel).
+
+// BenchmarkSaxpyGoLoop is BenchmarkSaxpy's out[i] = 2*x[i] + y[i] as a
+// Go loop over 4M float32.
+func BenchmarkSaxpyGoLoop(b *testing.B) {
+	const n = 4 << 20
+	xs, ys, out := make([]float32, n), make([]float32, n), make([]float32, n)
+	for i := range xs {
+		xs[i] = float32(i%1000) * 0.37
+		ys[i] = float32(i%777) * 0.11
+	}
+	cpu := processCPU()
+	for b.Loop() {
+		a := float32(2)
+		for i := range out {
+			out[i] = a*xs[i] + ys[i]
+		}
+	}
+	reportThreads(b, n, cpu)
+}
+
+// BenchmarkBlockSumGoLoop is block_sum as a Go loop: each 256 elements
+// summed by the same tree of halving steps, then added to the total.
+func BenchmarkBlockSumGoLoop(b *testing.B) {
+	const n = 1 << 20
+	xs := make([]float32, n)
+	for i := range xs {
+		xs[i] = 1
+	}
+	var total float32
+	cpu := processCPU()
+	for b.Loop() {
+		for lo := 0; lo < n; lo += 256 {
+			var part [256]float32
+			copy(part[:], xs[lo:])
+			for s := 128; s > 0; s >>= 1 {
+				for t := 0; t < s; t++ {
+					part[t] += part[t+s]
+				}
+			}
+			total += part[0]
+		}
+	}
+	reportThreads(b, n, cpu)
+	if total == 0 {
+		b.Fatal("no sum")
+	}
+}
+
+// matmulN is the size of BenchmarkMatmul's square matrices.
+const matmulN = 256
+
+func matmulInputs() (a, bm []float32) {
+	a, bm = make([]float32, matmulN*matmulN), make([]float32, matmulN*matmulN)
+	for i := range a {
+		a[i] = float32(i%11) - 5
+		bm[i] = float32(i%7) * 0.25
+	}
+	return a, bm
+}
+
+// BenchmarkMatmul runs the tiled matrix product matmul (16x16 tiles in
+// shared memory, two __syncthreads per tile) of two 256x256 matrices:
+// 64Ki threads, one per element of the product, with 1 and 2 workers.
+func BenchmarkMatmul(b *testing.B) {
+	p, mem := load(b, "90")
+	a, bm := matmulInputs()
+	pa, pb, pc := mem.f32s(a), mem.f32s(bm), mem.alloc(4*matmulN*matmulN)
+	k := p.Kernels["matmul"]
+	const g = matmulN / 16
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			l := &Launch{Grid: [3]uint32{g, g, 1}, Block: [3]uint32{16, 16, 1}, Params: params(b, k, pa, pb, pc, int32(matmulN)), Mem: mem, SMs: 132, Workers: workers}
+			cpu := processCPU()
+			for b.Loop() {
+				if err := k.Run(l); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportThreads(b, matmulN*matmulN, cpu)
+		})
+	}
+}
+
+// BenchmarkMatmulGoLoop is matmul's product as a Go loop: the same
+// multiply-adds, each element's in the same order of k, the loops in the
+// order that reads memory row by row.
+func BenchmarkMatmulGoLoop(b *testing.B) {
+	const n = matmulN
+	a, bm := matmulInputs()
+	c := make([]float32, n*n)
+	cpu := processCPU()
+	for b.Loop() {
+		clear(c)
+		for r := 0; r < n; r++ {
+			row := c[r*n : (r+1)*n]
+			for k := 0; k < n; k++ {
+				ark, brow := a[r*n+k], bm[k*n:(k+1)*n]
+				for col := range row {
+					row[col] += ark * brow[col]
+				}
+			}
+		}
+	}
+	reportThreads(b, n*n, cpu)
+}
+
+// softmaxRows and softmaxCols are BenchmarkSoftmax's input: rows of
+// softmaxCols values, one block of 128 threads a row.
+const softmaxRows, softmaxCols = 1024, 512
+
+func softmaxInput() []float32 {
+	in := make([]float32, softmaxRows*softmaxCols)
+	for i := range in {
+		in[i] = float32(i%23)*0.37 - 4
+	}
+	return in
+}
+
+// BenchmarkSoftmax runs softmax (a row per block of 128 threads: a
+// strided max, a shared-memory tree, a strided sum of expf, a second
+// tree, the division) over 1024 rows of 512, with 1 and 2 workers;
+// threads/s counts the rows' elements, as the Go loop does.
+func BenchmarkSoftmax(b *testing.B) {
+	p, mem := load(b, "90")
+	pin, out := mem.f32s(softmaxInput()), mem.alloc(4*softmaxRows*softmaxCols)
+	k := p.Kernels["softmax"]
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			l := &Launch{Grid: dim(softmaxRows), Block: dim(128), DynShared: 128 * 4, Params: params(b, k, pin, out, int32(softmaxCols)), Mem: mem, SMs: 132, Workers: workers}
+			cpu := processCPU()
+			for b.Loop() {
+				if err := k.Run(l); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportThreads(b, softmaxRows*softmaxCols, cpu)
+		})
+	}
+}
+
+// BenchmarkSoftmaxGoLoop is softmax as a Go loop, row by row.
+func BenchmarkSoftmaxGoLoop(b *testing.B) {
+	in := softmaxInput()
+	out := make([]float32, len(in))
+	cpu := processCPU()
+	for b.Loop() {
+		for r := 0; r < softmaxRows; r++ {
+			row, o := in[r*softmaxCols:(r+1)*softmaxCols], out[r*softmaxCols:(r+1)*softmaxCols]
+			m := float32(-3.0e38)
+			for _, v := range row {
+				m = max(m, v)
+			}
+			var sum float32
+			for _, v := range row {
+				sum += float32(math.Exp(float64(v - m)))
+			}
+			for j, v := range row {
+				o[j] = float32(math.Exp(float64(v-m))) / sum
+			}
+		}
+	}
+	reportThreads(b, softmaxRows*softmaxCols, cpu)
 }

@@ -1235,6 +1235,45 @@ func (m *machine) slow(t *thread, in *inst, r []uint64) bool {
 		}
 		r[sSink] = 0
 		return true
+	case opBfi:
+		pos, ln := c&0xff, r[in.v[0]]&0xff
+		v = b
+		for i := uint64(0); i < ln && pos+i < uint64(w); i++ {
+			v = v&^(1<<(pos+i)) | (a>>i&1)<<(pos+i)
+		}
+	case opSetpH:
+		m.setpHalf(in, r)
+		return true
+	case opAtom:
+		return m.atomic(t, in, r)
+	case opCpAsync:
+		return m.cpAsync(t, in, r)
+	case opClock:
+		v = uint64(time.Since(m.start).Nanoseconds())
+	case opGlobalTimer:
+		v = uint64(time.Now().UnixNano())
+	case opTrap:
+		m.fail(t, in, CodeLaunchFailed, 0, "trap")
+		return false
+	default:
+		var ok bool
+		if v, ok = m.value(in, a, b, c); !ok {
+			m.fail(t, in, CodeIllegalInstr, 0, "instruction not implemented")
+			return false
+		}
+	}
+	r[in.d] = v & in.mask
+	r[sSink] = 0
+	return true
+}
+
+// value computes the result of a pure instruction of sources a, b and c
+// (before in.mask), and reports whether in is one (the integer, bit,
+// float and conversion instructions that slow runs; not opPack, opUnpack,
+// opBfi, whose operands are more).
+func (m *machine) value(in *inst, a, b, c uint64) (v uint64, ok bool) {
+	w := in.bits
+	switch in.op {
 	case opMulHiU:
 		if w == 64 {
 			v, _ = bits.Mul64(a, b)
@@ -1322,12 +1361,6 @@ func (m *machine) slow(t *thread, in *inst, r []uint64) bool {
 				bit = sbit
 			}
 			v |= bit << i
-		}
-	case opBfi:
-		pos, ln := c&0xff, r[in.v[0]]&0xff
-		v = b
-		for i := uint64(0); i < ln && pos+i < uint64(w); i++ {
-			v = v&^(1<<(pos+i)) | (a>>i&1)<<(pos+i)
 		}
 	case opDivF32:
 		x, y := m.in32(in, a), m.in32(in, b)
@@ -1420,27 +1453,10 @@ func (m *machine) slow(t *thread, in *inst, r []uint64) bool {
 		hi := cvtHalf(&inst{kind: in.kind, bits: 16, k2: kF, b2: 32, mode: in.mode, flags: in.flags, vec: in.vec}, a)
 		lo := cvtHalf(&inst{kind: in.kind, bits: 16, k2: kF, b2: 32, mode: in.mode, flags: in.flags, vec: in.vec}, b)
 		v = hi<<16 | lo
-	case opSetpH:
-		m.setpHalf(in, r)
-		return true
-	case opAtom:
-		return m.atomic(t, in, r)
-	case opCpAsync:
-		return m.cpAsync(t, in, r)
-	case opClock:
-		v = uint64(time.Since(m.start).Nanoseconds())
-	case opGlobalTimer:
-		v = uint64(time.Now().UnixNano())
-	case opTrap:
-		m.fail(t, in, CodeLaunchFailed, 0, "trap")
-		return false
 	default:
-		m.fail(t, in, CodeIllegalInstr, 0, "instruction not implemented")
-		return false
+		return 0, false
 	}
-	r[in.d] = v & in.mask
-	r[sSink] = 0
-	return true
+	return v, true
 }
 
 func mulHiS(a, b uint64, w uint8) uint64 {

@@ -688,9 +688,46 @@ func (m *machine) lanesPure(S []uint64, ts []thread, in *inst, act uint32) bool 
 			scatter(S, r, in, j)
 		}
 	default:
-		return false
+		if !valueOps[in.op] {
+			return false
+		}
+		// The instructions slow computes from their sources alone, lane
+		// by lane on the warp's registers.
+		rd := lane32(S, in.d)
+		rx, ry, rz := lane32(S, srcSlot(in.a)), lane32(S, srcSlot(in.b)), lane32(S, srcSlot(in.c))
+		msk := in.mask
+		for a := act; a != 0; a &= a - 1 {
+			j := bits.TrailingZeros32(a) & 31
+			v, _ := m.value(in, rx[j], ry[j], rz[j])
+			rd[j] = v & msk
+		}
+		if in.d == sSink {
+			*rd = [warpSize]uint64{}
+		}
 	}
 	return true
+}
+
+// valueOps are the opcodes of machine.value.
+var valueOps = func() (ops [256]bool) {
+	for _, op := range [...]uint8{opMulHiU, opMulHiS, opMadHiU, opMadHiS, opDivU, opDivS, opRemU, opRemS,
+		opMinU, opMaxU, opMinS, opMaxS, opAbsS, opNegI, opCnot, opPopc, opClz, opBrev, opBfeU, opBfeS,
+		opDivF32, opMinF32, opMaxF32, opAbsF32, opNegF32, opCopysignF32, opSqrtF32, opRcpF32, opRsqrtF32,
+		opEx2F32, opLg2F32, opSinF32, opCosF32, opTanhF32, opDivF64, opMinF64, opMaxF64, opAbsF64,
+		opCopysignF64, opNegF64, opSqrtF64, opRcpF64, opRsqrtF64, opShfL, opShfR, opPrmt, opBfind, opLop3,
+		opFns, opDp4a, opDp2a, opCvt, opHalf, opCvtPack} {
+		ops[op] = true
+	}
+	return ops
+}()
+
+// srcSlot is source slot s, or the zero slot for an operand the
+// instruction does not have (-1).
+func srcSlot(s int32) int32 {
+	if s < 0 {
+		return sZero
+	}
+	return s
 }
 
 // binaryF32 are the float32 operations of opAddF32, opSubF32 and
