@@ -192,9 +192,10 @@ func mayWrite(in *inst) []int32 {
 }
 
 // spinProne reports whether the loop of code[top..back] (back a
-// backward branch to top) may wait on memory: whether the branch's
-// predicate, or that of a branch leaving the loop, depends within the
-// loop on a load, an atomic or the clock. Such a loop may spin on what
+// backward branch to top) may wait on memory: whether the predicate of
+// a branch in it (the loop's own, one that leaves it, or one that decides
+// what the loop changes) depends within the loop on a load, an atomic or
+// the clock. Such a loop may spin on what
 // another thread or block writes, which needs the general scheduler's
 // yields (resident.go).
 func spinProne(f *function, top, back int) bool {
@@ -202,7 +203,7 @@ func spinProne(f *function, top, back int) bool {
 	var preds []int32
 	for i := top; i <= back; i++ {
 		in := &code[i]
-		if in.op == opBra && (i == back || int(in.imm) < top || int(in.imm) > back+1) && in.guard >= 0 {
+		if in.op == opBra && in.guard >= 0 {
 			preds = append(preds, in.guard)
 		}
 	}

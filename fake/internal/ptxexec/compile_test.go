@@ -1,0 +1,136 @@
+package ptxexec
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestBlockPrograms checks which kernels translate into block programs:
+// those with only bar.sync 0, plain control flow and loops that count;
+// not those with warp collectives, calls (printf, assert, recursion) or
+// loops that wait on memory (spin.cu's flags, locks and queues).
+func TestBlockPrograms(t *testing.T) {
+	p, _ := load(t, "90")
+	for _, name := range []string{"axpy", "block_sum", "matmul", "softmax", "early_exit", "oob_write", "sines", "dmath", "int64_math", "_Z5scaleIfEvPT_S0_x"} {
+		assert.NotNil(t, translate(p.Kernels[name].fn), name)
+	}
+	for _, name := range []string{"warp_sum", "deadlock", "warp_intrinsics", "local_array", "hello", "checked"} {
+		assert.Nil(t, translate(p.Kernels[name].fn), name)
+	}
+	sp, _ := spinProgram(t)
+	for _, name := range []string{"flag_wait", "lock_sum", "work_queue", "lookback_scan", "ping_pong", "never_set", "last_block", "lock_held", "slow_flag"} {
+		assert.Nil(t, translate(sp.Kernels[name].fn), name)
+	}
+	// block_sum's address of its shared slot and the tree's first step
+	// are the same in every block: they run once per launch.
+	bp := translate(p.Kernels["block_sum"].fn)
+	n := 0
+	for _, h := range bp.hoisted {
+		if h {
+			n++
+		}
+	}
+	assert.Positive(t, n)
+	// A launch that needs what a block program does not keep runs on the
+	// general scheduler.
+	k := p.Kernels["block_sum"]
+	assert.NotNil(t, k.blockProgram(&Launch{Workers: 2}))
+	for _, l := range []*Launch{{Observe: nopObserver{}}, {SharedRaces: true}, {GlobalRaces: true}, {Cooperative: true}} {
+		assert.Nil(t, k.blockProgram(l))
+	}
+}
+
+// blockCase is a launch run both on its block program and on the
+// general scheduler by TestBlockProgramMatchesScheduler.
+type blockCase struct {
+	name         string
+	grid, block  [3]uint32
+	dyn          uint32
+	args         func(m *testMem) []any
+	wantFault    bool
+	workersToo   bool
+	sharedResult bool
+}
+
+func f32Ramp(n int, scale float32, off float32) []float32 {
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = float32(i%97)*scale + off
+	}
+	return v
+}
+
+// TestBlockProgramMatchesScheduler runs kernels with divergence,
+// barriers reached at different instructions, early exits, partial
+// warps, grid-stride loops and a fault, once on their block program and
+// once on the general scheduler (an Observer that does nothing makes a
+// launch use it), and checks that every byte of memory and the fault
+// (its thread, address, instruction and line) are the same.
+func TestBlockProgramMatchesScheduler(t *testing.T) {
+	cases := []blockCase{
+		{name: "axpy", grid: dim(4), block: dim(256), workersToo: true, args: func(m *testMem) []any {
+			return []any{float32(2), m.f32s(f32Ramp(1000, 0.37, -3)), m.f32s(f32Ramp(1000, 0.11, 1)), m.alloc(4 * 1024), int32(1000)}
+		}},
+		{name: "block_sum", grid: dim(5), block: dim(256), args: func(m *testMem) []any {
+			return []any{m.f32s(f32Ramp(1200, 0.5, 0)), m.f32s([]float32{0}), int32(1200)}
+		}},
+		{name: "block_sum", grid: dim(3), block: dim(200), args: func(m *testMem) []any { // a partial last warp
+			return []any{m.f32s(f32Ramp(600, 0.25, 1)), m.f32s([]float32{0}), int32(555)}
+		}},
+		{name: "matmul", grid: [3]uint32{3, 3, 1}, block: [3]uint32{16, 16, 1}, workersToo: true, args: func(m *testMem) []any {
+			const n = 37
+			return []any{m.f32s(f32Ramp(n*n, 1, -5)), m.f32s(f32Ramp(n*n, 0.25, 0)), m.alloc(4 * n * n), int32(n)}
+		}},
+		{name: "softmax", grid: dim(3), block: dim(128), dyn: 128 * 4, args: func(m *testMem) []any {
+			return []any{m.f32s(f32Ramp(3*300, 0.37, -4)), m.alloc(4 * 3 * 300), int32(300)}
+		}},
+		{name: "early_exit", grid: dim(2), block: dim(64), args: func(m *testMem) []any {
+			return []any{m.i32s(make([]int32, 64)), int32(50)}
+		}},
+		{name: "_Z5scaleIfEvPT_S0_x", grid: dim(2), block: dim(64), args: func(m *testMem) []any {
+			return []any{m.f32s(f32Ramp(1000, 0.5, -2)), float32(1.5), int64(1000)}
+		}},
+		{name: "sines", grid: dim(2), block: dim(96), args: func(m *testMem) []any {
+			return []any{m.f32s(f32Ramp(150, 0.7, -30)), m.alloc(4 * 150), int32(150)}
+		}},
+		{name: "oob_write", grid: dim(2), block: dim(64), wantFault: true, args: func(m *testMem) []any {
+			return []any{m.i32s(make([]int32, 64)), int32(32)}
+		}},
+	}
+	p, _ := load(t, "90")
+	for _, c := range cases {
+		workers := []int{1}
+		if c.workersToo {
+			workers = append(workers, 2)
+		}
+		for _, w := range workers {
+			t.Run(fmt.Sprintf("%s/%d/workers=%d", c.name, c.block[0], w), func(t *testing.T) {
+				k := p.Kernels[c.name]
+				require.NotNil(t, k.blockProgram(&Launch{}))
+				run := func(obs Observer) (*testMem, error) {
+					mem := newMem()
+					mem.bind(p)
+					args := c.args(mem)
+					err := k.Run(&Launch{Grid: c.grid, Block: c.block, DynShared: c.dyn, Params: params(t, k, args...), Mem: mem, SMs: 132, Workers: w, Observe: obs})
+					return mem, err
+				}
+				fast, errFast := run(nil)
+				general, errGeneral := run(nopObserver{})
+				if c.wantFault {
+					require.Error(t, errFast)
+				} else {
+					require.NoError(t, errFast)
+				}
+				assert.Equal(t, errGeneral, errFast)
+				require.Len(t, fast.allocs, len(general.allocs))
+				for i := range fast.allocs {
+					assert.True(t, bytes.Equal(general.allocs[i].data, fast.allocs[i].data), "allocation %d differs", i)
+				}
+			})
+		}
+	}
+}
