@@ -1,6 +1,10 @@
 package ptxexec
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/nocgo/cuda/fake/internal/ptxexec/lanes"
+)
 
 // Running a block program (compile.go). The block's threads run together,
 // instruction after instruction, over all its warps at once: one dispatch
@@ -87,9 +91,11 @@ func (m *machine) runBlock() error {
 	hoisted := m.bp.hoisted
 	nw := len(m.warps)
 	var live blockMask
+	var soas [maxWarps][]uint64 // each warp's registers
+	var tss [maxWarps][]thread  // and threads
 	for w := range nw {
-		n := len(m.warpThreads(w))
-		live[w] = uint32(uint64(1)<<n - 1)
+		tss[w], soas[w] = m.warpThreads(w), m.warps[w].soa
+		live[w] = uint32(uint64(1)<<len(tss[w]) - 1)
 		m.warps[w].fresh = false
 	}
 	if !m.hoisted {
@@ -98,6 +104,16 @@ func (m *machine) runBlock() error {
 	}
 	grp := live
 	pc := 0
+	// allFull: every lane of every warp is in grp.
+	isFull := func() bool {
+		for w := range nw {
+			if grp[w] != allLanes {
+				return false
+			}
+		}
+		return true
+	}
+	allFull := isFull()
 	pend := m.pend[:0]    // groups of running threads at other pcs
 	waiting := m.wait[:0] // groups of threads waiting at a barrier
 	defer func() { m.pend, m.wait = pend[:0], waiting[:0] }()
@@ -112,6 +128,7 @@ func (m *machine) runBlock() error {
 		}
 		grp, pc = pend[0].mask, pend[0].pc
 		pend = pend[:copy(pend, pend[1:])]
+		allFull = isFull()
 		return true
 	}
 	var act blockMask
@@ -121,6 +138,7 @@ func (m *machine) runBlock() error {
 				grp[w] |= pend[0].mask[w]
 			}
 			pend = pend[:copy(pend, pend[1:])]
+			allFull = isFull()
 		}
 		in := &code[pc]
 		pc++
@@ -128,12 +146,13 @@ func (m *machine) runBlock() error {
 			continue
 		}
 		some, whole := false, true
+		full := allFull // every lane of every warp runs in
 		if g := in.guard; g >= 0 {
 			neg := in.flags&fGuardNeg != 0
 			for w := range nw {
 				a := grp[w]
 				if a != 0 {
-					a &= fullGuard(lane32(m.warps[w].soa, g), neg)
+					a &= fullGuard(lane32(soas[w], g), neg)
 				}
 				act[w] = a
 				some = some || a != 0
@@ -142,6 +161,7 @@ func (m *machine) runBlock() error {
 			if !some {
 				continue
 			}
+			full = full && whole
 		} else {
 			act = grp
 		}
@@ -160,6 +180,7 @@ func (m *machine) runBlock() error {
 			for w := range nw {
 				grp[w] &^= act[w]
 			}
+			allFull = false
 			pend = pushGroup(pend, target, &act, nw)
 			if pend[0].pc < pc {
 				pend = pushGroup(pend, pc, &grp, nw)
@@ -172,6 +193,7 @@ func (m *machine) runBlock() error {
 				grp[w] &^= act[w]
 				empty = empty && grp[w] == 0
 			}
+			allFull = false
 			if empty && !next() {
 				return nil
 			}
@@ -184,6 +206,7 @@ func (m *machine) runBlock() error {
 				grp[w] &^= act[w]
 				empty = empty && grp[w] == 0
 			}
+			allFull = false
 			waiting = pushGroup(waiting, pc, &act, nw)
 			if empty && !next() {
 				return nil
@@ -191,7 +214,7 @@ func (m *machine) runBlock() error {
 		case opLdGlobal, opLdParam, opLdShared, opLdLocal, opLdGeneric:
 			for w := range nw {
 				if a := act[w]; a != 0 {
-					S, ts := m.warps[w].soa, m.warpThreads(w)
+					S, ts := soas[w], tss[w]
 					if a == allLanes && m.fullLoad(S, in, ts, pc-1) {
 						continue
 					}
@@ -203,7 +226,7 @@ func (m *machine) runBlock() error {
 		case opStGlobal, opStShared, opStLocal, opStGeneric:
 			for w := range nw {
 				if a := act[w]; a != 0 {
-					S, ts := m.warps[w].soa, m.warpThreads(w)
+					S, ts := soas[w], tss[w]
 					if a == allLanes && m.fullStore(S, in, ts, pc-1) {
 						continue
 					}
@@ -213,12 +236,15 @@ func (m *machine) runBlock() error {
 				}
 			}
 		default:
+			if full && runFullWarps(soas[:nw], in) {
+				continue
+			}
 			for w := range nw {
 				a := act[w]
 				if a == 0 {
 					continue
 				}
-				S, ts := m.warps[w].soa, m.warpThreads(w)
+				S, ts := soas[w], tss[w]
 				if a == allLanes && runFull(S, in) || m.lanesPure(S, ts, in, a) {
 					continue
 				}
@@ -237,4 +263,42 @@ func (m *machine) runBlock() error {
 			}
 		}
 	}
+}
+
+// runFullWarps runs in for every lane of the warps whose registers are
+// soas when runFull knows it, and reports whether it did: one dispatch
+// for the block, the most frequent instructions straight to package
+// lanes.
+func runFullWarps(soas [][]uint64, in *inst) bool {
+	d, a, b, c := in.d, in.a, in.b, in.c
+	switch {
+	case in.op == opMov || in.op == opAddImm:
+		imm := uint64(0)
+		if in.op == opAddImm {
+			imm = uint64(in.imm)
+		}
+		for _, S := range soas {
+			lanes.AddImm(lane32(S, d), lane32(S, a), imm, in.mask)
+		}
+	case in.op == opAddI:
+		for _, S := range soas {
+			lanes.Add(lane32(S, d), lane32(S, a), lane32(S, b), in.mask)
+		}
+	case in.op == opMulWideS && in.bits == 32:
+		for _, S := range soas {
+			lanes.MulWideS32(lane32(S, d), lane32(S, a), lane32(S, b))
+		}
+	case (in.op == opMadLo || in.op == opMadWideU) && in.bits <= 32:
+		for _, S := range soas {
+			lanes.MadLo32(lane32(S, d), lane32(S, a), lane32(S, b), lane32(S, c), in.mask)
+		}
+	default:
+		if !runFull(soas[0], in) {
+			return false
+		}
+		for _, S := range soas[1:] {
+			runFull(S, in)
+		}
+	}
+	return true
 }

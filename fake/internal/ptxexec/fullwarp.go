@@ -133,6 +133,27 @@ func runFull(S []uint64, in *inst) bool {
 			}
 			rd[j] = v
 		}
+	case opShrU:
+		rd, rx, ry := lane32(S, in.d), lane32(S, in.a), lane32(S, in.b)
+		for j := range rd {
+			v := rx[j] >> (uint32(ry[j]) & 63)
+			if uint32(ry[j]) >= 64 {
+				v = 0
+			}
+			rd[j] = v
+		}
+	case opShrS:
+		rd, rx, ry := lane32(S, in.d), lane32(S, in.a), lane32(S, in.b)
+		msk, sh := in.mask, 64-uint(in.bits)
+		for j := range rd {
+			rd[j] = uint64(int64(rx[j]<<sh)>>sh>>min(uint32(ry[j]), 63)) & msk
+		}
+	case opNot:
+		rd, rx := lane32(S, in.d), lane32(S, in.a)
+		msk := in.mask
+		for j := range rd {
+			rd[j] = ^rx[j] & msk
+		}
 	case opAddF32, opMulF32:
 		if in.flags&(fFTZ|fSat) != 0 || fpu.Rounding(in.mode) != fpu.Nearest {
 			return false
