@@ -2,6 +2,7 @@ package ptxexec
 
 import (
 	"math/bits"
+	"slices"
 
 	"github.com/nocgo/cuda/fake/internal/ptxexec/lanes"
 )
@@ -68,6 +69,9 @@ func (m *machine) hoist(live *blockMask) {
 			continue
 		}
 		in := &code[pc]
+		if m.bp.uniform[pc] {
+			m.ur[in.d] = scalar(in, m.ur)
+		}
 		for w := range m.warps {
 			S, ts := m.warps[w].soa, m.warpThreads(w)
 			if live[w] == allLanes && runFull(S, in) {
@@ -98,10 +102,18 @@ func (m *machine) runBlock() error {
 		live[w] = uint32(uint64(1)<<len(tss[w]) - 1)
 		m.warps[w].fresh = false
 	}
+	bp := m.bp
 	if !m.hoisted {
+		m.ur = slices.Clone(m.tmpl)
 		m.hoist(&live)
 		m.hoisted = true
 	}
+	for _, a := range m.k.fn.blockSlots {
+		m.ur[a.slot] = m.tmpl[a.special]
+	}
+	// uOK: every uniform instruction so far ran for all live threads at
+	// once, so m.ur holds the value each of them has.
+	uOK := true
 	grp := live
 	pc := 0
 	// allFull: every lane of every warp is in grp.
@@ -145,9 +157,36 @@ func (m *machine) runBlock() error {
 		if hoisted[pc-1] {
 			continue
 		}
+		if uOK && bp.uniform[pc-1] {
+			if grp == live {
+				v := scalar(in, m.ur)
+				m.ur[in.d] = v
+				if bp.lanes[in.d] {
+					for w := range nw {
+						*lane32(soas[w], in.d) = broadcast(v)
+					}
+				}
+				continue
+			}
+			// Some threads run it without the others: from here on the
+			// block's uniform values live in the warps' registers.
+			uOK = false
+			for _, s := range bp.scalarOnly {
+				b := broadcast(m.ur[s])
+				for w := range nw {
+					*lane32(soas[w], s) = b
+				}
+			}
+		}
 		some, whole := false, true
 		full := allFull // every lane of every warp runs in
-		if g := in.guard; g >= 0 {
+		if g := in.guard; g >= 0 && in.op == opBra && uOK && bp.uslot[g] {
+			// A branch on a uniform predicate: all of the group or none.
+			if (m.ur[g] != 0) == (in.flags&fGuardNeg != 0) {
+				continue
+			}
+			act = grp
+		} else if g >= 0 {
 			neg := in.flags&fGuardNeg != 0
 			for w := range nw {
 				a := grp[w]
@@ -301,4 +340,67 @@ func runFullWarps(soas [][]uint64, in *inst) bool {
 		}
 	}
 	return true
+}
+
+// broadcast returns 32 lanes of v.
+func broadcast(v uint64) (b [warpSize]uint64) {
+	for j := range b {
+		b[j] = v
+	}
+	return b
+}
+
+// scalar computes a uniform instruction (a hoistable one: see
+// hoistable) of the scalar registers r, as run does for one thread.
+func scalar(in *inst, r []uint64) uint64 {
+	a, b, c := r[in.a], r[in.b], r[in.c]
+	switch in.op {
+	case opMov:
+		return a & in.mask
+	case opAddImm:
+		return (a + uint64(in.imm)) & in.mask
+	case opAddI:
+		return (a + b) & in.mask
+	case opSubI:
+		return (a - b) & in.mask
+	case opMulLo, opMulWideU:
+		return a * b & in.mask
+	case opMadLo, opMadWideU:
+		return (a*b + c) & in.mask
+	case opMulWideS:
+		return uint64(sx(a, in.bits)*sx(b, in.bits)) & in.mask
+	case opMadWideS:
+		return (uint64(sx(a, in.bits)*sx(b, in.bits)) + c) & in.mask
+	case opAnd:
+		return a & b
+	case opOr:
+		return a | b
+	case opXor:
+		return a ^ b
+	case opNot:
+		return ^a & in.mask
+	case opShl:
+		if s := uint32(b); s < uint32(in.bits) {
+			return a << s & in.mask
+		}
+		return 0
+	case opShrU:
+		if s := uint32(b); s < 64 {
+			return a >> s
+		}
+		return 0
+	case opShrS:
+		return uint64(sx(a, in.bits)>>min(uint32(b), 63)) & in.mask
+	case opSelp:
+		if c != 0 {
+			return a
+		}
+		return b
+	case opSetpI:
+		if in.kind == kS {
+			return b2u(cmpSigned(int(in.mode), sx(a, in.bits), sx(b, in.bits)))
+		}
+		return b2u(cmpUnsigned(int(in.mode), a, b))
+	}
+	panic("ptxexec: scalar of an instruction that is not uniform")
 }

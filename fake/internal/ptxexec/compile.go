@@ -27,6 +27,20 @@ type blockProgram struct {
 	// barrier is the one barrier number the code's bar.sync instructions
 	// use (all of them without a thread count).
 	barrier uint64
+	// uniform marks the block-uniform instructions: pure, unguarded,
+	// outside code that only some threads may run (divergent), their
+	// sources the same in every thread of a block (constants,
+	// parameters, %ntid, %ctaid, ..., and results of uniform
+	// instructions). When every live thread runs one together, runBlock
+	// computes it once, into the block's scalar registers (machine.ur).
+	uniform []bool
+	// uslot marks the slots that hold one value for the whole block;
+	// lanes those of them that other instructions read from the warps'
+	// registers (a uniform instruction's result then goes there too);
+	// scalarOnly the results of uniform instructions kept in machine.ur
+	// alone.
+	uslot, lanes []bool
+	scalarOnly   []int32
 }
 
 // compiled holds a Kernel's block program, translated once.
@@ -107,7 +121,93 @@ func translate(f *function) *blockProgram {
 			invariant[in.d] = true
 		}
 	}
+	bp.findUniform(f, writes)
 	return bp
+}
+
+// findUniform sets bp.uniform, uslot, lanes and scalarOnly: the
+// largest set of uniform instructions and slots, shrunk from all
+// candidates until every uniform instruction reads only uniform slots,
+// every write of a uniform slot is a uniform instruction, and none lies
+// where a branch that is not uniform (or one in such code) sends some
+// threads of the block and not others.
+func (bp *blockProgram) findUniform(f *function, writes []int) {
+	code := f.code
+	perThread := map[int32]bool{sTidX: true, sTidY: true, sTidZ: true, sLaneid: true, sWarpid: true,
+		sLanemaskEq: true, sLanemaskLt: true, sLanemaskLe: true, sLanemaskGt: true, sLanemaskGe: true,
+		sFrame: true, sSink: true}
+	for _, a := range f.aliases {
+		if perThread[a.special] {
+			perThread[a.slot] = true
+		}
+	}
+	uslot := make([]bool, f.nslots)
+	for s := range uslot {
+		uslot[s] = !perThread[int32(s)]
+	}
+	divergent := make([]bool, len(code))
+	isUniform := func(i int) bool {
+		in := &code[i]
+		if in.guard >= 0 || !hoistable(in) || divergent[i] || in.d == sSink {
+			return false
+		}
+		for _, s := range sources(in) {
+			if !uslot[s] {
+				return false
+			}
+		}
+		return true
+	}
+	for changed := true; changed; {
+		changed = false
+		for i := range code {
+			if isUniform(i) {
+				continue
+			}
+			for _, s := range written(&code[i]) {
+				if uslot[s] {
+					uslot[s], changed = false, true
+				}
+			}
+		}
+		for i := range code {
+			in := &code[i]
+			if in.op != opBra || !divergent[i] && (in.guard < 0 || uslot[in.guard]) {
+				continue
+			}
+			lo, hi := i+1, int(in.imm) // forward: the threads that branch skip lo..hi-1
+			if hi <= i {
+				lo, hi = hi, i+1 // backward: the threads that loop run the loop again
+			}
+			for j := lo; j < hi && j < len(code); j++ {
+				if !divergent[j] {
+					divergent[j], changed = true, true
+				}
+			}
+		}
+	}
+	bp.uniform, bp.uslot = make([]bool, len(code)), uslot
+	bp.lanes = make([]bool, f.nslots)
+	for i := range code {
+		bp.uniform[i] = isUniform(i)
+	}
+	for i := range code {
+		in := &code[i]
+		if bp.uniform[i] || in.op == opBra && (in.guard < 0 || uslot[in.guard]) {
+			continue // reads the scalars
+		}
+		ops := operands(in)
+		for _, s := range append(ops[:], in.guard) {
+			if s >= 0 && int(s) < len(bp.lanes) {
+				bp.lanes[s] = true
+			}
+		}
+	}
+	for s := range uslot {
+		if uslot[s] && writes[s] > 0 && !bp.lanes[s] {
+			bp.scalarOnly = append(bp.scalarOnly, int32(s))
+		}
+	}
 }
 
 // constSlot reports whether slot s of f holds a constant: an immediate's

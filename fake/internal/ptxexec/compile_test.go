@@ -134,3 +134,64 @@ func TestBlockProgramMatchesScheduler(t *testing.T) {
 		}
 	}
 }
+
+// divergentUniform's threads below 32 wait at a barrier while the others
+// run on past it: the block's uniform values (r6, from %ctaid.x, kept as
+// a scalar only, and the loop's counter and sum) are computed first by
+// every thread, then by some only, so they must move to the warps'
+// registers when the group splits.
+const divergentUniform = `.visible .entry k(.param .u64 out)
+{
+	.reg .pred %p<4>;
+	.reg .b32 %r<10>;
+	.reg .b64 %rd<5>;
+	ld.param.u64 %rd1, [out];
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r5, %ctaid.x;
+	add.s32 %r6, %r5, 7;
+	setp.lt.u32 %p1, %r1, 32;
+	@!%p1 bra SKIP;
+	bar.sync 0;
+SKIP:
+	add.s32 %r7, %r6, 100;
+	mov.u32 %r2, 0;
+	mov.u32 %r3, 0;
+LOOP:
+	add.s32 %r2, %r2, %r3;
+	add.s32 %r3, %r3, 1;
+	setp.lt.u32 %p2, %r3, 10;
+	@%p2 bra LOOP;
+	add.s32 %r4, %r2, %r7;
+	add.s32 %r4, %r4, %r1;
+	mov.u32 %r8, %ntid.x;
+	mad.lo.s32 %r9, %r5, %r8, %r1;
+	mul.wide.u32 %rd2, %r9, 4;
+	add.s64 %rd3, %rd1, %rd2;
+	st.global.u32 [%rd3], %r4;
+	ret;
+}
+`
+
+// TestBlockProgramUniformFallback runs divergentUniform on its block
+// program and on the general scheduler: each thread stores 45 + its
+// block's index + 107 + its own index.
+func TestBlockProgramUniformFallback(t *testing.T) {
+	p, err := Compile(header + divergentUniform)
+	require.NoError(t, err)
+	k := p.Kernels["k"]
+	bp := k.blockProgram(&Launch{})
+	require.NotNil(t, bp)
+	require.NotEmpty(t, bp.scalarOnly)
+	const blocks, threads = 3, 64
+	for _, obs := range []Observer{nil, nopObserver{}} {
+		mem := newMem()
+		out := mem.alloc(4 * blocks * threads)
+		require.NoError(t, k.Run(&Launch{Grid: dim(blocks), Block: dim(threads), Params: params(t, k, out), Mem: mem, Observe: obs}))
+		got := mem.readI32(out, blocks*threads)
+		for b := range blocks {
+			for i := range threads {
+				assert.Equal(t, int32(45+b+107+i), got[b*threads+i], "block %d thread %d (observer %v)", b, i, obs != nil)
+			}
+		}
+	}
+}

@@ -195,6 +195,7 @@ type machine struct {
 	bp         *blockProgram
 	hoisted    bool
 	pend, wait []blockGroup
+	ur         []uint64 // the block's uniform values, by slot (blockexec.go)
 }
 
 // Run executes the kernel over the launch's grid, blocks one after
