@@ -47,13 +47,12 @@ func TestBlockPrograms(t *testing.T) {
 // blockCase is a launch run both on its block program and on the
 // general scheduler by TestBlockProgramMatchesScheduler.
 type blockCase struct {
-	name         string
-	grid, block  [3]uint32
-	dyn          uint32
-	args         func(m *testMem) []any
-	wantFault    bool
-	workersToo   bool
-	sharedResult bool
+	name        string
+	grid, block [3]uint32
+	dyn         uint32
+	args        func(m *testMem) []any
+	wantFault   bool
+	workersToo  bool
 }
 
 func f32Ramp(n int, scale float32, off float32) []float32 {
