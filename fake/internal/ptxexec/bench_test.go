@@ -137,8 +137,9 @@ func (nopObserver) SharedRace(SharedRace) {}
 func (nopObserver) GlobalRace(GlobalRace) {}
 
 // BenchmarkRaceChecks runs saxpy (elementwise, 1M threads), block_sum
-// (shared memory, barriers, an atomic per block) and warp_sum (shuffles,
-// a global atomic per warp) with the checks off,
+// (shared memory, barriers, an atomic per block), warp_sum (shuffles,
+// a global atomic per warp), matmul and softmax (as BenchmarkMatmul and
+// BenchmarkSoftmax; threads/s counts their elements) with the checks off,
 // with an Observer only (what the stream checks need), and with the
 // in-kernel shared- and global-memory checks on.
 func BenchmarkRaceChecks(b *testing.B) {
@@ -150,20 +151,30 @@ func BenchmarkRaceChecks(b *testing.B) {
 	}
 	px, py, out, total := mem.f32s(xs), mem.f32s(xs), mem.alloc(4*n), mem.f32s([]float32{0})
 	saxpy, sum, wsum := p.Kernels["axpy"], p.Kernels["block_sum"], p.Kernels["warp_sum"]
+	mm, sm := p.Kernels["matmul"], p.Kernels["softmax"]
 	wout := mem.i32s([]int32{0, 0})
+	a, bm := matmulInputs()
+	pa, pb, pc := mem.f32s(a), mem.f32s(bm), mem.alloc(4*matmulN*matmulN)
+	sin, sout := mem.f32s(softmaxInput()), mem.alloc(4*softmaxRows*softmaxCols)
+	const g = matmulN / 16
 	kernels := []struct {
-		name   string
-		k      *Kernel
-		params []byte
+		name        string
+		k           *Kernel
+		grid, block [3]uint32
+		dyn         uint32
+		params      []byte
+		work        int // elements a launch works on (threads/s counts them)
 	}{
-		{"saxpy", saxpy, packAxpy(saxpy, px, py, out, n)},
-		{"block_sum", sum, params(b, sum, px, total, int32(n))},
-		{"warp_sum", wsum, params(b, wsum, px, wout, int32(n))},
+		{"saxpy", saxpy, dim(n / 256), dim(256), 0, packAxpy(saxpy, px, py, out, n), n},
+		{"block_sum", sum, dim(n / 256), dim(256), 0, params(b, sum, px, total, int32(n)), n},
+		{"warp_sum", wsum, dim(n / 256), dim(256), 0, params(b, wsum, px, wout, int32(n)), n},
+		{"matmul", mm, [3]uint32{g, g, 1}, [3]uint32{16, 16, 1}, 0, params(b, mm, pa, pb, pc, int32(matmulN)), matmulN * matmulN},
+		{"softmax", sm, dim(softmaxRows), dim(128), 128 * 4, params(b, sm, sin, sout, int32(softmaxCols)), softmaxRows * softmaxCols},
 	}
 	for _, kc := range kernels {
 		for _, mode := range []string{"off", "observer", "in-kernel"} {
 			b.Run(kc.name+"/"+mode, func(b *testing.B) {
-				l := &Launch{Grid: dim(n / 256), Block: dim(256), Params: kc.params, Mem: mem, SMs: 132}
+				l := &Launch{Grid: kc.grid, Block: kc.block, DynShared: kc.dyn, Params: kc.params, Mem: mem, SMs: 132}
 				if mode != "off" {
 					l.Observe = nopObserver{}
 				}
@@ -174,7 +185,7 @@ func BenchmarkRaceChecks(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
-				reportThreads(b, n, cpu)
+				reportThreads(b, kc.work, cpu)
 			})
 		}
 	}
