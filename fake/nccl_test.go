@@ -3,6 +3,7 @@ package fake
 import (
 	"math"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 	"unsafe"
@@ -71,6 +72,25 @@ func TestNCCLSeamErrors(t *testing.T) {
 	require.ErrorAs(t, nc.CommDestroy(h), &ncErr)
 	assert.Equal(t, "ncclCommDestroy", ncErr.Op)
 	assert.Contains(t, ncErr.Error(), "ncclCommDestroy: ncclInvalidArgument: invalid argument")
+}
+
+// TestNCCLLastErrorConcurrent: ncclGroupEnd outside a group records its
+// last error under the room's lock, so that another thread reading
+// ncclGetLastError meanwhile is no data race (under -race).
+func TestNCCLLastErrorConcurrent(t *testing.T) {
+	_, nc := ncclOf(t, 1)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 100 {
+				assert.ErrorIs(t, nc.GroupEnd(), backend.NCCLInvalidUsage)
+				assert.Equal(t, "ncclGroupEnd: not in a group", nc.LastError(0))
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // TestNCCLWaitsForHostCallback: rank 1's stream is held up by a host
