@@ -130,6 +130,11 @@ func TestGlobalRaceTwins(t *testing.T) {
 		{"lock_unfenced", "lock_fenced", grLaunch{grid: 8, block: 32, args: args(flag, big)}},
 		{"next_block", "grid_sync", grLaunch{grid: 8, block: 64, coop: true, args: args(big, big)}},
 		{"other_value", "same_value", grLaunch{grid: 4, block: 64, args: args(flag)}},
+		// Releases are per thread: one thread's fence does not release
+		// its block's other writes, unless a barrier or a warp collective
+		// ordered them before it.
+		{"message_writer_nosync", "message_fence", grLaunch{grid: 2, block: 64, args: args(big, flag, big)}},
+		{"message_writer_nosync", "message_writer_syncwarp", grLaunch{grid: 2, block: 32, args: args(big, flag, big)}},
 	}
 	for _, arch := range []string{"80", "90"} {
 		for _, c := range cases {
