@@ -22,30 +22,32 @@ import (
 //     vote.sync, redux.sync, match.sync);
 //   - release and acquire: a fence (membar.gl/sys, fence.sc or
 //     fence.acq_rel at .gpu or .sys scope: __threadfence) followed by a
-//     write, or a .release st or atom, releases what its block did so far;
-//     a read (ld of any kind, atom) that observes that write (the word's
-//     last write in the order the interpreter ran the threads, which is
-//     the order of some execution) acquires it for its own thread; a
-//     barrier of the block spreads what its threads acquired to the whole
-//     block, a warp collective to the lanes of the warp. An
-//     atomic read-modify-write continues the release sequence of the
-//     write it read (C++'s release sequences), so the last of many blocks
-//     that each fence and atomicAdd a counter acquires them all
-//     (threadFenceReduction), and cooperative groups' grid.sync (a fence
-//     and an atomic add by each block's first thread, a spin until the
-//     last block flips the count) orders every block before it with
-//     every block after it. A fence of .cta scope releases only to the
-//     threads of its own block.
+//     write, or a .release st or atom, releases what its thread did so
+//     far, what a completed barrier of its block ordered before it and,
+//     for the lanes of its warp, what a warp collective did; a read (ld
+//     of any kind, atom) that observes that write (the word's last write
+//     in the order the interpreter ran the threads, which is the order of
+//     some execution) acquires it for its own thread; a barrier of the
+//     block spreads what its threads acquired to the whole block, a warp
+//     collective to the lanes of the warp. An atomic read-modify-write
+//     continues the release sequence of the write it read (C++'s release
+//     sequences), so the last of many blocks that each fence and
+//     atomicAdd a counter acquires them all (threadFenceReduction), and
+//     cooperative groups' grid.sync (a barrier, then a fence and an
+//     atomic add by each block's first thread, a spin until the last
+//     block flips the count) orders every block before it with every
+//     block after it. A fence of .cta scope releases only to the threads
+//     of its own block.
 //
-// Releases are tracked per block (a block's epoch counts its releases),
-// so a release covers everything its block did before it, not only its
-// own thread's accesses: this errs on the side of silence (a missing
-// __syncthreads between a block's writes and one thread's fence and flag
-// is not reported), never of a false report. Acquires are per thread (a
-// thread's clock is what it acquired from other blocks, a warp's and a
-// block's what their collectives and barriers spread), so a missing
-// __syncthreads between one thread's flag spin and the other threads'
-// reads of the data is reported.
+// Releases and acquires are per thread (vclock): a thread's epoch counts
+// its releases, and a release carries the releasing thread's epoch, its
+// block's barrier phase and its warp's collective count, so that a
+// missing __syncthreads between a block's writes and one thread's fence
+// and flag is reported (a thread's release covers only its own writes and
+// what a barrier ordered before them). A thread's clock is what it
+// acquired, a warp's and a block's what their collectives and barriers
+// spread, so a missing __syncthreads between one thread's flag spin and
+// the other threads' reads of the data is reported too.
 //
 // Morally strong: atomics (atom, red), and ld and st with .volatile,
 // .relaxed, .acquire or .release, never race with each other when their
