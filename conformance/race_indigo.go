@@ -208,6 +208,17 @@ func indigoCases() []indigoCase {
 			grid: 2, block: 64, in: vals, check: count},
 		{name: "count/edge", racy: []indigoRacy{{"count_edge_plain", []string{"count_edge"}}}, free: []string{"count_edge_atomic"},
 			grid: edgeGrid, block: 64, in: vals, check: undirected},
+		{name: "count/persistent-warp", racy: []indigoRacy{{"count_persist", []string{"count_persist"}}}, extra: []any{int32(0)},
+			free: []string{"count_persist"}, freeExtra: []any{int32(1)}, grid: 1, block: 32, in: vals,
+			check: func(g indigoGraph, _, out indigoData) string {
+				c := int32(0)
+				for v := range g.n {
+					if g.deg(v) > 2 {
+						c++
+					}
+				}
+				return sameData(indigoData{data1: []int32{c}}, out)
+			}},
 		// C. push to the neighbours; the pull twin owns its word
 		{name: "push/vertex-warp", racy: []indigoRacy{{"push_vwarp_plain", []string{"push_vwarp"}}}, free: []string{"push_vwarp_atomic"},
 			grid: 12, block: 256, in: vals, check: neighbourSum},
@@ -215,7 +226,8 @@ func indigoCases() []indigoCase {
 			grid: edgeGrid, block: 64, in: vals, check: neighbourSum},
 		// D. min-label propagation: data[nei] = min(data[nei], v), and a
 		// plain read of a label others update atomically
-		{name: "cc/push", racy: []indigoRacy{{"cc_push_plain", []string{"cc_push"}}, {"cc_push_plain_read", []string{"cc_read", "cc_atomic"}}},
+		{name: "cc/push", racy: []indigoRacy{{"cc_push_plain", []string{"cc_push"}}, {"cc_push_plain_read", []string{"cc_read", "cc_atomic"}},
+			{"cc_pull_inplace", []string{"cc_pull_read", "cc_pull_write"}}},
 			free: []string{"cc_push_atomic", "cc_pull"}, grid: 2, block: 64, in: labels,
 			check: func(g indigoGraph, in, out indigoData) string {
 				want := slices.Clone(in.data2)
@@ -333,11 +345,11 @@ func indigoCases() []indigoCase {
 			free: []string{"lock_sum"}, freeExtra: []any{int32(2)}, grid: 4, block: 64, in: degrees, check: lockCheck},
 		// Q. message passing between blocks with a block-scope fence
 		{name: "scope/fence-cta", racy: []indigoRacy{{"message_scoped", []string{"msg_write", "msg_read"}}}, extra: []any{int32(0)},
-			free: []string{"message_scoped"}, freeExtra: []any{int32(1)}, grid: 2, block: 64, in: degrees,
-			check: func(g indigoGraph, _, out indigoData) string {
-				d := ints(64, func(v int) int32 { return g.deg(v) })
-				return sameData(indigoData{data1: d, data2: d}, out)
-			}},
+			free: []string{"message_scoped"}, freeExtra: []any{int32(1)}, grid: 2, block: 64, in: degrees, check: messageCheck(64)},
+		{name: "interblock/message-writer-nosync", racy: []indigoRacy{{"message_scoped", []string{"msg_write", "msg_read"}}}, extra: []any{int32(2)},
+			free: []string{"message_scoped"}, freeExtra: []any{int32(1)}, grid: 2, block: 32, in: degrees, check: messageCheck(32)},
+		{name: "interblock/message-reader-nosync", racy: []indigoRacy{{"message_scoped", []string{"msg_write", "msg_read"}}}, extra: []any{int32(3)},
+			free: []string{"message_scoped"}, freeExtra: []any{int32(1)}, grid: 2, block: 64, in: degrees, check: messageCheck(64)},
 		// R, S. a software grid barrier: without fences, with a block-scope
 		// arrival
 		{name: "interblock/barrier-nofence", racy: []indigoRacy{{"soft_barrier", []string{"bar_write", "bar_read"}}}, extra: []any{int32(1)},
@@ -442,5 +454,14 @@ func testRacesIndigo(t *testing.T, drv *driver.Driver) {
 				}
 			}
 		})
+	}
+}
+
+// messageCheck: block 0 wrote the first n degrees (n threads a block),
+// block 1 copied them.
+func messageCheck(n int) func(g indigoGraph, _, out indigoData) string {
+	return func(g indigoGraph, _, out indigoData) string {
+		d := ints(n, func(v int) int32 { return g.deg(v) })
+		return sameData(indigoData{data1: d, data2: d}, out)
 	}
 }

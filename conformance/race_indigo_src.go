@@ -110,6 +110,15 @@ extern "C" __global__ void count_edge_atomic(ARGS) {
     if (edge_src(nindex, numv, e) < nlist[e]) atomicAdd(&data1[0], 1);
 }
 
+extern "C" __global__ void count_persist(ARGS, int atomic) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < numv; i += gridDim.x * blockDim.x) {
+        if (nindex[i + 1] - nindex[i] > 2) {
+            if (atomic) atomicAdd(&data1[0], 1);
+            else data1[0]++; // @count_persist
+        }
+    }
+}
+
 // ---- C. Push of a value to the neighbours (vertex-warp, edge) ----
 extern "C" __global__ void push_vwarp_plain(ARGS) {
     VWARP
@@ -157,6 +166,12 @@ extern "C" __global__ void cc_push_strong(ARGS) {
         int l = ((volatile int *)data1)[i];
         atomicMin(&data1[nlist[j]], l);
     }
+}
+extern "C" __global__ void cc_pull_inplace(ARGS) {
+    VTHREAD
+    int l = data1[i];
+    for (int j = nindex[i]; j < nindex[i + 1]; j++) l = min(l, data1[nlist[j]]); // @cc_pull_read
+    data1[i] = l; // @cc_pull_write
 }
 extern "C" __global__ void cc_pull(ARGS) {
     VTHREAD
@@ -384,18 +399,20 @@ extern "C" __global__ void lock_sum(ARGS, int mode) {
     }
 }
 
-// ---- Q. Message passing between blocks with a block-scope fence ----
-extern "C" __global__ void message_scoped(ARGS, int gpu) {
+// ---- Q. Message passing between blocks: a block-scope fence (mode 0),
+// right (1), no barrier before the writer's fence (2), no barrier after
+// the reader's spin (3) ----
+extern "C" __global__ void message_scoped(ARGS, int mode) {
     if (blockIdx.x == 0) {
         data1[threadIdx.x] = nindex[threadIdx.x + 1] - nindex[threadIdx.x]; // @msg_write
-        __syncthreads();
+        if (mode != 2) __syncthreads();
         if (threadIdx.x == 0) {
-            if (gpu) __threadfence(); else __threadfence_block();
+            if (mode != 0) __threadfence(); else __threadfence_block();
             *(volatile int *)&aux[0] = 1;
         }
     } else {
         if (threadIdx.x == 0) while (*(volatile int *)&aux[0] == 0) {}
-        __syncthreads();
+        if (mode != 3) __syncthreads();
         data2[threadIdx.x] = data1[threadIdx.x]; // @msg_read
     }
 }
