@@ -63,6 +63,27 @@
 //     lanes exit, or reach one bar.sync, together is marked as a whole
 //     (its threads' structs are not touched until it goes on, or a
 //     deadlock report names them).
+//   - Block programs (compile.go, blockexec.go): a kernel whose entry has
+//     no calls, warp collectives, mbarriers, sleeps, bar.arrive or
+//     bar.red, whose bar.sync instructions name one barrier without a
+//     thread count, and no loop that branches on what it loads (a spin on
+//     memory) is translated once, at its first launch; a launch without
+//     an Observer or in-kernel race checks, not cooperative, runs each
+//     block on it. The block's threads run together, instruction by
+//     instruction over all its warps (each warp's lanes by the lockstep
+//     and full-warp code above, so results and faults are theirs), lanes
+//     that diverge in groups that join where their pcs meet, the lowest pc
+//     first. A bar.sync that every live thread reaches at once is only a
+//     boundary between two regions of the code; threads that reach one
+//     while others run wait until none runs. Instructions whose value is
+//     the same in every block (the address of a thread's shared slot) run
+//     once per launch, those whose value is the same in every thread of a
+//     block (a loop's counter, its branch) once per block while every live
+//     thread runs them together. The warps run each instruction in turn,
+//     so the loads that follow a barrier come before any warp's next store
+//     (what storepause.go gives the general scheduler); a fault names the
+//     first thread in this order that faults (the general scheduler's
+//     thread too when the faulting threads fault at one instruction).
 //   - Cooperative launches (Launch.Cooperative: cuLaunchCooperativeKernel
 //     or the cooperative launch attribute) have every block resident at
 //     once: the blocks take turns on one goroutine, a thread that spins
@@ -265,8 +286,11 @@
 // per-instruction path has no
 // maps, interfaces, allocation or reflection; with Launch.Observe nil and
 // no shared-race checks, each costs one comparison per memory
-// instruction. BenchmarkSaxpy
-// (elementwise, 4M threads, 1 and 2 workers), BenchmarkBlockSum (a
-// shared-memory tree reduction) and BenchmarkAxpy measure it
-// (BENCHMARKS.md).
+// instruction. A block program (above) adds one dispatch of an
+// instruction for all the warps of a block, barriers without a scheduler
+// pass, and the block-invariant and block-uniform instructions run once.
+// BenchmarkSaxpy (elementwise, 4M threads, 1 and 2 workers),
+// BenchmarkBlockSum (a shared-memory tree reduction), BenchmarkMatmul,
+// BenchmarkSoftmax and BenchmarkAxpy measure it, beside Go loops of the
+// same work (BENCHMARKS.md).
 package ptxexec
