@@ -210,9 +210,11 @@
 // small adapter here implements (docs/ARCHITECTURE.md draws them):
 // run-time compilation is fake/internal/nvrtc (nvrtc.Core), virtual memory
 // fake/internal/vmm (vmm.Core), the memory pools fake/internal/pools (a
-// leaf: called with Backend.mu held, given what it needs with each call).
-// Graphs with capture and NCCL are still in the core, under Backend.mu,
-// until each moves to a room.
+// leaf: called with Backend.mu held, given what it needs with each call),
+// graphs with stream capture fake/internal/graphs (graphs.Core; a leaf,
+// whose entry points are its own methods, promoted through the field of
+// the backend that embeds it). NCCL is still in the core, under
+// Backend.mu, until it moves to a room.
 //
 // The lock order is one rule: locks are taken down a ladder, never up it.
 //
@@ -227,6 +229,9 @@
 //     it calls no room of rung 1 (Leaks and a process's Exit ask the rooms
 //     first).
 //  3. The locks of the parts the core calls while it may hold Backend.mu
-//     (the memory pools, the race detector, an event's export lock):
-//     leaves, while one of which is held no other lock is taken.
+//     (the memory pools, the race detector, the graph room, an event's
+//     export lock): leaves, while one of which is held no other lock is
+//     taken. The graph room calls its interface to the core (graphs.Core)
+//     holding no lock of its own; the core calls the room's capture hooks
+//     from its enqueue path with Backend.mu held.
 package fake
