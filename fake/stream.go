@@ -202,7 +202,7 @@ func (b *fakeBackend) StreamSynchronize(h uintptr) error {
 	}
 	if s.kind == nullStream {
 		// Synchronizing the legacy stream is one of the calls a capture
-		// prohibits (see captureUnsafe): on the H200, memory.CopyToDevice
+		// prohibits (see graphs.Room.CaptureUnsafe): on the H200, memory.CopyToDevice
 		// (cuMemcpyHtoD, then this) fails inside a global capture of a
 		// non-blocking stream, where cuMemcpyHtoD alone succeeds.
 		if err := b.graphRoom.CaptureUnsafe(core.ThreadID()); err != nil {

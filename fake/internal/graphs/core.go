@@ -4,12 +4,12 @@ import (
 	"github.com/nocgo/cuda/driver/backend"
 )
 
-// Core is what the room needs of the fake's core. Each method takes the
-// core's lock itself, and the room calls none of them holding its own (the
-// room's lock is a leaf of the fake's lock rule: the core calls the room
-// with its own lock held). The functions the room passes to WithStream,
-// Launch and Upload are called with the core's lock held, and take the
-// room's lock only.
+// Core is what the room needs of the fake's core. Each method but
+// NewHandle (which takes no lock) takes the core's lock itself, and the
+// room calls none of them holding its own: the room's lock is a leaf of
+// the fake's lock rule, as the core calls the room with its own lock held.
+// The functions the room passes to WithStream, Launch and Upload are
+// called with the core's lock held, and take the room's lock only.
 type Core interface {
 	// Enter is the prologue of an entry point: the symbol exists in the
 	// configured driver version, FailNth, cuInit called, no sticky fault.
