@@ -91,7 +91,8 @@ func (b *fakeBackend) enqueue(h uintptr, it *item, validate func(s *stream) erro
 		b.mu.Unlock()
 		return err
 	}
-	if captured, err := b.graphRoom.CaptureRecord(&s.capture, loadedOnly(it.fn, it.run), it.host); captured {
+	if b.graphRoom.Capturing(&s.capture) { // it stays so while Backend.mu is held
+		_, err := b.graphRoom.CaptureRecord(&s.capture, loadedOnly(it.fn, it.run), it.host)
 		b.mu.Unlock()
 		return err
 	}

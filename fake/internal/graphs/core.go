@@ -72,7 +72,11 @@ type Stream struct {
 }
 
 // Slot is what the core keeps of a stream for the room: a field of the
-// core's stream, whose contents the room owns under its own lock.
+// core's stream, whose contents the room owns under its own lock. Whether
+// the stream captures changes only in the functions the room passes to
+// Core.WithStream and in the hooks the core calls holding its lock
+// (CaptureWait, CaptureStreamGone), so it stays as Capturing said while
+// the core holds its lock.
 type Slot struct {
 	c    *capture
 	info Stream
