@@ -22,6 +22,14 @@ import (
 // graphRoom is the room's type under the name of its field in fakeBackend.
 type graphRoom = graphs.Room
 
+// The room's entry points are the backend's, promoted (graph_test.go
+// checks that the core defines none of them).
+var (
+	_ backend.Graphs      = (*fakeBackend)(nil)
+	_ backend.GraphNodes  = (*fakeBackend)(nil)
+	_ backend.UserObjects = (*fakeBackend)(nil)
+)
+
 // slot returns s as the graph room sees it.
 func (s *stream) slot() graphs.Stream {
 	return graphs.Stream{Slot: &s.capture, Ctx: s.ctx.h, Null: s.kind == nullStream,
