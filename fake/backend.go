@@ -11,6 +11,7 @@ import (
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/fake/internal/graphs"
+	"github.com/nocgo/cuda/fake/internal/nccl"
 	"github.com/nocgo/cuda/fake/internal/nvrtc"
 	"github.com/nocgo/cuda/fake/internal/pools"
 	"github.com/nocgo/cuda/fake/internal/race"
@@ -59,7 +60,7 @@ type fakeBackend struct {
 	exec execLock // runs queued work one item at a time, host callbacks aside
 
 	interp interpState    // the PTX interpreter's load and fault records (interp.go)
-	nccl   ncclState      // the in-process NCCL (nccl.go), guarded by mu
+	nccl   *nccl.Room     // the in-process NCCL, a room of its own (nccl.go)
 	race   *race.Detector // the race detector (race.go, fake/internal/race), nil when off
 	vmm    *vmm.Room      // virtual memory management, a room of its own (vmm.go)
 
@@ -123,6 +124,7 @@ func newBackend(opts ...Option) *fakeBackend {
 	b.compiler = nvrtc.New(nvrtcCore{b}, b.cfg.compiler)
 	b.vmm = vmm.New(vmmCore{b}, poison)
 	b.graphRoom = graphs.New(graphsCore{b})
+	b.nccl = nccl.New(ncclCore{b})
 	for op, rules := range b.cfg.faults {
 		b.faults[op] = &faultCounter{rules: rules}
 	}
