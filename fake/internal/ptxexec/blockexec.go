@@ -95,10 +95,14 @@ func (m *machine) runBlock() error {
 	hoisted := m.bp.hoisted
 	nw := len(m.warps)
 	var live blockMask
-	var soas [maxWarps][]uint64 // each warp's registers
-	var tss [maxWarps][]thread  // and threads
+	if len(m.soas) != nw {
+		m.soas, m.tss = make([][]uint64, nw), make([][]thread, nw)
+		for w := range nw {
+			m.tss[w], m.soas[w] = m.warpThreads(w), m.warps[w].soa
+		}
+	}
+	soas, tss := m.soas, m.tss // each warp's registers and threads
 	for w := range nw {
-		tss[w], soas[w] = m.warpThreads(w), m.warps[w].soa
 		live[w] = uint32(uint64(1)<<len(tss[w]) - 1)
 		m.warps[w].fresh = false
 	}
@@ -275,7 +279,7 @@ func (m *machine) runBlock() error {
 				}
 			}
 		default:
-			if full && runFullWarps(soas[:nw], in) {
+			if full && runFullWarps(soas, in) {
 				continue
 			}
 			for w := range nw {

@@ -27,6 +27,9 @@ type blockProgram struct {
 	// barrier is the one barrier number the code's bar.sync instructions
 	// use (all of them without a thread count).
 	barrier uint64
+	// shared: the code may access shared memory (a shared or generic
+	// load, store or atomic).
+	shared bool
 	// uniform marks the block-uniform instructions: pure, unguarded,
 	// outside code that only some threads may run (divergent), their
 	// sources the same in every thread of a block (constants,
@@ -82,6 +85,12 @@ func translate(f *function) *blockProgram {
 				return nil
 			}
 			bp.barrier = id
+		}
+		switch in.op {
+		case opLdShared, opStShared, opLdGeneric, opStGeneric:
+			bp.shared = true
+		case opAtom:
+			bp.shared = bp.shared || in.k2 != spGlobal
 		}
 		for _, s := range written(in) {
 			if s >= 0 && int(s) < len(writes) {

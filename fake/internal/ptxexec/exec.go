@@ -196,6 +196,8 @@ type machine struct {
 	hoisted    bool
 	pend, wait []blockGroup
 	ur         []uint64 // the block's uniform values, by slot (blockexec.go)
+	soas       [][]uint64
+	tss        [][]thread // each warp's registers and threads, for runBlock
 }
 
 // Run executes the kernel over the launch's grid, blocks one after
@@ -378,7 +380,9 @@ func (m *machine) startBlock() {
 			m.initThread(&ts[i], lo+i)
 		}
 	}
-	clear(m.shared)
+	if m.bp == nil || m.bp.shared {
+		clear(m.shared) // (a block program that never reads shared memory needs no zeros)
+	}
 	m.phase++
 	m.blockPhase = m.phase
 	m.barriers = [numBarriers]barrierState{}
