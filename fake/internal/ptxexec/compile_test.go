@@ -194,3 +194,14 @@ func TestBlockProgramUniformFallback(t *testing.T) {
 		}
 	}
 }
+
+// TestValueOps checks that valueOps lists exactly the opcodes machine.value
+// computes: lanesPure runs those lane by lane, slow the others.
+func TestValueOps(t *testing.T) {
+	m := &machine{}
+	for op := 0; op < 256; op++ {
+		in := &inst{op: uint8(op), kind: kU, bits: 32, b2: 32, k2: kU, mask: 0xffffffff, vec: 1}
+		_, ok := m.value(in, 1, 2, 3)
+		assert.Equal(t, ok, valueOps[op], "opcode %d", op)
+	}
+}
