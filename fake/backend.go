@@ -28,7 +28,11 @@ type fakeBackend struct {
 	version int
 	faults  map[string]*faultCounter // read-only after NewBackend
 
-	compiler  *nvrtc.Room  // run-time compilation: the compiler and its programs (nvrtc.go)
+	// The rooms whose types are entry points of their own: their methods
+	// are the backend's (promoted), with no forwarder in the core.
+	*compileRoom // run-time compilation (backend.NVRTCProvider, backend.NVRTCIdentifier: nvrtc.go)
+	*vmmRoom     // virtual memory management (backend.VirtualMemory: vmm.go)
+
 	libraries libraryState // cuLibrary's libraries and kernels (module_library.go)
 	libs      mathLibs     // the fake cuBLAS, cuRAND and cuFFT, made on first use (curand.go)
 	nvml      nvmlState    // the fake NVML, made on first use (nvml.go)
@@ -59,7 +63,6 @@ type fakeBackend struct {
 	interp interpState    // the PTX interpreter's load and fault records (interp.go)
 	nccl   ncclState      // the in-process NCCL (nccl.go), guarded by mu
 	race   *race.Detector // the race detector (race.go, fake/internal/race), nil when off
-	vmm    *vmm.Room      // virtual memory management, a room of its own (vmm.go)
 
 	vmmCtxs map[*device]*context // the context-less owner of mappings, per device (vmm.go); guarded by mu
 }
@@ -118,8 +121,8 @@ func newBackend(opts ...Option) *fakeBackend {
 	}
 	b.version = b.cfg.version
 	b.race = newRaceDetector(b, &b.cfg)
-	b.compiler = nvrtc.New(nvrtcCore{b}, b.cfg.compiler)
-	b.vmm = vmm.New(vmmCore{b}, poison)
+	b.compileRoom = nvrtc.New(nvrtcCore{b}, b.cfg.compiler)
+	b.vmmRoom = vmm.New(vmmCore{b}, poison)
 	for op, rules := range b.cfg.faults {
 		b.faults[op] = &faultCounter{rules: rules}
 	}
