@@ -10,6 +10,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/fake/internal/link"
 	"github.com/nocgo/cuda/fake/internal/nvrtc"
 	"github.com/nocgo/cuda/fake/internal/pools"
 	"github.com/nocgo/cuda/fake/internal/race"
@@ -32,6 +33,7 @@ type fakeBackend struct {
 	// are the backend's (promoted), with no forwarder in the core.
 	*compileRoom // run-time compilation (backend.NVRTCProvider, backend.NVRTCIdentifier: nvrtc.go)
 	*vmmRoom     // virtual memory management (backend.VirtualMemory: vmm.go)
+	*linkRoom    // the linker and the JIT's logs (backend.Linker, backend.ModuleJIT: link.go)
 
 	libraries libraryState // cuLibrary's libraries and kernels (module_library.go)
 	libs      mathLibs     // the fake cuBLAS, cuRAND and cuFFT, made on first use (curand.go)
@@ -123,6 +125,7 @@ func newBackend(opts ...Option) *fakeBackend {
 	b.race = newRaceDetector(b, &b.cfg)
 	b.compileRoom = nvrtc.New(nvrtcCore{b}, b.cfg.compiler)
 	b.vmmRoom = vmm.New(vmmCore{b}, poison)
+	b.linkRoom = link.New(linkCore{b})
 	for op, rules := range b.cfg.faults {
 		b.faults[op] = &faultCounter{rules: rules}
 	}
