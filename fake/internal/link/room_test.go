@@ -49,7 +49,6 @@ func (c *core) Kernels(h uintptr) []string {
 	return []string{"a", "b"}
 }
 
-
 func entry(name string) []byte {
 	return []byte(".version 7.8\n.target sm_90\n.address_size 64\n.visible .entry " + name + "()\n{\n\tret;\n}\n")
 }
