@@ -33,11 +33,10 @@ type fakeBackend struct {
 	// are the backend's (promoted), with no forwarder in the core.
 	*compileRoom // run-time compilation (backend.NVRTCProvider, backend.NVRTCIdentifier: nvrtc.go)
 	*vmmRoom     // virtual memory management (backend.VirtualMemory: vmm.go)
-	*linkRoom    // the linker and the JIT's logs (backend.Linker, backend.ModuleJIT: link.go)
+	*linkRoom    // the linker, the JIT's logs, cuLibrary (backend.Linker, ModuleJIT, Libraries: link.go)
 
-	libraries libraryState // cuLibrary's libraries and kernels (module_library.go)
-	libs      mathLibs     // the fake cuBLAS, cuRAND and cuFFT, made on first use (curand.go)
-	nvml      nvmlState    // the fake NVML, made on first use (nvml.go)
+	libs mathLibs  // the fake cuBLAS, cuRAND and cuFFT, made on first use (curand.go)
+	nvml nvmlState // the fake NVML, made on first use (nvml.go)
 
 	inited atomic.Bool           // cuInit was called
 	poison atomic.Pointer[error] // the sticky fault that poisoned the process, if any (see poison.go)

@@ -209,8 +209,8 @@
 // reaching the core only through a narrow interface of its own, which a
 // small adapter here implements (docs/ARCHITECTURE.md draws them):
 // run-time compilation is fake/internal/nvrtc (nvrtc.Core), virtual memory
-// fake/internal/vmm (vmm.Core), the linker and the JIT's logs
-// fake/internal/link (link.Core), the memory pools fake/internal/pools (a
+// fake/internal/vmm (vmm.Core), libraries (cuLibrary), the linker and the
+// JIT's logs fake/internal/link (link.Core), the memory pools fake/internal/pools (a
 // leaf: called with Backend.mu held, given what it needs with each call).
 // A room whose type implements its part of the driver seam is embedded in
 // the backend, its methods the entry points.
