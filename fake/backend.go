@@ -10,6 +10,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/fake/internal/ipc"
 	"github.com/nocgo/cuda/fake/internal/link"
 	"github.com/nocgo/cuda/fake/internal/nvrtc"
 	"github.com/nocgo/cuda/fake/internal/pools"
@@ -34,6 +35,7 @@ type fakeBackend struct {
 	*compileRoom // run-time compilation (backend.NVRTCProvider, backend.NVRTCIdentifier: nvrtc.go)
 	*vmmRoom     // virtual memory management (backend.VirtualMemory: vmm.go)
 	*linkRoom    // the linker, the JIT's logs, cuLibrary (backend.Linker, ModuleJIT, Libraries: link.go)
+	*ipcRoom     // interprocess handles (the cuIpc entry points of backend.API: ipc.go)
 
 	libs mathLibs  // the fake cuBLAS, cuRAND and cuFFT, made on first use (curand.go)
 	nvml nvmlState // the fake NVML, made on first use (nvml.go)
@@ -125,6 +127,7 @@ func newBackend(opts ...Option) *fakeBackend {
 	b.compileRoom = nvrtc.New(nvrtcCore{b}, b.cfg.compiler)
 	b.vmmRoom = vmm.New(vmmCore{b}, poison)
 	b.linkRoom = link.New(linkCore{b})
+	b.ipcRoom = ipc.New(ipcCore{b})
 	for op, rules := range b.cfg.faults {
 		b.faults[op] = &faultCounter{rules: rules}
 	}

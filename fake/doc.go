@@ -210,10 +210,11 @@
 // small adapter here implements (docs/ARCHITECTURE.md draws them):
 // run-time compilation is fake/internal/nvrtc (nvrtc.Core), virtual memory
 // fake/internal/vmm (vmm.Core), libraries (cuLibrary), the linker and the
-// JIT's logs fake/internal/link (link.Core), the memory pools fake/internal/pools (a
-// leaf: called with Backend.mu held, given what it needs with each call).
-// A room whose type implements its part of the driver seam is embedded in
-// the backend, its methods the entry points.
+// JIT's logs fake/internal/link (link.Core), interprocess handles
+// fake/internal/ipc (ipc.Core; its registry a leaf), the memory pools
+// fake/internal/pools (a leaf: called with Backend.mu held, given what it
+// needs with each call). A room whose type implements its part of the
+// driver seam is embedded in the backend, its methods the entry points.
 // Graphs with capture and NCCL are still in the core, under Backend.mu,
 // until each moves to a room.
 //
@@ -230,6 +231,7 @@
 //     it calls no room of rung 1 (Leaks and a process's Exit ask the rooms
 //     first).
 //  3. The locks of the parts the core calls while it may hold Backend.mu
-//     (the memory pools, the race detector, an event's export lock):
-//     leaves, while one of which is held no other lock is taken.
+//     (the memory pools, the race detector, the IPC registry, an event's
+//     export lock): leaves, while one of which is held no other lock is
+//     taken.
 package fake
