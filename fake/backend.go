@@ -36,6 +36,7 @@ type fakeBackend struct {
 	*vmmRoom     // virtual memory management (backend.VirtualMemory: vmm.go)
 	*linkRoom    // the linker, the JIT's logs, cuLibrary (backend.Linker, ModuleJIT, Libraries: link.go)
 	*ipcRoom     // interprocess handles (the cuIpc entry points of backend.API: ipc.go)
+	*poolCalls   // the memory pools' entry points (backend.MemPools but the allocation: pools.go)
 
 	libs mathLibs  // the fake cuBLAS, cuRAND and cuFFT, made on first use (curand.go)
 	nvml nvmlState // the fake NVML, made on first use (nvml.go)
@@ -135,6 +136,7 @@ func newBackend(opts ...Option) *fakeBackend {
 		b.devs = append(b.devs, newDevice(i, spec))
 	}
 	b.pools = pools.New(len(b.devs))
+	b.poolCalls = pools.NewEntryPoints(b.pools, poolsCore{b})
 	for _, k := range b.cfg.kernels {
 		b.kernels[k.name] = newKernel(k.name, k.body)
 	}

@@ -139,7 +139,7 @@ func TestEntryPointsMatchSources(t *testing.T) {
 	require.NoError(t, err)
 	// The rooms whose methods are driver entry points (the math libraries'
 	// and NVML's are their libraries' own, counted apart).
-	for _, room := range []string{"nvrtc", "vmm", "link", "ipc"} {
+	for _, room := range []string{"nvrtc", "vmm", "link", "ipc", "pools"} {
 		in, err := filepath.Glob("internal/" + room + "/*.go")
 		require.NoError(t, err)
 		require.NotEmpty(t, in, "room %s", room)
