@@ -264,7 +264,12 @@ func TestRoomsConcurrently(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	assert.Len(t, hazards, rounds, "one hazard per round of the unordered writes, and no other")
+	// At most one hazard per round of the unordered writes, and no other:
+	// a round whose two memsets another goroutine's synchronize falls
+	// between (the host is one party: a cuMemFree, the wait for queued work
+	// before a cuMemUnmap) is ordered, and rightly not reported.
+	assert.NotEmpty(t, hazards, "the unordered writes")
+	assert.LessOrEqual(t, len(hazards), rounds, "one hazard per round at most")
 	for _, h := range hazards {
 		assert.Equal(t, []string{"memset", "memset"}, []string{h.Current.Op, h.Previous.Op})
 	}
