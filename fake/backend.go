@@ -12,6 +12,7 @@ import (
 	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/fake/internal/ipc"
 	"github.com/nocgo/cuda/fake/internal/link"
+	"github.com/nocgo/cuda/fake/internal/nccl"
 	"github.com/nocgo/cuda/fake/internal/nvrtc"
 	"github.com/nocgo/cuda/fake/internal/pools"
 	"github.com/nocgo/cuda/fake/internal/race"
@@ -65,7 +66,7 @@ type fakeBackend struct {
 
 	graphs graphState     // CUDA graphs and stream captures (graph*.go); guarded by mu
 	interp interpState    // the PTX interpreter's load and fault records (interp.go)
-	nccl   ncclState      // the in-process NCCL (nccl.go), guarded by mu
+	nccl   *nccl.Room     // the in-process NCCL, a room of its own (nccl.go)
 	race   *race.Detector // the race detector (race.go, fake/internal/race), nil when off
 
 	vmmCtxs map[*device]*context // the context-less owner of mappings, per device (vmm.go); guarded by mu
@@ -129,6 +130,7 @@ func newBackend(opts ...Option) *fakeBackend {
 	b.vmmRoom = vmm.New(vmmCore{b}, poison)
 	b.linkRoom = link.New(linkCore{b})
 	b.ipcRoom = ipc.New(ipcCore{b})
+	b.nccl = nccl.New(ncclCore{b})
 	for op, rules := range b.cfg.faults {
 		b.faults[op] = &faultCounter{rules: rules}
 	}

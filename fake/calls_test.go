@@ -137,9 +137,9 @@ func TestEntryPointsAreKnown(t *testing.T) {
 func TestEntryPointsMatchSources(t *testing.T) {
 	files, err := filepath.Glob("*.go")
 	require.NoError(t, err)
-	// The rooms whose methods are driver entry points (the math libraries'
-	// and NVML's are their libraries' own, counted apart).
-	for _, room := range []string{"nvrtc", "vmm", "link", "ipc", "pools"} {
+	// The rooms whose methods are entry points, embedded in the backend or
+	// handed out by it (the math libraries' and NVML's are counted apart).
+	for _, room := range []string{"nvrtc", "vmm", "link", "ipc", "pools", "nccl"} {
 		in, err := filepath.Glob("internal/" + room + "/*.go")
 		require.NoError(t, err)
 		require.NotEmpty(t, in, "room %s", room)
