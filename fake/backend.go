@@ -14,6 +14,7 @@ import (
 	"github.com/nocgo/cuda/fake/internal/link"
 	"github.com/nocgo/cuda/fake/internal/nccl"
 	"github.com/nocgo/cuda/fake/internal/nvrtc"
+	"github.com/nocgo/cuda/fake/internal/pitched"
 	"github.com/nocgo/cuda/fake/internal/pools"
 	"github.com/nocgo/cuda/fake/internal/race"
 	"github.com/nocgo/cuda/fake/internal/vmm"
@@ -38,6 +39,7 @@ type fakeBackend struct {
 	*linkRoom    // the linker, the JIT's logs, cuLibrary (backend.Linker, ModuleJIT, Libraries: link.go)
 	*ipcRoom     // interprocess handles (the cuIpc entry points of backend.API: ipc.go)
 	*poolCalls   // the memory pools' entry points (backend.MemPools but the allocation: pools.go)
+	*pitchedRoom // pitched memory, 2D and 3D copies (backend.Pitched, backend.Copies3D: pitched.go)
 
 	libs mathLibs  // the fake cuBLAS, cuRAND and cuFFT, made on first use (curand.go)
 	nvml nvmlState // the fake NVML, made on first use (nvml.go)
@@ -130,6 +132,7 @@ func newBackend(opts ...Option) *fakeBackend {
 	b.vmmRoom = vmm.New(vmmCore{b}, poison)
 	b.linkRoom = link.New(linkCore{b})
 	b.ipcRoom = ipc.New(ipcCore{b})
+	b.pitchedRoom = pitched.New(pitchedCore{b})
 	b.nccl = nccl.New(ncclCore{b})
 	for op, rules := range b.cfg.faults {
 		b.faults[op] = &faultCounter{rules: rules}

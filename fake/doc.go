@@ -211,7 +211,8 @@
 // run-time compilation is fake/internal/nvrtc (nvrtc.Core), virtual memory
 // fake/internal/vmm (vmm.Core), libraries (cuLibrary), the linker and the
 // JIT's logs fake/internal/link (link.Core), interprocess handles
-// fake/internal/ipc (ipc.Core; its registry a leaf), NCCL
+// fake/internal/ipc (ipc.Core; its registry a leaf), pitched memory and
+// 2D and 3D copies fake/internal/pitched (pitched.Core), NCCL
 // fake/internal/nccl (nccl.Core, whose items run on the core's streams
 // through nccl.Exec), the memory pools fake/internal/pools (a leaf: called
 // with Backend.mu held, given what it needs with each call). A room whose
