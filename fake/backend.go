@@ -10,6 +10,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/fake/internal/graphs"
 	"github.com/nocgo/cuda/fake/internal/ipc"
 	"github.com/nocgo/cuda/fake/internal/link"
 	"github.com/nocgo/cuda/fake/internal/nccl"
@@ -34,6 +35,7 @@ type fakeBackend struct {
 
 	// The rooms whose types are entry points of their own: their methods
 	// are the backend's (promoted), with no forwarder in the core.
+	*graphRoom   // CUDA graphs and stream capture (backend.Graphs: graph.go)
 	*compileRoom // run-time compilation (backend.NVRTCProvider, backend.NVRTCIdentifier: nvrtc.go)
 	*vmmRoom     // virtual memory management (backend.VirtualMemory: vmm.go)
 	*linkRoom    // the linker, the JIT's logs, cuLibrary (backend.Linker, ModuleJIT, Libraries: link.go)
@@ -66,7 +68,6 @@ type fakeBackend struct {
 
 	exec execLock // runs queued work one item at a time, host callbacks aside
 
-	graphs graphState     // CUDA graphs and stream captures (graph*.go); guarded by mu
 	interp interpState    // the PTX interpreter's load and fault records (interp.go)
 	nccl   *nccl.Room     // the in-process NCCL, a room of its own (nccl.go)
 	race   *race.Detector // the race detector (race.go, fake/internal/race), nil when off
@@ -133,6 +134,7 @@ func newBackend(opts ...Option) *fakeBackend {
 	b.linkRoom = link.New(linkCore{b})
 	b.ipcRoom = ipc.New(ipcCore{b})
 	b.pitchedRoom = pitched.New(pitchedCore{b})
+	b.graphRoom = graphs.New(graphsCore{b})
 	b.nccl = nccl.New(ncclCore{b})
 	for op, rules := range b.cfg.faults {
 		b.faults[op] = &faultCounter{rules: rules}

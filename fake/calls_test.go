@@ -139,7 +139,7 @@ func TestEntryPointsMatchSources(t *testing.T) {
 	require.NoError(t, err)
 	// The rooms whose methods are entry points, embedded in the backend or
 	// handed out by it (the math libraries' and NVML's are counted apart).
-	for _, room := range []string{"nvrtc", "vmm", "link", "ipc", "pools", "nccl", "pitched"} {
+	for _, room := range []string{"nvrtc", "vmm", "link", "ipc", "pools", "nccl", "pitched", "graphs"} {
 		in, err := filepath.Glob("internal/" + room + "/*.go")
 		require.NoError(t, err)
 		require.NotEmpty(t, in, "room %s", room)

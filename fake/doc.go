@@ -215,10 +215,10 @@
 // 2D and 3D copies fake/internal/pitched (pitched.Core), NCCL
 // fake/internal/nccl (nccl.Core, whose items run on the core's streams
 // through nccl.Exec), the memory pools fake/internal/pools (a leaf: called
-// with Backend.mu held, given what it needs with each call). A room whose
+// with Backend.mu held, given what it needs with each call), graphs with
+// stream capture fake/internal/graphs (graphs.Core; a leaf). A room whose
 // type implements its part of the driver seam is embedded in the backend,
-// its methods the entry points. Graphs with capture are still in the core,
-// under Backend.mu, until they move to a room.
+// its methods the entry points.
 //
 // The lock order is one rule: locks are taken down a ladder, never up it.
 //
@@ -235,7 +235,9 @@
 //     it calls no room of rung 1 (Leaks and a process's Exit ask the rooms
 //     first).
 //  3. The locks of the parts the core calls while it may hold Backend.mu
-//     (the memory pools, the race detector, the IPC registry, an event's
-//     export lock): leaves, while one of which is held no other lock is
-//     taken.
+//     (the memory pools, the race detector, the IPC registry, the graph
+//     room, an event's export lock): leaves, while one of which is held no
+//     other lock is taken. The graph room calls its interface to the core
+//     (graphs.Core) holding no lock of its own; the core calls the room's
+//     capture hooks from its enqueue path with Backend.mu held.
 package fake
