@@ -11,8 +11,11 @@ import (
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/fake/internal/graphs"
+	"github.com/nocgo/cuda/fake/internal/ipc"
+	"github.com/nocgo/cuda/fake/internal/link"
 	"github.com/nocgo/cuda/fake/internal/nccl"
 	"github.com/nocgo/cuda/fake/internal/nvrtc"
+	"github.com/nocgo/cuda/fake/internal/pitched"
 	"github.com/nocgo/cuda/fake/internal/pools"
 	"github.com/nocgo/cuda/fake/internal/race"
 	"github.com/nocgo/cuda/fake/internal/vmm"
@@ -30,12 +33,18 @@ type fakeBackend struct {
 	version int
 	faults  map[string]*faultCounter // read-only after NewBackend
 
-	*graphRoom // CUDA graphs and stream capture, a room of their own whose methods are the graph entry points (graph.go)
+	// The rooms whose types are entry points of their own: their methods
+	// are the backend's (promoted), with no forwarder in the core.
+	*graphRoom   // CUDA graphs and stream capture (backend.Graphs: graph.go)
+	*compileRoom // run-time compilation (backend.NVRTCProvider, backend.NVRTCIdentifier: nvrtc.go)
+	*vmmRoom     // virtual memory management (backend.VirtualMemory: vmm.go)
+	*linkRoom    // the linker, the JIT's logs, cuLibrary (backend.Linker, ModuleJIT, Libraries: link.go)
+	*ipcRoom     // interprocess handles (the cuIpc entry points of backend.API: ipc.go)
+	*poolCalls   // the memory pools' entry points (backend.MemPools but the allocation: pools.go)
+	*pitchedRoom // pitched memory, 2D and 3D copies (backend.Pitched, backend.Copies3D: pitched.go)
 
-	compiler  *nvrtc.Room  // run-time compilation: the compiler and its programs (nvrtc.go)
-	libraries libraryState // cuLibrary's libraries and kernels (module_library.go)
-	libs      mathLibs     // the fake cuBLAS, cuRAND and cuFFT, made on first use (curand.go)
-	nvml      nvmlState    // the fake NVML, made on first use (nvml.go)
+	libs mathLibs  // the fake cuBLAS, cuRAND and cuFFT, made on first use (curand.go)
+	nvml nvmlState // the fake NVML, made on first use (nvml.go)
 
 	inited atomic.Bool           // cuInit was called
 	poison atomic.Pointer[error] // the sticky fault that poisoned the process, if any (see poison.go)
@@ -62,7 +71,6 @@ type fakeBackend struct {
 	interp interpState    // the PTX interpreter's load and fault records (interp.go)
 	nccl   *nccl.Room     // the in-process NCCL, a room of its own (nccl.go)
 	race   *race.Detector // the race detector (race.go, fake/internal/race), nil when off
-	vmm    *vmm.Room      // virtual memory management, a room of its own (vmm.go)
 
 	vmmCtxs map[*device]*context // the context-less owner of mappings, per device (vmm.go); guarded by mu
 }
@@ -121,8 +129,11 @@ func newBackend(opts ...Option) *fakeBackend {
 	}
 	b.version = b.cfg.version
 	b.race = newRaceDetector(b, &b.cfg)
-	b.compiler = nvrtc.New(nvrtcCore{b}, b.cfg.compiler)
-	b.vmm = vmm.New(vmmCore{b}, poison)
+	b.compileRoom = nvrtc.New(nvrtcCore{b}, b.cfg.compiler)
+	b.vmmRoom = vmm.New(vmmCore{b}, poison)
+	b.linkRoom = link.New(linkCore{b})
+	b.ipcRoom = ipc.New(ipcCore{b})
+	b.pitchedRoom = pitched.New(pitchedCore{b})
 	b.graphRoom = graphs.New(graphsCore{b})
 	b.nccl = nccl.New(ncclCore{b})
 	for op, rules := range b.cfg.faults {
@@ -132,6 +143,7 @@ func newBackend(opts ...Option) *fakeBackend {
 		b.devs = append(b.devs, newDevice(i, spec))
 	}
 	b.pools = pools.New(len(b.devs))
+	b.poolCalls = pools.NewEntryPoints(b.pools, poolsCore{b})
 	for _, k := range b.cfg.kernels {
 		b.kernels[k.name] = newKernel(k.name, k.body)
 	}

@@ -2,6 +2,7 @@ package fake
 
 import (
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/internal/abi"
 	"github.com/nocgo/cuda/internal/core"
 )
@@ -477,3 +478,29 @@ func (b *fakeBackend) CtxEnablePeerAccess(peer uintptr, flags uint32) error {
 	c.peers[p] = true
 	return nil
 }
+
+// CtxDisablePeerAccess is cuCtxDisablePeerAccess: ErrPeerAccessNotEnabled
+// when the current context has no access to peer.
+func (b *fakeBackend) CtxDisablePeerAccess(peer uintptr) error {
+	if err := b.enter(abi.CuCtxDisablePeerAccess); err != nil {
+		return err
+	}
+	tid := core.ThreadID()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	c, err := b.currentLocked(tid)
+	if err != nil {
+		return err
+	}
+	p, err := b.liveCtxLocked(peer)
+	if err != nil {
+		return err
+	}
+	if !c.peers[p] {
+		return driver.ErrPeerAccessNotEnabled
+	}
+	delete(c.peers, p)
+	return nil
+}
+
+var _ backend.PeerAccessDisabler = (*fakeBackend)(nil)

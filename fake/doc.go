@@ -209,12 +209,16 @@
 // reaching the core only through a narrow interface of its own, which a
 // small adapter here implements (docs/ARCHITECTURE.md draws them):
 // run-time compilation is fake/internal/nvrtc (nvrtc.Core), virtual memory
-// fake/internal/vmm (vmm.Core), NCCL fake/internal/nccl (nccl.Core, whose
-// items run on the core's streams through nccl.Exec), the memory pools
-// fake/internal/pools (a leaf: called with Backend.mu held, given what it
-// needs with each call), graphs with stream capture fake/internal/graphs
-// (graphs.Core; a leaf, whose entry points are its own methods, promoted
-// through the field of the backend that embeds it).
+// fake/internal/vmm (vmm.Core), libraries (cuLibrary), the linker and the
+// JIT's logs fake/internal/link (link.Core), interprocess handles
+// fake/internal/ipc (ipc.Core; its registry a leaf), pitched memory and
+// 2D and 3D copies fake/internal/pitched (pitched.Core), NCCL
+// fake/internal/nccl (nccl.Core, whose items run on the core's streams
+// through nccl.Exec), the memory pools fake/internal/pools (a leaf: called
+// with Backend.mu held, given what it needs with each call), graphs with
+// stream capture fake/internal/graphs (graphs.Core; a leaf). A room whose
+// type implements its part of the driver seam is embedded in the backend,
+// its methods the entry points.
 //
 // The lock order is one rule: locks are taken down a ladder, never up it.
 //
@@ -231,9 +235,9 @@
 //     it calls no room of rung 1 (Leaks and a process's Exit ask the rooms
 //     first).
 //  3. The locks of the parts the core calls while it may hold Backend.mu
-//     (the memory pools, the race detector, the graph room, an event's
-//     export lock): leaves, while one of which is held no other lock is
-//     taken. The graph room calls its interface to the core (graphs.Core)
-//     holding no lock of its own; the core calls the room's capture hooks
-//     from its enqueue path with Backend.mu held.
+//     (the memory pools, the race detector, the IPC registry, the graph
+//     room, an event's export lock): leaves, while one of which is held no
+//     other lock is taken. The graph room calls its interface to the core
+//     (graphs.Core) holding no lock of its own; the core calls the room's
+//     capture hooks from its enqueue path with Backend.mu held.
 package fake

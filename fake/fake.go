@@ -36,7 +36,7 @@ type Backend interface {
 	backend.NVMLProvider // nvml.go
 	backend.ProcessSpawner
 	backend.RaceDetector
-	backend.Libraries // cuLibrary (module_library.go)
+	backend.Libraries // cuLibrary (link.go)
 	backend.KernelCache
 
 	// Fake returns the backend's reports and kernels (see Fake).

@@ -26,8 +26,8 @@ type Leak = backend.Leak
 // mapping is listed until IPCCloseMemHandle. A test that closes everything
 // it made expects an empty list (cudatest.Fake checks it for a test).
 func (b *fakeBackend) Leaks() []Leak {
-	progs := b.compiler.Leaks() // the rooms', asked before the core's lock
-	ranges, mappings, handles := b.vmm.Leaks()
+	progs := b.compileRoom.Leaks() // the rooms', asked before the core's lock
+	ranges, mappings, handles := b.vmmRoom.Leaks()
 	poolLeaks := b.pools.Leaks()
 	graphLeaks, execLeaks := b.graphRoom.GraphLeaks()
 	b.mu.RLock()

@@ -2,125 +2,165 @@ package fake
 
 import (
 	"bytes"
-	"fmt"
-	"regexp"
-	"strings"
+	"slices"
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
-	"github.com/nocgo/cuda/internal/abi"
-	"github.com/nocgo/cuda/internal/cstr"
+	"github.com/nocgo/cuda/fake/internal/link"
+	"github.com/nocgo/cuda/fake/internal/ptxexec"
+	"github.com/nocgo/cuda/internal/core"
+	"github.com/nocgo/cuda/internal/ptx"
 )
 
-// Link is the fake's linker (cuLinkCreate, cuLinkAddData per input,
-// cuLinkComplete, cuLinkDestroy: each counts, and FailNth can fail it).
-// The fake runs no machine code, so it links PTX only, and only what needs
-// no symbol resolution: it combines PTX inputs that each stand alone (no
-// .extern declarations) into one PTX module holding every input's kernels,
-// functions and variables, which ModuleLoadData then checks as usual. It
-// refuses, with the reason in the error log:
-//
-//   - no inputs, an unknown input type, empty data or a name with a NUL
-//     byte: ErrInvalidValue, as the real backend does before any call;
-//   - CUBIN, fatbin, object, library and LTO-IR inputs: ErrNotSupported;
-//   - PTX with .extern references to other inputs: ErrNotSupported (the
-//     fake does not resolve symbols across inputs);
-//   - two inputs defining the same kernel, function or variable:
-//     ErrInvalidImage.
-func (b *fakeBackend) Link(inputs []backend.LinkInput, verbose bool) ([]byte, backend.JITLog, error) {
-	var log backend.JITLog
-	if len(inputs) == 0 {
-		return nil, log, driver.ErrInvalidValue
-	}
-	for _, in := range inputs {
-		if !in.Type.Valid() || len(in.Data) == 0 {
-			return nil, log, driver.ErrInvalidValue
-		}
-		if _, err := cstr.Bytes(in.Name); err != nil {
-			return nil, log, driver.ErrInvalidValue
-		}
-	}
-	if err := b.enter(abi.CuLinkCreate); err != nil {
-		return nil, log, err
-	}
-	if _, err := b.current(); err != nil {
-		return nil, log, err
-	}
-	image, log, err := b.linkInputs(inputs, verbose)
-	if derr := b.enter(abi.CuLinkDestroy); derr != nil && err == nil {
-		return nil, log, derr
-	}
-	return image, log, err
+// The linker, the JIT's logs and context-independent libraries (cuLibrary)
+// are a room of their own (fake/internal/link): linkRoom, embedded in
+// fakeBackend, whose methods are backend.Linker's, backend.ModuleJIT's and
+// backend.Libraries' entry points (see link.Room for what each does). It
+// owns the libraries under its own lock; linkCore gives it what it asks of
+// the core: reading an image, and loading it as a module of the current
+// context (an instance of the library there).
+type linkRoom = link.Room
+
+// linkCore is the core as the link room sees it (link.Core).
+type linkCore struct{ b *fakeBackend }
+
+func (c linkCore) Enter(op string) error { return c.b.enter(op) }
+
+func (c linkCore) Current() error {
+	_, err := c.b.current()
+	return err
 }
 
-// linkInputs is the fake's cuLinkAddData and cuLinkComplete.
-func (b *fakeBackend) linkInputs(inputs []backend.LinkInput, verbose bool) ([]byte, backend.JITLog, error) {
-	var log backend.JITLog
-	refuse := func(err error, format string, args ...any) ([]byte, backend.JITLog, error) {
-		log.Error = "fake nvlink error: " + fmt.Sprintf(format, args...)
-		return nil, log, err
+func (c linkCore) ModuleLoadData(image []byte) (uintptr, error) { return c.b.ModuleLoadData(image) }
+
+func (c linkCore) LoadError() error { return c.b.loadError() }
+
+func (c linkCore) Kernels(h uintptr) []string {
+	b := c.b
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	m := b.modules[h]
+	if m == nil {
+		return nil
 	}
-	var out bytes.Buffer
-	defined := map[string]string{} // symbol -> input name
-	for i, in := range inputs {
-		if err := b.enter(abi.CuLinkAddData); err != nil {
-			return nil, log, err
+	names := make([]string, 0, len(m.funcs))
+	for name := range m.funcs {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// libraryImage is a cuLibrary's image as the core read it (link.Image):
+// what loadParsedLocked loads into each context, and what each kernel runs
+// (its attributes before any context).
+type libraryImage struct {
+	arch    int
+	cubin   bool
+	mod     *ptx.Module // the image's syntax tree, shared by its modules
+	entries []ptxEntry
+	kernels map[string]*kernel
+}
+
+func (c linkCore) ReadLibrary(image []byte) (link.Image, []string, error) {
+	b := c.b
+	if bytes.HasPrefix(image, fatbinMagic) {
+		if err := checkFatbin(image); err != nil {
+			return nil, nil, err
 		}
-		if in.Type != backend.JITInputPTX {
-			return refuse(driver.ErrNotSupported, "input %q: the fake links PTX only, not %s", in.Name, inputTypeName(in.Type))
+		if image = fatbinPTX(image); image == nil {
+			return nil, nil, driver.ErrNoBinaryForGPU
 		}
-		text := string(bytes.TrimRight(in.Data, "\x00"))
-		if m := externRE.FindStringSubmatch(text); m != nil {
-			return refuse(driver.ErrNotSupported, "input %q: .extern %s: the fake does not resolve symbols across inputs", in.Name, m[1])
-		}
-		for _, m := range definitionRE.FindAllStringSubmatch(text, -1) {
-			if other, ok := defined[m[1]]; ok {
-				return refuse(driver.ErrInvalidImage, "multiple definition of '%s' in %q, first defined in %q", m[1], in.Name, other)
+	}
+	arch, _, cubin, mod, entries, err := parseImage(bytes.Clone(image))
+	if err != nil {
+		return nil, nil, err
+	}
+	prog, progErr := ptxexec.Decode(mod)
+	img := &libraryImage{arch: arch, cubin: cubin, mod: mod, entries: entries, kernels: map[string]*kernel{}}
+	names := make([]string, len(entries))
+	b.mu.RLock()
+	for i, e := range entries {
+		k := b.kernelForEntryLocked(e.name)
+		if k == nil && progErr == nil {
+			if x := prog.Kernels[e.name]; x != nil {
+				k = ptxKernel(x)
 			}
-			defined[m[1]] = in.Name
 		}
-		if i > 0 {
-			text = headerRE.ReplaceAllString(text, "")
+		img.kernels[e.name], names[i] = k, e.name
+	}
+	b.mu.RUnlock()
+	for _, e := range entries {
+		k := img.kernels[e.name]
+		if k == nil && progErr != nil {
+			return nil, nil, b.noteLoadError(progErr)
 		}
-		out.WriteString(text)
-		out.WriteString("\n")
-		if verbose {
-			log.Info += fmt.Sprintf("fake nvlink info: added PTX input %q (%d bytes)\n", in.Name, len(in.Data))
+		if k == nil || k.err != nil || len(k.params) != len(e.sizes) {
+			return nil, nil, driver.ErrInvalidImage
 		}
 	}
-	if err := b.enter(abi.CuLinkComplete); err != nil {
-		return nil, log, err
-	}
-	log.Info = strings.TrimRight(log.Info, "\n")
-	return out.Bytes(), log, nil
+	return img, names, nil
 }
 
-var (
-	// externRE finds a PTX .extern declaration and its symbol.
-	externRE = regexp.MustCompile(`(?m)^\s*\.extern\s+(?:\.\w+\s+)*?(?:\([^)]*\)\s*)?([A-Za-z_$%][\w$]*)`)
-	// definitionRE finds what a PTX module defines: kernels, functions and
-	// module-scope variables, by name.
-	definitionRE = regexp.MustCompile(`(?m)^\s*(?:\.visible\s+|\.weak\s+)?(?:\.entry|\.func(?:\s*\([^)]*\))?|\.global(?:\s+(?:\.\w+|\d+))+|\.const(?:\s+(?:\.\w+|\d+))+)\s+([A-Za-z_$%][\w$]*)`)
-	// headerRE finds the module directives an input after the first must
-	// not repeat.
-	headerRE = regexp.MustCompile(`(?m)^\s*\.(?:version|target|address_size)\b[^\n]*$`)
-)
-
-// inputTypeName names a CUjitInputType for the log.
-func inputTypeName(t backend.JITInputType) string {
-	switch t {
-	case backend.JITInputCUBIN:
-		return "CUBIN"
-	case backend.JITInputFatbin:
-		return "fatbin"
-	case backend.JITInputObject:
-		return "object"
-	case backend.JITInputLibrary:
-		return "library"
-	case backend.JITInputLTOIR:
-		return "LTO-IR"
+func (c linkCore) Instance(img link.Image, loaded func(ctx uintptr) uintptr) (uintptr, uintptr, error) {
+	b, li := c.b, img.(*libraryImage)
+	tid := core.ThreadID()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	ctx, err := b.currentLocked(tid)
+	if err != nil {
+		return 0, 0, err
 	}
-	return "PTX"
+	if m := b.modules[loaded(ctx.h)]; m != nil && m.ctx == ctx {
+		return ctx.h, m.h, nil
+	}
+	m, err := b.loadParsedLocked(ctx, li.arch, li.cubin, li.mod, li.entries)
+	if err != nil {
+		return 0, 0, err
+	}
+	return ctx.h, m.h, nil
 }
 
-var _ backend.Linker = (*fakeBackend)(nil)
+func (c linkCore) Unload(mods map[uintptr]uintptr) {
+	b := c.b
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for ctx, mh := range mods {
+		if m := b.modules[mh]; m != nil && m.ctx.h == ctx {
+			b.unloadLocked(m)
+			delete(b.modules, mh)
+		}
+	}
+}
+
+func (c linkCore) Function(mod uintptr, name string) (uintptr, error) {
+	c.b.mu.RLock()
+	defer c.b.mu.RUnlock()
+	if m := c.b.modules[mod]; m != nil && m.funcs[name] != nil {
+		return m.funcs[name].h, nil
+	}
+	return 0, driver.ErrNotFound
+}
+
+func (c linkCore) Global(mod uintptr, name string) (uintptr, uintptr, error) {
+	c.b.mu.RLock()
+	defer c.b.mu.RUnlock()
+	if m := c.b.modules[mod]; m != nil {
+		if g, ok := m.globals[name]; ok {
+			return g.ptr, g.size, nil
+		}
+	}
+	return 0, 0, driver.ErrNotFound
+}
+
+func (linkCore) KernelAttribute(img link.Image, name string, attr backend.FunctionAttribute) (int, error) {
+	k := img.(*libraryImage).kernels[name]
+	return funcAttribute(&function{name: name, k: k, maxDyn: defaultMaxDynamicShared, carveout: -1}, attr)
+}
+
+func (c linkCore) CheckDevice(ordinal int) error {
+	_, err := c.b.dev(ordinal)
+	return err
+}
+
+func (linkCore) NewHandle() uintptr { return newHandle() }

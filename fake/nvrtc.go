@@ -11,8 +11,9 @@ import (
 
 // Run-time compilation is a room of its own (fake/internal/nvrtc): the
 // compiler's choice and its programs. The core gives it the kernels' Go
-// bodies, the FailNth rules, handles and call sites through nvrtcCore, and
-// forwards backend.NVRTCProvider and backend.NVRTCIdentifier to it.
+// bodies, the FailNth rules, handles and call sites through nvrtcCore; the
+// room's own methods are backend.NVRTCProvider and backend.NVRTCIdentifier
+// (compileRoom, embedded in fakeBackend).
 
 // NVRTC makes the backend compile with nv, NVIDIA's libnvrtc from
 // gpu.LoadNVRTC, instead of searching for libnvrtc itself. nil selects
@@ -35,18 +36,16 @@ func compilerNVRTC(nv backend.NVRTC) Option {
 // microseconds, and the result is the same on every machine.
 func PretendNVRTC() Option { return compilerNVRTC(nil) }
 
-// NVRTC returns the run-time compiler of this backend: NVIDIA's libnvrtc
-// when one is found or given (see the package doc, NVRTC and PretendNVRTC),
-// else the fake's pretend compiler.
-func (b *fakeBackend) NVRTC() (backend.NVRTC, error) { return b.compiler.Compiler(), nil }
-
-// NVRTCIdentity names the compiler NVRTC returns without choosing it (see
-// backend.NVRTCIdentifier), as the real backend does.
+// compileRoom is the run-time compilation room, embedded in fakeBackend:
+// its NVRTC is backend.NVRTCProvider's (NVIDIA's libnvrtc when one is found
+// or given, see the package doc, NVRTC and PretendNVRTC, else the fake's
+// pretend compiler), and its NVRTCIdentity backend.NVRTCIdentifier's,
+// naming that compiler without choosing it, as the real backend does.
 //
-// It is a method of the backend, not of the Backend interface: a wrapper
-// that embeds Backend and replaces NVRTC does not inherit it, and so is
-// never keyed as the fake's own compiler.
-func (b *fakeBackend) NVRTCIdentity() (string, bool) { return b.compiler.Identity() }
+// NVRTCIdentity is a method of the backend, not of the Backend interface: a
+// wrapper that embeds Backend and replaces NVRTC does not inherit it, and
+// so is never keyed as the fake's own compiler.
+type compileRoom = nvrtc.Room
 
 // CompilerOpens counts the calls that asked this backend for its run-time
 // compiler (backend.NVRTCProvider's NVRTC, which on the real backend opens
@@ -56,7 +55,7 @@ func (f *Fake) CompilerOpens() int64 {
 	if f == nil || f.b == nil {
 		return 0
 	}
-	return f.b.compiler.Opens()
+	return f.b.compileRoom.Opens()
 }
 
 // nvrtcCore is the core as the compile room sees it (nvrtc.Core).

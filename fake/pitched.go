@@ -1,156 +1,48 @@
 package fake
 
 import (
-	"github.com/nocgo/cuda/driver"
-	"github.com/nocgo/cuda/driver/backend"
+	"unsafe"
+
+	"github.com/nocgo/cuda/fake/internal/pitched"
 	"github.com/nocgo/cuda/fake/internal/race"
-	"github.com/nocgo/cuda/internal/abi"
 )
 
-// pitchAlign is the fake's row alignment of pitched allocations: 512
-// bytes, what cuMemAllocPitch gives on recent GPUs for widths up to it.
-const pitchAlign = 512
+// Pitched memory and the copies of rectangles and boxes are a room of
+// their own (fake/internal/pitched): pitchedRoom, embedded in fakeBackend,
+// whose methods are backend.Pitched's and backend.Copies3D's entry points.
+// It owns no state; pitchedCore runs its copies as the core runs its own
+// and gives it the memory table's spans.
+type pitchedRoom = pitched.Room
 
-// MemAllocPitch is cuMemAllocPitch in the current context: rows of
-// widthBytes rounded up to pitchAlign. elemSize must be 4, 8 or 16, and
-// width and height not 0 (ErrInvalidValue, as on the driver).
-func (b *fakeBackend) MemAllocPitch(widthBytes, height uintptr, elemSize uint32) (uintptr, uintptr, error) {
-	if err := b.enter(abi.CuMemAllocPitch); err != nil {
-		return 0, 0, err
-	}
-	if (elemSize != 4 && elemSize != 8 && elemSize != 16) || widthBytes == 0 || height == 0 || widthBytes > maxStorage {
-		return 0, 0, driver.ErrInvalidValue
-	}
-	pitch := (widthBytes + pitchAlign - 1) &^ (pitchAlign - 1)
-	if height > maxStorage/pitch {
-		return 0, 0, driver.ErrOutOfMemory
-	}
-	p, err := b.MemAlloc(pitch * height)
-	if err != nil {
-		return 0, 0, err
-	}
-	return p, pitch, nil
+// pitchedCore is the core as the pitched room sees it (pitched.Core).
+type pitchedCore struct{ b *fakeBackend }
+
+func (c pitchedCore) Sync(op string, n uintptr, prepare func() (func() error, error)) error {
+	return c.b.syncOp(op, n, prepare)
 }
 
-// check2DLocked validates p: host pointers not nil, pitches at least the
-// width, device rows inside one allocation.
-func (b *fakeBackend) check2DLocked(p *backend.Memcpy2D) error {
-	if p.WidthInBytes == 0 || p.Height == 0 {
-		return nil
-	}
-	for _, side := range []struct {
-		t                backend.MemoryType
-		host             bool
-		dev, x, y, pitch uintptr
-	}{
-		{p.SrcMemoryType, p.SrcHost != nil, p.SrcDevice, p.SrcXInBytes, p.SrcY, p.SrcPitch},
-		{p.DstMemoryType, p.DstHost != nil, p.DstDevice, p.DstXInBytes, p.DstY, p.DstPitch},
-	} {
-		if side.x+p.WidthInBytes < side.x || side.pitch < side.x+p.WidthInBytes || side.y+p.Height < side.y {
-			return driver.ErrInvalidValue
-		}
-		// The last row's end, from the side's base: it must not wrap,
-		// nor the start of the first.
-		end, ok := mulAdd(side.y+p.Height-1, side.pitch, side.x+p.WidthInBytes)
-		if !ok || end > maxStorage || side.dev+end < side.dev {
-			return driver.ErrInvalidValue
-		}
-		switch side.t {
-		case backend.MemoryTypeHost:
-			if !side.host {
-				return driver.ErrInvalidValue
-			}
-		case backend.MemoryTypeDevice:
-			start := side.dev + side.y*side.pitch + side.x
-			if _, err := b.spanLocked(start, (p.Height-1)*side.pitch+p.WidthInBytes); err != nil {
-				return err
-			}
-		default:
-			return driver.ErrInvalidValue
-		}
-	}
-	return nil
+func (c pitchedCore) Async(op string, n uintptr, s uintptr, prepare func() (func() error, error)) error {
+	return c.b.asyncOp(op, n, s, prepare)
 }
 
-// rows returns the row slices of one side of a copy.
-func (b *fakeBackend) rows(t backend.MemoryType, host []byte, dev, x, y, pitch, width, height uintptr, kind race.AccessKind) ([][]byte, error) {
-	out := make([][]byte, height)
-	for r := range height {
-		off := (y+r)*pitch + x
-		if t == backend.MemoryTypeHost {
-			out[r] = host[off : off+width]
-			continue
-		}
-		row, err := b.span(dev+off, width)
-		if err != nil {
-			return nil, driver.ErrIllegalAddress
-		}
-		b.race.Range(dev+off, width, kind, "memcpy 2D/3D")
-		out[r] = row
-	}
-	return out, nil
+func (c pitchedCore) CheckSpanLocked(p, n uintptr) error {
+	_, err := c.b.spanLocked(p, n)
+	return err
 }
 
-func (b *fakeBackend) work2D(p backend.Memcpy2D, async bool) (func() error, error) {
-	if err := b.check2DLocked(&p); err != nil {
-		return nil, err
-	}
-	if p.WidthInBytes == 0 || p.Height == 0 {
-		return nop, nil
-	}
-	extent := func(x, y, pitch uintptr) uintptr { return (y+p.Height-1)*pitch + x + p.WidthInBytes }
-	var srcHost, dstHost []byte
-	if p.SrcMemoryType == backend.MemoryTypeHost {
-		srcHost = hostBytes(p.SrcHost, extent(p.SrcXInBytes, p.SrcY, p.SrcPitch))
-		if async && !b.pinnedLocked(p.SrcHost, uintptr(len(srcHost))) {
-			srcHost = append([]byte(nil), srcHost...) // staged at enqueue
-		}
-	}
-	if p.DstMemoryType == backend.MemoryTypeHost {
-		dstHost = hostBytes(p.DstHost, extent(p.DstXInBytes, p.DstY, p.DstPitch))
-	}
-	return func() error {
-		src, err := b.rows(p.SrcMemoryType, srcHost, p.SrcDevice, p.SrcXInBytes, p.SrcY, p.SrcPitch, p.WidthInBytes, p.Height, srcKind(p.DstMemoryType))
-		if err != nil {
-			return err
-		}
-		dst, err := b.rows(p.DstMemoryType, dstHost, p.DstDevice, p.DstXInBytes, p.DstY, p.DstPitch, p.WidthInBytes, p.Height, race.Write)
-		if err != nil {
-			return err
-		}
-		for r := range src {
-			copy(dst[r], src[r])
-		}
-		return nil
-	}, nil
+func (c pitchedCore) PinnedLocked(p unsafe.Pointer, n uintptr) bool { return c.b.pinnedLocked(p, n) }
+
+func (c pitchedCore) Span(p, n uintptr) ([]byte, error) { return c.b.span(p, n) }
+
+// pitchedAccess is the race detector's kind of each pitched.Access.
+var pitchedAccess = [...]race.AccessKind{pitched.Read: race.Read, pitched.CopyRead: race.CopyRead, pitched.Write: race.Write}
+
+func (c pitchedCore) Access(p, n uintptr, kind pitched.Access) {
+	c.b.race.Range(p, n, pitchedAccess[kind], "memcpy 2D/3D")
 }
 
-// Memcpy2D is cuMemcpy2D (synchronous; needs a current context).
-func (b *fakeBackend) Memcpy2D(p *backend.Memcpy2D) error {
-	if p == nil {
-		return driver.ErrInvalidValue
-	}
-	cp := *p
-	return b.syncOp(abi.CuMemcpy2D, cp.WidthInBytes*cp.Height, func() (func() error, error) { return b.work2D(cp, false) })
-}
+func (c pitchedCore) MemAlloc(n uintptr) (uintptr, error) { return c.b.MemAlloc(n) }
 
-// Memcpy2DAsync is cuMemcpy2DAsync: pageable host rows are read at
-// enqueue, as the driver stages them.
-func (b *fakeBackend) Memcpy2DAsync(p *backend.Memcpy2D, s uintptr) error {
-	if p == nil {
-		return driver.ErrInvalidValue
-	}
-	cp := *p
-	return b.asyncOp(abi.CuMemcpy2DAsync, cp.WidthInBytes*cp.Height, s, func() (func() error, error) { return b.work2D(cp, true) })
-}
+func (c pitchedCore) Enter(op string) error { return c.b.enter(op) }
 
-var _ backend.Pitched = (*fakeBackend)(nil)
-
-// srcKind is how a copy to memory of type dst reads its source, for the
-// race detector: a copy to the host uses what it reads.
-func srcKind(dst backend.MemoryType) race.AccessKind {
-	if dst == backend.MemoryTypeHost {
-		return race.Read
-	}
-	return race.CopyRead
-}
+func (pitchedCore) MaxStorage() uintptr { return maxStorage }

@@ -1,20 +1,46 @@
 package fake
 
 import (
+	"fmt"
+
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/fake/internal/pools"
 	"github.com/nocgo/cuda/fake/internal/race"
 	"github.com/nocgo/cuda/internal/abi"
-	"github.com/nocgo/cuda/internal/core"
 )
 
 // The stream-ordered memory pools are a room of their own
 // (fake/internal/pools): a leaf of the lock ladder, called with Backend.mu
 // held, because a pool's bytes and its device's used memory change
-// together. The entry points below check their arguments, take the core's
-// lock and ask the room; the bytes the room gives back go back to the
-// device here.
+// together. Its entry points (poolCalls, embedded in fakeBackend) check
+// their arguments and ask the room under the core's lock (poolsCore); the
+// stream-ordered allocations below are the core's, which asks the room
+// itself; the bytes the room gives back go back to the device here.
+type poolCalls = pools.EntryPoints
+
+// poolsCore is the core as the pools' entry points see it (pools.Core).
+type poolsCore struct{ b *fakeBackend }
+
+func (c poolsCore) Enter(op string) error { return c.b.enter(op) }
+
+func (c poolsCore) CheckDevice(ordinal int) error {
+	_, err := c.b.dev(ordinal)
+	return err
+}
+
+func (c poolsCore) Locked(fn func(give func(dev int, n uint64))) {
+	c.b.mu.Lock()
+	defer c.b.mu.Unlock()
+	fn(c.b.giveBack)
+}
+
+func (poolsCore) NewHandle() uintptr { return newHandle() }
+
+func (poolsCore) Site() fmt.Stringer {
+	s := here()
+	return &s
+}
 
 // WaitsFor is pools.Stream: whether s waits, in an item not yet run, on
 // other at or after other's item seq. Backend.mu is held.
@@ -129,183 +155,4 @@ func (b *fakeBackend) MemAllocFromPoolAsync(size uintptr, pool uintptr, s uintpt
 	return b.allocFromPool(op, size, pool, s)
 }
 
-// DeviceGetDefaultMemPool is cuDeviceGetDefaultMemPool.
-func (b *fakeBackend) DeviceGetDefaultMemPool(dev int) (uintptr, error) {
-	if err := b.enter(abi.CuDeviceGetDefaultMemPool); err != nil {
-		return 0, err
-	}
-	d, err := b.dev(dev)
-	if err != nil {
-		return 0, err
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.pools.Default(d.ordinal).Handle(), nil
-}
-
-// DeviceGetMemPool is cuDeviceGetMemPool.
-func (b *fakeBackend) DeviceGetMemPool(dev int) (uintptr, error) {
-	if err := b.enter(abi.CuDeviceGetMemPool); err != nil {
-		return 0, err
-	}
-	d, err := b.dev(dev)
-	if err != nil {
-		return 0, err
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.pools.Current(d.ordinal).Handle(), nil
-}
-
-// DeviceSetMemPool is cuDeviceSetMemPool: the pool must be of dev
-// (ErrInvalidValue otherwise, and for an unknown pool).
-func (b *fakeBackend) DeviceSetMemPool(dev int, pool uintptr) error {
-	if err := b.enter(abi.CuDeviceSetMemPool); err != nil {
-		return err
-	}
-	d, err := b.dev(dev)
-	if err != nil {
-		return err
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.pools.SetCurrent(d.ordinal, pool)
-}
-
-// MemPoolCreate is cuMemPoolCreate: pinned device memory only, no
-// exportable handle types (ErrNotSupported), a valid device
-// (ErrInvalidValue otherwise, as for any other bad property).
-func (b *fakeBackend) MemPoolCreate(props backend.MemPoolProps) (uintptr, error) {
-	if err := b.enter(abi.CuMemPoolCreate); err != nil {
-		return 0, err
-	}
-	if props.AllocType != backend.MemAllocationTypePinned || props.Location.Type != backend.MemLocationDevice || props.Usage != 0 {
-		return 0, driver.ErrInvalidValue
-	}
-	d, err := b.dev(int(props.Location.ID))
-	if err != nil {
-		return 0, driver.ErrInvalidValue
-	}
-	if props.HandleTypes != 0 {
-		return 0, driver.ErrNotSupported
-	}
-	site := here()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.pools.Create(newHandle(), d.ordinal, uint64(props.MaxSize), &site), nil
-}
-
-// MemPoolDestroy is cuMemPoolDestroy. A default pool is ErrInvalidValue.
-// A pool that is a device's current pool stops being it (the default
-// takes over). Allocations not yet freed keep their memory until freed.
-func (b *fakeBackend) MemPoolDestroy(pool uintptr) error {
-	if err := b.enter(abi.CuMemPoolDestroy); err != nil {
-		return err
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	p, err := b.pools.Lookup(pool)
-	if err != nil {
-		return err
-	}
-	back, err := b.pools.Destroy(pool)
-	b.giveBack(p.Device(), back)
-	return err
-}
-
-// MemPoolTrimTo is cuMemPoolTrimTo.
-func (b *fakeBackend) MemPoolTrimTo(pool uintptr, minBytesToKeep uintptr) error {
-	if err := b.enter(abi.CuMemPoolTrimTo); err != nil {
-		return err
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	p, err := b.pools.Lookup(pool)
-	if err != nil {
-		return err
-	}
-	back, err := b.pools.TrimTo(pool, uint64(minBytesToKeep))
-	b.giveBack(p.Device(), back)
-	return err
-}
-
-// MemPoolSetAttribute is cuMemPoolSetAttribute (see pools.Room.SetAttribute).
-func (b *fakeBackend) MemPoolSetAttribute(pool uintptr, attr backend.MemPoolAttribute, value uint64) error {
-	if err := b.enter(abi.CuMemPoolSetAttribute); err != nil {
-		return err
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	p, err := b.pools.Lookup(pool)
-	if err != nil {
-		return err
-	}
-	back, err := b.pools.SetAttribute(pool, attr, value)
-	b.giveBack(p.Device(), back)
-	return err
-}
-
-// MemPoolGetAttribute is cuMemPoolGetAttribute.
-func (b *fakeBackend) MemPoolGetAttribute(pool uintptr, attr backend.MemPoolAttribute) (uint64, error) {
-	if err := b.enter(abi.CuMemPoolGetAttribute); err != nil {
-		return 0, err
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.pools.GetAttribute(pool, attr)
-}
-
-// MemPoolSetAccess is cuMemPoolSetAccess (see pools.Room.SetAccess).
-func (b *fakeBackend) MemPoolSetAccess(pool uintptr, descs []backend.MemAccessDesc) error {
-	if err := b.enter(abi.CuMemPoolSetAccess); err != nil {
-		return err
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.pools.SetAccess(pool, descs)
-}
-
-// MemPoolGetAccess is cuMemPoolGetAccess.
-func (b *fakeBackend) MemPoolGetAccess(pool uintptr, loc backend.MemLocation) (backend.MemAccessFlags, error) {
-	if err := b.enter(abi.CuMemPoolGetAccess); err != nil {
-		return 0, err
-	}
-	if loc.Type != backend.MemLocationDevice {
-		return 0, driver.ErrInvalidValue
-	}
-	if _, err := b.dev(int(loc.ID)); err != nil {
-		return 0, driver.ErrInvalidDevice
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.pools.GetAccess(pool, int(loc.ID))
-}
-
-// CtxDisablePeerAccess is cuCtxDisablePeerAccess: ErrPeerAccessNotEnabled
-// when the current context has no access to peer.
-func (b *fakeBackend) CtxDisablePeerAccess(peer uintptr) error {
-	if err := b.enter(abi.CuCtxDisablePeerAccess); err != nil {
-		return err
-	}
-	tid := core.ThreadID()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	c, err := b.currentLocked(tid)
-	if err != nil {
-		return err
-	}
-	p, err := b.liveCtxLocked(peer)
-	if err != nil {
-		return err
-	}
-	if !c.peers[p] {
-		return driver.ErrPeerAccessNotEnabled
-	}
-	delete(c.peers, p)
-	return nil
-}
-
-var (
-	_ backend.MemPools           = (*fakeBackend)(nil)
-	_ backend.PeerAccessDisabler = (*fakeBackend)(nil)
-)
+var _ backend.MemPools = (*fakeBackend)(nil)

@@ -48,7 +48,7 @@ func (p process) Exit() {
 	b := p.fakeBackend
 	gone := error(driver.ErrDeinitialized)
 	b.poison.Store(&gone)
-	b.compiler.Reset() // a room's, before the core's lock
+	b.compileRoom.Reset() // a room's, before the core's lock
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, a := range b.mem {

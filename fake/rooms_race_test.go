@@ -22,9 +22,11 @@ import (
 // (the graphs room); NCCL (a room): an all-reduce over two devices issued
 // from one thread, and three ranks on threads of their own meeting at
 // all-reduces and a ring of transfers; virtual memory mapped and unmapped
-// (a room), programs compiled by the pretend NVRTC (a room), pool memory
-// allocated and freed in stream order (a room), and the race detector
-// reporting the unordered writes of two streams. Under -race it
+// (a room), programs compiled by the pretend NVRTC (a room), a library, a
+// JIT load and a link (the link room), memory and an event shared with
+// another fake process (the IPC room), pool memory allocated and freed in
+// stream order (a room), and the race detector reporting the unordered
+// writes of two streams. Under -race it
 // checks the lock rule between the core and its rooms (fake's package doc):
 // a lock taken up the ladder deadlocks here or is a data race Go reports.
 func TestRoomsConcurrently(t *testing.T) {
@@ -62,6 +64,8 @@ func TestRoomsConcurrently(t *testing.T) {
 			f()
 		}()
 	}
+	detected := make(chan struct{}) // closed when the race detector's rounds are over
+
 	// on is goroutine, with dev's primary context current.
 	on := func(dev int, f func(t *testing.T)) {
 		goroutine(func() {
@@ -279,6 +283,57 @@ func TestRoomsConcurrently(t *testing.T) {
 		}
 	})
 
+	on(0, func(t *testing.T) { // the link room: a library's module, the JIT's logs, a link
+		for range rounds {
+			lib, err := b.LibraryLoadData(extPTX("k"))
+			must(err)
+			k, err := b.LibraryGetKernel(lib, "k")
+			must(err)
+			_, err = b.KernelGetFunction(k)
+			must(err)
+			m, log, err := b.ModuleLoadDataEx(extPTX("k"), true)
+			must(err)
+			assert.Contains(t, log.Info, "'k'")
+			must(b.ModuleUnload(m))
+			_, _, err = b.Link([]backend.LinkInput{{Type: backend.JITInputPTX, Name: "k.ptx", Data: extPTX("k")}}, false)
+			must(err)
+			must(b.LibraryUnload(lib))
+		}
+	})
+
+	on(0, func(t *testing.T) { // the IPC room: memory and an event another process opens
+		other := newBackend(Devices(2))
+		must(other.Init(0))
+		octx, err := other.DevicePrimaryCtxRetain(1)
+		must(err)
+		must(other.CtxPushCurrent(octx))
+		// One allocation for every round: a cuMemFree is a synchronize the
+		// race detector sees, which would order the detector's case below.
+		p, err := b.MemAlloc(64)
+		must(err)
+		for range rounds {
+			h, err := b.IPCGetMemHandle(p)
+			must(err)
+			q, err := other.IPCOpenMemHandle(h, 0)
+			must(err)
+			must(other.IPCCloseMemHandle(q))
+			ev, err := b.EventCreate(backend.EventDisableTiming | backend.EventInterprocess)
+			must(err)
+			eh, err := b.IPCGetEventHandle(ev)
+			must(err)
+			oev, err := other.IPCOpenEventHandle(eh)
+			must(err)
+			must(other.EventDestroy(oev))
+			must(b.EventDestroy(ev))
+		}
+		_, err = other.CtxPopCurrent()
+		must(err)
+		must(other.DevicePrimaryCtxRelease(1))
+		assert.Empty(t, other.Leaks())
+		<-detected // the detector's case below is over before p is freed
+		must(b.MemFree(p))
+	})
+
 	on(1, func(t *testing.T) { // the pools room: stream-ordered reuse of a pool of device 1
 		pool, err := b.MemPoolCreate(backend.MemPoolProps{AllocType: backend.MemAllocationTypePinned,
 			Location: backend.MemLocation{Type: backend.MemLocationDevice, ID: 1}})
@@ -300,6 +355,7 @@ func TestRoomsConcurrently(t *testing.T) {
 	})
 
 	on(1, func(t *testing.T) { // the race detector: two streams, one buffer
+		defer close(detected) // also when a must ends it
 		p, err := b.MemAlloc(64)
 		must(err)
 		defer b.MemFree(p)
@@ -322,7 +378,12 @@ func TestRoomsConcurrently(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	assert.Len(t, hazards, rounds, "one hazard per round of the unordered writes, and no other")
+	// At most one hazard per round of the unordered writes, and no other:
+	// a round whose two memsets another goroutine's synchronize falls
+	// between (the host is one party: a cuMemFree, the wait for queued work
+	// before a cuMemUnmap) is ordered, and rightly not reported.
+	assert.NotEmpty(t, hazards, "the unordered writes")
+	assert.LessOrEqual(t, len(hazards), rounds, "one hazard per round at most")
 	for _, h := range hazards {
 		assert.Equal(t, []string{"memset", "memset"}, []string{h.Current.Op, h.Previous.Op})
 	}

@@ -11,7 +11,8 @@ import (
 // reserved ranges, the allocation handles and the mappings. The core keeps
 // each mapping in its memory table (an alloc of kind vmmMapping, with a
 // mappingView), where copies, memsets, kernels and pointer attributes find
-// it; the room reaches the core through vmmCore.
+// it; the room reaches the core through vmmCore, and its own methods are
+// backend.VirtualMemory's entry points (vmmRoom, embedded in fakeBackend).
 
 // vmmMapping is the allocKind of a cuMemMap mapping.
 const vmmMapping allocKind = 16
@@ -26,67 +27,10 @@ type mappingView struct {
 	access      map[int32]backend.MemAccessFlags // by device ordinal
 }
 
-// The virtual memory entry points (backend.VirtualMemory) are the room's:
-// see vmm.Room for what each does.
-
-// MemGetAllocationGranularity is the room's (vmm.Room.MemGetAllocationGranularity).
-func (b *fakeBackend) MemGetAllocationGranularity(prop backend.MemAllocationProp, option backend.MemGranularity) (uintptr, error) {
-	return b.vmm.MemGetAllocationGranularity(prop, option)
-}
-
-// MemAddressReserve is the room's (vmm.Room.MemAddressReserve).
-func (b *fakeBackend) MemAddressReserve(size, alignment, addr uintptr, flags uint64) (uintptr, error) {
-	return b.vmm.MemAddressReserve(size, alignment, addr, flags)
-}
-
-// MemAddressFree is the room's (vmm.Room.MemAddressFree).
-func (b *fakeBackend) MemAddressFree(ptr, size uintptr) error { return b.vmm.MemAddressFree(ptr, size) }
-
-// MemCreate is the room's (vmm.Room.MemCreate).
-func (b *fakeBackend) MemCreate(size uintptr, prop backend.MemAllocationProp, flags uint64) (uintptr, error) {
-	return b.vmm.MemCreate(size, prop, flags)
-}
-
-// MemRelease is the room's (vmm.Room.MemRelease).
-func (b *fakeBackend) MemRelease(handle uintptr) error { return b.vmm.MemRelease(handle) }
-
-// MemMap is the room's (vmm.Room.MemMap).
-func (b *fakeBackend) MemMap(ptr, size, offset, handle uintptr, flags uint64) error {
-	return b.vmm.MemMap(ptr, size, offset, handle, flags)
-}
-
-// MemUnmap is the room's (vmm.Room.MemUnmap).
-func (b *fakeBackend) MemUnmap(ptr, size uintptr) error { return b.vmm.MemUnmap(ptr, size) }
-
-// MemSetAccess is the room's (vmm.Room.MemSetAccess).
-func (b *fakeBackend) MemSetAccess(ptr, size uintptr, descs []backend.MemAccessDesc) error {
-	return b.vmm.MemSetAccess(ptr, size, descs)
-}
-
-// MemGetAccess is the room's (vmm.Room.MemGetAccess).
-func (b *fakeBackend) MemGetAccess(loc backend.MemLocation, ptr uintptr) (backend.MemAccessFlags, error) {
-	return b.vmm.MemGetAccess(loc, ptr)
-}
-
-// MemGetAllocationPropertiesFromHandle is the room's (vmm.Room.MemGetAllocationPropertiesFromHandle).
-func (b *fakeBackend) MemGetAllocationPropertiesFromHandle(handle uintptr) (backend.MemAllocationProp, error) {
-	return b.vmm.MemGetAllocationPropertiesFromHandle(handle)
-}
-
-// MemRetainAllocationHandle is the room's (vmm.Room.MemRetainAllocationHandle).
-func (b *fakeBackend) MemRetainAllocationHandle(addr uintptr) (uintptr, error) {
-	return b.vmm.MemRetainAllocationHandle(addr)
-}
-
-// MemExportToShareableHandle is the room's (vmm.Room.MemExportToShareableHandle).
-func (b *fakeBackend) MemExportToShareableHandle(handle uintptr, typ backend.MemHandleType, flags uint64) (int, error) {
-	return b.vmm.MemExportToShareableHandle(handle, typ, flags)
-}
-
-// MemImportFromShareableHandle is the room's (vmm.Room.MemImportFromShareableHandle).
-func (b *fakeBackend) MemImportFromShareableHandle(fd int, typ backend.MemHandleType) (uintptr, error) {
-	return b.vmm.MemImportFromShareableHandle(fd, typ)
-}
+// vmmRoom is the virtual memory room, embedded in fakeBackend: its methods
+// are backend.VirtualMemory's entry points (see vmm.Room for what each
+// does).
+type vmmRoom = vmm.Room
 
 // vmmCore is the core as the virtual memory room sees it (vmm.Core).
 type vmmCore struct{ b *fakeBackend }

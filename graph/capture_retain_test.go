@@ -164,3 +164,24 @@ func TestCaptureRetainConcurrent(t *testing.T) {
 		require.NoError(t, bufs[i].Close())
 	}
 }
+
+// A buffer that only a captured launch uses (no copy or fill of the
+// capture names it) is retained by the graph all the same: Launch keeps
+// its buffer arguments (module's keepArgs).
+func TestCaptureRetainsLaunchOnlyBuffer(t *testing.T) {
+	e := newEnv(t)
+	m, err := module.Compile(e.ctx, kernels.Source, module.Options{Name: "k.cu", NoCache: true, NameExpressions: []string{kernels.FillFloat}})
+	require.NoError(t, err)
+	add1, err := m.Function(kernels.Add1)
+	require.NoError(t, err)
+	arg, err := memory.Alloc[float32](e.ctx, e.n)
+	require.NoError(t, err)
+	g, err := graph.Capture(e.s, graph.Global, func() error {
+		return add1.Launch(e.s, e.cfg(), arg, int32(e.n))
+	})
+	require.NoError(t, err)
+	require.ErrorIs(t, arg.Close(), graph.ErrRetained, "the captured launch's buffer")
+	require.NoError(t, g.Close())
+	require.NoError(t, arg.Close(), "nothing uses it any more")
+	require.NoError(t, m.Close())
+}

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/internal/core"
 	"github.com/nocgo/cuda/memory"
 )
 
@@ -380,6 +381,16 @@ func bufferOf(v any) *memory.Buffer[byte] {
 	return (*memory.Buffer[byte])(reflect.ValueOf(v).UnsafePointer())
 }
 
+// holdOf returns the hold of the memory of the buffer v holds (kindOf(v's
+// type) is argBuffer), read through bufferOf's pointer: a memory.Buffer
+// starts with its core.HoldLink, which classify checks with the fields
+// bufferOf relies on (holdFirst), so the conversion is valid by rule 1 of
+// unsafe.Pointer. It is a non-generic read, which lets no argument escape
+// (core.HoldOf's generic call would: TestArgsDoNotEscape).
+func holdOf(v any) *core.Hold {
+	return core.LinkedHold((*core.HoldLink)(unsafe.Pointer(bufferOf(v))))
+}
+
 // valueBytes returns the n bytes of the value v holds, of a plain type (see
 // plain). A plain type holds no pointer, so an interface holds it
 // indirectly: its data word points to the value (as reflect's unpackEface
@@ -412,7 +423,13 @@ var argTypes sync.Map // reflect.Type -> *argType
 
 var (
 	bufferType = reflect.TypeFor[memory.Buffer[byte]]()
-	ptrMethod  = reflect.TypeFor[interface{ Ptr() uintptr }]()
+	// holdFirst says that a memory.Buffer starts with its core.HoldLink,
+	// as holdOf reads it.
+	holdFirst = func() bool {
+		f := bufferType.Field(0)
+		return f.Anonymous && f.Offset == 0 && f.Type == reflect.TypeFor[core.HoldLink]()
+	}()
+	ptrMethod = reflect.TypeFor[interface{ Ptr() uintptr }]()
 )
 
 // kindOf says how a value of type t is passed: reflection once per type,
@@ -428,8 +445,8 @@ func kindOf(t reflect.Type) *argType {
 
 func classify(t reflect.Type) *argType {
 	if isBuffer(t) {
-		if !sameFields(t.Elem(), bufferType) {
-			// A change to memory.Buffer broke what bufferOf relies on.
+		if !sameFields(t.Elem(), bufferType) || !holdFirst {
+			// A change to memory.Buffer broke what bufferOf and holdOf rely on.
 			return &argType{why: fmt.Sprintf("which this package cannot read: the fields of %s differ from those of %s (a bug)", t.Elem(), bufferType)}
 		}
 		return &argType{kind: argBuffer, size: 8, align: 8, class: clsBuffer}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/internal/core"
-	"github.com/nocgo/cuda/memory"
 	"github.com/nocgo/cuda/stream"
 )
 
@@ -149,23 +148,16 @@ func (f *Function) launch(s *stream.Stream, cfg *Config, params unsafe.Pointer) 
 
 // keepArgs retains, for the graph that a capture of s makes, the memory of
 // the buffers among args, after a launch of them (see core.Queue.Keep):
-// a captured graph keeps its kernels' buffers as it keeps its copies'.
+// a captured graph keeps its kernels' buffers as it keeps its copies'
+// (holdOf reads each one's hold).
 func keepArgs(s *stream.Stream, args []any) {
 	q := core.QueueOf(s)
-	if !q.Capturing() || !holdFirst {
+	if !q.Capturing() {
 		return
 	}
 	for _, a := range args {
 		if a != nil && kindOf(reflect.TypeOf(a)).kind == argBuffer {
-			q.KeepOpen(core.LinkedHold((*core.HoldLink)(unsafe.Pointer(bufferOf(a)))))
+			q.KeepOpen(holdOf(a))
 		}
 	}
 }
-
-// holdFirst says that a memory.Buffer starts with its core.HoldLink, which
-// keepArgs reads through bufferOf's pointer: a non-generic read, which
-// lets no argument escape (core.HoldOf's generic call would).
-var holdFirst = func() bool {
-	f := reflect.TypeFor[memory.Buffer[byte]]().Field(0)
-	return f.Anonymous && f.Offset == 0 && f.Type == reflect.TypeFor[core.HoldLink]()
-}()

@@ -9,14 +9,14 @@ import (
 // and Version, as module.Compile keys a compiler that cannot name itself.
 const pretendIdentity = "nocgo/cuda fake 13.0"
 
-// Identity names the compiler Compiler returns without choosing it (see
-// backend.NVRTCIdentifier), as the real backend does: the pretend compiler
-// by its name and version; NVIDIA's libnvrtc by its file (the one chosen,
-// or the one the search would find, prefixed by "libnvrtc on the fake"), so
-// that a cache hit on the fake searches for no libnvrtc either. A compiler
-// given to the fake.NVRTC option that is not internal/libnvrtc's cannot be
-// named: ok is false.
-func (r *Room) Identity() (string, bool) {
+// NVRTCIdentity is backend.NVRTCIdentifier's: it names the compiler NVRTC
+// returns without choosing it, as the real backend does: the pretend
+// compiler by its name and version; NVIDIA's libnvrtc by its file (the one
+// chosen, or the one the search would find, prefixed by "libnvrtc on the
+// fake"), so that a cache hit on the fake searches for no libnvrtc either.
+// A compiler given to the fake.NVRTC option that is not internal/libnvrtc's
+// cannot be named: ok is false.
+func (r *Room) NVRTCIdentity() (string, bool) {
 	var nv backend.NVRTC
 	var chosen bool
 	switch {

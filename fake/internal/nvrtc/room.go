@@ -20,7 +20,7 @@ type Choice struct {
 type Room struct {
 	core   Core
 	choice Choice
-	opens  atomic.Int64 // Compiler calls: what opens libnvrtc on the real backend
+	opens  atomic.Int64 // NVRTC calls: what opens libnvrtc on the real backend
 
 	pick    sync.Mutex    // guards the choice made below, once
 	done    bool          // chosen
@@ -36,17 +36,17 @@ func New(core Core, choice Choice) *Room {
 	return &Room{core: core, choice: choice, progs: map[uintptr]*program{}}
 }
 
-// Compiler is backend.NVRTCProvider's NVRTC: NVIDIA's libnvrtc when one is
-// found or given, else the pretend compiler.
-func (r *Room) Compiler() backend.NVRTC {
+// NVRTC is backend.NVRTCProvider's NVRTC: NVIDIA's libnvrtc when one is
+// found or given, else the pretend compiler. It never fails.
+func (r *Room) NVRTC() (backend.NVRTC, error) {
 	r.opens.Add(1)
 	if nv := r.realCompiler(); nv != nil {
-		return nvidia{r, nv}
+		return nvidia{r, nv}, nil
 	}
-	return pretend{r}
+	return pretend{r}, nil
 }
 
-// Opens counts the Compiler calls (a kernel-cache hit in module.Compile
+// Opens counts the NVRTC calls (a kernel-cache hit in module.Compile
 // makes none).
 func (r *Room) Opens() int64 { return r.opens.Load() }
 

@@ -49,7 +49,8 @@ func (s site) String() string { return string(s) }
 func TestPretendCompilerOverItsCore(t *testing.T) {
 	c := &core{}
 	r := New(c, Choice{Set: true}) // the pretend compiler
-	nv := r.Compiler()
+	nv, err := r.NVRTC()
+	require.NoError(t, err)
 	assert.Equal(t, "nocgo/cuda fake", nv.Implementation())
 	h, err := nv.CreateProgram(`__global__ void scale(float *p, float f) {}`, "k.cu", nil, nil)
 	require.NoError(t, err)

@@ -12,4 +12,10 @@
 // function that carves an allocation's address from the device, and the
 // bytes each call gives back to the device, which the core subtracts from
 // the device's used memory.
+//
+// The pool entry points of backend.MemPools are [EntryPoints], which the
+// fake embeds: they check their arguments and call the room under the
+// core's lock through [Core] (the entry-point prologue, device checks, the
+// core's lock with the device accounting, new handles and call sites).
+// The stream-ordered allocations and frees stay the core's.
 package pools

@@ -1,12 +1,8 @@
-package fake
+package pitched
 
 import (
-	"github.com/nocgo/cuda/fake/internal/race"
-	"math/bits"
-
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
-	"github.com/nocgo/cuda/internal/abi"
 )
 
 // side3D is one side of a 3D copy.
@@ -23,13 +19,6 @@ func sides3D(p *backend.Memcpy3D) [2]side3D {
 	}
 }
 
-// mulAdd returns a*b+c and whether it did not overflow.
-func mulAdd(a, b, c uintptr) (uintptr, bool) {
-	hi, lo := bits.Mul64(uint64(a), uint64(b))
-	s, carry := bits.Add64(lo, uint64(c), 0)
-	return uintptr(s), hi == 0 && carry == 0
-}
-
 // extent3D returns the offset of the box's first byte from the side's base
 // and the bytes from there to its last byte + 1.
 func extent3D(s side3D, width, height, depth uintptr) (start, n uintptr, ok bool) {
@@ -42,8 +31,9 @@ func extent3D(s side3D, width, height, depth uintptr) (start, n uintptr, ok bool
 
 // check3DLocked validates p as the driver does: pitches at least the row
 // (x + width), heights at least the rows (y + height), host pointers not
-// nil, device boxes inside one allocation; all ErrInvalidValue.
-func (b *fakeBackend) check3DLocked(p *backend.Memcpy3D) error {
+// nil, device boxes inside one allocation; all ErrInvalidValue. The core's
+// lock is held.
+func (r *Room) check3DLocked(p *backend.Memcpy3D) error {
 	if p.WidthInBytes == 0 || p.Height == 0 || p.Depth == 0 {
 		return nil
 	}
@@ -52,7 +42,7 @@ func (b *fakeBackend) check3DLocked(p *backend.Memcpy3D) error {
 			return driver.ErrInvalidValue
 		}
 		start, n, ok := extent3D(s, p.WidthInBytes, p.Height, p.Depth)
-		if !ok || n > maxStorage {
+		if !ok || n > r.core.MaxStorage() {
 			return driver.ErrInvalidValue
 		}
 		switch s.t {
@@ -64,7 +54,7 @@ func (b *fakeBackend) check3DLocked(p *backend.Memcpy3D) error {
 			if s.dev+start < s.dev {
 				return driver.ErrInvalidValue
 			}
-			if _, err := b.spanLocked(s.dev+start, n); err != nil {
+			if err := r.core.CheckSpanLocked(s.dev+start, n); err != nil {
 				return err
 			}
 		default:
@@ -74,21 +64,19 @@ func (b *fakeBackend) check3DLocked(p *backend.Memcpy3D) error {
 	return nil
 }
 
-func (b *fakeBackend) work3D(p backend.Memcpy3D, async bool) (func() error, error) {
-	if err := b.check3DLocked(&p); err != nil {
+// work3D prepares a 3D copy (the core's lock is held) and returns its work.
+func (r *Room) work3D(p backend.Memcpy3D, async bool) (func() error, error) {
+	if err := r.check3DLocked(&p); err != nil {
 		return nil, err
 	}
 	if p.WidthInBytes == 0 || p.Height == 0 || p.Depth == 0 {
-		return nop, nil
+		return func() error { return nil }, nil
 	}
 	sd := sides3D(&p)
 	var srcHost, dstHost []byte
 	if p.SrcMemoryType == backend.MemoryTypeHost {
 		start, n, _ := extent3D(sd[0], p.WidthInBytes, p.Height, p.Depth)
-		srcHost = hostBytes(p.SrcHost, start+n)
-		if async && !b.pinnedLocked(p.SrcHost, uintptr(len(srcHost))) {
-			srcHost = append([]byte(nil), srcHost...) // staged at enqueue
-		}
+		srcHost = r.stage(p.SrcHost, start+n, async)
 	}
 	if p.DstMemoryType == backend.MemoryTypeHost {
 		start, n, _ := extent3D(sd[1], p.WidthInBytes, p.Height, p.Depth)
@@ -97,39 +85,18 @@ func (b *fakeBackend) work3D(p backend.Memcpy3D, async bool) (func() error, erro
 	return func() error {
 		for z := range p.Depth {
 			// Slice z of a side is rows from (z0+z)*slice + y0.
-			src, err := b.rows(p.SrcMemoryType, srcHost, p.SrcDevice, p.SrcXInBytes, (p.SrcZ+z)*p.SrcHeight+p.SrcY, p.SrcPitch, p.WidthInBytes, p.Height, srcKind(p.DstMemoryType))
+			src, err := r.rows(p.SrcMemoryType, srcHost, p.SrcDevice, p.SrcXInBytes, (p.SrcZ+z)*p.SrcHeight+p.SrcY, p.SrcPitch, p.WidthInBytes, p.Height, srcAccess(p.DstMemoryType))
 			if err != nil {
 				return err
 			}
-			dst, err := b.rows(p.DstMemoryType, dstHost, p.DstDevice, p.DstXInBytes, (p.DstZ+z)*p.DstHeight+p.DstY, p.DstPitch, p.WidthInBytes, p.Height, race.Write)
+			dst, err := r.rows(p.DstMemoryType, dstHost, p.DstDevice, p.DstXInBytes, (p.DstZ+z)*p.DstHeight+p.DstY, p.DstPitch, p.WidthInBytes, p.Height, Write)
 			if err != nil {
 				return err
 			}
-			for r := range src {
-				copy(dst[r], src[r])
+			for i := range src {
+				copy(dst[i], src[i])
 			}
 		}
 		return nil
 	}, nil
 }
-
-// Memcpy3D is cuMemcpy3D (synchronous; needs a current context).
-func (b *fakeBackend) Memcpy3D(p *backend.Memcpy3D) error {
-	if p == nil {
-		return driver.ErrInvalidValue
-	}
-	cp := *p
-	return b.syncOp(abi.CuMemcpy3D, cp.WidthInBytes*cp.Height*cp.Depth, func() (func() error, error) { return b.work3D(cp, false) })
-}
-
-// Memcpy3DAsync is cuMemcpy3DAsync: pageable host bytes are read at
-// enqueue, as the driver stages them.
-func (b *fakeBackend) Memcpy3DAsync(p *backend.Memcpy3D, s uintptr) error {
-	if p == nil {
-		return driver.ErrInvalidValue
-	}
-	cp := *p
-	return b.asyncOp(abi.CuMemcpy3DAsync, cp.WidthInBytes*cp.Height*cp.Depth, s, func() (func() error, error) { return b.work3D(cp, true) })
-}
-
-var _ backend.Copies3D = (*fakeBackend)(nil)

@@ -1,10 +1,9 @@
-package fake
+package link
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/nocgo/cuda/driver/backend"
@@ -12,7 +11,7 @@ import (
 	"github.com/nocgo/cuda/internal/ptx"
 )
 
-// ModuleLoadDataEx is cuModuleLoadDataEx with the JIT's logs: the image is
+// ModuleLoadDataEx is backend.ModuleJIT's: cuModuleLoadDataEx with the JIT's logs: the image is
 // loaded as by ModuleLoadData (so the same checks and the same results,
 // and a call that FailNth("cuModuleLoadData", ...) also counts), and the
 // logs say what the fake's PTX checks found. A refused image's error log
@@ -20,15 +19,15 @@ import (
 // reader can tell; with verbose, the info log of a successful load names
 // each kernel compiled, as ptxas's verbose output does (the fake reports no
 // register counts there: FuncGetAttribute has its resources).
-func (b *fakeBackend) ModuleLoadDataEx(image []byte, verbose bool) (uintptr, backend.JITLog, error) {
-	if err := b.enter(abi.CuModuleLoadDataEx); err != nil {
+func (r *Room) ModuleLoadDataEx(image []byte, verbose bool) (uintptr, backend.JITLog, error) {
+	if err := r.enter(abi.CuModuleLoadDataEx); err != nil {
 		return 0, backend.JITLog{}, err
 	}
-	before := b.loadError()
-	h, err := b.ModuleLoadData(image)
+	before := r.core.LoadError()
+	h, err := r.core.ModuleLoadData(image)
 	if err != nil {
 		log := jitErrorLog(image, err)
-		if le := b.loadError(); le != nil && le != before {
+		if le := r.core.LoadError(); le != nil && le != before {
 			// What the PTX interpreter refused in this image, with its line.
 			log += "\nfake ptxas error: " + le.Error()
 		}
@@ -36,7 +35,7 @@ func (b *fakeBackend) ModuleLoadDataEx(image []byte, verbose bool) (uintptr, bac
 	}
 	var log backend.JITLog
 	if verbose {
-		log.Info = b.jitInfoLog(h)
+		log.Info = r.jitInfoLog(h)
 	}
 	return h, log, nil
 }
@@ -62,27 +61,16 @@ func jitErrorLog(image []byte, err error) string {
 
 // isPTXText reports whether image is neither a CUBIN nor a fatbin.
 func isPTXText(image []byte) bool {
-	return !bytes.HasPrefix(image, elfMagic) && !bytes.HasPrefix(image, fatbinMagic)
+	return !bytes.HasPrefix(image, []byte(abi.ELFMagic)) && !bytes.HasPrefix(image, []byte(abi.FatbinMagic))
 }
 
-// jitInfoLog lists the kernels of module h with their resources.
-func (b *fakeBackend) jitInfoLog(h uintptr) string {
-	b.mu.RLock()
-	defer b.mu.RUnlock()
-	m := b.modules[h]
-	if m == nil {
-		return ""
-	}
-	names := make([]string, 0, len(m.funcs))
-	for name := range m.funcs {
-		names = append(names, name)
-	}
-	slices.Sort(names)
+// jitInfoLog lists the kernels of module h.
+func (r *Room) jitInfoLog(h uintptr) string {
 	var s strings.Builder
-	for _, name := range names {
+	for _, name := range r.core.Kernels(h) {
 		fmt.Fprintf(&s, "fake ptxas info: Compiling entry function '%s'\n", name)
 	}
 	return strings.TrimRight(s.String(), "\n")
 }
 
-var _ backend.ModuleJIT = (*fakeBackend)(nil)
+var _ backend.ModuleJIT = (*Room)(nil)
