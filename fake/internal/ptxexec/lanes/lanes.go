@@ -11,7 +11,7 @@ type Reg = [32]uint64
 // Add sets d[j] = (x[j] + y[j]) & mask.
 func Add(d, x, y *Reg, mask uint64) {
 	if vector {
-		addAVX2(d, x, y, mask)
+		addAVX2(d, x, y, mask, 1, 0)
 		return
 	}
 	addGo(d, x, y, mask)
@@ -20,7 +20,7 @@ func Add(d, x, y *Reg, mask uint64) {
 // Sub sets d[j] = (x[j] - y[j]) & mask.
 func Sub(d, x, y *Reg, mask uint64) {
 	if vector {
-		subAVX2(d, x, y, mask)
+		subAVX2(d, x, y, mask, 1, 0)
 		return
 	}
 	subGo(d, x, y, mask)
@@ -38,7 +38,7 @@ func AddImm(d, x *Reg, imm, mask uint64) {
 // And sets d[j] = x[j] & y[j].
 func And(d, x, y *Reg) {
 	if vector {
-		andAVX2(d, x, y)
+		andAVX2(d, x, y, 1, 0)
 		return
 	}
 	andGo(d, x, y)
@@ -47,7 +47,7 @@ func And(d, x, y *Reg) {
 // Or sets d[j] = x[j] | y[j].
 func Or(d, x, y *Reg) {
 	if vector {
-		orAVX2(d, x, y)
+		orAVX2(d, x, y, 1, 0)
 		return
 	}
 	orGo(d, x, y)
@@ -56,7 +56,7 @@ func Or(d, x, y *Reg) {
 // Xor sets d[j] = x[j] ^ y[j].
 func Xor(d, x, y *Reg) {
 	if vector {
-		xorAVX2(d, x, y)
+		xorAVX2(d, x, y, 1, 0)
 		return
 	}
 	xorGo(d, x, y)
@@ -67,7 +67,7 @@ func Xor(d, x, y *Reg) {
 // mul.wide.u32 (mask all ones; its operands are 32-bit values).
 func MulLo32(d, x, y *Reg, mask uint64) {
 	if vector {
-		mulLo32AVX2(d, x, y, mask)
+		mulLo32AVX2(d, x, y, mask, 1, 0)
 		return
 	}
 	mulLo32Go(d, x, y, mask)
@@ -77,7 +77,7 @@ func MulLo32(d, x, y *Reg, mask uint64) {
 // widths up to 32 and mad.wide.u32.
 func MadLo32(d, x, y, z *Reg, mask uint64) {
 	if vector {
-		madLo32AVX2(d, x, y, z, mask)
+		madLo32AVX2(d, x, y, z, mask, 1, 0)
 		return
 	}
 	madLo32Go(d, x, y, z, mask)
@@ -87,7 +87,7 @@ func MadLo32(d, x, y, z *Reg, mask uint64) {
 // bits as signed integers: mul.wide.s32.
 func MulWideS32(d, x, y *Reg) {
 	if vector {
-		mulWideS32AVX2(d, x, y)
+		mulWideS32AVX2(d, x, y, 1, 0)
 		return
 	}
 	mulWideS32Go(d, x, y)
@@ -96,7 +96,7 @@ func MulWideS32(d, x, y *Reg) {
 // MadWideS32 sets d[j] = MulWideS32's product + z[j]: mad.wide.s32.
 func MadWideS32(d, x, y, z *Reg) {
 	if vector {
-		madWideS32AVX2(d, x, y, z)
+		madWideS32AVX2(d, x, y, z, 1, 0)
 		return
 	}
 	madWideS32Go(d, x, y, z)
@@ -106,7 +106,7 @@ func MadWideS32(d, x, y, z *Reg) {
 // then xor flip (1 for the negated comparison, >=).
 func LessS32(d, x, y *Reg, flip uint64) {
 	if vector {
-		ltS32AVX2(d, x, y, flip)
+		ltS32AVX2(d, x, y, flip, 1, 0)
 		return
 	}
 	ltS32Go(d, x, y, flip)
@@ -115,7 +115,7 @@ func LessS32(d, x, y *Reg, flip uint64) {
 // LessS64 is LessS32 of int64(x[j]) and int64(y[j]).
 func LessS64(d, x, y *Reg, flip uint64) {
 	if vector {
-		ltS64AVX2(d, x, y, flip)
+		ltS64AVX2(d, x, y, flip, 1, 0)
 		return
 	}
 	ltS64Go(d, x, y, flip)
@@ -125,7 +125,7 @@ func LessS64(d, x, y *Reg, flip uint64) {
 // narrower unsigned types too: they are zero-extended).
 func LessU64(d, x, y *Reg, flip uint64) {
 	if vector {
-		ltU64AVX2(d, x, y, flip)
+		ltU64AVX2(d, x, y, flip, 1, 0)
 		return
 	}
 	ltU64Go(d, x, y, flip)
@@ -154,7 +154,7 @@ func Select(d, x, y, p *Reg) {
 // (add.rn.f32), zero-extended.
 func AddF32(d, x, y *Reg) {
 	if vector {
-		addF32AVX2(d, x, y)
+		addF32AVX2(d, x, y, 1, 0)
 		return
 	}
 	addF32Go(d, x, y)
@@ -163,7 +163,7 @@ func AddF32(d, x, y *Reg) {
 // MulF32 is AddF32's product: mul.rn.f32.
 func MulF32(d, x, y *Reg) {
 	if vector {
-		mulF32AVX2(d, x, y)
+		mulF32AVX2(d, x, y, 1, 0)
 		return
 	}
 	mulF32Go(d, x, y)
@@ -173,7 +173,7 @@ func MulF32(d, x, y *Reg) {
 // rounded once (fma.rn.f32), zero-extended.
 func FmaF32(d, x, y, z *Reg) {
 	if vector {
-		fmaF32AVX2(d, x, y, z)
+		fmaF32AVX2(d, x, y, z, 1, 0)
 		return
 	}
 	fmaF32Go(d, x, y, z)

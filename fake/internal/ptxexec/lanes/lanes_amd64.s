@@ -8,9 +8,23 @@
 // ends with VZEROUPPER. Register use: DI d, SI x, DX y, R8 z or p, CX
 // the byte offset, Y12..Y15 constants.
 
+// NEXTWARP ends a function run over R9 warps (n >= 1), R10 bytes apart
+// (stride): the pointers move on to the next warp's registers and the
+// loop starts again at the label warp.
+#define NEXTWARP \
+	ADDQ R10, DI \
+	ADDQ R10, SI \
+	ADDQ R10, DX \
+	ADDQ R10, R8 \
+	DECQ R9 \
+	JNZ warp \
+	VZEROUPPER \
+	RET
+
 // A binary operation on 64-bit lanes, then & Y15 (mask) when MASKED:
 // LOOP2 runs OP over the 256 bytes, two Y registers per step.
 #define LOOP2(OP) \
+warp: \
 	XORQ CX, CX \
 loop: \
 	VMOVDQU (SI)(CX*1), Y0 \
@@ -22,8 +36,7 @@ loop: \
 	ADDQ $64, CX \
 	CMPQ CX, $256 \
 	JNE loop \
-	VZEROUPPER \
-	RET
+	NEXTWARP
 
 #define ADDM(m, r) VPADDQ m, r, r; VPAND Y15, r, r
 #define SUBM(m, r) VPSUBQ m, r, r; VPAND Y15, r, r
@@ -33,53 +46,67 @@ loop: \
 #define MULLOM(m, r) VPMULUDQ m, r, r; VPAND Y15, r, r
 #define MULWSM(m, r) VPMULDQ m, r, r
 
-// func addAVX2(d, x, y *Reg, mask uint64)
-TEXT ·addAVX2(SB), NOSPLIT, $0-32
+// func addAVX2(d, x, y *Reg, mask uint64, n int, stride uintptr)
+TEXT ·addAVX2(SB), NOSPLIT, $0-48
+	MOVQ n+32(FP), R9
+	MOVQ stride+40(FP), R10
 	MOVQ d+0(FP), DI
 	MOVQ x+8(FP), SI
 	MOVQ y+16(FP), DX
 	VPBROADCASTQ mask+24(FP), Y15
 	LOOP2(ADDM)
 
-// func subAVX2(d, x, y *Reg, mask uint64)
-TEXT ·subAVX2(SB), NOSPLIT, $0-32
+// func subAVX2(d, x, y *Reg, mask uint64, n int, stride uintptr)
+TEXT ·subAVX2(SB), NOSPLIT, $0-48
+	MOVQ n+32(FP), R9
+	MOVQ stride+40(FP), R10
 	MOVQ d+0(FP), DI
 	MOVQ x+8(FP), SI
 	MOVQ y+16(FP), DX
 	VPBROADCASTQ mask+24(FP), Y15
 	LOOP2(SUBM)
 
-// func andAVX2(d, x, y *Reg)
-TEXT ·andAVX2(SB), NOSPLIT, $0-24
+// func andAVX2(d, x, y *Reg, n int, stride uintptr)
+TEXT ·andAVX2(SB), NOSPLIT, $0-40
+	MOVQ n+24(FP), R9
+	MOVQ stride+32(FP), R10
 	MOVQ d+0(FP), DI
 	MOVQ x+8(FP), SI
 	MOVQ y+16(FP), DX
 	LOOP2(ANDM)
 
-// func orAVX2(d, x, y *Reg)
-TEXT ·orAVX2(SB), NOSPLIT, $0-24
+// func orAVX2(d, x, y *Reg, n int, stride uintptr)
+TEXT ·orAVX2(SB), NOSPLIT, $0-40
+	MOVQ n+24(FP), R9
+	MOVQ stride+32(FP), R10
 	MOVQ d+0(FP), DI
 	MOVQ x+8(FP), SI
 	MOVQ y+16(FP), DX
 	LOOP2(ORM)
 
-// func xorAVX2(d, x, y *Reg)
-TEXT ·xorAVX2(SB), NOSPLIT, $0-24
+// func xorAVX2(d, x, y *Reg, n int, stride uintptr)
+TEXT ·xorAVX2(SB), NOSPLIT, $0-40
+	MOVQ n+24(FP), R9
+	MOVQ stride+32(FP), R10
 	MOVQ d+0(FP), DI
 	MOVQ x+8(FP), SI
 	MOVQ y+16(FP), DX
 	LOOP2(XORM)
 
-// func mulLo32AVX2(d, x, y *Reg, mask uint64)
-TEXT ·mulLo32AVX2(SB), NOSPLIT, $0-32
+// func mulLo32AVX2(d, x, y *Reg, mask uint64, n int, stride uintptr)
+TEXT ·mulLo32AVX2(SB), NOSPLIT, $0-48
+	MOVQ n+32(FP), R9
+	MOVQ stride+40(FP), R10
 	MOVQ d+0(FP), DI
 	MOVQ x+8(FP), SI
 	MOVQ y+16(FP), DX
 	VPBROADCASTQ mask+24(FP), Y15
 	LOOP2(MULLOM)
 
-// func mulWideS32AVX2(d, x, y *Reg)
-TEXT ·mulWideS32AVX2(SB), NOSPLIT, $0-24
+// func mulWideS32AVX2(d, x, y *Reg, n int, stride uintptr)
+TEXT ·mulWideS32AVX2(SB), NOSPLIT, $0-40
+	MOVQ n+24(FP), R9
+	MOVQ stride+32(FP), R10
 	MOVQ d+0(FP), DI
 	MOVQ x+8(FP), SI
 	MOVQ y+16(FP), DX
@@ -107,6 +134,7 @@ addimm:
 
 // LOOP3 is LOOP2 with a third operand, z (R8): OP(y, z, r).
 #define LOOP3(OP) \
+warp: \
 	XORQ CX, CX \
 loop: \
 	VMOVDQU (SI)(CX*1), Y0 \
@@ -118,14 +146,15 @@ loop: \
 	ADDQ $64, CX \
 	CMPQ CX, $256 \
 	JNE loop \
-	VZEROUPPER \
-	RET
+	NEXTWARP
 
 #define MADLOM(my, mz, r) VPMULUDQ my, r, r; VPADDQ mz, r, r; VPAND Y15, r, r
 #define MADWSM(my, mz, r) VPMULDQ my, r, r; VPADDQ mz, r, r
 
-// func madLo32AVX2(d, x, y, z *Reg, mask uint64)
-TEXT ·madLo32AVX2(SB), NOSPLIT, $0-40
+// func madLo32AVX2(d, x, y, z *Reg, mask uint64, n int, stride uintptr)
+TEXT ·madLo32AVX2(SB), NOSPLIT, $0-56
+	MOVQ n+40(FP), R9
+	MOVQ stride+48(FP), R10
 	MOVQ d+0(FP), DI
 	MOVQ x+8(FP), SI
 	MOVQ y+16(FP), DX
@@ -133,8 +162,10 @@ TEXT ·madLo32AVX2(SB), NOSPLIT, $0-40
 	VPBROADCASTQ mask+32(FP), Y15
 	LOOP3(MADLOM)
 
-// func madWideS32AVX2(d, x, y, z *Reg)
-TEXT ·madWideS32AVX2(SB), NOSPLIT, $0-32
+// func madWideS32AVX2(d, x, y, z *Reg, n int, stride uintptr)
+TEXT ·madWideS32AVX2(SB), NOSPLIT, $0-48
+	MOVQ n+32(FP), R9
+	MOVQ stride+40(FP), R10
 	MOVQ d+0(FP), DI
 	MOVQ x+8(FP), SI
 	MOVQ y+16(FP), DX
@@ -144,6 +175,7 @@ TEXT ·madWideS32AVX2(SB), NOSPLIT, $0-32
 // The comparisons: Y0 = x, Y1 = y, made comparable as signed 64-bit
 // values by PREP; then d = ((y > x) >> 63) ^ flip, 1 or 0 per lane.
 #define CMPLOOP(PREP, label) \
+warp: \
 	XORQ CX, CX \
 label: \
 	VMOVDQU (SI)(CX*1), Y0 \
@@ -156,31 +188,36 @@ label: \
 	ADDQ $32, CX \
 	CMPQ CX, $256 \
 	JNE label \
-	VZEROUPPER \
-	RET
+	NEXTWARP
 
 #define PREPS32 VPSLLQ $32, Y0, Y0; VPSLLQ $32, Y1, Y1
 #define PREPS64
 #define PREPU64 VPXOR Y13, Y0, Y0; VPXOR Y13, Y1, Y1
 
-// func ltS32AVX2(d, x, y *Reg, flip uint64)
-TEXT ·ltS32AVX2(SB), NOSPLIT, $0-32
+// func ltS32AVX2(d, x, y *Reg, flip uint64, n int, stride uintptr)
+TEXT ·ltS32AVX2(SB), NOSPLIT, $0-48
+	MOVQ n+32(FP), R9
+	MOVQ stride+40(FP), R10
 	MOVQ d+0(FP), DI
 	MOVQ x+8(FP), SI
 	MOVQ y+16(FP), DX
 	VPBROADCASTQ flip+24(FP), Y14
 	CMPLOOP(PREPS32, lts32)
 
-// func ltS64AVX2(d, x, y *Reg, flip uint64)
-TEXT ·ltS64AVX2(SB), NOSPLIT, $0-32
+// func ltS64AVX2(d, x, y *Reg, flip uint64, n int, stride uintptr)
+TEXT ·ltS64AVX2(SB), NOSPLIT, $0-48
+	MOVQ n+32(FP), R9
+	MOVQ stride+40(FP), R10
 	MOVQ d+0(FP), DI
 	MOVQ x+8(FP), SI
 	MOVQ y+16(FP), DX
 	VPBROADCASTQ flip+24(FP), Y14
 	CMPLOOP(PREPS64, lts64)
 
-// func ltU64AVX2(d, x, y *Reg, flip uint64)
-TEXT ·ltU64AVX2(SB), NOSPLIT, $0-32
+// func ltU64AVX2(d, x, y *Reg, flip uint64, n int, stride uintptr)
+TEXT ·ltU64AVX2(SB), NOSPLIT, $0-48
+	MOVQ n+32(FP), R9
+	MOVQ stride+40(FP), R10
 	MOVQ $0x8000000000000000, AX
 	MOVQ AX, X13
 	VPBROADCASTQ X13, Y13
@@ -251,8 +288,7 @@ GLOBL lows<>(SB), RODATA|NOPTR, $32
 	VMOVDQU lows<>(SB), Y15 \
 	MOVL $0x7fffffff, AX \
 	MOVQ AX, X14 \
-	VPBROADCASTD X14, X14 \
-	XORQ CX, CX
+	VPBROADCASTD X14, X14
 
 // After OP the result is in X0: canonical NaNs, widen, store.
 #define F32STORE(label) \
@@ -263,40 +299,51 @@ GLOBL lows<>(SB), RODATA|NOPTR, $32
 	ADDQ $32, CX \
 	CMPQ CX, $256 \
 	JNE label \
-	VZEROUPPER \
-	RET
+	NEXTWARP
 
-// func addF32AVX2(d, x, y *Reg)
-TEXT ·addF32AVX2(SB), NOSPLIT, $0-24
+// func addF32AVX2(d, x, y *Reg, n int, stride uintptr)
+TEXT ·addF32AVX2(SB), NOSPLIT, $0-40
+	MOVQ n+24(FP), R9
+	MOVQ stride+32(FP), R10
 	MOVQ d+0(FP), DI
 	MOVQ x+8(FP), SI
 	MOVQ y+16(FP), DX
 	F32SETUP
+warp:
+	XORQ CX, CX
 addf32:
 	VPERMD (SI)(CX*1), Y15, Y0
 	VPERMD (DX)(CX*1), Y15, Y1
 	VADDPS X1, X0, X0
 	F32STORE(addf32)
 
-// func mulF32AVX2(d, x, y *Reg)
-TEXT ·mulF32AVX2(SB), NOSPLIT, $0-24
+// func mulF32AVX2(d, x, y *Reg, n int, stride uintptr)
+TEXT ·mulF32AVX2(SB), NOSPLIT, $0-40
+	MOVQ n+24(FP), R9
+	MOVQ stride+32(FP), R10
 	MOVQ d+0(FP), DI
 	MOVQ x+8(FP), SI
 	MOVQ y+16(FP), DX
 	F32SETUP
+warp:
+	XORQ CX, CX
 mulf32:
 	VPERMD (SI)(CX*1), Y15, Y0
 	VPERMD (DX)(CX*1), Y15, Y1
 	VMULPS X1, X0, X0
 	F32STORE(mulf32)
 
-// func fmaF32AVX2(d, x, y, z *Reg)
-TEXT ·fmaF32AVX2(SB), NOSPLIT, $0-32
+// func fmaF32AVX2(d, x, y, z *Reg, n int, stride uintptr)
+TEXT ·fmaF32AVX2(SB), NOSPLIT, $0-48
+	MOVQ n+32(FP), R9
+	MOVQ stride+40(FP), R10
 	MOVQ d+0(FP), DI
 	MOVQ x+8(FP), SI
 	MOVQ y+16(FP), DX
 	MOVQ z+24(FP), R8
 	F32SETUP
+warp:
+	XORQ CX, CX
 fmaf32:
 	VPERMD (SI)(CX*1), Y15, Y1
 	VPERMD (DX)(CX*1), Y15, Y2

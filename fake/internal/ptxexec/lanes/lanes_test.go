@@ -107,24 +107,24 @@ var cases = map[string]struct {
 	vec, ref func(d, x, y, z *Reg, s1, s2 uint64)
 	masks    bool // s1 is a mask of some width
 }{
-	"add":        {func(d, x, y, z *Reg, a, b uint64) { addAVX2(d, x, y, a) }, func(d, x, y, z *Reg, a, b uint64) { addGo(d, x, y, a) }, true},
-	"sub":        {func(d, x, y, z *Reg, a, b uint64) { subAVX2(d, x, y, a) }, func(d, x, y, z *Reg, a, b uint64) { subGo(d, x, y, a) }, true},
+	"add":        {func(d, x, y, z *Reg, a, b uint64) { addAVX2(d, x, y, a, 1, 0) }, func(d, x, y, z *Reg, a, b uint64) { addGo(d, x, y, a) }, true},
+	"sub":        {func(d, x, y, z *Reg, a, b uint64) { subAVX2(d, x, y, a, 1, 0) }, func(d, x, y, z *Reg, a, b uint64) { subGo(d, x, y, a) }, true},
 	"addImm":     {func(d, x, y, z *Reg, a, b uint64) { addImmAVX2(d, x, b, a) }, func(d, x, y, z *Reg, a, b uint64) { addImmGo(d, x, b, a) }, true},
-	"and":        {func(d, x, y, z *Reg, a, b uint64) { andAVX2(d, x, y) }, func(d, x, y, z *Reg, a, b uint64) { andGo(d, x, y) }, false},
-	"or":         {func(d, x, y, z *Reg, a, b uint64) { orAVX2(d, x, y) }, func(d, x, y, z *Reg, a, b uint64) { orGo(d, x, y) }, false},
-	"xor":        {func(d, x, y, z *Reg, a, b uint64) { xorAVX2(d, x, y) }, func(d, x, y, z *Reg, a, b uint64) { xorGo(d, x, y) }, false},
-	"mulLo32":    {func(d, x, y, z *Reg, a, b uint64) { mulLo32AVX2(d, x, y, a) }, func(d, x, y, z *Reg, a, b uint64) { mulLo32Go(d, x, y, a) }, true},
-	"madLo32":    {func(d, x, y, z *Reg, a, b uint64) { madLo32AVX2(d, x, y, z, a) }, func(d, x, y, z *Reg, a, b uint64) { madLo32Go(d, x, y, z, a) }, true},
-	"mulWideS32": {func(d, x, y, z *Reg, a, b uint64) { mulWideS32AVX2(d, x, y) }, func(d, x, y, z *Reg, a, b uint64) { mulWideS32Go(d, x, y) }, false},
-	"madWideS32": {func(d, x, y, z *Reg, a, b uint64) { madWideS32AVX2(d, x, y, z) }, func(d, x, y, z *Reg, a, b uint64) { madWideS32Go(d, x, y, z) }, false},
-	"ltS32":      {func(d, x, y, z *Reg, a, b uint64) { ltS32AVX2(d, x, y, b&1) }, func(d, x, y, z *Reg, a, b uint64) { ltS32Go(d, x, y, b&1) }, false},
-	"ltS64":      {func(d, x, y, z *Reg, a, b uint64) { ltS64AVX2(d, x, y, b&1) }, func(d, x, y, z *Reg, a, b uint64) { ltS64Go(d, x, y, b&1) }, false},
-	"ltU64":      {func(d, x, y, z *Reg, a, b uint64) { ltU64AVX2(d, x, y, b&1) }, func(d, x, y, z *Reg, a, b uint64) { ltU64Go(d, x, y, b&1) }, false},
+	"and":        {func(d, x, y, z *Reg, a, b uint64) { andAVX2(d, x, y, 1, 0) }, func(d, x, y, z *Reg, a, b uint64) { andGo(d, x, y) }, false},
+	"or":         {func(d, x, y, z *Reg, a, b uint64) { orAVX2(d, x, y, 1, 0) }, func(d, x, y, z *Reg, a, b uint64) { orGo(d, x, y) }, false},
+	"xor":        {func(d, x, y, z *Reg, a, b uint64) { xorAVX2(d, x, y, 1, 0) }, func(d, x, y, z *Reg, a, b uint64) { xorGo(d, x, y) }, false},
+	"mulLo32":    {func(d, x, y, z *Reg, a, b uint64) { mulLo32AVX2(d, x, y, a, 1, 0) }, func(d, x, y, z *Reg, a, b uint64) { mulLo32Go(d, x, y, a) }, true},
+	"madLo32":    {func(d, x, y, z *Reg, a, b uint64) { madLo32AVX2(d, x, y, z, a, 1, 0) }, func(d, x, y, z *Reg, a, b uint64) { madLo32Go(d, x, y, z, a) }, true},
+	"mulWideS32": {func(d, x, y, z *Reg, a, b uint64) { mulWideS32AVX2(d, x, y, 1, 0) }, func(d, x, y, z *Reg, a, b uint64) { mulWideS32Go(d, x, y) }, false},
+	"madWideS32": {func(d, x, y, z *Reg, a, b uint64) { madWideS32AVX2(d, x, y, z, 1, 0) }, func(d, x, y, z *Reg, a, b uint64) { madWideS32Go(d, x, y, z) }, false},
+	"ltS32":      {func(d, x, y, z *Reg, a, b uint64) { ltS32AVX2(d, x, y, b&1, 1, 0) }, func(d, x, y, z *Reg, a, b uint64) { ltS32Go(d, x, y, b&1) }, false},
+	"ltS64":      {func(d, x, y, z *Reg, a, b uint64) { ltS64AVX2(d, x, y, b&1, 1, 0) }, func(d, x, y, z *Reg, a, b uint64) { ltS64Go(d, x, y, b&1) }, false},
+	"ltU64":      {func(d, x, y, z *Reg, a, b uint64) { ltU64AVX2(d, x, y, b&1, 1, 0) }, func(d, x, y, z *Reg, a, b uint64) { ltU64Go(d, x, y, b&1) }, false},
 	"eq":         {func(d, x, y, z *Reg, a, b uint64) { eqAVX2(d, x, y, a, b&1) }, func(d, x, y, z *Reg, a, b uint64) { eqGo(d, x, y, a, b&1) }, true},
 	"selp":       {func(d, x, y, z *Reg, a, b uint64) { selpAVX2(d, x, y, z) }, func(d, x, y, z *Reg, a, b uint64) { selpGo(d, x, y, z) }, false},
-	"addF32":     {func(d, x, y, z *Reg, a, b uint64) { addF32AVX2(d, x, y) }, func(d, x, y, z *Reg, a, b uint64) { addF32Go(d, x, y) }, false},
-	"mulF32":     {func(d, x, y, z *Reg, a, b uint64) { mulF32AVX2(d, x, y) }, func(d, x, y, z *Reg, a, b uint64) { mulF32Go(d, x, y) }, false},
-	"fmaF32":     {func(d, x, y, z *Reg, a, b uint64) { fmaF32AVX2(d, x, y, z) }, func(d, x, y, z *Reg, a, b uint64) { fmaF32Go(d, x, y, z) }, false},
+	"addF32":     {func(d, x, y, z *Reg, a, b uint64) { addF32AVX2(d, x, y, 1, 0) }, func(d, x, y, z *Reg, a, b uint64) { addF32Go(d, x, y) }, false},
+	"mulF32":     {func(d, x, y, z *Reg, a, b uint64) { mulF32AVX2(d, x, y, 1, 0) }, func(d, x, y, z *Reg, a, b uint64) { mulF32Go(d, x, y) }, false},
+	"fmaF32":     {func(d, x, y, z *Reg, a, b uint64) { fmaF32AVX2(d, x, y, z, 1, 0) }, func(d, x, y, z *Reg, a, b uint64) { fmaF32Go(d, x, y, z) }, false},
 }
 
 // TestVectorMatchesGo runs each function's vector code and its Go loop on
@@ -285,7 +285,7 @@ func BenchmarkAdd(b *testing.B) {
 	var d, x, y Reg
 	b.Run("vector", func(b *testing.B) {
 		for b.Loop() {
-			addAVX2(&d, &x, &y, math.MaxUint32)
+			addAVX2(&d, &x, &y, math.MaxUint32, 1, 0)
 		}
 	})
 	b.Run("go", func(b *testing.B) {
@@ -304,7 +304,7 @@ func BenchmarkFmaF32(b *testing.B) {
 	values(r, &z)
 	b.Run("vector", func(b *testing.B) {
 		for b.Loop() {
-			fmaF32AVX2(&d, &x, &y, &z)
+			fmaF32AVX2(&d, &x, &y, &z, 1, 0)
 		}
 	})
 	b.Run("go", func(b *testing.B) {

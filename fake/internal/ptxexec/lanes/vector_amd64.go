@@ -9,46 +9,47 @@ import "golang.org/x/sys/cpu"
 var vector = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
 // The vector code, in lanes_amd64.s; each is its exported name's
-// function.
+// function. Those with n and stride run over n warps' registers, stride
+// bytes apart (n >= 1; Warps' methods), the exported functions with n 1.
 
 //go:noescape
-func addAVX2(d, x, y *Reg, mask uint64)
+func addAVX2(d, x, y *Reg, mask uint64, n int, stride uintptr)
 
 //go:noescape
-func subAVX2(d, x, y *Reg, mask uint64)
+func subAVX2(d, x, y *Reg, mask uint64, n int, stride uintptr)
 
 //go:noescape
 func addImmAVX2(d, x *Reg, imm, mask uint64)
 
 //go:noescape
-func andAVX2(d, x, y *Reg)
+func andAVX2(d, x, y *Reg, n int, stride uintptr)
 
 //go:noescape
-func orAVX2(d, x, y *Reg)
+func orAVX2(d, x, y *Reg, n int, stride uintptr)
 
 //go:noescape
-func xorAVX2(d, x, y *Reg)
+func xorAVX2(d, x, y *Reg, n int, stride uintptr)
 
 //go:noescape
-func mulLo32AVX2(d, x, y *Reg, mask uint64)
+func mulLo32AVX2(d, x, y *Reg, mask uint64, n int, stride uintptr)
 
 //go:noescape
-func madLo32AVX2(d, x, y, z *Reg, mask uint64)
+func madLo32AVX2(d, x, y, z *Reg, mask uint64, n int, stride uintptr)
 
 //go:noescape
-func mulWideS32AVX2(d, x, y *Reg)
+func mulWideS32AVX2(d, x, y *Reg, n int, stride uintptr)
 
 //go:noescape
-func madWideS32AVX2(d, x, y, z *Reg)
+func madWideS32AVX2(d, x, y, z *Reg, n int, stride uintptr)
 
 //go:noescape
-func ltS32AVX2(d, x, y *Reg, flip uint64)
+func ltS32AVX2(d, x, y *Reg, flip uint64, n int, stride uintptr)
 
 //go:noescape
-func ltS64AVX2(d, x, y *Reg, flip uint64)
+func ltS64AVX2(d, x, y *Reg, flip uint64, n int, stride uintptr)
 
 //go:noescape
-func ltU64AVX2(d, x, y *Reg, flip uint64)
+func ltU64AVX2(d, x, y *Reg, flip uint64, n int, stride uintptr)
 
 //go:noescape
 func eqAVX2(d, x, y *Reg, mask, flip uint64)
@@ -57,13 +58,13 @@ func eqAVX2(d, x, y *Reg, mask, flip uint64)
 func selpAVX2(d, x, y, p *Reg)
 
 //go:noescape
-func addF32AVX2(d, x, y *Reg)
+func addF32AVX2(d, x, y *Reg, n int, stride uintptr)
 
 //go:noescape
-func mulF32AVX2(d, x, y *Reg)
+func mulF32AVX2(d, x, y *Reg, n int, stride uintptr)
 
 //go:noescape
-func fmaF32AVX2(d, x, y, z *Reg)
+func fmaF32AVX2(d, x, y, z *Reg, n int, stride uintptr)
 
 //go:noescape
 func nonzeroAVX2(p *Reg) uint32

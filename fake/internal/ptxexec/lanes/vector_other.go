@@ -6,24 +6,24 @@ package lanes
 // vector code of amd64, never called here.
 const vector = false
 
-func addAVX2(d, x, y *Reg, mask uint64)        { addGo(d, x, y, mask) }
-func subAVX2(d, x, y *Reg, mask uint64)        { subGo(d, x, y, mask) }
-func addImmAVX2(d, x *Reg, imm, mask uint64)   { addImmGo(d, x, imm, mask) }
-func andAVX2(d, x, y *Reg)                     { andGo(d, x, y) }
-func orAVX2(d, x, y *Reg)                      { orGo(d, x, y) }
-func xorAVX2(d, x, y *Reg)                     { xorGo(d, x, y) }
-func mulLo32AVX2(d, x, y *Reg, mask uint64)    { mulLo32Go(d, x, y, mask) }
-func madLo32AVX2(d, x, y, z *Reg, mask uint64) { madLo32Go(d, x, y, z, mask) }
-func mulWideS32AVX2(d, x, y *Reg)              { mulWideS32Go(d, x, y) }
-func madWideS32AVX2(d, x, y, z *Reg)           { madWideS32Go(d, x, y, z) }
-func ltS32AVX2(d, x, y *Reg, flip uint64)      { ltS32Go(d, x, y, flip) }
-func ltS64AVX2(d, x, y *Reg, flip uint64)      { ltS64Go(d, x, y, flip) }
-func ltU64AVX2(d, x, y *Reg, flip uint64)      { ltU64Go(d, x, y, flip) }
-func eqAVX2(d, x, y *Reg, mask, flip uint64)   { eqGo(d, x, y, mask, flip) }
-func selpAVX2(d, x, y, p *Reg)                 { selpGo(d, x, y, p) }
-func addF32AVX2(d, x, y *Reg)                  { addF32Go(d, x, y) }
-func mulF32AVX2(d, x, y *Reg)                  { mulF32Go(d, x, y) }
-func fmaF32AVX2(d, x, y, z *Reg)               { fmaF32Go(d, x, y, z) }
+func addAVX2(d, x, y *Reg, mask uint64, _ int, _ uintptr)        { addGo(d, x, y, mask) }
+func subAVX2(d, x, y *Reg, mask uint64, _ int, _ uintptr)        { subGo(d, x, y, mask) }
+func addImmAVX2(d, x *Reg, imm, mask uint64)                     { addImmGo(d, x, imm, mask) }
+func andAVX2(d, x, y *Reg, _ int, _ uintptr)                     { andGo(d, x, y) }
+func orAVX2(d, x, y *Reg, _ int, _ uintptr)                      { orGo(d, x, y) }
+func xorAVX2(d, x, y *Reg, _ int, _ uintptr)                     { xorGo(d, x, y) }
+func mulLo32AVX2(d, x, y *Reg, mask uint64, _ int, _ uintptr)    { mulLo32Go(d, x, y, mask) }
+func madLo32AVX2(d, x, y, z *Reg, mask uint64, _ int, _ uintptr) { madLo32Go(d, x, y, z, mask) }
+func mulWideS32AVX2(d, x, y *Reg, _ int, _ uintptr)              { mulWideS32Go(d, x, y) }
+func madWideS32AVX2(d, x, y, z *Reg, _ int, _ uintptr)           { madWideS32Go(d, x, y, z) }
+func ltS32AVX2(d, x, y *Reg, flip uint64, _ int, _ uintptr)      { ltS32Go(d, x, y, flip) }
+func ltS64AVX2(d, x, y *Reg, flip uint64, _ int, _ uintptr)      { ltS64Go(d, x, y, flip) }
+func ltU64AVX2(d, x, y *Reg, flip uint64, _ int, _ uintptr)      { ltU64Go(d, x, y, flip) }
+func eqAVX2(d, x, y *Reg, mask, flip uint64)                     { eqGo(d, x, y, mask, flip) }
+func selpAVX2(d, x, y, p *Reg)                                   { selpGo(d, x, y, p) }
+func addF32AVX2(d, x, y *Reg, _ int, _ uintptr)                  { addF32Go(d, x, y) }
+func mulF32AVX2(d, x, y *Reg, _ int, _ uintptr)                  { mulF32Go(d, x, y) }
+func fmaF32AVX2(d, x, y, z *Reg, _ int, _ uintptr)               { fmaF32Go(d, x, y, z) }
 
 func nonzeroAVX2(p *Reg) uint32 { return nonzeroGo(p) }
 func checkAVX2(a *Reg, start, lim, amask, imm, step uint64) (bool, bool) {
