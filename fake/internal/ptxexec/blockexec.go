@@ -1,9 +1,11 @@
 package ptxexec
 
 import (
+	"math"
 	"math/bits"
 	"slices"
 
+	"github.com/nocgo/cuda/fake/internal/fpu"
 	"github.com/nocgo/cuda/fake/internal/ptxexec/lanes"
 )
 
@@ -97,8 +99,13 @@ func (m *machine) runBlock() error {
 	var live blockMask
 	if len(m.soas) != nw {
 		m.soas, m.tss = make([][]uint64, nw), make([][]thread, nw)
+		ns := m.k.fn.nslots
+		m.file = lanes.Warps{S: m.soaFile, Slots: ns, N: nw}
 		for w := range nw {
 			m.tss[w], m.soas[w] = m.warpThreads(w), m.warps[w].soa
+			if len(m.soaFile) < nw*ns*warpSize || len(m.soas[w]) == 0 || &m.soas[w][0] != &m.soaFile[w*ns*warpSize] {
+				m.file.N = 0 // not side by side: one call per warp
+			}
 		}
 	}
 	soas, tss := m.soas, m.tss // each warp's registers and threads
@@ -279,7 +286,7 @@ func (m *machine) runBlock() error {
 				}
 			}
 		default:
-			if full && runFullWarps(soas, in) {
+			if full && (m.file.N > 0 && runWarps(m.file, in) || runFullWarps(soas, in)) {
 				continue
 			}
 			for w := range nw {
@@ -342,6 +349,88 @@ func runFullWarps(soas [][]uint64, in *inst) bool {
 		for _, S := range soas[1:] {
 			runFull(S, in)
 		}
+	}
+	return true
+}
+
+// runWarps runs in for every lane of the warps of f, in one call of
+// package lanes, when it is one of runFull's instructions that lanes.Warps
+// knows, and reports whether it did (false: it changed nothing). Its
+// results are runFull's for each warp.
+func runWarps(f lanes.Warps, in *inst) bool {
+	d, a, b, c := in.d, in.a, in.b, in.c
+	switch in.op {
+	case opAddI:
+		f.Add(d, a, b, in.mask)
+	case opSubI:
+		f.Sub(d, a, b, in.mask)
+	case opAnd:
+		f.And(d, a, b)
+	case opOr:
+		f.Or(d, a, b)
+	case opXor:
+		f.Xor(d, a, b)
+	case opMulLo, opMulWideU:
+		if in.bits > 32 {
+			return false
+		}
+		f.MulLo32(d, a, b, in.mask)
+	case opMadLo, opMadWideU:
+		if in.bits > 32 {
+			return false
+		}
+		f.MadLo32(d, a, b, c, in.mask)
+	case opMulWideS:
+		if in.bits != 32 {
+			return false
+		}
+		f.MulWideS32(d, a, b)
+	case opMadWideS:
+		if in.bits != 32 || in.mask != math.MaxUint64 {
+			return false
+		}
+		f.MadWideS32(d, a, b, c)
+	case opAddF32, opMulF32, opFmaF32:
+		if in.flags&(fFTZ|fSat) != 0 || fpu.Rounding(in.mode) != fpu.Nearest {
+			return false
+		}
+		switch in.op {
+		case opAddF32:
+			f.AddF32(d, a, b)
+		case opMulF32:
+			f.MulF32(d, a, b)
+		default:
+			f.FmaF32(d, a, b, c)
+		}
+	case opSetpI:
+		return warpsLess(f, in)
+	default:
+		return false
+	}
+	return true
+}
+
+// warpsLess runs an integer setp's ordered comparison (as fullSetpI does)
+// over the warps of f, and reports whether it did.
+func warpsLess(f lanes.Warps, in *inst) bool {
+	mode := int(in.mode)
+	if in.k2 != 0 || in.v[0] >= 0 || mode != cmpLT && mode != cmpGE && mode != cmpGT && mode != cmpLE {
+		return false
+	}
+	flip := b2u(mode == cmpGE || mode == cmpLE)
+	x, y := in.a, in.b
+	if mode == cmpGT || mode == cmpLE {
+		x, y = y, x
+	}
+	switch {
+	case in.kind == kS && in.bits == 32:
+		f.LessS32(in.d, x, y, flip)
+	case in.kind == kS && in.bits == 64:
+		f.LessS64(in.d, x, y, flip)
+	case in.kind == kS:
+		return false
+	default:
+		f.LessU64(in.d, x, y, flip)
 	}
 	return true
 }

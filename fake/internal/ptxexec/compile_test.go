@@ -205,3 +205,30 @@ func TestValueOps(t *testing.T) {
 		assert.Equal(t, ok, valueOps[op], "opcode %d", op)
 	}
 }
+
+// TestBlockProgramWarpsSideBySide checks that a block program's warps
+// keep their registers side by side in one file (machine.file), so that
+// runBlock runs an instruction over all of them in one call of package
+// lanes, and that the block's results are axpy's.
+func TestBlockProgramWarpsSideBySide(t *testing.T) {
+	p, mem := load(t, "90")
+	k := p.Kernels["axpy"]
+	const n = 200 // a partial last warp
+	xs, ys := f32Ramp(n, 0.37, -3), f32Ramp(n, 0.11, 1)
+	px, py, out := mem.f32s(xs), mem.f32s(ys), mem.alloc(4*256)
+	l := &Launch{Grid: dim(1), Block: dim(256), Params: packAxpy(k, px, py, out, n), Mem: mem, SMs: 1}
+	m := k.newMachine(l, 256, nil)
+	require.NotNil(t, m.bp)
+	m.setBlock(0)
+	m.startBlock()
+	require.NoError(t, m.runBlock())
+	assert.Equal(t, 8, m.file.N, "the 8 warps' registers are one lanes.Warps")
+	assert.Equal(t, k.fn.nslots, m.file.Slots)
+	for w := range m.warps {
+		assert.Same(t, &m.soaFile[w*k.fn.nslots*warpSize], &m.warps[w].soa[0], "warp %d", w)
+	}
+	got := mem.readF32(out, n)
+	for i := range n {
+		require.Equal(t, 2*xs[i]+ys[i], got[i], "element %d", i)
+	}
+}

@@ -6,6 +6,7 @@ import (
 
 	"fmt"
 	"github.com/nocgo/cuda/fake/internal/fpu"
+	"github.com/nocgo/cuda/fake/internal/ptxexec/lanes"
 	"math"
 	"math/bits"
 	"sync"
@@ -198,6 +199,13 @@ type machine struct {
 	ur         []uint64 // the block's uniform values, by slot (blockexec.go)
 	soas       [][]uint64
 	tss        [][]thread // each warp's registers and threads, for runBlock
+	// soaFile holds the warps' registers (warpRegs.soa) side by side in
+	// warp order, soaFree the part not yet handed out (lockstep.go's
+	// newSoA); file is soaFile as lanes.Warps when every warp's registers
+	// are there (runBlock: an instruction over all warps in one call),
+	// N 0 otherwise.
+	soaFile, soaFree []uint64
+	file             lanes.Warps
 }
 
 // Run executes the kernel over the launch's grid, blocks one after

@@ -76,7 +76,7 @@ func (m *machine) canLockstep(ts []thread) bool {
 func (m *machine) toSoA(w *warpRegs, ts []thread) {
 	ns := m.k.fn.nslots
 	if len(w.soa) < ns*warpSize {
-		w.soa = make([]uint64, ns*warpSize)
+		w.soa = m.newSoA(ns)
 	}
 	S := w.soa
 	for j := range ts {
@@ -86,6 +86,19 @@ func (m *machine) toSoA(w *warpRegs, ts []thread) {
 		}
 	}
 	w.inSoA = true
+}
+
+// newSoA returns registers for a warp of ns slots, from m.soaFile: the
+// warps that move there in warp order lie side by side (lanes.Warps).
+func (m *machine) newSoA(ns int) []uint64 {
+	n := ns * warpSize
+	if len(m.soaFree) < n {
+		m.soaFile = make([]uint64, n*len(m.warps))
+		m.soaFree = m.soaFile
+	}
+	S := m.soaFree[:n:n]
+	m.soaFree = m.soaFree[n:]
+	return S
 }
 
 // toAoS moves warp w's registers back into its threads' files.
