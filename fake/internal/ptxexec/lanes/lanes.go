@@ -203,7 +203,7 @@ func Check(a *Reg, start, lim, amask, imm, step uint64) (inSpan, consecutive boo
 // addresses of a coalesced access of step bytes a lane.
 func Consecutive(a *Reg, step uint64) bool {
 	if vector {
-		return consecutiveAVX2(a, step)
+		return consecutiveAVX2(a, step, 1, 0)
 	}
 	return consecutiveGo(a, step)
 }
@@ -212,7 +212,7 @@ func Consecutive(a *Reg, step uint64) bool {
 // consecutive 4-byte loads.
 func Load32(d *Reg, src *[128]byte) {
 	if vector {
-		load32AVX2(d, src)
+		load32AVX2(d, src, 1, 0)
 		return
 	}
 	load32Go(d, src)
@@ -222,7 +222,7 @@ func Load32(d *Reg, src *[128]byte) {
 // consecutive 4-byte stores.
 func Store32(dst *[128]byte, v *Reg) {
 	if vector {
-		store32AVX2(dst, v)
+		store32AVX2(dst, v, 1, 0)
 		return
 	}
 	store32Go(dst, v)

@@ -423,10 +423,13 @@ check:
 	VZEROUPPER
 	RET
 
-// func load32AVX2(d *Reg, src *[128]byte)
-TEXT ·load32AVX2(SB), NOSPLIT, $0-16
+// func load32AVX2(d *Reg, src *[128]byte, n int, stride uintptr)
+TEXT ·load32AVX2(SB), NOSPLIT, $0-32
 	MOVQ d+0(FP), DI
 	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), R12
+	MOVQ stride+24(FP), R13
+load32warp:
 	VPMOVZXDQ (SI), Y0
 	VPMOVZXDQ 16(SI), Y1
 	VPMOVZXDQ 32(SI), Y2
@@ -443,14 +446,21 @@ TEXT ·load32AVX2(SB), NOSPLIT, $0-16
 	VMOVDQU Y5, 160(DI)
 	VMOVDQU Y6, 192(DI)
 	VMOVDQU Y7, 224(DI)
+	ADDQ R13, DI
+	ADDQ $128, SI
+	DECQ R12
+	JNZ load32warp
 	VZEROUPPER
 	RET
 
-// func store32AVX2(dst *[128]byte, v *Reg)
-TEXT ·store32AVX2(SB), NOSPLIT, $0-16
+// func store32AVX2(dst *[128]byte, v *Reg, n int, stride uintptr)
+TEXT ·store32AVX2(SB), NOSPLIT, $0-32
 	MOVQ dst+0(FP), DI
 	MOVQ v+8(FP), SI
+	MOVQ n+16(FP), R12
+	MOVQ stride+24(FP), R13
 	VMOVDQU lows<>(SB), Y15
+store32warp:
 	XORQ CX, CX
 	XORQ DX, DX
 store32:
@@ -460,6 +470,10 @@ store32:
 	ADDQ $32, CX
 	CMPQ CX, $256
 	JNE store32
+	ADDQ R13, SI
+	ADDQ $128, DI
+	DECQ R12
+	JNZ store32warp
 	VZEROUPPER
 	RET
 
@@ -470,8 +484,10 @@ store32:
 	VPOR Y3, Y4, Y4 \
 	VPADDQ Y13, Y12, Y12
 
-// func consecutiveAVX2(a *Reg, step uint64) bool
-TEXT ·consecutiveAVX2(SB), NOSPLIT, $0-17
+// func consecutiveAVX2(a *Reg, step uint64, n int, stride uintptr) bool
+TEXT ·consecutiveAVX2(SB), NOSPLIT, $0-33
+	MOVQ n+16(FP), R12
+	MOVQ stride+24(FP), R13
 	MOVQ a+0(FP), SI
 	MOVQ step+8(FP), AX
 	MOVQ (SI), BX
@@ -487,6 +503,7 @@ TEXT ·consecutiveAVX2(SB), NOSPLIT, $0-17
 	MOVQ AX, X13
 	VPBROADCASTQ X13, Y13
 	VPXOR Y4, Y4, Y4
+consecwarp: // Y12 goes on from one warp's lane 31 to the next one's lane 0
 	CONSEC(0)
 	CONSEC(32)
 	CONSEC(64)
@@ -495,7 +512,10 @@ TEXT ·consecutiveAVX2(SB), NOSPLIT, $0-17
 	CONSEC(160)
 	CONSEC(192)
 	CONSEC(224)
+	ADDQ R13, SI
+	DECQ R12
+	JNZ consecwarp
 	VPTEST Y4, Y4
-	SETEQ ret+16(FP)
+	SETEQ ret+32(FP)
 	VZEROUPPER
 	RET

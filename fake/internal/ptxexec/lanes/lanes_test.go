@@ -344,7 +344,7 @@ func TestMemoryHelpersMatchGo(t *testing.T) {
 		in1, c1 := checkGo(&a, start, lim, amask, imm, step)
 		in2, c2 := checkAVX2(&a, start, lim, amask, imm, step)
 		require.Equal(t, [2]bool{in1, c1}, [2]bool{in2, c2}, "Check(%x, %#x, %d, %#x, %d, %d)", a, start, lim, amask, imm, step)
-		require.Equal(t, c1, consecutiveAVX2(&a, step), "Consecutive(%x, %d)", a, step)
+		require.Equal(t, c1, consecutiveAVX2(&a, step, 1, 0), "Consecutive(%x, %d)", a, step)
 		require.Equal(t, c1, consecutiveGo(&a, step), "Consecutive(%x, %d)", a, step)
 	}
 	src := make([]byte, 160)
@@ -352,13 +352,13 @@ func TestMemoryHelpersMatchGo(t *testing.T) {
 		src[i] = byte(r.Uint32())
 	}
 	var got, want Reg
-	load32AVX2(&got, (*[128]byte)(src[16:]))
+	load32AVX2(&got, (*[128]byte)(src[16:]), 1, 0)
 	load32Go(&want, (*[128]byte)(src[16:]))
 	require.Equal(t, want, got, "Load32")
 	var v Reg
 	values(r, &v)
 	a, b := make([]byte, 160), make([]byte, 160)
-	store32AVX2((*[128]byte)(a[16:]), &v)
+	store32AVX2((*[128]byte)(a[16:]), &v, 1, 0)
 	store32Go((*[128]byte)(b[16:]), &v)
 	require.Equal(t, b, a, "Store32 (with the 16 bytes around it untouched)")
 	for j := range v {

@@ -73,10 +73,10 @@ func nonzeroAVX2(p *Reg) uint32
 func checkAVX2(a *Reg, start, lim, amask, imm, step uint64) (inSpan, consecutive bool)
 
 //go:noescape
-func load32AVX2(d *Reg, src *[128]byte)
+func load32AVX2(d *Reg, src *[128]byte, n int, stride uintptr)
 
 //go:noescape
-func store32AVX2(dst *[128]byte, v *Reg)
+func store32AVX2(dst *[128]byte, v *Reg, n int, stride uintptr)
 
 //go:noescape
-func consecutiveAVX2(a *Reg, step uint64) bool
+func consecutiveAVX2(a *Reg, step uint64, n int, stride uintptr) bool

@@ -29,7 +29,7 @@ func nonzeroAVX2(p *Reg) uint32 { return nonzeroGo(p) }
 func checkAVX2(a *Reg, start, lim, amask, imm, step uint64) (bool, bool) {
 	return checkGo(a, start, lim, amask, imm, step)
 }
-func load32AVX2(d *Reg, src *[128]byte)  { load32Go(d, src) }
-func store32AVX2(dst *[128]byte, v *Reg) { store32Go(dst, v) }
+func load32AVX2(d *Reg, src *[128]byte, _ int, _ uintptr)  { load32Go(d, src) }
+func store32AVX2(dst *[128]byte, v *Reg, _ int, _ uintptr) { store32Go(dst, v) }
 
-func consecutiveAVX2(a *Reg, step uint64) bool { return consecutiveGo(a, step) }
+func consecutiveAVX2(a *Reg, step uint64, _ int, _ uintptr) bool { return consecutiveGo(a, step) }

@@ -188,3 +188,64 @@ func (f Warps) FmaF32(d, x, y, z int32) {
 	}
 	f.each(d, x, y, z, func(d, x, y, z *Reg) { fmaF32Go(d, x, y, z) })
 }
+
+// Consecutive reports whether register a of the warps holds consecutive
+// addresses across all of them: warp w's lane j is warp 0's lane 0 plus
+// (32*w+j)*step (a coalesced access of the whole file's lanes).
+func (f Warps) Consecutive(a int32, step uint64) bool {
+	ra, _, _, _, st := f.regs(a, a, a, a)
+	if vector {
+		return consecutiveAVX2(ra, step, f.N, st)
+	}
+	base := ra[0]
+	for w := range f.N {
+		if !consecutiveGo(f.at(w, a), step) || f.at(w, a)[0] != base+uint64(32*w)*step {
+			return false
+		}
+	}
+	return true
+}
+
+// Load32 is [Load32] for every warp, warp w's lanes from src[128*w:].
+func (f Warps) Load32(d int32, src []byte) {
+	rd, _, _, _, st := f.regs(d, d, d, d)
+	src = src[:128*f.N]
+	if vector {
+		load32AVX2(rd, (*[128]byte)(src), f.N, st)
+		return
+	}
+	for w := range f.N {
+		load32Go(f.at(w, d), (*[128]byte)(src[128*w:]))
+	}
+}
+
+// Store32 is [Store32] for every warp, warp w's lanes at dst[128*w:].
+func (f Warps) Store32(dst []byte, v int32) {
+	rv, _, _, _, st := f.regs(v, v, v, v)
+	dst = dst[:128*f.N]
+	if vector {
+		store32AVX2((*[128]byte)(dst), rv, f.N, st)
+		return
+	}
+	for w := range f.N {
+		store32Go((*[128]byte)(dst[128*w:]), f.at(w, v))
+	}
+}
+
+// Load64 is [Load64] for every warp, warp w's lanes from src[256*w:].
+func (f Warps) Load64(d int32, src []byte) {
+	f.regs(d, d, d, d)
+	src = src[:256*f.N]
+	for w := range f.N {
+		Load64(f.at(w, d), (*[256]byte)(src[256*w:]))
+	}
+}
+
+// Store64 is [Store64] for every warp, warp w's lanes at dst[256*w:].
+func (f Warps) Store64(dst []byte, v int32) {
+	f.regs(v, v, v, v)
+	dst = dst[:256*f.N]
+	for w := range f.N {
+		Store64((*[256]byte)(dst[256*w:]), f.at(w, v))
+	}
+}

@@ -64,3 +64,62 @@ func TestWarpsMatchEachWarp(t *testing.T) {
 	require.Panics(t, func() { Warps{S: make([]uint64, 64), Slots: 2, N: 2}.Add(0, 1, 1, 0) }, "N past the file")
 	require.Panics(t, func() { Warps{S: make([]uint64, 64), Slots: 2, N: 1}.Add(0, 2, 1, 0) }, "a register past Slots")
 }
+
+// TestWarpsMemory checks Warps' Consecutive against its definition
+// (including a break at a warp's edge and in a warp), and Load32,
+// Store32, Load64 and Store64 against the single-warp functions.
+func TestWarpsMemory(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for round := range 300 {
+		n, slots := 1+round%9, 3
+		file := make([]uint64, n*slots*32)
+		f := Warps{S: file, Slots: slots, N: n}
+		step := []uint64{0, 4, 8, 1 << 40}[r.IntN(4)]
+		base := r.Uint64()
+		a := int32(r.IntN(slots))
+		for w := range n {
+			for j := range 32 {
+				f.at(w, a)[j] = base + uint64(32*w+j)*step
+			}
+		}
+		require.True(t, f.Consecutive(a, step), "round %d", round)
+		w, j := r.IntN(n), r.IntN(32)
+		if r.IntN(2) == 0 {
+			j = 0 // a warp's first lane: only the step from the warp before shows it
+		}
+		f.at(w, a)[j]++
+		require.False(t, f.Consecutive(a, step), "round %d: warp %d lane %d off by one", round, w, j)
+
+		src := make([]byte, 256*n+8)
+		for i := range src {
+			src[i] = byte(r.Uint32())
+		}
+		d := int32(r.IntN(slots))
+		f.Load32(d, src)
+		for w := range n {
+			var want Reg
+			Load32(&want, (*[128]byte)(src[128*w:]))
+			require.Equal(t, want, *f.at(w, d))
+		}
+		f.Load64(d, src)
+		for w := range n {
+			var want Reg
+			Load64(&want, (*[256]byte)(src[256*w:]))
+			require.Equal(t, want, *f.at(w, d))
+		}
+		for w := range n {
+			values(r, f.at(w, d))
+		}
+		got, want := make([]byte, len(src)), make([]byte, len(src))
+		f.Store32(got, d)
+		for w := range n {
+			Store32((*[128]byte)(want[128*w:]), f.at(w, d))
+		}
+		require.Equal(t, want, got)
+		f.Store64(got, d)
+		for w := range n {
+			Store64((*[256]byte)(want[256*w:]), f.at(w, d))
+		}
+		require.Equal(t, want, got)
+	}
+}
