@@ -262,6 +262,16 @@ func (m *machine) runBlock() error {
 				return nil
 			}
 		case opLdGlobal, opLdParam, opLdShared, opLdLocal, opLdGeneric:
+			if full && m.file.N > 0 {
+				if run, ok := m.blockRun(in); ok {
+					if in.size == 4 {
+						m.file.Load32(in.v[0], run)
+					} else {
+						m.file.Load64(in.v[0], run)
+					}
+					continue
+				}
+			}
 			for w := range nw {
 				if a := act[w]; a != 0 {
 					S, ts := soas[w], tss[w]
@@ -274,6 +284,16 @@ func (m *machine) runBlock() error {
 				}
 			}
 		case opStGlobal, opStShared, opStLocal, opStGeneric:
+			if full && m.file.N > 0 {
+				if run, ok := m.blockRun(in); ok {
+					if in.size == 4 {
+						m.file.Store32(run, in.v[0])
+					} else {
+						m.file.Store64(run, in.v[0])
+					}
+					continue
+				}
+			}
 			for w := range nw {
 				if a := act[w]; a != 0 {
 					S, ts := soas[w], tss[w]
@@ -313,6 +333,31 @@ func (m *machine) runBlock() error {
 			}
 		}
 	}
+}
+
+// blockRun returns the bytes a scalar 4- or 8-byte ld or st of in reads
+// or writes for every lane of the block's warps (m.file, all full) when
+// their addresses are one coalesced run (lanes.Warps.Consecutive) inside
+// fullSpan's span, aligned: warp w's lanes are run[32*w*in.size:]. One
+// span and bounds check for the block instead of one a warp; ok false
+// (nothing done) otherwise, and the warps go one by one as fullLoad and
+// fullStore do, to the lane that faults.
+func (m *machine) blockRun(in *inst) (run []byte, ok bool) {
+	if in.size != 4 && in.size != 8 || m.obs != nil {
+		return nil, false
+	}
+	data, start, lim, amask, ok := m.fullSpan(m.soas[0], in)
+	if !ok || !m.file.Consecutive(in.a, uint64(in.size)) {
+		return nil, false
+	}
+	step, n := uint64(in.size), uint64(m.file.N)*warpSize
+	a0 := m.soas[0][int(in.a)*warpSize]
+	off := a0 - start
+	last := off + (n-1)*step // the last lane's offset
+	if off > last || last > lim || (a0+uint64(in.imm))&amask != 0 {
+		return nil, false
+	}
+	return data[off : off+n*step], true
 }
 
 // runFullWarps runs in for every lane of the warps whose registers are

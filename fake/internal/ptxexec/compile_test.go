@@ -99,6 +99,11 @@ func TestBlockProgramMatchesScheduler(t *testing.T) {
 		{name: "oob_write", grid: dim(2), block: dim(64), wantFault: true, args: func(m *testMem) []any {
 			return []any{m.i32s(make([]int32, 64)), int32(32)}
 		}},
+		{name: "oob_write", grid: dim(2), block: dim(256), wantFault: true, args: func(m *testMem) []any {
+			// The block's coalesced store runs past the allocation in
+			// warp 6 (thread 200): warps 0..5 store, the fault is lane 8's.
+			return []any{m.i32s(make([]int32, 300)), int32(100)}
+		}},
 	}
 	p, _ := load(t, "90")
 	for _, c := range cases {
@@ -213,7 +218,7 @@ func TestValueOps(t *testing.T) {
 func TestBlockProgramWarpsSideBySide(t *testing.T) {
 	p, mem := load(t, "90")
 	k := p.Kernels["axpy"]
-	const n = 200 // a partial last warp
+	const n = 256
 	xs, ys := f32Ramp(n, 0.37, -3), f32Ramp(n, 0.11, 1)
 	px, py, out := mem.f32s(xs), mem.f32s(ys), mem.alloc(4*256)
 	l := &Launch{Grid: dim(1), Block: dim(256), Params: packAxpy(k, px, py, out, n), Mem: mem, SMs: 1}
@@ -231,4 +236,32 @@ func TestBlockProgramWarpsSideBySide(t *testing.T) {
 	for i := range n {
 		require.Equal(t, 2*xs[i]+ys[i], got[i], "element %d", i)
 	}
+	// Its loads and store are each one coalesced run of the block: one
+	// span, 1024 bytes, the first of them element 0's.
+	runs := 0
+	for i := range k.fn.code {
+		in := &k.fn.code[i]
+		if in.op != opLdGlobal && in.op != opStGlobal {
+			continue
+		}
+		run, ok := m.blockRun(in)
+		require.True(t, ok, "instruction %d", i)
+		assert.Len(t, run, 4*n)
+		runs++
+	}
+	assert.Equal(t, 3, runs)
+	assert.Equal(t, &mem.bytes(out)[0], &mustRun(t, m, k, opStGlobal)[0])
+}
+
+// mustRun returns blockRun's bytes for k's first instruction of op.
+func mustRun(t *testing.T, m *machine, k *Kernel, op uint8) []byte {
+	for i := range k.fn.code {
+		if in := &k.fn.code[i]; in.op == op {
+			run, ok := m.blockRun(in)
+			require.True(t, ok)
+			return run
+		}
+	}
+	t.Fatalf("no instruction %d", op)
+	return nil
 }
