@@ -173,8 +173,9 @@ func (m *machine) runBlock() error {
 				v := scalar(in, m.ur)
 				m.ur[in.d] = v
 				if bp.lanes[in.d] {
+					b := broadcast(v) // once, not once a warp
 					for w := range nw {
-						*lane32(soas[w], in.d) = broadcast(v)
+						*lane32(soas[w], in.d) = b
 					}
 				}
 				continue
