@@ -124,7 +124,7 @@ type raceState struct {
 // access a (a write if firstWrite) and access me (a write if write) at
 // byte off (the machine, which tells the observer; a test's recorder).
 type sharedReporter interface {
-	reportRace(a *shadowAccess, firstWrite bool, me *shadowAccess, write bool, off uint32)
+	reportRace(a shadowAccess, firstWrite bool, me shadowAccess, write bool, off uint32)
 }
 
 // heldWrite is a write-after-write that is a race only if the second
@@ -202,7 +202,7 @@ func (m *machine) sharedAccess(t *thread, in *inst, space uint8, off, n uint64) 
 	}
 	op := sharedOpOf(t.fn, in, space, t.pc-1)
 	me := rs.access(op, t.id)
-	rs.record(m, &me, op.write, op.acquires, off, n, m.shared)
+	rs.record(m, me, op.write, op.acquires, off, n, m.shared)
 }
 
 // sharedRun checks and records the shared access of instruction in (at
@@ -221,17 +221,37 @@ func (m *machine) sharedRun(ts []thread, pc int, in *inst, space uint8, off, siz
 	if len(ts) == 0 || off+size*uint64(len(ts)) > uint64(len(m.shared)) {
 		return
 	}
-	op := sharedOpOf(ts[0].fn, in, space, pc)
-	for j := range ts {
-		me := rs.access(op, ts[j].id)
-		rs.record(m, &me, op.write, op.acquires, off+uint64(j)*size, size, m.shared)
+	rs.recordRun(m, sharedOpOf(ts[0].fn, in, space, pc), ts[0].id, len(ts), off, size, m.shared)
+}
+
+// recordRun records access op by the lanes threads from thread first
+// on, thread first+j touching the size bytes at off + j*size, in order.
+func (rs *raceState) recordRun(to sharedReporter, op sharedOp, first, lanes int, off, size uint64, shared []byte) {
+	if size == 4 && off&3 == 0 && !op.acquires {
+		// A word a lane: what record does when the word's history is
+		// quiet, without the call.
+		w := off >> 2
+		for j := range lanes {
+			me := rs.access(op, first+j)
+			if sh := &rs.words[w]; !rs.split[w] && sh.quiet(&me) {
+				sh.update(&me, op.write)
+			} else {
+				rs.record(to, me, op.write, op.acquires, 4*w, 4, shared)
+			}
+			w++
+		}
+		return
+	}
+	for j := range lanes {
+		me := rs.access(op, first+j)
+		rs.record(to, me, op.write, op.acquires, off+uint64(j)*size, size, shared)
 	}
 }
 
 // recording is the progress of one access through the shadow.
 type recording struct {
 	to                 sharedReporter
-	me                 *shadowAccess
+	me                 shadowAccess
 	write, acquires    bool
 	end                uint64 // the access's bytes end before
 	shared             []byte
@@ -242,7 +262,7 @@ type recording struct {
 // record checks and records access me of the n shared bytes at off (a
 // write if write; acquires: a strong read that may acquire), shared being
 // the block's shared memory as it is before the access; races go to to.
-func (rs *raceState) record(to sharedReporter, me *shadowAccess, write, acquires bool, off, n uint64, shared []byte) {
+func (rs *raceState) record(to sharedReporter, me shadowAccess, write, acquires bool, off, n uint64, shared []byte) {
 	if off+n > uint64(len(shared)) {
 		return
 	}
@@ -304,15 +324,9 @@ func (rs *raceState) sameRead(a, b *shadowAccess) bool {
 // the history sh (k is 1, or 4 for a word not split): what a check of
 // each byte in turn would do.
 func (rs *raceState) step(c *recording, sh *shadowByte, b, k uint64) {
-	me := c.me
-	if c.held < 0 && !c.acquires && sh.w.phase != me.phase && sh.r1.phase != me.phase && sh.r2.phase != me.phase {
-		// All it records is of an earlier barrier phase (or none):
-		// ordered before me, and nothing to acquire.
-		if c.write {
-			sh.w = *me
-		} else {
-			sh.r1, sh.r2 = *me, shadowAccess{}
-		}
+	me := &c.me
+	if c.held < 0 && !c.acquires && sh.quiet(me) {
+		sh.update(me, c.write)
 		return
 	}
 	if c.held >= 0 {
@@ -342,7 +356,7 @@ func (rs *raceState) step(c *recording, sh *shadowByte, b, k uint64) {
 			copy(rs.held[c.held].before[:], c.shared[b:c.end])
 			c.reported = true
 		case other != nil:
-			c.to.reportRace(other, other == &sh.w, me, c.write, uint32(b))
+			c.to.reportRace(*other, other == &sh.w, *me, c.write, uint32(b))
 			c.reported = true
 		}
 	}
@@ -362,6 +376,25 @@ func (rs *raceState) step(c *recording, sh *shadowByte, b, k uint64) {
 	}
 }
 
+// quiet reports whether all sh records is of an earlier barrier phase
+// (or none) or by me's thread: ordered before me, so that a check of me
+// that acquires nothing and holds no write only records it.
+func (sh *shadowByte) quiet(me *shadowAccess) bool {
+	return (sh.w.phase != me.phase || sh.w.thread == me.thread) &&
+		(sh.r1.phase != me.phase || sh.r1.thread == me.thread) &&
+		(sh.r2.phase != me.phase || sh.r2.thread == me.thread)
+}
+
+// update records quiet access me (a write if write) in sh.
+func (sh *shadowByte) update(me *shadowAccess, write bool) {
+	switch {
+	case write:
+		sh.w = *me
+	case sh.r1.phase != me.phase:
+		sh.r1, sh.r2 = *me, shadowAccess{}
+	}
+}
+
 // settleWrites reports the held writes that changed the bytes they share
 // with the earlier write they met (see heldWrite).
 func (m *machine) settleWrites() {
@@ -377,7 +410,7 @@ func (rs *raceState) settle(to sharedReporter, shared []byte) {
 		h := &rs.held[i]
 		for j := uint32(0); h.mask>>j != 0; j++ {
 			if h.mask>>j&1 != 0 && shared[h.off+j] != h.before[j] {
-				to.reportRace(&h.first, true, &h.second, true, h.off)
+				to.reportRace(h.first, true, h.second, true, h.off)
 				break
 			}
 		}
@@ -430,14 +463,14 @@ func unordered(a, me *shadowAccess) bool {
 // reportRace tells the observer of a race between recorded access a (a
 // write if firstWrite) and access me (a write if write) at byte off, once
 // per pair of instructions.
-func (m *machine) reportRace(a *shadowAccess, firstWrite bool, me *shadowAccess, write bool, off uint32) {
+func (m *machine) reportRace(a shadowAccess, firstWrite bool, me shadowAccess, write bool, off uint32) {
 	rs := m.races
 	key := [2]uint32{a.site &^ siteAtomic, me.site &^ siteAtomic}
 	if rs.seen[key] {
 		return
 	}
 	rs.seen[key] = true
-	side := func(r *shadowAccess, kind AccessKind) SharedAccess {
+	side := func(r shadowAccess, kind AccessKind) SharedAccess {
 		s := r.stmt(m.k.prog)
 		file, line := m.k.prog.source(s)
 		return SharedAccess{Thread: m.threads[r.thread-1].idx, Kind: kind, Line: int(s.Line), Instr: s.String(), File: file, FileLine: line}
