@@ -15,7 +15,9 @@ import "github.com/nocgo/cuda/internal/ptx"
 // threads of one warp, no warp collective (bar.warp.sync / __syncwarp,
 // shfl.sync, vote.sync, redux.sync, match.sync) completing in the warp
 // between them. Each pair of instructions is reported once per launch
-// (per worker with Launch.Workers > 1).
+// (per worker with Launch.Workers > 1). (The bytes of a word with one
+// history share one record, see raceState; a full warp's coalesced ld or
+// st is checked in one call, sharedRun.)
 //
 // Strong accesses (atomics, and ld and st with .volatile, .relaxed,
 // .acquire or .release) are morally strong in the PTX memory model: two of
@@ -206,7 +208,8 @@ func (m *machine) sharedAccess(t *thread, in *inst, space uint8, off, n uint64) 
 }
 
 // sharedRun checks and records the shared access of instruction in (at
-// index pc of the threads' function) by threads ts, in order, thread j
+// index pc of the threads' function) by threads ts (consecutive threads
+// of one warp), in order, thread j
 // touching the size bytes at off + j*size: one call for a run of lanes
 // whose addresses follow one another, as the lane-by-lane path's one
 // sharedAccess per lane would, for a load before it reads or a store
@@ -376,7 +379,7 @@ func (rs *raceState) step(c *recording, sh *shadowByte, b, k uint64) {
 	}
 }
 
-// quiet reports whether all sh records is of an earlier barrier phase
+// quiet reports whether all that sh records is of an earlier barrier phase
 // (or none) or by me's thread: ordered before me, so that a check of me
 // that acquires nothing and holds no write only records it.
 func (sh *shadowByte) quiet(me *shadowAccess) bool {
