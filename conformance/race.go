@@ -94,6 +94,7 @@ func testRaces(t *testing.T, drv *driver.Driver) {
 	// The in-kernel twins' results are checked on every backend; the racy
 	// ones where a detector is on.
 	t.Run("in-kernel", func(t *testing.T) { testRacesInKernel(t, drv) })
+	t.Run("indigo", func(t *testing.T) { testRacesIndigo(t, drv) })
 	if _, ok := raceDetector(t, drv); !ok {
 		return
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/fake/internal/nccl"
 	"github.com/nocgo/cuda/fake/internal/nvrtc"
 	"github.com/nocgo/cuda/fake/internal/pools"
 	"github.com/nocgo/cuda/fake/internal/race"
@@ -57,7 +58,7 @@ type fakeBackend struct {
 
 	graphs graphState     // CUDA graphs and stream captures (graph*.go); guarded by mu
 	interp interpState    // the PTX interpreter's load and fault records (interp.go)
-	nccl   ncclState      // the in-process NCCL (nccl.go), guarded by mu
+	nccl   *nccl.Room     // the in-process NCCL, a room of its own (nccl.go)
 	race   *race.Detector // the race detector (race.go, fake/internal/race), nil when off
 	vmm    *vmm.Room      // virtual memory management, a room of its own (vmm.go)
 
@@ -120,6 +121,7 @@ func newBackend(opts ...Option) *fakeBackend {
 	b.race = newRaceDetector(b, &b.cfg)
 	b.compiler = nvrtc.New(nvrtcCore{b}, b.cfg.compiler)
 	b.vmm = vmm.New(vmmCore{b}, poison)
+	b.nccl = nccl.New(ncclCore{b})
 	for op, rules := range b.cfg.faults {
 		b.faults[op] = &faultCounter{rules: rules}
 	}

@@ -209,17 +209,20 @@
 // reaching the core only through a narrow interface of its own, which a
 // small adapter here implements (docs/ARCHITECTURE.md draws them):
 // run-time compilation is fake/internal/nvrtc (nvrtc.Core), virtual memory
-// fake/internal/vmm (vmm.Core), the memory pools fake/internal/pools (a
-// leaf: called with Backend.mu held, given what it needs with each call).
-// Graphs with capture and NCCL are still in the core, under Backend.mu,
-// until each moves to a room.
+// fake/internal/vmm (vmm.Core), NCCL fake/internal/nccl (nccl.Core, whose
+// items run on the core's streams through nccl.Exec), the memory pools
+// fake/internal/pools (a leaf: called with Backend.mu held, given what it
+// needs with each call). Graphs with capture are still in the core, under
+// Backend.mu, until they move to a room.
 //
 // The lock order is one rule: locks are taken down a ladder, never up it.
 //
-//  0. The core's execution lock, under which queued work runs. A room
-//     never holds its own lock when it asks the core to wait for queued
-//     work (vmm.Core.Quiesce), which takes this lock and then calls the
-//     room back.
+//  0. The core's execution lock, under which queued work runs (a room's
+//     items take their room's lock under it). A room never holds its own
+//     lock when it asks the core to wait for or run queued work
+//     (vmm.Core.Quiesce, nccl.Core.Backpressure, nccl.Exec), which takes
+//     this lock or holds it already; an item that waits for a room (NCCL's
+//     ranks meeting) lets it go first (nccl.Exec.Unlocked).
 //  1. A room's own lock. A room may hold it while it calls its interface to
 //     the core.
 //  2. The core's lock, Backend.mu: taken only by the core, and by the

@@ -16,18 +16,21 @@ import (
 )
 
 // TestRoomsConcurrently uses the fake's parts at once, each from its own
-// goroutine and OS thread: a stream capture with its graph's launches, an
-// NCCL all-reduce over two devices, virtual memory mapped and unmapped
-// (a room), programs compiled by the pretend NVRTC (a room), pool memory
-// allocated and freed in stream order (a room), and the race detector
-// reporting the unordered writes of two streams. Under -race it
+// goroutine and OS thread: a stream capture with its graph's launches,
+// NCCL (a room): an all-reduce over two devices issued from one thread,
+// and three ranks on threads of their own meeting at all-reduces and a
+// ring of transfers; virtual memory mapped and unmapped (a room), programs
+// compiled by the pretend NVRTC (a room), pool memory allocated and freed
+// in stream order (a room), and the race detector reporting the unordered
+// writes of two streams. Under -race it
 // checks the lock rule between the core and its rooms (fake's package doc):
 // a lock taken up the ladder deadlocks here or is a data race Go reports.
 func TestRoomsConcurrently(t *testing.T) {
 	const rounds = 8
+	const ranks = 3 // NCCL's ranks across threads, one per device
 	var mu sync.Mutex
 	var hazards []Hazard
-	b := newBackend(Devices(2), PretendNVRTC(), Kernel("k", func(t Thread, p Ptr) {}),
+	b := newBackend(Devices(ranks), PretendNVRTC(), Kernel("k", func(t Thread, p Ptr) {}),
 		DetectRaces(func(h Hazard) { mu.Lock(); hazards = append(hazards, h); mu.Unlock() }))
 	require.NoError(t, b.Init(0))
 	nc, err := b.NCCL()
@@ -131,6 +134,42 @@ func TestRoomsConcurrently(t *testing.T) {
 			must(b.DevicePrimaryCtxRelease(i))
 		}
 	})
+
+	// NCCL across threads: three ranks, each on an OS thread of its own,
+	// meet by unique id and, each round, all-reduce in place and pass a
+	// buffer around the ring in a group, each synchronizing only its own
+	// stream: a rank's item waits for its peers on the NCCL room's
+	// condition variable, the execution lock let go, while the others run.
+	id, err := nc.GetUniqueID()
+	require.NoError(t, err)
+	for rank := range ranks {
+		on(rank, func(t *testing.T) {
+			var h uintptr
+			must(nc.CommInitRank(ranks, id, rank, nil, &h))
+			s, err := b.StreamCreateWithPriority(backend.StreamNonBlocking, 0)
+			must(err)
+			p, err := b.MemAlloc(64)
+			must(err)
+			q, err := b.MemAlloc(64)
+			must(err)
+			got := make([]float32, 16)
+			for i := range rounds {
+				must(b.MemsetD32(p, math.Float32bits(float32(rank+i)), 16))
+				must(nc.AllReduce(p, p, 16, backend.NCCLFloat32, backend.NCCLSum, h, s))
+				must(nc.GroupStart())
+				must(nc.Send(p, 16, backend.NCCLFloat32, (rank+1)%ranks, h, s))
+				must(nc.Recv(q, 16, backend.NCCLFloat32, (rank+ranks-1)%ranks, h, s))
+				must(nc.GroupEnd())
+				must(b.StreamSynchronize(s))
+				must(b.MemcpyDtoH(ptr(&got[0]), q, 64))
+				assert.Equal(t, float32(ranks*i+ranks*(ranks-1)/2), got[15], "rank %d, round %d: the sum, from the previous rank", rank, i)
+			}
+			must(b.MemFree(p))
+			must(b.MemFree(q))
+			must(b.StreamDestroy(s))
+			must(nc.CommDestroy(h))
+		})
+	}
 
 	on(1, func(t *testing.T) { // virtual memory
 		prop := backend.MemAllocationProp{Type: backend.MemAllocationTypePinned,

@@ -170,10 +170,13 @@
 //     (NVIDIA's idioms): an acquire with no fence on the reader's side
 //     (threadFenceReduction), the plain first read of a CAS loop
 //     (atomicAdd(double) by atomicCAS), two unordered st that leave the
-//     same bytes. Releases are judged per block (a missing barrier
-//     before one thread's fence and flag is not reported); acquires per
-//     thread, spread by barriers and warp collectives (a missing barrier
-//     after one thread's flag spin is reported). A read of bytes
+//     same bytes. Releases and acquires are per thread, as the
+//     PTX model has them: a fence releases its thread's accesses and what a
+//     barrier of the block or a collective of its warp ordered before it
+//     (a missing __syncthreads before one thread's fence and flag is
+//     reported); what a thread acquires a barrier spreads to its block, a
+//     warp collective to its warp (a missing barrier after one thread's
+//     flag spin is reported). A read of bytes
 //     the launch had not yet written is marked (Access.Unwritten), so the
 //     fake reports it as uninitialised when nothing wrote them before the
 //     launch. Races found before a fault are reported; the fault ends the

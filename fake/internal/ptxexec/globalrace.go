@@ -22,30 +22,32 @@ import (
 //     vote.sync, redux.sync, match.sync);
 //   - release and acquire: a fence (membar.gl/sys, fence.sc or
 //     fence.acq_rel at .gpu or .sys scope: __threadfence) followed by a
-//     write, or a .release st or atom, releases what its block did so far;
-//     a read (ld of any kind, atom) that observes that write (the word's
-//     last write in the order the interpreter ran the threads, which is
-//     the order of some execution) acquires it for its own thread; a
-//     barrier of the block spreads what its threads acquired to the whole
-//     block, a warp collective to the lanes of the warp. An
-//     atomic read-modify-write continues the release sequence of the
-//     write it read (C++'s release sequences), so the last of many blocks
-//     that each fence and atomicAdd a counter acquires them all
-//     (threadFenceReduction), and cooperative groups' grid.sync (a fence
-//     and an atomic add by each block's first thread, a spin until the
-//     last block flips the count) orders every block before it with
-//     every block after it. A fence of .cta scope releases only to the
-//     threads of its own block.
+//     write, or a .release st or atom, releases what its thread did so
+//     far, what a completed barrier of its block ordered before it and,
+//     for the lanes of its warp, what a warp collective did; a read (ld
+//     of any kind, atom) that observes that write (the word's last write
+//     in the order the interpreter ran the threads, which is the order of
+//     some execution) acquires it for its own thread; a barrier of the
+//     block spreads what its threads acquired to the whole block, a warp
+//     collective to the lanes of the warp. An atomic read-modify-write
+//     continues the release sequence of the write it read (C++'s release
+//     sequences), so the last of many blocks that each fence and
+//     atomicAdd a counter acquires them all (threadFenceReduction), and
+//     cooperative groups' grid.sync (a barrier, then a fence and an
+//     atomic add by each block's first thread, a spin until the last
+//     block flips the count) orders every block before it with every
+//     block after it. A fence of .cta scope releases only to the threads
+//     of its own block.
 //
-// Releases are tracked per block (a block's epoch counts its releases),
-// so a release covers everything its block did before it, not only its
-// own thread's accesses: this errs on the side of silence (a missing
-// __syncthreads between a block's writes and one thread's fence and flag
-// is not reported), never of a false report. Acquires are per thread (a
-// thread's clock is what it acquired from other blocks, a warp's and a
-// block's what their collectives and barriers spread), so a missing
-// __syncthreads between one thread's flag spin and the other threads'
-// reads of the data is reported.
+// Releases and acquires are per thread (vclock): a thread's epoch counts
+// its releases, and a release carries the releasing thread's epoch, its
+// block's barrier phase and its warp's collective count, so that a
+// missing __syncthreads between a block's writes and one thread's fence
+// and flag is reported (a thread's release covers only its own writes and
+// what a barrier ordered before them). A thread's clock is what it
+// acquired, a warp's and a block's what their collectives and barriers
+// spread, so a missing __syncthreads between one thread's flag spin and
+// the other threads' reads of the data is reported too.
 //
 // Morally strong: atomics (atom, red), and ld and st with .volatile,
 // .relaxed, .acquire or .release, never race with each other when their
@@ -190,9 +192,21 @@ func has(mods []string, m string) bool {
 	return false
 }
 
-// vclock is what a block knows of other blocks' releases: block (linear
-// index) to the highest epoch of it that happens before.
-type vclock map[uint32]uint32
+// vclock is what a thread knows of the launch's releases, by key
+// (clockKey): for a thread, the highest of its own epochs (gacc.epoch)
+// that happens before; for a block, the barrier phase before which all
+// its accesses happen before (an access of an earlier phase is ordered);
+// for a warp, the count of its completed collectives before which its
+// lanes' accesses happen before.
+type vclock map[uint64]uint32
+
+// Kinds of vclock keys.
+const (
+	keyThread uint64 = iota << 32 // | launch-wide thread number + 1
+	keyBlock  uint64 = 1 << 32    // | linear block index
+	keyWarp   uint64 = 2 << 32    // | launch-wide warp number
+	keyCTA    uint64 = 3 << 32    // marks a release of .cta scope
+)
 
 func (c vclock) join(o vclock) vclock {
 	if len(o) == 0 {
@@ -220,7 +234,7 @@ func (c vclock) clone() vclock {
 // gacc is one recorded access to a word of global memory.
 type gacc struct {
 	tid   uint32 // launch-wide thread number + 1; 0: none
-	epoch uint32 // its block's release epoch at the access
+	epoch uint32 // its thread's release epoch at the access (from 1)
 	phase uint32 // its block's barrier phase
 	wsync uint32 // its warp's completed collectives
 	site  uint32 // Program.sites index + 1
@@ -314,9 +328,9 @@ func (seg *gseg) warp(me *gacc, per uint8, releases bool) (done, written bool) {
 
 // syncVar is the release a word's last write carries.
 type syncVar struct {
-	clk     vclock // the releases of every block (gpu scope)
-	ctaBlk  uint32 // block + 1 of a .cta release
-	ctaEpch uint32
+	clk    vclock // the releases of every block (gpu scope)
+	ctaBlk uint32 // block + 1 of a .cta release
+	cta    vclock // what it releases, to the threads of that block
 }
 
 // globalRaces is a launch's global-memory race checking, shared by its
@@ -326,6 +340,7 @@ type globalRaces struct {
 	prog *Program
 	l    *Launch
 	tpb  uint32 // threads per block
+	wpb  uint32 // warps per block
 	// parallel: blocks run on several goroutines (Launch.Workers > 1),
 	// and mu is taken; otherwise one goroutine runs them all.
 	parallel bool
@@ -344,7 +359,7 @@ type globalRaces struct {
 type blockRaces struct {
 	g        *globalRaces
 	blk      uint32   // linear block index
-	epoch    uint32   // bumped at each release
+	epoch    []uint32 // per thread: its releases so far (gacc.epoch - 1)
 	phase    uint32   // bumped at each completed barrier
 	warpSync []uint32 // per warp: collectives completed
 	clk      vclock   // acquired by the block's threads before its last barrier
@@ -354,7 +369,7 @@ type blockRaces struct {
 	wclk, tclk []vclock
 	acquired   bool
 	rel        []vclock // per thread: the release of its last fence, or nil
-	fenced     bool     // some rel is set
+	fenced     bool     // some thread released: the epochs differ
 	held       []heldGlobal
 	// pageKeys (page number + 1) and pages: the pages used last, one for
 	// each of the few arrays a kernel walks at once; nextPage the entry
@@ -378,7 +393,7 @@ func newGlobalRaces(k *Kernel, l *Launch, tpb int) *globalRaces {
 	if !l.GlobalRaces || !ok {
 		return nil
 	}
-	return &globalRaces{obs: o, prog: k.prog, l: l, tpb: uint32(tpb), parallel: l.Workers > 1 && !l.Cooperative, pages: map[uint64]*gpage{}, syncs: map[uint64]*syncVar{}, seen: map[[2]uint32]bool{}}
+	return &globalRaces{obs: o, prog: k.prog, l: l, tpb: uint32(tpb), wpb: uint32((tpb + warpSize - 1) / warpSize), parallel: l.Workers > 1 && !l.Cooperative, pages: map[uint64]*gpage{}, syncs: map[uint64]*syncVar{}, seen: map[[2]uint32]bool{}}
 }
 
 func (g *globalRaces) newBlock(threads int) *blockRaces {
@@ -386,7 +401,7 @@ func (g *globalRaces) newBlock(threads int) *blockRaces {
 		return nil
 	}
 	warps := (threads + warpSize - 1) / warpSize
-	return &blockRaces{g: g, warpSync: make([]uint32, warps), rel: make([]vclock, threads), wclk: make([]vclock, warps), tclk: make([]vclock, threads)}
+	return &blockRaces{g: g, epoch: make([]uint32, threads), warpSync: make([]uint32, warps), rel: make([]vclock, threads), wclk: make([]vclock, warps), tclk: make([]vclock, threads)}
 }
 
 // barrier spreads what each thread acquired to the whole block: a barrier
@@ -421,30 +436,53 @@ func (br *blockRaces) collective(ts []thread) {
 	}
 }
 
-// known is the epoch of block b that thread t's accesses are ordered
-// after: what its block, its warp and it acquired.
-func (br *blockRaces) known(t *thread, b uint32) uint32 {
-	e := br.clk[b]
-	if br.acquired {
-		e = max(e, br.wclk[t.id/warpSize][b], br.tclk[t.id][b])
+// released reports whether recorded access a is among what clock c
+// covers: its thread's epoch, or a barrier phase of its block or a
+// collective of its warp after it.
+func (g *globalRaces) released(c vclock, a *gacc) bool {
+	if len(c) == 0 {
+		return false
 	}
-	return e
+	tid := uint64(a.tid - 1)
+	blk := tid / uint64(g.tpb)
+	warp := blk*uint64(g.wpb) + tid%uint64(g.tpb)/warpSize
+	return c[keyThread|uint64(a.tid)] >= a.epoch || c[keyBlock|blk] > a.phase || c[keyWarp|warp] > a.wsync
 }
 
-// clock is a copy of what thread t acquired, with room for one more
-// entry.
+// known reports whether thread t's access is ordered after recorded
+// access a by what its block, its warp and it acquired.
+func (br *blockRaces) known(t *thread, a *gacc) bool {
+	g := br.g
+	if g.released(br.clk, a) {
+		return true
+	}
+	return br.acquired && (g.released(br.wclk[t.id/warpSize], a) || g.released(br.tclk[t.id], a))
+}
+
+// clock is a copy of what thread t acquired, with what a release by it
+// now adds: its own accesses so far, its block's before the last
+// barrier, its warp's before the last collective.
 func (br *blockRaces) clock(t *thread) vclock {
 	c := br.clk.clone()
 	if br.acquired {
 		c = c.join(br.wclk[t.id/warpSize]).join(br.tclk[t.id])
 	}
+	g := br.g
+	tid := br.blk*g.tpb + uint32(t.id) + 1
+	w := t.id / warpSize
+	c[keyThread|uint64(tid)] = br.epoch[t.id] + 1
+	c[keyBlock|uint64(br.blk)] = br.phase
+	c[keyWarp|(uint64(br.blk)*uint64(g.wpb)+uint64(w))] = br.warpSync[w]
+	br.epoch[t.id]++
+	br.fenced = true
 	return c
 }
 
 // start resets the block state for block b.
 func (br *blockRaces) start(b uint32) {
-	br.blk, br.epoch, br.clk = b, 1, nil
+	br.blk, br.clk = b, nil
 	br.phase++
+	clear(br.epoch)
 	clear(br.rel)
 	br.fenced = false
 	if br.acquired {
@@ -464,14 +502,10 @@ func (m *machine) raceFence(t *thread) {
 	br.g.lock()
 	defer br.g.unlock()
 	c := br.clock(t)
-	c[br.blk] = br.epoch
 	if t.fn.sites[pc]&sfCTA != 0 {
-		c = vclock{br.blk: br.epoch}
-		c[^uint32(0)] = 1 // marks a .cta release
+		c[keyCTA] = 1
 	}
 	br.rel[t.id] = c
-	br.fenced = true
-	br.epoch++
 }
 
 // ordered reports whether recorded access a happens before thread t's
@@ -490,7 +524,7 @@ func (br *blockRaces) ordered(a *gacc, me *gacc, t *thread) bool {
 			return true
 		}
 	}
-	return br.known(t, ab) >= a.epoch
+	return br.known(t, a)
 }
 
 // strongPair reports whether a and b are morally strong towards each
@@ -521,7 +555,7 @@ func (m *machine) globalAccess(t *thread, in *inst, addr, n uint64) (unwritten b
 		pc = 0
 	}
 	flags := t.fn.sites[pc]
-	me := gacc{tid: br.blk*g.tpb + uint32(t.id) + 1, epoch: br.epoch, phase: br.phase, wsync: br.warpSync[t.id/warpSize],
+	me := gacc{tid: br.blk*g.tpb + uint32(t.id) + 1, epoch: br.epoch[t.id] + 1, phase: br.phase, wsync: br.warpSync[t.id/warpSize],
 		site: t.fn.siteBase + uint32(pc) + 1, kind: accKind(in)}
 	g.lock()
 	defer g.unlock()
@@ -627,7 +661,7 @@ func (m *machine) globalWarp(ts []thread, in *inst, pc int, addr, size uint64) (
 	t0 := &ts[0]
 	site := pc - 1
 	flags := t0.fn.sites[site]
-	me := gacc{epoch: br.epoch, phase: br.phase, wsync: br.warpSync[t0.id/warpSize],
+	me := gacc{epoch: 1, phase: br.phase, wsync: br.warpSync[t0.id/warpSize],
 		site: t0.fn.siteBase + uint32(site) + 1, kind: accKind(in), mask: 0xf}
 	base := br.blk*g.tpb + 1
 	g.lock()
@@ -640,7 +674,10 @@ func (m *machine) globalWarp(ts []thread, in *inst, pc int, addr, size uint64) (
 		t := &ts[j]
 		me.tid = base + uint32(t.id)
 		w := addr + 4*i
-		if w/4%segWords == 0 && i+segWords <= warpSize*per {
+		if releases {
+			me.epoch = br.epoch[t.id] + 1
+		} else if w/4%segWords == 0 && i+segWords <= warpSize*per {
+			// No thread of the block released yet: every epoch is 1.
 			// A whole segment: one record for its words, where it fits.
 			if done, written := br.seg(w).warp(&me, uint8(per), releases); done {
 				if written {
@@ -716,11 +753,11 @@ func (m *machine) acquire(t *thread, w uint64, sh *gword) {
 		}
 		c = c.join(sv.clk)
 	}
-	if sv.ctaBlk == br.blk+1 && sv.ctaEpch > c[br.blk] {
+	if sv.ctaBlk == br.blk+1 {
 		if c == nil {
-			c = vclock{}
+			c = make(vclock, len(sv.cta))
 		}
-		c[br.blk] = sv.ctaEpch
+		c = c.join(sv.cta)
 	}
 	if c != nil {
 		br.tclk[t.id], br.acquired = c, true
@@ -736,11 +773,9 @@ func (m *machine) release(t *thread, w uint64, flags uint8, rmw bool) {
 	var c vclock
 	if flags&sfRelease != 0 {
 		c = br.clock(t)
-		c[br.blk] = br.epoch
 		if flags&sfCTA != 0 {
-			c = vclock{br.blk: br.epoch, ^uint32(0): 1}
+			c[keyCTA] = 1
 		}
-		br.epoch++
 	} else {
 		c = br.rel[t.id]
 	}
@@ -758,8 +793,11 @@ func (m *machine) release(t *thread, w uint64, flags uint8, rmw bool) {
 		sv = &syncVar{}
 		g.syncs[w] = sv
 	}
-	if _, cta := c[^uint32(0)]; cta {
-		sv.ctaBlk, sv.ctaEpch = br.blk+1, c[br.blk]
+	if _, cta := c[keyCTA]; cta {
+		if !rmw || sv.ctaBlk != br.blk+1 {
+			sv.cta = nil
+		}
+		sv.ctaBlk, sv.cta = br.blk+1, sv.cta.clone().join(c)
 		return
 	}
 	if rmw {

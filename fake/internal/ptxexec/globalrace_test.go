@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -130,6 +131,11 @@ func TestGlobalRaceTwins(t *testing.T) {
 		{"lock_unfenced", "lock_fenced", grLaunch{grid: 8, block: 32, args: args(flag, big)}},
 		{"next_block", "grid_sync", grLaunch{grid: 8, block: 64, coop: true, args: args(big, big)}},
 		{"other_value", "same_value", grLaunch{grid: 4, block: 64, args: args(flag)}},
+		// Releases are per thread: one thread's fence does not release
+		// its block's other writes, unless a barrier or a warp collective
+		// ordered them before it.
+		{"message_writer_nosync", "message_fence", grLaunch{grid: 2, block: 64, args: args(big, flag, big)}},
+		{"message_writer_nosync", "message_writer_syncwarp", grLaunch{grid: 2, block: 32, args: args(big, flag, big)}},
 	}
 	for _, arch := range []string{"80", "90"} {
 		for _, c := range cases {
@@ -455,4 +461,42 @@ func TestGlobalRaceChainWorkers(t *testing.T) {
 			require.Empty(t, rec.races, "workers %d", workers)
 		}
 	}
+}
+
+// TestGlobalRaceMemoryBounded: the shadow of a launch is a small multiple
+// of the memory it touches (here every word of one of its two arrays is
+// touched by two warps, so those words get their own shadow), measured as
+// what the launch allocates with the checks on beyond what it allocates
+// with them off.
+func TestGlobalRaceMemoryBounded(t *testing.T) {
+	src, err := os.ReadFile("testdata/globalraces_80.ptx")
+	require.NoError(t, err)
+	p, err := Compile(string(src))
+	require.NoError(t, err)
+	const blocks, threads = 512, 64
+	const touched = 2 * blocks * threads * 4 // a and out, 4 bytes a thread each
+	allocated := func(checks bool) uint64 {
+		mem := newMem()
+		mem.bind(p)
+		k := p.Kernels["next_block"]
+		a, out := mem.i32s(make([]int32, blocks*threads)), mem.i32s(make([]int32, blocks*threads))
+		rec := &globalRecorder{}
+		l := &Launch{Grid: dim(blocks), Block: dim(threads), Params: params(t, k, a, out), Mem: mem, SMs: 132,
+			Observe: rec, GlobalRaces: checks}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		require.NoError(t, k.Run(l))
+		runtime.ReadMemStats(&after)
+		if checks {
+			require.NotEmpty(t, rec.races)
+		}
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	off, on := allocated(false), allocated(true)
+	shadow := int64(on) - int64(off)
+	t.Logf("touched %d KiB, shadow %d KiB (%.1fx)", touched>>10, shadow>>10, float64(shadow)/touched)
+	// At most 72 bytes a word (its last write and two reads since), 18x,
+	// where other threads touch it; a segment one warp alone touched costs
+	// 64 bytes for 128.
+	assert.Less(t, shadow, int64(18*touched), "the shadow is a small multiple of the memory touched")
 }

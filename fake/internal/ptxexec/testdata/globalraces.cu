@@ -324,3 +324,29 @@ extern "C" __global__ void message_syncwarp(int *data, volatile int *flag, int *
         out[threadIdx.x] = data[threadIdx.x];
     }
 }
+
+// Releases are per thread: thread 0's fence and flag release what thread 0
+// did and what a barrier or a warp collective ordered before it, not the
+// other threads' writes of its block (writer_nosync races; writer_syncwarp,
+// one warp ordered by __syncwarp, does not).
+extern "C" __global__ void message_writer_nosync(int *data, volatile int *flag, int *out) {
+    if (blockIdx.x == 0) {
+        data[threadIdx.x] = threadIdx.x + 1;
+        if (threadIdx.x == 0) { __threadfence(); *flag = 1; }
+    } else {
+        if (threadIdx.x == 0) while (*flag == 0) {}
+        __syncthreads();
+        out[threadIdx.x] = data[threadIdx.x];
+    }
+}
+extern "C" __global__ void message_writer_syncwarp(int *data, volatile int *flag, int *out) {
+    if (blockIdx.x == 0) {
+        data[threadIdx.x] = threadIdx.x + 1;
+        __syncwarp();
+        if (threadIdx.x == 0) { __threadfence(); *flag = 1; }
+    } else {
+        if (threadIdx.x == 0) while (*flag == 0) {}
+        __syncthreads();
+        out[threadIdx.x] = data[threadIdx.x];
+    }
+}

@@ -1,4 +1,4 @@
-package fake
+package nccl
 
 import (
 	"math"
@@ -20,20 +20,20 @@ import (
 
 // compute performs inst for all its ranks: it reads every input first, so
 // in-place forms see the inputs as they were. Execution lock held.
-func (b *fakeBackend) compute(inst *collInst) error {
-	b.raceCollective(inst)
+func (r *Room) compute(inst *collInst) error {
+	r.accessed(inst)
 	p0 := inst.parts[0]
 	size := uintptr(p0.dt.Size())
 	n := len(inst.parts)
 	read := func(p uintptr, bytes uintptr) ([]byte, error) {
-		s, err := b.span(p, bytes)
+		s, err := r.core.Span(p, bytes)
 		if err != nil {
 			return nil, driver.ErrIllegalAddress
 		}
 		return append([]byte(nil), s...), nil
 	}
 	write := func(p uintptr, data []byte) error {
-		s, err := b.span(p, uintptr(len(data)))
+		s, err := r.core.Span(p, uintptr(len(data)))
 		if err != nil {
 			return driver.ErrIllegalAddress
 		}
