@@ -334,11 +334,11 @@ func (m *machine) fullStore(S []uint64, in *inst, ts []thread, pc int) bool {
 	races := m.races != nil && in.op == opStShared
 	ra, rv := lane32(S, in.a), lane32(S, in.v[0])
 	if off, ok := coalesced(ra, start, lim, amask, in); ok && (in.size == 4 || in.size == 8) {
+		if races && !m.sharedRun(ts, pc, in, in.op, off, uint64(in.size)) {
+			return false // stored nothing: the lanes go one by one
+		}
 		if obs {
 			m.observeRun(pc, in, &ts[0], ra[0]+uint64(in.imm), warpSize*uint64(in.size), warpSize)
-		}
-		if races {
-			m.sharedRun(ts, pc, in, in.op, off, uint64(in.size))
 		}
 		if in.size == 4 {
 			lanes.Store32((*[128]byte)(data[off:]), rv)

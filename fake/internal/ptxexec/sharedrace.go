@@ -16,8 +16,9 @@ import "github.com/nocgo/cuda/internal/ptx"
 // shfl.sync, vote.sync, redux.sync, match.sync) completing in the warp
 // between them. Each pair of instructions is reported once per launch
 // (per worker with Launch.Workers > 1). (The bytes of a word with one
-// history share one record, see raceState; a full warp's coalesced ld or
-// st is checked in one call, sharedRun.)
+// history share one record, see raceState; a full warp's coalesced ld, and
+// st that meets nothing it could race with, is checked in one call,
+// sharedRun.)
 //
 // Strong accesses (atomics, and ld and st with .volatile, .relaxed,
 // .acquire or .release) are morally strong in the PTX memory model: two of
@@ -209,22 +210,49 @@ func (m *machine) sharedAccess(t *thread, in *inst, space uint8, off, n uint64) 
 
 // sharedRun checks and records the shared access of instruction in (at
 // index pc of the threads' function) by threads ts (consecutive threads
-// of one warp), in order, thread j
-// touching the size bytes at off + j*size: one call for a run of lanes
-// whose addresses follow one another, as the lane-by-lane path's one
-// sharedAccess per lane would, for a load before it reads or a store
-// before it writes any lane's bytes. (The lanes' bytes do not overlap,
-// so a held write-after-write of one lane is settled after the run's
-// stores, at the next shared access, with the same outcome.)
-func (m *machine) sharedRun(ts []thread, pc int, in *inst, space uint8, off, size uint64) {
+// of one warp), in order, thread j touching the size bytes at off +
+// j*size: one call for a run of lanes whose addresses follow one another,
+// for a load before it reads or a store before it writes any lane's
+// bytes, with the reports the lane-by-lane path's one sharedAccess per
+// lane would make, in its order. A store whose run meets a record it
+// might race with returns false having recorded nothing: the caller then
+// stores lane by lane (a lane's write that meets an earlier one is held
+// until the next access compares the bytes, after that lane's store).
+func (m *machine) sharedRun(ts []thread, pc int, in *inst, space uint8, off, size uint64) bool {
 	rs := m.races
 	if len(rs.held) != 0 {
 		m.settleWrites()
 	}
 	if len(ts) == 0 || off+size*uint64(len(ts)) > uint64(len(m.shared)) {
-		return
+		return true
 	}
-	rs.recordRun(m, sharedOpOf(ts[0].fn, in, space, pc), ts[0].id, len(ts), off, size, m.shared)
+	op := sharedOpOf(ts[0].fn, in, space, pc)
+	if op.write && !rs.quietRun(ts[0].id, len(ts), off, size) {
+		return false
+	}
+	rs.recordRun(m, op, ts[0].id, len(ts), off, size, m.shared)
+	return true
+}
+
+// quietRun reports whether the words a run of lanes from thread first
+// touches (lane j the size bytes at off + j*size) are all kept whole and
+// quiet for their lane (shadowByte.quiet): then none of the lanes' checks
+// can report or hold a write.
+func (rs *raceState) quietRun(first, lanes int, off, size uint64) bool {
+	if off&3 != 0 || size&3 != 0 {
+		return false
+	}
+	w := off >> 2
+	for j := range lanes {
+		me := shadowAccess{thread: int32(first+j) + 1, phase: rs.phase}
+		for range size >> 2 {
+			if rs.split[w] || !rs.words[w].quiet(&me) {
+				return false
+			}
+			w++
+		}
+	}
+	return true
 }
 
 // recordRun records access op by the lanes threads from thread first
