@@ -10,6 +10,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/fake/internal/graphs"
 	"github.com/nocgo/cuda/fake/internal/nccl"
 	"github.com/nocgo/cuda/fake/internal/nvrtc"
 	"github.com/nocgo/cuda/fake/internal/pools"
@@ -28,6 +29,8 @@ type fakeBackend struct {
 	cfg     config
 	version int
 	faults  map[string]*faultCounter // read-only after NewBackend
+
+	*graphRoom // CUDA graphs and stream capture, a room of their own whose methods are the graph entry points (graph.go)
 
 	compiler  *nvrtc.Room  // run-time compilation: the compiler and its programs (nvrtc.go)
 	libraries libraryState // cuLibrary's libraries and kernels (module_library.go)
@@ -56,7 +59,6 @@ type fakeBackend struct {
 
 	exec execLock // runs queued work one item at a time, host callbacks aside
 
-	graphs graphState     // CUDA graphs and stream captures (graph*.go); guarded by mu
 	interp interpState    // the PTX interpreter's load and fault records (interp.go)
 	nccl   *nccl.Room     // the in-process NCCL, a room of its own (nccl.go)
 	race   *race.Detector // the race detector (race.go, fake/internal/race), nil when off
@@ -121,6 +123,7 @@ func newBackend(opts ...Option) *fakeBackend {
 	b.race = newRaceDetector(b, &b.cfg)
 	b.compiler = nvrtc.New(nvrtcCore{b}, b.cfg.compiler)
 	b.vmm = vmm.New(vmmCore{b}, poison)
+	b.graphRoom = graphs.New(graphsCore{b})
 	b.nccl = nccl.New(ncclCore{b})
 	for op, rules := range b.cfg.faults {
 		b.faults[op] = &faultCounter{rules: rules}

@@ -399,7 +399,7 @@ func (b *fakeBackend) CtxSynchronize() error {
 	if err != nil {
 		return err
 	}
-	if err := b.captureRefuseContext(c); err != nil {
+	if err := b.graphRoom.CaptureRefuseContext(c.h); err != nil {
 		return err
 	}
 	if err := b.lockExec(); err != nil {

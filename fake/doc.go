@@ -212,8 +212,9 @@
 // fake/internal/vmm (vmm.Core), NCCL fake/internal/nccl (nccl.Core, whose
 // items run on the core's streams through nccl.Exec), the memory pools
 // fake/internal/pools (a leaf: called with Backend.mu held, given what it
-// needs with each call). Graphs with capture are still in the core, under
-// Backend.mu, until they move to a room.
+// needs with each call), graphs with stream capture fake/internal/graphs
+// (graphs.Core; a leaf, whose entry points are its own methods, promoted
+// through the field of the backend that embeds it).
 //
 // The lock order is one rule: locks are taken down a ladder, never up it.
 //
@@ -230,6 +231,9 @@
 //     it calls no room of rung 1 (Leaks and a process's Exit ask the rooms
 //     first).
 //  3. The locks of the parts the core calls while it may hold Backend.mu
-//     (the memory pools, the race detector, an event's export lock):
-//     leaves, while one of which is held no other lock is taken.
+//     (the memory pools, the race detector, the graph room, an event's
+//     export lock): leaves, while one of which is held no other lock is
+//     taken. The graph room calls its interface to the core (graphs.Core)
+//     holding no lock of its own; the core calls the room's capture hooks
+//     from its enqueue path with Backend.mu held.
 package fake

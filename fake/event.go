@@ -95,7 +95,7 @@ func (b *fakeBackend) EventRecord(h, s uintptr) error {
 		if e.ctx != str.ctx {
 			return driver.ErrInvalidHandle
 		}
-		if handled, err := b.captureEventRecordLocked(e, str); handled {
+		if handled, err := b.graphRoom.CaptureEventRecord(e.h, &str.capture); handled {
 			return errCaptured{err}
 		}
 		st := e.st
@@ -148,7 +148,7 @@ func (b *fakeBackend) EventSynchronize(h uintptr) error {
 	if err != nil {
 		return err
 	}
-	if err := b.captureRefuseEvent(e); err != nil {
+	if err := b.graphRoom.CaptureRefuseEvent(e.h); err != nil {
 		return err
 	}
 	rb, s, seq, pending := e.st.snapshot()
@@ -169,7 +169,7 @@ func (b *fakeBackend) EventQuery(h uintptr) error {
 	if err != nil {
 		return err
 	}
-	if err := b.captureRefuseEvent(e); err != nil {
+	if err := b.graphRoom.CaptureRefuseEvent(e.h); err != nil {
 		return err
 	}
 	rb, s, _, pending := e.st.snapshot()

@@ -112,7 +112,7 @@ type item struct {
 
 	race *race.Op // its clock and call stack, when the race detector is on (race.go)
 
-	fn *function // a kernel launch's function, for a capture of it (graph_capture.go)
+	fn *function // a kernel launch's function, for a capture of it (loadedOnly)
 }
 
 // runMode says how runHead treats host callbacks.
@@ -392,7 +392,7 @@ func (b *fakeBackend) runSync(c *context, fn func() error) error {
 		b.mu.Unlock()
 		return errDestroyedCurrent
 	}
-	if err := b.captureImplicitLocked(c); err != nil {
+	if err := b.graphRoom.CaptureImplicit(c.h); err != nil {
 		b.mu.Unlock()
 		return err
 	}

@@ -28,7 +28,7 @@ func graphBackend(t *testing.T) (*fakeBackend, uintptr, uintptr) {
 }
 
 // A while node whose condition nothing clears fails the launch after
-// maxWhileRuns runs of its body instead of hanging.
+// graphs.maxWhileRuns runs of its body instead of hanging.
 func TestWhileNodeBounded(t *testing.T) {
 	b, ctx, s := graphBackend(t)
 	g, err := b.GraphCreate(0)

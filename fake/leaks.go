@@ -29,6 +29,7 @@ func (b *fakeBackend) Leaks() []Leak {
 	progs := b.compiler.Leaks() // the rooms', asked before the core's lock
 	ranges, mappings, handles := b.vmm.Leaks()
 	poolLeaks := b.pools.Leaks()
+	graphLeaks, execLeaks := b.graphRoom.GraphLeaks()
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	type ranked struct {
@@ -77,7 +78,12 @@ func (b *fakeBackend) Leaks() []Leak {
 	for _, p := range progs {
 		add(8, Leak{Kind: backend.LeakProgram, Handle: p.Handle, Detail: p.Name, Site: p.Site})
 	}
-	b.graphLeaksLocked(add)
+	for _, l := range graphLeaks {
+		add(9, l)
+	}
+	for _, l := range execLeaks {
+		add(10, l)
+	}
 	for rank, ls := range [][]Leak{ranges, mappings, handles} { // virtual memory, after the pools
 		for _, l := range ls {
 			add(12+rank, l)

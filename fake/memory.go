@@ -194,7 +194,7 @@ func (b *fakeBackend) MemAlloc(size uintptr) (uintptr, error) {
 		return 0, driver.ErrInvalidValue
 	}
 	tid := core.ThreadID()
-	if err := b.captureUnsafe(tid); err != nil {
+	if err := b.graphRoom.CaptureUnsafe(tid); err != nil {
 		return 0, err
 	}
 	b.mu.Lock()
@@ -270,7 +270,7 @@ func (b *fakeBackend) MemFreeAsync(p uintptr, s uintptr) error {
 			return driver.ErrInvalidValue
 		}
 		a.freeQueued = true
-		if a.pool != nil && b.graphs.captures[st] == nil {
+		if a.pool != nil && !b.graphRoom.Capturing(&st.capture) {
 			a.pendingFree = b.pools.FreeQueued(a.pool, a.size, a.data, st, it)
 		}
 		it.run = func() error {
@@ -648,7 +648,7 @@ func (b *fakeBackend) MemHostAlloc(size uintptr, flags uint32) (unsafe.Pointer, 
 		return nil, driver.ErrInvalidValue
 	}
 	tid := core.ThreadID()
-	if err := b.captureUnsafe(tid); err != nil {
+	if err := b.graphRoom.CaptureUnsafe(tid); err != nil {
 		return nil, err
 	}
 	b.mu.RLock()

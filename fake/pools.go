@@ -88,8 +88,8 @@ func (b *fakeBackend) allocFromPool(op string, size uintptr, pool uintptr, s uin
 		// Reused bytes of another stream's free: wait for that stream up
 		// to the free, the dependency the driver inserts.
 		for i, pf := range waits {
-			if b.graphs.captures[st] != nil {
-				break // a capture records no waits (see captureLocked)
+			if b.graphRoom.Capturing(&st.capture) {
+				break // a capture records no waits (graphs.Room.CaptureRecord)
 			}
 			ws, seq := pf.Stream.(*stream), pf.Item.Seq()
 			if i == 0 {
@@ -99,7 +99,7 @@ func (b *fakeBackend) allocFromPool(op string, size uintptr, pool uintptr, s uin
 			b.pushLocked(st, &item{run: nop, waitS: ws, waitSeq: seq})
 		}
 		b.insertLocked(&alloc{base: base, size: size, data: data, kind: deviceMem, dev: pd, ctx: st.ctx, async: true, pool: p, site: here()})
-		if b.race != nil && b.graphs.captures[st] == nil {
+		if b.race != nil && !b.graphRoom.Capturing(&st.capture) {
 			// Every use must follow the allocation in stream order, or
 			// by an event or a synchronize: the race detector sees it
 			// as an access of the allocating stream's work.

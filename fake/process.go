@@ -65,5 +65,5 @@ func (p process) Exit() {
 	clear(b.modules)
 	clear(b.funcs)
 	b.pools.Reset()
-	b.graphs = graphState{}
+	b.graphRoom.ResetGraphs()
 }

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -16,13 +17,14 @@ import (
 )
 
 // TestRoomsConcurrently uses the fake's parts at once, each from its own
-// goroutine and OS thread: a stream capture with its graph's launches,
-// NCCL (a room): an all-reduce over two devices issued from one thread,
-// and three ranks on threads of their own meeting at all-reduces and a
-// ring of transfers; virtual memory mapped and unmapped (a room), programs
-// compiled by the pretend NVRTC (a room), pool memory allocated and freed
-// in stream order (a room), and the race detector reporting the unordered
-// writes of two streams. Under -race it
+// goroutine and OS thread: a stream capture forked over two streams with
+// its graph's launches, and the replays of an exec updated between them
+// (the graphs room); NCCL (a room): an all-reduce over two devices issued
+// from one thread, and three ranks on threads of their own meeting at
+// all-reduces and a ring of transfers; virtual memory mapped and unmapped
+// (a room), programs compiled by the pretend NVRTC (a room), pool memory
+// allocated and freed in stream order (a room), and the race detector
+// reporting the unordered writes of two streams. Under -race it
 // checks the lock rule between the core and its rooms (fake's package doc):
 // a lock taken up the ladder deadlocks here or is a data race Go reports.
 func TestRoomsConcurrently(t *testing.T) {
@@ -72,24 +74,97 @@ func TestRoomsConcurrently(t *testing.T) {
 		})
 	}
 
-	on(0, func(t *testing.T) { // graphs and capture
+	on(0, func(t *testing.T) { // the graphs room: a capture forked over two streams
+		var ss [2]uintptr
+		var bufs [2]uintptr
+		var evs [2]uintptr
+		for i := range ss {
+			var err error
+			ss[i], err = b.StreamCreateWithPriority(backend.StreamNonBlocking, 0)
+			must(err)
+			defer b.StreamDestroy(ss[i])
+			bufs[i], err = b.MemAlloc(256)
+			must(err)
+			defer b.MemFree(bufs[i])
+			evs[i], err = b.EventCreate(0)
+			must(err)
+			defer b.EventDestroy(evs[i])
+		}
+		for i := range rounds {
+			hosts := 0
+			must(b.StreamBeginCapture(ss[0], backend.CaptureModeThreadLocal))
+			must(b.MemsetD8Async(bufs[0], byte(i), 256, ss[0]))
+			must(b.EventRecord(evs[0], ss[0])) // fork
+			must(b.StreamWaitEvent(ss[1], evs[0], 0))
+			must(b.MemsetD8Async(bufs[1], byte(i+1), 256, ss[1]))
+			must(b.EventRecord(evs[1], ss[1])) // join
+			must(b.StreamWaitEvent(ss[0], evs[1], 0))
+			must(b.LaunchHostFunc(ss[0], func() { hosts++ }))
+			g, err := b.StreamEndCapture(ss[0])
+			must(err)
+			n, err := b.GraphNodeCount(g)
+			must(err)
+			assert.Equal(t, 3, n, "two memsets and the host function")
+			e, err := b.GraphInstantiate(g, 0)
+			must(err)
+			must(b.GraphLaunch(e, ss[0]))
+			must(b.GraphLaunch(e, ss[0]))
+			must(b.StreamSynchronize(ss[0]))
+			assert.Equal(t, 2, hosts, "the host node ran once per launch")
+			var got [2]byte
+			for k := range bufs {
+				must(b.MemcpyDtoH(ptr(&got[k]), bufs[k]+255, 1))
+			}
+			assert.Equal(t, [2]byte{byte(i), byte(i + 1)}, got, "both branches of the fork ran")
+			must(b.GraphExecDestroy(e))
+			must(b.GraphDestroy(g))
+		}
+	})
+
+	on(0, func(t *testing.T) { // the graphs room: replays of one exec, updated between them
 		s, err := b.StreamCreateWithPriority(backend.StreamNonBlocking, 0)
 		must(err)
 		defer b.StreamDestroy(s)
-		p, err := b.MemAlloc(256)
+		ctx, err := b.CtxGetCurrent()
 		must(err)
-		defer b.MemFree(p)
+		src, err := b.MemAlloc(64)
+		must(err)
+		defer b.MemFree(src)
+		dst, err := b.MemAlloc(64)
+		must(err)
+		defer b.MemFree(dst)
+		g, err := b.GraphCreate(0)
+		must(err)
+		set := backend.MemsetNodeParams{Dst: src, ElementSize: 1, Width: 64, Height: 1}
+		ms, err := b.GraphAddMemsetNode(g, nil, &set, ctx)
+		must(err)
+		cp, err := b.GraphAddMemcpyNode(g, []uintptr{ms}, &backend.MemcpyNodeParams{Dst: dst, Src: src, Size: 64}, ctx)
+		must(err)
+		var runs int
+		_, err = b.GraphAddHostNode(g, []uintptr{cp}, func() { runs++ })
+		must(err)
+		gone := make(chan struct{})
+		o, err := b.UserObjectCreate(func() { close(gone) })
+		must(err)
+		must(b.GraphRetainUserObject(g, o, 1, backend.GraphUserObjectMove))
+		x, err := b.GraphInstantiate(g, 0)
+		must(err)
+		must(b.GraphDestroy(g)) // the exec keeps the user object
 		for i := range rounds {
-			must(b.StreamBeginCapture(s, backend.CaptureModeThreadLocal))
-			must(b.MemsetD8Async(p, byte(i), 256, s))
-			g, err := b.StreamEndCapture(s)
-			must(err)
-			e, err := b.GraphInstantiate(g, 0)
-			must(err)
-			must(b.GraphLaunch(e, s))
+			set.Value = uint32(10 + i)
+			must(b.GraphExecMemsetNodeSetParams(x, ms, &set, ctx))
+			must(b.GraphLaunch(x, s))
 			must(b.StreamSynchronize(s))
-			must(b.GraphExecDestroy(e))
-			must(b.GraphDestroy(g))
+			var got byte
+			must(b.MemcpyDtoH(ptr(&got), dst+63, 1))
+			assert.Equal(t, byte(10+i), got, "the replay copied the updated memset's bytes")
+			assert.Equal(t, i+1, runs)
+		}
+		must(b.GraphExecDestroy(x))
+		select {
+		case <-gone:
+		case <-time.After(10 * time.Second):
+			t.Errorf("the user object's destructor never ran")
 		}
 	})
 

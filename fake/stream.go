@@ -8,6 +8,7 @@ import (
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
+	"github.com/nocgo/cuda/fake/internal/graphs"
 	"github.com/nocgo/cuda/internal/abi"
 	"github.com/nocgo/cuda/internal/core"
 )
@@ -34,6 +35,8 @@ type stream struct {
 	label string // what race reports call it, made on first use (race.go)
 
 	site callSite // who made it, for Leaks (leak_site.go)
+
+	capture graphs.Slot // the graph room's: the stream's capture, if any (graph.go)
 }
 
 // streamLocked resolves a stream handle; 0, 1 and 2 resolve through the
@@ -78,8 +81,8 @@ func (b *fakeBackend) enqueue(h uintptr, it *item, validate func(s *stream) erro
 	tid := tidFor(h)
 	b.mu.Lock()
 	s, err := b.streamLocked(h, tid)
-	if err == nil && s.kind == nullStream && len(b.graphs.captures) > 0 {
-		err = b.captureImplicitLocked(s.ctx)
+	if err == nil && s.kind == nullStream {
+		err = b.graphRoom.CaptureImplicit(s.ctx.h)
 	}
 	if err == nil && validate != nil {
 		err = validate(s)
@@ -88,8 +91,8 @@ func (b *fakeBackend) enqueue(h uintptr, it *item, validate func(s *stream) erro
 		b.mu.Unlock()
 		return err
 	}
-	if c := b.graphs.captures[s]; c != nil {
-		err := b.captureLocked(c, s, it)
+	if b.graphRoom.Capturing(&s.capture) { // it stays so while Backend.mu is held
+		_, err := b.graphRoom.CaptureRecord(&s.capture, loadedOnly(it.fn, it.run), it.host)
 		b.mu.Unlock()
 		return err
 	}
@@ -147,7 +150,7 @@ func (b *fakeBackend) StreamDestroy(h uintptr) error {
 	}
 	delete(b.streams, h)
 	s.dead = true
-	b.captureStreamGoneLocked(s)
+	b.graphRoom.CaptureStreamGone(&s.capture)
 	c := s.ctx
 	for i, t := range c.streams {
 		if t == s {
@@ -169,7 +172,7 @@ func (b *fakeBackend) StreamQuery(h uintptr) error {
 	if err != nil {
 		return err
 	}
-	if err := b.captureRefuse(s); err != nil {
+	if err := b.graphRoom.CaptureRefuse(&s.capture); err != nil {
 		return err
 	}
 	b.mu.RLock()
@@ -195,15 +198,15 @@ func (b *fakeBackend) StreamSynchronize(h uintptr) error {
 	if err != nil {
 		return err
 	}
-	if err := b.captureRefuse(s); err != nil {
+	if err := b.graphRoom.CaptureRefuse(&s.capture); err != nil {
 		return err
 	}
 	if s.kind == nullStream {
 		// Synchronizing the legacy stream is one of the calls a capture
-		// prohibits (see captureUnsafe): on the H200, memory.CopyToDevice
+		// prohibits (see graphs.Room.CaptureUnsafe): on the H200, memory.CopyToDevice
 		// (cuMemcpyHtoD, then this) fails inside a global capture of a
 		// non-blocking stream, where cuMemcpyHtoD alone succeeds.
-		if err := b.captureUnsafe(core.ThreadID()); err != nil {
+		if err := b.graphRoom.CaptureUnsafe(core.ThreadID()); err != nil {
 			return err
 		}
 	}
@@ -230,7 +233,7 @@ func (b *fakeBackend) StreamWaitEvent(h, ev uintptr, flags uint32) error {
 		if e == nil {
 			return b.goneLocked(ev)
 		}
-		if handled, err := b.captureWaitLocked(s, e); handled {
+		if handled, err := b.graphRoom.CaptureWait(s.slot(), e.h); handled {
 			return errCaptured{err}
 		}
 		rb, rs, seq, pending := e.st.snapshot()

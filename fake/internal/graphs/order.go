@@ -1,19 +1,17 @@
-package fake
-
-import "github.com/nocgo/cuda/fake/internal/race"
+package graphs
 
 // A graph launch is one item of its stream, but its nodes are ordered by
 // their edges only: two nodes with no path between them may run at once
-// on a GPU. With the race detector on, each node's work runs as a step of
-// its own (race.Detector.Step) with the set of nodes of the same launch
-// that precede it, computed here from the edges, child graphs included: a
+// on a GPU. With the race detector on, the core runs each node's work as a
+// step of its own with the set of nodes of the same launch that precede
+// it (Launch.Order), computed here from the edges, child graphs included: a
 // node after a child graph node follows all of the child's nodes, and the
 // child's nodes follow what the child graph node follows.
 
-// newGraphOrder computes the order of steps, the flattened nodes of shape.
-// It returns nil when a step is not where shape says (the steps were made
-// some other way): the launch then stays one operation, unchecked inside.
-func newGraphOrder(shape *fgraph, steps []*gnode) *race.GraphOrder {
+// graphOrder computes the order of steps, the flattened nodes of shape:
+// for each step, the steps that precede it. It returns nil when a step is
+// not where shape says (the steps were made some other way).
+func graphOrder(shape *fgraph, steps []*gnode) [][]uint64 {
 	if shape == nil {
 		return nil
 	}
@@ -76,7 +74,7 @@ func newGraphOrder(shape *fgraph, steps []*gnode) *race.GraphOrder {
 	if !walk(shape, entry) || seen != len(steps) {
 		return nil
 	}
-	return race.NewGraphOrder(pred)
+	return pred
 }
 
 // shapeNode returns the node of the exec's shape that step s copies.
@@ -85,30 +83,4 @@ func shapeNode(s *gnode) *gnode {
 		return s.orig
 	}
 	return s
-}
-
-// raceSteps returns the steps a launch's item body runs: with the detector
-// on, each node's work runs as its own operation (see above); otherwise
-// steps themselves. Table lock held.
-func (b *fakeBackend) raceSteps(body *item, shape *fgraph, steps []*gnode) []*gnode {
-	d := b.race
-	if d == nil {
-		return steps
-	}
-	order := newGraphOrder(shape, steps)
-	if order == nil {
-		return steps
-	}
-	out := make([]*gnode, len(steps))
-	for i, n := range steps {
-		if n.run == nil {
-			out[i] = n
-			continue
-		}
-		c := *n
-		run := n.run
-		c.run = func() error { return d.Step(body.race, order, i, run) }
-		out[i] = &c
-	}
-	return out
 }

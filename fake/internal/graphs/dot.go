@@ -1,4 +1,4 @@
-package fake
+package graphs
 
 import (
 	"bytes"
@@ -15,13 +15,13 @@ import (
 // dependency, and child graphs and conditional bodies as clusters. With
 // backend.GraphDebugDotVerbose the labels add the node's handle and, for
 // memory nodes, the address and size.
-func (b *fakeBackend) GraphDebugDot(g uintptr, flags uint32) ([]byte, error) {
-	if err := b.enter(abi.CuGraphDebugDotPrint); err != nil {
+func (r *Room) GraphDebugDot(g uintptr, flags uint32) ([]byte, error) {
+	if err := r.enter(abi.CuGraphDebugDotPrint); err != nil {
 		return nil, err
 	}
-	b.mu.RLock()
-	defer b.mu.RUnlock()
-	gr, err := b.graphLocked(g)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	gr, err := r.graphLocked(g)
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +51,7 @@ func dotGraph(w *bytes.Buffer, g *fgraph, indent string, n *int, verbose bool) {
 		if verbose {
 			label += fmt.Sprintf("\\nnode %#x", node.h)
 			if node.mem != nil {
-				label += fmt.Sprintf("\\ndptr %#x, %d bytes", node.mem.base, node.mem.size)
+				label += fmt.Sprintf("\\ndptr %#x, %d bytes", node.mem.Base(), node.mem.Size())
 			}
 			if node.cond != nil {
 				kind := "IF"

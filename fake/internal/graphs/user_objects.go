@@ -1,4 +1,4 @@
-package fake
+package graphs
 
 import (
 	"github.com/nocgo/cuda/driver"
@@ -14,8 +14,6 @@ import (
 // exec let go of it, once the work queued in the exec's context until then
 // has run.
 
-var _ backend.UserObjects = (*fakeBackend)(nil)
-
 type userObject struct {
 	h       uintptr
 	refs    uint32
@@ -23,23 +21,22 @@ type userObject struct {
 }
 
 // UserObjectCreate is cuUserObjectCreate with one reference.
-func (b *fakeBackend) UserObjectCreate(destroy func()) (uintptr, error) {
-	if err := b.enter(abi.CuUserObjectCreate); err != nil {
+func (r *Room) UserObjectCreate(destroy func()) (uintptr, error) {
+	if err := r.enter(abi.CuUserObjectCreate); err != nil {
 		return 0, err
 	}
 	if destroy == nil {
 		return 0, driver.ErrInvalidValue
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.graphs.init()
-	o := &userObject{h: newHandle(), refs: 1, destroy: destroy}
-	b.graphs.uobjs[o.h] = o
+	o := &userObject{h: r.core.NewHandle(), refs: 1, destroy: destroy}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.uobjs[o.h] = o
 	return o.h, nil
 }
 
-func (b *fakeBackend) userObjectLocked(h uintptr) (*userObject, error) {
-	o := b.graphs.uobjs[h]
+func (r *Room) userObjectLocked(h uintptr) (*userObject, error) {
+	o := r.uobjs[h]
 	if o == nil || h == 0 {
 		return nil, driver.ErrInvalidValue
 	}
@@ -47,38 +44,38 @@ func (b *fakeBackend) userObjectLocked(h uintptr) (*userObject, error) {
 }
 
 // UserObjectRelease is cuUserObjectRelease.
-func (b *fakeBackend) UserObjectRelease(obj uintptr, count uint32) error {
-	if err := b.enter(abi.CuUserObjectRelease); err != nil {
+func (r *Room) UserObjectRelease(obj uintptr, count uint32) error {
+	if err := r.enter(abi.CuUserObjectRelease); err != nil {
 		return err
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	o, err := b.userObjectLocked(obj)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	o, err := r.userObjectLocked(obj)
 	if err != nil {
 		return err
 	}
 	if count == 0 || count > o.refs {
 		return driver.ErrInvalidValue
 	}
-	b.dropRefsLocked(o, count, nil)
+	r.dropRefsLocked(o, count, 0)
 	return nil
 }
 
 // GraphRetainUserObject is cuGraphRetainUserObject.
-func (b *fakeBackend) GraphRetainUserObject(g, obj uintptr, count, flags uint32) error {
-	if err := b.enter(abi.CuGraphRetainUserObject); err != nil {
+func (r *Room) GraphRetainUserObject(g, obj uintptr, count, flags uint32) error {
+	if err := r.enter(abi.CuGraphRetainUserObject); err != nil {
 		return err
 	}
 	if count == 0 || flags&^backend.GraphUserObjectMove != 0 {
 		return driver.ErrInvalidValue
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	gr, err := b.graphLocked(g)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	gr, err := r.graphLocked(g)
 	if err != nil {
 		return err
 	}
-	o, err := b.userObjectLocked(obj)
+	o, err := r.userObjectLocked(obj)
 	if err != nil {
 		return err
 	}
@@ -88,13 +85,13 @@ func (b *fakeBackend) GraphRetainUserObject(g, obj uintptr, count, flags uint32)
 		}
 		o.refs -= count // moved: retainAllLocked counts them again
 	}
-	b.retainAllLocked(&gr.uobjs, map[*userObject]uint32{o: count})
+	r.retainAllLocked(&gr.uobjs, map[*userObject]uint32{o: count})
 	return nil
 }
 
 // retainAllLocked adds the references of src to *dst, each one more
 // reference to its object.
-func (b *fakeBackend) retainAllLocked(dst *map[*userObject]uint32, src map[*userObject]uint32) {
+func (r *Room) retainAllLocked(dst *map[*userObject]uint32, src map[*userObject]uint32) {
 	for o, n := range src {
 		if *dst == nil {
 			*dst = map[*userObject]uint32{}
@@ -106,14 +103,14 @@ func (b *fakeBackend) retainAllLocked(dst *map[*userObject]uint32, src map[*user
 
 // retainTreeLocked adds to *dst the references of g and of the graphs
 // inside it (child graphs, conditional bodies), as an exec takes them.
-func (b *fakeBackend) retainTreeLocked(dst *map[*userObject]uint32, g *fgraph) {
-	b.retainAllLocked(dst, g.uobjs)
+func (r *Room) retainTreeLocked(dst *map[*userObject]uint32, g *fgraph) {
+	r.retainAllLocked(dst, g.uobjs)
 	for _, n := range g.nodes {
 		if n.child != nil {
-			b.retainTreeLocked(dst, n.child)
+			r.retainTreeLocked(dst, n.child)
 		}
 		if n.cond != nil {
-			b.retainTreeLocked(dst, n.cond.body)
+			r.retainTreeLocked(dst, n.cond.body)
 		}
 	}
 }
@@ -121,54 +118,53 @@ func (b *fakeBackend) retainTreeLocked(dst *map[*userObject]uint32, g *fgraph) {
 // mirrorRefsLocked makes dst, a copy of src (a clone, a child node's
 // copy), take references of its own on the user objects of src and of the
 // graphs inside it, level by level.
-func (b *fakeBackend) mirrorRefsLocked(dst, src *fgraph) {
-	b.retainAllLocked(&dst.uobjs, src.uobjs)
+func (r *Room) mirrorRefsLocked(dst, src *fgraph) {
+	r.retainAllLocked(&dst.uobjs, src.uobjs)
 	for i, n := range src.nodes {
 		switch {
 		case n.child != nil:
-			b.mirrorRefsLocked(dst.nodes[i].child, n.child)
+			r.mirrorRefsLocked(dst.nodes[i].child, n.child)
 		case n.cond != nil:
-			b.mirrorRefsLocked(dst.nodes[i].cond.body, n.cond.body)
+			r.mirrorRefsLocked(dst.nodes[i].cond.body, n.cond.body)
 		}
 	}
 }
 
 // releaseTreeLocked lets go of the references of g and of the graphs
 // inside it (a graph's destroy).
-func (b *fakeBackend) releaseTreeLocked(g *fgraph) {
-	b.releaseAllLocked(g.uobjs, nil)
+func (r *Room) releaseTreeLocked(g *fgraph) {
+	r.releaseAllLocked(g.uobjs, 0)
 	g.uobjs = nil
 	for _, n := range g.nodes {
 		switch {
 		case n.child != nil:
-			b.releaseTreeLocked(n.child)
+			r.releaseTreeLocked(n.child)
 		case n.cond != nil:
-			b.releaseTreeLocked(n.cond.body)
+			r.releaseTreeLocked(n.cond.body)
 		}
 	}
 }
 
 // releaseAllLocked lets go of the references of m; ctx is the context of
-// the exec that held them (nil for a graph).
-func (b *fakeBackend) releaseAllLocked(m map[*userObject]uint32, ctx *context) {
+// the exec that held them (0 for a graph).
+func (r *Room) releaseAllLocked(m map[*userObject]uint32, ctx uintptr) {
 	for o, n := range m {
-		b.dropRefsLocked(o, n, ctx)
+		r.dropRefsLocked(o, n, ctx)
 	}
 }
 
 // dropRefsLocked takes n references off o and, at none, runs its
 // destructor on a goroutine of its own: after the work queued in ctx so
-// far, when ctx is not nil.
-func (b *fakeBackend) dropRefsLocked(o *userObject, n uint32, ctx *context) {
+// far, when ctx is not 0.
+func (r *Room) dropRefsLocked(o *userObject, n uint32, ctx uintptr) {
 	o.refs -= n
 	if o.refs != 0 {
 		return
 	}
-	delete(b.graphs.uobjs, o.h)
+	delete(r.uobjs, o.h)
 	go func() {
-		if ctx != nil && b.lockExec() == nil {
-			_ = b.drainContext(ctx)
-			b.unlockExec()
+		if ctx != 0 {
+			r.core.Drain(ctx)
 		}
 		o.destroy()
 	}()

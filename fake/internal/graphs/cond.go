@@ -1,4 +1,4 @@
-package fake
+package graphs
 
 import (
 	"sync/atomic"
@@ -6,7 +6,6 @@ import (
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/internal/abi"
-	"github.com/nocgo/cuda/internal/core"
 )
 
 // The fake's conditional nodes (CUDA 12.3+): a condition (a conditional
@@ -15,9 +14,9 @@ import (
 // CU_GRAPH_COND_ASSIGN_DEFAULT, is set back to it at the start of every
 // launch. An if node runs its body once when the value is non-zero; a
 // while node runs it as long as the value is non-zero. Device code sets
-// the value with cudaGraphSetConditional: the interpreter hands the call
-// to deviceMemory.SetConditional, which sets the value of the exec whose
-// kernel node runs (graphState.running, set around each kernel step).
+// the value with cudaGraphSetConditional: the interpreter hands the call,
+// through the core, to Room.SetConditional, which sets the value of the
+// exec whose kernel node runs (Room.running, set around each kernel step).
 
 // maxWhileRuns bounds the runs of a while node's body in one launch: a GPU
 // would spin forever on a condition nothing clears; the fake fails the
@@ -27,7 +26,7 @@ const maxWhileRuns = 1 << 20
 type condHandle struct {
 	id            uint64
 	g             *fgraph // the graph it was made for
-	ctx           *context
+	ctx           uintptr
 	def           uint32
 	assignDefault bool
 }
@@ -43,57 +42,57 @@ type condNode struct {
 
 // GraphConditionalHandleCreate is cuGraphConditionalHandleCreate; ctx 0 is
 // the current context.
-func (b *fakeBackend) GraphConditionalHandleCreate(g, ctx uintptr, def, flags uint32) (uint64, error) {
-	if err := b.enter(abi.CuGraphConditionalHandleCreate); err != nil {
+func (r *Room) GraphConditionalHandleCreate(g, ctx uintptr, def, flags uint32) (uint64, error) {
+	if err := r.enter(abi.CuGraphConditionalHandleCreate); err != nil {
 		return 0, err
 	}
 	if flags&^backend.GraphCondAssignDefault != 0 {
 		return 0, driver.ErrInvalidValue
 	}
-	tid := core.ThreadID()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	gr, err := b.graphLocked(g)
+	if _, err := r.depsOf(g, nil); err != nil {
+		return 0, err
+	}
+	c, err := r.core.Context(ctx)
 	if err != nil {
 		return 0, err
 	}
-	var c *context
-	if ctx == 0 {
-		c, err = b.currentLocked(tid)
-	} else {
-		c, err = b.liveCtxLocked(ctx)
-	}
+	id := uint64(r.core.NewHandle())
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	gr, err := r.graphLocked(g) // it may have gone meanwhile
 	if err != nil {
 		return 0, err
 	}
-	b.graphs.init()
-	h := &condHandle{id: uint64(newHandle()), g: gr, ctx: c, def: def, assignDefault: flags&backend.GraphCondAssignDefault != 0}
-	b.graphs.conds[h.id] = h
+	h := &condHandle{id: id, g: gr, ctx: c, def: def, assignDefault: flags&backend.GraphCondAssignDefault != 0}
+	r.conds[h.id] = h
 	return h.id, nil
 }
 
 // GraphAddConditionalNode is cuGraphAddNode of a conditional node: the
 // handle must be of g, or of a graph g is a body of; the body graph is
 // made here and owned by the node.
-func (b *fakeBackend) GraphAddConditionalNode(g uintptr, deps []uintptr, handle uint64, typ backend.GraphCondType, ctx uintptr) (uintptr, uintptr, error) {
+func (r *Room) GraphAddConditionalNode(g uintptr, deps []uintptr, handle uint64, typ backend.GraphCondType, ctx uintptr) (uintptr, uintptr, error) {
 	const op = abi.CuGraphAddNode
-	var body *fgraph
-	n, err := b.addNode(op, g, deps, func() (*gnode, error) {
-		h := b.graphs.conds[handle]
-		if h == nil || (typ != backend.GraphCondIf && typ != backend.GraphCondWhile) {
-			return nil, driver.ErrInvalidValue
-		}
-		if ctx != h.ctx.h || !graphWithin(h.g, b.graphs.graphs[g]) {
-			return nil, driver.ErrInvalidValue
-		}
-		body = b.newGraphLocked()
-		body.body = true
-		return &gnode{kind: nodeCond, cond: &condNode{h: h, typ: typ, body: body}}, nil
-	})
+	if err := r.enter(op); err != nil {
+		return 0, 0, err
+	}
+	body := r.core.NewHandle()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ds, err := r.depsLocked(g, deps)
 	if err != nil {
 		return 0, 0, err
 	}
-	return n, body.h, nil
+	h := r.conds[handle]
+	if h == nil || (typ != backend.GraphCondIf && typ != backend.GraphCondWhile) {
+		return 0, 0, driver.ErrInvalidValue
+	}
+	if ctx != h.ctx || !graphWithin(h.g, r.graphs[g]) {
+		return 0, 0, driver.ErrInvalidValue
+	}
+	b := r.newGraphLocked(body)
+	b.body = true
+	return r.addLocked(g, ds, &gnode{kind: nodeCond, cond: &condNode{h: h, typ: typ, body: b}}), body, nil
 }
 
 // graphWithin reports whether g is top or a body graph inside it.
@@ -114,13 +113,13 @@ func graphWithin(top, g *fgraph) bool {
 
 // copyCondLocked copies a conditional node's condition and body; a
 // registered copy (a clone's) has a body graph of its own.
-func (b *fakeBackend) copyCondLocked(c *condNode, registered bool) *condNode {
+func (r *Room) copyCondLocked(c *condNode, registered bool) *condNode {
 	body := &fgraph{body: true}
 	if registered {
-		body = b.newGraphLocked()
+		body = r.newGraphLocked(r.core.NewHandle())
 		body.body = true
 	}
-	b.copyIntoLocked(body, c.body, registered)
+	r.copyIntoLocked(body, c.body, registered)
 	return &condNode{h: c.h, typ: c.typ, body: body}
 }
 
@@ -168,7 +167,7 @@ func (x *fexec) condWork(c *condNode) func() error {
 	return func() error {
 		if c.typ == backend.GraphCondIf {
 			if v.v.Load() != 0 {
-				return runSteps(body, nil)
+				return runSteps(body, nil, nil)
 			}
 			return nil
 		}
@@ -176,7 +175,7 @@ func (x *fexec) condWork(c *condNode) func() error {
 			if i == maxWhileRuns {
 				return driver.ErrLaunchFailed
 			}
-			if err := runSteps(body, nil); err != nil {
+			if err := runSteps(body, nil, nil); err != nil {
 				return err
 			}
 		}
@@ -219,11 +218,11 @@ func inGraph(running *atomic.Pointer[condTable], table *condTable, run func() er
 	}
 }
 
-// SetConditional is the interpreter's cudaGraphSetConditional (see
-// ptxexec.ConditionSetter): it sets handle's value in the exec whose
-// kernel runs.
-func (m deviceMemory) SetConditional(handle uint64, value uint32) bool {
-	t := m.b.graphs.running.Load()
+// SetConditional is the device's cudaGraphSetConditional (the core hands
+// it the interpreter's call): it sets handle's value in the exec whose
+// kernel runs, and reports whether there was one with that condition.
+func (r *Room) SetConditional(handle uint64, value uint32) bool {
+	t := r.running.Load()
 	if t == nil {
 		return false
 	}
