@@ -151,9 +151,13 @@ func benchKernel(b *testing.B, kernel string, opts []fake.Option) {
 		check(b, err)
 		launch = func() error { return f.Launch(s, cfg, x, y, int32(n)) }
 	}
+	cpu := processCPU()
 	for b.Loop() {
 		check(b, launch())
 		check(b, s.Synchronize())
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "threads/s")
+	if used := processCPU() - cpu; cpu > 0 && used > 0 {
+		b.ReportMetric(float64(n)*float64(b.N)/used, "threads/cpu-s")
+	}
 }

@@ -91,3 +91,52 @@ func TestGlobalMemoryRaceReport(t *testing.T) {
 		}
 	}
 }
+
+// lockSrc takes a lock word with atomicCAS, as a spin lock's first try.
+const lockSrc = `extern "C" __global__ void take(int *lock, int *out) {
+    if (threadIdx.x == 0) out[0] = atomicCAS(lock, 0, 1);
+}
+`
+
+// An atomicCAS on a lock word nothing wrote (as cudaMalloc left it: the
+// fake's poison would make a spin on it never end) is one
+// UninitializedRead naming the kernel's atomic; with the word zeroed
+// first on the same stream, nothing is reported.
+func TestRaceUnwrittenLockWord(t *testing.T) {
+	for _, zeroed := range []bool{false, true} {
+		ctx, got := raceContext(t)
+		m, err := module.Compile(ctx, lockSrc, module.Options{NoCache: true, LineInfo: true})
+		if err != nil {
+			if os.Getenv("NOCGO_CUDA_REQUIRE_NVRTC") == "1" {
+				t.Fatal(err)
+			}
+			t.Skipf("no NVRTC: %v", err)
+		}
+		defer m.Close()
+		f, err := m.Function("take")
+		require.NoError(t, err)
+		s := named(t, ctx, "locks")
+		lock, err := memory.Alloc[int32](ctx, 1)
+		require.NoError(t, err)
+		defer lock.Close()
+		out, err := memory.Alloc[int32](ctx, 1)
+		require.NoError(t, err)
+		defer out.Close()
+		if zeroed {
+			require.NoError(t, memory.Fill(s, lock, 0))
+		}
+		require.NoError(t, f.Launch(s, module.Config{Grid: module.Dim(1), Block: module.Dim(32)}, lock, out))
+		require.NoError(t, s.Synchronize())
+		if zeroed {
+			assert.Empty(t, *got, "the lock word was written first")
+			continue
+		}
+		require.Len(t, *got, 1, "%v", *got)
+		h := (*got)[0]
+		assert.Equal(t, fake.UninitializedRead, h.Kind)
+		assert.Equal(t, lock.Ptr(), h.Alloc)
+		require.NotNil(t, h.Current.Kernel)
+		assert.Contains(t, h.Current.Kernel.Instr, "atom.global")
+		assert.Contains(t, h.Current.Stream, `stream "locks"`)
+	}
+}

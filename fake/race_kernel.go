@@ -32,10 +32,11 @@ func raceKind(k ptxexec.AccessKind) race.AccessKind {
 }
 
 func (o raceObserver) Global(a ptxexec.Access) {
-	o.rec.Add(uintptr(a.Addr), uintptr(a.Size), raceKind(a.Kind), a.Line, a.Instr, a.Block, a.Thread)
 	if a.Unwritten {
-		o.rec.Unwritten(uintptr(a.Addr), uintptr(a.Size), a.Line, a.Instr, a.Block, a.Thread)
+		o.rec.AddUnwritten(uintptr(a.Addr), uintptr(a.Size), raceKind(a.Kind), a.Line, a.Instr, a.Block, a.Thread)
+		return
 	}
+	o.rec.Add(uintptr(a.Addr), uintptr(a.Size), raceKind(a.Kind), a.Line, a.Instr, a.Block, a.Thread)
 }
 
 func (o raceObserver) SharedRace(r ptxexec.SharedRace) {

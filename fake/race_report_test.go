@@ -1,6 +1,8 @@
 package fake_test
 
 import (
+	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -8,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nocgo/cuda/driver"
+	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/fake"
 	"github.com/nocgo/cuda/memory"
 	"github.com/nocgo/cuda/stream"
@@ -99,4 +102,58 @@ func TestRaceUninitialisedReadAlone(t *testing.T) {
 	require.Len(t, *got, 1)
 	assert.Equal(t, fake.UninitializedRead, (*got)[0].Kind)
 	assert.Contains(t, (*got)[0].Current.Stream, `stream "only"`)
+}
+
+// foreignStream is a stream of ctx made by raw driver calls, as another
+// library would make it; the test destroys it at the end.
+func foreignStream(t *testing.T, ctx *driver.Context) uintptr {
+	t.Helper()
+	api := fake.Of(ctx.Driver()).Backend()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	require.NoError(t, api.CtxPushCurrent(ctx.Handle()))
+	h, err := api.StreamCreateWithPriority(backend.StreamNonBlocking, 0)
+	_, perr := api.CtxPopCurrent()
+	require.NoError(t, err)
+	require.NoError(t, perr)
+	t.Cleanup(func() { api.StreamDestroy(h) })
+	return h
+}
+
+// A race between a wrapped (foreign) stream and one of New names both
+// streams, the wrapped one by the name WrapWithOptions gave it (by its
+// handle without one), and says how to order them, as for two streams of
+// New.
+func TestRaceReportWrappedStreams(t *testing.T) {
+	for _, name := range []string{"decoder", ""} {
+		ctx, got := raceContext(t)
+		h := foreignStream(t, ctx)
+		dec, err := stream.WrapWithOptions(ctx, h, stream.WrapOptions{Name: name})
+		require.NoError(t, err)
+		defer dec.Close()
+		assert.Equal(t, name, dec.Name())
+		compute := named(t, ctx, "compute")
+		buf, err := memory.Alloc[float32](ctx, 256)
+		require.NoError(t, err)
+		defer buf.Close()
+		out := make([]float32, 256)
+		require.NoError(t, memory.Fill(dec, buf, 1))                  // the write, on the foreign stream
+		require.NoError(t, memory.CopyToHostAsync(compute, out, buf)) // the read, unordered
+		require.NoError(t, dec.Synchronize())
+		require.NoError(t, compute.Synchronize())
+		require.Len(t, *got, 1, "one report for one bug: %v", *got)
+		hz := (*got)[0]
+		assert.Equal(t, fake.Race, hz.Kind)
+		decName := fmt.Sprintf("stream %q (%#x, non-blocking)", name, h)
+		if name == "" {
+			decName = fmt.Sprintf("stream %#x (non-blocking)", h)
+		}
+		assert.Equal(t, decName, hz.Previous.Stream, "the wrapped stream's write")
+		assert.Contains(t, hz.Current.Stream, `stream "compute"`)
+		str := hz.String()
+		assert.Contains(t, str, hz.Fix())
+		assert.Contains(t, hz.Fix(), "record an event on "+decName)
+		assert.Contains(t, hz.Fix(), `wait for it on stream "compute"`)
+		assert.Contains(t, hz.Fix(), "Stream.WaitStream")
+	}
 }

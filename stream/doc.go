@@ -7,6 +7,8 @@
 //   - New and NewEvent create objects this package owns; Close destroys them.
 //   - Wrap and WrapEvent take handles created elsewhere (another library, the
 //     CUDA runtime API); Close only detaches and the owner keeps the object.
+//     WrapWithOptions is Wrap that also names the stream for reports
+//     (WrapOptions.Name, as Options.Name for New).
 //   - Default, Legacy and PerThread name the special streams 0x0, 0x1 and
 //     0x2; they are never destroyed.
 //   - OpenIPCEvent opens another process's event; Close releases this

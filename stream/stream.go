@@ -37,7 +37,7 @@ type Stream struct {
 	ctx       *driver.Context
 	q         core.Queue // its hold on ctx, handle, and whether it is special
 	kind      kind
-	name      string // Options.Name
+	name      string // Options.Name, WrapOptions.Name
 
 	// The first panic of a host callback (see Callback), reported by the
 	// next Synchronize.
@@ -114,8 +114,9 @@ func (s *Stream) Context() *driver.Context {
 	return s.ctx
 }
 
-// Name returns the name the stream was made with (Options.Name); "" for a
-// stream made without one, a wrapped or special stream, and a nil Stream.
+// Name returns the name the stream was made or wrapped with (Options.Name,
+// WrapOptions.Name); "" for a stream made or wrapped without one, a
+// special stream, and a nil Stream.
 func (s *Stream) Name() string {
 	if s == nil {
 		return ""
@@ -201,6 +202,8 @@ func (s *Stream) String() string {
 		what = "legacy default stream 0x1"
 	case s.kind == special && s.q.Handle == backend.StreamPerThread:
 		what = "per-thread default stream 0x2"
+	case s.kind == wrapped && s.name != "":
+		what = fmt.Sprintf("wrapped stream %q %#x", s.name, s.q.Handle)
 	case s.kind == wrapped:
 		what = fmt.Sprintf("wrapped stream %#x", s.q.Handle)
 	case s.name != "":

@@ -91,6 +91,30 @@ func ExampleWrap() {
 	// true
 }
 
+func ExampleWrapWithOptions() {
+	cc := exampleContext()
+	defer cc.Close()
+
+	// A stream another library created, named for the reports (the
+	// fake's race detector writes `stream "decoder"`, not its handle).
+	api := fake.Of(cc.Driver()).Backend()
+	runtime.LockOSThread()
+	api.CtxPushCurrent(cc.Handle())
+	h, _ := api.StreamCreateWithPriority(backend.StreamNonBlocking, 0)
+	api.CtxPopCurrent()
+	runtime.UnlockOSThread()
+	defer api.StreamDestroy(h)
+
+	s, err := stream.WrapWithOptions(cc, h, stream.WrapOptions{Name: "decoder"})
+	if err != nil {
+		panic(err)
+	}
+	defer s.Close() // detaches only
+	fmt.Println(s.Name(), s.Owned())
+	// Output:
+	// decoder false
+}
+
 func ExampleDefault() {
 	cc := exampleContext()
 	defer cc.Close()

@@ -12,7 +12,7 @@ import (
 func TestZeroValuesNeverPanic(t *testing.T) {
 	values := []any{
 		(*stream.Stream)(nil), (*stream.Event)(nil), (*stream.CallbackPanicError)(nil),
-		(*stream.Options)(nil), (*stream.EventOptions)(nil), stream.Flag(0), stream.EventFlag(0),
+		(*stream.Options)(nil), (*stream.WrapOptions)(nil), (*stream.EventOptions)(nil), stream.Flag(0), stream.EventFlag(0),
 	}
 	zerotest.Covers(t, ".", values...)
 	zerotest.Methods(t, zerotest.Options{NilOK: []string{"CallbackPanicError.Unwrap"}}, values...)

@@ -19,8 +19,9 @@ type RaceDetector interface {
 
 // StreamNamer is a backend that names streams in what it reports: the
 // fake's race detector writes `stream "loader"` where it would write a
-// handle. stream.New names a stream through it when Options.Name is set;
-// a backend without it (the real driver) ignores names.
+// handle. stream.New names a stream through it when Options.Name is set,
+// stream.WrapWithOptions a foreign one when WrapOptions.Name is; a backend
+// without it (the real driver) ignores names.
 type StreamNamer interface {
 	// NameStream names the stream h of the current context (a created
 	// stream; not 0, 1 or 2). An unknown stream is an error.

@@ -231,10 +231,10 @@ func fullSetpI(rd, rx, ry *[warpSize]uint64, in *inst) bool {
 
 // fullSpan returns the span a full warp's scalar ld or st of in reads or
 // writes when it is one known allocation (the parameters, the block's
-// shared memory without race checks, or the cached global allocation of
-// the first lane's address, without the in-kernel global checks; an
-// Observer is told of the access by fullLoad and fullStore, see
-// observewarp.go): its bytes, start (a
+// shared memory, or the cached global allocation of the first lane's
+// address, without the in-kernel global checks; an Observer is told of
+// the access by fullLoad and fullStore, see observewarp.go, and the
+// shared-memory race checks by sharedRun): its bytes, start (a
 // lane's offset in data is its address register minus start), lim (the
 // highest offset an access may start at) and amask (an address with any
 // of these bits set is misaligned). ok is false otherwise; the lanes then
@@ -252,9 +252,6 @@ func (m *machine) fullSpan(S []uint64, in *inst) (data []byte, start, lim, amask
 		c = span{0, m.l.Params}
 		amask = 0 // parameters are read unaligned, as lane by lane
 	case opLdShared, opStShared:
-		if m.races != nil {
-			return nil, 0, 0, 0, false
-		}
 		c = span{0, m.shared}
 	case opLdGlobal, opStGlobal:
 		if m.gr != nil {
@@ -295,10 +292,14 @@ func (m *machine) fullLoad(S []uint64, in *inst, ts []thread, pc int) bool {
 		return false
 	}
 	obs := m.obs != nil && in.op == opLdGlobal
+	races := m.races != nil && in.op == opLdShared
 	ra, rv := lane32(S, in.a), lane32(S, in.v[0])
 	if off, ok := coalesced(ra, start, lim, amask, in); ok && (in.size == 4 || in.size == 8) {
 		if obs {
 			m.observeRun(pc, in, &ts[0], ra[0]+uint64(in.imm), warpSize*uint64(in.size), warpSize)
+		}
+		if races {
+			m.sharedRun(ts, pc, in, in.op, off, uint64(in.size))
 		}
 		if in.size == 4 {
 			lanes.Load32(rv, (*[128]byte)(data[off:]))
@@ -312,6 +313,11 @@ func (m *machine) fullLoad(S []uint64, in *inst, ts []thread, pc int) bool {
 	}
 	if obs {
 		m.observeLanes(ts, pc, in, ra)
+	}
+	if races {
+		for j := range ts {
+			m.sharedRun(ts[j:j+1], pc, in, in.op, ra[j]-start, uint64(in.size))
+		}
 	}
 	var v [warpSize]uint64 // rv may be ra
 	switch {
@@ -346,8 +352,12 @@ func (m *machine) fullStore(S []uint64, in *inst, ts []thread, pc int) bool {
 		return false
 	}
 	obs := m.obs != nil && in.op == opStGlobal
+	races := m.races != nil && in.op == opStShared
 	ra, rv := lane32(S, in.a), lane32(S, in.v[0])
 	if off, ok := coalesced(ra, start, lim, amask, in); ok && (in.size == 4 || in.size == 8) {
+		if races && !m.sharedRun(ts, pc, in, in.op, off, uint64(in.size)) {
+			return false // stored nothing: the lanes go one by one
+		}
 		if obs {
 			m.observeRun(pc, in, &ts[0], ra[0]+uint64(in.imm), warpSize*uint64(in.size), warpSize)
 		}
@@ -357,6 +367,9 @@ func (m *machine) fullStore(S []uint64, in *inst, ts []thread, pc int) bool {
 			lanes.Store64((*[256]byte)(data[off:]), rv)
 		}
 		return true
+	}
+	if races {
+		return false // lanes that may overlap: checked and stored one by one
 	}
 	if inSpan, _ := lanes.Check(ra, start, lim, amask, uint64(in.imm), 0); !inSpan {
 		return false

@@ -15,7 +15,10 @@ import "github.com/nocgo/cuda/internal/ptx"
 // threads of one warp, no warp collective (bar.warp.sync / __syncwarp,
 // shfl.sync, vote.sync, redux.sync, match.sync) completing in the warp
 // between them. Each pair of instructions is reported once per launch
-// (per worker with Launch.Workers > 1).
+// (per worker with Launch.Workers > 1). (The bytes of a word with one
+// history share one record, see raceState; a full warp's coalesced ld, and
+// st that meets nothing it could race with, is checked in one call,
+// sharedRun.)
 //
 // Strong accesses (atomics, and ld and st with .volatile, .relaxed,
 // .acquire or .release) are morally strong in the PTX memory model: two of
@@ -70,38 +73,67 @@ type SharedAccess struct {
 	FileLine int
 }
 
-// shadowAccess is one recorded access to a shared byte.
+// shadowAccess is one recorded access to a shared byte. It holds no
+// pointer, so the shadow memory is not scanned by the garbage collector
+// and copying a record needs no write barrier.
 type shadowAccess struct {
 	thread int32  // linear thread index + 1; 0: none
 	phase  uint32 // raceState.phase at the access
 	wsync  uint32 // its warp's collectives completed before it
-	atomic bool
-	at     *ptx.Stmt
+	site   uint32 // its statement's index in Program.sites + 1, siteAtomic set for a strong access
 }
 
-// shadowByte is what is known of one byte of shared memory.
+// siteAtomic marks a shadowAccess.site of a strong access (an atomic, or
+// a .volatile, .relaxed, .acquire or .release ld or st).
+const siteAtomic = 1 << 31
+
+// atomic reports whether a is a strong access.
+func (a *shadowAccess) atomic() bool { return a.site&siteAtomic != 0 }
+
+// stmt is a's statement (a.thread != 0).
+func (a *shadowAccess) stmt(p *Program) *ptx.Stmt { return p.sites[a.site&^siteAtomic-1] }
+
+// sameSite reports whether a and b are accesses by one statement.
+func sameSite(a, b *shadowAccess) bool { return a.site&^siteAtomic == b.site&^siteAtomic }
+
+// shadowByte is what is known of one byte of shared memory, or of each of
+// the four bytes of a word whose bytes agree.
 type shadowByte struct {
 	w      shadowAccess // the last write (or atomic)
 	r1, r2 shadowAccess // reads since: the first, and one by another thread
 }
 
-// raceState is a machine's shared-memory race checking.
+// raceState is a machine's shared-memory race checking. Its shadow
+// memory is kept per 4-byte word while the word's bytes have the same
+// history (the usual case: int, float and wider accesses), so an
+// aligned access costs one check per word, not per byte; the first
+// access that touches part of a word splits it into four per-byte records
+// (bytes), and an access that covers it again merges them back when they
+// agree. The two give the same reports (TestSharedShadowMatchesBytes).
 type raceState struct {
 	obs      SharedRaceObserver
-	shadow   []shadowByte
-	phase    uint32   // bumped at each block start and completed barrier
-	warpSync []uint32 // per warp: collectives completed
-	seen     map[[2]*ptx.Stmt]bool
+	words    []shadowByte // per 4-byte word not split
+	bytes    []shadowByte // per byte, for the split words; nil until one splits
+	split    []bool       // per word: its records are its four in bytes
+	phase    uint32       // bumped at each block start and completed barrier
+	warpSync []uint32     // per warp: collectives completed
+	seen     map[[2]uint32]bool
 	// held: a write that met an unordered earlier write, reported by
-	// settleWrites only if it changed the bytes they share.
+	// settle only if it changed the bytes they share.
 	held []heldWrite
+}
+
+// sharedReporter is told of the races a raceState finds: between recorded
+// access a (a write if firstWrite) and access me (a write if write) at
+// byte off (the machine, which tells the observer; a test's recorder).
+type sharedReporter interface {
+	reportRace(a shadowAccess, firstWrite bool, me shadowAccess, write bool, off uint32)
 }
 
 // heldWrite is a write-after-write that is a race only if the second
 // write changed the bytes the first wrote.
 type heldWrite struct {
 	first, second shadowAccess
-	tid           int      // the second writer
 	off           uint32   // the first byte both wrote
 	mask          uint64   // of the access's bytes from off: those both wrote
 	before        [64]byte // the bytes from off before the second write
@@ -112,8 +144,56 @@ func newRaceState(l *Launch, sharedBytes, threads int) *raceState {
 	if !l.SharedRaces || !ok {
 		return nil
 	}
-	return &raceState{obs: o, shadow: make([]shadowByte, sharedBytes), warpSync: make([]uint32, (threads+warpSize-1)/warpSize),
-		seen: map[[2]*ptx.Stmt]bool{}}
+	return newShadow(o, sharedBytes, threads)
+}
+
+// newShadow returns the race state of a block of threads with
+// sharedBytes of shared memory, reporting to o.
+func newShadow(o SharedRaceObserver, sharedBytes, threads int) *raceState {
+	words := (sharedBytes + 3) / 4
+	return &raceState{obs: o, words: make([]shadowByte, words), split: make([]bool, words),
+		warpSync: make([]uint32, (threads+warpSize-1)/warpSize), seen: map[[2]uint32]bool{}}
+}
+
+// sharedOp is what an instruction's shared access does, for the checks:
+// me's site and strength, whether it writes and whether it acquires.
+type sharedOp struct {
+	site            uint32
+	write, acquires bool
+}
+
+// sharedOpOf is the sharedOp of instruction in at index pc of fn (space:
+// the access's direction for cp.async).
+func sharedOpOf(fn *function, in *inst, space uint8, pc int) sharedOp {
+	if pc < 0 || pc >= len(fn.stmts) {
+		pc = 0
+	}
+	flags := fn.sites[pc]
+	op := sharedOp{site: fn.siteBase + uint32(pc) + 1}
+	atomic := false
+	switch in.op {
+	case opStShared, opStGeneric:
+		op.write = true
+		atomic = flags&sfStrong != 0
+	case opLdShared, opLdGeneric:
+		atomic = flags&sfStrong != 0
+		op.acquires = atomic
+	case opAtom:
+		op.write, atomic, op.acquires = true, true, flags&sfFlagAtom != 0
+	case opMbarrier:
+		op.write, atomic = true, true
+	case opCpAsync:
+		op.write = space == opStShared
+	}
+	if atomic {
+		op.site |= siteAtomic
+	}
+	return op
+}
+
+// access is thread tid's access by op, now.
+func (rs *raceState) access(op sharedOp, tid int) shadowAccess {
+	return shadowAccess{thread: int32(tid) + 1, phase: rs.phase, wsync: rs.warpSync[tid/warpSize], site: op.site}
 }
 
 // sharedAccess checks and records thread t's access of n shared bytes at
@@ -123,104 +203,245 @@ func (m *machine) sharedAccess(t *thread, in *inst, space uint8, off, n uint64) 
 	if len(rs.held) != 0 {
 		m.settleWrites()
 	}
-	if off+n > uint64(len(rs.shadow)) {
+	op := sharedOpOf(t.fn, in, space, t.pc-1)
+	me := rs.access(op, t.id)
+	rs.record(m, me, op.write, op.acquires, off, n, m.shared)
+}
+
+// sharedRun checks and records the shared access of instruction in (at
+// index pc of the threads' function) by threads ts (consecutive threads
+// of one warp), in order, thread j touching the size bytes at off +
+// j*size: one call for a run of lanes whose addresses follow one another,
+// for a load before it reads or a store before it writes any lane's
+// bytes, with the reports the lane-by-lane path's one sharedAccess per
+// lane would make, in its order. A store whose run meets a record it
+// might race with returns false having recorded nothing: the caller then
+// stores lane by lane (a lane's write that meets an earlier one is held
+// until the next access compares the bytes, after that lane's store).
+func (m *machine) sharedRun(ts []thread, pc int, in *inst, space uint8, off, size uint64) bool {
+	rs := m.races
+	if len(rs.held) != 0 {
+		m.settleWrites()
+	}
+	if len(ts) == 0 || off+size*uint64(len(ts)) > uint64(len(m.shared)) {
+		return true
+	}
+	op := sharedOpOf(ts[0].fn, in, space, pc)
+	if op.write && !rs.quietRun(ts[0].id, len(ts), off, size) {
+		return false
+	}
+	rs.recordRun(m, op, ts[0].id, len(ts), off, size, m.shared)
+	return true
+}
+
+// quietRun reports whether the words a run of lanes from thread first
+// touches (lane j the size bytes at off + j*size) are all kept whole and
+// quiet for their lane (shadowByte.quiet): then none of the lanes' checks
+// can report or hold a write.
+func (rs *raceState) quietRun(first, lanes int, off, size uint64) bool {
+	if off&3 != 0 || size&3 != 0 {
+		return false
+	}
+	w := off >> 2
+	for j := range lanes {
+		me := shadowAccess{thread: int32(first+j) + 1, phase: rs.phase}
+		for range size >> 2 {
+			if rs.split[w] || !rs.words[w].quiet(&me) {
+				return false
+			}
+			w++
+		}
+	}
+	return true
+}
+
+// recordRun records access op by the lanes threads from thread first
+// on, thread first+j touching the size bytes at off + j*size, in order.
+func (rs *raceState) recordRun(to sharedReporter, op sharedOp, first, lanes int, off, size uint64, shared []byte) {
+	if size == 4 && off&3 == 0 && !op.acquires {
+		// A word a lane: what record does when the word's history is
+		// quiet, without the call.
+		w := off >> 2
+		for j := range lanes {
+			me := rs.access(op, first+j)
+			if sh := &rs.words[w]; !rs.split[w] && sh.quiet(&me) {
+				sh.update(&me, op.write)
+			} else {
+				rs.record(to, me, op.write, op.acquires, 4*w, 4, shared)
+			}
+			w++
+		}
 		return
 	}
-	pc := t.pc - 1
-	if pc < 0 || pc >= len(t.fn.stmts) {
-		pc = 0
+	for j := range lanes {
+		me := rs.access(op, first+j)
+		rs.record(to, me, op.write, op.acquires, off+uint64(j)*size, size, shared)
 	}
-	flags := t.fn.sites[pc]
-	me := shadowAccess{thread: int32(t.id) + 1, phase: rs.phase, wsync: rs.warpSync[t.id/warpSize], at: t.fn.stmts[pc]}
-	write, acquires, acquired := false, false, false
-	switch in.op {
-	case opStShared, opStGeneric:
-		write = true
-		me.atomic = flags&sfStrong != 0
-	case opLdShared, opLdGeneric:
-		me.atomic = flags&sfStrong != 0
-		acquires = me.atomic
-	case opAtom:
-		write, me.atomic, acquires = true, true, flags&sfFlagAtom != 0
-	case opMbarrier:
-		write, me.atomic = true, true
-	case opCpAsync:
-		write = space == opStShared
+}
+
+// recording is the progress of one access through the shadow.
+type recording struct {
+	to                 sharedReporter
+	me                 shadowAccess
+	write, acquires    bool
+	end                uint64 // the access's bytes end before
+	shared             []byte
+	reported, acquired bool
+	held               int // the index in raceState.held of the write this access holds; -1: none
+}
+
+// record checks and records access me of the n shared bytes at off (a
+// write if write; acquires: a strong read that may acquire), shared being
+// the block's shared memory as it is before the access; races go to to.
+func (rs *raceState) record(to sharedReporter, me shadowAccess, write, acquires bool, off, n uint64, shared []byte) {
+	if off+n > uint64(len(shared)) {
+		return
 	}
-	reported := false
-	var held *heldWrite
-	for b := off; b < off+n; b++ {
-		sh := &rs.shadow[b]
-		if held == nil && !acquires && sh.w.phase != me.phase && sh.r1.phase != me.phase && sh.r2.phase != me.phase {
-			// All it records is of an earlier barrier phase (or none):
-			// ordered before me, and nothing to acquire.
-			if write {
-				sh.w = me
-			} else {
-				sh.r1, sh.r2 = me, shadowAccess{}
+	c := recording{to: to, me: me, write: write, acquires: acquires, end: off + n, shared: shared, held: -1}
+	for b := off; b < c.end; {
+		w := b >> 2
+		if !rs.split[w] {
+			if b&3 == 0 && c.end-b >= 4 {
+				rs.step(&c, &rs.words[w], b, 4)
+				b += 4
+				continue
 			}
-			continue
+			rs.splitWord(w)
 		}
-		if held != nil && sh.w.thread == held.first.thread && sh.w.at == held.first.at && m.unordered(&sh.w, &me, t) {
-			held.mask |= 1 << (b - uint64(held.off))
+		rs.step(&c, &rs.bytes[b], b, 1)
+		if b&3 == 3 && b-3 >= off {
+			rs.mergeWord(w)
 		}
-		if acquires && sh.w.atomic && sh.w.thread != 0 && sh.w.thread != me.thread {
-			acquired = true
+		b++
+	}
+	if c.acquired {
+		rs.phase++
+	}
+}
+
+// splitWord gives word w's bytes records of their own.
+func (rs *raceState) splitWord(w uint64) {
+	if rs.bytes == nil {
+		rs.bytes = make([]shadowByte, 4*len(rs.words))
+	}
+	for i := range 4 {
+		rs.bytes[4*w+uint64(i)] = rs.words[w]
+	}
+	rs.split[w] = true
+}
+
+// mergeWord makes split word w one record again when its bytes' records
+// agree: equal, or differing only in reads of an earlier phase (which
+// order nothing and are never reported).
+func (rs *raceState) mergeWord(w uint64) {
+	bs := rs.bytes[4*w : 4*w+4]
+	for i := 1; i < 4; i++ {
+		a, b := &bs[0], &bs[i]
+		if a.w != b.w || !rs.sameRead(&a.r1, &b.r1) || !rs.sameRead(&a.r2, &b.r2) {
+			return
 		}
-		if !reported {
-			var other *shadowAccess
-			switch {
-			case m.unordered(&sh.w, &me, t) && !(sh.w.atomic && me.atomic):
-				other = &sh.w
-			case write && m.unordered(&sh.r1, &me, t) && !(sh.r1.atomic && me.atomic):
-				other = &sh.r1
-			case write && m.unordered(&sh.r2, &me, t) && !(sh.r2.atomic && me.atomic):
-				other = &sh.r2
-			}
-			switch {
-			case other == &sh.w && write && !me.atomic && !sh.w.atomic && off+n-b <= uint64(len(held.before)):
-				// Two plain writes: a race only if the values differ.
-				rs.held = append(rs.held, heldWrite{first: sh.w, second: me, tid: t.id, off: uint32(b), mask: 1})
-				held = &rs.held[len(rs.held)-1]
-				copy(held.before[:], m.shared[b:off+n])
-				reported = true
-			case other != nil:
-				m.reportRace(other, other == &sh.w, &me, t.id, write, uint32(b))
-				reported = true
-			}
+	}
+	rs.words[w] = bs[0]
+	rs.split[w] = false
+}
+
+// sameRead reports whether reads a and b recorded in a shadowByte act the
+// same in any later check: equal, or both of an earlier phase.
+func (rs *raceState) sameRead(a, b *shadowAccess) bool {
+	return *a == *b || a.phase != rs.phase && b.phase != rs.phase
+}
+
+// step checks and records access c.me of k bytes from b that all have
+// the history sh (k is 1, or 4 for a word not split): what a check of
+// each byte in turn would do.
+func (rs *raceState) step(c *recording, sh *shadowByte, b, k uint64) {
+	me := &c.me
+	if c.held < 0 && !c.acquires && sh.quiet(me) {
+		sh.update(me, c.write)
+		return
+	}
+	if c.held >= 0 {
+		h := &rs.held[c.held]
+		if sh.w.thread == h.first.thread && sameSite(&sh.w, &h.first) && unordered(&sh.w, me) {
+			h.mask |= (1<<k - 1) << (b - uint64(h.off))
+		}
+	}
+	if c.acquires && sh.w.atomic() && sh.w.thread != 0 && sh.w.thread != me.thread {
+		c.acquired = true
+	}
+	if !c.reported {
+		var other *shadowAccess
+		switch {
+		case unordered(&sh.w, me) && !(sh.w.atomic() && me.atomic()):
+			other = &sh.w
+		case c.write && unordered(&sh.r1, me) && !(sh.r1.atomic() && me.atomic()):
+			other = &sh.r1
+		case c.write && unordered(&sh.r2, me) && !(sh.r2.atomic() && me.atomic()):
+			other = &sh.r2
 		}
 		switch {
-		case write:
-			sh.w = me
-		case sh.r1.phase != me.phase || sh.r1.thread == 0:
-			sh.r1, sh.r2 = me, shadowAccess{}
-		case sh.r1.thread != me.thread && (sh.r2.phase != me.phase ||
-			sameWarpShared(sh.r2.thread, sh.r1.thread) && !sameWarpShared(me.thread, sh.r1.thread)):
-			// The second reader: one of another warp than the first's
-			// when there is one, so that a write ordered with the first
-			// reader's warp by a collective still meets it (llm.c's
-			// softmax_forward_kernel4: all threads read s[0], a shuffle,
-			// lane 0 writes s[0] with no barrier).
-			sh.r2 = me
+		case other == &sh.w && c.write && !me.atomic() && !sh.w.atomic() && c.end-b <= uint64(len(heldWrite{}.before)):
+			// Two plain writes: a race only if the values differ.
+			rs.held = append(rs.held, heldWrite{first: sh.w, second: *me, off: uint32(b), mask: 1<<k - 1})
+			c.held = len(rs.held) - 1
+			copy(rs.held[c.held].before[:], c.shared[b:c.end])
+			c.reported = true
+		case other != nil:
+			c.to.reportRace(*other, other == &sh.w, *me, c.write, uint32(b))
+			c.reported = true
 		}
 	}
-	if acquired {
-		rs.phase++
+	switch {
+	case c.write:
+		sh.w = *me
+	case sh.r1.phase != me.phase || sh.r1.thread == 0:
+		sh.r1, sh.r2 = *me, shadowAccess{}
+	case sh.r1.thread != me.thread && (sh.r2.phase != me.phase ||
+		sameWarpShared(sh.r2.thread, sh.r1.thread) && !sameWarpShared(me.thread, sh.r1.thread)):
+		// The second reader: one of another warp than the first's
+		// when there is one, so that a write ordered with the first
+		// reader's warp by a collective still meets it (llm.c's
+		// softmax_forward_kernel4: all threads read s[0], a shuffle,
+		// lane 0 writes s[0] with no barrier).
+		sh.r2 = *me
+	}
+}
+
+// quiet reports whether all that sh records is of an earlier barrier phase
+// (or none) or by me's thread: ordered before me, so that a check of me
+// that acquires nothing and holds no write only records it.
+func (sh *shadowByte) quiet(me *shadowAccess) bool {
+	return (sh.w.phase != me.phase || sh.w.thread == me.thread) &&
+		(sh.r1.phase != me.phase || sh.r1.thread == me.thread) &&
+		(sh.r2.phase != me.phase || sh.r2.thread == me.thread)
+}
+
+// update records quiet access me (a write if write) in sh.
+func (sh *shadowByte) update(me *shadowAccess, write bool) {
+	switch {
+	case write:
+		sh.w = *me
+	case sh.r1.phase != me.phase:
+		sh.r1, sh.r2 = *me, shadowAccess{}
 	}
 }
 
 // settleWrites reports the held writes that changed the bytes they share
 // with the earlier write they met (see heldWrite).
 func (m *machine) settleWrites() {
-	rs := m.races
-	if rs == nil {
-		return
+	if m.races != nil {
+		m.races.settle(m, m.shared)
 	}
+}
+
+// settle tells to of the held writes that changed, in shared, the bytes
+// they share with the earlier write they met.
+func (rs *raceState) settle(to sharedReporter, shared []byte) {
 	for i := range rs.held {
 		h := &rs.held[i]
 		for j := uint32(0); h.mask>>j != 0; j++ {
-			if h.mask>>j&1 != 0 && m.shared[h.off+j] != h.before[j] {
-				m.reportRace(&h.first, true, &h.second, h.tid, true, h.off)
+			if h.mask>>j&1 != 0 && shared[h.off+j] != h.before[j] {
+				to.reportRace(h.first, true, h.second, true, h.off)
 				break
 			}
 		}
@@ -259,30 +480,31 @@ func flagAtomic(s *ptx.Stmt) bool {
 func sameWarpShared(a, b int32) bool { return (a-1)/warpSize == (b-1)/warpSize }
 
 // unordered reports whether recorded access a (of another thread) and
-// thread t's access me may happen in either order.
-func (m *machine) unordered(a, me *shadowAccess, t *thread) bool {
+// access me may happen in either order.
+func unordered(a, me *shadowAccess) bool {
 	if a.thread == 0 || a.thread == me.thread || a.phase != me.phase {
 		return false
 	}
-	if int(a.thread-1)/warpSize == t.id/warpSize && a.wsync != me.wsync {
+	if sameWarpShared(a.thread, me.thread) && a.wsync != me.wsync {
 		return false // a collective of their warp lies between
 	}
 	return true
 }
 
 // reportRace tells the observer of a race between recorded access a (a
-// write if firstWrite) and access me of thread tid (a write if write),
-// once per pair of instructions.
-func (m *machine) reportRace(a *shadowAccess, firstWrite bool, me *shadowAccess, tid int, write bool, off uint32) {
+// write if firstWrite) and access me (a write if write) at byte off, once
+// per pair of instructions.
+func (m *machine) reportRace(a shadowAccess, firstWrite bool, me shadowAccess, write bool, off uint32) {
 	rs := m.races
-	key := [2]*ptx.Stmt{a.at, me.at}
+	key := [2]uint32{a.site &^ siteAtomic, me.site &^ siteAtomic}
 	if rs.seen[key] {
 		return
 	}
 	rs.seen[key] = true
-	side := func(s *ptx.Stmt, thread int, kind AccessKind) SharedAccess {
+	side := func(r shadowAccess, kind AccessKind) SharedAccess {
+		s := r.stmt(m.k.prog)
 		file, line := m.k.prog.source(s)
-		return SharedAccess{Thread: m.threads[thread].idx, Kind: kind, Line: int(s.Line), Instr: s.String(), File: file, FileLine: line}
+		return SharedAccess{Thread: m.threads[r.thread-1].idx, Kind: kind, Line: int(s.Line), Instr: s.String(), File: file, FileLine: line}
 	}
 	kind := func(write, atomic bool) AccessKind {
 		switch {
@@ -294,6 +516,6 @@ func (m *machine) reportRace(a *shadowAccess, firstWrite bool, me *shadowAccess,
 		return Read
 	}
 	rs.obs.SharedRace(SharedRace{Block: m.block, Offset: off,
-		First:  side(a.at, int(a.thread-1), kind(firstWrite, a.atomic)),
-		Second: side(me.at, tid, kind(write, me.atomic))})
+		First:  side(a, kind(firstWrite, a.atomic())),
+		Second: side(me, kind(write, me.atomic()))})
 }

@@ -62,7 +62,24 @@ func (rec *Recorder) Add(addr, n uintptr, kind AccessKind, line int, instr strin
 		return
 	}
 	rec.mu.Lock()
-	defer rec.mu.Unlock()
+	rec.addLocked(addr, n, kind, line, instr, block, thread)
+	rec.mu.Unlock()
+}
+
+// AddUnwritten is Add and Unwritten of one access under one lock: a read
+// or atomic of n bytes at addr that the launch had not written before it.
+func (rec *Recorder) AddUnwritten(addr, n uintptr, kind AccessKind, line int, instr string, block, thread [3]uint32) {
+	if rec == nil || n == 0 {
+		return
+	}
+	rec.mu.Lock()
+	rec.addLocked(addr, n, kind, line, instr, block, thread)
+	rec.unwrittenLocked(addr, n, line, instr, block, thread)
+	rec.mu.Unlock()
+}
+
+// addLocked is Add with rec.mu held.
+func (rec *Recorder) addLocked(addr, n uintptr, kind AccessKind, line int, instr string, block, thread [3]uint32) {
 	for i := len(rec.runs) - 1; i >= max(0, len(rec.runs)-openRuns); i-- {
 		r := &rec.runs[i]
 		if r.Kind == kind && r.Site.PTXLine == line && addr <= r.Hi && addr+n >= r.Lo {
@@ -167,7 +184,12 @@ func (rec *Recorder) Unwritten(addr, n uintptr, line int, instr string, block, t
 		return
 	}
 	rec.mu.Lock()
-	defer rec.mu.Unlock()
+	rec.unwrittenLocked(addr, n, line, instr, block, thread)
+	rec.mu.Unlock()
+}
+
+// unwrittenLocked is Unwritten with rec.mu held.
+func (rec *Recorder) unwrittenLocked(addr, n uintptr, line int, instr string, block, thread [3]uint32) {
 	for i := len(rec.fresh) - 1; i >= max(0, len(rec.fresh)-openRuns); i-- {
 		r := &rec.fresh[i]
 		if r.Site.PTXLine == line && addr <= r.Hi && addr+n >= r.Lo {
