@@ -344,8 +344,8 @@ func (m *machine) runBlock() error {
 // (nothing done) otherwise, and the warps go one by one as fullLoad and
 // fullStore do, to the lane that faults.
 func (m *machine) blockRun(in *inst) (run []byte, ok bool) {
-	if in.size != 4 && in.size != 8 || m.obs != nil {
-		return nil, false
+	if in.size != 4 && in.size != 8 || m.obs != nil || m.races != nil {
+		return nil, false // (a block program runs with neither)
 	}
 	data, start, lim, amask, ok := m.fullSpan(m.soas[0], in)
 	if !ok || !m.file.Consecutive(in.a, uint64(in.size)) {
