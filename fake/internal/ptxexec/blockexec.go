@@ -15,7 +15,10 @@ import (
 // the warp's register layout of lockstep.go (a full warp's common
 // instructions through runFull, fullLoad and fullStore; other lanes
 // through the same per-lane code as lockstep, so results and faults are
-// the lockstep path's). Lanes that diverge keep their own pc in a group
+// the lockstep path's; the warps' registers lie side by side, m.file, so
+// that runWarps and blockRun do the common instructions and coalesced
+// accesses of a whole block of full warps in one call of package lanes).
+// Lanes that diverge keep their own pc in a group
 // that waits (blockGroup): the group with the lowest pc runs first and
 // groups join where their pcs meet, as in lockstep, only block-wide. A
 // bar.sync reached by every live thread of the block at once is a

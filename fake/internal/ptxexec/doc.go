@@ -79,7 +79,10 @@
 //     the same in every block (the address of a thread's shared slot) run
 //     once per launch, those whose value is the same in every thread of a
 //     block (a loop's counter, its branch) once per block while every live
-//     thread runs them together. The warps run each instruction in turn,
+//     thread runs them together. The warps' registers lie side by side, so
+//     the common instructions of full warps run over all of them in one
+//     call (lanes.Warps), and a full block's coalesced ld or st is checked
+//     as one run (one span and bounds check). The warps run each instruction in turn,
 //     so the loads that follow a barrier come before any warp's next store
 //     (what storepause.go gives the general scheduler); a fault names the
 //     first thread in this order that faults (the general scheduler's

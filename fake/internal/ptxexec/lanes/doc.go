@@ -1,7 +1,8 @@
 // Package lanes runs one instruction for the 32 lanes of a full warp: the
 // arithmetic of the PTX interpreter's hot loops (ptxexec's fullwarp.go),
 // over registers laid out lane by lane (a [Reg] holds one register slot of
-// every lane).
+// every lane). [Warps] runs it for several warps whose registers lie side
+// by side, in one call (ptxexec's block programs).
 //
 // Each function has the meaning of its plain Go loop (generic.go), which
 // is what runs on every machine; on amd64 with AVX2 and FMA the same
@@ -19,7 +20,9 @@
 // slice's shorter tail), touches no other memory, holds no pointer past
 // its return and calls nothing: that is all its callers rely on, and the
 // tests run each function with registers placed between guard words that
-// must not change. Build with -tags purego to run the Go loops only.
+// must not change. Over several warps ([Warps]) the code reads and writes
+// the same registers of each warp in turn, stride bytes apart, after the
+// Go method has checked that all of them lie in Warps.S. Build with -tags purego to run the Go loops only.
 //
 // # Floating point
 //
