@@ -1,6 +1,10 @@
 package graphs
 
 import (
+	"fmt"
+	"os"
+	"runtime/debug"
+
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/internal/abi"
@@ -155,7 +159,8 @@ func (r *Room) releaseAllLocked(m map[*userObject]uint32, ctx uintptr) {
 
 // dropRefsLocked takes n references off o and, at none, runs its
 // destructor on a goroutine of its own: after the work queued in ctx so
-// far, when ctx is not 0.
+// far, when ctx is not 0. A destructor that panics is reported on stderr,
+// as a stream callback's panic is, instead of ending the process.
 func (r *Room) dropRefsLocked(o *userObject, n uint32, ctx uintptr) {
 	o.refs -= n
 	if o.refs != 0 {
@@ -166,6 +171,11 @@ func (r *Room) dropRefsLocked(o *userObject, n uint32, ctx uintptr) {
 		if ctx != 0 {
 			r.core.Drain(ctx)
 		}
+		defer func() {
+			if p := recover(); p != nil {
+				fmt.Fprintf(os.Stderr, "nocgo/cuda/fake: user object destructor panicked: %v\n%s", p, debug.Stack())
+			}
+		}()
 		o.destroy()
 	}()
 }
