@@ -179,3 +179,43 @@ func TestHostileIPC(t *testing.T) {
 		assert.Equal(t, backend.LeakPrimaryContext, l.Kind, "leak: %v", l)
 	}
 }
+
+// TestHostileNCCLDestroyWhileWaiting destroys a communicator whose
+// collective waits for a rank that has not come: the destroy returns (it
+// does not wait for a peer that may never come), the stream is released,
+// and the other rank's destroy succeeds.
+func TestHostileNCCLDestroyWhileWaiting(t *testing.T) {
+	b, nc := ncclOf(t, 2)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	ctx, err := b.DevicePrimaryCtxRetain(0)
+	require.NoError(t, err)
+	require.NoError(t, b.CtxPushCurrent(ctx))
+	s, err := b.StreamCreateWithPriority(0, 0)
+	require.NoError(t, err)
+	p, err := b.MemAlloc(8)
+	require.NoError(t, err)
+	hs, err := nc.CommInitAll([]int{0, 1})
+	require.NoError(t, err)
+	require.NoError(t, nc.AllReduce(p, p, 2, backend.NCCLFloat32, backend.NCCLSum, hs[0], s))
+	var derr error
+	within(t, 10*time.Second, "CommDestroy while its collective waits", func() {
+		derr = noPanic(t, "CommDestroy", func() error { return nc.CommDestroy(hs[0]) })
+	})
+	within(t, 10*time.Second, "the stream after the destroy", func() {
+		require.NoError(t, b.CtxSetCurrent(ctx))
+		_ = b.StreamSynchronize(s)
+	})
+	if derr != nil {
+		t.Logf("CommDestroy: %v; retried", derr)
+		require.NoError(t, nc.CommDestroy(hs[0]), "the destroy retried")
+	}
+	assert.Error(t, nc.CommDestroy(hs[0]), "destroyed twice")
+	require.NoError(t, nc.CommDestroy(hs[1]))
+	_ = b.StreamSynchronize(s)
+	require.NoError(t, b.MemFree(p))
+	require.NoError(t, b.StreamDestroy(s))
+	_, _ = b.CtxPopCurrent()
+	require.NoError(t, b.DevicePrimaryCtxRelease(0))
+	assert.Empty(t, b.Leaks())
+}
