@@ -261,6 +261,13 @@ const (
 
 type gpage [pageWords / segWords]gseg
 
+// pageChunk is how many pages globalRaces makes at once: one allocation
+// for 64 KiB of memory (an elementwise kernel touches its pages in order).
+const pageChunk = 32
+
+// dirPages is how many pages a directory of globalRaces.dirs holds.
+const dirPages = 512
+
 // gseg is the shadow of segWords words: while words is 0, each kind of
 // access recorded is one warp's coalesced access, word k by the thread
 // w.tid + k/wPer (r.tid + k/rPer), as if each word had that record; the
@@ -345,7 +352,10 @@ type globalRaces struct {
 	// and mu is taken; otherwise one goroutine runs them all.
 	parallel bool
 	mu       sync.Mutex
-	pages    map[uint64]*gpage
+	// dirs: the pages made, by page number + 1, dirPages to a
+	// directory (one map look-up for 1 MiB of memory).
+	dirs  map[uint64]*[dirPages]*gpage
+	spare []gpage // pages made but not yet used (pageChunk at a time)
 	// words: the segments' words where they have their own (gseg.full),
 	// wordChunk segments a chunk; nwords how many are used.
 	words  []*[wordChunk][segWords]gword
@@ -393,7 +403,7 @@ func newGlobalRaces(k *Kernel, l *Launch, tpb int) *globalRaces {
 	if !l.GlobalRaces || !ok {
 		return nil
 	}
-	return &globalRaces{obs: o, prog: k.prog, l: l, tpb: uint32(tpb), wpb: uint32((tpb + warpSize - 1) / warpSize), parallel: l.Workers > 1 && !l.Cooperative, pages: map[uint64]*gpage{}, syncs: map[uint64]*syncVar{}, seen: map[[2]uint32]bool{}}
+	return &globalRaces{obs: o, prog: k.prog, l: l, tpb: uint32(tpb), wpb: uint32((tpb + warpSize - 1) / warpSize), parallel: l.Workers > 1 && !l.Cooperative, dirs: map[uint64]*[dirPages]*gpage{}, syncs: map[uint64]*syncVar{}, seen: map[[2]uint32]bool{}}
 }
 
 func (g *globalRaces) newBlock(threads int) *blockRaces {
@@ -482,9 +492,11 @@ func (br *blockRaces) clock(t *thread) vclock {
 func (br *blockRaces) start(b uint32) {
 	br.blk, br.clk = b, nil
 	br.phase++
-	clear(br.epoch)
-	clear(br.rel)
-	br.fenced = false
+	if br.fenced { // otherwise every epoch is 0 and no thread released
+		clear(br.epoch)
+		clear(br.rel)
+		br.fenced = false
+	}
 	if br.acquired {
 		clear(br.wclk)
 		clear(br.tclk)
@@ -595,10 +607,18 @@ func (br *blockRaces) seg(w uint64) *gseg {
 		}
 	}
 	g := br.g
-	pg := g.pages[key]
+	dir := g.dirs[key/dirPages]
+	if dir == nil {
+		dir = new([dirPages]*gpage)
+		g.dirs[key/dirPages] = dir
+	}
+	pg := dir[key%dirPages]
 	if pg == nil {
-		pg = new(gpage)
-		g.pages[key] = pg
+		if len(g.spare) == 0 {
+			g.spare = new([pageChunk]gpage)[:]
+		}
+		pg, g.spare = &g.spare[0], g.spare[1:]
+		dir[key%dirPages] = pg
 	}
 	i := br.nextPage
 	br.pageKeys[i], br.pages[i], br.nextPage = key, pg, (i+1)%len(br.pages)
