@@ -268,6 +268,24 @@ const pageChunk = 32
 // dirPages is how many pages a directory of globalRaces.dirs holds.
 const dirPages = 512
 
+// pageChunks holds the zeroed page chunks of ended launches, for the
+// next (an elementwise kernel's shadow is otherwise garbage of the size
+// of the memory it touched, at every launch).
+var pageChunks sync.Pool
+
+// free gives the launch's shadow pages back to pageChunks, zeroed: the
+// launch ended, nothing refers to its shadow any more.
+func (g *globalRaces) free() {
+	if g == nil {
+		return
+	}
+	for _, c := range g.chunks {
+		clear(c[:])
+		pageChunks.Put(c)
+	}
+	g.chunks, g.spare, g.dirs = nil, nil, nil
+}
+
 // gseg is the shadow of segWords words: while words is 0, each kind of
 // access recorded is one warp's coalesced access, word k by the thread
 // w.tid + k/wPer (r.tid + k/rPer), as if each word had that record; the
@@ -354,8 +372,9 @@ type globalRaces struct {
 	mu       sync.Mutex
 	// dirs: the pages made, by page number + 1, dirPages to a
 	// directory (one map look-up for 1 MiB of memory).
-	dirs  map[uint64]*[dirPages]*gpage
-	spare []gpage // pages made but not yet used (pageChunk at a time)
+	dirs   map[uint64]*[dirPages]*gpage
+	spare  []gpage // pages made but not yet used (pageChunk at a time)
+	chunks []*[pageChunk]gpage
 	// words: the segments' words where they have their own (gseg.full),
 	// wordChunk segments a chunk; nwords how many are used.
 	words  []*[wordChunk][segWords]gword
@@ -615,7 +634,12 @@ func (br *blockRaces) seg(w uint64) *gseg {
 	pg := dir[key%dirPages]
 	if pg == nil {
 		if len(g.spare) == 0 {
-			g.spare = new([pageChunk]gpage)[:]
+			c, _ := pageChunks.Get().(*[pageChunk]gpage)
+			if c == nil {
+				c = new([pageChunk]gpage)
+			}
+			g.chunks = append(g.chunks, c)
+			g.spare = c[:]
 		}
 		pg, g.spare = &g.spare[0], g.spare[1:]
 		dir[key%dirPages] = pg
