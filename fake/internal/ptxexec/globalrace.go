@@ -74,11 +74,13 @@ import (
 //     reported, as racecheck does not report them in shared memory.
 //
 // Each pair of instructions is reported once per launch. The shadow is
-// made a 2 KiB page at a time, for the pages the launch touches, freed
-// when the launch ends: a segment of 32 words that only one warp's
-// coalesced accesses touched (elementwise kernels) costs 64 bytes, one
-// record for each kind of access (gseg); a segment other threads touch
-// too gets its words, 72 bytes of shadow for every 4 bytes. It is one
+// kept a 2 KiB page of memory at a time, for the pages the launch
+// touches (found through a directory per 1 MiB; made 32 at a time and
+// given back, zeroed, to a pool for the next launch when the launch
+// ends): a segment of 32 words that only one warp's coalesced accesses
+// touched (elementwise kernels) costs 56 bytes, one record for each kind
+// of access (gseg); a segment other threads touch too gets its words, 72
+// bytes of shadow for every 4 bytes. It is one
 // lock for all the launch's workers (Launch.Workers > 1; none when one
 // goroutine runs the blocks, cooperative launches included), and strong
 // ld/st take the atomics' lock around their check and their access
