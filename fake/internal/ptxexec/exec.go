@@ -228,6 +228,7 @@ func (k *Kernel) Run(l *Launch) error {
 	if l.GlobalRaces {
 		lc := *l
 		lc.gr = newGlobalRaces(k, &lc, n)
+		defer lc.gr.free()
 		l = &lc
 	}
 	if k.noEffect() {

@@ -74,11 +74,13 @@ import (
 //     reported, as racecheck does not report them in shared memory.
 //
 // Each pair of instructions is reported once per launch. The shadow is
-// made a 2 KiB page at a time, for the pages the launch touches, freed
-// when the launch ends: a segment of 32 words that only one warp's
-// coalesced accesses touched (elementwise kernels) costs 64 bytes, one
-// record for each kind of access (gseg); a segment other threads touch
-// too gets its words, 72 bytes of shadow for every 4 bytes. It is one
+// kept a 2 KiB page of memory at a time, for the pages the launch
+// touches (found through a directory per 1 MiB; made 32 at a time and
+// given back, zeroed, to a pool for the next launch when the launch
+// ends): a segment of 32 words that only one warp's coalesced accesses
+// touched (elementwise kernels) costs 56 bytes, one record for each kind
+// of access (gseg); a segment other threads touch too gets its words, 72
+// bytes of shadow for every 4 bytes. It is one
 // lock for all the launch's workers (Launch.Workers > 1; none when one
 // goroutine runs the blocks, cooperative launches included), and strong
 // ld/st take the atomics' lock around their check and their access
@@ -261,6 +263,31 @@ const (
 
 type gpage [pageWords / segWords]gseg
 
+// pageChunk is how many pages globalRaces makes at once: one allocation
+// for 64 KiB of memory (an elementwise kernel touches its pages in order).
+const pageChunk = 32
+
+// dirPages is how many pages a directory of globalRaces.dirs holds.
+const dirPages = 512
+
+// pageChunks holds the zeroed page chunks of ended launches, for the
+// next (an elementwise kernel's shadow is otherwise garbage of the size
+// of the memory it touched, at every launch).
+var pageChunks sync.Pool
+
+// free gives the launch's shadow pages back to pageChunks, zeroed: the
+// launch ended, nothing refers to its shadow any more.
+func (g *globalRaces) free() {
+	if g == nil {
+		return
+	}
+	for _, c := range g.chunks {
+		clear(c[:])
+		pageChunks.Put(c)
+	}
+	g.chunks, g.spare, g.dirs = nil, nil, nil
+}
+
 // gseg is the shadow of segWords words: while words is 0, each kind of
 // access recorded is one warp's coalesced access, word k by the thread
 // w.tid + k/wPer (r.tid + k/rPer), as if each word had that record; the
@@ -345,7 +372,11 @@ type globalRaces struct {
 	// and mu is taken; otherwise one goroutine runs them all.
 	parallel bool
 	mu       sync.Mutex
-	pages    map[uint64]*gpage
+	// dirs: the pages made, by page number + 1, dirPages to a
+	// directory (one map look-up for 1 MiB of memory).
+	dirs   map[uint64]*[dirPages]*gpage
+	spare  []gpage // pages made but not yet used (pageChunk at a time)
+	chunks []*[pageChunk]gpage
 	// words: the segments' words where they have their own (gseg.full),
 	// wordChunk segments a chunk; nwords how many are used.
 	words  []*[wordChunk][segWords]gword
@@ -393,7 +424,7 @@ func newGlobalRaces(k *Kernel, l *Launch, tpb int) *globalRaces {
 	if !l.GlobalRaces || !ok {
 		return nil
 	}
-	return &globalRaces{obs: o, prog: k.prog, l: l, tpb: uint32(tpb), wpb: uint32((tpb + warpSize - 1) / warpSize), parallel: l.Workers > 1 && !l.Cooperative, pages: map[uint64]*gpage{}, syncs: map[uint64]*syncVar{}, seen: map[[2]uint32]bool{}}
+	return &globalRaces{obs: o, prog: k.prog, l: l, tpb: uint32(tpb), wpb: uint32((tpb + warpSize - 1) / warpSize), parallel: l.Workers > 1 && !l.Cooperative, dirs: map[uint64]*[dirPages]*gpage{}, syncs: map[uint64]*syncVar{}, seen: map[[2]uint32]bool{}}
 }
 
 func (g *globalRaces) newBlock(threads int) *blockRaces {
@@ -482,9 +513,11 @@ func (br *blockRaces) clock(t *thread) vclock {
 func (br *blockRaces) start(b uint32) {
 	br.blk, br.clk = b, nil
 	br.phase++
-	clear(br.epoch)
-	clear(br.rel)
-	br.fenced = false
+	if br.fenced { // otherwise every epoch is 0 and no thread released
+		clear(br.epoch)
+		clear(br.rel)
+		br.fenced = false
+	}
 	if br.acquired {
 		clear(br.wclk)
 		clear(br.tclk)
@@ -595,10 +628,23 @@ func (br *blockRaces) seg(w uint64) *gseg {
 		}
 	}
 	g := br.g
-	pg := g.pages[key]
+	dir := g.dirs[key/dirPages]
+	if dir == nil {
+		dir = new([dirPages]*gpage)
+		g.dirs[key/dirPages] = dir
+	}
+	pg := dir[key%dirPages]
 	if pg == nil {
-		pg = new(gpage)
-		g.pages[key] = pg
+		if len(g.spare) == 0 {
+			c, _ := pageChunks.Get().(*[pageChunk]gpage)
+			if c == nil {
+				c = new([pageChunk]gpage)
+			}
+			g.chunks = append(g.chunks, c)
+			g.spare = c[:]
+		}
+		pg, g.spare = &g.spare[0], g.spare[1:]
+		dir[key%dirPages] = pg
 	}
 	i := br.nextPage
 	br.pageKeys[i], br.pages[i], br.nextPage = key, pg, (i+1)%len(br.pages)

@@ -90,15 +90,15 @@ func (m *machine) observe(t *thread, in *inst, addr, n uint64) {
 }
 
 // warpSpan returns the bytes of a coalesced global ld or st of all 32
-// lanes of a warp (lane j: in.size bytes at ra[0]+j*in.size, aligned, in
-// one allocation; ra holds the addresses less imm) after observing it
-// as one access (observeWarp), or nil where the lanes must be observed
-// one by one: other sizes, vectors, scattered addresses, strong accesses
-// (lockStrong).
+// lanes of a warp (lane j: in.size bytes, 4 or 8, at ra[0]+j*in.size,
+// aligned, in one allocation; ra holds the addresses less imm) after
+// observing it as one access (observeWarp), or nil where the lanes must
+// be observed one by one: other sizes, vectors, scattered addresses,
+// strong accesses (lockStrong).
 func (m *machine) warpSpan(ts []thread, ra *[warpSize]uint64, imm uint64, in *inst, pc int) []byte {
 	size := uint64(in.size)
 	addr := ra[0] + imm
-	if in.vec != 1 || size < 4 || len(ts) < warpSize || addr&(size-1) != 0 || ts[0].fn.sites[pc-1]&sfStrong != 0 ||
+	if in.vec != 1 || size != 4 && size != 8 || len(ts) < warpSize || addr&(size-1) != 0 || ts[0].fn.sites[pc-1]&sfStrong != 0 ||
 		!lanes.Consecutive(ra, size) {
 		return nil
 	}
@@ -154,15 +154,17 @@ func (m *machine) observedFull(ts []thread, S []uint64, in *inst, pc int) bool {
 	if b == nil {
 		return false
 	}
-	rv, n := lane32(S, in.v[0]), uint64(in.size)
-	if in.op == opLdGlobal {
-		for j := range rv {
-			rv[j] = extend(loadLE(b[uint64(j)*n:], in.size), in)
-		}
-		return true
-	}
-	for j := range rv {
-		store(b[uint64(j)*n:], in.size, rv[j])
+	rv := lane32(S, in.v[0])
+	// warpSpan took only 4- and 8-byte scalars: extend is the identity.
+	switch {
+	case in.op == opLdGlobal && in.size == 4:
+		lanes.Load32(rv, (*[4 * warpSize]byte)(b))
+	case in.op == opLdGlobal:
+		lanes.Load64(rv, (*[8 * warpSize]byte)(b))
+	case in.size == 4:
+		lanes.Store32((*[4 * warpSize]byte)(b), rv)
+	default:
+		lanes.Store64((*[8 * warpSize]byte)(b), rv)
 	}
 	return true
 }
