@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
 )
 
@@ -186,6 +187,35 @@ func TestHostileUserFunctions(t *testing.T) {
 	_ = noPanic(t, "UserObjectRelease", func() error { return b.UserObjectRelease(inner, 1) })
 	require.NoError(t, b.StreamDestroy(s))
 	runtime.GC()
+	for _, l := range b.Leaks() {
+		assert.Equal(t, backend.LeakPrimaryContext, l.Kind, "leak: %v", l)
+	}
+}
+
+// TestHostileGlobalCaptureOtherThread makes unsafe calls on another
+// thread while a stream captures in global mode: each is refused and
+// invalidates the capture, whose end then returns no graph; the stream is
+// usable and destroyed after. (Result 900 is
+// CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, 901 ..._INVALIDATED.)
+func TestHostileGlobalCaptureOtherThread(t *testing.T) {
+	b := bound(t)
+	ctx := mustCurrent(t, b)
+	s, err := b.StreamCreateWithPriority(backend.StreamNonBlocking, 0)
+	require.NoError(t, err)
+	require.NoError(t, b.StreamBeginCapture(s, backend.CaptureModeGlobal))
+	within(t, 10*time.Second, "unsafe calls on another thread", func() {
+		require.NoError(t, b.CtxSetCurrent(ctx))
+		_, err := b.MemAlloc(8)
+		assert.ErrorIs(t, err, backend.Result(900))
+		assert.ErrorIs(t, b.StreamSynchronize(0), backend.Result(900))
+		assert.ErrorIs(t, b.StreamBeginCapture(s, backend.CaptureModeGlobal), driver.ErrIllegalState)
+	})
+	g, err := b.StreamEndCapture(s)
+	assert.ErrorIs(t, err, backend.Result(901))
+	assert.Zero(t, g)
+	require.NoError(t, b.MemsetD8Async(0, 0, 0, s))
+	require.NoError(t, b.StreamSynchronize(s))
+	require.NoError(t, b.StreamDestroy(s))
 	for _, l := range b.Leaks() {
 		assert.Equal(t, backend.LeakPrimaryContext, l.Kind, "leak: %v", l)
 	}
