@@ -280,3 +280,39 @@ func TestHostileGraphDestroyedWhileLaunching(t *testing.T) {
 	require.NoError(t, b.DevicePrimaryCtxRelease(0))
 	assert.Empty(t, b.Leaks())
 }
+
+// TestHostileExecDestroyedWhileQueued destroys an exec, and its graph,
+// while a launch of it waits in a stream behind a blocked callback: the
+// destroy returns at once, and the queued launch still runs its host node
+// once the stream moves on.
+func TestHostileExecDestroyedWhileQueued(t *testing.T) {
+	b := bound(t)
+	s, err := b.StreamCreateWithPriority(0, 0)
+	require.NoError(t, err)
+	g, err := b.GraphCreate(0)
+	require.NoError(t, err)
+	ran := make(chan struct{}, 1)
+	_, err = b.GraphAddHostNode(g, nil, func() { ran <- struct{}{} })
+	require.NoError(t, err)
+	x, err := b.GraphInstantiate(g, 0)
+	require.NoError(t, err)
+	release := make(chan struct{})
+	require.NoError(t, b.LaunchHostFunc(s, func() { <-release }))
+	require.NoError(t, b.GraphLaunch(x, s))
+	within(t, 10*time.Second, "destroys while a launch is queued", func() {
+		require.NoError(t, b.GraphExecDestroy(x))
+		require.NoError(t, b.GraphDestroy(g))
+	})
+	assert.Error(t, b.GraphLaunch(x, s), "launched after its destroy")
+	close(release)
+	require.NoError(t, b.StreamSynchronize(s))
+	select {
+	case <-ran:
+	default:
+		t.Fatal("the launch queued before the destroy did not run")
+	}
+	require.NoError(t, b.StreamDestroy(s))
+	for _, l := range b.Leaks() {
+		assert.Equal(t, backend.LeakPrimaryContext, l.Kind, "leak: %v", l)
+	}
+}
