@@ -89,11 +89,34 @@ func (c graphsCore) Context(h uintptr) (uintptr, error) {
 	return ctx.h, nil
 }
 
+// KernelWork resolves a node given by its CUkernel (p.Kernel, Func 0:
+// CUDA_KERNEL_NODE_PARAMS_v2's kern) to the kernel's function in the
+// context the node runs in (ctx, else p.Ctx, else the current one), its
+// library loaded there first if need be, through the link room, as the
+// driver does; a node that names both, or a CUkernel that is no live
+// kernel, is CUDA_ERROR_INVALID_VALUE. The node then holds the function
+// as one given by Func: unloading the library makes its launches fail
+// (loadedOnly).
 func (c graphsCore) KernelWork(p *backend.KernelNodeParams, ctx uintptr) (func() error, error) {
 	b := c.b
+	fn := p.Func
+	if p.Kernel != 0 {
+		if p.Func != 0 {
+			return nil, driver.ErrInvalidValue
+		}
+		at := ctx
+		if at == 0 {
+			at = p.Ctx
+		}
+		h, err := b.linkRoom.KernelFunctionIn(p.Kernel, at) // the link room's lock before the core's
+		if err != nil {
+			return nil, err
+		}
+		fn = h
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	f, err := b.funcLocked(p.Func)
+	f, err := b.funcLocked(fn)
 	if err != nil {
 		return nil, err
 	}

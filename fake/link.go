@@ -102,12 +102,18 @@ func (c linkCore) ReadLibrary(image []byte) (link.Image, []string, error) {
 	return img, names, nil
 }
 
-func (c linkCore) Instance(img link.Image, loaded func(ctx uintptr) uintptr) (uintptr, uintptr, error) {
+func (c linkCore) Instance(img link.Image, at uintptr, loaded func(ctx uintptr) uintptr) (uintptr, uintptr, error) {
 	b, li := c.b, img.(*libraryImage)
 	tid := core.ThreadID()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	ctx, err := b.currentLocked(tid)
+	var ctx *context
+	var err error
+	if at == 0 {
+		ctx, err = b.currentLocked(tid)
+	} else {
+		ctx, err = b.liveCtxLocked(at)
+	}
 	if err != nil {
 		return 0, 0, err
 	}

@@ -28,7 +28,8 @@ type Core interface {
 	Context(h uintptr) (uintptr, error)
 	// KernelWork checks a kernel node's launch as cuLaunchKernel checks a
 	// launch and returns its work, the arguments copied now; the function
-	// must be of context ctx unless ctx is 0. The work fails with
+	// (p.Func, or p.Kernel's in the node's context) must be of context ctx
+	// unless ctx is 0. The work fails with
 	// CUDA_ERROR_INVALID_HANDLE, running nothing, once the function's
 	// module is unloaded.
 	KernelWork(p *backend.KernelNodeParams, ctx uintptr) (func() error, error)

@@ -313,7 +313,7 @@ func inBody(n *gnode) bool {
 func (r *Room) GraphAddKernelNode(g uintptr, deps []uintptr, p *backend.KernelNodeParams) (uintptr, error) {
 	const op = abi.CuGraphAddKernelNode
 	return r.addNode(op, g, deps, func() (*gnode, error) {
-		if p == nil || p.Extra != nil || p.Kernel != 0 {
+		if p == nil || p.Extra != nil {
 			return nil, driver.ErrInvalidValue
 		}
 		run, err := r.core.KernelWork(p, 0)

@@ -180,7 +180,7 @@ func (r *Room) GraphExecKernelNodeSetParams(x, n uintptr, p *backend.KernelNodeP
 	if err != nil {
 		return err
 	}
-	if p == nil || p.Extra != nil || p.Kernel != 0 {
+	if p == nil || p.Extra != nil {
 		return driver.ErrInvalidValue
 	}
 	run, err := r.core.KernelWork(p, ctx)

@@ -23,10 +23,11 @@ type Core interface {
 	// no device (cuLibraryLoadData's), and names its kernels. The image is
 	// copied.
 	ReadLibrary(image []byte) (img Image, kernels []string, err error)
-	// Instance returns the module of img in the calling thread's current
-	// context ctx: loaded(ctx), the module that the room recorded there
-	// before, while it is still loaded in ctx, else a new load of img.
-	Instance(img Image, loaded func(ctx uintptr) uintptr) (ctx, mod uintptr, err error)
+	// Instance returns the module of img in context at (0: the calling
+	// thread's current context), ctx: loaded(ctx), the module that the
+	// room recorded there before, while it is still loaded in ctx, else a
+	// new load of img.
+	Instance(img Image, at uintptr, loaded func(ctx uintptr) uintptr) (ctx, mod uintptr, err error)
 	// Unload unloads each module of mods (by context) that is still
 	// loaded in its context.
 	Unload(mods map[uintptr]uintptr)

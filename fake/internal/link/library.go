@@ -118,11 +118,12 @@ func (r *Room) LibraryGetKernel(h uintptr, name string) (uintptr, error) {
 	return lk.h, nil
 }
 
-// instanceLocked returns the library's module in the calling thread's
-// current context, loading it there first if it is not (yet, or any more:
-// a primary context reset unloads its modules). The room's lock is held.
-func (r *Room) instanceLocked(lib *library) (uintptr, error) {
-	ctx, mod, err := r.core.Instance(lib.img, func(ctx uintptr) uintptr { return lib.inst[ctx] })
+// instanceLocked returns the library's module in context at (0: the
+// calling thread's current context), loading it there first if it is not
+// (yet, or any more: a primary context reset unloads its modules). The
+// room's lock is held.
+func (r *Room) instanceLocked(lib *library, at uintptr) (uintptr, error) {
+	ctx, mod, err := r.core.Instance(lib.img, at, func(ctx uintptr) uintptr { return lib.inst[ctx] })
 	if err != nil {
 		return 0, err
 	}
@@ -143,7 +144,7 @@ func (r *Room) LibraryGetModule(h uintptr) (uintptr, error) {
 	if lib == nil {
 		return 0, driver.ErrInvalidHandle
 	}
-	return r.instanceLocked(lib)
+	return r.instanceLocked(lib, 0)
 }
 
 // LibraryGetGlobal is cuLibraryGetGlobal: a device variable of the
@@ -162,7 +163,7 @@ func (r *Room) LibraryGetGlobal(h uintptr, name string) (ptr, size uintptr, err 
 	if lib == nil {
 		return 0, 0, driver.ErrInvalidHandle
 	}
-	mod, err := r.instanceLocked(lib)
+	mod, err := r.instanceLocked(lib, 0)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -182,7 +183,28 @@ func (r *Room) KernelGetFunction(h uintptr) (uintptr, error) {
 	if lk == nil {
 		return 0, driver.ErrInvalidHandle
 	}
-	mod, err := r.instanceLocked(lk.lib)
+	mod, err := r.instanceLocked(lk.lib, 0)
+	if err != nil {
+		return 0, err
+	}
+	return r.core.Function(mod, lk.name)
+}
+
+// KernelFunctionIn is the function of CUkernel h in context ctx (0: the
+// current context), whose module is loaded there first if need be, as a
+// graph's kernel node given by its CUkernel (CUDA_KERNEL_NODE_PARAMS_v2's
+// kern) resolves it: ErrInvalidValue for a handle that is no live kernel
+// (unknown, or of an unloaded library). It is no API call of its own:
+// the caller has entered its own.
+func (r *Room) KernelFunctionIn(h, ctx uintptr) (uintptr, error) {
+	st := &r.libs
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	lk := st.kernels[h]
+	if lk == nil {
+		return 0, driver.ErrInvalidValue
+	}
+	mod, err := r.instanceLocked(lk.lib, ctx)
 	if err != nil {
 		return 0, err
 	}

@@ -107,20 +107,23 @@ func (c *core) ReadLibrary(image []byte) (Image, []string, error) {
 	return string(image), []string{"a", "b"}, nil
 }
 
-func (c *core) Instance(img Image, loaded func(ctx uintptr) uintptr) (uintptr, uintptr, error) {
-	if c.current != nil {
+func (c *core) Instance(img Image, at uintptr, loaded func(ctx uintptr) uintptr) (uintptr, uintptr, error) {
+	ctx := c.ctx
+	if at != 0 {
+		ctx = at // any context is live in the stub
+	} else if c.current != nil {
 		return 0, 0, c.current
 	}
-	if m := loaded(c.ctx); m != 0 && c.modules[m] == c.ctx {
-		return c.ctx, m, nil
+	if m := loaded(ctx); m != 0 && c.modules[m] == ctx {
+		return ctx, m, nil
 	}
 	c.loads++
 	m := c.NewHandle()
 	if c.modules == nil {
 		c.modules = map[uintptr]uintptr{}
 	}
-	c.modules[m] = c.ctx
-	return c.ctx, m, nil
+	c.modules[m] = ctx
+	return ctx, m, nil
 }
 
 func (c *core) Unload(mods map[uintptr]uintptr) {
@@ -221,4 +224,40 @@ func TestLibraryOverItsCore(t *testing.T) {
 	assert.ErrorIs(t, err, driver.ErrInvalidImage)
 	_, err = r.LibraryLoadData(nil)
 	assert.ErrorIs(t, err, driver.ErrInvalidValue)
+}
+
+// A CUkernel resolved for a graph node: the function of the library's
+// module in the context named (the current one for 0), loaded there first
+// if need be; no handle of a live kernel is ErrInvalidValue; and no entry
+// point is entered, the graph's own call has.
+func TestKernelFunctionInOverItsCore(t *testing.T) {
+	c := &core{ctx: 1}
+	r := New(c)
+	lib, err := r.LibraryLoadData(entry("a"))
+	require.NoError(t, err)
+	k, err := r.LibraryGetKernel(lib, "a")
+	require.NoError(t, err)
+	c.entered = nil
+
+	f1, err := r.KernelFunctionIn(k, 0)
+	require.NoError(t, err)
+	f7, err := r.KernelFunctionIn(k, 7)
+	require.NoError(t, err)
+	assert.NotEqual(t, f1, f7, "each context's own module")
+	assert.Equal(t, uintptr(7), c.modules[f7-1], "loaded in the context named")
+	again, err := r.KernelFunctionIn(k, 7)
+	require.NoError(t, err)
+	assert.Equal(t, f7, again)
+	assert.Equal(t, 2, c.loads)
+	assert.Empty(t, c.entered)
+
+	_, err = r.KernelFunctionIn(lib, 0)
+	assert.ErrorIs(t, err, driver.ErrInvalidValue, "a library is no kernel")
+	c.current = driver.ErrInvalidContext
+	_, err = r.KernelFunctionIn(k, 0)
+	assert.ErrorIs(t, err, driver.ErrInvalidContext, "no current context")
+	c.current = nil
+	require.NoError(t, r.LibraryUnload(lib))
+	_, err = r.KernelFunctionIn(k, 0)
+	assert.ErrorIs(t, err, driver.ErrInvalidValue, "the kernel of an unloaded library")
 }
