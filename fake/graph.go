@@ -93,17 +93,15 @@ func (c graphsCore) Context(h uintptr) (uintptr, error) {
 // CUDA_KERNEL_NODE_PARAMS_v2's kern) to the kernel's function in the
 // context the node runs in (ctx, else p.Ctx, else the current one), its
 // library loaded there first if need be, through the link room, as the
-// driver does; a node that names both, or a CUkernel that is no live
-// kernel, is CUDA_ERROR_INVALID_VALUE. The node then holds the function
+// driver does; a CUkernel that is no live kernel is
+// CUDA_ERROR_INVALID_VALUE. A node that names both runs Func, kern
+// unread (the H200 takes such a node: TestKernelNodeByCUkernel). The node then holds the function
 // as one given by Func: unloading the library makes its launches fail
 // (loadedOnly).
 func (c graphsCore) KernelWork(p *backend.KernelNodeParams, ctx uintptr) (func() error, error) {
 	b := c.b
 	fn := p.Func
-	if p.Kernel != 0 {
-		if p.Func != 0 {
-			return nil, driver.ErrInvalidValue
-		}
+	if p.Func == 0 && p.Kernel != 0 {
 		at := ctx
 		if at == 0 {
 			at = p.Ctx

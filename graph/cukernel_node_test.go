@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nocgo/cuda/cudatest"
-	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
 	"github.com/nocgo/cuda/fake"
 )
@@ -33,8 +32,9 @@ const bumpPTX = `.version 7.8
 
 // A graph kernel node given by its CUkernel (CUDA_KERNEL_NODE_PARAMS_v2's
 // kern with func 0) runs its library's kernel in the current context, on
-// the fake as on the real driver; func and kern both set is refused. The
-// same raw calls run on both backends (the real one where it loads).
+// the fake as on the real driver; a node naming both func and kern is
+// taken (the H200 takes it: func runs, kern is not read). The same raw
+// calls run on both backends (the real one where it loads).
 func TestKernelNodeByCUkernel(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -78,8 +78,11 @@ func TestKernelNodeByCUkernel(t *testing.T) {
 			require.NoError(t, err, "a node by its CUkernel")
 			f, err := libs.KernelGetFunction(k)
 			require.NoError(t, err)
-			_, err = gr.GraphAddKernelNode(g, nil, &backend.KernelNodeParams{Func: f, Kernel: k, Grid: one, Block: one})
-			assert.ErrorIs(t, err, driver.ErrInvalidValue, "func and kern both")
+			both, err := gr.GraphCreate(0)
+			require.NoError(t, err)
+			defer gr.GraphDestroy(both)
+			_, err = gr.GraphAddKernelNode(both, nil, &backend.KernelNodeParams{Func: f, Kernel: k, Grid: one, Block: one})
+			require.NoError(t, err, "func and kern both: func runs, kern is not read")
 
 			x, err := gr.GraphInstantiate(g, 0)
 			require.NoError(t, err)
@@ -98,6 +101,14 @@ func TestKernelNodeByCUkernel(t *testing.T) {
 			require.NoError(t, b.StreamSynchronize(s))
 			require.NoError(t, b.MemcpyDtoH(unsafe.Pointer(&v), counter, 4))
 			assert.EqualValues(t, 3, v, "an exec's node set by its CUkernel")
+
+			xb, err := gr.GraphInstantiate(both, 0)
+			require.NoError(t, err)
+			defer gr.GraphExecDestroy(xb)
+			require.NoError(t, gr.GraphLaunch(xb, s))
+			require.NoError(t, b.StreamSynchronize(s))
+			require.NoError(t, b.MemcpyDtoH(unsafe.Pointer(&v), counter, 4))
+			assert.EqualValues(t, 4, v, "a node naming func and kern runs once")
 		})
 	}
 }
