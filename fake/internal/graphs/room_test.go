@@ -2,7 +2,9 @@ package graphs
 
 import (
 	"errors"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/nocgo/cuda/driver"
 	"github.com/nocgo/cuda/driver/backend"
@@ -12,11 +14,12 @@ import (
 // when the room calls it holding the room's lock (NewHandle aside), and
 // calls the room's functions as the core does, "its lock" held.
 type leafCore struct {
-	t      *testing.T
-	r      *Room
-	next   uintptr
-	slot   Slot
-	queued []*Launch
+	t       *testing.T
+	r       *Room
+	next    uintptr
+	slot    Slot
+	queued  []*Launch
+	drained atomic.Int32
 }
 
 const leafCtx = 0x100
@@ -38,7 +41,11 @@ func (c *leafCore) GraphMem(int32, uintptr) (Mem, error) {
 	c.free("GraphMem")
 	return nil, driver.ErrNotSupported
 }
-func (c *leafCore) Drain(uintptr) { c.free("Drain") }
+
+// Drain is called on the goroutine a user object's destructor runs on,
+// which the room starts holding its lock: a TryLock there would see the
+// lock of the goroutine that started it, so Drain only counts its calls.
+func (c *leafCore) Drain(uintptr) { c.drained.Add(1) }
 
 func (c *leafCore) Context(h uintptr) (uintptr, error) {
 	c.free("Context")
@@ -117,7 +124,8 @@ func TestRoomCallsCoreUnlocked(t *testing.T) {
 	must(err)
 	_, err = r.GraphConditionalHandleCreate(g, 0, 1, 0)
 	must(err)
-	o, err := r.UserObjectCreate(func() {})
+	destroyed := make(chan struct{})
+	o, err := r.UserObjectCreate(func() { close(destroyed) })
 	must(err)
 	must(r.GraphRetainUserObject(g, o, 1, backend.GraphUserObjectMove))
 	x, err := r.GraphInstantiate(g, 0)
@@ -158,6 +166,14 @@ func TestRoomCallsCoreUnlocked(t *testing.T) {
 	must(r.GraphDestroy(cg))
 	must(r.GraphDestroy(g))
 	must(r.GraphExecDestroy(x)) // the last reference: Drain, then the destructor
+	select {
+	case <-destroyed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the user object's destructor did not run")
+	}
+	if n := c.drained.Load(); n != 1 {
+		t.Errorf("Drain called %d times before the destructor, want 1", n)
+	}
 	if gs, xs := r.GraphLeaks(); len(gs)+len(xs) != 0 {
 		t.Errorf("leaks %v %v", gs, xs)
 	}
