@@ -62,12 +62,13 @@ type affineProgram struct {
 
 // form is an affine value of a slot for the threads of dom: thread t's
 // value (base + stride*t) & mask, or, for a predicate, bit t of bits.
-// mat: the warps' registers already hold it for dom.
+// mat: the warps' registers already hold it for dom; all: dom is every
+// lane of every warp (no need to look at it).
 type form struct {
-	ok, mat, pred bool
-	base, stride  uint64
-	mask          uint64
-	dom, bits     blockMask
+	ok, mat, pred, all bool
+	base, stride       uint64
+	mask               uint64
+	dom, bits          blockMask
 }
 
 // findAffine sets bp.affineProgram (after findUniform: uniform slots
@@ -170,21 +171,20 @@ func subset(a, b *blockMask, nw int) bool {
 // slot (stride 0, while uOK), %tid.x, or a slot whose form holds for
 // act.
 func (m *machine) operand(s int32, act *blockMask, uOK bool) (base, stride, mask uint64, ok bool) {
+	if i := m.bp.fidx[s]; i >= 0 {
+		f := &m.forms[i]
+		if !f.ok || f.pred || !f.all && !subset(act, &f.dom, len(m.warps)) {
+			return 0, 0, 0, false
+		}
+		return f.base, f.stride, f.mask, true
+	}
 	switch {
 	case m.bp.uslot[s]:
 		return m.ur[s], 0, math.MaxUint64, uOK
 	case m.bp.tidX[s]:
 		return 0, 1, math.MaxUint32, true
 	}
-	i := m.bp.fidx[s]
-	if i < 0 {
-		return 0, 0, 0, false
-	}
-	f := &m.forms[i]
-	if !f.ok || f.pred || !subset(act, &f.dom, len(m.warps)) {
-		return 0, 0, 0, false
-	}
-	return f.base, f.stride, f.mask, true
+	return 0, 0, 0, false
 }
 
 // exactInt returns an operand's values as the integers an instruction
@@ -219,11 +219,15 @@ func (m *machine) exactInt(base, stride, mask uint64, w uint8, signed bool) (fir
 }
 
 // affineStep computes the affine instruction in for the threads of act
-// (all that run it) as a form, and reports whether it did; false: it
-// changed nothing, and in runs on lanes.
-func (m *machine) affineStep(in *inst, act *blockMask, uOK bool) bool {
-	var nf form
+// (all that run it; all: every lane of every warp) as a form, and reports
+// whether it did; false: it changed nothing, and in runs on lanes.
+func (m *machine) affineStep(in *inst, act *blockMask, all, uOK bool) bool {
+	var nf struct {
+		base, stride, mask uint64
+		pred               bool
+	}
 	nf.mask = in.mask
+	var pbits blockMask
 	var b, s, k [3]uint64
 	for i, o := range affineSources(in) {
 		if o < 0 {
@@ -281,18 +285,22 @@ func (m *machine) affineStep(in *inst, act *blockMask, uOK bool) bool {
 			return false
 		}
 		nf.pred, nf.mask = true, 1
-		nf.bits = m.setpMask(int(in.mode), f0-f1, t0-t1, act)
+		pbits = m.setpMask(int(in.mode), f0-f1, t0-t1, act)
 	default:
 		return false
 	}
-	nf.base &= nf.mask
-	nf.stride &= nf.mask
-	nf.ok, nf.dom = true, *act
 	f := &m.forms[m.bp.fidx[in.d]]
-	if f.ok && !f.mat && !subset(&f.dom, act, len(m.warps)) {
+	if f.ok && !f.mat && !all && (f.all || !subset(&f.dom, act, len(m.warps))) {
 		m.materialise(in.d) // threads that keep the old value
 	}
-	*f = nf
+	f.ok, f.mat, f.pred, f.all = true, false, nf.pred, all
+	f.base, f.stride, f.mask = nf.base&nf.mask, nf.stride&nf.mask, nf.mask
+	if !all {
+		f.dom = *act
+	}
+	if nf.pred {
+		f.bits = pbits
+	}
 	return true
 }
 
@@ -352,6 +360,9 @@ func (m *machine) materialise(s int32) {
 	f.mat = true
 	for w := range m.warps {
 		a := f.dom[w]
+		if f.all {
+			a = allLanes
+		}
 		if a == 0 {
 			continue
 		}
@@ -405,7 +416,7 @@ func (m *machine) guardMask(g int32, neg bool, grp, act *blockMask) bool {
 	}
 	f := &m.forms[i]
 	nw := len(m.warps)
-	if !f.ok || !f.pred || !subset(grp, &f.dom, nw) {
+	if !f.ok || !f.pred || !f.all && !subset(grp, &f.dom, nw) {
 		return false
 	}
 	for w := range nw {

@@ -69,6 +69,10 @@ func pushGroup(gs []blockGroup, pc int, mask *blockMask, nw int) []blockGroup {
 // (once per machine: their results stay in the warps' registers).
 func (m *machine) hoist(live *blockMask) {
 	code := m.k.fn.code
+	all := true // every lane of every warp
+	for w := range m.warps {
+		all = all && live[w] == allLanes
+	}
 	for pc, h := range m.bp.hoisted {
 		if !h {
 			continue
@@ -84,7 +88,7 @@ func (m *machine) hoist(live *blockMask) {
 			}
 			m.lanesPure(S, ts, in, live[w])
 		}
-		if m.aff && m.bp.affine[pc] && m.affineStep(in, live, true) {
+		if m.aff && m.bp.affine[pc] && m.affineStep(in, live, all, true) {
 			m.forms[m.bp.fidx[in.d]].mat = true // (the lanes hold it too)
 		}
 	}
@@ -207,7 +211,7 @@ func (m *machine) runBlock() error {
 			}
 		}
 		if aff && bp.affine[pc-1] {
-			if m.affineStep(in, &grp, uOK) {
+			if m.affineStep(in, &grp, allFull, uOK) {
 				continue
 			}
 			m.dropForm(in.d) // it runs on lanes
