@@ -58,6 +58,11 @@ type affineProgram struct {
 	// instructions that are not hoisted (forgotten at each block start).
 	nforms int
 	reset  []int32
+	// laneBlock are the block's own slots (function.blockSlots) that
+	// some instruction reads from the warps' registers; the others
+	// (read only by uniform and affine instructions, from machine.ur)
+	// get lanes only when the block falls back (blockSlotLanes).
+	laneBlock []alias
 }
 
 // form is an affine value of a slot for the threads of dom: thread t's
@@ -108,6 +113,24 @@ func (bp *blockProgram) findAffine(f *function, writes []int) {
 		if aslot[s] {
 			a.fidx[s] = int32(a.nforms)
 			a.nforms++
+		}
+	}
+	readsLanes := make([]bool, f.nslots)
+	for i := range code {
+		in := &code[i]
+		if bp.uniform[i] || a.affine[i] || in.op == opBra && (in.guard < 0 || bp.uslot[in.guard]) {
+			continue
+		}
+		ops := operands(in)
+		for _, s := range append(ops[:], in.guard) {
+			if s >= 0 && int(s) < len(readsLanes) {
+				readsLanes[s] = true
+			}
+		}
+	}
+	for _, al := range f.blockSlots {
+		if readsLanes[al.slot] {
+			a.laneBlock = append(a.laneBlock, al)
 		}
 	}
 	for i := range code {
@@ -384,6 +407,21 @@ func (m *machine) materialise(s int32) {
 		for ; a != 0; a &= a - 1 {
 			j := bits.TrailingZeros32(a)
 			r[j] = (v + f.stride*uint64(j)) & f.mask
+		}
+	}
+}
+
+// blockSlotLanes writes the block's own slots that a block keeping
+// affine forms leaves out of the warps' registers (laneBlock's others)
+// into them: when an affine instruction or a uniform one runs on lanes.
+func (m *machine) blockSlotLanes() {
+	if !m.aff || len(m.bp.laneBlock) == len(m.k.fn.blockSlots) {
+		return
+	}
+	for _, a := range m.k.fn.blockSlots {
+		b := broadcast(m.ur[a.slot])
+		for w := range m.warps {
+			*lane32(m.soas[w], a.slot) = b
 		}
 	}
 }

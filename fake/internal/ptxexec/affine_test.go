@@ -325,3 +325,45 @@ func TestAffineShrinkingGroups(t *testing.T) {
 		require.Equal(t, uint64(4*s), binary.LittleEndian.Uint64(b[8*i:]), "thread %d", i)
 	}
 }
+
+// affineSquare's mad.lo of %tid.x by itself is quadratic in the thread
+// index: it runs on lanes, reading %ctaid.x's register, which a block
+// keeping affine forms writes only then.
+const affineSquare = `.visible .entry square(.param .u64 out)
+{
+	.reg .b32 %r<10>;
+	.reg .b64 %rd<6>;
+	ld.param.u64 %rd1, [out];
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r2, %ctaid.x;
+	mov.u32 %r3, %ntid.x;
+	mad.lo.s32 %r4, %r2, %r3, %r1;
+	mad.lo.s32 %r5, %r1, %r1, %r2;
+	mul.wide.u32 %rd2, %r4, 4;
+	add.s64 %rd3, %rd1, %rd2;
+	st.global.u32 [%rd3], %r5;
+	ret;
+}
+`
+
+// TestAffineFallbackReadsBlockSlots runs affineSquare over 3 blocks:
+// thread t of block b stores t*t + b.
+func TestAffineFallbackReadsBlockSlots(t *testing.T) {
+	p, err := Compile(header + affineSquare)
+	require.NoError(t, err)
+	k := p.Kernels["square"]
+	bp := k.blockProgram(&Launch{})
+	assert.Empty(t, bp.laneBlock, "%ctaid.x is read only by affine instructions")
+	var out uint64
+	mem, err := runBothWays(t, p, k, dim(3), dim(64), func(m *testMem) []any {
+		out = m.alloc(4 * 3 * 64)
+		return []any{out}
+	})
+	require.NoError(t, err)
+	got := mem.readI32(out, 3*64)
+	for b := range 3 {
+		for i := range 64 {
+			require.Equal(t, int32(i*i+b), got[64*b+i], "block %d thread %d", b, i)
+		}
+	}
+}

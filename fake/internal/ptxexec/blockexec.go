@@ -203,6 +203,7 @@ func (m *machine) runBlock() error {
 			// Some threads run it without the others: from here on the
 			// block's uniform values live in the warps' registers.
 			uOK = false
+			m.blockSlotLanes()
 			for _, s := range bp.scalarOnly {
 				b := broadcast(m.ur[s])
 				for w := range nw {
@@ -215,6 +216,9 @@ func (m *machine) runBlock() error {
 				continue
 			}
 			m.dropForm(in.d) // it runs on lanes
+			if uOK {
+				m.blockSlotLanes()
+			}
 		}
 		some, whole := false, true
 		full := allFull // every lane of every warp runs in
