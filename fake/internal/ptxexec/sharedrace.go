@@ -491,12 +491,19 @@ func unordered(a, me *shadowAccess) bool {
 	return true
 }
 
+// pairKey is the key of the pair of sites a and b, in either order: a
+// race of two instructions is one report, whichever ran first (it
+// depends on the order the interpreter runs a block's warps in).
+func pairKey(a, b uint32) [2]uint32 {
+	return [2]uint32{min(a, b), max(a, b)}
+}
+
 // reportRace tells the observer of a race between recorded access a (a
 // write if firstWrite) and access me (a write if write) at byte off, once
 // per pair of instructions.
 func (m *machine) reportRace(a shadowAccess, firstWrite bool, me shadowAccess, write bool, off uint32) {
 	rs := m.races
-	key := [2]uint32{a.site &^ siteAtomic, me.site &^ siteAtomic}
+	key := pairKey(a.site&^siteAtomic, me.site&^siteAtomic)
 	if rs.seen[key] {
 		return
 	}
