@@ -3,6 +3,7 @@ package fake
 import (
 	"runtime"
 	"slices"
+	"sync"
 	"testing"
 	"unsafe"
 
@@ -102,16 +103,23 @@ func TestStreamWaitEventRunsTheOtherStreamFirst(t *testing.T) {
 	require.NoError(t, err)
 	defer b.EventDestroy(ev)
 
+	// after-record and consumer are not ordered: they may run at once.
+	var mu sync.Mutex
 	var order []string
-	require.NoError(t, b.LaunchHostFunc(s1, func() { order = append(order, "producer") }))
+	note := func(what string) func() {
+		return func() { mu.Lock(); order = append(order, what); mu.Unlock() }
+	}
+	require.NoError(t, b.LaunchHostFunc(s1, note("producer")))
 	require.NoError(t, b.EventRecord(ev, s1))
-	require.NoError(t, b.LaunchHostFunc(s1, func() { order = append(order, "after-record") }))
+	require.NoError(t, b.LaunchHostFunc(s1, note("after-record")))
 	require.NoError(t, b.StreamWaitEvent(s2, ev, 0))
-	require.NoError(t, b.LaunchHostFunc(s2, func() { order = append(order, "consumer") }))
+	require.NoError(t, b.LaunchHostFunc(s2, note("consumer")))
 
 	assert.ErrorIs(t, b.EventQuery(ev), driver.ErrNotReady)
 	require.NoError(t, b.StreamSynchronize(s2))
 	require.NoError(t, b.StreamSynchronize(s1))
+	mu.Lock()
+	defer mu.Unlock()
 	// The wait ran s1 up to the record before the consumer; what s1 holds
 	// after the record may run before or after (the event's query may
 	// have started s1 in the background, as a GPU runs it).

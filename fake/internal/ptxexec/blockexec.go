@@ -168,6 +168,7 @@ func (m *machine) runBlock() error {
 				return false
 			}
 			pend, waiting = waiting, pend[:0]
+			m.barrierDone()
 		}
 		grp, pc = pend[0].mask, pend[0].pc
 		pend = pend[:copy(pend, pend[1:])]
@@ -269,7 +270,17 @@ func (m *machine) runBlock() error {
 			m.operandLanes(in)
 		}
 		switch in.op {
-		case opNop, opFence:
+		case opNop:
+		case opFence:
+			if m.gr != nil {
+				for w := range nw {
+					for a := act[w]; a != 0; a &= a - 1 {
+						t := &tss[w][bits.TrailingZeros32(a)]
+						t.pc = pc
+						m.raceFence(t)
+					}
+				}
+			}
 		case opBra:
 			target := int(in.imm)
 			if whole {
@@ -302,7 +313,8 @@ func (m *machine) runBlock() error {
 			}
 		case opBar:
 			if whole && len(pend) == 0 && len(waiting) == 0 && grp == live {
-				continue // every live thread is here: the barrier completes
+				m.barrierDone() // every live thread is here: the barrier completes
+				continue
 			}
 			empty := true
 			for w := range nw {
@@ -385,6 +397,18 @@ func (m *machine) runBlock() error {
 				}
 			}
 		}
+	}
+}
+
+// barrierDone completes the block's barrier: a new phase for the race
+// checks, as releaseBarriers does.
+func (m *machine) barrierDone() {
+	m.phase++
+	if m.races != nil {
+		m.races.phase++
+	}
+	if m.gr != nil {
+		m.gr.barrier()
 	}
 }
 

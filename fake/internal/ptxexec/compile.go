@@ -13,8 +13,16 @@ import "sync"
 // being boundaries between regions of code rather than scheduler passes.
 //
 // What decides, per launch, whether the block program runs: the launch
-// asks for nothing the program does not keep (no Observer, no in-kernel
-// race checks, not cooperative); see Kernel.blockProgram.
+// is not cooperative (grid.sync needs the general scheduler); see
+// Kernel.blockProgram. An Observer and the in-kernel race checks see
+// every access on a block program as on the scheduler: loads and stores
+// go through the same fullLoad/loadLanes/fullStore/storeLanes, fences
+// release per thread (raceFence) and a completed barrier starts a new
+// phase (barrierDone). The order differs: the scheduler runs a block warp
+// by warp, a block program instruction by instruction across its warps,
+// so which of two racing accesses is First in a report, and which
+// accesses ran before a fault, follow the order; which pairs of sites
+// race does not (one report per pair, in either order).
 
 // blockProgram is the translation of a kernel's entry for runBlock.
 type blockProgram struct {
@@ -57,7 +65,7 @@ type compiled struct {
 // blockProgram returns the kernel's block program when launch l may run
 // on it, else nil.
 func (k *Kernel) blockProgram(l *Launch) *blockProgram {
-	if l.Observe != nil || l.SharedRaces || l.GlobalRaces || l.Cooperative || l.gr != nil {
+	if l.Cooperative || l.scheduler {
 		return nil
 	}
 	k.compiled.once.Do(func() { k.compiled.bp = translate(k.fn) })

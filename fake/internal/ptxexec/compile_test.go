@@ -35,11 +35,13 @@ func TestBlockPrograms(t *testing.T) {
 		}
 	}
 	assert.Positive(t, n)
-	// A launch that needs what a block program does not keep runs on the
-	// general scheduler.
+	// A cooperative launch (grid.sync) runs on the general scheduler; an
+	// observer and the race checks run on the block program.
 	k := p.Kernels["block_sum"]
-	assert.NotNil(t, k.blockProgram(&Launch{Workers: 2}))
-	for _, l := range []*Launch{{Observe: nopObserver{}}, {SharedRaces: true}, {GlobalRaces: true}, {Cooperative: true}} {
+	for _, l := range []*Launch{{Workers: 2}, {Observe: nopObserver{}}, {Observe: nopObserver{}, SharedRaces: true, GlobalRaces: true}} {
+		assert.NotNil(t, k.blockProgram(l))
+	}
+	for _, l := range []*Launch{{Cooperative: true}, {scheduler: true}} {
 		assert.Nil(t, k.blockProgram(l))
 	}
 }
@@ -66,9 +68,9 @@ func f32Ramp(n int, scale float32, off float32) []float32 {
 // TestBlockProgramMatchesScheduler runs kernels with divergence,
 // barriers reached at different instructions, early exits, partial
 // warps, grid-stride loops and a fault, once on their block program and
-// once on the general scheduler (an Observer that does nothing makes a
-// launch use it), and checks that every byte of memory and the fault
-// (its thread, address, instruction and line) are the same.
+// once on the general scheduler, without and with the race checks (an
+// observer that does nothing), and checks that every byte of memory and
+// the fault (its thread, address, instruction and line) are the same.
 func TestBlockProgramMatchesScheduler(t *testing.T) {
 	cases := []blockCase{
 		{name: "axpy", grid: dim(4), block: dim(256), workersToo: true, args: func(m *testMem) []any {
@@ -115,24 +117,30 @@ func TestBlockProgramMatchesScheduler(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%d/workers=%d", c.name, c.block[0], w), func(t *testing.T) {
 				k := p.Kernels[c.name]
 				require.NotNil(t, k.blockProgram(&Launch{}))
-				run := func(obs Observer) (*testMem, error) {
+				run := func(scheduler, checks bool) (*testMem, error) {
 					mem := newMem()
 					mem.bind(p)
 					args := c.args(mem)
-					err := k.Run(&Launch{Grid: c.grid, Block: c.block, DynShared: c.dyn, Params: params(t, k, args...), Mem: mem, SMs: 132, Workers: w, Observe: obs})
+					l := &Launch{Grid: c.grid, Block: c.block, DynShared: c.dyn, Params: params(t, k, args...), Mem: mem, SMs: 132, Workers: w, scheduler: scheduler}
+					if checks {
+						l.Observe, l.SharedRaces, l.GlobalRaces = nopObserver{}, true, true
+					}
+					err := k.Run(l)
 					return mem, err
 				}
-				fast, errFast := run(nil)
-				general, errGeneral := run(nopObserver{})
-				if c.wantFault {
-					require.Error(t, errFast)
-				} else {
-					require.NoError(t, errFast)
-				}
-				assert.Equal(t, errGeneral, errFast)
-				require.Len(t, fast.allocs, len(general.allocs))
-				for i := range fast.allocs {
-					assert.True(t, bytes.Equal(general.allocs[i].data, fast.allocs[i].data), "allocation %d differs", i)
+				for _, checks := range []bool{false, true} {
+					fast, errFast := run(false, checks)
+					general, errGeneral := run(true, checks)
+					if c.wantFault {
+						require.Error(t, errFast)
+					} else {
+						require.NoError(t, errFast)
+					}
+					assert.Equal(t, errGeneral, errFast, "checks %v", checks)
+					require.Len(t, fast.allocs, len(general.allocs))
+					for i := range fast.allocs {
+						assert.True(t, bytes.Equal(general.allocs[i].data, fast.allocs[i].data), "allocation %d differs (checks %v)", i, checks)
+					}
 				}
 			})
 		}

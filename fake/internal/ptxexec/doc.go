@@ -67,9 +67,10 @@
 //     no calls, warp collectives, mbarriers, sleeps, bar.arrive or
 //     bar.red, whose bar.sync instructions name one barrier without a
 //     thread count, and no loop that branches on what it loads (a spin on
-//     memory) is translated once, at its first launch; a launch without
-//     an Observer or in-kernel race checks, not cooperative, runs each
-//     block on it. The block's threads run together, instruction by
+//     memory) is translated once, at its first launch; a launch that is
+//     not cooperative runs each block on it, also with an Observer and the
+//     in-kernel race checks (the accesses go through the same code; fences
+//     and completed barriers tell the checks as the scheduler does). The block's threads run together, instruction by
 //     instruction over all its warps (each warp's lanes by the lockstep
 //     and full-warp code above, so results and faults are theirs), lanes
 //     that diverge in groups that join where their pcs meet, the lowest pc

@@ -69,6 +69,9 @@ type Launch struct {
 	GlobalRaces bool
 
 	gr *globalRaces // Run's copy: the launch's global race checks, or nil
+	// scheduler runs the launch on the general scheduler even where the
+	// kernel has a block program (the tests compare the two).
+	scheduler bool
 }
 
 // CUDA error numbers of the faults a launch may end with.

@@ -315,9 +315,7 @@ func (m *machine) fullLoad(S []uint64, in *inst, ts []thread, pc int) bool {
 		m.observeLanes(ts, pc, in, ra)
 	}
 	if races {
-		for j := range ts {
-			m.sharedRun(ts[j:j+1], pc, in, in.op, ra[j]-start, uint64(in.size))
-		}
+		m.sharedLanes(ts, pc, in, ra, start)
 	}
 	var v [warpSize]uint64 // rv may be ra
 	switch {

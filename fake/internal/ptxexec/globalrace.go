@@ -883,7 +883,7 @@ func (m *machine) settleGlobal() {
 // report tells the observer of a race between recorded access a and
 // access me of word w, once per pair of instructions. g.mu held.
 func (g *globalRaces) report(a, me *gacc, w uint64) {
-	key := [2]uint32{a.site, me.site}
+	key := pairKey(a.site, me.site)
 	if g.seen[key] {
 		return
 	}

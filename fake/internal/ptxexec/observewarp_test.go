@@ -146,8 +146,10 @@ var accessPatterns = []accessPattern{
 	{name: "reversed", word: 4, stride: 1, xor: 31, n: 256, words: 256, scatter: true},
 	{name: "pairs", word: 4, stride: 1, xor: 2, n: 256, words: 256, runs: 2 * 8 * 16}, // lanes 0-1 at words 2-3, 2-3 at 0-1, ...
 	{name: "broadcast", word: 4, stride: 0, off: 7, n: 256, words: 8, scatter: true},
-	{name: "out-of-bounds", word: 4, stride: 1, n: 256, words: 200, fault: true, runs: 2*6 + 1},         // 6 full warps, 8 lanes read, a fault
-	{name: "out-of-bounds-partial", word: 4, stride: 1, n: 250, words: 230, fault: true, runs: 2*7 + 1}, // 7 full warps, 6 of 26 lanes read, a fault
+	// A block program's warps load before any stores: block 0's 4 warps
+	// load and store, block 1's load up to the lane that faults.
+	{name: "out-of-bounds", word: 4, stride: 1, n: 256, words: 200, fault: true, runs: 2*4 + 2 + 1},         // block 1: 2 full warps and 8 lanes read, a fault
+	{name: "out-of-bounds-partial", word: 4, stride: 1, n: 250, words: 230, fault: true, runs: 2*4 + 3 + 1}, // block 1: 3 full warps and 6 of 26 lanes read, a fault
 }
 
 // patternRun is what a run of a pattern gave.

@@ -234,6 +234,23 @@ func (m *machine) sharedRun(ts []thread, pc int, in *inst, space uint8, off, siz
 	return true
 }
 
+// sharedLanes checks and records the shared ld in (at index pc) of the
+// lanes ts of a warp, lane j reading in.size bytes at ra[j]-start, all
+// inside shared memory, in lane order: what sharedRun of each lane alone
+// does, with the instruction's sharedOp found once (a load holds no
+// write, so one settle first is enough).
+func (m *machine) sharedLanes(ts []thread, pc int, in *inst, ra *[warpSize]uint64, start uint64) {
+	rs := m.races
+	if len(rs.held) != 0 {
+		m.settleWrites()
+	}
+	op := sharedOpOf(ts[0].fn, in, in.op, pc)
+	size := uint64(in.size)
+	for j := range ts {
+		rs.recordRun(m, op, ts[j].id, 1, ra[j]-start, size, m.shared)
+	}
+}
+
 // quietRun reports whether the words a run of lanes from thread first
 // touches (lane j the size bytes at off + j*size) are all kept whole and
 // quiet for their lane (shadowByte.quiet): then none of the lanes' checks
@@ -264,9 +281,17 @@ func (rs *raceState) recordRun(to sharedReporter, op sharedOp, first, lanes int,
 		w := off >> 2
 		for j := range lanes {
 			me := rs.access(op, first+j)
-			if sh := &rs.words[w]; !rs.split[w] && sh.quiet(&me) {
+			switch sh := &rs.words[w]; {
+			case rs.split[w]:
+				rs.record(to, me, op.write, op.acquires, 4*w, 4, shared)
+			case sh.quiet(&me):
 				sh.update(&me, op.write)
-			} else {
+			case !op.write && (sh.w.phase != me.phase || sh.w.thread == me.thread):
+				// A read that no write can race with: only which
+				// readers the word keeps changes (step's rule), as
+				// when many threads read one word (a broadcast).
+				sh.keepReader(&me)
+			default:
 				rs.record(to, me, op.write, op.acquires, 4*w, 4, shared)
 			}
 			w++
@@ -391,9 +416,16 @@ func (rs *raceState) step(c *recording, sh *shadowByte, b, k uint64) {
 			c.reported = true
 		}
 	}
-	switch {
-	case c.write:
+	if c.write {
 		sh.w = *me
+		return
+	}
+	sh.keepReader(me)
+}
+
+// keepReader records read me among the two readers sh keeps.
+func (sh *shadowByte) keepReader(me *shadowAccess) {
+	switch {
 	case sh.r1.phase != me.phase || sh.r1.thread == 0:
 		sh.r1, sh.r2 = *me, shadowAccess{}
 	case sh.r1.thread != me.thread && (sh.r2.phase != me.phase ||
@@ -491,12 +523,19 @@ func unordered(a, me *shadowAccess) bool {
 	return true
 }
 
+// pairKey is the key of the pair of sites a and b, in either order: a
+// race of two instructions is one report, whichever ran first (it
+// depends on the order the interpreter runs a block's warps in).
+func pairKey(a, b uint32) [2]uint32 {
+	return [2]uint32{min(a, b), max(a, b)}
+}
+
 // reportRace tells the observer of a race between recorded access a (a
 // write if firstWrite) and access me (a write if write) at byte off, once
 // per pair of instructions.
 func (m *machine) reportRace(a shadowAccess, firstWrite bool, me shadowAccess, write bool, off uint32) {
 	rs := m.races
-	key := [2]uint32{a.site &^ siteAtomic, me.site &^ siteAtomic}
+	key := pairKey(a.site&^siteAtomic, me.site&^siteAtomic)
 	if rs.seen[key] {
 		return
 	}

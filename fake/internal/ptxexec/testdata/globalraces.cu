@@ -34,6 +34,17 @@ extern "C" __global__ void next_block(int *a, int *out) {
     a[i] = i;
     out[i] = a[((blockIdx.x + 1) % gridDim.x) * blockDim.x + threadIdx.x];
 }
+// Block 0 writes a row only the last block reads (first_last), or reads
+// a row only the last block writes (last_first): two blocks that never run
+// together on the fake, one race each.
+extern "C" __global__ void first_last(int *a, int *out) {
+    if (blockIdx.x == 0) a[threadIdx.x] = threadIdx.x;
+    if (blockIdx.x == gridDim.x - 1) out[threadIdx.x] = a[threadIdx.x];
+}
+extern "C" __global__ void last_first(int *a, int *out) {
+    if (blockIdx.x == 0) out[threadIdx.x] = a[threadIdx.x];
+    if (blockIdx.x == gridDim.x - 1) a[threadIdx.x] = threadIdx.x;
+}
 extern "C" __global__ void own_block(int *a, int *out) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     a[i] = i;
