@@ -64,27 +64,31 @@ func TestAffineTranslation(t *testing.T) {
 }
 
 // runBothWays runs k on its block program and on the general scheduler
-// (an Observer that does nothing) on fresh memory from args, and checks
-// that both end with the same error and the same bytes; it returns the
-// block program's memory and error.
+// (Launch.scheduler) on fresh memory from args, and the block program
+// also with the race checks on (which keep no affine forms), and checks
+// that all end with the same error and, without one, the same bytes; it
+// returns the block program's memory and error.
 func runBothWays(t *testing.T, p *Program, k *Kernel, grid, block [3]uint32, args func(m *testMem) []any) (*testMem, error) {
 	t.Helper()
 	require.NotNil(t, k.blockProgram(&Launch{}))
-	run := func(obs Observer) (*testMem, error) {
+	run := func(scheduler, checks bool) (*testMem, error) {
 		mem := newMem()
 		mem.bind(p)
-		err := k.Run(&Launch{Grid: grid, Block: block, Params: params(t, k, args(mem)...), Mem: mem, SMs: 4, Observe: obs})
+		err := k.Run(&Launch{Grid: grid, Block: block, Params: params(t, k, args(mem)...), Mem: mem, SMs: 4,
+			scheduler: scheduler, SharedRaces: checks, GlobalRaces: checks})
 		return mem, err
 	}
-	fast, errFast := run(nil)
-	general, errGeneral := run(nopObserver{})
-	assert.Equal(t, errGeneral, errFast)
-	if errFast != nil {
-		return fast, errFast // (which stores ran before the fault: warp by warp, or instruction by instruction)
-	}
-	require.Len(t, fast.allocs, len(general.allocs))
-	for i := range fast.allocs {
-		assert.True(t, bytes.Equal(general.allocs[i].data, fast.allocs[i].data), "allocation %d differs", i)
+	fast, errFast := run(false, false)
+	for _, other := range [][2]bool{{true, false}, {false, true}} {
+		general, errGeneral := run(other[0], other[1])
+		assert.Equal(t, errGeneral, errFast, "scheduler %v, race checks %v", other[0], other[1])
+		if errFast != nil {
+			continue // (which stores ran before the fault: warp by warp, or instruction by instruction)
+		}
+		require.Len(t, fast.allocs, len(general.allocs))
+		for i := range fast.allocs {
+			assert.True(t, bytes.Equal(general.allocs[i].data, fast.allocs[i].data), "allocation %d differs (scheduler %v, race checks %v)", i, other[0], other[1])
+		}
 	}
 	return fast, errFast
 }
