@@ -29,7 +29,7 @@ import (
 // Everything else reads the warps' registers: a slot whose form is
 // known is materialised (its lanes written, base + stride*t) the first
 // time such an instruction reads it (operandLanes). A form is kept only
-// where it is exact: mul.wide and setp of a 32-bit value check, from
+// where it is exact: mul.wide, cvt and setp of a 32-bit value check, from
 // base, stride and the block's thread count, that no thread's value
 // wraps across the sign (or zero) boundary; when it would, or a source
 // has no form for the running threads, the instruction runs on lanes
@@ -43,7 +43,7 @@ import (
 type affineProgram struct {
 	// affine marks the instructions whose result keeps the affine form:
 	// mov, add, sub, mul.lo, mad.lo, mul.wide, mad.wide, shl (by a
-	// block-uniform amount), and setp (a predicate form), unguarded,
+	// block-uniform amount), integer cvt, and setp (a predicate form), unguarded,
 	// their destination written by no other instruction, their sources
 	// uniform slots, %tid.x or affine results.
 	affine []bool
@@ -99,8 +99,8 @@ func (bp *blockProgram) findAffine(f *function, writes []int) {
 				continue
 			}
 			ok := true
-			for _, s := range sources(in) {
-				ok = ok && src(s)
+			for _, s := range affineSources(in) {
+				ok = ok && (s < 0 || src(s))
 			}
 			if ok {
 				a.affine[i], aslot[in.d], changed = true, true, true
@@ -157,6 +157,8 @@ func affineOp(in *inst) bool {
 		return in.bits <= 32
 	case opSetpI:
 		return in.k2 == 0 && in.v[0] < 0 && in.bits <= 32 && in.mode <= cmpGE
+	case opCvt: // integer to integer
+		return (in.kind == kU || in.kind == kS) && (in.k2 == kU || in.k2 == kS) && in.flags == 0 && in.vec == 1
 	}
 	return false
 }
@@ -165,7 +167,7 @@ func affineOp(in *inst) bool {
 // instruction reads, -1 after the last.
 func affineSources(in *inst) [3]int32 {
 	switch in.op {
-	case opMov, opAddImm:
+	case opMov, opAddImm, opCvt:
 		return [3]int32{in.a, -1, -1}
 	case opMadLo, opMadWideU, opMadWideS:
 		return [3]int32{in.a, in.b, in.c}
@@ -260,7 +262,7 @@ func (m *machine) affineStep(in *inst, act *blockMask, all, uOK bool) bool {
 		if b[i], s[i], k[i], ok = m.operand(o, act, uOK); !ok {
 			return false
 		}
-		if in.op != opSetpI && in.op != opMulWideS && in.op != opMulWideU &&
+		if in.op != opSetpI && in.op != opMulWideS && in.op != opMulWideU && in.op != opCvt &&
 			(in.op != opMadWideS && in.op != opMadWideU || i == 2) && k[i]&in.mask != in.mask {
 			return false // a narrower source: its wrap is not the result's
 		}
@@ -300,6 +302,19 @@ func (m *machine) affineStep(in *inst, act *blockMask, all, uOK bool) bool {
 		if in.op == opMadWideS || in.op == opMadWideU {
 			nf.base, nf.stride = nf.base+b[2], nf.stride+s[2]
 		}
+	case opCvt:
+		if in.bits <= in.b2 { // the low bits
+			if k[0]&in.mask != in.mask {
+				return false
+			}
+			nf.base, nf.stride = b[0], s[0]
+			break
+		}
+		f0, t0, ok := m.exactInt(b[0], s[0], k[0], in.b2, in.k2 == kS)
+		if !ok {
+			return false // the source wraps within the block: its widening is not affine
+		}
+		nf.base, nf.stride = uint64(f0), uint64(t0)
 	case opSetpI:
 		signed := in.kind == kS
 		f0, t0, ok0 := m.exactInt(b[0], s[0], k[0], in.bits, signed)

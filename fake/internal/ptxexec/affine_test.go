@@ -371,3 +371,65 @@ func TestAffineFallbackReadsBlockSlots(t *testing.T) {
 		}
 	}
 }
+
+// affineWiden stores, for thread t, i = base + t + %ctaid.x converted by
+// cvt.s64.s32, cvt.u64.u32 and cvt.u16.u32 (then widened back).
+const affineWiden = `.visible .entry widen(.param .u64 out, .param .u32 base)
+{
+	.reg .b16 %h<2>;
+	.reg .b32 %r<10>;
+	.reg .b64 %rd<14>;
+	ld.param.u64 %rd1, [out];
+	ld.param.u32 %r1, [base];
+	mov.u32 %r2, %tid.x;
+	mov.u32 %r7, %ctaid.x;
+	add.s32 %r3, %r1, %r2;
+	add.s32 %r8, %r3, %r7;
+	cvt.s64.s32 %rd2, %r8;
+	cvt.u64.u32 %rd3, %r8;
+	cvt.u16.u32 %h1, %r8;
+	cvt.u64.u16 %rd4, %h1;
+	mul.wide.u32 %rd5, %r2, 24;
+	add.s64 %rd6, %rd1, %rd5;
+	st.global.u64 [%rd6], %rd2;
+	st.global.u64 [%rd6+8], %rd3;
+	st.global.u64 [%rd6+16], %rd4;
+	ret;
+}
+`
+
+// TestAffineCvt runs affineWiden with indices that wrap past 2^31 (the
+// signed widening is not affine there), past 2^32 (the unsigned one) and
+// past 2^16 (the narrowing keeps the form) within the block, and with
+// none: the same values as the general scheduler and a Go loop.
+func TestAffineCvt(t *testing.T) {
+	p, err := Compile(header + affineWiden)
+	require.NoError(t, err)
+	k := p.Kernels["widen"]
+	bp := k.blockProgram(&Launch{})
+	n := 0
+	for i := range k.fn.code {
+		if k.fn.code[i].op == opCvt && bp.affine[i] {
+			n++
+		}
+	}
+	assert.Equal(t, 4, n, "the cvt instructions keep forms")
+	const threads = 256
+	for _, base := range []uint32{5, 0xffff - 20, 0x7fffffff - 100, 0xffffffff - 100} {
+		t.Run(fmt.Sprintf("%#x", base), func(t *testing.T) {
+			var out uint64
+			mem, err := runBothWays(t, p, k, dim(1), dim(threads), func(m *testMem) []any {
+				out = m.alloc(24 * threads)
+				return []any{out, base}
+			})
+			require.NoError(t, err)
+			b := mem.bytes(out)
+			for i := range uint32(threads) {
+				v := base + i
+				require.Equal(t, uint64(int64(int32(v))), binary.LittleEndian.Uint64(b[24*i:]), "thread %d", i)
+				require.Equal(t, uint64(v), binary.LittleEndian.Uint64(b[24*i+8:]), "thread %d", i)
+				require.Equal(t, uint64(uint16(v)), binary.LittleEndian.Uint64(b[24*i+16:]), "thread %d", i)
+			}
+		})
+	}
+}
