@@ -95,7 +95,7 @@ func (bp *blockProgram) findAffine(f *function, writes []int) {
 		changed = false
 		for i := range code {
 			in := &code[i]
-			if a.affine[i] || bp.uniform[i] || !affineOp(in) || in.guard >= 0 || in.d < nSpecial || writes[in.d] != 1 || bp.uslot[in.d] {
+			if a.affine[i] || bp.uniform[i] || !affineOp(in) || in.guard >= 0 || in.d < nSpecial || in.d == sSink || writes[in.d] != 1 || bp.uslot[in.d] {
 				continue
 			}
 			ok := true
@@ -329,7 +329,7 @@ func (m *machine) affineStep(in *inst, act *blockMask, all, uOK bool) bool {
 	}
 	f := &m.forms[m.bp.fidx[in.d]]
 	if f.ok && !f.mat && !all && (f.all || !subset(&f.dom, act, len(m.warps))) {
-		m.materialise(in.d) // threads that keep the old value
+		m.materialiseFor(in.d, act) // the threads that keep the old value
 	}
 	f.ok, f.mat, f.pred, f.all = true, false, nf.pred, all
 	f.base, f.stride, f.mask = nf.base&nf.mask, nf.stride&nf.mask, nf.mask
@@ -388,6 +388,12 @@ func (m *machine) setpMask(mode int, d0, dt int64, act *blockMask) blockMask {
 // materialise writes slot s's form into the warps' registers for the
 // threads of its domain.
 func (m *machine) materialise(s int32) {
+	m.materialiseFor(s, nil)
+}
+
+// materialiseFor is materialise but for the threads of but (nil: none),
+// which are about to get another value.
+func (m *machine) materialiseFor(s int32, but *blockMask) {
 	if s < 0 || int(s) >= len(m.bp.fidx) || m.bp.fidx[s] < 0 {
 		return
 	}
@@ -400,6 +406,9 @@ func (m *machine) materialise(s int32) {
 		a := f.dom[w]
 		if f.all {
 			a = allLanes
+		}
+		if but != nil {
+			a &^= but[w]
 		}
 		if a == 0 {
 			continue
