@@ -176,10 +176,10 @@ func affineSources(in *inst) [3]int32 {
 }
 
 // affOn reports whether the machine keeps affine forms: a 1-D block
-// (%tid.x is the thread's index) and no Observer or race checks.
+// (%tid.x is the thread's index). With an Observer or the race checks,
+// an affine run tells them what the full-warp paths would (checkRun).
 func (m *machine) affOn() bool {
-	return m.bp != nil && m.bp.nforms > 0 && m.l.Block[1] == 1 && m.l.Block[2] == 1 &&
-		m.obs == nil && m.races == nil && m.gr == nil
+	return m.bp != nil && m.bp.nforms > 0 && m.l.Block[1] == 1 && m.l.Block[2] == 1
 }
 
 // subset reports whether every thread of a is in b.
@@ -496,7 +496,7 @@ func (m *machine) guardMask(g int32, neg bool, grp, act *blockMask) bool {
 // their addresses lie in one known allocation (fullSpan's), aligned: the
 // first and last thread's address tell. It reports whether it did
 // (false: nothing done; the lane paths run, to the lane that faults).
-func (m *machine) affineAccess(in *inst, act *blockMask) bool {
+func (m *machine) affineAccess(in *inst, act *blockMask, pc int) bool {
 	if in.vec != 1 || in.size != 4 && in.size != 8 || in.v[0] == sSink {
 		return false
 	}
@@ -529,11 +529,19 @@ func (m *machine) affineAccess(in *inst, act *blockMask) bool {
 		return false
 	}
 	// thread t's bytes are data[off(t):], off(t) = off0 + size*(t-t0).
+	checks := m.checked(in)
+	if checks {
+		ok, locked := m.checkable(in, act, pc)
+		if !ok {
+			return false
+		}
+		defer m.unlockStrong(locked)
+	}
 	load := in.op != opStGlobal && in.op != opStShared
 	if !load {
 		m.materialise(in.v[0]) // (a no-op unless the value has a form)
 	}
-	wf := m.file.N > 0 && len(m.threads) == 32*nw
+	wf := m.file.N > 0 && len(m.threads) == 32*nw && !checks
 	if wf && t0 == 0 && t1 == len(m.threads)-1 {
 		full := true
 		for w := range nw {
@@ -561,6 +569,11 @@ func (m *machine) affineAccess(in *inst, act *blockMask) bool {
 		}
 		rv := lane32(m.soas[w], in.v[0])
 		o := off0 + size*uint64(32*w-t0) // lane 0's offset (it may lie below data: only set lanes are used)
+		if checks {
+			// (before the warp's bytes move: a store's check holds what a
+			// write it meets wrote, settled after the store)
+			m.checkWarp(in, w, pc, a0+uint64(in.imm)+size*uint64(32*w-t0), o)
+		}
 		if a == allLanes {
 			switch {
 			case load && size == 4:

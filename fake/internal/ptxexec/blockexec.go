@@ -263,7 +263,7 @@ func (m *machine) runBlock() error {
 		if aff && bp.readsAff[pc-1] {
 			switch in.op {
 			case opLdGlobal, opLdParam, opLdShared, opStGlobal, opStShared:
-				if m.affineAccess(in, &act) {
+				if m.affineAccess(in, &act, pc) {
 					continue
 				}
 			}
