@@ -177,7 +177,7 @@ func affineSources(in *inst) [3]int32 {
 
 // affOn reports whether the machine keeps affine forms: a 1-D block
 // (%tid.x is the thread's index). With an Observer or the race checks,
-// an affine run tells them what the full-warp paths would (checkRun).
+// an affine run tells them what the full-warp paths would (affinecheck.go).
 func (m *machine) affOn() bool {
 	return m.bp != nil && m.bp.nforms > 0 && m.l.Block[1] == 1 && m.l.Block[2] == 1
 }
@@ -530,12 +530,14 @@ func (m *machine) affineAccess(in *inst, act *blockMask, pc int) bool {
 	}
 	// thread t's bytes are data[off(t):], off(t) = off0 + size*(t-t0).
 	checks := m.checked(in)
+	var run Access // the Observer's Access of the run's warps so far (checkWarp)
 	if checks {
 		ok, locked := m.checkable(in, act, pc)
 		if !ok {
 			return false
 		}
 		defer m.unlockStrong(locked)
+		defer m.flushRun(&run)
 	}
 	load := in.op != opStGlobal && in.op != opStShared
 	if !load {
@@ -572,7 +574,7 @@ func (m *machine) affineAccess(in *inst, act *blockMask, pc int) bool {
 		if checks {
 			// (before the warp's bytes move: a store's check holds what a
 			// write it meets wrote, settled after the store)
-			m.checkWarp(in, w, pc, a0+uint64(in.imm)+size*uint64(32*w-t0), o)
+			m.checkWarp(&run, in, w, pc, a0+uint64(in.imm)+size*uint64(32*w-t0), o)
 		}
 		if a == allLanes {
 			switch {

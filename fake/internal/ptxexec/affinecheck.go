@@ -2,13 +2,14 @@ package ptxexec
 
 // The checks of an affine run. With an Observer (the stream checks) or
 // the in-kernel race checks on, a block program's affine ld or st
-// (affineAccess) tells them exactly what the full-warp paths would, warp
-// by warp, each before the warp's bytes move (a store that meets an
+// (affineAccess) tells them what the full-warp paths would, warp by
+// warp, each before the warp's bytes move (a store that meets an
 // unordered earlier write is settled after its own store): each full
-// warp's coalesced global access is one Access, checked against the
-// launch's other threads (observeWarp, as warpSpan does), each full
-// warp's shared load one run of the shared checks (sharedRun, as fullLoad
-// does). What those paths do lane by lane goes back to them before
+// warp's coalesced global access is checked against the launch's other
+// threads (as warpSpan does), the warps of the run told to the Observer
+// as one Access (Access.Lanes: the run's threads) where they read bytes
+// the launch had all written or none, each full warp's shared load one
+// run of the shared checks (sharedRun, as fullLoad does). What those paths do lane by lane goes back to them before
 // anything is done: a run with a partial warp, a strong access, a shared
 // store with the shared checks on (a store that meets a record it might
 // race with is stored lane by lane, see fullStore).
@@ -52,11 +53,33 @@ func (m *machine) checkable(in *inst, act *blockMask, pc int) (ok, locked bool) 
 
 // checkWarp tells the observer and the race checks of warp w's access by
 // in (at index pc-1), lane j at address addr + j*in.size (shared memory:
-// offset off + j*in.size), as warpSpan and fullLoad do.
-func (m *machine) checkWarp(in *inst, w, pc int, addr, off uint64) {
-	if in.op == opLdGlobal || in.op == opStGlobal {
-		m.observeWarp(m.tss[w], in, pc, addr)
+// offset off + j*in.size), as warpSpan and fullLoad do; a global access
+// extends run, the Access of the run's warps so far, where it can (one
+// Access for the whole warps of the run: flushRun tells it).
+func (m *machine) checkWarp(run *Access, in *inst, w, pc int, addr, off uint64) {
+	if in.op != opLdGlobal && in.op != opStGlobal {
+		m.sharedRun(m.tss[w], pc-1, in, in.op, off, uint64(in.size))
 		return
 	}
-	m.sharedRun(m.tss[w], pc-1, in, in.op, off, uint64(in.size))
+	a, mixed := m.checkWarpAccess(m.tss[w], in, pc, addr)
+	if mixed != 0 {
+		m.flushRun(run)
+		m.observeLanesOf(a, m.tss[w], mixed)
+		return
+	}
+	if run.Lanes != 0 && run.Unwritten == a.Unwritten && run.Addr+uint64(run.Size) == a.Addr {
+		run.Size += a.Size
+		run.Lanes += a.Lanes
+		return
+	}
+	m.flushRun(run)
+	*run = a
+}
+
+// flushRun tells the observer of run, if any (Lanes 0: none).
+func (m *machine) flushRun(run *Access) {
+	if run.Lanes != 0 {
+		m.obs.Global(*run)
+		run.Lanes = 0
+	}
 }
