@@ -14,19 +14,26 @@ import (
 // of its input (the source and the headers), whatever the input.
 const maxAllocRatio = 20
 
-// allocated returns the bytes f allocates in all (not only what it keeps).
-func allocated(f func()) uint64 {
-	// TotalAlloc counts the whole process: the fewest bytes of three runs
-	// leave out what other goroutines (the testing package's) allocated
-	// meanwhile; f allocates the same each time.
+// allocated returns the bytes f allocates in all (not only what it keeps),
+// per run of f, for an input of size bytes.
+func allocated(f func(), size int) uint64 {
+	// TotalAlloc counts the whole process, and counts a span a P's
+	// allocation cache takes as allocated in whole (a goroutine that moves
+	// between Ps takes more: the bytes grew with GOMAXPROCS). So a small
+	// input's f runs many times in one window, which spreads both over the
+	// runs, and the fewest bytes of three windows are taken; f allocates
+	// the same each time.
+	runs := max(1, (64<<10)/max(size, 1))
 	least := uint64(math.MaxUint64)
 	for range 3 {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		f()
+		for range runs {
+			f()
+		}
 		runtime.ReadMemStats(&after)
-		least = min(least, after.TotalAlloc-before.TotalAlloc)
+		least = min(least, (after.TotalAlloc-before.TotalAlloc)/uint64(runs))
 	}
 	return least
 }
@@ -93,8 +100,8 @@ func TestPreprocessMemoryBoundedByInput(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			u.Name = "hostile.cu"
 			var out Output
-			n := allocated(func() { out = Preprocess(u) })
 			size := inputSize(u)
+			n := allocated(func() { out = Preprocess(u) }, size)
 			assert.LessOrEqual(t, n, uint64(maxAllocRatio*size), "%d bytes allocated for %d bytes of input (%.1f×); errors: %.200q",
 				n, size, float64(n)/float64(size), out.Errors)
 			t.Logf("%.1f× (%d errors)", float64(n)/float64(size), len(out.Errors))

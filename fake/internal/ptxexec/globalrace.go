@@ -941,17 +941,26 @@ func (g *globalRaces) side(a *gacc) GlobalAccess {
 }
 
 // lockStrong takes the launch's atomics lock for thread t's strong
-// (volatile, .relaxed, .acquire, .release) global access when blocks run
-// in parallel with the global race checks on, so that its check and the
-// memory access are one step, as an atomic's are: a flag's release and
-// its acquire are then checked in the order memory saw them. It reports
-// whether it took the lock (for unlockStrong).
+// (volatile, .relaxed, .acquire, .release) global access, or its plain
+// store, when blocks run in parallel with the global race checks on, so
+// that its check and the memory access are one step, as an atomic's are:
+// a flag's release and its acquire are then checked in the order memory
+// saw them, and a plain write that meets an unordered earlier write reads
+// that write's bytes, not what the memory held before another worker
+// stored them (two writes of one value are no race). It reports whether
+// it took the lock (for unlockStrong).
 func (m *machine) lockStrong(t *thread) bool {
 	if m.gr == nil || !m.gr.g.parallel || m.atomMu == nil {
 		return false
 	}
 	pc := t.pc - 1
-	if pc < 0 || pc >= len(t.fn.sites) || t.fn.sites[pc]&(sfStrong|sfAtom) != sfStrong {
+	if pc < 0 || pc >= len(t.fn.sites) {
+		return false
+	}
+	switch f := t.fn.sites[pc] & (sfStrong | sfAtom); {
+	case f == sfStrong:
+	case f == 0 && (t.fn.code[pc].op == opStGlobal || t.fn.code[pc].op == opStGeneric):
+	default:
 		return false
 	}
 	m.atomMu.Lock()

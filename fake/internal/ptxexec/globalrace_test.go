@@ -507,3 +507,21 @@ func TestGlobalRaceMemoryBounded(t *testing.T) {
 	// 64 bytes for 128.
 	assert.Less(t, shadow, int64(18*touched), "the shadow is a small multiple of the memory touched")
 }
+
+// TestGlobalRaceSameValueWorkers: blocks on parallel workers writing one
+// value to one word are no race, whichever worker's store lands first (a
+// write's check and its store are one step: the second writer compares
+// with the first's bytes, not with what the word held before them).
+func TestGlobalRaceSameValueWorkers(t *testing.T) {
+	if goRace {
+		t.Skip("the kernel's unordered stores race in Go's memory too")
+	}
+	for i := range 600 { // (the first two stores of the word decide: one launch in ~200 failed)
+		rec, err := runGlobal(t, "90", "same_value", grLaunch{grid: 4, block: 64, workers: 4, args: args(zeroed(1))})
+		require.NoError(t, err)
+		require.Empty(t, rec.races, "run %d", i)
+	}
+	rec, err := runGlobal(t, "90", "other_value", grLaunch{grid: 64, block: 64, workers: 4, args: args(zeroed(1))})
+	require.NoError(t, err)
+	assert.NotEmpty(t, rec.races, "different values race")
+}

@@ -244,10 +244,28 @@ func (m *machine) sharedLanes(ts []thread, pc int, in *inst, ra *[warpSize]uint6
 	if len(rs.held) != 0 {
 		m.settleWrites()
 	}
-	op := sharedOpOf(ts[0].fn, in, in.op, pc)
-	size := uint64(in.size)
+	var offs [warpSize]uint64
 	for j := range ts {
-		rs.recordRun(m, op, ts[j].id, 1, ra[j]-start, size, m.shared)
+		offs[j] = ra[j] - start
+	}
+	rs.loadLanes(m, sharedOpOf(ts[0].fn, in, in.op, pc), ts[0].id, offs[:len(ts)], uint64(in.size), m.shared)
+}
+
+// loadLanes records the load op of size bytes by the lanes of one warp
+// from thread first on, thread first+j at offs[j], in order: recordRun
+// of each lane alone, but for the lanes of a broadcast (a third lane
+// or more in a row reading one word whose last write is of an earlier
+// phase): after two lanes of the warp, the word's two readers are such
+// that another lane of the warp changes neither them nor any report
+// (keepReader), so it is skipped.
+func (rs *raceState) loadLanes(to sharedReporter, op sharedOp, first int, offs []uint64, size uint64, shared []byte) {
+	for j, off := range offs {
+		if j >= 2 && off == offs[j-1] && off == offs[j-2] && size == 4 && off&3 == 0 && !op.acquires && !op.write {
+			if w := off >> 2; !rs.split[w] && rs.words[w].w.phase != rs.phase {
+				continue
+			}
+		}
+		rs.recordRun(to, op, first+j, 1, off, size, shared)
 	}
 }
 

@@ -126,13 +126,14 @@ var shadowOps = []sharedOp{
 
 // TestSharedShadowMatchesBytes runs random programs of shared accesses
 // (1 to 16 bytes, aligned or not, plain and strong, stores of the same
-// or new values, barriers, warp collectives, runs of lanes) through
+// or new values, barriers, warp collectives, runs of lanes, a warp's
+// scattered and broadcast loads) through
 // raceState and through the per-byte byteShadow, and wants the same
 // reports in the same order.
 func TestSharedShadowMatchesBytes(t *testing.T) {
 	const threads = 96
-	total, runs := 0, 0
-	defer func() { t.Logf("%d reports, %d runs of lanes in one call", total, runs) }()
+	total, runs, bcast := 0, 0, 0
+	defer func() { t.Logf("%d reports, %d runs of lanes in one call, %d lanes of warp loads", total, runs, bcast) }()
 	for seed := range uint64(400) {
 		rnd := rand.New(rand.NewPCG(seed, 30))
 		size := 64 + int(seed%4) // not always whole words
@@ -191,6 +192,30 @@ func TestSharedShadowMatchesBytes(t *testing.T) {
 					if op.write {
 						store(lo, n)
 					}
+				}
+			case r < 8:
+				// A warp's scattered load, often a broadcast (lanes in a
+				// row reading one word), as machine.sharedLanes.
+				op := shadowOps[[]int{0, 2, 7}[rnd.IntN(3)]]
+				n := []uint64{4, 4, 4, 8, 2}[rnd.IntN(5)]
+				w := rnd.IntN(threads / warpSize)
+				offs := make([]uint64, warpSize)
+				for j := range offs {
+					if j > 0 && rnd.IntN(4) != 0 {
+						offs[j] = offs[j-1] // the previous lane's word
+						continue
+					}
+					offs[j] = uint64(rnd.IntN(size/int(n))) * n
+				}
+				if len(ws.held) != 0 {
+					ws.settle(&wr, wmem)
+				}
+				bcast += len(offs)
+				ws.loadLanes(&wr, op, w*warpSize, offs, n, wmem)
+				for j, off := range offs {
+					tid := w*warpSize + j
+					bme := shadowAccess{thread: int32(tid) + 1, phase: bs.phase, wsync: bs.warpSync[w], site: op.site}
+					bs.record(&br, bme, op.write, op.acquires, off, n, bmem)
 				}
 			default:
 				op := shadowOps[rnd.IntN(len(shadowOps))]
