@@ -36,8 +36,8 @@ import (
 // as before. Faults are unchanged: an affine access that may leave its
 // allocation (or misaligns) materialises its address and takes the lane
 // path, which stops at the faulting lane. With an Observer or race
-// checks the launch keeps no forms (affOn), so every access is reported
-// as before.
+// checks on, an affine run tells them, warp by warp, what the full-warp
+// paths would (affinecheck.go), or goes back to the lanes.
 
 // affineProgram is findAffine's part of a blockProgram.
 type affineProgram struct {
