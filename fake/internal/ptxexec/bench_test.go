@@ -3,6 +3,7 @@ package ptxexec
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -30,7 +31,7 @@ func BenchmarkAxpy(b *testing.B) {
 }
 
 // BenchmarkSaxpy runs out[i] = 2*x[i] + y[i] over 4M threads of
-// non-zero data, with 1 and 2 workers (Launch.Workers): threads/s on one
+// non-zero data, with 1, 2 and all workers (benchWorkers): threads/s on one
 // core and the scaling across cores.
 func BenchmarkSaxpy(b *testing.B) {
 	p, mem := load(b, "90")
@@ -43,7 +44,7 @@ func BenchmarkSaxpy(b *testing.B) {
 	}
 	px, py, out := mem.f32s(xs), mem.f32s(ys), mem.alloc(4*n)
 	k := p.Kernels["axpy"]
-	for _, workers := range []int{1, 2} {
+	for _, workers := range benchWorkers() {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
 			l := &Launch{Grid: dim(n / 256), Block: dim(256), Params: packAxpy(k, px, py, out, n), Mem: mem, SMs: 132, Workers: workers}
 			b.ReportAllocs()
@@ -60,7 +61,7 @@ func BenchmarkSaxpy(b *testing.B) {
 
 // BenchmarkBlockSum runs the shared-memory tree reduction block_sum
 // (__syncthreads between steps, one atomicAdd per block) over 1M
-// elements, with 1 and 2 workers.
+// elements, with 1, 2 and all workers.
 func BenchmarkBlockSum(b *testing.B) {
 	p, mem := load(b, "90")
 	const n = 1 << 20
@@ -70,7 +71,7 @@ func BenchmarkBlockSum(b *testing.B) {
 	}
 	pin, total := mem.f32s(xs), mem.f32s([]float32{0})
 	k := p.Kernels["block_sum"]
-	for _, workers := range []int{1, 2} {
+	for _, workers := range benchWorkers() {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
 			l := &Launch{Grid: dim(n / 256), Block: dim(256), Params: params(b, k, pin, total, int32(n)), Mem: mem, SMs: 132, Workers: workers}
 			b.ReportAllocs()
@@ -257,14 +258,14 @@ func matmulInputs() (a, bm []float32) {
 
 // BenchmarkMatmul runs the tiled matrix product matmul (16x16 tiles in
 // shared memory, two __syncthreads per tile) of two 256x256 matrices:
-// 64Ki threads, one per element of the product, with 1 and 2 workers.
+// 64Ki threads, one per element of the product, with 1, 2 and all workers.
 func BenchmarkMatmul(b *testing.B) {
 	p, mem := load(b, "90")
 	a, bm := matmulInputs()
 	pa, pb, pc := mem.f32s(a), mem.f32s(bm), mem.alloc(4*matmulN*matmulN)
 	k := p.Kernels["matmul"]
 	const g = matmulN / 16
-	for _, workers := range []int{1, 2} {
+	for _, workers := range benchWorkers() {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
 			l := &Launch{Grid: [3]uint32{g, g, 1}, Block: [3]uint32{16, 16, 1}, Params: params(b, k, pa, pb, pc, int32(matmulN)), Mem: mem, SMs: 132, Workers: workers}
 			cpu := processCPU()
@@ -315,13 +316,13 @@ func softmaxInput() []float32 {
 
 // BenchmarkSoftmax runs softmax (a row per block of 128 threads: a
 // strided max, a shared-memory tree, a strided sum of expf, a second
-// tree, the division) over 1024 rows of 512, with 1 and 2 workers;
+// tree, the division) over 1024 rows of 512, with 1, 2 and all workers;
 // threads/s counts the rows' elements, as the Go loop does.
 func BenchmarkSoftmax(b *testing.B) {
 	p, mem := load(b, "90")
 	pin, out := mem.f32s(softmaxInput()), mem.alloc(4*softmaxRows*softmaxCols)
 	k := p.Kernels["softmax"]
-	for _, workers := range []int{1, 2} {
+	for _, workers := range benchWorkers() {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
 			l := &Launch{Grid: dim(softmaxRows), Block: dim(128), DynShared: 128 * 4, Params: params(b, k, pin, out, int32(softmaxCols)), Mem: mem, SMs: 132, Workers: workers}
 			cpu := processCPU()
@@ -357,4 +358,13 @@ func BenchmarkSoftmaxGoLoop(b *testing.B) {
 		}
 	}
 	reportThreads(b, softmaxRows*softmaxCols, cpu)
+}
+
+// benchWorkers are the Launch.Workers the benchmarks run with: 1, 2 and,
+// on a machine of more cores, all of them (the scaling across cores).
+func benchWorkers() []int {
+	if n := runtime.NumCPU(); n > 2 {
+		return []int{1, 2, n}
+	}
+	return []int{1, 2}
 }

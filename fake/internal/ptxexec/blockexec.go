@@ -69,6 +69,10 @@ func pushGroup(gs []blockGroup, pc int, mask *blockMask, nw int) []blockGroup {
 // (once per machine: their results stay in the warps' registers).
 func (m *machine) hoist(live *blockMask) {
 	code := m.k.fn.code
+	all := true // every lane of every warp
+	for w := range m.warps {
+		all = all && live[w] == allLanes
+	}
 	for pc, h := range m.bp.hoisted {
 		if !h {
 			continue
@@ -83,6 +87,9 @@ func (m *machine) hoist(live *blockMask) {
 				continue
 			}
 			m.lanesPure(S, ts, in, live[w])
+		}
+		if m.aff && m.bp.affine[pc] && m.affineStep(in, live, all, true) {
+			m.forms[m.bp.fidx[in.d]].mat = true // (the lanes hold it too)
 		}
 	}
 }
@@ -119,8 +126,18 @@ func (m *machine) runBlock() error {
 	bp := m.bp
 	if !m.hoisted {
 		m.ur = slices.Clone(m.tmpl)
+		m.aff = m.affOn()
+		if m.aff {
+			m.forms = make([]form, bp.nforms)
+		}
 		m.hoist(&live)
 		m.hoisted = true
+	}
+	aff := m.aff
+	if aff {
+		for _, i := range bp.reset {
+			m.forms[i].ok = false
+		}
 	}
 	for _, a := range m.k.fn.blockSlots {
 		m.ur[a.slot] = m.tmpl[a.special]
@@ -187,6 +204,7 @@ func (m *machine) runBlock() error {
 			// Some threads run it without the others: from here on the
 			// block's uniform values live in the warps' registers.
 			uOK = false
+			m.blockSlotLanes()
 			for _, s := range bp.scalarOnly {
 				b := broadcast(m.ur[s])
 				for w := range nw {
@@ -194,15 +212,37 @@ func (m *machine) runBlock() error {
 				}
 			}
 		}
+		if aff && bp.affine[pc-1] {
+			if m.affineStep(in, &grp, allFull, uOK) {
+				continue
+			}
+			m.dropForm(in.d) // it runs on lanes
+			if uOK {
+				m.blockSlotLanes()
+			}
+		}
 		some, whole := false, true
 		full := allFull // every lane of every warp runs in
-		if g := in.guard; g >= 0 && in.op == opBra && uOK && bp.uslot[g] {
+		if g := in.guard; g >= 0 && aff && bp.fidx[g] >= 0 && m.guardMask(g, in.flags&fGuardNeg != 0, &grp, &act) {
+			// A guard with a predicate form: a block mask, no lanes read.
+			for w := range nw {
+				some = some || act[w] != 0
+				whole = whole && act[w] == grp[w]
+			}
+			if !some {
+				continue
+			}
+			full = full && whole
+		} else if g := in.guard; g >= 0 && in.op == opBra && uOK && bp.uslot[g] {
 			// A branch on a uniform predicate: all of the group or none.
 			if (m.ur[g] != 0) == (in.flags&fGuardNeg != 0) {
 				continue
 			}
 			act = grp
 		} else if g >= 0 {
+			if aff && bp.fidx[g] >= 0 {
+				m.materialise(g)
+			}
 			neg := in.flags&fGuardNeg != 0
 			for w := range nw {
 				a := grp[w]
@@ -219,6 +259,15 @@ func (m *machine) runBlock() error {
 			full = full && whole
 		} else {
 			act = grp
+		}
+		if aff && bp.readsAff[pc-1] {
+			switch in.op {
+			case opLdGlobal, opLdParam, opLdShared, opStGlobal, opStShared:
+				if m.affineAccess(in, &act, pc) {
+					continue
+				}
+			}
+			m.operandLanes(in)
 		}
 		switch in.op {
 		case opNop:

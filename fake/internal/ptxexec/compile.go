@@ -52,6 +52,8 @@ type blockProgram struct {
 	// alone.
 	uslot, lanes []bool
 	scalarOnly   []int32
+	// affineProgram: the values affine in the thread index (affine.go).
+	affineProgram
 }
 
 // compiled holds a Kernel's block program, translated once.
@@ -139,6 +141,7 @@ func translate(f *function) *blockProgram {
 		}
 	}
 	bp.findUniform(f, writes)
+	bp.findAffine(f, writes)
 	return bp
 }
 

@@ -1317,6 +1317,9 @@ func (d *decoder) atom(s *ptx.Stmt, m mods, in *inst) error {
 	args := s.Args
 	in.d = sSink
 	if s.Op == "atom" {
+		if len(args) == 0 {
+			return d.fail("no operands")
+		}
 		var err error
 		if in.d, err = d.dst(args[0]); err != nil {
 			return err

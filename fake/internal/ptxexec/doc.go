@@ -83,7 +83,16 @@
 //     thread runs them together. The warps' registers lie side by side, so
 //     the common instructions of full warps run over all of them in one
 //     call (lanes.Warps), and a full block's coalesced ld or st is checked
-//     as one run (one span and bounds check). The warps run each instruction in turn,
+//     as one run (one span and bounds check). In a 1-D block, values
+//     affine in the thread index ((base + stride*%tid.x) & mask: the
+//     global index, byte offsets, addresses, and predicates comparing
+//     them, which hold for a range of threads) are kept as two scalars
+//     for the block and written to the lanes only where an instruction
+//     reads them there (affine.go): an ld or st of an affine address is
+//     one run from the first and last thread's address (a partial warp
+//     too), a guard on such a predicate a block mask; a value that would
+//     wrap across the sign within the block, or an address that may
+//     fault, goes to the lanes as before. The warps run each instruction in turn,
 //     so the loads that follow a barrier come before any warp's next store
 //     (what storepause.go gives the general scheduler); a fault names the
 //     first thread in this order that faults (the general scheduler's

@@ -200,6 +200,8 @@ type machine struct {
 	hoisted    bool
 	pend, wait []blockGroup
 	ur         []uint64 // the block's uniform values, by slot (blockexec.go)
+	forms      []form   // the block's affine values (affine.go), when aff
+	aff        bool
 	soas       [][]uint64
 	tss        [][]thread // each warp's registers and threads, for runBlock
 	// soaFile holds the warps' registers (warpRegs.soa) side by side in

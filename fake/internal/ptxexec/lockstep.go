@@ -1035,7 +1035,11 @@ func (m *machine) lastSpan(addr uint64) span {
 // blockLanes sets the block's own values (%ctaid, %smid and the registers
 // that alias them) in the lanes of warp w at the start of a block.
 func (m *machine) blockLanes(w *warpRegs) {
-	for _, a := range m.k.fn.blockSlots {
+	slots := m.k.fn.blockSlots
+	if m.aff {
+		slots = m.bp.laneBlock // (blockSlotLanes writes the others when needed)
+	}
+	for _, a := range slots {
 		l := lane32(w.soa, a.slot)
 		v := m.tmpl[a.special]
 		for j := range l {

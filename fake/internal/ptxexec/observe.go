@@ -57,8 +57,10 @@ type Access struct {
 	Block    [3]uint32
 	Thread   [3]uint32
 	// Lanes, when above 1, says that one Access stands for a coalesced
-	// access of that many consecutive lanes of one warp, Thread's first:
-	// each accessed Size/Lanes bytes, the next lane the next ones.
+	// access of that many consecutive threads of one block, Thread's
+	// first: each accessed Size/Lanes bytes, the next thread the next ones
+	// (the lanes of a warp, or, on a block program, the whole warps of a
+	// run of the block).
 	Lanes uint32
 	// Unwritten is set, with Launch.GlobalRaces, for a read or atomic
 	// (atom.exch aside) of bytes none of which the launch had written
@@ -113,6 +115,20 @@ func (m *machine) warpSpan(ts []thread, ra *[warpSize]uint64, imm uint64, in *in
 // warpSpan) to the Observer: one Access for them all, or one a lane
 // where only some lanes read bytes the launch had not written.
 func (m *machine) observeWarp(ts []thread, in *inst, pc int, addr uint64) {
+	a, mixed := m.checkWarpAccess(ts, in, pc, addr)
+	if mixed == 0 {
+		m.obs.Global(a)
+		return
+	}
+	m.observeLanesOf(a, ts, mixed)
+}
+
+// checkWarpAccess checks the coalesced access of warp ts's 32 lanes by in
+// (the instruction before pc) at addr with the in-kernel global checks,
+// if on, and returns its Access; mixed is 0 when every lane read bytes
+// the launch had written or none did (a.Unwritten), else the lanes that
+// read bytes it had not.
+func (m *machine) checkWarpAccess(ts []thread, in *inst, pc int, addr uint64) (a Access, mixed uint32) {
 	t := &ts[0]
 	k := Read
 	if in.op == opStGlobal {
@@ -121,10 +137,9 @@ func (m *machine) observeWarp(ts []thread, in *inst, pc int, addr uint64) {
 	s := t.fn.stmts[pc-1]
 	file, line := m.k.prog.source(s)
 	size := uint64(in.size)
-	a := Access{Addr: addr, Size: uint32(warpSize * size), Kind: k, Line: int(s.Line), Instr: t.fn.texts[pc-1], File: file, FileLine: line, Block: m.block, Thread: t.idx, Lanes: warpSize}
+	a = Access{Addr: addr, Size: uint32(warpSize * size), Kind: k, Line: int(s.Line), Instr: t.fn.texts[pc-1], File: file, FileLine: line, Block: m.block, Thread: t.idx, Lanes: warpSize}
 	if m.gr == nil {
-		m.obs.Global(a)
-		return
+		return a, 0
 	}
 	unw := m.globalWarp(ts, in, pc, addr, size)
 	if k == Write {
@@ -132,9 +147,16 @@ func (m *machine) observeWarp(ts []thread, in *inst, pc int, addr uint64) {
 	}
 	if unw == 0 || unw == allLanes {
 		a.Unwritten = unw != 0
-		m.obs.Global(a)
-		return
+		return a, 0
 	}
+	return a, unw
+}
+
+// observeLanesOf reports warp access a (of the lanes ts) as one Access a
+// lane, those of unw Unwritten.
+func (m *machine) observeLanesOf(a Access, ts []thread, unw uint32) {
+	size := uint64(a.Size / warpSize)
+	addr := a.Addr
 	a.Size, a.Lanes = uint32(size), 0
 	for j := range ts[:warpSize] {
 		a.Addr, a.Thread, a.Unwritten = addr+uint64(j)*size, ts[j].idx, unw>>j&1 != 0

@@ -1,0 +1,633 @@
+package ptxexec
+
+import (
+	"encoding/binary"
+	"math"
+	"math/bits"
+	"sort"
+
+	"github.com/nocgo/cuda/fake/internal/ptxexec/lanes"
+)
+
+// Values affine in the thread index. In a launch whose block is 1-D,
+// %tid.x is thread t's index t, and much of a kernel's integer code (the
+// global index, byte offsets, addresses) computes, for every thread,
+// (base + stride*t) & mask with base and stride the same for the whole
+// block. translate marks the instructions that keep that form
+// (findAffine): runBlock then computes base and stride once for the
+// block (affineStep) instead of 32 lanes a warp, and the consumers that
+// know the form read it as is:
+//   - ld and st of an affine address with stride == size: one coalesced
+//     run for all the block's active threads, checked from the first and
+//     last thread's address (affineAccess): no scan of the lanes'
+//     addresses, and a partial warp (a prefix, as a reduction tree's
+//     last steps have) is copied without lane-by-lane checks;
+//   - setp of two affine values: the threads whose predicate is true
+//     are one range of t (or all but one thread), a block mask from two
+//     scalars (setpMask); a guard or branch on it needs no look at lanes.
+//
+// Everything else reads the warps' registers: a slot whose form is
+// known is materialised (its lanes written, base + stride*t) the first
+// time such an instruction reads it (operandLanes). A form is kept only
+// where it is exact: mul.wide, cvt and setp of a 32-bit value check, from
+// base, stride and the block's thread count, that no thread's value
+// wraps across the sign (or zero) boundary; when it would, or a source
+// has no form for the running threads, the instruction runs on lanes
+// as before. Faults are unchanged: an affine access that may leave its
+// allocation (or misaligns) materialises its address and takes the lane
+// path, which stops at the faulting lane. With an Observer or race
+// checks on, an affine run tells them, warp by warp, what the full-warp
+// paths would (affinecheck.go), or goes back to the lanes.
+
+// affineProgram is findAffine's part of a blockProgram.
+type affineProgram struct {
+	// affine marks the instructions whose result keeps the affine form:
+	// mov, add, sub, mul.lo, mad.lo, mul.wide, mad.wide, shl (by a
+	// block-uniform amount), integer cvt, and setp (a predicate form), unguarded,
+	// their destination written by no other instruction, their sources
+	// uniform slots, %tid.x or affine results.
+	affine []bool
+	// readsAff marks the instructions that read a slot with a form (the
+	// guard included): before they read lanes, runBlock materialises it.
+	readsAff []bool
+	// fidx is each slot's index in machine.forms, or -1 (no form).
+	fidx []int32
+	// tidX marks %tid.x and the registers preloaded with it.
+	tidX []bool
+	// nforms counts the form slots; reset lists the forms written by
+	// instructions that are not hoisted (forgotten at each block start).
+	nforms int
+	reset  []int32
+	// laneBlock are the block's own slots (function.blockSlots) that
+	// some instruction reads from the warps' registers; the others
+	// (read only by uniform and affine instructions, from machine.ur)
+	// get lanes only when the block falls back (blockSlotLanes).
+	laneBlock []alias
+}
+
+// form is an affine value of a slot for the threads of dom: thread t's
+// value (base + stride*t) & mask, or, for a predicate, bit t of bits.
+// mat: the warps' registers already hold it for dom; all: dom is every
+// lane of every warp (no need to look at it).
+type form struct {
+	ok, mat, pred, all bool
+	base, stride       uint64
+	mask               uint64
+	dom, bits          blockMask
+}
+
+// findAffine sets bp.affineProgram (after findUniform: uniform slots
+// are affine sources of stride 0).
+func (bp *blockProgram) findAffine(f *function, writes []int) {
+	code := f.code
+	a := &bp.affineProgram
+	a.affine, a.readsAff = make([]bool, len(code)), make([]bool, len(code))
+	a.tidX = make([]bool, f.nslots)
+	a.tidX[sTidX] = true
+	for _, al := range f.aliases {
+		if al.special == sTidX {
+			a.tidX[al.slot] = true
+		}
+	}
+	aslot := make([]bool, f.nslots)
+	src := func(s int32) bool { return s >= 0 && int(s) < len(aslot) && (bp.uslot[s] || aslot[s] || a.tidX[s]) }
+	for changed := true; changed; {
+		changed = false
+		for i := range code {
+			in := &code[i]
+			if a.affine[i] || bp.uniform[i] || !affineOp(in) || in.guard >= 0 || in.d < nSpecial || in.d == sSink || writes[in.d] != 1 || bp.uslot[in.d] {
+				continue
+			}
+			ok := true
+			for _, s := range affineSources(in) {
+				ok = ok && (s < 0 || src(s))
+			}
+			if ok {
+				a.affine[i], aslot[in.d], changed = true, true, true
+			}
+		}
+	}
+	a.fidx = make([]int32, f.nslots)
+	for s := range a.fidx {
+		a.fidx[s] = -1
+		if aslot[s] {
+			a.fidx[s] = int32(a.nforms)
+			a.nforms++
+		}
+	}
+	readsLanes := make([]bool, f.nslots)
+	for i := range code {
+		in := &code[i]
+		if bp.uniform[i] || a.affine[i] || in.op == opBra && (in.guard < 0 || bp.uslot[in.guard]) {
+			continue
+		}
+		ops := operands(in)
+		for _, s := range append(ops[:], in.guard) {
+			if s >= 0 && int(s) < len(readsLanes) {
+				readsLanes[s] = true
+			}
+		}
+	}
+	for _, al := range f.blockSlots {
+		if readsLanes[al.slot] {
+			a.laneBlock = append(a.laneBlock, al)
+		}
+	}
+	for i := range code {
+		in := &code[i]
+		if a.affine[i] && !bp.hoisted[i] {
+			a.reset = append(a.reset, a.fidx[in.d])
+		}
+		ops := operands(in)
+		for _, s := range append(ops[:], in.guard) {
+			if s >= 0 && int(s) < len(aslot) && aslot[s] {
+				a.readsAff[i] = true
+			}
+		}
+	}
+}
+
+// affineOp reports whether in is one of the instructions an affine
+// form goes through (see affineProgram.affine).
+func affineOp(in *inst) bool {
+	switch in.op {
+	case opMov, opAddImm, opAddI, opSubI, opMulLo, opMadLo, opShl:
+		return true
+	case opMulWideS, opMulWideU, opMadWideS, opMadWideU:
+		return in.bits <= 32
+	case opSetpI:
+		return in.k2 == 0 && in.v[0] < 0 && in.bits <= 32 && in.mode <= cmpGE
+	case opCvt: // integer to integer
+		return (in.kind == kU || in.kind == kS) && (in.k2 == kU || in.k2 == kS) && in.flags == 0 && in.vec == 1
+	}
+	return false
+}
+
+// affineSources is sources without an allocation: the slots an affine
+// instruction reads, -1 after the last.
+func affineSources(in *inst) [3]int32 {
+	switch in.op {
+	case opMov, opAddImm, opCvt:
+		return [3]int32{in.a, -1, -1}
+	case opMadLo, opMadWideU, opMadWideS:
+		return [3]int32{in.a, in.b, in.c}
+	}
+	return [3]int32{in.a, in.b, -1}
+}
+
+// affOn reports whether the machine keeps affine forms: a 1-D block
+// (%tid.x is the thread's index). With an Observer or the race checks,
+// an affine run tells them what the full-warp paths would (affinecheck.go).
+func (m *machine) affOn() bool {
+	return m.bp != nil && m.bp.nforms > 0 && m.l.Block[1] == 1 && m.l.Block[2] == 1
+}
+
+// subset reports whether every thread of a is in b.
+func subset(a, b *blockMask, nw int) bool {
+	for w := range nw {
+		if a[w]&^b[w] != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// operand returns slot s as a form for the threads of act: a uniform
+// slot (stride 0, while uOK), %tid.x, or a slot whose form holds for
+// act.
+func (m *machine) operand(s int32, act *blockMask, uOK bool) (base, stride, mask uint64, ok bool) {
+	if i := m.bp.fidx[s]; i >= 0 {
+		f := &m.forms[i]
+		if !f.ok || f.pred || !f.all && !subset(act, &f.dom, len(m.warps)) {
+			return 0, 0, 0, false
+		}
+		return f.base, f.stride, f.mask, true
+	}
+	switch {
+	case m.bp.uslot[s]:
+		return m.ur[s], 0, math.MaxUint64, uOK
+	case m.bp.tidX[s]:
+		return 0, 1, math.MaxUint32, true
+	}
+	return 0, 0, 0, false
+}
+
+// exactInt returns an operand's values as the integers an instruction
+// of width w (w <= 32, signed or not) reads: thread t's is first +
+// step*t, exactly, for every thread of the block; ok false when they
+// wrap across the type's range within the block.
+func (m *machine) exactInt(base, stride, mask uint64, w uint8, signed bool) (first, step int64, ok bool) {
+	if w > 32 {
+		return 0, 0, false
+	}
+	wm := widthMask(w)
+	if stride == 0 {
+		if signed {
+			return sx(base, w), 0, true
+		}
+		return int64(base), 0, base <= wm
+	}
+	if mask != wm {
+		return 0, 0, false
+	}
+	v0 := base & wm
+	step = sx(stride&wm, w)
+	lo, hi := int64(0), int64(wm)
+	if signed {
+		first = sx(v0, w)
+		lo, hi = -int64(1)<<(w-1), int64(1)<<(w-1)-1
+	} else {
+		first = int64(v0)
+	}
+	last := first + step*int64(len(m.threads)-1)
+	return first, step, lo <= last && last <= hi
+}
+
+// affineStep computes the affine instruction in for the threads of act
+// (all that run it; all: every lane of every warp) as a form, and reports
+// whether it did; false: it changed nothing, and in runs on lanes.
+func (m *machine) affineStep(in *inst, act *blockMask, all, uOK bool) bool {
+	var nf struct {
+		base, stride, mask uint64
+		pred               bool
+	}
+	nf.mask = in.mask
+	var pbits blockMask
+	var b, s, k [3]uint64
+	for i, o := range affineSources(in) {
+		if o < 0 {
+			break
+		}
+		var ok bool
+		if b[i], s[i], k[i], ok = m.operand(o, act, uOK); !ok {
+			return false
+		}
+		if in.op != opSetpI && in.op != opMulWideS && in.op != opMulWideU && in.op != opCvt &&
+			(in.op != opMadWideS && in.op != opMadWideU || i == 2) && k[i]&in.mask != in.mask {
+			return false // a narrower source: its wrap is not the result's
+		}
+	}
+	switch in.op {
+	case opMov:
+		nf.base, nf.stride = b[0], s[0]
+	case opAddImm:
+		nf.base, nf.stride = b[0]+uint64(in.imm), s[0]
+	case opAddI:
+		nf.base, nf.stride = b[0]+b[1], s[0]+s[1]
+	case opSubI:
+		nf.base, nf.stride = b[0]-b[1], s[0]-s[1]
+	case opMulLo, opMadLo:
+		if s[0]*s[1]&in.mask != 0 {
+			return false // quadratic in t
+		}
+		nf.base, nf.stride = b[0]*b[1], s[0]*b[1]+s[1]*b[0]
+		if in.op == opMadLo {
+			nf.base, nf.stride = nf.base+b[2], nf.stride+s[2]
+		}
+	case opShl:
+		if s[1] != 0 {
+			return false
+		}
+		if sh := uint32(b[1]); sh < uint32(in.bits) {
+			nf.base, nf.stride = b[0]<<sh, s[0]<<sh
+		}
+	case opMulWideS, opMulWideU, opMadWideS, opMadWideU:
+		signed := in.op == opMulWideS || in.op == opMadWideS
+		f0, t0, ok0 := m.exactInt(b[0], s[0], k[0], in.bits, signed)
+		f1, t1, ok1 := m.exactInt(b[1], s[1], k[1], in.bits, signed)
+		if !ok0 || !ok1 || t0 != 0 && t1 != 0 {
+			return false
+		}
+		nf.base, nf.stride = uint64(f0*f1), uint64(f0*t1+t0*f1)
+		if in.op == opMadWideS || in.op == opMadWideU {
+			nf.base, nf.stride = nf.base+b[2], nf.stride+s[2]
+		}
+	case opCvt:
+		if in.bits <= in.b2 { // the low bits
+			if k[0]&in.mask != in.mask {
+				return false
+			}
+			nf.base, nf.stride = b[0], s[0]
+			break
+		}
+		f0, t0, ok := m.exactInt(b[0], s[0], k[0], in.b2, in.k2 == kS)
+		if !ok {
+			return false // the source wraps within the block: its widening is not affine
+		}
+		nf.base, nf.stride = uint64(f0), uint64(t0)
+	case opSetpI:
+		signed := in.kind == kS
+		f0, t0, ok0 := m.exactInt(b[0], s[0], k[0], in.bits, signed)
+		f1, t1, ok1 := m.exactInt(b[1], s[1], k[1], in.bits, signed)
+		if !ok0 || !ok1 {
+			return false
+		}
+		nf.pred, nf.mask = true, 1
+		pbits = m.setpMask(int(in.mode), f0-f1, t0-t1, act)
+	default:
+		return false
+	}
+	f := &m.forms[m.bp.fidx[in.d]]
+	if f.ok && !f.mat && !all && (f.all || !subset(&f.dom, act, len(m.warps))) {
+		m.materialiseFor(in.d, act) // the threads that keep the old value
+	}
+	f.ok, f.mat, f.pred, f.all = true, false, nf.pred, all
+	f.base, f.stride, f.mask = nf.base&nf.mask, nf.stride&nf.mask, nf.mask
+	if !all {
+		f.dom = *act
+	}
+	if nf.pred {
+		f.bits = pbits
+	}
+	return true
+}
+
+// setpMask returns the threads t of act for which d0 + dt*t compares
+// (mode, against 0) true: a range of t for an order, one thread or all
+// but one for equality.
+func (m *machine) setpMask(mode int, d0, dt int64, act *blockMask) blockMask {
+	n := len(m.threads)
+	p := func(t int) bool { return cmpSigned(mode, d0+dt*int64(t), 0) }
+	lo, hi, inv := 0, 0, false
+	switch {
+	case dt == 0:
+		if p(0) {
+			hi = n
+		}
+	case mode == cmpEQ || mode == cmpNE:
+		inv = mode == cmpNE
+		if -d0%dt == 0 {
+			if t := -d0 / dt; t >= 0 && t < int64(n) {
+				lo, hi = int(t), int(t)+1
+			}
+		}
+	case p(0) == p(n-1):
+		if p(0) {
+			hi = n
+		}
+	case p(0):
+		hi = sort.Search(n, func(t int) bool { return !p(t) })
+	default:
+		lo, hi = sort.Search(n, p), n
+	}
+	var out blockMask
+	for w := range len(m.warps) {
+		var r uint32
+		l, h := max(lo-32*w, 0), min(hi-32*w, 32)
+		if l < h {
+			r = uint32((uint64(1)<<h - 1) &^ (uint64(1)<<l - 1))
+		}
+		if inv {
+			r = ^r
+		}
+		out[w] = r & act[w]
+	}
+	return out
+}
+
+// materialise writes slot s's form into the warps' registers for the
+// threads of its domain.
+func (m *machine) materialise(s int32) {
+	m.materialiseFor(s, nil)
+}
+
+// materialiseFor is materialise but for the threads of but (nil: none),
+// which are about to get another value.
+func (m *machine) materialiseFor(s int32, but *blockMask) {
+	if s < 0 || int(s) >= len(m.bp.fidx) || m.bp.fidx[s] < 0 {
+		return
+	}
+	f := &m.forms[m.bp.fidx[s]]
+	if !f.ok || f.mat {
+		return
+	}
+	f.mat = true
+	for w := range m.warps {
+		a := f.dom[w]
+		if f.all {
+			a = allLanes
+		}
+		if but != nil {
+			a &^= but[w]
+		}
+		if a == 0 {
+			continue
+		}
+		r := lane32(m.soas[w], s)
+		if f.pred {
+			for ; a != 0; a &= a - 1 {
+				j := bits.TrailingZeros32(a)
+				r[j] = uint64(f.bits[w] >> j & 1)
+			}
+			continue
+		}
+		v := f.base + f.stride*uint64(32*w)
+		if a == allLanes {
+			for j := range r {
+				r[j] = (v + f.stride*uint64(j)) & f.mask
+			}
+			continue
+		}
+		for ; a != 0; a &= a - 1 {
+			j := bits.TrailingZeros32(a)
+			r[j] = (v + f.stride*uint64(j)) & f.mask
+		}
+	}
+}
+
+// blockSlotLanes writes the block's own slots that a block keeping
+// affine forms leaves out of the warps' registers (laneBlock's others)
+// into them: when an affine instruction or a uniform one runs on lanes.
+func (m *machine) blockSlotLanes() {
+	if !m.aff || len(m.bp.laneBlock) == len(m.k.fn.blockSlots) {
+		return
+	}
+	for _, a := range m.k.fn.blockSlots {
+		b := broadcast(m.ur[a.slot])
+		for w := range m.warps {
+			*lane32(m.soas[w], a.slot) = b
+		}
+	}
+}
+
+// operandLanes materialises the slots with a form that in reads (but
+// its guard: runBlock materialises it when it reads the guard's lanes).
+func (m *machine) operandLanes(in *inst) {
+	if in.op == opBra {
+		return // (it reads only its guard)
+	}
+	for _, s := range operands(in) {
+		m.materialise(s)
+	}
+}
+
+// dropForm forgets slot s's form (in runs on lanes and writes it),
+// materialising it first for the threads that keep it.
+func (m *machine) dropForm(s int32) {
+	m.materialise(s)
+	m.forms[m.bp.fidx[s]].ok = false
+}
+
+// guardMask sets act to the threads of grp that a guard g with a
+// predicate form lets run (neg: its negation), and reports whether g's
+// form holds for grp.
+func (m *machine) guardMask(g int32, neg bool, grp, act *blockMask) bool {
+	i := m.bp.fidx[g]
+	if i < 0 {
+		return false
+	}
+	f := &m.forms[i]
+	nw := len(m.warps)
+	if !f.ok || !f.pred || !f.all && !subset(grp, &f.dom, nw) {
+		return false
+	}
+	for w := range nw {
+		p := f.bits[w]
+		if neg {
+			p = ^p
+		}
+		act[w] = grp[w] & p
+	}
+	return true
+}
+
+// affineAccess runs a scalar 4- or 8-byte ld or st for the threads of
+// act when its address slot has a form of stride size for them, and all
+// their addresses lie in one known allocation (fullSpan's), aligned: the
+// first and last thread's address tell. It reports whether it did
+// (false: nothing done; the lane paths run, to the lane that faults).
+func (m *machine) affineAccess(in *inst, act *blockMask, pc int) bool {
+	if in.vec != 1 || in.size != 4 && in.size != 8 || in.v[0] == sSink {
+		return false
+	}
+	base, stride, mask, ok := m.operand(in.a, act, true)
+	size := uint64(in.size)
+	if !ok || stride != size || mask != math.MaxUint64 {
+		return false
+	}
+	nw := len(m.warps)
+	t0, t1 := -1, 0
+	for w := range nw {
+		if a := act[w]; a != 0 {
+			if t0 < 0 {
+				t0 = 32*w + bits.TrailingZeros32(a)
+			}
+			t1 = 32*w + 31 - bits.LeadingZeros32(a)
+		}
+	}
+	if t0 < 0 {
+		return true
+	}
+	a0 := base + stride*uint64(t0)
+	a1 := a0 + stride*uint64(t1-t0)
+	data, start, lim, amask, ok := m.spanAt(in, a0)
+	if !ok || a1 < a0 {
+		return false
+	}
+	off0, off1 := a0-start, a1-start
+	if off0 > off1 || off1 > lim || (a0+uint64(in.imm))&amask != 0 {
+		return false
+	}
+	// thread t's bytes are data[off(t):], off(t) = off0 + size*(t-t0).
+	checks := m.checked(in)
+	var run Access // the Observer's Access of the run's warps so far (checkWarp)
+	if checks {
+		ok, locked := m.checkable(in, act, pc)
+		if !ok {
+			return false
+		}
+		defer m.unlockStrong(locked)
+		defer m.flushRun(&run)
+	}
+	load := in.op != opStGlobal && in.op != opStShared
+	if !load {
+		m.materialise(in.v[0]) // (a no-op unless the value has a form)
+	}
+	wf := m.file.N > 0 && len(m.threads) == 32*nw && !checks
+	if wf && t0 == 0 && t1 == len(m.threads)-1 {
+		full := true
+		for w := range nw {
+			full = full && act[w] == allLanes
+		}
+		if full {
+			run := data[off0 : off0+uint64(t1+1)*size]
+			switch {
+			case load && size == 4:
+				m.file.Load32(in.v[0], run)
+			case load:
+				m.file.Load64(in.v[0], run)
+			case size == 4:
+				m.file.Store32(run, in.v[0])
+			default:
+				m.file.Store64(run, in.v[0])
+			}
+			return true
+		}
+	}
+	for w := range nw {
+		a := act[w]
+		if a == 0 {
+			continue
+		}
+		rv := lane32(m.soas[w], in.v[0])
+		o := off0 + size*uint64(32*w-t0) // lane 0's offset (it may lie below data: only set lanes are used)
+		if checks {
+			// (before the warp's bytes move: a store's check holds what a
+			// write it meets wrote, settled after the store)
+			m.checkWarp(&run, in, w, pc, a0+uint64(in.imm)+size*uint64(32*w-t0), o)
+		}
+		if a == allLanes {
+			switch {
+			case load && size == 4:
+				lanes.Load32(rv, (*[128]byte)(data[o:]))
+			case load:
+				lanes.Load64(rv, (*[256]byte)(data[o:]))
+			case size == 4:
+				lanes.Store32((*[128]byte)(data[o:]), rv)
+			default:
+				lanes.Store64((*[256]byte)(data[o:]), rv)
+			}
+			continue
+		}
+		for ; a != 0; a &= a - 1 {
+			j := bits.TrailingZeros32(a)
+			b := data[o+size*uint64(j):]
+			switch {
+			case load && size == 4:
+				rv[j] = uint64(binary.LittleEndian.Uint32(b))
+			case load:
+				rv[j] = binary.LittleEndian.Uint64(b)
+			case size == 4:
+				binary.LittleEndian.PutUint32(b, uint32(rv[j]))
+			default:
+				binary.LittleEndian.PutUint64(b, rv[j])
+			}
+		}
+	}
+	return true
+}
+
+// spanAt is fullSpan for the access of in whose first address register
+// value is a0.
+func (m *machine) spanAt(in *inst, a0 uint64) (data []byte, start, lim, amask uint64, ok bool) {
+	imm := uint64(in.imm)
+	n := uint64(in.size)
+	amask = n - 1
+	var c span
+	switch in.op {
+	case opLdParam:
+		c = span{0, m.l.Params}
+		amask = 0
+	case opLdShared, opStShared:
+		c = span{0, m.shared}
+	case opLdGlobal, opStGlobal:
+		c = m.lastSpan(a0 + imm)
+	default:
+		return nil, 0, 0, 0, false
+	}
+	size := uint64(len(c.data))
+	if size < n {
+		return nil, 0, 0, 0, false
+	}
+	return c.data, c.base - imm, size - n, amask, true
+}
