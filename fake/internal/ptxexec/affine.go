@@ -571,10 +571,10 @@ func (m *machine) affineAccess(in *inst, act *blockMask, pc int) bool {
 		}
 		rv := lane32(m.soas[w], in.v[0])
 		o := off0 + size*uint64(32*w-t0) // lane 0's offset (it may lie below data: only set lanes are used)
-		if checks {
-			// (before the warp's bytes move: a store's check holds what a
-			// write it meets wrote, settled after the store)
-			m.checkWarp(&run, in, w, pc, a0+uint64(in.imm)+size*uint64(32*w-t0), o)
+		// (the checks before the warp's bytes move: a store's check holds
+		// what a write it meets wrote, settled after the store)
+		if checks && m.checkWarp(&run, in, w, a, pc, a0+uint64(in.imm)+size*uint64(32*w-t0), o, data) {
+			continue // stored lane by lane
 		}
 		if a == allLanes {
 			switch {

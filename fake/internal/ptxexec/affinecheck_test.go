@@ -117,6 +117,9 @@ func TestChecksMatchScheduler(t *testing.T) {
 		{far, "far_write", 16, 256, true, func(m *testMem) []any { return []any{m.i32s(make([]int32, 16*256)), uint32(0), uint32(12*256 + 5)} }},
 		{shared, "neighbour_nosync", 2, 128, true, func(m *testMem) []any { return []any{m.alloc(4 * 128)} }},
 		{shared, "neighbour_sync", 2, 128, false, func(m *testMem) []any { return []any{m.alloc(4 * 128)} }},
+		// A shared store that meets another thread's read: checked and
+		// stored lane by lane.
+		{shared, "shift_shared", 2, 256, true, func(m *testMem) []any { return []any{m.alloc(4 * 256)} }},
 	}
 	for _, c := range cases {
 		for _, workers := range []int{1, 2} {

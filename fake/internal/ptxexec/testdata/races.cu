@@ -81,3 +81,19 @@ extern "C" __global__ void spin_lock(int *lock, int *count)
     __threadfence();
     atomicExch(lock, 0);
 }
+
+// shift_shared: each thread reads its right neighbour's slot, then
+// overwrites its own with no barrier between: thread t's write races
+// with thread t-1's read of s[t] (a store that meets a read).
+extern "C" __global__ void shift_shared(int *out)
+{
+    __shared__ int s[1025];
+    int t = threadIdx.x;
+    s[t] = t;
+    if (t == 0) s[blockDim.x] = 0;
+    __syncthreads();
+    int v = s[t + 1];
+    s[t] = v;
+    __syncthreads();
+    out[t] = s[t];
+}
