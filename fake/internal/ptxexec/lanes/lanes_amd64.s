@@ -6,7 +6,11 @@
 // Each reads and writes exactly the 32 uint64 (256 bytes) of each
 // register argument, 8 bytes per lane, four lanes to a Y register, and
 // ends with VZEROUPPER. Register use: DI d, SI x, DX y, R8 z or p, CX
-// the byte offset, Y12..Y15 constants.
+// the byte offset, Y12..Y15 constants. Only VEX instructions touch the
+// X and Y registers (VMOVQ, not MOVQ, from a general register): a legacy
+// SSE instruction after a 256-bit one, with the upper halves dirty, costs
+// Intel cores a state transition each time (matmul ran 7x slower on the
+// H200 machine's Xeon for two such MOVQs; TestOnlyVEX).
 
 // NEXTWARP ends a function run over R9 warps (n >= 1), R10 bytes apart
 // (stride): the pointers move on to the next warp's registers and the
@@ -219,7 +223,7 @@ TEXT ·ltU64AVX2(SB), NOSPLIT, $0-48
 	MOVQ n+32(FP), R9
 	MOVQ stride+40(FP), R10
 	MOVQ $0x8000000000000000, AX
-	MOVQ AX, X13
+	VMOVQ AX, X13
 	VPBROADCASTQ X13, Y13
 	MOVQ d+0(FP), DI
 	MOVQ x+8(FP), SI
@@ -287,7 +291,7 @@ GLOBL lows<>(SB), RODATA|NOPTR, $32
 #define F32SETUP \
 	VMOVDQU lows<>(SB), Y15 \
 	MOVL $0x7fffffff, AX \
-	MOVQ AX, X14 \
+	VMOVQ AX, X14 \
 	VPBROADCASTD X14, X14
 
 // After OP the result is in X0: canonical NaNs, widen, store.
@@ -380,21 +384,21 @@ TEXT ·checkAVX2(SB), NOSPLIT, $0-50
 	MOVQ step+40(FP), AX
 	// Y7: the sign bit, for unsigned comparisons; Y9: lim with it flipped.
 	MOVQ $0x8000000000000000, BX
-	MOVQ BX, X7
+	VMOVQ BX, X7
 	VPBROADCASTQ X7, Y7
 	VPXOR Y7, Y9, Y9
 	// Y12: the consecutive addresses of lanes 0..3; Y13: 4*step.
 	MOVQ (SI), BX
-	MOVQ BX, X0
+	VMOVQ BX, X0
 	LEAQ (BX)(AX*1), R9
 	VPINSRQ $1, R9, X0, X0
 	LEAQ (BX)(AX*2), R10
-	MOVQ R10, X1
+	VMOVQ R10, X1
 	LEAQ (R10)(AX*1), R11
 	VPINSRQ $1, R11, X1, X1
 	VINSERTI128 $1, X1, Y0, Y12
 	SHLQ $2, AX
-	MOVQ AX, X13
+	VMOVQ AX, X13
 	VPBROADCASTQ X13, Y13
 	VPXOR Y4, Y4, Y4 // addresses off the consecutive ones
 	VPXOR Y5, Y5, Y5 // lanes out of the span
@@ -491,16 +495,16 @@ TEXT ·consecutiveAVX2(SB), NOSPLIT, $0-33
 	MOVQ a+0(FP), SI
 	MOVQ step+8(FP), AX
 	MOVQ (SI), BX
-	MOVQ BX, X0
+	VMOVQ BX, X0
 	LEAQ (BX)(AX*1), R9
 	VPINSRQ $1, R9, X0, X0
 	LEAQ (BX)(AX*2), R10
-	MOVQ R10, X1
+	VMOVQ R10, X1
 	LEAQ (R10)(AX*1), R11
 	VPINSRQ $1, R11, X1, X1
 	VINSERTI128 $1, X1, Y0, Y12
 	SHLQ $2, AX
-	MOVQ AX, X13
+	VMOVQ AX, X13
 	VPBROADCASTQ X13, Y13
 	VPXOR Y4, Y4, Y4
 consecwarp: // Y12 goes on from one warp's lane 31 to the next one's lane 0
