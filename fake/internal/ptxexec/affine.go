@@ -606,28 +606,3 @@ func (m *machine) affineAccess(in *inst, act *blockMask, pc int) bool {
 	}
 	return true
 }
-
-// spanAt is fullSpan for the access of in whose first address register
-// value is a0.
-func (m *machine) spanAt(in *inst, a0 uint64) (data []byte, start, lim, amask uint64, ok bool) {
-	imm := uint64(in.imm)
-	n := uint64(in.size)
-	amask = n - 1
-	var c span
-	switch in.op {
-	case opLdParam:
-		c = span{0, m.l.Params}
-		amask = 0
-	case opLdShared, opStShared:
-		c = span{0, m.shared}
-	case opLdGlobal, opStGlobal:
-		c = m.lastSpan(a0 + imm)
-	default:
-		return nil, 0, 0, 0, false
-	}
-	size := uint64(len(c.data))
-	if size < n {
-		return nil, 0, 0, 0, false
-	}
-	return c.data, c.base - imm, size - n, amask, true
-}

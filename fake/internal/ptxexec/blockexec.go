@@ -383,17 +383,8 @@ func (m *machine) runBlock() error {
 				if a == allLanes && runFull(S, in) || m.lanesPure(S, ts, in, a) {
 					continue
 				}
-				for ; a != 0; a &= a - 1 {
-					j := bits.TrailingZeros32(a)
-					t := &ts[j]
-					t.pc = pc
-					r := t.pool[0]
-					gather(S, r, in, j)
-					ok := m.slow(t, in, r)
-					scatter(S, r, in, j)
-					if !ok {
-						return m.fault
-					}
+				if !m.slowLanes(S, ts, in, a, pc) {
+					return m.fault
 				}
 			}
 		}
@@ -417,11 +408,12 @@ func (m *machine) barrierDone() {
 // their addresses are one coalesced run (lanes.Warps.Consecutive) inside
 // fullSpan's span, aligned: warp w's lanes are run[32*w*in.size:]. One
 // span and bounds check for the block instead of one a warp; ok false
-// (nothing done) otherwise, and the warps go one by one as fullLoad and
-// fullStore do, to the lane that faults.
+// (nothing done) otherwise, or with an Observer or the shared checks on,
+// and the warps go one by one as fullLoad and fullStore do, to the lane
+// that faults.
 func (m *machine) blockRun(in *inst) (run []byte, ok bool) {
 	if in.size != 4 && in.size != 8 || m.obs != nil || m.races != nil {
-		return nil, false // (a block program runs with neither)
+		return nil, false // (the warps go one by one, telling them)
 	}
 	data, start, lim, amask, ok := m.fullSpan(m.soas[0], in)
 	if !ok || !m.file.Consecutive(in.a, uint64(in.size)) {

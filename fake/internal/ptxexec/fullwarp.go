@@ -240,9 +240,16 @@ func fullSetpI(rd, rx, ry *[warpSize]uint64, in *inst) bool {
 // of these bits set is misaligned). ok is false otherwise; the lanes then
 // go one by one.
 func (m *machine) fullSpan(S []uint64, in *inst) (data []byte, start, lim, amask uint64, ok bool) {
-	if in.vec != 1 {
+	if in.vec != 1 || m.gr != nil && (in.op == opLdGlobal || in.op == opStGlobal) {
 		return nil, 0, 0, 0, false
 	}
+	return m.spanAt(in, S[int(in.a)*warpSize])
+}
+
+// spanAt is fullSpan for the access of in whose first lane's address
+// register holds a0: the span of ld.param, shared memory, or the cached
+// global allocation of a0's address.
+func (m *machine) spanAt(in *inst, a0 uint64) (data []byte, start, lim, amask uint64, ok bool) {
 	imm := uint64(in.imm)
 	n := uint64(in.size)
 	amask = n - 1
@@ -250,14 +257,11 @@ func (m *machine) fullSpan(S []uint64, in *inst) (data []byte, start, lim, amask
 	switch in.op {
 	case opLdParam:
 		c = span{0, m.l.Params}
-		amask = 0 // parameters are read unaligned, as lane by lane
+		amask = 0
 	case opLdShared, opStShared:
 		c = span{0, m.shared}
 	case opLdGlobal, opStGlobal:
-		if m.gr != nil {
-			return nil, 0, 0, 0, false
-		}
-		c = m.lastSpan(S[int(in.a)*warpSize] + imm)
+		c = m.lastSpan(a0 + imm)
 	default:
 		return nil, 0, 0, 0, false
 	}

@@ -418,20 +418,8 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 				leave(pc - 1)
 				return true
 			default:
-				if m.lanesPure(S, ts, in, act) {
-					continue
-				}
-				for a := act; a != 0; a &= a - 1 {
-					j := bits.TrailingZeros32(a)
-					t := &ts[j]
-					t.pc = pc
-					r := t.pool[0]
-					gather(S, r, in, j)
-					ok := m.slow(t, in, r)
-					scatter(S, r, in, j)
-					if !ok {
-						return false
-					}
+				if !m.lanesPure(S, ts, in, act) && !m.slowLanes(S, ts, in, act, pc) {
+					return false
 				}
 			}
 		}
@@ -626,32 +614,15 @@ func (m *machine) lanesPure(S []uint64, ts []thread, in *inst, act uint32) bool 
 			j := bits.TrailingZeros32(a) & 31
 			rd[j] = u32f(m.f32Result(in, fpu.FmaF32(m.in32(in, rx[j]), m.in32(in, ry[j]), m.in32(in, rz[j]), rnd)))
 		}
-	case opAddF64:
+	case opAddF64, opSubF64, opMulF64:
 		rd := lane32(S, in.d)
 		rx := lane32(S, in.a)
 		ry := lane32(S, in.b)
 		rnd := fpu.Rounding(in.mode)
+		op := binaryF64[in.op]
 		for a := act; a != 0; a &= a - 1 {
 			j := bits.TrailingZeros32(a) & 31
-			rd[j] = u64f(fpu.AddF64(f64(rx[j]), f64(ry[j]), rnd))
-		}
-	case opSubF64:
-		rd := lane32(S, in.d)
-		rx := lane32(S, in.a)
-		ry := lane32(S, in.b)
-		rnd := fpu.Rounding(in.mode)
-		for a := act; a != 0; a &= a - 1 {
-			j := bits.TrailingZeros32(a) & 31
-			rd[j] = u64f(fpu.SubF64(f64(rx[j]), f64(ry[j]), rnd))
-		}
-	case opMulF64:
-		rd := lane32(S, in.d)
-		rx := lane32(S, in.a)
-		ry := lane32(S, in.b)
-		rnd := fpu.Rounding(in.mode)
-		for a := act; a != 0; a &= a - 1 {
-			j := bits.TrailingZeros32(a) & 31
-			rd[j] = u64f(fpu.MulF64(f64(rx[j]), f64(ry[j]), rnd))
+			rd[j] = u64f(op(f64(rx[j]), f64(ry[j]), rnd))
 		}
 	case opFmaF64:
 		rd := lane32(S, in.d)
@@ -743,10 +714,36 @@ func srcSlot(s int32) int32 {
 	return s
 }
 
+// slowLanes runs in, whose next instruction is pc, for the lanes act of
+// the warp whose registers are S and threads ts, one by one on each
+// thread's scalar registers (gather, slow, scatter). It reports false
+// after a fault.
+func (m *machine) slowLanes(S []uint64, ts []thread, in *inst, act uint32, pc int) bool {
+	for a := act; a != 0; a &= a - 1 {
+		j := bits.TrailingZeros32(a)
+		t := &ts[j]
+		t.pc = pc
+		r := t.pool[0]
+		gather(S, r, in, j)
+		ok := m.slow(t, in, r)
+		scatter(S, r, in, j)
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
 // binaryF32 are the float32 operations of opAddF32, opSubF32 and
 // opMulF32.
 var binaryF32 = [...]func(a, b float32, r fpu.Rounding) float32{
 	opAddF32: fpu.AddF32, opSubF32: fpu.SubF32, opMulF32: fpu.MulF32,
+}
+
+// binaryF64 are the float64 operations of opAddF64, opSubF64 and
+// opMulF64, by op.
+var binaryF64 = [...]func(a, b float64, r fpu.Rounding) float64{
+	opAddF64: fpu.AddF64, opSubF64: fpu.SubF64, opMulF64: fpu.MulF64,
 }
 
 // lowestGroup returns the running lanes of ts with the lowest pc (grp,
