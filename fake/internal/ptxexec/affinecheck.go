@@ -34,8 +34,7 @@ func (m *machine) checked(in *inst) bool {
 // access every warp with threads in act is full and all in, for a shared
 // one each warp's threads in act are consecutive lanes; and the access
 // is not strong. False: nothing was done. locked: it holds the launch's
-// atomics lock (a global store with parallel workers, as observedFull),
-// for unlockStrong after the stores.
+// atomics lock (lockStore), for unlockStrong after the stores.
 func (m *machine) checkable(in *inst, act *blockMask, pc int) (ok, locked bool) {
 	global := in.op == opLdGlobal || in.op == opStGlobal
 	for w, a := range act[:len(m.warps)] {
@@ -50,11 +49,7 @@ func (m *machine) checkable(in *inst, act *blockMask, pc int) (ok, locked bool) 
 	if m.tss[0][0].fn.sites[pc-1]&sfStrong != 0 {
 		return false, false
 	}
-	if in.op == opStGlobal && m.gr != nil && m.gr.g.parallel && m.atomMu != nil {
-		m.atomMu.Lock()
-		locked = true
-	}
-	return true, locked
+	return true, m.lockStore(in)
 }
 
 // checkWarp tells the observer and the race checks of warp w's access by

@@ -967,6 +967,17 @@ func (m *machine) lockStrong(t *thread) bool {
 	return true
 }
 
+// lockStore takes the launch's atomics lock, as lockStrong does for a
+// thread's plain store, for a warp's coalesced plain global store by in
+// (its check and the store in one step), and reports whether it did.
+func (m *machine) lockStore(in *inst) bool {
+	if in.op != opStGlobal || m.gr == nil || !m.gr.g.parallel || m.atomMu == nil {
+		return false
+	}
+	m.atomMu.Lock()
+	return true
+}
+
 // unlockStrong releases what lockStrong took.
 func (m *machine) unlockStrong(locked bool) {
 	if locked {

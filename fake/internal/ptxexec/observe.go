@@ -172,11 +172,7 @@ func (m *machine) observedFull(ts []thread, S []uint64, in *inst, pc int) bool {
 	if m.obs == nil || in.op != opLdGlobal && in.op != opStGlobal {
 		return false
 	}
-	if in.op == opStGlobal && m.gr != nil && m.gr.g.parallel && m.atomMu != nil {
-		// The check and the store in one step (see lockStrong).
-		m.atomMu.Lock()
-		defer m.atomMu.Unlock()
-	}
+	defer m.unlockStrong(m.lockStore(in))
 	b := m.warpSpan(ts, lane32(S, in.a), uint64(in.imm), in, pc)
 	if b == nil {
 		return false
