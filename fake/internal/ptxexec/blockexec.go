@@ -2,7 +2,6 @@ package ptxexec
 
 import (
 	"math"
-	"math/bits"
 	"slices"
 
 	"github.com/nocgo/cuda/fake/internal/fpu"
@@ -272,14 +271,8 @@ func (m *machine) runBlock() error {
 		switch in.op {
 		case opNop:
 		case opFence:
-			if m.gr != nil {
-				for w := range nw {
-					for a := act[w]; a != 0; a &= a - 1 {
-						t := &tss[w][bits.TrailingZeros32(a)]
-						t.pc = pc
-						m.raceFence(t)
-					}
-				}
+			for w := range nw {
+				m.fenceLanes(tss[w], act[w], pc)
 			}
 		case opBra:
 			target := int(in.imm)

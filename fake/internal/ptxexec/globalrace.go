@@ -1,6 +1,7 @@
 package ptxexec
 
 import (
+	"math/bits"
 	"sync"
 
 	"github.com/nocgo/cuda/internal/ptx"
@@ -522,6 +523,19 @@ func (br *blockRaces) start(b uint32) {
 		clear(br.wclk)
 		clear(br.tclk)
 		br.acquired = false
+	}
+}
+
+// fenceLanes runs the fence before pc for the lanes act of the warp
+// whose threads are ts (with the global checks on: raceFence each).
+func (m *machine) fenceLanes(ts []thread, act uint32, pc int) {
+	if m.gr == nil {
+		return
+	}
+	for a := act; a != 0; a &= a - 1 {
+		t := &ts[bits.TrailingZeros32(a)&31]
+		t.pc = pc
+		m.raceFence(t)
 	}
 }
 

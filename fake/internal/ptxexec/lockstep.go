@@ -278,13 +278,7 @@ func (m *machine) runLockstep(w *warpRegs, ts []thread) (needRun bool) {
 			switch in.op {
 			case opNop:
 			case opFence:
-				if m.gr != nil {
-					for a := act; a != 0; a &= a - 1 {
-						t := &ts[bits.TrailingZeros32(a)&31]
-						t.pc = pc
-						m.raceFence(t)
-					}
-				}
+				m.fenceLanes(ts, act, pc)
 			case opLdGlobal, opLdParam, opLdShared, opLdLocal, opLdGeneric:
 				if !m.loadLanes(ts, S, act, in, pc) {
 					return false
