@@ -404,7 +404,7 @@ func (m *machine) startBlock() {
 		m.warps[w].atBarrier, m.warps[w].resume = false, false
 	}
 	if m.races != nil {
-		m.races.phase++
+		m.races.startBlock()
 	}
 	if m.gr != nil {
 		m.gr.start(uint32(linear(m.block, m.l.Grid)))

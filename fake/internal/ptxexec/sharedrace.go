@@ -115,6 +115,7 @@ type raceState struct {
 	words    []shadowByte // per 4-byte word not split
 	bytes    []shadowByte // per byte, for the split words; nil until one splits
 	split    []bool       // per word: its records are its four in bytes
+	segs     []sseg       // per sharedSegWords words: their record while they have none of their own (sharedsegs.go)
 	phase    uint32       // bumped at each block start and completed barrier
 	warpSync []uint32     // per warp: collectives completed
 	seen     map[[2]uint32]bool
@@ -151,7 +152,9 @@ func newRaceState(l *Launch, sharedBytes, threads int) *raceState {
 // sharedBytes of shared memory, reporting to o.
 func newShadow(o SharedRaceObserver, sharedBytes, threads int) *raceState {
 	words := (sharedBytes + 3) / 4
+	segs := (words + sharedSegWords - 1) / sharedSegWords
 	return &raceState{obs: o, words: make([]shadowByte, words), split: make([]bool, words),
+		segs:     make([]sseg, segs),
 		warpSync: make([]uint32, (threads+warpSize-1)/warpSize), seen: map[[2]uint32]bool{}}
 }
 
@@ -226,11 +229,72 @@ func (m *machine) sharedRun(ts []thread, pc int, in *inst, space uint8, off, siz
 	if len(ts) == 0 || off+size*uint64(len(ts)) > uint64(len(m.shared)) {
 		return true
 	}
-	op := sharedOpOf(ts[0].fn, in, space, pc)
-	if op.write && !rs.quietRun(ts[0].id, len(ts), off, size) {
+	return rs.run(m, sharedOpOf(ts[0].fn, in, space, pc), ts[0].id, len(ts), off, size, m.shared)
+}
+
+// run checks and records access op by the lanes threads from thread
+// first on, thread first+j touching the size bytes at off + j*size, in
+// order, for sharedRun: false, having recorded nothing, for a store that
+// meets a record it might race with (quietRun).
+func (rs *raceState) run(to sharedReporter, op sharedOp, first, lanes int, off, size uint64, shared []byte) bool {
+	if rs.quietSegs(op, first, lanes, off, size) {
+		return true
+	}
+	rs.materialise(off>>2, (off+uint64(lanes)*size+3)>>2)
+	if rs.quietWords(op, first, lanes, off, size) {
+		return true
+	}
+	if op.write && !rs.quietRun(first, lanes, off, size) {
 		return false
 	}
-	rs.recordRun(m, op, ts[0].id, len(ts), off, size, m.shared)
+	rs.recordWords(to, op, first, lanes, off, size, shared)
+	return true
+}
+
+// quietWords is recordRun's common case in one tight pass: a run of
+// whole aligned words (size a multiple of 4, no acquire) whose every word
+// is kept whole and quiet for its lane (shadowByte.quiet) is recorded as
+// update records it, the lanes' accesses built once. It reports whether
+// it applied; false: it stopped at the first word that is not, having
+// recorded only quiet words before it, as recordRun would: the records
+// of a quiet word are then its lane's own, so recording that lane again
+// (recordRun, or the lane-by-lane path of a store) finds it quiet and
+// changes nothing.
+func (rs *raceState) quietWords(op sharedOp, first, lanes int, off, size uint64) bool {
+	if off&3 != 0 || size&3 != 0 || size == 0 || op.acquires || lanes <= 0 {
+		return false
+	}
+	k, w0 := int(size>>2), int(off>>2)
+	n := lanes * k
+	if w0+n > len(rs.words) {
+		return false
+	}
+	words, split := rs.words[w0:w0+n], rs.split[w0:w0+n]
+	me := shadowAccess{phase: rs.phase, site: op.site}
+	ph := me.phase
+	i := 0
+	for j := range lanes {
+		tid := first + j
+		if j == 0 || tid%warpSize == 0 {
+			me.wsync = rs.warpSync[tid/warpSize]
+		}
+		t := int32(tid) + 1
+		me.thread = t
+		for range k {
+			sh := &words[i]
+			if split[i] || sh.w.phase == ph && sh.w.thread != t ||
+				sh.r1.phase == ph && sh.r1.thread != t || sh.r2.phase == ph && sh.r2.thread != t {
+				return false
+			}
+			switch {
+			case op.write:
+				sh.w = me
+			case sh.r1.phase != ph:
+				sh.r1, sh.r2 = me, shadowAccess{}
+			}
+			i++
+		}
+	}
 	return true
 }
 
@@ -260,12 +324,17 @@ func (m *machine) sharedLanes(ts []thread, pc int, in *inst, ra *[warpSize]uint6
 // (keepReader), so it is skipped.
 func (rs *raceState) loadLanes(to sharedReporter, op sharedOp, first int, offs []uint64, size uint64, shared []byte) {
 	for j, off := range offs {
-		if j >= 2 && off == offs[j-1] && off == offs[j-2] && size == 4 && off&3 == 0 && !op.acquires && !op.write {
+		switch {
+		case j == 0 || off != offs[j-1]:
+			if !rs.materialised(off>>2, (off+size+3)>>2) {
+				rs.materialiseSegs(off>>2, (off+size+3)>>2)
+			}
+		case j >= 2 && off == offs[j-2] && size == 4 && off&3 == 0 && !op.acquires && !op.write:
 			if w := off >> 2; !rs.split[w] && rs.words[w].w.phase != rs.phase {
 				continue
 			}
 		}
-		rs.recordRun(to, op, first+j, 1, off, size, shared)
+		rs.recordWords(to, op, first+j, 1, off, size, shared)
 	}
 }
 
@@ -278,6 +347,7 @@ func (rs *raceState) quietRun(first, lanes int, off, size uint64) bool {
 		return false
 	}
 	w := off >> 2
+	rs.materialise(w, w+uint64(lanes)*(size>>2))
 	for j := range lanes {
 		me := shadowAccess{thread: int32(first+j) + 1, phase: rs.phase}
 		for range size >> 2 {
@@ -293,6 +363,13 @@ func (rs *raceState) quietRun(first, lanes int, off, size uint64) bool {
 // recordRun records access op by the lanes threads from thread first
 // on, thread first+j touching the size bytes at off + j*size, in order.
 func (rs *raceState) recordRun(to sharedReporter, op sharedOp, first, lanes int, off, size uint64, shared []byte) {
+	rs.materialise(off>>2, (off+uint64(lanes)*size+3)>>2)
+	rs.recordWords(to, op, first, lanes, off, size, shared)
+}
+
+// recordWords is recordRun of words that have records of their own
+// (materialise).
+func (rs *raceState) recordWords(to sharedReporter, op sharedOp, first, lanes int, off, size uint64, shared []byte) {
 	if size == 4 && off&3 == 0 && !op.acquires {
 		// A word a lane: what record does when the word's history is
 		// quiet, without the call.
@@ -340,6 +417,7 @@ func (rs *raceState) record(to sharedReporter, me shadowAccess, write, acquires 
 	if off+n > uint64(len(shared)) {
 		return
 	}
+	rs.materialise(off>>2, (off+n+3)>>2)
 	c := recording{to: to, me: me, write: write, acquires: acquires, end: off + n, shared: shared, held: -1}
 	for b := off; b < c.end; {
 		w := b >> 2

@@ -3,6 +3,7 @@ package ptxexec
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -132,11 +133,16 @@ var shadowOps = []sharedOp{
 // reports in the same order.
 func TestSharedShadowMatchesBytes(t *testing.T) {
 	const threads = 96
-	total, runs, bcast := 0, 0, 0
-	defer func() { t.Logf("%d reports, %d runs of lanes in one call, %d lanes of warp loads", total, runs, bcast) }()
+	total, runs, segs, bcast := 0, 0, 0, 0
+	defer func() {
+		t.Logf("%d reports, %d runs of lanes in one call (%d by whole segments), %d lanes of warp loads", total, runs, segs, bcast)
+	}()
 	for seed := range uint64(400) {
 		rnd := rand.New(rand.NewPCG(seed, 30))
 		size := 64 + int(seed%4) // not always whole words
+		if seed%2 == 1 {
+			size += 192 // four segments
+		}
 		ws := newShadow(nil, size, threads)
 		bs := &byteShadow{shadow: make([]shadowByte, size), warpSync: make([]uint32, threads/warpSize)}
 		var wr, br shadowReports
@@ -156,6 +162,13 @@ func TestSharedShadowMatchesBytes(t *testing.T) {
 			case r == 0:
 				ws.phase++
 				bs.phase++
+			case r == 2:
+				// A new block: none of the old block's records count.
+				ws.settle(&wr, wmem)
+				bs.settle(&br, bmem)
+				ws.startBlock()
+				bs.phase++
+				clear(bs.shadow)
 			case r == 1:
 				w := rnd.IntN(threads / warpSize)
 				ws.warpSync[w]++
@@ -167,6 +180,13 @@ func TestSharedShadowMatchesBytes(t *testing.T) {
 				lanes := 1 + rnd.IntN(8)
 				first := rnd.IntN(threads/warpSize)*warpSize + rnd.IntN(warpSize-lanes+1)
 				off := uint64(rnd.IntN(size/int(n))) * n
+				if n >= 4 && rnd.IntN(2) == 0 {
+					// Whole segments (sharedSegWords words), as a warp's
+					// or a half-warp's run of floats: quietSegs's case.
+					lanes = sharedSegWords * 4 / int(n) * (1 + rnd.IntN(2))
+					first = rnd.IntN(threads/warpSize)*warpSize + rnd.IntN(warpSize-lanes+1)
+					off = uint64(rnd.IntN(size/(4*sharedSegWords))) * 4 * sharedSegWords
+				}
 				if off+n*uint64(lanes) > uint64(size) {
 					continue
 				}
@@ -175,10 +195,16 @@ func TestSharedShadowMatchesBytes(t *testing.T) {
 				if len(ws.held) != 0 {
 					ws.settle(&wr, wmem)
 				}
-				whole := !op.write || ws.quietRun(first, lanes, off, n)
+				before := slices.Clone(ws.segs)
+				whole := ws.run(&wr, op, first, lanes, off, n, wmem)
 				if whole {
 					runs++
-					ws.recordRun(&wr, op, first, lanes, off, n, wmem)
+					for i := range before {
+						if !before[i].mat && !ws.segs[i].mat && ws.segs[i] != before[i] {
+							segs++ // recorded by quietSegs
+							break
+						}
+					}
 				}
 				for j := range lanes {
 					lo := off + uint64(j)*n
