@@ -530,14 +530,18 @@ func (m *machine) affineAccess(in *inst, act *blockMask, pc int) bool {
 	}
 	// thread t's bytes are data[off(t):], off(t) = off0 + size*(t-t0).
 	checks := m.checked(in)
-	var run Access // the Observer's Access of the run's warps so far (checkWarp)
 	if checks {
 		ok, locked := m.checkable(in, act, pc)
 		if !ok {
 			return false
 		}
 		defer m.unlockStrong(locked)
-		defer m.flushRun(&run)
+		if in.op == opLdGlobal || in.op == opStGlobal {
+			// Told and checked for the whole run before its bytes
+			// move (checkGlobalRun): the bytes then move as unchecked.
+			m.checkGlobalRun(in, act, pc, a0+uint64(in.imm)-size*uint64(t0))
+			checks = false
+		}
 	}
 	load := in.op != opStGlobal && in.op != opStShared
 	if !load {
@@ -573,7 +577,7 @@ func (m *machine) affineAccess(in *inst, act *blockMask, pc int) bool {
 		o := off0 + size*uint64(32*w-t0) // lane 0's offset (it may lie below data: only set lanes are used)
 		// (the checks before the warp's bytes move: a store's check holds
 		// what a write it meets wrote, settled after the store)
-		if checks && m.checkWarp(&run, in, w, a, pc, a0+uint64(in.imm)+size*uint64(32*w-t0), o, data) {
+		if checks && m.checkShared(in, w, a, pc, o, data) {
 			continue // stored lane by lane
 		}
 		if a == allLanes {

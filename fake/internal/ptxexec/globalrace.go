@@ -338,8 +338,7 @@ func (g *globalRaces) full(seg *gseg) *[segWords]gword {
 // segment records by program order alone (the same lanes, or nothing
 // yet), the access releases nothing, and nothing acquires.
 func (seg *gseg) warp(me *gacc, per uint8, releases bool) (done, written bool) {
-	if seg.words != 0 || seg.w.tid != 0 && (seg.w.tid != me.tid || seg.wPer != per) ||
-		seg.r.tid != 0 && (seg.r.tid != me.tid || seg.rPer != per) {
+	if !seg.takes(me.tid, per) {
 		return false, false
 	}
 	written = seg.w.tid != 0
@@ -352,6 +351,15 @@ func (seg *gseg) warp(me *gacc, per uint8, releases bool) (done, written bool) {
 	}
 	seg.w, seg.wPer, seg.r = *me, per, gacc{}
 	return true, written
+}
+
+// takes reports whether a warp's access from thread tid on, per words a
+// lane, is ordered after what seg records by program order alone (the
+// same lanes, or nothing yet), so that warp can record it for a read,
+// or for a write that releases nothing.
+func (seg *gseg) takes(tid uint32, per uint8) bool {
+	return seg.words == 0 && (seg.w.tid == 0 || seg.w.tid == tid && seg.wPer == per) &&
+		(seg.r.tid == 0 || seg.r.tid == tid && seg.rPer == per)
 }
 
 // syncVar is the release a word's last write carries.
@@ -713,19 +721,25 @@ func (m *machine) globalWord(t *thread, sh *gword, me *gacc, w uint64, flags uin
 // check for words the launch had not touched. It returns the lanes that
 // read what the launch had not written (Access.Unwritten).
 func (m *machine) globalWarp(ts []thread, in *inst, pc int, addr, size uint64) (unwritten uint32) {
-	br := m.gr
-	g := br.g
-	if len(br.held) != 0 {
+	if len(m.gr.held) != 0 {
 		m.settleGlobal()
 	}
+	g := m.gr.g
+	g.lock()
+	defer g.unlock()
+	return m.globalWarpLocked(ts, in, pc, addr, size)
+}
+
+// globalWarpLocked is globalWarp with the held writes settled and g.mu
+// held.
+func (m *machine) globalWarpLocked(ts []thread, in *inst, pc int, addr, size uint64) (unwritten uint32) {
+	br := m.gr
+	g := br.g
 	t0 := &ts[0]
 	site := pc - 1
 	flags := t0.fn.sites[site]
-	me := gacc{epoch: 1, phase: br.phase, wsync: br.warpSync[t0.id/warpSize],
-		site: t0.fn.siteBase + uint32(site) + 1, kind: accKind(in), mask: 0xf}
+	me := br.warpAcc(t0, in, pc)
 	base := br.blk*g.tpb + 1
-	g.lock()
-	defer g.unlock()
 	unwritten = allLanes
 	per := size / 4
 	releases := flags&sfRelease != 0 || br.fenced
@@ -753,6 +767,57 @@ func (m *machine) globalWarp(ts []thread, in *inst, pc int, addr, size uint64) (
 		i++
 	}
 	return unwritten
+}
+
+// warpAcc is the access of the instruction before pc by the warp whose
+// first lane is t0, before its lanes' thread numbers are set: what every
+// lane's record of a coalesced warp access shares.
+func (br *blockRaces) warpAcc(t0 *thread, in *inst, pc int) gacc {
+	return gacc{epoch: 1, phase: br.phase, wsync: br.warpSync[t0.id/warpSize],
+		site: t0.fn.siteBase + uint32(pc-1) + 1, kind: accKind(in), mask: 0xf}
+}
+
+// segRuns records the warps' accesses of a block's coalesced run whose
+// every warp's lanes cover whole segments (globalWarpLocked's segment
+// case, addr aligned to one): warp w's lanes from addr + w*32*size on,
+// for the warps whose unw is allLanes on entry; each warp whose
+// segments all take it (gseg.warp) gets unw[w] set as globalWarpLocked
+// would return it, the others keep allLanes and have recorded nothing
+// (gseg.warp changes nothing when it declines, so the caller gives such
+// a warp to globalWarpLocked). g.mu held, nothing of the block released.
+func (m *machine) segRuns(in *inst, pc int, addr, size uint64, act *blockMask, done *[maxWarps]bool, unw *[maxWarps]uint32) {
+	br := m.gr
+	per := size / 4
+	base := br.blk*br.g.tpb + 1
+	nseg := per * warpSize / segWords
+	for w, a := range act[:len(m.warps)] {
+		if a == 0 {
+			continue
+		}
+		ts := m.tss[w]
+		me := br.warpAcc(&ts[0], in, pc)
+		waddr := addr + size*uint64(warpSize*w)
+		// The warp's segments all take it, or none has recorded it
+		// (segment k, lanes from k*segWords/per on).
+		ok := true
+		for k := range nseg {
+			if !br.seg(waddr+4*segWords*k).takes(base+uint32(ts[k*segWords/per].id), uint8(per)) {
+				ok = false
+				break
+			}
+		}
+		if !ok {
+			continue
+		}
+		var u uint32 = allLanes
+		for k := range nseg {
+			me.tid = base + uint32(ts[k*segWords/per].id)
+			if _, written := br.seg(waddr+4*segWords*k).warp(&me, uint8(per), false); written {
+				u &^= (1<<(segWords/per) - 1) << (k * segWords / per)
+			}
+		}
+		done[w], unw[w] = true, u
+	}
 }
 
 // sameWarp reports whether launch-wide threads a and b are of one warp.

@@ -129,20 +129,12 @@ func (m *machine) observeWarp(ts []thread, in *inst, pc int, addr uint64) {
 // the launch had written or none did (a.Unwritten), else the lanes that
 // read bytes it had not.
 func (m *machine) checkWarpAccess(ts []thread, in *inst, pc int, addr uint64) (a Access, mixed uint32) {
-	t := &ts[0]
-	k := Read
-	if in.op == opStGlobal {
-		k = Write
-	}
-	s := t.fn.stmts[pc-1]
-	file, line := m.k.prog.source(s)
-	size := uint64(in.size)
-	a = Access{Addr: addr, Size: uint32(warpSize * size), Kind: k, Line: int(s.Line), Instr: t.fn.texts[pc-1], File: file, FileLine: line, Block: m.block, Thread: t.idx, Lanes: warpSize}
+	a = m.warpAccess(ts, in, pc, addr)
 	if m.gr == nil {
 		return a, 0
 	}
-	unw := m.globalWarp(ts, in, pc, addr, size)
-	if k == Write {
+	unw := m.globalWarp(ts, in, pc, addr, uint64(in.size))
+	if a.Kind == Write {
 		unw = 0 // a write reads nothing
 	}
 	if unw == 0 || unw == allLanes {
@@ -150,6 +142,20 @@ func (m *machine) checkWarpAccess(ts []thread, in *inst, pc int, addr uint64) (a
 		return a, 0
 	}
 	return a, unw
+}
+
+// warpAccess is the Access of the coalesced global ld or st in (the
+// instruction before pc) of the 32 lanes ts from addr on, before the
+// checks say whether it read unwritten bytes.
+func (m *machine) warpAccess(ts []thread, in *inst, pc int, addr uint64) Access {
+	t := &ts[0]
+	k := Read
+	if in.op == opStGlobal {
+		k = Write
+	}
+	s := t.fn.stmts[pc-1]
+	file, line := m.k.prog.source(s)
+	return Access{Addr: addr, Size: uint32(warpSize * uint64(in.size)), Kind: k, Line: int(s.Line), Instr: t.fn.texts[pc-1], File: file, FileLine: line, Block: m.block, Thread: t.idx, Lanes: warpSize}
 }
 
 // observeLanesOf reports warp access a (of the lanes ts) as one Access a

@@ -116,6 +116,7 @@ type raceState struct {
 	bytes    []shadowByte // per byte, for the split words; nil until one splits
 	split    []bool       // per word: its records are its four in bytes
 	segs     []sseg       // per sharedSegWords words: their record while they have none of their own (sharedsegs.go)
+	segsUsed bool         // some segment changed since the block started
 	phase    uint32       // bumped at each block start and completed barrier
 	warpSync []uint32     // per warp: collectives completed
 	seen     map[[2]uint32]bool

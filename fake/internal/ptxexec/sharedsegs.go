@@ -34,9 +34,13 @@ type sseg struct {
 
 // startBlock starts a new block for the checks: a new barrier phase, and
 // every segment one empty record (the words of segments with records of
-// their own are no longer split).
+// their own are no longer split), where the block before recorded any.
 func (rs *raceState) startBlock() {
 	rs.phase++
+	if !rs.segsUsed {
+		return
+	}
+	rs.segsUsed = false
 	for s := range rs.segs {
 		if rs.segs[s].mat {
 			lo := s * sharedSegWords
@@ -83,6 +87,7 @@ func (rs *raceState) materialiseSegs(w0, w1 uint64) {
 			}
 		}
 		seg.mat = true
+		rs.segsUsed = true
 	}
 }
 
@@ -116,6 +121,7 @@ func (rs *raceState) quietSegs(op sharedOp, first, lanes int, off, size uint64) 
 		t += step
 	}
 	me := rs.access(op, first)
+	rs.segsUsed = true
 	for i := range segs {
 		seg := &segs[i]
 		switch {
