@@ -248,7 +248,7 @@ func (rs *raceState) run(to sharedReporter, op sharedOp, first, lanes int, off, 
 	if op.write && !rs.quietRun(first, lanes, off, size) {
 		return false
 	}
-	rs.recordWords(to, op, first, lanes, off, size, shared)
+	rs.recordRun(to, op, first, lanes, off, size, shared)
 	return true
 }
 
@@ -335,7 +335,7 @@ func (rs *raceState) loadLanes(to sharedReporter, op sharedOp, first int, offs [
 				continue
 			}
 		}
-		rs.recordWords(to, op, first+j, 1, off, size, shared)
+		rs.recordRun(to, op, first+j, 1, off, size, shared)
 	}
 }
 
@@ -362,15 +362,9 @@ func (rs *raceState) quietRun(first, lanes int, off, size uint64) bool {
 }
 
 // recordRun records access op by the lanes threads from thread first
-// on, thread first+j touching the size bytes at off + j*size, in order.
+// on, thread first+j touching the size bytes at off + j*size, in order;
+// the words must have records of their own (materialise).
 func (rs *raceState) recordRun(to sharedReporter, op sharedOp, first, lanes int, off, size uint64, shared []byte) {
-	rs.materialise(off>>2, (off+uint64(lanes)*size+3)>>2)
-	rs.recordWords(to, op, first, lanes, off, size, shared)
-}
-
-// recordWords is recordRun of words that have records of their own
-// (materialise).
-func (rs *raceState) recordWords(to sharedReporter, op sharedOp, first, lanes int, off, size uint64, shared []byte) {
 	if size == 4 && off&3 == 0 && !op.acquires {
 		// A word a lane: what record does when the word's history is
 		// quiet, without the call.
