@@ -109,7 +109,10 @@ type shadowByte struct {
 // aligned access costs one check per word, not per byte; the first
 // access that touches part of a word splits it into four per-byte records
 // (bytes), and an access that covers it again merges them back when they
-// agree. The two give the same reports (TestSharedShadowMatchesBytes).
+// agree. Above the words, while a block's accesses of 16 words are whole
+// runs of lanes, one record stands for them all (segs, sharedsegs.go).
+// All of them give the reports of one record per byte
+// (TestSharedShadowMatchesBytes).
 type raceState struct {
 	obs      SharedRaceObserver
 	words    []shadowByte // per 4-byte word not split
