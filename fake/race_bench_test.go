@@ -1,6 +1,7 @@
 package fake_test
 
 import (
+	"sync"
 	"testing"
 
 	"github.com/nocgo/cuda/driver"
@@ -13,14 +14,14 @@ import (
 
 // raceModes are the race detector's settings BenchmarkRaceCost compares:
 // off, on for work between streams only, and on with the checks inside a
-// launch (what DetectRaces turns on).
+// launch (what DetectRaces turns on); opts gives each hazard to report.
 var raceModes = []struct {
 	name string
-	opts []fake.Option
+	opts func(report func(fake.Hazard)) []fake.Option
 }{
-	{"off", nil},
-	{"streams", []fake.Option{fake.StreamRacesOnly()}},
-	{"all", []fake.Option{fake.DetectRaces(nil)}},
+	{"off", func(func(fake.Hazard)) []fake.Option { return nil }},
+	{"streams", func(r func(fake.Hazard)) []fake.Option { return []fake.Option{fake.StreamRacesOnly(r)} }},
+	{"all", func(r func(fake.Hazard)) []fake.Option { return []fake.Option{fake.DetectRaces(r)} }},
 }
 
 const raceCostSrc = `
@@ -48,8 +49,9 @@ extern "C" __global__ void block_sum(const float *x, float *total, int n) {
 //	go test ./fake -run '^$' -bench RaceCost -benchtime 20x
 //
 // copies: 16 rounds of a 256 KiB copy to the device on one stream, a
-// device-to-device copy, an event, and the copy back on a second stream
-// that waits for it. elementwise: saxpy over 64Ki floats in the PTX
+// device-to-device copy (after the stream waits for the second stream's
+// copy back of the round before), and the copy back on a second stream
+// that waits for it: race-free (benchCopies fails on a hazard). elementwise: saxpy over 64Ki floats in the PTX
 // interpreter. shared-atomic: a shared-memory tree reduction of 64Ki
 // floats, 256 per block, each block's sum added to one word by atomicAdd.
 func BenchmarkRaceCost(b *testing.B) {
@@ -70,9 +72,28 @@ func BenchmarkRaceCost(b *testing.B) {
 	}
 }
 
-func benchContext(b *testing.B, opts []fake.Option) *driver.Context {
+// benchContext returns the primary context of a fake with the race
+// detector set as mode says; the benchmark fails if its workload races
+// (a hazard would cost its report, and the cost measured would not be
+// that of the checks).
+func benchContext(b *testing.B, mode func(func(fake.Hazard)) []fake.Option) *driver.Context {
 	b.Helper()
-	drv := fake.New(opts...)
+	var mu sync.Mutex
+	var first *fake.Hazard
+	drv := fake.New(mode(func(h fake.Hazard) {
+		mu.Lock()
+		defer mu.Unlock()
+		if first == nil {
+			first = &h
+		}
+	})...)
+	b.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if first != nil {
+			b.Errorf("the workload races:\n%v", *first)
+		}
+	})
 	dev, err := drv.Device(0)
 	if err != nil {
 		b.Fatal(err)
@@ -92,8 +113,8 @@ func check(b *testing.B, err error) {
 	}
 }
 
-func benchCopies(b *testing.B, opts []fake.Option) {
-	ctx := benchContext(b, opts)
+func benchCopies(b *testing.B, mode func(func(fake.Hazard)) []fake.Option) {
+	ctx := benchContext(b, mode)
 	const n = 64 << 10 // float32s: 256 KiB
 	s1, err := stream.New(ctx, stream.Options{Flags: stream.NonBlocking})
 	check(b, err)
@@ -112,6 +133,7 @@ func benchCopies(b *testing.B, opts []fake.Option) {
 	for b.Loop() {
 		for range 16 {
 			check(b, memory.CopyToDeviceAsync(s1, x, in))
+			check(b, s1.WaitStream(s2)) // the last round's copy back read y
 			check(b, memory.CopyDtoDAsync(s1, y, x))
 			check(b, s2.WaitStream(s1))
 			check(b, memory.CopyToHostAsync(s2, out, y))
@@ -121,8 +143,8 @@ func benchCopies(b *testing.B, opts []fake.Option) {
 	}
 }
 
-func benchKernel(b *testing.B, kernel string, opts []fake.Option) {
-	ctx := benchContext(b, opts)
+func benchKernel(b *testing.B, kernel string, mode func(func(fake.Hazard)) []fake.Option) {
+	ctx := benchContext(b, mode)
 	m, err := module.Compile(ctx, raceCostSrc, module.Options{NoCache: true})
 	check(b, err)
 	defer m.Close()
