@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -137,6 +138,14 @@ func (nopObserver) Global(Access)         {}
 func (nopObserver) SharedRace(SharedRace) {}
 func (nopObserver) GlobalRace(GlobalRace) {}
 
+// raceCount is an Observer that counts the races it is told of (a
+// benchmark's race-free workload must have none).
+type raceCount struct{ n atomic.Int64 }
+
+func (*raceCount) Global(Access)           {}
+func (c *raceCount) SharedRace(SharedRace) { c.n.Add(1) }
+func (c *raceCount) GlobalRace(GlobalRace) { c.n.Add(1) }
+
 // BenchmarkRaceChecks runs saxpy (elementwise, 1M threads), block_sum
 // (shared memory, barriers, an atomic per block), warp_sum (shuffles,
 // a global atomic per warp), matmul and softmax (as BenchmarkMatmul and
@@ -176,8 +185,9 @@ func BenchmarkRaceChecks(b *testing.B) {
 		for _, mode := range []string{"off", "observer", "in-kernel"} {
 			b.Run(kc.name+"/"+mode, func(b *testing.B) {
 				l := &Launch{Grid: kc.grid, Block: kc.block, DynShared: kc.dyn, Params: kc.params, Mem: mem, SMs: 132}
+				races := &raceCount{}
 				if mode != "off" {
-					l.Observe = nopObserver{}
+					l.Observe = races
 				}
 				l.SharedRaces, l.GlobalRaces = mode == "in-kernel", mode == "in-kernel"
 				cpu := processCPU()
@@ -187,6 +197,9 @@ func BenchmarkRaceChecks(b *testing.B) {
 					}
 				}
 				reportThreads(b, kc.work, cpu)
+				if n := races.n.Load(); n != 0 {
+					b.Fatalf("%d races reported in a race-free kernel", n)
+				}
 			})
 		}
 	}
