@@ -276,8 +276,14 @@ const dirPages = 512
 // of the memory it touched, at every launch).
 var pageChunks sync.Pool
 
-// free gives the launch's shadow pages back to pageChunks, zeroed: the
-// launch ended, nothing refers to its shadow any more.
+// wordChunks holds the zeroed word chunks (globalRaces.words) of ended
+// launches, for the next (a kernel with one atomic counter makes one at
+// every launch).
+var wordChunks sync.Pool
+
+// free gives the launch's shadow pages back to pageChunks and its words
+// to wordChunks, zeroed (the words handed out only): the launch ended,
+// nothing refers to its shadow any more.
 func (g *globalRaces) free() {
 	if g == nil {
 		return
@@ -286,7 +292,11 @@ func (g *globalRaces) free() {
 		clear(c[:])
 		pageChunks.Put(c)
 	}
-	g.chunks, g.spare, g.dirs = nil, nil, nil
+	for i, c := range g.words {
+		clear(c[:min(int(g.nwords)-i*wordChunk, wordChunk)])
+		wordChunks.Put(c)
+	}
+	g.chunks, g.spare, g.dirs, g.words, g.nwords = nil, nil, nil, nil, 0
 }
 
 // gseg is the shadow of segWords words: while words is 0, each kind of
@@ -312,7 +322,11 @@ func (g *globalRaces) full(seg *gseg) *[segWords]gword {
 		return &g.words[i/wordChunk][i%wordChunk]
 	}
 	if g.nwords%wordChunk == 0 {
-		g.words = append(g.words, new([wordChunk][segWords]gword))
+		c, _ := wordChunks.Get().(*[wordChunk][segWords]gword)
+		if c == nil {
+			c = new([wordChunk][segWords]gword)
+		}
+		g.words = append(g.words, c)
 	}
 	i := g.nwords
 	g.nwords++
@@ -788,6 +802,9 @@ func (br *blockRaces) warpAcc(t0 *thread, in *inst, pc int) gacc {
 func (m *machine) segRuns(in *inst, pc int, addr, size uint64, act *blockMask, done *[maxWarps]bool, unw *[maxWarps]uint32) {
 	br := m.gr
 	per := size / 4
+	if per != 1 && per != 2 {
+		return // (4- and 8-byte lanes only)
+	}
 	base := br.blk*br.g.tpb + 1
 	nseg := per * warpSize / segWords
 	for w, a := range act[:len(m.warps)] {
@@ -795,24 +812,23 @@ func (m *machine) segRuns(in *inst, pc int, addr, size uint64, act *blockMask, d
 			continue
 		}
 		ts := m.tss[w]
-		me := br.warpAcc(&ts[0], in, pc)
 		waddr := addr + size*uint64(warpSize*w)
-		// The warp's segments all take it, or none has recorded it
-		// (segment k, lanes from k*segWords/per on).
+		// The warp's segments all take it, or none records it (segment
+		// k: lanes from k*segWords/per on; per is 1 or 2).
+		var segs [2]*gseg
 		ok := true
 		for k := range nseg {
-			if !br.seg(waddr+4*segWords*k).takes(base+uint32(ts[k*segWords/per].id), uint8(per)) {
-				ok = false
-				break
-			}
+			segs[k] = br.seg(waddr + 4*segWords*k)
+			ok = ok && segs[k].takes(base+uint32(ts[k*segWords/per].id), uint8(per))
 		}
 		if !ok {
 			continue
 		}
+		me := br.warpAcc(&ts[0], in, pc)
 		var u uint32 = allLanes
 		for k := range nseg {
 			me.tid = base + uint32(ts[k*segWords/per].id)
-			if _, written := br.seg(waddr+4*segWords*k).warp(&me, uint8(per), false); written {
+			if _, written := segs[k].warp(&me, uint8(per), false); written {
 				u &^= (1<<(segWords/per) - 1) << (k * segWords / per)
 			}
 		}
