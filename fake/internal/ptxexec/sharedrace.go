@@ -321,24 +321,31 @@ func (m *machine) sharedLanes(ts []thread, pc int, in *inst, ra *[warpSize]uint6
 
 // loadLanes records the load op of size bytes by the lanes of one warp
 // from thread first on, thread first+j at offs[j], in order: recordRun
-// of each lane alone, but for the lanes of a broadcast (a third lane
-// or more in a row reading one word whose last write is of an earlier
-// phase): after two lanes of the warp, the word's two readers are such
-// that another lane of the warp changes neither them nor any report
-// (keepReader), so it is skipped.
+// of each lane alone, with lanes in a row that read consecutive words
+// (a row of a tile, as the next row's lanes may read it again) in one
+// recordRun, but for the lanes of a broadcast (a third lane or more in a
+// row reading one word whose last write is of an earlier phase): after
+// two lanes of the warp, the word's two readers are such that another
+// lane of the warp changes neither them nor any report (keepReader), so
+// it is skipped.
 func (rs *raceState) loadLanes(to sharedReporter, op sharedOp, first int, offs []uint64, size uint64, shared []byte) {
-	for j, off := range offs {
-		switch {
-		case j == 0 || off != offs[j-1]:
-			if !rs.materialised(off>>2, (off+size+3)>>2) {
-				rs.materialiseSegs(off>>2, (off+size+3)>>2)
-			}
-		case j >= 2 && off == offs[j-2] && size == 4 && off&3 == 0 && !op.acquires && !op.write:
+	for j := 0; j < len(offs); {
+		off := offs[j]
+		if j >= 2 && off == offs[j-1] && off == offs[j-2] && size == 4 && off&3 == 0 && !op.acquires && !op.write {
 			if w := off >> 2; !rs.split[w] && rs.words[w].w.phase != rs.phase {
+				j++
 				continue
 			}
 		}
-		rs.recordRun(to, op, first+j, 1, off, size, shared)
+		e := j + 1 // the lanes j..e-1 read consecutive bytes
+		for e < len(offs) && offs[e] == offs[e-1]+size {
+			e++
+		}
+		if end := offs[e-1] + size; !rs.materialised(off>>2, (end+3)>>2) {
+			rs.materialiseSegs(off>>2, (end+3)>>2)
+		}
+		rs.recordRun(to, op, first+j, e-j, off, size, shared)
+		j = e
 	}
 }
 

@@ -127,8 +127,8 @@ var shadowOps = []sharedOp{
 
 // TestSharedShadowMatchesBytes runs random programs of shared accesses
 // (1 to 16 bytes, aligned or not, plain and strong, stores of the same
-// or new values, barriers, warp collectives, runs of lanes, a warp's
-// scattered and broadcast loads) through
+// or new values, barriers, new blocks, warp collectives, runs of lanes,
+// whole segments, a warp's scattered, broadcast and row loads) through
 // raceState and through the per-byte byteShadow, and wants the same
 // reports in the same order.
 func TestSharedShadowMatchesBytes(t *testing.T) {
@@ -227,11 +227,14 @@ func TestSharedShadowMatchesBytes(t *testing.T) {
 				w := rnd.IntN(threads / warpSize)
 				offs := make([]uint64, warpSize)
 				for j := range offs {
-					if j > 0 && rnd.IntN(4) != 0 {
+					switch r := rnd.IntN(8); {
+					case j > 0 && r < 4:
 						offs[j] = offs[j-1] // the previous lane's word
-						continue
+					case j > 0 && r < 6 && offs[j-1]+2*n <= uint64(size):
+						offs[j] = offs[j-1] + n // the next one (a row of a tile)
+					default:
+						offs[j] = uint64(rnd.IntN(size/int(n))) * n
 					}
-					offs[j] = uint64(rnd.IntN(size/int(n))) * n
 				}
 				if len(ws.held) != 0 {
 					ws.settle(&wr, wmem)
