@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/bits"
+	"slices"
 	"sort"
 
 	"github.com/nocgo/cuda/fake/internal/ptxexec/lanes"
@@ -63,6 +64,19 @@ type affineProgram struct {
 	// (read only by uniform and affine instructions, from machine.ur)
 	// get lanes only when the block falls back (blockSlotLanes).
 	laneBlock []alias
+	// local marks the form slots that a thread reads only right after it
+	// has run their writer (localReads): the values of the threads that
+	// did not run it this time are never read, so a new form need not
+	// write them to the lanes first.
+	local []bool
+	// uniformLanes marks the slots that some instruction reads from the
+	// warps' registers while forms are kept (bp.lanes without
+	// the reads of affine instructions, which read machine.ur); affScalarOnly
+	// lists the other uniform slots that instructions write (bp.scalarOnly
+	// while forms are kept). An affine instruction that falls back to
+	// the lanes gets its uniform sources' lanes first (uniformSourceLanes).
+	uniformLanes  []bool
+	affScalarOnly []int32
 }
 
 // form is an affine value of a slot for the threads of dom: thread t's
@@ -133,6 +147,13 @@ func (bp *blockProgram) findAffine(f *function, writes []int) {
 			a.laneBlock = append(a.laneBlock, al)
 		}
 	}
+	a.uniformLanes = readsLanes // (a uniform instruction's result need not be a uniform slot: the affine instructions read no other)
+	for s := range readsLanes {
+		if bp.uslot[s] && writes[s] > 0 && !readsLanes[s] {
+			a.affScalarOnly = append(a.affScalarOnly, int32(s))
+		}
+	}
+	a.local = localReads(code, aslot, a.affine)
 	for i := range code {
 		in := &code[i]
 		if a.affine[i] && !bp.hoisted[i] {
@@ -145,6 +166,62 @@ func (bp *blockProgram) findAffine(f *function, writes []int) {
 			}
 		}
 	}
+}
+
+// localReads returns which slots of aslot (each written by one affine
+// instruction, marked in affine) are read only by instructions that
+// follow their writer i in straight-line code: no branch, barrier, ret or
+// exit between them and no branch target after i up to the reader. A
+// group of threads that runs i then runs on to the reader without a stop
+// (runBlock switches groups only at branches, barriers and exits, and
+// merges them only at targets and after those), so every thread that
+// reads the slot there has just written it in the same run of i, and no
+// other run of i comes in between.
+func localReads(code []inst, aslot, affine []bool) []bool {
+	local := slices.Clone(aslot)
+	writer := make([]int, len(aslot))
+	target := make([]bool, len(code)+1)
+	for i := range code {
+		in := &code[i]
+		if affine[i] {
+			writer[in.d] = i
+		}
+		if t := int(in.imm); in.op == opBra && t >= 0 && t <= len(code) {
+			target[t] = true
+		}
+	}
+	straight := func(i, j int) bool {
+		for k := i + 1; k <= j; k++ {
+			if target[k] {
+				return false
+			}
+			switch code[k].op {
+			case opBra, opBar, opRet, opExit:
+				if k < j {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	for j := range code {
+		in := &code[j]
+		ops := operands(in)
+		for _, s := range append(ops[:], in.guard) {
+			if s < 0 || int(s) >= len(local) || !local[s] {
+				continue
+			}
+			i := writer[s]
+			if j == i {
+				if srcs := affineSources(in); slices.Contains(srcs[:], s) {
+					local[s] = false // it reads its own old value
+				}
+				continue
+			}
+			local[s] = j > i && straight(i, j)
+		}
+	}
+	return local
 }
 
 // affineOp reports whether in is one of the instructions an affine
@@ -250,9 +327,9 @@ func (m *machine) affineStep(in *inst, act *blockMask, all, uOK bool) bool {
 	var nf struct {
 		base, stride, mask uint64
 		pred               bool
+		d0, dt             int64 // a setp's difference of its operands: d0 + dt*t
 	}
 	nf.mask = in.mask
-	var pbits blockMask
 	var b, s, k [3]uint64
 	for i, o := range affineSources(in) {
 		if o < 0 {
@@ -323,13 +400,13 @@ func (m *machine) affineStep(in *inst, act *blockMask, all, uOK bool) bool {
 			return false
 		}
 		nf.pred, nf.mask = true, 1
-		pbits = m.setpMask(int(in.mode), f0-f1, t0-t1, act)
+		nf.d0, nf.dt = f0-f1, t0-t1
 	default:
 		return false
 	}
 	f := &m.forms[m.bp.fidx[in.d]]
-	if f.ok && !f.mat && !all && (f.all || !subset(&f.dom, act, len(m.warps))) {
-		m.materialiseFor(in.d, act) // the threads that keep the old value
+	if f.ok && !f.mat && !all && !m.bp.local[in.d] && (f.all || !subset(&f.dom, act, len(m.warps))) {
+		m.materialiseFor(in.d, act) // the threads that keep the old value (local: none reads it)
 	}
 	f.ok, f.mat, f.pred, f.all = true, false, nf.pred, all
 	f.base, f.stride, f.mask = nf.base&nf.mask, nf.stride&nf.mask, nf.mask
@@ -337,15 +414,15 @@ func (m *machine) affineStep(in *inst, act *blockMask, all, uOK bool) bool {
 		f.dom = *act
 	}
 	if nf.pred {
-		f.bits = pbits
+		m.setpMask(&f.bits, int(in.mode), nf.d0, nf.dt, act)
 	}
 	return true
 }
 
-// setpMask returns the threads t of act for which d0 + dt*t compares
-// (mode, against 0) true: a range of t for an order, one thread or all
-// but one for equality.
-func (m *machine) setpMask(mode int, d0, dt int64, act *blockMask) blockMask {
+// setpMask sets out (its words of the block's warps) to the threads t of
+// act for which d0 + dt*t compares (mode, against 0) true: a range of t
+// for an order, one thread or all but one for equality.
+func (m *machine) setpMask(out *blockMask, mode int, d0, dt int64, act *blockMask) {
 	n := len(m.threads)
 	p := func(t int) bool { return cmpSigned(mode, d0+dt*int64(t), 0) }
 	lo, hi, inv := 0, 0, false
@@ -370,7 +447,6 @@ func (m *machine) setpMask(mode int, d0, dt int64, act *blockMask) blockMask {
 	default:
 		lo, hi = sort.Search(n, p), n
 	}
-	var out blockMask
 	for w := range len(m.warps) {
 		var r uint32
 		l, h := max(lo-32*w, 0), min(hi-32*w, 32)
@@ -382,7 +458,6 @@ func (m *machine) setpMask(mode int, d0, dt int64, act *blockMask) blockMask {
 		}
 		out[w] = r & act[w]
 	}
-	return out
 }
 
 // materialise writes slot s's form into the warps' registers for the
@@ -446,6 +521,21 @@ func (m *machine) blockSlotLanes() {
 		b := broadcast(m.ur[a.slot])
 		for w := range m.warps {
 			*lane32(m.soas[w], a.slot) = b
+		}
+	}
+}
+
+// uniformSourceLanes writes the uniform sources of the affine
+// instruction in that a block keeping forms leaves out of the warps'
+// registers (not uniformLanes) into them, from machine.ur: in is about
+// to run on the lanes while every uniform value is still in machine.ur.
+func (m *machine) uniformSourceLanes(in *inst) {
+	for _, s := range affineSources(in) {
+		if s >= 0 && m.bp.uslot[s] && !m.bp.uniformLanes[s] {
+			b := broadcast(m.ur[s])
+			for w := range m.warps {
+				*lane32(m.soas[w], s) = b
+			}
 		}
 	}
 }

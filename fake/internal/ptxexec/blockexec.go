@@ -133,6 +133,14 @@ func (m *machine) runBlock() error {
 		m.hoisted = true
 	}
 	aff := m.aff
+	// ulanes: the uniform slots whose values go to the warps' registers
+	// too; scalarOnly: the others, written to them when uniform values
+	// leave machine.ur. With forms kept, the reads of affine
+	// instructions need no lanes (uniformSourceLanes when one falls back).
+	ulanes, scalarOnly := bp.lanes, bp.scalarOnly
+	if aff {
+		ulanes, scalarOnly = bp.uniformLanes, bp.affScalarOnly
+	}
 	if aff {
 		for _, i := range bp.reset {
 			m.forms[i].ok = false
@@ -158,7 +166,13 @@ func (m *machine) runBlock() error {
 	allFull := isFull()
 	pend := m.pend[:0]    // groups of running threads at other pcs
 	waiting := m.wait[:0] // groups of threads waiting at a barrier
-	defer func() { m.pend, m.wait = pend[:0], waiting[:0] }()
+	// done keeps the groups' arrays for the next block and returns err
+	// (no defer: runBlock has too many returns for an open-coded one,
+	// and a deferred call costs a block more than this).
+	done := func(err error) error {
+		m.pend, m.wait = pend[:0], waiting[:0]
+		return err
+	}
 	// next makes the lowest pending group the running one, after the
 	// barrier completes when none runs; false: every thread exited.
 	next := func() bool {
@@ -192,7 +206,7 @@ func (m *machine) runBlock() error {
 			if grp == live {
 				v := scalar(in, m.ur)
 				m.ur[in.d] = v
-				if bp.lanes[in.d] {
+				if ulanes[in.d] {
 					b := broadcast(v) // once, not once a warp
 					for w := range nw {
 						*lane32(soas[w], in.d) = b
@@ -204,7 +218,7 @@ func (m *machine) runBlock() error {
 			// block's uniform values live in the warps' registers.
 			uOK = false
 			m.blockSlotLanes()
-			for _, s := range bp.scalarOnly {
+			for _, s := range scalarOnly {
 				b := broadcast(m.ur[s])
 				for w := range nw {
 					*lane32(soas[w], s) = b
@@ -218,6 +232,7 @@ func (m *machine) runBlock() error {
 			m.dropForm(in.d) // it runs on lanes
 			if uOK {
 				m.blockSlotLanes()
+				m.uniformSourceLanes(in)
 			}
 		}
 		some, whole := false, true
@@ -262,7 +277,7 @@ func (m *machine) runBlock() error {
 		if aff && bp.readsAff[pc-1] {
 			switch in.op {
 			case opLdGlobal, opLdParam, opLdShared, opStGlobal, opStShared:
-				if m.affineAccess(in, &act, pc) {
+				if full && m.wholeAffineAccess(in, &act) || m.affineAccess(in, &act, pc) {
 					continue
 				}
 			}
@@ -302,7 +317,7 @@ func (m *machine) runBlock() error {
 			}
 			allFull = false
 			if empty && !next() {
-				return nil
+				return done(nil)
 			}
 		case opBar:
 			if whole && len(pend) == 0 && len(waiting) == 0 && grp == live {
@@ -317,7 +332,7 @@ func (m *machine) runBlock() error {
 			allFull = false
 			waiting = pushGroup(waiting, pc, &act, nw)
 			if empty && !next() {
-				return nil
+				return done(nil)
 			}
 		case opLdGlobal, opLdParam, opLdShared, opLdLocal, opLdGeneric:
 			if full && m.file.N > 0 {
@@ -337,7 +352,7 @@ func (m *machine) runBlock() error {
 						continue
 					}
 					if !m.loadLanes(ts, S, a, in, pc) {
-						return m.fault
+						return done(m.fault)
 					}
 				}
 			}
@@ -359,7 +374,7 @@ func (m *machine) runBlock() error {
 						continue
 					}
 					if !m.storeLanes(ts, S, a, in, pc) {
-						return m.fault
+						return done(m.fault)
 					}
 				}
 			}
@@ -377,7 +392,7 @@ func (m *machine) runBlock() error {
 					continue
 				}
 				if !m.slowLanes(S, ts, in, a, pc) {
-					return m.fault
+					return done(m.fault)
 				}
 			}
 		}
