@@ -240,6 +240,34 @@ func affineOp(in *inst) bool {
 	return false
 }
 
+// affineSourceSlots is affineSources as three results (-1: none); the
+// first is always a source.
+func affineSourceSlots(in *inst) (a, b, c int32) {
+	switch in.op {
+	case opMov, opAddImm, opCvt:
+		return in.a, -1, -1
+	case opMadLo, opMadWideU, opMadWideS:
+		return in.a, in.b, in.c
+	}
+	return in.a, in.b, -1
+}
+
+// narrower reports whether source i of the affine instruction in, whose
+// form has mask k, is narrower than in's result where that matters: its
+// wrap is not the result's (a setp, mul.wide's and cvt's first two
+// sources read only their width's bits).
+func narrower(in *inst, i int, k uint64) bool {
+	switch in.op {
+	case opSetpI, opMulWideS, opMulWideU, opCvt:
+		return false
+	case opMadWideS, opMadWideU:
+		if i < 2 {
+			return false
+		}
+	}
+	return k&in.mask != in.mask
+}
+
 // affineSources is sources without an allocation: the slots an affine
 // instruction reads, -1 after the last.
 func affineSources(in *inst) [3]int32 {
@@ -324,83 +352,86 @@ func (m *machine) exactInt(base, stride, mask uint64, w uint8, signed bool) (fir
 // (all that run it; all: every lane of every warp) as a form, and reports
 // whether it did; false: it changed nothing, and in runs on lanes.
 func (m *machine) affineStep(in *inst, act *blockMask, all, uOK bool) bool {
-	var nf struct {
-		base, stride, mask uint64
-		pred               bool
-		d0, dt             int64 // a setp's difference of its operands: d0 + dt*t
+	// The sources' forms and the result in scalars, not arrays or a
+	// struct (which the compiler keeps in memory): this runs for every
+	// affine instruction of every block.
+	var b0, s0, k0, b1, s1, k1, b2, s2 uint64
+	var ok bool
+	o0, o1, o2 := affineSourceSlots(in)
+	if b0, s0, k0, ok = m.operand(o0, act, uOK); !ok || narrower(in, 0, k0) {
+		return false
 	}
-	nf.mask = in.mask
-	var b, s, k [3]uint64
-	for i, o := range affineSources(in) {
-		if o < 0 {
-			break
-		}
-		var ok bool
-		if b[i], s[i], k[i], ok = m.operand(o, act, uOK); !ok {
+	if o1 >= 0 {
+		if b1, s1, k1, ok = m.operand(o1, act, uOK); !ok || narrower(in, 1, k1) {
 			return false
 		}
-		if in.op != opSetpI && in.op != opMulWideS && in.op != opMulWideU && in.op != opCvt &&
-			(in.op != opMadWideS && in.op != opMadWideU || i == 2) && k[i]&in.mask != in.mask {
-			return false // a narrower source: its wrap is not the result's
+	}
+	if o2 >= 0 {
+		var k2 uint64
+		if b2, s2, k2, ok = m.operand(o2, act, uOK); !ok || narrower(in, 2, k2) {
+			return false
 		}
 	}
+	var base, stride uint64
+	var d0, dt int64 // a setp's difference of its operands: d0 + dt*t
+	mask, pred := in.mask, false
 	switch in.op {
 	case opMov:
-		nf.base, nf.stride = b[0], s[0]
+		base, stride = b0, s0
 	case opAddImm:
-		nf.base, nf.stride = b[0]+uint64(in.imm), s[0]
+		base, stride = b0+uint64(in.imm), s0
 	case opAddI:
-		nf.base, nf.stride = b[0]+b[1], s[0]+s[1]
+		base, stride = b0+b1, s0+s1
 	case opSubI:
-		nf.base, nf.stride = b[0]-b[1], s[0]-s[1]
+		base, stride = b0-b1, s0-s1
 	case opMulLo, opMadLo:
-		if s[0]*s[1]&in.mask != 0 {
+		if s0*s1&in.mask != 0 {
 			return false // quadratic in t
 		}
-		nf.base, nf.stride = b[0]*b[1], s[0]*b[1]+s[1]*b[0]
+		base, stride = b0*b1, s0*b1+s1*b0
 		if in.op == opMadLo {
-			nf.base, nf.stride = nf.base+b[2], nf.stride+s[2]
+			base, stride = base+b2, stride+s2
 		}
 	case opShl:
-		if s[1] != 0 {
+		if s1 != 0 {
 			return false
 		}
-		if sh := uint32(b[1]); sh < uint32(in.bits) {
-			nf.base, nf.stride = b[0]<<sh, s[0]<<sh
+		if sh := uint32(b1); sh < uint32(in.bits) {
+			base, stride = b0<<sh, s0<<sh
 		}
 	case opMulWideS, opMulWideU, opMadWideS, opMadWideU:
 		signed := in.op == opMulWideS || in.op == opMadWideS
-		f0, t0, ok0 := m.exactInt(b[0], s[0], k[0], in.bits, signed)
-		f1, t1, ok1 := m.exactInt(b[1], s[1], k[1], in.bits, signed)
+		f0, t0, ok0 := m.exactInt(b0, s0, k0, in.bits, signed)
+		f1, t1, ok1 := m.exactInt(b1, s1, k1, in.bits, signed)
 		if !ok0 || !ok1 || t0 != 0 && t1 != 0 {
 			return false
 		}
-		nf.base, nf.stride = uint64(f0*f1), uint64(f0*t1+t0*f1)
+		base, stride = uint64(f0*f1), uint64(f0*t1+t0*f1)
 		if in.op == opMadWideS || in.op == opMadWideU {
-			nf.base, nf.stride = nf.base+b[2], nf.stride+s[2]
+			base, stride = base+b2, stride+s2
 		}
 	case opCvt:
 		if in.bits <= in.b2 { // the low bits
-			if k[0]&in.mask != in.mask {
+			if k0&in.mask != in.mask {
 				return false
 			}
-			nf.base, nf.stride = b[0], s[0]
+			base, stride = b0, s0
 			break
 		}
-		f0, t0, ok := m.exactInt(b[0], s[0], k[0], in.b2, in.k2 == kS)
+		f0, t0, ok := m.exactInt(b0, s0, k0, in.b2, in.k2 == kS)
 		if !ok {
 			return false // the source wraps within the block: its widening is not affine
 		}
-		nf.base, nf.stride = uint64(f0), uint64(t0)
+		base, stride = uint64(f0), uint64(t0)
 	case opSetpI:
 		signed := in.kind == kS
-		f0, t0, ok0 := m.exactInt(b[0], s[0], k[0], in.bits, signed)
-		f1, t1, ok1 := m.exactInt(b[1], s[1], k[1], in.bits, signed)
+		f0, t0, ok0 := m.exactInt(b0, s0, k0, in.bits, signed)
+		f1, t1, ok1 := m.exactInt(b1, s1, k1, in.bits, signed)
 		if !ok0 || !ok1 {
 			return false
 		}
-		nf.pred, nf.mask = true, 1
-		nf.d0, nf.dt = f0-f1, t0-t1
+		pred, mask = true, 1
+		d0, dt = f0-f1, t0-t1
 	default:
 		return false
 	}
@@ -408,13 +439,13 @@ func (m *machine) affineStep(in *inst, act *blockMask, all, uOK bool) bool {
 	if f.ok && !f.mat && !all && !m.bp.local[in.d] && (f.all || !subset(&f.dom, act, len(m.warps))) {
 		m.materialiseFor(in.d, act) // the threads that keep the old value (local: none reads it)
 	}
-	f.ok, f.mat, f.pred, f.all = true, false, nf.pred, all
-	f.base, f.stride, f.mask = nf.base&nf.mask, nf.stride&nf.mask, nf.mask
+	f.ok, f.mat, f.pred, f.all = true, false, pred, all
+	f.base, f.stride, f.mask = base&mask, stride&mask, mask
 	if !all {
 		f.dom = *act
 	}
-	if nf.pred {
-		m.setpMask(&f.bits, int(in.mode), nf.d0, nf.dt, act)
+	if pred {
+		m.setpMask(&f.bits, int(in.mode), d0, dt, act)
 	}
 	return true
 }

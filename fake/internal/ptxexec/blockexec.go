@@ -197,6 +197,15 @@ func (m *machine) runBlock() error {
 			pend = pend[:copy(pend, pend[1:])]
 			allFull = isFull()
 		}
+		if allFull && uOK {
+			// Every thread at pc, none pending or waiting: runWhole's
+			// state, up to what it leaves to the loop below.
+			next, end := m.runWhole(pc, ulanes)
+			if end {
+				return done(nil)
+			}
+			pc = next
+		}
 		in := &code[pc]
 		pc++
 		if hoisted[pc-1] {

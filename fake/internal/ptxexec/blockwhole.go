@@ -1,0 +1,164 @@
+package ptxexec
+
+// The whole block at once. Most of a block program's instructions run
+// while every lane of every warp is at one pc (no thread diverged, none
+// exited, none waits) and the block's uniform values are in machine.ur:
+// runBlock's general loop then takes the same branch of each of its
+// checks every time (the group is the block, no group is pending or
+// waiting, every guard lets all threads or none run). runWhole is that
+// loop for that state alone: a small function with few live values, each
+// instruction going straight to what the general loop would do for it,
+// and anything else handed back to the general loop before it has done
+// any of it.
+
+// runWhole runs the block program from pc while every lane of every warp
+// runs in (runBlock's allFull) and the uniform values are in machine.ur
+// (uOK); ulanes are the slots whose uniform values go to the lanes too
+// (runBlock's). It returns the index of the first instruction it leaves
+// to the general loop (which then runs it: nothing of it is done here,
+// or only what the general loop does again the same way: a guard's
+// materialised form), or end true when every thread has run a ret or
+// exit (the block is done).
+//
+// Each case is the general loop's for this state, which is why the two
+// are equal: a hoisted instruction is skipped; a uniform one computed
+// once (grp is live); an affine one is affineStep with all (nothing done
+// when it declines); a guard that lets every thread or none run is that
+// (a predicate form's block mask, a uniform branch's scalar, the lanes'
+// predicates); an affine ld or st is wholeAffineAccess (act is every
+// thread, full); a branch taken by all jumps (no group is pending); a
+// bar.sync completes (every live thread is at it, none waits elsewhere);
+// a coalesced ld or st is blockRun's one run; the common arithmetic is
+// runWarps' or runFullWarps' call.
+func (m *machine) runWhole(pc int, ulanes []bool) (next int, end bool) {
+	bp, code, aff := m.bp, m.k.fn.code, m.aff
+	soas := m.soas
+	var all blockMask
+	for w := range soas {
+		all[w] = allLanes
+	}
+	for ; ; pc++ {
+		in := &code[pc]
+		switch {
+		case bp.hoisted[pc]:
+			continue
+		case bp.uniform[pc]:
+			v := scalar(in, m.ur)
+			m.ur[in.d] = v
+			if ulanes[in.d] {
+				b := broadcast(v)
+				for _, S := range soas {
+					*lane32(S, in.d) = b
+				}
+			}
+			continue
+		case aff && bp.affine[pc]:
+			if !m.affineStep(in, &all, true, true) {
+				return pc, false
+			}
+			continue
+		}
+		if in.guard >= 0 {
+			run, ok := m.wholeGuard(in, &all)
+			if !ok {
+				return pc, false // some threads run it, some do not
+			}
+			if !run {
+				continue
+			}
+		}
+		if aff && bp.readsAff[pc] {
+			switch in.op {
+			case opLdGlobal, opLdParam, opLdShared, opStGlobal, opStShared:
+				if !m.wholeAffineAccess(in, &all) {
+					return pc, false // (affineAccess, or the lanes)
+				}
+				continue
+			}
+			m.operandLanes(in)
+		}
+		switch in.op {
+		case opNop:
+		case opBra:
+			pc = int(in.imm) - 1
+		case opRet, opExit:
+			return pc, true
+		case opBar:
+			m.barrierDone()
+		case opLdGlobal, opLdParam, opLdShared, opLdLocal, opLdGeneric:
+			if m.file.N == 0 {
+				return pc, false
+			}
+			run, ok := m.blockRun(in)
+			if !ok {
+				return pc, false
+			}
+			if in.size == 4 {
+				m.file.Load32(in.v[0], run)
+			} else {
+				m.file.Load64(in.v[0], run)
+			}
+		case opStGlobal, opStShared, opStLocal, opStGeneric:
+			if m.file.N == 0 {
+				return pc, false
+			}
+			run, ok := m.blockRun(in)
+			if !ok {
+				return pc, false
+			}
+			if in.size == 4 {
+				m.file.Store32(run, in.v[0])
+			} else {
+				m.file.Store64(run, in.v[0])
+			}
+		case opFence:
+			return pc, false
+		default:
+			if !(m.file.N > 0 && runWarps(m.file, in) || runFullWarps(soas, in)) {
+				return pc, false
+			}
+		}
+	}
+}
+
+// wholeGuard evaluates in's guard for every thread of the block as
+// runBlock's general loop does (a predicate form's block mask, a uniform
+// predicate of a branch, or the lanes' predicates, materialised first
+// when the guard has a form): run tells whether every thread runs in
+// (true) or none does (false); ok is false when only some do.
+func (m *machine) wholeGuard(in *inst, all *blockMask) (run, ok bool) {
+	g, neg := in.guard, in.flags&fGuardNeg != 0
+	aff := m.aff
+	var act blockMask
+	if aff && m.bp.fidx[g] >= 0 && m.guardMask(g, neg, all, &act) {
+		return wholeOrNone(&act, len(m.soas))
+	}
+	if in.op == opBra && m.bp.uslot[g] {
+		return (m.ur[g] != 0) != neg, true
+	}
+	if aff && m.bp.fidx[g] >= 0 {
+		m.materialise(g)
+	}
+	for w, S := range m.soas {
+		act[w] = fullGuard(lane32(S, g), neg)
+	}
+	return wholeOrNone(&act, len(m.soas))
+}
+
+// wholeOrNone reports whether act's first nw warps are all full (run
+// true) or all empty (run false); ok false: neither.
+func wholeOrNone(act *blockMask, nw int) (run, ok bool) {
+	var or uint32
+	and := uint32(allLanes)
+	for w := range nw {
+		or |= act[w]
+		and &= act[w]
+	}
+	switch {
+	case and == allLanes:
+		return true, true
+	case or == 0:
+		return false, true
+	}
+	return false, false
+}
