@@ -286,7 +286,7 @@ func (m *machine) runBlock() error {
 		if aff && bp.readsAff[pc-1] {
 			switch in.op {
 			case opLdGlobal, opLdParam, opLdShared, opStGlobal, opStShared:
-				if full && m.wholeAffineAccess(in, &act) || m.affineAccess(in, &act, pc) {
+				if m.checked(in) && m.affineAccess(in, &act, pc) || !m.checked(in) && m.plainAffineAccess(in, &act, full) {
 					continue
 				}
 			}

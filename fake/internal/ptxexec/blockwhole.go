@@ -25,8 +25,8 @@ package ptxexec
 // once (grp is live); an affine one is affineStep with all (nothing done
 // when it declines); a guard that lets every thread or none run is that
 // (a predicate form's block mask, a uniform branch's scalar, the lanes'
-// predicates); an affine ld or st is wholeAffineAccess (act is every
-// thread, full); a branch taken by all jumps (no group is pending); a
+// predicates); an affine ld or st is plainAffineAccess (act is every
+// thread, full; with checks the general loop's affineAccess runs); a branch taken by all jumps (no group is pending); a
 // bar.sync completes (every live thread is at it, none waits elsewhere);
 // a coalesced ld or st is blockRun's one run; the common arithmetic is
 // runWarps' or runFullWarps' call.
@@ -70,7 +70,7 @@ func (m *machine) runWhole(pc int, ulanes []bool) (next int, end bool) {
 		if aff && bp.readsAff[pc] {
 			switch in.op {
 			case opLdGlobal, opLdParam, opLdShared, opStGlobal, opStShared:
-				if !m.wholeAffineAccess(in, &all) {
+				if m.checked(in) || !m.plainAffineAccess(in, &all, true) {
 					return pc, false // (affineAccess, or the lanes)
 				}
 				continue

@@ -1,0 +1,115 @@
+package ptxexec
+
+import (
+	"encoding/binary"
+	"math"
+	"math/bits"
+
+	"github.com/nocgo/cuda/fake/internal/ptxexec/lanes"
+)
+
+// plainAffineAccess is affineAccess where m.checked(in) is false (no
+// Observer, no race checks on in's space), the case of every launch
+// without checks: a scalar 4- or 8-byte ld or st, for the threads of
+// act, whose address slot has a form of stride size for them and whose
+// first and last active thread's addresses lie in one known allocation
+// (spanAt's), aligned, is one run of bytes: thread t's at off0 +
+// size*(t-t0). whole says act is every lane of every warp (runBlock's
+// full), and a block of full warps side by side (m.file) then moves in
+// one call of package lanes. It reports whether it did (false: nothing
+// done, and the lane paths run, to the lane that faults).
+//
+// It is affineAccess's own code with checks false, a separate function
+// so that a launch without checks pays for none of their set-up (the
+// deferred calls of affineAccess run at each of its returns) and the
+// caller's knowledge of a whole block spares the scan for t0 and t1.
+func (m *machine) plainAffineAccess(in *inst, act *blockMask, whole bool) bool {
+	if in.vec != 1 || in.size != 4 && in.size != 8 || in.v[0] == sSink {
+		return false
+	}
+	base, stride, mask, ok := m.operand(in.a, act, true)
+	size := uint64(in.size)
+	if !ok || stride != size || mask != math.MaxUint64 {
+		return false
+	}
+	nw := len(m.warps)
+	t0, t1 := 0, len(m.threads)-1
+	if !whole {
+		t0 = -1
+		for w := range nw {
+			if a := act[w]; a != 0 {
+				if t0 < 0 {
+					t0 = 32*w + bits.TrailingZeros32(a)
+				}
+				t1 = 32*w + 31 - bits.LeadingZeros32(a)
+			}
+		}
+		if t0 < 0 {
+			return true
+		}
+	}
+	a0 := base + stride*uint64(t0)
+	a1 := a0 + stride*uint64(t1-t0)
+	data, start, lim, amask, ok := m.spanAt(in, a0)
+	if !ok || a1 < a0 {
+		return false
+	}
+	off0, off1 := a0-start, a1-start
+	if off0 > off1 || off1 > lim || (a0+uint64(in.imm))&amask != 0 {
+		return false
+	}
+	load := in.op != opStGlobal && in.op != opStShared
+	if !load {
+		m.materialise(in.v[0]) // (a no-op unless the value has a form)
+	}
+	if whole && m.file.N > 0 && len(m.threads) == warpSize*nw {
+		run := data[off0 : off0+uint64(t1+1)*size]
+		switch {
+		case load && size == 4:
+			m.file.Load32(in.v[0], run)
+		case load:
+			m.file.Load64(in.v[0], run)
+		case size == 4:
+			m.file.Store32(run, in.v[0])
+		default:
+			m.file.Store64(run, in.v[0])
+		}
+		return true
+	}
+	for w := range nw {
+		a := act[w]
+		if a == 0 {
+			continue
+		}
+		rv := lane32(m.soas[w], in.v[0])
+		o := off0 + size*uint64(32*w-t0) // lane 0's offset (it may lie below data: only set lanes are used)
+		if a == allLanes {
+			switch {
+			case load && size == 4:
+				lanes.Load32(rv, (*[128]byte)(data[o:]))
+			case load:
+				lanes.Load64(rv, (*[256]byte)(data[o:]))
+			case size == 4:
+				lanes.Store32((*[128]byte)(data[o:]), rv)
+			default:
+				lanes.Store64((*[256]byte)(data[o:]), rv)
+			}
+			continue
+		}
+		for ; a != 0; a &= a - 1 {
+			j := bits.TrailingZeros32(a)
+			b := data[o+size*uint64(j):]
+			switch {
+			case load && size == 4:
+				rv[j] = uint64(binary.LittleEndian.Uint32(b))
+			case load:
+				rv[j] = binary.LittleEndian.Uint64(b)
+			case size == 4:
+				binary.LittleEndian.PutUint32(b, uint32(rv[j]))
+			default:
+				binary.LittleEndian.PutUint64(b, rv[j])
+			}
+		}
+	}
+	return true
+}
