@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/bits"
 	"slices"
-	"sort"
 
 	"github.com/nocgo/cuda/fake/internal/ptxexec/lanes"
 )
@@ -474,9 +473,9 @@ func (m *machine) setpMask(out *blockMask, mode int, d0, dt int64, act *blockMas
 			hi = n
 		}
 	case p(0):
-		hi = sort.Search(n, func(t int) bool { return !p(t) })
+		hi = firstChange(n, d0, dt, p)
 	default:
-		lo, hi = sort.Search(n, p), n
+		lo, hi = firstChange(n, d0, dt, p), n
 	}
 	for w := range len(m.warps) {
 		var r uint32
@@ -489,6 +488,24 @@ func (m *machine) setpMask(out *blockMask, mode int, d0, dt int64, act *blockMas
 		}
 		out[w] = r & act[w]
 	}
+}
+
+// firstChange returns the least t in 1..n-1 at which p(t), a comparison
+// of d0 + dt*t with 0 (dt != 0, so p is monotone in t), differs from
+// p(0), where p(n-1) does: what sort.Search would find, from the
+// crossing -d0/dt (off by at most one, as division truncates) and a step
+// or two to the exact boundary.
+func firstChange(n int, d0, dt int64, p func(int) bool) int {
+	p0 := p(0)
+	c := max(min(-d0/dt, int64(n-1)), 1)
+	t := int(c)
+	for t > 1 && p(t-1) != p0 {
+		t--
+	}
+	for p(t) == p0 {
+		t++
+	}
+	return t
 }
 
 // materialise writes slot s's form into the warps' registers for the

@@ -15,8 +15,9 @@ import (
 // first and last active thread's addresses lie in one known allocation
 // (spanAt's), aligned, is one run of bytes: thread t's at off0 +
 // size*(t-t0). whole says act is every lane of every warp (runBlock's
-// full), and a block of full warps side by side (m.file) then moves in
-// one call of package lanes. It reports whether it did (false: nothing
+// full); full warps side by side (m.file: all of them when whole, or a
+// run of them) move in one call of package lanes, the lanes of a partial
+// warp one by one. It reports whether it did (false: nothing
 // done, and the lane paths run, to the lane that faults).
 //
 // It is affineAccess's own code with checks false, a separate function
@@ -63,27 +64,27 @@ func (m *machine) plainAffineAccess(in *inst, act *blockMask, whole bool) bool {
 		m.materialise(in.v[0]) // (a no-op unless the value has a form)
 	}
 	if whole && m.file.N > 0 && len(m.threads) == warpSize*nw {
-		run := data[off0 : off0+uint64(t1+1)*size]
-		switch {
-		case load && size == 4:
-			m.file.Load32(in.v[0], run)
-		case load:
-			m.file.Load64(in.v[0], run)
-		case size == 4:
-			m.file.Store32(run, in.v[0])
-		default:
-			m.file.Store64(run, in.v[0])
-		}
+		m.moveRun(m.file, in, load, data[off0:off0+uint64(t1+1)*size])
 		return true
 	}
-	for w := range nw {
+	for w := 0; w < nw; w++ {
 		a := act[w]
 		if a == 0 {
 			continue
 		}
-		rv := lane32(m.soas[w], in.v[0])
 		o := off0 + size*uint64(32*w-t0) // lane 0's offset (it may lie below data: only set lanes are used)
 		if a == allLanes {
+			e := w + 1 // warps w..e-1 are full: one call of package lanes when side by side
+			for e < nw && act[e] == allLanes {
+				e++
+			}
+			if e-w > 1 && m.file.N > 0 {
+				f := lanes.Warps{S: m.file.S[w*m.file.Slots*warpSize:], Slots: m.file.Slots, N: e - w}
+				m.moveRun(f, in, load, data[o:o+uint64(e-w)*warpSize*size])
+				w = e - 1
+				continue
+			}
+			rv := lane32(m.soas[w], in.v[0])
 			switch {
 			case load && size == 4:
 				lanes.Load32(rv, (*[128]byte)(data[o:]))
@@ -96,20 +97,49 @@ func (m *machine) plainAffineAccess(in *inst, act *blockMask, whole bool) bool {
 			}
 			continue
 		}
-		for ; a != 0; a &= a - 1 {
-			j := bits.TrailingZeros32(a)
-			b := data[o+size*uint64(j):]
-			switch {
-			case load && size == 4:
-				rv[j] = uint64(binary.LittleEndian.Uint32(b))
-			case load:
-				rv[j] = binary.LittleEndian.Uint64(b)
-			case size == 4:
-				binary.LittleEndian.PutUint32(b, uint32(rv[j]))
-			default:
-				binary.LittleEndian.PutUint64(b, rv[j])
-			}
-		}
+		moveLanes(lane32(m.soas[w], in.v[0]), a, data, o, size, load)
 	}
 	return true
+}
+
+// moveRun loads in's value register of the warps of f from run, or
+// stores it there (load false): 32*in.size bytes a warp, in order.
+func (m *machine) moveRun(f lanes.Warps, in *inst, load bool, run []byte) {
+	switch {
+	case load && in.size == 4:
+		f.Load32(in.v[0], run)
+	case load:
+		f.Load64(in.v[0], run)
+	case in.size == 4:
+		f.Store32(run, in.v[0])
+	default:
+		f.Store64(run, in.v[0])
+	}
+}
+
+// moveLanes loads the lanes of a of register rv from their bytes in data
+// (lane j's at o + size*j), or stores them there (load false).
+func moveLanes(rv *[warpSize]uint64, a uint32, data []byte, o, size uint64, load bool) {
+	switch {
+	case load && size == 4:
+		for ; a != 0; a &= a - 1 {
+			j := uint64(bits.TrailingZeros32(a))
+			rv[j] = uint64(binary.LittleEndian.Uint32(data[o+4*j:]))
+		}
+	case load:
+		for ; a != 0; a &= a - 1 {
+			j := uint64(bits.TrailingZeros32(a))
+			rv[j] = binary.LittleEndian.Uint64(data[o+8*j:])
+		}
+	case size == 4:
+		for ; a != 0; a &= a - 1 {
+			j := uint64(bits.TrailingZeros32(a))
+			binary.LittleEndian.PutUint32(data[o+4*j:], uint32(rv[j]))
+		}
+	default:
+		for ; a != 0; a &= a - 1 {
+			j := uint64(bits.TrailingZeros32(a))
+			binary.LittleEndian.PutUint64(data[o+8*j:], rv[j])
+		}
+	}
 }
