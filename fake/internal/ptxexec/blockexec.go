@@ -197,17 +197,24 @@ func (m *machine) runBlock() error {
 			pend = pend[:copy(pend, pend[1:])]
 			allFull = isFull()
 		}
+		split := false // runWhole set act to the threads in's guard lets run: some, not all
 		if allFull && uOK {
 			// Every thread at pc, none pending or waiting: runWhole's
 			// state, up to what it leaves to the loop below.
-			next, end := m.runWhole(pc, ulanes)
+			next, end, s := m.runWhole(pc, ulanes, &act)
 			if end {
 				return done(nil)
 			}
-			pc = next
+			pc, split = next, s
 		}
 		in := &code[pc]
 		pc++
+		some, whole := false, true
+		full := allFull // every lane of every warp runs in
+		if split {
+			some, whole, full = true, false, false
+			goto guarded
+		}
 		if hoisted[pc-1] {
 			continue
 		}
@@ -244,8 +251,6 @@ func (m *machine) runBlock() error {
 				m.uniformSourceLanes(in)
 			}
 		}
-		some, whole := false, true
-		full := allFull // every lane of every warp runs in
 		if g := in.guard; g >= 0 && aff && bp.fidx[g] >= 0 && m.guardMask(g, in.flags&fGuardNeg != 0, &grp, &act) {
 			// A guard with a predicate form: a block mask, no lanes read.
 			for w := range nw {
@@ -283,6 +288,7 @@ func (m *machine) runBlock() error {
 		} else {
 			act = grp
 		}
+	guarded:
 		if aff && bp.readsAff[pc-1] {
 			switch in.op {
 			case opLdGlobal, opLdParam, opLdShared, opStGlobal, opStShared:

@@ -15,10 +15,11 @@ package ptxexec
 // runs in (runBlock's allFull) and the uniform values are in machine.ur
 // (uOK); ulanes are the slots whose uniform values go to the lanes too
 // (runBlock's). It returns the index of the first instruction it leaves
-// to the general loop (which then runs it: nothing of it is done here,
-// or only what the general loop does again the same way: a guard's
-// materialised form), or end true when every thread has run a ret or
-// exit (the block is done).
+// to the general loop (which then runs it: nothing of it is done here
+// but, with split true, its guard: act is then the threads it lets run,
+// some but not all, as the general loop's guard code would have set
+// it), or end true when every thread has run a ret or exit (the block
+// is done).
 //
 // Each case is the general loop's for this state, which is why the two
 // are equal: a hoisted instruction is skipped; a uniform one computed
@@ -30,7 +31,7 @@ package ptxexec
 // bar.sync completes (every live thread is at it, none waits elsewhere);
 // a coalesced ld or st is blockRun's one run; the common arithmetic is
 // runWarps' or runFullWarps' call.
-func (m *machine) runWhole(pc int, ulanes []bool) (next int, end bool) {
+func (m *machine) runWhole(pc int, ulanes []bool, act *blockMask) (next int, end, split bool) {
 	bp, code, aff := m.bp, m.k.fn.code, m.aff
 	soas := m.soas
 	var all blockMask
@@ -54,14 +55,14 @@ func (m *machine) runWhole(pc int, ulanes []bool) (next int, end bool) {
 			continue
 		case aff && bp.affine[pc]:
 			if !m.affineStep(in, &all, true, true) {
-				return pc, false
+				return pc, false, false
 			}
 			continue
 		}
 		if in.guard >= 0 {
-			run, ok := m.wholeGuard(in, &all)
+			run, ok := m.wholeGuard(in, &all, act)
 			if !ok {
-				return pc, false // some threads run it, some do not
+				return pc, false, true // some threads run it, some do not
 			}
 			if !run {
 				continue
@@ -71,7 +72,7 @@ func (m *machine) runWhole(pc int, ulanes []bool) (next int, end bool) {
 			switch in.op {
 			case opLdGlobal, opLdParam, opLdShared, opStGlobal, opStShared:
 				if m.checked(in) || !m.plainAffineAccess(in, &all, true) {
-					return pc, false // (affineAccess, or the lanes)
+					return pc, false, false // (affineAccess, or the lanes)
 				}
 				continue
 			}
@@ -82,16 +83,16 @@ func (m *machine) runWhole(pc int, ulanes []bool) (next int, end bool) {
 		case opBra:
 			pc = int(in.imm) - 1
 		case opRet, opExit:
-			return pc, true
+			return pc, true, false
 		case opBar:
 			m.barrierDone()
 		case opLdGlobal, opLdParam, opLdShared, opLdLocal, opLdGeneric:
 			if m.file.N == 0 {
-				return pc, false
+				return pc, false, false
 			}
 			run, ok := m.blockRun(in)
 			if !ok {
-				return pc, false
+				return pc, false, false
 			}
 			if in.size == 4 {
 				m.file.Load32(in.v[0], run)
@@ -100,11 +101,11 @@ func (m *machine) runWhole(pc int, ulanes []bool) (next int, end bool) {
 			}
 		case opStGlobal, opStShared, opStLocal, opStGeneric:
 			if m.file.N == 0 {
-				return pc, false
+				return pc, false, false
 			}
 			run, ok := m.blockRun(in)
 			if !ok {
-				return pc, false
+				return pc, false, false
 			}
 			if in.size == 4 {
 				m.file.Store32(run, in.v[0])
@@ -112,10 +113,10 @@ func (m *machine) runWhole(pc int, ulanes []bool) (next int, end bool) {
 				m.file.Store64(run, in.v[0])
 			}
 		case opFence:
-			return pc, false
+			return pc, false, false
 		default:
 			if !(m.file.N > 0 && runWarps(m.file, in) || runFullWarps(soas, in)) {
-				return pc, false
+				return pc, false, false
 			}
 		}
 	}
@@ -124,16 +125,17 @@ func (m *machine) runWhole(pc int, ulanes []bool) (next int, end bool) {
 // wholeGuard evaluates in's guard for every thread of the block as
 // runBlock's general loop does (a predicate form's block mask, a uniform
 // predicate of a branch, or the lanes' predicates, materialised first
-// when the guard has a form): run tells whether every thread runs in
-// (true) or none does (false); ok is false when only some do.
-func (m *machine) wholeGuard(in *inst, all *blockMask) (run, ok bool) {
+// when the guard has a form) into act, the threads it lets run: run
+// tells whether every thread runs in (true) or none does (false); ok is
+// false when only some do.
+func (m *machine) wholeGuard(in *inst, all, act *blockMask) (run, ok bool) {
 	g, neg := in.guard, in.flags&fGuardNeg != 0
 	aff := m.aff
-	var act blockMask
-	if aff && m.bp.fidx[g] >= 0 && m.guardMask(g, neg, all, &act) {
-		return wholeOrNone(&act, len(m.soas))
+	if aff && m.bp.fidx[g] >= 0 && m.guardMask(g, neg, all, act) {
+		return wholeOrNone(act, len(m.soas))
 	}
 	if in.op == opBra && m.bp.uslot[g] {
+		*act = *all
 		return (m.ur[g] != 0) != neg, true
 	}
 	if aff && m.bp.fidx[g] >= 0 {
@@ -142,7 +144,7 @@ func (m *machine) wholeGuard(in *inst, all *blockMask) (run, ok bool) {
 	for w, S := range m.soas {
 		act[w] = fullGuard(lane32(S, g), neg)
 	}
-	return wholeOrNone(&act, len(m.soas))
+	return wholeOrNone(act, len(m.soas))
 }
 
 // wholeOrNone reports whether act's first nw warps are all full (run
