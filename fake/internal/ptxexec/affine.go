@@ -477,16 +477,16 @@ func (m *machine) setpMask(out *blockMask, mode int, d0, dt int64, act *blockMas
 	default:
 		lo, hi = firstChange(n, d0, dt, p), n
 	}
+	var flip uint32 // inv: all ones
+	if inv {
+		flip = ^flip
+	}
+	// Without branches (their outcome changes from warp to warp): the
+	// lanes below h and not below l, none when l >= h.
 	for w := range len(m.warps) {
-		var r uint32
-		l, h := max(lo-32*w, 0), min(hi-32*w, 32)
-		if l < h {
-			r = uint32((uint64(1)<<h - 1) &^ (uint64(1)<<l - 1))
-		}
-		if inv {
-			r = ^r
-		}
-		out[w] = r & act[w]
+		l, h := min(max(lo-32*w, 0), 32), min(max(hi-32*w, 0), 32)
+		r := uint32((uint64(1)<<h - 1) &^ (uint64(1)<<l - 1))
+		out[w] = (r ^ flip) & act[w]
 	}
 }
 

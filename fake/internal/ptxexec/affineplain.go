@@ -35,19 +35,19 @@ func (m *machine) plainAffineAccess(in *inst, act *blockMask, whole bool) bool {
 	}
 	nw := len(m.warps)
 	t0, t1 := 0, len(m.threads)-1
+	w0, w1 := 0, nw-1 // the warps of t0 and t1
 	if !whole {
-		t0 = -1
-		for w := range nw {
-			if a := act[w]; a != 0 {
-				if t0 < 0 {
-					t0 = 32*w + bits.TrailingZeros32(a)
-				}
-				t1 = 32*w + 31 - bits.LeadingZeros32(a)
-			}
+		for w0 < nw && act[w0] == 0 {
+			w0++
 		}
-		if t0 < 0 {
+		if w0 == nw {
 			return true
 		}
+		for act[w1] == 0 {
+			w1--
+		}
+		t0 = 32*w0 + bits.TrailingZeros32(act[w0])
+		t1 = 32*w1 + 31 - bits.LeadingZeros32(act[w1])
 	}
 	a0 := base + stride*uint64(t0)
 	a1 := a0 + stride*uint64(t1-t0)
@@ -67,7 +67,7 @@ func (m *machine) plainAffineAccess(in *inst, act *blockMask, whole bool) bool {
 		m.moveRun(m.file, in, load, data[off0:off0+uint64(t1+1)*size])
 		return true
 	}
-	for w := 0; w < nw; w++ {
+	for w := w0; w <= w1; w++ {
 		a := act[w]
 		if a == 0 {
 			continue
@@ -75,7 +75,7 @@ func (m *machine) plainAffineAccess(in *inst, act *blockMask, whole bool) bool {
 		o := off0 + size*uint64(32*w-t0) // lane 0's offset (it may lie below data: only set lanes are used)
 		if a == allLanes {
 			e := w + 1 // warps w..e-1 are full: one call of package lanes when side by side
-			for e < nw && act[e] == allLanes {
+			for e <= w1 && act[e] == allLanes {
 				e++
 			}
 			if e-w > 1 && m.file.N > 0 {
