@@ -206,6 +206,21 @@ func (m *machine) runBlock() error {
 				return done(nil)
 			}
 			pc, split = next, s
+		} else {
+			// A group of the block, or uniform values in the lanes: the
+			// straight-line code that runGroup knows, then the loop below.
+			stop := -1
+			if len(pend) > 0 {
+				stop = pend[0].pc
+			}
+			next, err := m.runGroup(pc, &grp, allFull, uOK, stop)
+			if err != nil {
+				return done(err)
+			}
+			if next != pc {
+				pc = next
+				continue // (a pending group may join here)
+			}
 		}
 		in := &code[pc]
 		pc++

@@ -1,0 +1,70 @@
+package ptxexec
+
+// runGroup is runWhole's counterpart for a group that is not the whole
+// block (some threads diverged, exited or wait), or while the uniform
+// values have left machine.ur: the straight-line instructions of the
+// group at pc (grp; full: every lane of every warp is in it) up to the
+// first one that needs more of runBlock's general loop than the group's
+// own threads running it. It returns the index of that instruction (not
+// run: nothing of it is done), or a fault.
+//
+// What it runs is what the general loop does for an unguarded
+// instruction in this state, the same calls with act = grp: a hoisted
+// instruction is skipped, an affine one is affineStep (nothing done when
+// it declines), an affine ld or st without checks is plainAffineAccess,
+// the other pure instructions are runWarps, runFullWarps or per warp
+// runFull, lanesPure or slowLanes (which faults as there). It stops at
+// stop (the pc of the lowest pending group, where the general loop
+// merges it: -1 when none), at a guard, at a uniform instruction while
+// uOK (the general loop decides whether the group is the block), at a
+// branch, barrier, ret, exit, fence, and at any other ld or st.
+func (m *machine) runGroup(pc int, grp *blockMask, full, uOK bool, stop int) (next int, err error) {
+	bp, code, aff := m.bp, m.k.fn.code, m.aff
+	for ; pc != stop; pc++ {
+		in := &code[pc]
+		switch {
+		case bp.hoisted[pc]:
+			continue
+		case uOK && bp.uniform[pc], in.guard >= 0:
+			return pc, nil
+		case aff && bp.affine[pc]:
+			if !m.affineStep(in, grp, full, uOK) {
+				return pc, nil
+			}
+			continue
+		}
+		if aff && bp.readsAff[pc] {
+			switch in.op {
+			case opLdGlobal, opLdParam, opLdShared, opStGlobal, opStShared:
+				if m.checked(in) || !m.plainAffineAccess(in, grp, full) {
+					return pc, nil
+				}
+				continue
+			}
+			m.operandLanes(in)
+		}
+		switch in.op {
+		case opNop:
+		case opBra, opRet, opExit, opBar, opFence, opLdGlobal, opLdParam, opLdShared, opLdLocal, opLdGeneric,
+			opStGlobal, opStShared, opStLocal, opStGeneric:
+			return pc, nil
+		default:
+			if full && (m.file.N > 0 && runWarps(m.file, in) || runFullWarps(m.soas, in)) {
+				continue
+			}
+			for w, a := range grp[:len(m.soas)] {
+				if a == 0 {
+					continue
+				}
+				S, ts := m.soas[w], m.tss[w]
+				if a == allLanes && runFull(S, in) || m.lanesPure(S, ts, in, a) {
+					continue
+				}
+				if !m.slowLanes(S, ts, in, a, pc+1) {
+					return pc, m.fault
+				}
+			}
+		}
+	}
+	return pc, nil
+}
