@@ -454,11 +454,11 @@ func (m *machine) affineStep(in *inst, act *blockMask, all, uOK bool) bool {
 // for an order, one thread or all but one for equality.
 func (m *machine) setpMask(out *blockMask, mode int, d0, dt int64, act *blockMask) {
 	n := len(m.threads)
-	p := func(t int) bool { return cmpSigned(mode, d0+dt*int64(t), 0) }
+	p0 := cmpSigned(mode, d0, 0)
 	lo, hi, inv := 0, 0, false
 	switch {
 	case dt == 0:
-		if p(0) {
+		if p0 {
 			hi = n
 		}
 	case mode == cmpEQ || mode == cmpNE:
@@ -468,14 +468,14 @@ func (m *machine) setpMask(out *blockMask, mode int, d0, dt int64, act *blockMas
 				lo, hi = int(t), int(t)+1
 			}
 		}
-	case p(0) == p(n-1):
-		if p(0) {
+	case p0 == cmpSigned(mode, d0+dt*int64(n-1), 0):
+		if p0 {
 			hi = n
 		}
-	case p(0):
-		hi = firstChange(n, d0, dt, p)
+	case p0:
+		hi = firstChange(n, mode, d0, dt)
 	default:
-		lo, hi = firstChange(n, d0, dt, p), n
+		lo, hi = firstChange(n, mode, d0, dt), n
 	}
 	var flip uint32 // inv: all ones
 	if inv {
@@ -490,12 +490,13 @@ func (m *machine) setpMask(out *blockMask, mode int, d0, dt int64, act *blockMas
 	}
 }
 
-// firstChange returns the least t in 1..n-1 at which p(t), a comparison
-// of d0 + dt*t with 0 (dt != 0, so p is monotone in t), differs from
-// p(0), where p(n-1) does: what sort.Search would find, from the
-// crossing -d0/dt (off by at most one, as division truncates) and a step
-// or two to the exact boundary.
-func firstChange(n int, d0, dt int64, p func(int) bool) int {
+// firstChange returns the least t in 1..n-1 at which p(t), the
+// comparison mode of d0 + dt*t with 0 (dt != 0, so p is monotone in t),
+// differs from p(0), where p(n-1) does: what sort.Search would find,
+// from the crossing -d0/dt (off by at most one, as division truncates)
+// and a step or two to the exact boundary.
+func firstChange(n, mode int, d0, dt int64) int {
+	p := func(t int) bool { return cmpSigned(mode, d0+dt*int64(t), 0) }
 	p0 := p(0)
 	c := max(min(-d0/dt, int64(n-1)), 1)
 	t := int(c)

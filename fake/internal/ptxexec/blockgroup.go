@@ -21,19 +21,19 @@ package ptxexec
 func (m *machine) runGroup(pc int, grp *blockMask, full, uOK bool, stop int) (next int, err error) {
 	bp, code, aff := m.bp, m.k.fn.code, m.aff
 	for ; pc != stop; pc++ {
-		in := &code[pc]
+		in, mk := &code[pc], bp.marks[pc]
 		switch {
-		case bp.hoisted[pc]:
+		case mk&markHoisted != 0:
 			continue
-		case uOK && bp.uniform[pc], in.guard >= 0:
+		case uOK && mk&markUniform != 0, in.guard >= 0:
 			return pc, nil
-		case aff && bp.affine[pc]:
+		case aff && mk&markAffine != 0:
 			if !m.affineStep(in, grp, full, uOK) {
 				return pc, nil
 			}
 			continue
 		}
-		if aff && bp.readsAff[pc] {
+		if aff && mk&markReadsAff != 0 {
 			switch in.op {
 			case opLdGlobal, opLdParam, opLdShared, opStGlobal, opStShared:
 				if m.checked(in) || !m.plainAffineAccess(in, grp, full) {

@@ -39,11 +39,11 @@ func (m *machine) runWhole(pc int, ulanes []bool, act *blockMask) (next int, end
 		all[w] = allLanes
 	}
 	for ; ; pc++ {
-		in := &code[pc]
+		in, mk := &code[pc], bp.marks[pc]
 		switch {
-		case bp.hoisted[pc]:
+		case mk&markHoisted != 0:
 			continue
-		case bp.uniform[pc]:
+		case mk&markUniform != 0:
 			v := scalar(in, m.ur)
 			m.ur[in.d] = v
 			if ulanes[in.d] {
@@ -53,7 +53,7 @@ func (m *machine) runWhole(pc int, ulanes []bool, act *blockMask) (next int, end
 				}
 			}
 			continue
-		case aff && bp.affine[pc]:
+		case aff && mk&markAffine != 0:
 			if !m.affineStep(in, &all, true, true) {
 				return pc, false, false
 			}
@@ -68,7 +68,7 @@ func (m *machine) runWhole(pc int, ulanes []bool, act *blockMask) (next int, end
 				continue
 			}
 		}
-		if aff && bp.readsAff[pc] {
+		if aff && mk&markReadsAff != 0 {
 			switch in.op {
 			case opLdGlobal, opLdParam, opLdShared, opStGlobal, opStShared:
 				if m.checked(in) || !m.plainAffineAccess(in, &all, true) {

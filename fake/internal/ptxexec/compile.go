@@ -54,7 +54,19 @@ type blockProgram struct {
 	scalarOnly   []int32
 	// affineProgram: the values affine in the thread index (affine.go).
 	affineProgram
+	// marks holds hoisted, uniform, affine and readsAff of each
+	// instruction as bits (markHoisted, ...): one load for runWhole and
+	// runGroup, which test them for every instruction they run.
+	marks []uint8
 }
+
+// The bits of blockProgram.marks.
+const (
+	markHoisted  = 1 << iota // hoisted[i]
+	markUniform              // uniform[i]
+	markAffine               // affine[i]
+	markReadsAff             // readsAff[i]
+)
 
 // compiled holds a Kernel's block program, translated once.
 type compiled struct {
@@ -142,6 +154,14 @@ func translate(f *function) *blockProgram {
 	}
 	bp.findUniform(f, writes)
 	bp.findAffine(f, writes)
+	bp.marks = make([]uint8, len(code))
+	for i := range code {
+		for bit, on := range [...]bool{bp.hoisted[i], bp.uniform[i], bp.affine[i], bp.readsAff[i]} {
+			if on {
+				bp.marks[i] |= 1 << bit
+			}
+		}
+	}
 	return bp
 }
 

@@ -28,7 +28,7 @@ func TestFirstChangeMatchesSearch(t *testing.T) {
 			continue
 		}
 		want := sort.Search(n, func(t int) bool { return p(t) != p(0) })
-		if got := firstChange(n, d0, dt, p); got != want {
+		if got := firstChange(n, mode, d0, dt); got != want {
 			t.Fatalf("n=%d d0=%d dt=%d mode=%d: firstChange %d, sort.Search %d", n, d0, dt, mode, got, want)
 		}
 	}
