@@ -201,9 +201,9 @@ func (m *machine) runBlock() error {
 		if allFull && uOK {
 			// Every thread at pc, none pending or waiting: runWhole's
 			// state, up to what it leaves to the loop below.
-			next, end, s := m.runWhole(pc, ulanes, &act)
+			next, end, s, err := m.runWhole(pc, ulanes, &act)
 			if end {
-				return done(nil)
+				return done(err)
 			}
 			pc, split = next, s
 		} else {

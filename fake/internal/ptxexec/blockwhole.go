@@ -19,7 +19,8 @@ package ptxexec
 // but, with split true, its guard: act is then the threads it lets run,
 // some but not all, as the general loop's guard code would have set
 // it), or end true when every thread has run a ret or exit (the block
-// is done).
+// is done; err is then the fault of a ld or st that went warp by warp,
+// if one faulted).
 //
 // Each case is the general loop's for this state, which is why the two
 // are equal: a hoisted instruction is skipped; a uniform one computed
@@ -29,9 +30,11 @@ package ptxexec
 // predicates); an affine ld or st is plainAffineAccess (act is every
 // thread, full; with checks the general loop's affineAccess runs); a branch taken by all jumps (no group is pending); a
 // bar.sync completes (every live thread is at it, none waits elsewhere);
-// a coalesced ld or st is blockRun's one run; the common arithmetic is
-// runWarps' or runFullWarps' call.
-func (m *machine) runWhole(pc int, ulanes []bool, act *blockMask) (next int, end, split bool) {
+// a coalesced ld or st is blockRun's one run, another one goes warp by
+// warp through fullLoad or loadLanes (fullStore, storeLanes), to the
+// lane that faults; the common arithmetic is runWarps' or runFullWarps'
+// call.
+func (m *machine) runWhole(pc int, ulanes []bool, act *blockMask) (next int, end, split bool, err error) {
 	bp, code, aff := m.bp, m.k.fn.code, m.aff
 	soas := m.soas
 	var all blockMask
@@ -55,14 +58,14 @@ func (m *machine) runWhole(pc int, ulanes []bool, act *blockMask) (next int, end
 			continue
 		case aff && mk&markAffine != 0:
 			if !m.affineStep(in, &all, true, true) {
-				return pc, false, false
+				return pc, false, false, nil
 			}
 			continue
 		}
 		if in.guard >= 0 {
 			run, ok := m.wholeGuard(in, &all, act)
 			if !ok {
-				return pc, false, true // some threads run it, some do not
+				return pc, false, true, nil // some threads run it, some do not
 			}
 			if !run {
 				continue
@@ -72,7 +75,7 @@ func (m *machine) runWhole(pc int, ulanes []bool, act *blockMask) (next int, end
 			switch in.op {
 			case opLdGlobal, opLdParam, opLdShared, opStGlobal, opStShared:
 				if m.checked(in) || !m.plainAffineAccess(in, &all, true) {
-					return pc, false, false // (affineAccess, or the lanes)
+					return pc, false, false, nil // (affineAccess, or the lanes)
 				}
 				continue
 			}
@@ -83,40 +86,44 @@ func (m *machine) runWhole(pc int, ulanes []bool, act *blockMask) (next int, end
 		case opBra:
 			pc = int(in.imm) - 1
 		case opRet, opExit:
-			return pc, true, false
+			return pc, true, false, nil
 		case opBar:
 			m.barrierDone()
 		case opLdGlobal, opLdParam, opLdShared, opLdLocal, opLdGeneric:
-			if m.file.N == 0 {
-				return pc, false, false
+			if run, ok := m.wholeRun(in); ok {
+				if in.size == 4 {
+					m.file.Load32(in.v[0], run)
+				} else {
+					m.file.Load64(in.v[0], run)
+				}
+				continue
 			}
-			run, ok := m.blockRun(in)
-			if !ok {
-				return pc, false, false
-			}
-			if in.size == 4 {
-				m.file.Load32(in.v[0], run)
-			} else {
-				m.file.Load64(in.v[0], run)
+			// Warp by warp, as the general loop goes on (not back to
+			// it: it would try blockRun again).
+			for w, S := range soas {
+				if !m.fullLoad(S, in, m.tss[w], pc) && !m.loadLanes(m.tss[w], S, allLanes, in, pc+1) {
+					return pc, true, false, m.fault
+				}
 			}
 		case opStGlobal, opStShared, opStLocal, opStGeneric:
-			if m.file.N == 0 {
-				return pc, false, false
+			if run, ok := m.wholeRun(in); ok {
+				if in.size == 4 {
+					m.file.Store32(run, in.v[0])
+				} else {
+					m.file.Store64(run, in.v[0])
+				}
+				continue
 			}
-			run, ok := m.blockRun(in)
-			if !ok {
-				return pc, false, false
-			}
-			if in.size == 4 {
-				m.file.Store32(run, in.v[0])
-			} else {
-				m.file.Store64(run, in.v[0])
+			for w, S := range soas {
+				if !m.fullStore(S, in, m.tss[w], pc) && !m.storeLanes(m.tss[w], S, allLanes, in, pc+1) {
+					return pc, true, false, m.fault
+				}
 			}
 		case opFence:
-			return pc, false, false
+			return pc, false, false, nil
 		default:
 			if !(m.file.N > 0 && runWarps(m.file, in) || runFullWarps(soas, in)) {
-				return pc, false, false
+				return pc, false, false, nil
 			}
 		}
 	}
@@ -163,4 +170,13 @@ func wholeOrNone(act *blockMask, nw int) (run, ok bool) {
 		return false, true
 	}
 	return false, false
+}
+
+// wholeRun is blockRun where the warps' registers lie side by side
+// (m.file; ok false otherwise), as the general loop calls it.
+func (m *machine) wholeRun(in *inst) (run []byte, ok bool) {
+	if m.file.N == 0 {
+		return nil, false
+	}
+	return m.blockRun(in)
 }
