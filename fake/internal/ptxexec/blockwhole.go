@@ -33,7 +33,8 @@ package ptxexec
 // a coalesced ld or st is blockRun's one run, another one goes warp by
 // warp through fullLoad or loadLanes (fullStore, storeLanes), to the
 // lane that faults; the common arithmetic is runWarps' or runFullWarps'
-// call.
+// call, other pure instructions go warp by warp through lanesPure or
+// slowLanes.
 func (m *machine) runWhole(pc int, ulanes []bool, act *blockMask) (next int, end, split bool, err error) {
 	bp, code, aff := m.bp, m.k.fn.code, m.aff
 	soas := m.soas
@@ -122,8 +123,16 @@ func (m *machine) runWhole(pc int, ulanes []bool, act *blockMask) (next int, end
 		case opFence:
 			return pc, false, false, nil
 		default:
-			if !(m.file.N > 0 && runWarps(m.file, in) || runFullWarps(soas, in)) {
-				return pc, false, false, nil
+			if m.file.N > 0 && runWarps(m.file, in) || runFullWarps(soas, in) {
+				continue
+			}
+			for w, S := range soas { // (as the general loop goes on)
+				if runFull(S, in) || m.lanesPure(S, m.tss[w], in, allLanes) {
+					continue
+				}
+				if !m.slowLanes(S, m.tss[w], in, allLanes, pc+1) {
+					return pc, true, false, m.fault
+				}
 			}
 		}
 	}
