@@ -463,7 +463,11 @@ func (m *machine) setpMask(out *blockMask, mode int, d0, dt int64, act *blockMas
 		}
 	case mode == cmpEQ || mode == cmpNE:
 		inv = mode == cmpNE
-		if -d0%dt == 0 {
+		if dt == 1 || dt == -1 { // (no division)
+			if t := -d0 * dt; t >= 0 && t < int64(n) {
+				lo, hi = int(t), int(t)+1
+			}
+		} else if -d0%dt == 0 {
 			if t := -d0 / dt; t >= 0 && t < int64(n) {
 				lo, hi = int(t), int(t)+1
 			}
@@ -498,7 +502,11 @@ func (m *machine) setpMask(out *blockMask, mode int, d0, dt int64, act *blockMas
 func firstChange(n, mode int, d0, dt int64) int {
 	p := func(t int) bool { return cmpSigned(mode, d0+dt*int64(t), 0) }
 	p0 := p(0)
-	c := max(min(-d0/dt, int64(n-1)), 1)
+	c := -d0 * dt // the crossing when dt is 1 or -1 (%tid.x against a value): no division
+	if dt != 1 && dt != -1 {
+		c = -d0 / dt
+	}
+	c = max(min(c, int64(n-1)), 1)
 	t := int(c)
 	for t > 1 && p(t-1) != p0 {
 		t--
