@@ -64,9 +64,9 @@ type affineProgram struct {
 	// get lanes only when the block falls back (blockSlotLanes).
 	laneBlock []alias
 	// local marks the form slots that a thread reads only right after it
-	// has run their writer (localReads): the values of the threads that
-	// did not run it this time are never read, so a new form need not
-	// write them to the lanes first.
+	// has run their writer (straightReads): the values of the threads
+	// that did not run it this time are never read, so a new form need
+	// not write them to the lanes first.
 	local []bool
 	// uniformLanes marks the slots that some instruction reads from the
 	// warps' registers while forms are kept (bp.lanes without
@@ -90,8 +90,8 @@ type form struct {
 }
 
 // findAffine sets bp.affineProgram (after findUniform: uniform slots
-// are affine sources of stride 0).
-func (bp *blockProgram) findAffine(f *function, writes []int) {
+// are affine sources of stride 0); only is straightReads'.
+func (bp *blockProgram) findAffine(f *function, writes []int, only []bool) {
 	code := f.code
 	a := &bp.affineProgram
 	a.affine, a.readsAff = make([]bool, len(code)), make([]bool, len(code))
@@ -152,7 +152,10 @@ func (bp *blockProgram) findAffine(f *function, writes []int) {
 			a.affScalarOnly = append(a.affScalarOnly, int32(s))
 		}
 	}
-	a.local = localReads(code, aslot, a.affine)
+	a.local = slices.Clone(aslot)
+	for s := range a.local {
+		a.local[s] = a.local[s] && only[s]
+	}
 	for i := range code {
 		in := &code[i]
 		if a.affine[i] && !bp.hoisted[i] {
@@ -165,62 +168,6 @@ func (bp *blockProgram) findAffine(f *function, writes []int) {
 			}
 		}
 	}
-}
-
-// localReads returns which slots of aslot (each written by one affine
-// instruction, marked in affine) are read only by instructions that
-// follow their writer i in straight-line code: no branch, barrier, ret or
-// exit between them and no branch target after i up to the reader. A
-// group of threads that runs i then runs on to the reader without a stop
-// (runBlock switches groups only at branches, barriers and exits, and
-// merges them only at targets and after those), so every thread that
-// reads the slot there has just written it in the same run of i, and no
-// other run of i comes in between.
-func localReads(code []inst, aslot, affine []bool) []bool {
-	local := slices.Clone(aslot)
-	writer := make([]int, len(aslot))
-	target := make([]bool, len(code)+1)
-	for i := range code {
-		in := &code[i]
-		if affine[i] {
-			writer[in.d] = i
-		}
-		if t := int(in.imm); in.op == opBra && t >= 0 && t <= len(code) {
-			target[t] = true
-		}
-	}
-	straight := func(i, j int) bool {
-		for k := i + 1; k <= j; k++ {
-			if target[k] {
-				return false
-			}
-			switch code[k].op {
-			case opBra, opBar, opRet, opExit:
-				if k < j {
-					return false
-				}
-			}
-		}
-		return true
-	}
-	for j := range code {
-		in := &code[j]
-		ops := operands(in)
-		for _, s := range append(ops[:], in.guard) {
-			if s < 0 || int(s) >= len(local) || !local[s] {
-				continue
-			}
-			i := writer[s]
-			if j == i {
-				if srcs := affineSources(in); slices.Contains(srcs[:], s) {
-					local[s] = false // it reads its own old value
-				}
-				continue
-			}
-			local[s] = j > i && straight(i, j)
-		}
-	}
-	return local
 }
 
 // affineOp reports whether in is one of the instructions an affine

@@ -1,5 +1,7 @@
 package ptxexec
 
+import "github.com/nocgo/cuda/fake/internal/ptxexec/lanes"
+
 // runGroup is runWhole's counterpart for a group that is not the whole
 // block (some threads diverged, exited or wait), or while the uniform
 // values have left machine.ur: the straight-line instructions of the
@@ -52,6 +54,9 @@ func (m *machine) runGroup(pc int, grp *blockMask, full, uOK bool, stop int) (ne
 			if full && (m.file.N > 0 && runWarps(m.file, in) || runFullWarps(m.soas, in)) {
 				continue
 			}
+			if bp.localDst[pc] && m.spanLanes(in, grp) {
+				continue
+			}
 			for w, a := range grp[:len(m.soas)] {
 				if a == 0 {
 					continue
@@ -67,4 +72,38 @@ func (m *machine) runGroup(pc int, grp *blockMask, full, uOK bool, stop int) (ne
 		}
 	}
 	return pc, nil
+}
+
+// spanLanes runs the pure instruction in, whose destination is read
+// only right after it is written (blockProgram.localDst), for every lane
+// of the warps from the first to the last with threads in grp, through
+// runWarps over them (side by side) or runFull warp by warp, and reports
+// whether it did (false: in is not one of theirs, nothing done). The
+// lanes of grp get what runFull gives them, which is lanesPure's value
+// (the per-warp path's); the others get values nothing reads.
+func (m *machine) spanLanes(in *inst, grp *blockMask) bool {
+	nw := len(m.soas)
+	w0, w1 := 0, nw-1
+	for w0 < nw && grp[w0] == 0 {
+		w0++
+	}
+	if w0 == nw {
+		return true
+	}
+	for grp[w1] == 0 {
+		w1--
+	}
+	if f := m.file; f.N > 0 {
+		sub := lanes.Warps{S: f.S[w0*f.Slots*warpSize:], Slots: f.Slots, N: w1 - w0 + 1}
+		if runWarps(sub, in) {
+			return true
+		}
+	}
+	if !runFull(m.soas[w0], in) {
+		return false // (so it knows no warp's)
+	}
+	for _, S := range m.soas[w0+1 : w1+1] {
+		runFull(S, in)
+	}
+	return true
 }
