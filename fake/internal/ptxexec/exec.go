@@ -383,13 +383,13 @@ func (m *machine) startBlock() {
 	m.blockTemplate()
 	m.yielded = false
 	for w := range m.warps {
-		lo := w * warpSize
-		ts := m.threads[lo:min(lo+warpSize, len(m.threads))]
 		if wr := &m.warps[w]; wr.inSoA {
 			wr.fresh = true
 			m.blockLanes(wr)
 			continue
 		}
+		lo := w * warpSize
+		ts := m.threads[lo:min(lo+warpSize, len(m.threads))]
 		for i := range ts {
 			m.initThread(&ts[i], lo+i)
 		}
@@ -410,10 +410,11 @@ func (m *machine) startBlock() {
 		m.gr.start(uint32(linear(m.block, m.l.Grid)))
 	}
 	for w := range m.warps {
-		lo := w * warpSize
-		ts := m.threads[lo:min(lo+warpSize, len(m.threads))]
-		if wr := &m.warps[w]; !wr.inSoA && m.canLockstep(ts) {
-			m.toSoA(wr, ts)
+		if wr := &m.warps[w]; !wr.inSoA {
+			lo := w * warpSize
+			if ts := m.threads[lo:min(lo+warpSize, len(m.threads))]; m.canLockstep(ts) {
+				m.toSoA(wr, ts)
+			}
 		}
 	}
 }
