@@ -52,6 +52,10 @@ type affineProgram struct {
 	readsAff []bool
 	// fidx is each slot's index in machine.forms, or -1 (no form).
 	fidx []int32
+	// okind is what operand finds for each slot, in one table: fidx
+	// where it is >= 0, else okUniform (a uniform slot), okTidX (%tid.x)
+	// or okNone.
+	okind []int32
 	// tidX marks %tid.x and the registers preloaded with it.
 	tidX []bool
 	// nforms counts the form slots; reset lists the forms written by
@@ -121,11 +125,22 @@ func (bp *blockProgram) findAffine(f *function, writes []int, only []bool) {
 		}
 	}
 	a.fidx = make([]int32, f.nslots)
+	a.okind = make([]int32, f.nslots)
 	for s := range a.fidx {
 		a.fidx[s] = -1
 		if aslot[s] {
 			a.fidx[s] = int32(a.nforms)
 			a.nforms++
+		}
+		switch {
+		case a.fidx[s] >= 0:
+			a.okind[s] = a.fidx[s]
+		case bp.uslot[s]:
+			a.okind[s] = okUniform
+		case a.tidX[s]:
+			a.okind[s] = okTidX
+		default:
+			a.okind[s] = okNone
 		}
 	}
 	readsLanes := make([]bool, f.nslots)
@@ -247,21 +262,28 @@ func subset(a, b *blockMask, nw int) bool {
 // slot (stride 0, while uOK), %tid.x, or a slot whose form holds for
 // act.
 func (m *machine) operand(s int32, act *blockMask, uOK bool) (base, stride, mask uint64, ok bool) {
-	if i := m.bp.fidx[s]; i >= 0 {
+	switch i := m.okind[s]; i {
+	case okUniform:
+		return m.ur[s], 0, math.MaxUint64, uOK
+	case okTidX:
+		return 0, 1, math.MaxUint32, true
+	case okNone:
+		return 0, 0, 0, false
+	default:
 		f := &m.forms[i]
 		if !f.ok || f.pred || !f.all && !subset(act, &f.dom, len(m.warps)) {
 			return 0, 0, 0, false
 		}
 		return f.base, f.stride, f.mask, true
 	}
-	switch {
-	case m.bp.uslot[s]:
-		return m.ur[s], 0, math.MaxUint64, uOK
-	case m.bp.tidX[s]:
-		return 0, 1, math.MaxUint32, true
-	}
-	return 0, 0, 0, false
 }
+
+// The kinds of affineProgram.okind that are not a form's index.
+const (
+	okNone    = -1 - iota // no form
+	okUniform             // a uniform slot: stride 0 (while uOK)
+	okTidX                // %tid.x
+)
 
 // exactInt returns an operand's values as the integers an instruction
 // of width w (w <= 32, signed or not) reads: thread t's is first +

@@ -127,7 +127,7 @@ func (m *machine) runBlock() error {
 		m.ur = slices.Clone(m.tmpl)
 		m.aff = m.affOn()
 		if m.aff {
-			m.forms = make([]form, bp.nforms)
+			m.forms, m.okind = make([]form, bp.nforms), bp.okind
 		}
 		m.hoist(&live)
 		m.hoisted = true

@@ -201,6 +201,7 @@ type machine struct {
 	pend, wait []blockGroup
 	ur         []uint64 // the block's uniform values, by slot (blockexec.go)
 	forms      []form   // the block's affine values (affine.go), when aff
+	okind      []int32  // bp.okind, one load nearer (operand)
 	aff        bool
 	soas       [][]uint64
 	tss        [][]thread // each warp's registers and threads, for runBlock
