@@ -213,8 +213,8 @@ func (m *machine) runBlock() error {
 			if len(pend) > 0 {
 				stop = pend[0].pc
 			}
-			next, err := m.runGroup(pc, &grp, allFull, uOK, stop)
-			if err != nil {
+			next, end, err := m.runGroup(pc, &grp, allFull, uOK, stop)
+			if end {
 				return done(err)
 			}
 			if next != pc {

@@ -8,7 +8,8 @@ import "github.com/nocgo/cuda/fake/internal/ptxexec/lanes"
 // group at pc (grp; full: every lane of every warp is in it) up to the
 // first one that needs more of runBlock's general loop than the group's
 // own threads running it. It returns the index of that instruction (not
-// run: nothing of it is done), or a fault.
+// run: nothing of it is done), or end true where the general loop would
+// end the block (slowLanes stopped at a fault: err is it).
 //
 // What it runs is what the general loop does for an unguarded
 // instruction in this state, the same calls with act = grp: a hoisted
@@ -20,7 +21,7 @@ import "github.com/nocgo/cuda/fake/internal/ptxexec/lanes"
 // merges it: -1 when none), at a guard, at a uniform instruction while
 // uOK (the general loop decides whether the group is the block), at a
 // branch, barrier, ret, exit, fence, and at any other ld or st.
-func (m *machine) runGroup(pc int, grp *blockMask, full, uOK bool, stop int) (next int, err error) {
+func (m *machine) runGroup(pc int, grp *blockMask, full, uOK bool, stop int) (next int, end bool, err error) {
 	bp, code, aff := m.bp, m.k.fn.code, m.aff
 	for ; pc != stop; pc++ {
 		in, mk := &code[pc], bp.marks[pc]
@@ -28,10 +29,10 @@ func (m *machine) runGroup(pc int, grp *blockMask, full, uOK bool, stop int) (ne
 		case mk&markHoisted != 0:
 			continue
 		case uOK && mk&markUniform != 0, in.guard >= 0:
-			return pc, nil
+			return pc, false, nil
 		case aff && mk&markAffine != 0:
 			if !m.affineStep(in, grp, full, uOK) {
-				return pc, nil
+				return pc, false, nil
 			}
 			continue
 		}
@@ -39,7 +40,7 @@ func (m *machine) runGroup(pc int, grp *blockMask, full, uOK bool, stop int) (ne
 			switch in.op {
 			case opLdGlobal, opLdParam, opLdShared, opStGlobal, opStShared:
 				if m.checked(in) || !m.plainAffineAccess(in, grp, full) {
-					return pc, nil
+					return pc, false, nil
 				}
 				continue
 			}
@@ -49,7 +50,7 @@ func (m *machine) runGroup(pc int, grp *blockMask, full, uOK bool, stop int) (ne
 		case opNop:
 		case opBra, opRet, opExit, opBar, opFence, opLdGlobal, opLdParam, opLdShared, opLdLocal, opLdGeneric,
 			opStGlobal, opStShared, opStLocal, opStGeneric:
-			return pc, nil
+			return pc, false, nil
 		default:
 			if full && (m.file.N > 0 && runWarps(m.file, in) || runFullWarps(m.soas, in)) {
 				continue
@@ -66,12 +67,12 @@ func (m *machine) runGroup(pc int, grp *blockMask, full, uOK bool, stop int) (ne
 					continue
 				}
 				if !m.slowLanes(S, ts, in, a, pc+1) {
-					return pc, m.fault
+					return pc, true, m.fault
 				}
 			}
 		}
 	}
-	return pc, nil
+	return pc, false, nil
 }
 
 // spanLanes runs the pure instruction in, whose destination is read
