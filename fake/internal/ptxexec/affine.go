@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/bits"
-	"sort"
+	"slices"
 
 	"github.com/nocgo/cuda/fake/internal/ptxexec/lanes"
 )
@@ -52,6 +52,10 @@ type affineProgram struct {
 	readsAff []bool
 	// fidx is each slot's index in machine.forms, or -1 (no form).
 	fidx []int32
+	// okind is what operand finds for each slot, in one table: fidx
+	// where it is >= 0, else okUniform (a uniform slot), okTidX (%tid.x)
+	// or okNone.
+	okind []int32
 	// tidX marks %tid.x and the registers preloaded with it.
 	tidX []bool
 	// nforms counts the form slots; reset lists the forms written by
@@ -63,6 +67,19 @@ type affineProgram struct {
 	// (read only by uniform and affine instructions, from machine.ur)
 	// get lanes only when the block falls back (blockSlotLanes).
 	laneBlock []alias
+	// local marks the form slots that a thread reads only right after it
+	// has run their writer (straightReads): the values of the threads
+	// that did not run it this time are never read, so a new form need
+	// not write them to the lanes first.
+	local []bool
+	// uniformLanes marks the slots that some instruction reads from the
+	// warps' registers while forms are kept (bp.lanes without
+	// the reads of affine instructions, which read machine.ur); affScalarOnly
+	// lists the other uniform slots that instructions write (bp.scalarOnly
+	// while forms are kept). An affine instruction that falls back to
+	// the lanes gets its uniform sources' lanes first (uniformSourceLanes).
+	uniformLanes  []bool
+	affScalarOnly []int32
 }
 
 // form is an affine value of a slot for the threads of dom: thread t's
@@ -77,8 +94,8 @@ type form struct {
 }
 
 // findAffine sets bp.affineProgram (after findUniform: uniform slots
-// are affine sources of stride 0).
-func (bp *blockProgram) findAffine(f *function, writes []int) {
+// are affine sources of stride 0); only is straightReads'.
+func (bp *blockProgram) findAffine(f *function, writes []int, only []bool) {
 	code := f.code
 	a := &bp.affineProgram
 	a.affine, a.readsAff = make([]bool, len(code)), make([]bool, len(code))
@@ -108,11 +125,22 @@ func (bp *blockProgram) findAffine(f *function, writes []int) {
 		}
 	}
 	a.fidx = make([]int32, f.nslots)
+	a.okind = make([]int32, f.nslots)
 	for s := range a.fidx {
 		a.fidx[s] = -1
 		if aslot[s] {
 			a.fidx[s] = int32(a.nforms)
 			a.nforms++
+		}
+		switch {
+		case a.fidx[s] >= 0:
+			a.okind[s] = a.fidx[s]
+		case bp.uslot[s]:
+			a.okind[s] = okUniform
+		case a.tidX[s]:
+			a.okind[s] = okTidX
+		default:
+			a.okind[s] = okNone
 		}
 	}
 	readsLanes := make([]bool, f.nslots)
@@ -132,6 +160,16 @@ func (bp *blockProgram) findAffine(f *function, writes []int) {
 		if readsLanes[al.slot] {
 			a.laneBlock = append(a.laneBlock, al)
 		}
+	}
+	a.uniformLanes = readsLanes // (a uniform instruction's result need not be a uniform slot: the affine instructions read no other)
+	for s := range readsLanes {
+		if bp.uslot[s] && writes[s] > 0 && !readsLanes[s] {
+			a.affScalarOnly = append(a.affScalarOnly, int32(s))
+		}
+	}
+	a.local = slices.Clone(aslot)
+	for s := range a.local {
+		a.local[s] = a.local[s] && only[s]
 	}
 	for i := range code {
 		in := &code[i]
@@ -161,6 +199,34 @@ func affineOp(in *inst) bool {
 		return (in.kind == kU || in.kind == kS) && (in.k2 == kU || in.k2 == kS) && in.flags == 0 && in.vec == 1
 	}
 	return false
+}
+
+// affineSourceSlots is affineSources as three results (-1: none); the
+// first is always a source.
+func affineSourceSlots(in *inst) (a, b, c int32) {
+	switch in.op {
+	case opMov, opAddImm, opCvt:
+		return in.a, -1, -1
+	case opMadLo, opMadWideU, opMadWideS:
+		return in.a, in.b, in.c
+	}
+	return in.a, in.b, -1
+}
+
+// narrower reports whether source i of the affine instruction in, whose
+// form has mask k, is narrower than in's result where that matters: its
+// wrap is not the result's (a setp, mul.wide's and cvt's first two
+// sources read only their width's bits).
+func narrower(in *inst, i int, k uint64) bool {
+	switch in.op {
+	case opSetpI, opMulWideS, opMulWideU, opCvt:
+		return false
+	case opMadWideS, opMadWideU:
+		if i < 2 {
+			return false
+		}
+	}
+	return k&in.mask != in.mask
 }
 
 // affineSources is sources without an allocation: the slots an affine
@@ -196,21 +262,28 @@ func subset(a, b *blockMask, nw int) bool {
 // slot (stride 0, while uOK), %tid.x, or a slot whose form holds for
 // act.
 func (m *machine) operand(s int32, act *blockMask, uOK bool) (base, stride, mask uint64, ok bool) {
-	if i := m.bp.fidx[s]; i >= 0 {
+	switch i := m.okind[s]; i {
+	case okUniform:
+		return m.ur[s], 0, math.MaxUint64, uOK
+	case okTidX:
+		return 0, 1, math.MaxUint32, true
+	case okNone:
+		return 0, 0, 0, false
+	default:
 		f := &m.forms[i]
 		if !f.ok || f.pred || !f.all && !subset(act, &f.dom, len(m.warps)) {
 			return 0, 0, 0, false
 		}
 		return f.base, f.stride, f.mask, true
 	}
-	switch {
-	case m.bp.uslot[s]:
-		return m.ur[s], 0, math.MaxUint64, uOK
-	case m.bp.tidX[s]:
-		return 0, 1, math.MaxUint32, true
-	}
-	return 0, 0, 0, false
 }
+
+// The kinds of affineProgram.okind that are not a form's index.
+const (
+	okNone    = -1 - iota // no form
+	okUniform             // a uniform slot: stride 0 (while uOK)
+	okTidX                // %tid.x
+)
 
 // exactInt returns an operand's values as the integers an instruction
 // of width w (w <= 32, signed or not) reads: thread t's is first +
@@ -247,142 +320,170 @@ func (m *machine) exactInt(base, stride, mask uint64, w uint8, signed bool) (fir
 // (all that run it; all: every lane of every warp) as a form, and reports
 // whether it did; false: it changed nothing, and in runs on lanes.
 func (m *machine) affineStep(in *inst, act *blockMask, all, uOK bool) bool {
-	var nf struct {
-		base, stride, mask uint64
-		pred               bool
+	// The sources' forms and the result in scalars, not arrays or a
+	// struct (which the compiler keeps in memory): this runs for every
+	// affine instruction of every block.
+	var b0, s0, k0, b1, s1, k1, b2, s2 uint64
+	var ok bool
+	o0, o1, o2 := affineSourceSlots(in)
+	if b0, s0, k0, ok = m.operand(o0, act, uOK); !ok || narrower(in, 0, k0) {
+		return false
 	}
-	nf.mask = in.mask
-	var pbits blockMask
-	var b, s, k [3]uint64
-	for i, o := range affineSources(in) {
-		if o < 0 {
-			break
-		}
-		var ok bool
-		if b[i], s[i], k[i], ok = m.operand(o, act, uOK); !ok {
+	if o1 >= 0 {
+		if b1, s1, k1, ok = m.operand(o1, act, uOK); !ok || narrower(in, 1, k1) {
 			return false
 		}
-		if in.op != opSetpI && in.op != opMulWideS && in.op != opMulWideU && in.op != opCvt &&
-			(in.op != opMadWideS && in.op != opMadWideU || i == 2) && k[i]&in.mask != in.mask {
-			return false // a narrower source: its wrap is not the result's
+	}
+	if o2 >= 0 {
+		var k2 uint64
+		if b2, s2, k2, ok = m.operand(o2, act, uOK); !ok || narrower(in, 2, k2) {
+			return false
 		}
 	}
+	var base, stride uint64
+	var d0, dt int64 // a setp's difference of its operands: d0 + dt*t
+	mask, pred := in.mask, false
 	switch in.op {
 	case opMov:
-		nf.base, nf.stride = b[0], s[0]
+		base, stride = b0, s0
 	case opAddImm:
-		nf.base, nf.stride = b[0]+uint64(in.imm), s[0]
+		base, stride = b0+uint64(in.imm), s0
 	case opAddI:
-		nf.base, nf.stride = b[0]+b[1], s[0]+s[1]
+		base, stride = b0+b1, s0+s1
 	case opSubI:
-		nf.base, nf.stride = b[0]-b[1], s[0]-s[1]
+		base, stride = b0-b1, s0-s1
 	case opMulLo, opMadLo:
-		if s[0]*s[1]&in.mask != 0 {
+		if s0*s1&in.mask != 0 {
 			return false // quadratic in t
 		}
-		nf.base, nf.stride = b[0]*b[1], s[0]*b[1]+s[1]*b[0]
+		base, stride = b0*b1, s0*b1+s1*b0
 		if in.op == opMadLo {
-			nf.base, nf.stride = nf.base+b[2], nf.stride+s[2]
+			base, stride = base+b2, stride+s2
 		}
 	case opShl:
-		if s[1] != 0 {
+		if s1 != 0 {
 			return false
 		}
-		if sh := uint32(b[1]); sh < uint32(in.bits) {
-			nf.base, nf.stride = b[0]<<sh, s[0]<<sh
+		if sh := uint32(b1); sh < uint32(in.bits) {
+			base, stride = b0<<sh, s0<<sh
 		}
 	case opMulWideS, opMulWideU, opMadWideS, opMadWideU:
 		signed := in.op == opMulWideS || in.op == opMadWideS
-		f0, t0, ok0 := m.exactInt(b[0], s[0], k[0], in.bits, signed)
-		f1, t1, ok1 := m.exactInt(b[1], s[1], k[1], in.bits, signed)
+		f0, t0, ok0 := m.exactInt(b0, s0, k0, in.bits, signed)
+		f1, t1, ok1 := m.exactInt(b1, s1, k1, in.bits, signed)
 		if !ok0 || !ok1 || t0 != 0 && t1 != 0 {
 			return false
 		}
-		nf.base, nf.stride = uint64(f0*f1), uint64(f0*t1+t0*f1)
+		base, stride = uint64(f0*f1), uint64(f0*t1+t0*f1)
 		if in.op == opMadWideS || in.op == opMadWideU {
-			nf.base, nf.stride = nf.base+b[2], nf.stride+s[2]
+			base, stride = base+b2, stride+s2
 		}
 	case opCvt:
 		if in.bits <= in.b2 { // the low bits
-			if k[0]&in.mask != in.mask {
+			if k0&in.mask != in.mask {
 				return false
 			}
-			nf.base, nf.stride = b[0], s[0]
+			base, stride = b0, s0
 			break
 		}
-		f0, t0, ok := m.exactInt(b[0], s[0], k[0], in.b2, in.k2 == kS)
+		f0, t0, ok := m.exactInt(b0, s0, k0, in.b2, in.k2 == kS)
 		if !ok {
 			return false // the source wraps within the block: its widening is not affine
 		}
-		nf.base, nf.stride = uint64(f0), uint64(t0)
+		base, stride = uint64(f0), uint64(t0)
 	case opSetpI:
 		signed := in.kind == kS
-		f0, t0, ok0 := m.exactInt(b[0], s[0], k[0], in.bits, signed)
-		f1, t1, ok1 := m.exactInt(b[1], s[1], k[1], in.bits, signed)
+		f0, t0, ok0 := m.exactInt(b0, s0, k0, in.bits, signed)
+		f1, t1, ok1 := m.exactInt(b1, s1, k1, in.bits, signed)
 		if !ok0 || !ok1 {
 			return false
 		}
-		nf.pred, nf.mask = true, 1
-		pbits = m.setpMask(int(in.mode), f0-f1, t0-t1, act)
+		pred, mask = true, 1
+		d0, dt = f0-f1, t0-t1
 	default:
 		return false
 	}
 	f := &m.forms[m.bp.fidx[in.d]]
-	if f.ok && !f.mat && !all && (f.all || !subset(&f.dom, act, len(m.warps))) {
-		m.materialiseFor(in.d, act) // the threads that keep the old value
+	if f.ok && !f.mat && !all && !m.bp.local[in.d] && (f.all || !subset(&f.dom, act, len(m.warps))) {
+		m.materialiseFor(in.d, act) // the threads that keep the old value (local: none reads it)
 	}
-	f.ok, f.mat, f.pred, f.all = true, false, nf.pred, all
-	f.base, f.stride, f.mask = nf.base&nf.mask, nf.stride&nf.mask, nf.mask
+	f.ok, f.mat, f.pred, f.all = true, false, pred, all
+	f.base, f.stride, f.mask = base&mask, stride&mask, mask
 	if !all {
 		f.dom = *act
 	}
-	if nf.pred {
-		f.bits = pbits
+	if pred {
+		m.setpMask(&f.bits, int(in.mode), d0, dt, act)
 	}
 	return true
 }
 
-// setpMask returns the threads t of act for which d0 + dt*t compares
-// (mode, against 0) true: a range of t for an order, one thread or all
-// but one for equality.
-func (m *machine) setpMask(mode int, d0, dt int64, act *blockMask) blockMask {
+// setpMask sets out (its words of the block's warps) to the threads t of
+// act for which d0 + dt*t compares (mode, against 0) true: a range of t
+// for an order, one thread or all but one for equality.
+func (m *machine) setpMask(out *blockMask, mode int, d0, dt int64, act *blockMask) {
 	n := len(m.threads)
-	p := func(t int) bool { return cmpSigned(mode, d0+dt*int64(t), 0) }
+	p0 := cmpSigned(mode, d0, 0)
 	lo, hi, inv := 0, 0, false
 	switch {
 	case dt == 0:
-		if p(0) {
+		if p0 {
 			hi = n
 		}
 	case mode == cmpEQ || mode == cmpNE:
 		inv = mode == cmpNE
-		if -d0%dt == 0 {
+		if dt == 1 || dt == -1 { // (no division)
+			if t := -d0 * dt; t >= 0 && t < int64(n) {
+				lo, hi = int(t), int(t)+1
+			}
+		} else if -d0%dt == 0 {
 			if t := -d0 / dt; t >= 0 && t < int64(n) {
 				lo, hi = int(t), int(t)+1
 			}
 		}
-	case p(0) == p(n-1):
-		if p(0) {
+	case p0 == cmpSigned(mode, d0+dt*int64(n-1), 0):
+		if p0 {
 			hi = n
 		}
-	case p(0):
-		hi = sort.Search(n, func(t int) bool { return !p(t) })
+	case p0:
+		hi = firstChange(n, mode, d0, dt)
 	default:
-		lo, hi = sort.Search(n, p), n
+		lo, hi = firstChange(n, mode, d0, dt), n
 	}
-	var out blockMask
+	var flip uint32 // inv: all ones
+	if inv {
+		flip = ^flip
+	}
+	// Without branches (their outcome changes from warp to warp): the
+	// lanes below h and not below l, none when l >= h.
 	for w := range len(m.warps) {
-		var r uint32
-		l, h := max(lo-32*w, 0), min(hi-32*w, 32)
-		if l < h {
-			r = uint32((uint64(1)<<h - 1) &^ (uint64(1)<<l - 1))
-		}
-		if inv {
-			r = ^r
-		}
-		out[w] = r & act[w]
+		l, h := min(max(lo-32*w, 0), 32), min(max(hi-32*w, 0), 32)
+		r := uint32((uint64(1)<<h - 1) &^ (uint64(1)<<l - 1))
+		out[w] = (r ^ flip) & act[w]
 	}
-	return out
+}
+
+// firstChange returns the least t in 1..n-1 at which p(t), the
+// comparison mode of d0 + dt*t with 0 (dt != 0, so p is monotone in t),
+// differs from p(0), where p(n-1) does: what sort.Search would find,
+// from the crossing -d0/dt (off by at most one, as division truncates)
+// and a step or two to the exact boundary.
+func firstChange(n, mode int, d0, dt int64) int {
+	p := func(t int) bool { return cmpSigned(mode, d0+dt*int64(t), 0) }
+	p0 := p(0)
+	c := -d0 * dt // the crossing when dt is 1 or -1 (%tid.x against a value): no division
+	if dt != 1 && dt != -1 {
+		c = -d0 / dt
+	}
+	c = max(min(c, int64(n-1)), 1)
+	t := int(c)
+	for t > 1 && p(t-1) != p0 {
+		t--
+	}
+	for p(t) == p0 {
+		t++
+	}
+	return t
 }
 
 // materialise writes slot s's form into the warps' registers for the
@@ -446,6 +547,21 @@ func (m *machine) blockSlotLanes() {
 		b := broadcast(m.ur[a.slot])
 		for w := range m.warps {
 			*lane32(m.soas[w], a.slot) = b
+		}
+	}
+}
+
+// uniformSourceLanes writes the uniform sources of the affine
+// instruction in that a block keeping forms leaves out of the warps'
+// registers (not uniformLanes) into them, from machine.ur: in is about
+// to run on the lanes while every uniform value is still in machine.ur.
+func (m *machine) uniformSourceLanes(in *inst) {
+	for _, s := range affineSources(in) {
+		if s >= 0 && m.bp.uslot[s] && !m.bp.uniformLanes[s] {
+			b := broadcast(m.ur[s])
+			for w := range m.warps {
+				*lane32(m.soas[w], s) = b
+			}
 		}
 	}
 }

@@ -127,12 +127,20 @@ func (m *machine) runBlock() error {
 		m.ur = slices.Clone(m.tmpl)
 		m.aff = m.affOn()
 		if m.aff {
-			m.forms = make([]form, bp.nforms)
+			m.forms, m.okind = make([]form, bp.nforms), bp.okind
 		}
 		m.hoist(&live)
 		m.hoisted = true
 	}
 	aff := m.aff
+	// ulanes: the uniform slots whose values go to the warps' registers
+	// too; scalarOnly: the others, written to them when uniform values
+	// leave machine.ur. With forms kept, the reads of affine
+	// instructions need no lanes (uniformSourceLanes when one falls back).
+	ulanes, scalarOnly := bp.lanes, bp.scalarOnly
+	if aff {
+		ulanes, scalarOnly = bp.uniformLanes, bp.affScalarOnly
+	}
 	if aff {
 		for _, i := range bp.reset {
 			m.forms[i].ok = false
@@ -158,7 +166,13 @@ func (m *machine) runBlock() error {
 	allFull := isFull()
 	pend := m.pend[:0]    // groups of running threads at other pcs
 	waiting := m.wait[:0] // groups of threads waiting at a barrier
-	defer func() { m.pend, m.wait = pend[:0], waiting[:0] }()
+	// done keeps the groups' arrays for the next block and returns err
+	// (no defer: runBlock has too many returns for an open-coded one,
+	// and a deferred call costs a block more than this).
+	done := func(err error) error {
+		m.pend, m.wait = pend[:0], waiting[:0]
+		return err
+	}
 	// next makes the lowest pending group the running one, after the
 	// barrier completes when none runs; false: every thread exited.
 	next := func() bool {
@@ -183,8 +197,39 @@ func (m *machine) runBlock() error {
 			pend = pend[:copy(pend, pend[1:])]
 			allFull = isFull()
 		}
+		split := false // runWhole set act to the threads in's guard lets run: some, not all
+		if allFull && uOK {
+			// Every thread at pc, none pending or waiting: runWhole's
+			// state, up to what it leaves to the loop below.
+			next, end, s, err := m.runWhole(pc, ulanes, &act)
+			if end {
+				return done(err)
+			}
+			pc, split = next, s
+		} else {
+			// A group of the block, or uniform values in the lanes: the
+			// straight-line code that runGroup knows, then the loop below.
+			stop := -1
+			if len(pend) > 0 {
+				stop = pend[0].pc
+			}
+			next, end, err := m.runGroup(pc, &grp, allFull, uOK, stop)
+			if end {
+				return done(err)
+			}
+			if next != pc {
+				pc = next
+				continue // (a pending group may join here)
+			}
+		}
 		in := &code[pc]
 		pc++
+		some, whole := false, true
+		full := allFull // every lane of every warp runs in
+		if split {
+			some, whole, full = true, false, false
+			goto guarded
+		}
 		if hoisted[pc-1] {
 			continue
 		}
@@ -192,7 +237,7 @@ func (m *machine) runBlock() error {
 			if grp == live {
 				v := scalar(in, m.ur)
 				m.ur[in.d] = v
-				if bp.lanes[in.d] {
+				if ulanes[in.d] {
 					b := broadcast(v) // once, not once a warp
 					for w := range nw {
 						*lane32(soas[w], in.d) = b
@@ -204,7 +249,7 @@ func (m *machine) runBlock() error {
 			// block's uniform values live in the warps' registers.
 			uOK = false
 			m.blockSlotLanes()
-			for _, s := range bp.scalarOnly {
+			for _, s := range scalarOnly {
 				b := broadcast(m.ur[s])
 				for w := range nw {
 					*lane32(soas[w], s) = b
@@ -218,10 +263,9 @@ func (m *machine) runBlock() error {
 			m.dropForm(in.d) // it runs on lanes
 			if uOK {
 				m.blockSlotLanes()
+				m.uniformSourceLanes(in)
 			}
 		}
-		some, whole := false, true
-		full := allFull // every lane of every warp runs in
 		if g := in.guard; g >= 0 && aff && bp.fidx[g] >= 0 && m.guardMask(g, in.flags&fGuardNeg != 0, &grp, &act) {
 			// A guard with a predicate form: a block mask, no lanes read.
 			for w := range nw {
@@ -259,10 +303,11 @@ func (m *machine) runBlock() error {
 		} else {
 			act = grp
 		}
+	guarded:
 		if aff && bp.readsAff[pc-1] {
 			switch in.op {
 			case opLdGlobal, opLdParam, opLdShared, opStGlobal, opStShared:
-				if m.affineAccess(in, &act, pc) {
+				if m.checked(in) && m.affineAccess(in, &act, pc) || !m.checked(in) && m.plainAffineAccess(in, &act, full) {
 					continue
 				}
 			}
@@ -302,7 +347,7 @@ func (m *machine) runBlock() error {
 			}
 			allFull = false
 			if empty && !next() {
-				return nil
+				return done(nil)
 			}
 		case opBar:
 			if whole && len(pend) == 0 && len(waiting) == 0 && grp == live {
@@ -317,7 +362,7 @@ func (m *machine) runBlock() error {
 			allFull = false
 			waiting = pushGroup(waiting, pc, &act, nw)
 			if empty && !next() {
-				return nil
+				return done(nil)
 			}
 		case opLdGlobal, opLdParam, opLdShared, opLdLocal, opLdGeneric:
 			if full && m.file.N > 0 {
@@ -337,7 +382,7 @@ func (m *machine) runBlock() error {
 						continue
 					}
 					if !m.loadLanes(ts, S, a, in, pc) {
-						return m.fault
+						return done(m.fault)
 					}
 				}
 			}
@@ -359,7 +404,7 @@ func (m *machine) runBlock() error {
 						continue
 					}
 					if !m.storeLanes(ts, S, a, in, pc) {
-						return m.fault
+						return done(m.fault)
 					}
 				}
 			}
@@ -377,7 +422,7 @@ func (m *machine) runBlock() error {
 					continue
 				}
 				if !m.slowLanes(S, ts, in, a, pc) {
-					return m.fault
+					return done(m.fault)
 				}
 			}
 		}

@@ -54,7 +54,24 @@ type blockProgram struct {
 	scalarOnly   []int32
 	// affineProgram: the values affine in the thread index (affine.go).
 	affineProgram
+	// localDst marks the unguarded instructions whose destination is
+	// read only right after they write it (straightReads): a pure one
+	// may compute the lanes of threads that do not run it too (runGroup),
+	// as nothing reads them there.
+	localDst []bool
+	// marks holds hoisted, uniform, affine and readsAff of each
+	// instruction as bits (markHoisted, ...): one load for runWhole and
+	// runGroup, which test them for every instruction they run.
+	marks []uint8
 }
+
+// The bits of blockProgram.marks.
+const (
+	markHoisted  = 1 << iota // hoisted[i]
+	markUniform              // uniform[i]
+	markAffine               // affine[i]
+	markReadsAff             // readsAff[i]
+)
 
 // compiled holds a Kernel's block program, translated once.
 type compiled struct {
@@ -141,7 +158,21 @@ func translate(f *function) *blockProgram {
 		}
 	}
 	bp.findUniform(f, writes)
-	bp.findAffine(f, writes)
+	only := straightReads(code, writes)
+	bp.findAffine(f, writes, only)
+	bp.localDst = make([]bool, len(code))
+	for i := range code {
+		in := &code[i]
+		bp.localDst[i] = in.guard < 0 && in.d >= nSpecial && in.d != sSink && int(in.d) < len(only) && only[in.d]
+	}
+	bp.marks = make([]uint8, len(code))
+	for i := range code {
+		for bit, on := range [...]bool{bp.hoisted[i], bp.uniform[i], bp.affine[i], bp.readsAff[i]} {
+			if on {
+				bp.marks[i] |= 1 << bit
+			}
+		}
+	}
 	return bp
 }
 

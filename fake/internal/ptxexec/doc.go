@@ -301,7 +301,10 @@
 // no shared-race checks, each costs one comparison per memory
 // instruction. A block program (above) adds one dispatch of an
 // instruction for all the warps of a block, barriers without a scheduler
-// pass, and the block-invariant and block-uniform instructions run once.
+// pass, and the block-invariant and block-uniform instructions run once;
+// while every thread of the block runs together, and in the straight-line
+// code of a group of its threads, a loop of its own takes each
+// instruction straight to that code (blockwhole.go, blockgroup.go).
 // BenchmarkSaxpy (elementwise, 4M threads, 1 and 2 workers),
 // BenchmarkBlockSum (a shared-memory tree reduction), BenchmarkMatmul,
 // BenchmarkSoftmax and BenchmarkAxpy measure it, beside Go loops of the

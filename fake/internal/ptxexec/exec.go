@@ -201,6 +201,7 @@ type machine struct {
 	pend, wait []blockGroup
 	ur         []uint64 // the block's uniform values, by slot (blockexec.go)
 	forms      []form   // the block's affine values (affine.go), when aff
+	okind      []int32  // bp.okind, one load nearer (operand)
 	aff        bool
 	soas       [][]uint64
 	tss        [][]thread // each warp's registers and threads, for runBlock
@@ -383,13 +384,13 @@ func (m *machine) startBlock() {
 	m.blockTemplate()
 	m.yielded = false
 	for w := range m.warps {
-		lo := w * warpSize
-		ts := m.threads[lo:min(lo+warpSize, len(m.threads))]
 		if wr := &m.warps[w]; wr.inSoA {
 			wr.fresh = true
 			m.blockLanes(wr)
 			continue
 		}
+		lo := w * warpSize
+		ts := m.threads[lo:min(lo+warpSize, len(m.threads))]
 		for i := range ts {
 			m.initThread(&ts[i], lo+i)
 		}
@@ -410,10 +411,11 @@ func (m *machine) startBlock() {
 		m.gr.start(uint32(linear(m.block, m.l.Grid)))
 	}
 	for w := range m.warps {
-		lo := w * warpSize
-		ts := m.threads[lo:min(lo+warpSize, len(m.threads))]
-		if wr := &m.warps[w]; !wr.inSoA && m.canLockstep(ts) {
-			m.toSoA(wr, ts)
+		if wr := &m.warps[w]; !wr.inSoA {
+			lo := w * warpSize
+			if ts := m.threads[lo:min(lo+warpSize, len(m.threads))]; m.canLockstep(ts) {
+				m.toSoA(wr, ts)
+			}
 		}
 	}
 }

@@ -1015,12 +1015,19 @@ func (m *machine) laneGlobal(runs *laneRuns, obs bool, j int, addr, n uint64) []
 // lastSpan returns the cached allocation that holds addr, or an empty
 // span.
 func (m *machine) lastSpan(addr uint64) span {
-	for _, c := range m.cache {
-		if addr-c.base < uint64(len(c.data)) {
-			return c
-		}
+	// The first entry that holds addr, found without a branch on which
+	// one (the allocations of a kernel's accesses take turns): i ends at
+	// the lowest match, len(m.cache) when none.
+	i := len(m.cache)
+	for j := len(m.cache) - 1; j >= 0; j-- {
+		c := &m.cache[j]
+		_, inside := bits.Sub64(addr-c.base, uint64(len(c.data)), 0) // 1: addr is in c
+		i += (j - i) & -int(inside)
 	}
-	return span{}
+	if i == len(m.cache) {
+		return span{}
+	}
+	return m.cache[i]
 }
 
 // blockLanes sets the block's own values (%ctaid, %smid and the registers

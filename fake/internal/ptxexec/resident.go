@@ -101,6 +101,10 @@ func (m *machine) setBlock(b uint64) {
 	if m.quantum == 0 {
 		m.quantum = spinLimit
 	}
+	if g[1] == 1 && g[2] == 1 {
+		m.block = [3]uint32{uint32(b), 0, 0} // (a 1-D grid: no divisions)
+		return
+	}
 	m.block = [3]uint32{uint32(b % uint64(g[0])), uint32(b / uint64(g[0]) % uint64(g[1])), uint32(b / (uint64(g[0]) * uint64(g[1])))}
 }
 

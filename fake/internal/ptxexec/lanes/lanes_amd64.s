@@ -275,32 +275,34 @@ selp:
 	VZEROUPPER
 	RET
 
-// The float32 operations: the low 32 bits of four lanes gathered into an
-// X register (VPERMD with lows<>), OP, NaNs made 0x7fffffff, and the four
-// results zero-extended back to 64 bits.
-DATA lows<>+0(SB)/4, $0
-DATA lows<>+4(SB)/4, $2
-DATA lows<>+8(SB)/4, $4
-DATA lows<>+12(SB)/4, $6
-DATA lows<>+16(SB)/4, $0
-DATA lows<>+20(SB)/4, $2
-DATA lows<>+24(SB)/4, $4
-DATA lows<>+28(SB)/4, $6
-GLOBL lows<>(SB), RODATA|NOPTR, $32
-
+// The float32 operations, four lanes a Y register as they lie: each lane's
+// float32 is its low 32 bits, so OP on the eight 32-bit elements computes
+// the four lanes' results in the even elements (x86's packed float
+// arithmetic is element by element: an odd element, a lane's high bits,
+// changes nothing in its even neighbour), NaNs are made 0x7fffffff and
+// the odd elements cleared (Y13), which is the zero extension. No
+// shuffle: the loads and stores are the lanes' own.
 #define F32SETUP \
-	VMOVDQU lows<>(SB), Y15 \
 	MOVL $0x7fffffff, AX \
 	VMOVQ AX, X14 \
-	VPBROADCASTD X14, X14
+	VPBROADCASTD X14, Y14 \
+	MOVL $0xffffffff, AX \
+	VMOVQ AX, X13 \
+	VPBROADCASTQ X13, Y13
 
-// After OP the result is in X0: canonical NaNs, widen, store.
-#define F32STORE(label) \
-	VCMPPS $3, X0, X0, X3 \
-	VBLENDVPS X3, X14, X0, X0 \
-	VPMOVZXDQ X0, Y0 \
+// F32FIX makes r's NaN elements 0x7fffffff and clears its odd elements
+// (t is a scratch register).
+#define F32FIX(r, t) \
+	VCMPPS $3, r, r, t \
+	VBLENDVPS t, Y14, r, r \
+	VPAND Y13, r, r
+
+// F32NEXT stores Y0 and Y4 (eight lanes) and loops over the warp's
+// lanes, then over the warps.
+#define F32NEXT(label) \
 	VMOVDQU Y0, (DI)(CX*1) \
-	ADDQ $32, CX \
+	VMOVDQU Y4, 32(DI)(CX*1) \
+	ADDQ $64, CX \
 	CMPQ CX, $256 \
 	JNE label \
 	NEXTWARP
@@ -316,10 +318,13 @@ TEXT ·addF32AVX2(SB), NOSPLIT, $0-40
 warp:
 	XORQ CX, CX
 addf32:
-	VPERMD (SI)(CX*1), Y15, Y0
-	VPERMD (DX)(CX*1), Y15, Y1
-	VADDPS X1, X0, X0
-	F32STORE(addf32)
+	VMOVDQU (SI)(CX*1), Y0
+	VMOVDQU 32(SI)(CX*1), Y4
+	VADDPS (DX)(CX*1), Y0, Y0
+	VADDPS 32(DX)(CX*1), Y4, Y4
+	F32FIX(Y0, Y3)
+	F32FIX(Y4, Y5)
+	F32NEXT(addf32)
 
 // func mulF32AVX2(d, x, y *Reg, n int, stride uintptr)
 TEXT ·mulF32AVX2(SB), NOSPLIT, $0-40
@@ -332,10 +337,13 @@ TEXT ·mulF32AVX2(SB), NOSPLIT, $0-40
 warp:
 	XORQ CX, CX
 mulf32:
-	VPERMD (SI)(CX*1), Y15, Y0
-	VPERMD (DX)(CX*1), Y15, Y1
-	VMULPS X1, X0, X0
-	F32STORE(mulf32)
+	VMOVDQU (SI)(CX*1), Y0
+	VMOVDQU 32(SI)(CX*1), Y4
+	VMULPS (DX)(CX*1), Y0, Y0
+	VMULPS 32(DX)(CX*1), Y4, Y4
+	F32FIX(Y0, Y3)
+	F32FIX(Y4, Y5)
+	F32NEXT(mulf32)
 
 // func fmaF32AVX2(d, x, y, z *Reg, n int, stride uintptr)
 TEXT ·fmaF32AVX2(SB), NOSPLIT, $0-48
@@ -349,11 +357,15 @@ TEXT ·fmaF32AVX2(SB), NOSPLIT, $0-48
 warp:
 	XORQ CX, CX
 fmaf32:
-	VPERMD (SI)(CX*1), Y15, Y1
-	VPERMD (DX)(CX*1), Y15, Y2
-	VPERMD (R8)(CX*1), Y15, Y0
-	VFMADD231PS X2, X1, X0 // X0 = X1*X2 + X0
-	F32STORE(fmaf32)
+	VMOVDQU (R8)(CX*1), Y0
+	VMOVDQU 32(R8)(CX*1), Y4
+	VMOVDQU (SI)(CX*1), Y1
+	VMOVDQU 32(SI)(CX*1), Y5
+	VFMADD231PS (DX)(CX*1), Y1, Y0   // Y0 = Y1*y + Y0
+	VFMADD231PS 32(DX)(CX*1), Y5, Y4
+	F32FIX(Y0, Y3)
+	F32FIX(Y4, Y6)
+	F32NEXT(fmaf32)
 
 // func nonzeroAVX2(p *Reg) uint32
 TEXT ·nonzeroAVX2(SB), NOSPLIT, $0-12
@@ -456,6 +468,18 @@ load32warp:
 	JNZ load32warp
 	VZEROUPPER
 	RET
+
+// lows<> picks the low 32 bits of four 64-bit lanes (VPERMD's indices,
+// twice: both halves of a Y register get lanes 0..3's).
+DATA lows<>+0(SB)/4, $0
+DATA lows<>+4(SB)/4, $2
+DATA lows<>+8(SB)/4, $4
+DATA lows<>+12(SB)/4, $6
+DATA lows<>+16(SB)/4, $0
+DATA lows<>+20(SB)/4, $2
+DATA lows<>+24(SB)/4, $4
+DATA lows<>+28(SB)/4, $6
+GLOBL lows<>(SB), RODATA|NOPTR, $32
 
 // func store32AVX2(dst *[128]byte, v *Reg, n int, stride uintptr)
 TEXT ·store32AVX2(SB), NOSPLIT, $0-32

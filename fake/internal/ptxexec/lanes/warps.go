@@ -1,5 +1,7 @@
 package lanes
 
+import "math/bits"
+
 // Warps is the registers of N warps side by side, Slots registers of 32
 // lanes each: warp w's register s is S[(w*Slots+s)*32:][:32]. Its methods
 // run one operation for every warp's lanes in one call (the vector code
@@ -17,13 +19,13 @@ type Warps struct {
 // regs returns warp 0's registers d, x, y, z and the distance in bytes
 // between two warps' registers, after the bounds checks.
 func (f Warps) regs(d, x, y, z int32) (rd, rx, ry, rz *Reg, stride uintptr) {
-	if f.N < 1 || f.Slots < 1 || len(f.S)/32/f.Slots < f.N {
+	// (No division by Slots nor loop: this runs at every call.)
+	hi, lo := bits.Mul64(uint64(f.N), uint64(f.Slots))
+	if f.N < 1 || f.Slots < 1 || hi != 0 || lo > uint64(len(f.S))/32 {
 		panic("lanes: Warps: fewer registers than N warps of Slots")
 	}
-	for _, s := range [...]int32{d, x, y, z} {
-		if s < 0 || int(s) >= f.Slots {
-			panic("lanes: Warps: register out of range")
-		}
+	if min(d, x, y, z) < 0 || int(max(d, x, y, z)) >= f.Slots {
+		panic("lanes: Warps: register out of range")
 	}
 	r := func(s int32) *Reg { return (*Reg)(f.S[int(s)*32:]) }
 	return r(d), r(x), r(y), r(z), uintptr(f.Slots) * 32 * 8
