@@ -1,12 +1,9 @@
 package ptxexec
 
 import (
-	"encoding/binary"
 	"math"
 	"math/bits"
 	"slices"
-
-	"github.com/nocgo/cuda/fake/internal/ptxexec/lanes"
 )
 
 // Values affine in the thread index. In a launch whose block is 1-D,
@@ -670,17 +667,7 @@ func (m *machine) affineAccess(in *inst, act *blockMask, pc int) bool {
 			full = full && act[w] == allLanes
 		}
 		if full {
-			run := data[off0 : off0+uint64(t1+1)*size]
-			switch {
-			case load && size == 4:
-				m.file.Load32(in.v[0], run)
-			case load:
-				m.file.Load64(in.v[0], run)
-			case size == 4:
-				m.file.Store32(run, in.v[0])
-			default:
-				m.file.Store64(run, in.v[0])
-			}
+			m.moveRun(m.file, in, load, data[off0:off0+uint64(t1+1)*size])
 			return true
 		}
 	}
@@ -697,32 +684,10 @@ func (m *machine) affineAccess(in *inst, act *blockMask, pc int) bool {
 			continue // stored lane by lane
 		}
 		if a == allLanes {
-			switch {
-			case load && size == 4:
-				lanes.Load32(rv, (*[128]byte)(data[o:]))
-			case load:
-				lanes.Load64(rv, (*[256]byte)(data[o:]))
-			case size == 4:
-				lanes.Store32((*[128]byte)(data[o:]), rv)
-			default:
-				lanes.Store64((*[256]byte)(data[o:]), rv)
-			}
+			moveWarp(rv, data, o, size, load)
 			continue
 		}
-		for ; a != 0; a &= a - 1 {
-			j := bits.TrailingZeros32(a)
-			b := data[o+size*uint64(j):]
-			switch {
-			case load && size == 4:
-				rv[j] = uint64(binary.LittleEndian.Uint32(b))
-			case load:
-				rv[j] = binary.LittleEndian.Uint64(b)
-			case size == 4:
-				binary.LittleEndian.PutUint32(b, uint32(rv[j]))
-			default:
-				binary.LittleEndian.PutUint64(b, rv[j])
-			}
-		}
+		moveLanes(rv, a, data, o, size, load)
 	}
 	return true
 }

@@ -37,14 +37,9 @@ func (m *machine) plainAffineAccess(in *inst, act *blockMask, whole bool) bool {
 	t0, t1 := 0, len(m.threads)-1
 	w0, w1 := 0, nw-1 // the warps of t0 and t1
 	if !whole {
-		for w0 < nw && act[w0] == 0 {
-			w0++
-		}
-		if w0 == nw {
+		var some bool
+		if w0, w1, some = activeWarps(act, nw); !some {
 			return true
-		}
-		for act[w1] == 0 {
-			w1--
 		}
 		t0 = 32*w0 + bits.TrailingZeros32(act[w0])
 		t1 = 32*w1 + 31 - bits.LeadingZeros32(act[w1])
@@ -84,22 +79,28 @@ func (m *machine) plainAffineAccess(in *inst, act *blockMask, whole bool) bool {
 				w = e - 1
 				continue
 			}
-			rv := lane32(m.soas[w], in.v[0])
-			switch {
-			case load && size == 4:
-				lanes.Load32(rv, (*[128]byte)(data[o:]))
-			case load:
-				lanes.Load64(rv, (*[256]byte)(data[o:]))
-			case size == 4:
-				lanes.Store32((*[128]byte)(data[o:]), rv)
-			default:
-				lanes.Store64((*[256]byte)(data[o:]), rv)
-			}
+			moveWarp(lane32(m.soas[w], in.v[0]), data, o, size, load)
 			continue
 		}
 		moveLanes(lane32(m.soas[w], in.v[0]), a, data, o, size, load)
 	}
 	return true
+}
+
+// activeWarps returns the first and last of the nw warps with threads in
+// act; some false: none has.
+func activeWarps(act *blockMask, nw int) (w0, w1 int, some bool) {
+	for w0 < nw && act[w0] == 0 {
+		w0++
+	}
+	if w0 == nw {
+		return 0, 0, false
+	}
+	w1 = nw - 1
+	for act[w1] == 0 {
+		w1--
+	}
+	return w0, w1, true
 }
 
 // moveRun loads in's value register of the warps of f from run, or
@@ -114,6 +115,22 @@ func (m *machine) moveRun(f lanes.Warps, in *inst, load bool, run []byte) {
 		f.Store32(run, in.v[0])
 	default:
 		f.Store64(run, in.v[0])
+	}
+}
+
+// moveWarp loads the 32 lanes of register rv from their bytes in data
+// (lane j's at o + size*j, size 4 or 8), or stores them there (load
+// false).
+func moveWarp(rv *[warpSize]uint64, data []byte, o, size uint64, load bool) {
+	switch {
+	case load && size == 4:
+		lanes.Load32(rv, (*[128]byte)(data[o:]))
+	case load:
+		lanes.Load64(rv, (*[256]byte)(data[o:]))
+	case size == 4:
+		lanes.Store32((*[128]byte)(data[o:]), rv)
+	default:
+		lanes.Store64((*[256]byte)(data[o:]), rv)
 	}
 }
 

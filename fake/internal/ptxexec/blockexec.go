@@ -367,11 +367,7 @@ func (m *machine) runBlock() error {
 		case opLdGlobal, opLdParam, opLdShared, opLdLocal, opLdGeneric:
 			if full && m.file.N > 0 {
 				if run, ok := m.blockRun(in); ok {
-					if in.size == 4 {
-						m.file.Load32(in.v[0], run)
-					} else {
-						m.file.Load64(in.v[0], run)
-					}
+					m.moveRun(m.file, in, true, run)
 					continue
 				}
 			}
@@ -389,11 +385,7 @@ func (m *machine) runBlock() error {
 		case opStGlobal, opStShared, opStLocal, opStGeneric:
 			if full && m.file.N > 0 {
 				if run, ok := m.blockRun(in); ok {
-					if in.size == 4 {
-						m.file.Store32(run, in.v[0])
-					} else {
-						m.file.Store64(run, in.v[0])
-					}
+					m.moveRun(m.file, in, false, run)
 					continue
 				}
 			}

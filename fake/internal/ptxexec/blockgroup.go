@@ -83,16 +83,9 @@ func (m *machine) runGroup(pc int, grp *blockMask, full, uOK bool, stop int) (ne
 // lanes of grp get what runFull gives them, which is lanesPure's value
 // (the per-warp path's); the others get values nothing reads.
 func (m *machine) spanLanes(in *inst, grp *blockMask) bool {
-	nw := len(m.soas)
-	w0, w1 := 0, nw-1
-	for w0 < nw && grp[w0] == 0 {
-		w0++
-	}
-	if w0 == nw {
+	w0, w1, some := activeWarps(grp, len(m.soas))
+	if !some {
 		return true
-	}
-	for grp[w1] == 0 {
-		w1--
 	}
 	if f := m.file; f.N > 0 {
 		sub := lanes.Warps{S: f.S[w0*f.Slots*warpSize:], Slots: f.Slots, N: w1 - w0 + 1}

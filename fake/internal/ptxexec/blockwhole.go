@@ -92,11 +92,7 @@ func (m *machine) runWhole(pc int, ulanes []bool, act *blockMask) (next int, end
 			m.barrierDone()
 		case opLdGlobal, opLdParam, opLdShared, opLdLocal, opLdGeneric:
 			if run, ok := m.wholeRun(in); ok {
-				if in.size == 4 {
-					m.file.Load32(in.v[0], run)
-				} else {
-					m.file.Load64(in.v[0], run)
-				}
+				m.moveRun(m.file, in, true, run)
 				continue
 			}
 			// Warp by warp, as the general loop goes on (not back to
@@ -108,11 +104,7 @@ func (m *machine) runWhole(pc int, ulanes []bool, act *blockMask) (next int, end
 			}
 		case opStGlobal, opStShared, opStLocal, opStGeneric:
 			if run, ok := m.wholeRun(in); ok {
-				if in.size == 4 {
-					m.file.Store32(run, in.v[0])
-				} else {
-					m.file.Store64(run, in.v[0])
-				}
+				m.moveRun(m.file, in, false, run)
 				continue
 			}
 			for w, S := range soas {
