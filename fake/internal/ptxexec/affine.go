@@ -451,13 +451,27 @@ func (m *machine) setpMask(out *blockMask, mode int, d0, dt int64, act *blockMas
 	if inv {
 		flip = ^flip
 	}
-	// Without branches (their outcome changes from warp to warp): the
-	// lanes below h and not below l, none when l >= h.
-	for w := range len(m.warps) {
-		l, h := min(max(lo-32*w, 0), 32), min(max(hi-32*w, 0), 32)
-		r := uint32((uint64(1)<<h - 1) &^ (uint64(1)<<l - 1))
-		out[w] = (r ^ flip) & act[w]
+	// The threads lo..hi-1: whole words between the first and the last
+	// (no per-word arithmetic, few branches).
+	nw := len(m.warps)
+	for w := range nw {
+		out[w] = flip & act[w]
 	}
+	if lo >= hi {
+		return
+	}
+	wl, wh := lo>>5, (hi-1)>>5
+	ml := ^uint32(0) << (uint(lo) & 31)
+	mh := ^uint32(0) >> (31 - uint(hi-1)&31)
+	if wl == wh {
+		out[wl] = (ml & mh ^ flip) & act[wl]
+		return
+	}
+	out[wl] = (ml ^ flip) & act[wl]
+	for w := wl + 1; w < wh; w++ {
+		out[w] = ^flip & act[w]
+	}
+	out[wh] = (mh ^ flip) & act[wh]
 }
 
 // firstChange returns the least t in 1..n-1 at which p(t), the
@@ -594,12 +608,12 @@ func (m *machine) guardMask(g int32, neg bool, grp, act *blockMask) bool {
 	if !f.ok || !f.pred || !f.all && !subset(grp, &f.dom, nw) {
 		return false
 	}
+	var flip uint32
+	if neg {
+		flip = ^flip
+	}
 	for w := range nw {
-		p := f.bits[w]
-		if neg {
-			p = ^p
-		}
-		act[w] = grp[w] & p
+		act[w] = grp[w] & (f.bits[w] ^ flip)
 	}
 	return true
 }

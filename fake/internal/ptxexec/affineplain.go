@@ -28,11 +28,6 @@ func (m *machine) plainAffineAccess(in *inst, act *blockMask, whole bool) bool {
 	if in.vec != 1 || in.size != 4 && in.size != 8 || in.v[0] == sSink {
 		return false
 	}
-	base, stride, mask, ok := m.operand(in.a, act, true)
-	size := uint64(in.size)
-	if !ok || stride != size || mask != math.MaxUint64 {
-		return false
-	}
 	nw := len(m.warps)
 	t0, t1 := 0, len(m.threads)-1
 	w0, w1 := 0, nw-1 // the warps of t0 and t1
@@ -44,16 +39,11 @@ func (m *machine) plainAffineAccess(in *inst, act *blockMask, whole bool) bool {
 		t0 = 32*w0 + bits.TrailingZeros32(act[w0])
 		t1 = 32*w1 + 31 - bits.LeadingZeros32(act[w1])
 	}
-	a0 := base + stride*uint64(t0)
-	a1 := a0 + stride*uint64(t1-t0)
-	data, start, lim, amask, ok := m.spanAt(in, a0)
-	if !ok || a1 < a0 {
+	data, off0, ok := m.affineRun(in, act, t0, t1)
+	if !ok {
 		return false
 	}
-	off0, off1 := a0-start, a1-start
-	if off0 > off1 || off1 > lim || (a0+uint64(in.imm))&amask != 0 {
-		return false
-	}
+	size := uint64(in.size)
 	load := in.op != opStGlobal && in.op != opStShared
 	if !load {
 		m.materialise(in.v[0]) // (a no-op unless the value has a form)
@@ -85,6 +75,32 @@ func (m *machine) plainAffineAccess(in *inst, act *blockMask, whole bool) bool {
 		moveLanes(lane32(m.soas[w], in.v[0]), a, data, o, size, load)
 	}
 	return true
+}
+
+// affineRun returns where the threads t0..t1 of act access memory in the
+// ld or st in, when that is one run of bytes: in's address slot has a
+// form of stride in.size (4 or 8) for them, and the first and last
+// thread's addresses lie in one known allocation (spanAt's), aligned.
+// Thread t's bytes are then data[off0+size*(t-t0):], up to
+// data[off0+size*(t1-t0+1)]. ok false: not one run (or not known to be
+// in bounds), and the lane paths decide.
+func (m *machine) affineRun(in *inst, act *blockMask, t0, t1 int) (data []byte, off0 uint64, ok bool) {
+	base, stride, mask, ok := m.operand(in.a, act, true)
+	size := uint64(in.size)
+	if !ok || stride != size || mask != math.MaxUint64 {
+		return nil, 0, false
+	}
+	a0 := base + stride*uint64(t0)
+	a1 := a0 + stride*uint64(t1-t0)
+	data, start, lim, amask, ok := m.spanAt(in, a0)
+	if !ok || a1 < a0 {
+		return nil, 0, false
+	}
+	off0, off1 := a0-start, a1-start
+	if off0 > off1 || off1 > lim || (a0+uint64(in.imm))&amask != 0 {
+		return nil, 0, false
+	}
+	return data, off0, true
 }
 
 // activeWarps returns the first and last of the nw warps with threads in

@@ -108,6 +108,10 @@ func (m *machine) runBlock() error {
 	var live blockMask
 	if len(m.soas) != nw {
 		m.soas, m.tss = make([][]uint64, nw), make([][]thread, nw)
+		m.allWarps = blockMask{}
+		for w := range nw {
+			m.allWarps[w] = allLanes
+		}
 		ns := m.k.fn.nslots
 		m.file = lanes.Warps{S: m.soaFile, Slots: ns, N: nw}
 		for w := range nw {
@@ -201,9 +205,19 @@ func (m *machine) runBlock() error {
 		if allFull && uOK {
 			// Every thread at pc, none pending or waiting: runWhole's
 			// state, up to what it leaves to the loop below.
-			next, end, s, err := m.runWhole(pc, ulanes, &act)
+			next, wait, end, s, err := m.runWhole(pc, ulanes, &act)
 			if end {
 				return done(err)
+			}
+			if wait >= 0 {
+				// act's threads wait at wait, the others run on from next.
+				for w := range nw {
+					grp[w] &^= act[w]
+				}
+				allFull = false
+				pend = pushGroup(pend, wait, &act, nw)
+				pc = next
+				continue
 			}
 			pc, split = next, s
 		} else {

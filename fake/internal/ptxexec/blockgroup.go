@@ -26,6 +26,9 @@ func (m *machine) runGroup(pc int, grp *blockMask, full, uOK bool, stop int) (ne
 	for ; pc != stop; pc++ {
 		in, mk := &code[pc], bp.marks[pc]
 		switch {
+		case aff && mk&markFused != 0 && (stop <= pc || bp.fused[pc].end <= stop) && m.runFused(pc, grp, full, uOK):
+			pc = bp.fused[pc].end - 1
+			continue
 		case mk&markHoisted != 0:
 			continue
 		case uOK && mk&markUniform != 0, in.guard >= 0:

@@ -35,16 +35,16 @@ package ptxexec
 // lane that faults; the common arithmetic is runWarps' or runFullWarps'
 // call, other pure instructions go warp by warp through lanesPure or
 // slowLanes.
-func (m *machine) runWhole(pc int, ulanes []bool, act *blockMask) (next int, end, split bool, err error) {
+func (m *machine) runWhole(pc int, ulanes []bool, act *blockMask) (next, wait int, end, split bool, err error) {
 	bp, code, aff := m.bp, m.k.fn.code, m.aff
 	soas := m.soas
-	var all blockMask
-	for w := range soas {
-		all[w] = allLanes
-	}
+	all := &m.allWarps
 	for ; ; pc++ {
 		in, mk := &code[pc], bp.marks[pc]
 		switch {
+		case aff && mk&markFused != 0 && m.runFused(pc, all, true, true):
+			pc = bp.fused[pc].end - 1
+			continue
 		case mk&markHoisted != 0:
 			continue
 		case mk&markUniform != 0:
@@ -58,15 +58,32 @@ func (m *machine) runWhole(pc int, ulanes []bool, act *blockMask) (next int, end
 			}
 			continue
 		case aff && mk&markAffine != 0:
-			if !m.affineStep(in, &all, true, true) {
-				return pc, false, false, nil
+			if !m.affineStep(in, all, true, true) {
+				return pc, -1, false, false, nil
 			}
 			continue
 		}
 		if in.guard >= 0 {
-			run, ok := m.wholeGuard(in, &all, act)
+			run, ok := m.wholeGuard(in, all, act)
+			if !ok && in.op == opBra && int(in.imm) > pc+1 {
+				// An if without an else: act's threads skip to the
+				// target, where the others join them after the code
+				// between (as runBlock would run it: runGroup, its
+				// group the block's other threads, up to the target).
+				t := int(in.imm)
+				rest := &m.ifRest
+				for w := range soas {
+					rest[w] = allLanes &^ act[w]
+				}
+				next, end, err := m.runGroup(pc+1, rest, false, true, t)
+				if end || next != t {
+					return next, t, end, false, err // (runBlock goes on from there)
+				}
+				pc = t - 1
+				continue
+			}
 			if !ok {
-				return pc, false, true, nil // some threads run it, some do not
+				return pc, -1, false, true, nil // some threads run it, some do not
 			}
 			if !run {
 				continue
@@ -75,8 +92,8 @@ func (m *machine) runWhole(pc int, ulanes []bool, act *blockMask) (next int, end
 		if aff && mk&markReadsAff != 0 {
 			switch in.op {
 			case opLdGlobal, opLdParam, opLdShared, opStGlobal, opStShared:
-				if m.checked(in) || !m.plainAffineAccess(in, &all, true) {
-					return pc, false, false, nil // (affineAccess, or the lanes)
+				if m.checked(in) || !m.plainAffineAccess(in, all, true) {
+					return pc, -1, false, false, nil // (affineAccess, or the lanes)
 				}
 				continue
 			}
@@ -87,7 +104,7 @@ func (m *machine) runWhole(pc int, ulanes []bool, act *blockMask) (next int, end
 		case opBra:
 			pc = int(in.imm) - 1
 		case opRet, opExit:
-			return pc, true, false, nil
+			return pc, -1, true, false, nil
 		case opBar:
 			m.barrierDone()
 		case opLdGlobal, opLdParam, opLdShared, opLdLocal, opLdGeneric:
@@ -99,7 +116,7 @@ func (m *machine) runWhole(pc int, ulanes []bool, act *blockMask) (next int, end
 			// it: it would try blockRun again).
 			for w, S := range soas {
 				if !m.fullLoad(S, in, m.tss[w], pc) && !m.loadLanes(m.tss[w], S, allLanes, in, pc+1) {
-					return pc, true, false, m.fault
+					return pc, -1, true, false, m.fault
 				}
 			}
 		case opStGlobal, opStShared, opStLocal, opStGeneric:
@@ -109,11 +126,11 @@ func (m *machine) runWhole(pc int, ulanes []bool, act *blockMask) (next int, end
 			}
 			for w, S := range soas {
 				if !m.fullStore(S, in, m.tss[w], pc) && !m.storeLanes(m.tss[w], S, allLanes, in, pc+1) {
-					return pc, true, false, m.fault
+					return pc, -1, true, false, m.fault
 				}
 			}
 		case opFence:
-			return pc, false, false, nil
+			return pc, -1, false, false, nil
 		default:
 			if m.file.N > 0 && runWarps(m.file, in) || runFullWarps(soas, in) {
 				continue
@@ -123,7 +140,7 @@ func (m *machine) runWhole(pc int, ulanes []bool, act *blockMask) (next int, end
 					continue
 				}
 				if !m.slowLanes(S, m.tss[w], in, allLanes, pc+1) {
-					return pc, true, false, m.fault
+					return pc, -1, true, false, m.fault
 				}
 			}
 		}

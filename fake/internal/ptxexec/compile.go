@@ -59,6 +59,9 @@ type blockProgram struct {
 	// may compute the lanes of threads that do not run it too (runGroup),
 	// as nothing reads them there.
 	localDst []bool
+	// fused holds the fused windows (fused.go) at the instructions
+	// they start at, nil elsewhere (or nil: none).
+	fused []*fusedWindow
 	// marks holds hoisted, uniform, affine and readsAff of each
 	// instruction as bits (markHoisted, ...): one load for runWhole and
 	// runGroup, which test them for every instruction they run.
@@ -71,6 +74,7 @@ const (
 	markUniform              // uniform[i]
 	markAffine               // affine[i]
 	markReadsAff             // readsAff[i]
+	markFused                // fused[i] != nil
 )
 
 // compiled holds a Kernel's block program, translated once.
@@ -172,6 +176,9 @@ func translate(f *function) *blockProgram {
 				bp.marks[i] |= 1 << bit
 			}
 		}
+	}
+	if bp.nforms > 0 {
+		bp.findFused(f)
 	}
 	return bp
 }

@@ -212,6 +212,12 @@ type machine struct {
 	// N 0 otherwise.
 	soaFile, soaFree []uint64
 	file             lanes.Warps
+	// allWarps has every lane of the block's warps (runWhole's group);
+	// ifRest is runWhole's group of the threads that run an if's body.
+	allWarps, ifRest blockMask
+	// fusedBuf is runFused's buffers (fused.go), kept from window to
+	// window.
+	fusedBuf []byte
 }
 
 // Run executes the kernel over the launch's grid, blocks one after

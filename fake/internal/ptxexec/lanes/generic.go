@@ -118,23 +118,26 @@ func mulF32Go(d, x, y *Reg) {
 
 func fmaF32Go(d, x, y, z *Reg) {
 	for j := range d {
-		a, b, c := f32(x[j]), f32(y[j]), f32(z[j])
-		s := float64(a)*float64(b) + float64(c) // the product is exact
-		bits := math.Float64bits(s)
-		// float32(s) rounds once when s is in float32's normal range
-		// and off a float32 midpoint, or on one that is exact. The
-		// tests are combined without branches: whether s is on a
-		// midpoint depends on the data, and a branch on it would be
-		// mispredicted for some lanes of most warps.
-		normal := b2u(bits&(0x7ff<<52)-0x381<<52 < (0x7ff-0x381)<<52)
-		offMid := b2u(bits&(1<<29-1) != 1<<28)
-		exact := b2u(sumExact(float64(a)*float64(b), float64(c)))
-		if normal&(offMid|exact) != 0 {
-			d[j] = u32f(float32(s))
-		} else {
-			d[j] = u32f(fpu.FmaF32(a, b, c, fpu.Nearest))
-		}
+		d[j] = u32f(fmaF32One(f32(x[j]), f32(y[j]), f32(z[j])))
 	}
+}
+
+// fmaF32One returns a*b + c rounded once to float32 (fma.rn.f32).
+func fmaF32One(a, b, c float32) float32 {
+	s := float64(a)*float64(b) + float64(c) // the product is exact
+	bits := math.Float64bits(s)
+	// float32(s) rounds once when s is in float32's normal range
+	// and off a float32 midpoint, or on one that is exact. The
+	// tests are combined without branches: whether s is on a
+	// midpoint depends on the data, and a branch on it would be
+	// mispredicted for some lanes of most warps.
+	normal := b2u(bits&(0x7ff<<52)-0x381<<52 < (0x7ff-0x381)<<52)
+	offMid := b2u(bits&(1<<29-1) != 1<<28)
+	exact := b2u(sumExact(float64(a)*float64(b), float64(c)))
+	if normal&(offMid|exact) != 0 {
+		return float32(s)
+	}
+	return fpu.FmaF32(a, b, c, fpu.Nearest)
 }
 
 // sumExact reports whether float64 p + z is exact (Knuth's TwoSum error

@@ -547,3 +547,94 @@ consecwarp: // Y12 goes on from one warp's lane 31 to the next one's lane 0
 	SETEQ ret+32(FP)
 	VZEROUPPER
 	RET
+
+// The packed float32 runs of packed.go: n steps of eight elements (32
+// bytes) of d, x, y (and z), no other memory. Y14 is the canonical NaN,
+// NaN results are made it (as F32FIX does, with no odd elements to
+// clear here).
+#define PACKSETUP \
+	MOVL $0x7fffffff, AX \
+	VMOVQ AX, X14 \
+	VPBROADCASTD X14, Y14
+
+#define PACKFIX(r, t) \
+	VCMPPS $3, r, r, t \
+	VBLENDVPS t, Y14, r, r
+
+// PACK2 runs VOP (x at (SI) in Y0, y at (DX)) over R9 steps into (DI).
+#define PACK2(VOP) \
+	PACKSETUP \
+loop: \
+	VMOVDQU (SI), Y0 \
+	VOP (DX), Y0, Y0 \
+	PACKFIX(Y0, Y3) \
+	VMOVDQU Y0, (DI) \
+	ADDQ $32, SI \
+	ADDQ $32, DX \
+	ADDQ $32, DI \
+	DECQ R9 \
+	JNZ loop \
+	VZEROUPPER \
+	RET
+
+// func addF32sAVX2(d, x, y *byte, n int)
+TEXT ·addF32sAVX2(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), R9
+	PACK2(VADDPS)
+
+// func subF32sAVX2(d, x, y *byte, n int)
+TEXT ·subF32sAVX2(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), R9
+	PACK2(VSUBPS)
+
+// func mulF32sAVX2(d, x, y *byte, n int)
+TEXT ·mulF32sAVX2(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), R9
+	PACK2(VMULPS)
+
+// func fmaF32sAVX2(d, x, y, z *byte, n int)
+TEXT ·fmaF32sAVX2(SB), NOSPLIT, $0-40
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ z+24(FP), R8
+	MOVQ n+32(FP), R9
+	PACKSETUP
+fmaloop:
+	VMOVDQU (R8), Y0
+	VMOVDQU (SI), Y1
+	VFMADD231PS (DX), Y1, Y0 // Y0 = x*y + z
+	PACKFIX(Y0, Y3)
+	VMOVDQU Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, R8
+	ADDQ $32, DI
+	DECQ R9
+	JNZ fmaloop
+	VZEROUPPER
+	RET
+
+// func fillF32sAVX2(d *byte, v uint32, n int)
+TEXT ·fillF32sAVX2(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), DI
+	MOVL v+8(FP), AX
+	MOVQ n+16(FP), R9
+	VMOVD AX, X0
+	VPBROADCASTD X0, Y0
+fillloop:
+	VMOVDQU Y0, (DI)
+	ADDQ $32, DI
+	DECQ R9
+	JNZ fillloop
+	VZEROUPPER
+	RET

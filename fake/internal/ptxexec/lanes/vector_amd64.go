@@ -80,3 +80,18 @@ func store32AVX2(dst *[128]byte, v *Reg, n int, stride uintptr)
 
 //go:noescape
 func consecutiveAVX2(a *Reg, step uint64, n int, stride uintptr) bool
+
+//go:noescape
+func addF32sAVX2(d, x, y *byte, n int)
+
+//go:noescape
+func subF32sAVX2(d, x, y *byte, n int)
+
+//go:noescape
+func mulF32sAVX2(d, x, y *byte, n int)
+
+//go:noescape
+func fmaF32sAVX2(d, x, y, z *byte, n int)
+
+//go:noescape
+func fillF32sAVX2(d *byte, v uint32, n int)

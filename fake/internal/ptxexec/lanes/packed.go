@@ -1,0 +1,106 @@
+package lanes
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/nocgo/cuda/fake/internal/fpu"
+)
+
+// Packed float32 arithmetic over memory, for the interpreter's fused runs
+// (ptxexec's fused.go): d, x, y and z are runs of little-endian float32,
+// 4 bytes each, element j at bytes 4j..4j+3, all of one length (a
+// multiple of 4; the functions panic otherwise). The results are those of
+// AddF32, MulF32 and FmaF32 element by element (IEEE 754 single
+// precision, rounded to nearest even, subnormals kept, a NaN result the
+// canonical 0x7fffffff). d may be one of the sources itself (each element
+// is read before it is written) but must not overlap one otherwise.
+
+// AddF32s sets d's elements to x's plus y's: add.rn.f32.
+func AddF32s(d, x, y []byte) {
+	n := packedLen(d, x, y, y)
+	if vector && n >= 8 {
+		addF32sAVX2(&d[0], &x[0], &y[0], n/8)
+	}
+	for j := n &^ 7 * btoVec; j < n; j++ {
+		put32(d, j, fpu.AddF32(get32(x, j), get32(y, j), fpu.Nearest))
+	}
+}
+
+// SubF32s sets d's elements to x's minus y's: sub.rn.f32.
+func SubF32s(d, x, y []byte) {
+	n := packedLen(d, x, y, y)
+	if vector && n >= 8 {
+		subF32sAVX2(&d[0], &x[0], &y[0], n/8)
+	}
+	for j := n &^ 7 * btoVec; j < n; j++ {
+		put32(d, j, fpu.SubF32(get32(x, j), get32(y, j), fpu.Nearest))
+	}
+}
+
+// MulF32s sets d's elements to x's times y's: mul.rn.f32.
+func MulF32s(d, x, y []byte) {
+	n := packedLen(d, x, y, y)
+	if vector && n >= 8 {
+		mulF32sAVX2(&d[0], &x[0], &y[0], n/8)
+	}
+	for j := n &^ 7 * btoVec; j < n; j++ {
+		put32(d, j, fpu.MulF32(get32(x, j), get32(y, j), fpu.Nearest))
+	}
+}
+
+// FmaF32s sets d's elements to x's times y's plus z's, rounded once:
+// fma.rn.f32.
+func FmaF32s(d, x, y, z []byte) {
+	n := packedLen(d, x, y, z)
+	if vector && n >= 8 {
+		fmaF32sAVX2(&d[0], &x[0], &y[0], &z[0], n/8)
+	}
+	for j := n &^ 7 * btoVec; j < n; j++ {
+		put32(d, j, fmaF32One(get32(x, j), get32(y, j), get32(z, j)))
+	}
+}
+
+// FillF32s sets every element of d (a multiple of 4 bytes long) to the
+// bits v.
+func FillF32s(d []byte, v uint32) {
+	if len(d)%4 != 0 {
+		panic("lanes: FillF32s: not a run of float32")
+	}
+	n := len(d) / 4
+	if vector && n >= 8 {
+		fillF32sAVX2(&d[0], v, n/8)
+	}
+	for j := n &^ 7 * btoVec; j < n; j++ {
+		binary.LittleEndian.PutUint32(d[4*j:], v)
+	}
+}
+
+// btoVec is 1 where the vector code ran the whole multiple of 8
+// elements (the Go loop then does the rest), 0 where only the Go loop
+// runs.
+var btoVec = b2i(vector)
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// packedLen returns the elements of the runs d, x, y, z after checking
+// that they are runs of float32 of one length.
+func packedLen(d, x, y, z []byte) int {
+	if len(d)%4 != 0 || len(x) != len(d) || len(y) != len(d) || len(z) != len(d) {
+		panic("lanes: packed float32 runs of different lengths")
+	}
+	return len(d) / 4
+}
+
+func get32(b []byte, j int) float32 {
+	return math.Float32frombits(binary.LittleEndian.Uint32(b[4*j:]))
+}
+
+func put32(b []byte, j int, f float32) {
+	binary.LittleEndian.PutUint32(b[4*j:], math.Float32bits(f))
+}
