@@ -39,7 +39,7 @@ func (m *machine) plainAffineAccess(in *inst, act *blockMask, whole bool) bool {
 		t0 = 32*w0 + bits.TrailingZeros32(act[w0])
 		t1 = 32*w1 + 31 - bits.LeadingZeros32(act[w1])
 	}
-	data, off0, ok := m.affineRun(in, act, t0, t1)
+	data, off0, _, ok := m.affineRun(in, act, t0, t1)
 	if !ok {
 		return false
 	}
@@ -82,25 +82,26 @@ func (m *machine) plainAffineAccess(in *inst, act *blockMask, whole bool) bool {
 // form of stride in.size (4 or 8) for them, and the first and last
 // thread's addresses lie in one known allocation (spanAt's), aligned.
 // Thread t's bytes are then data[off0+size*(t-t0):], up to
-// data[off0+size*(t1-t0+1)]. ok false: not one run (or not known to be
-// in bounds), and the lane paths decide.
-func (m *machine) affineRun(in *inst, act *blockMask, t0, t1 int) (data []byte, off0 uint64, ok bool) {
+// data[off0+size*(t1-t0+1)]; a0 is thread t0's address (without in's
+// offset). ok false: not one run (or not known to be in bounds), and the
+// lane paths decide.
+func (m *machine) affineRun(in *inst, act *blockMask, t0, t1 int) (data []byte, off0, a0 uint64, ok bool) {
 	base, stride, mask, ok := m.operand(in.a, act, true)
 	size := uint64(in.size)
 	if !ok || stride != size || mask != math.MaxUint64 {
-		return nil, 0, false
+		return nil, 0, 0, false
 	}
-	a0 := base + stride*uint64(t0)
+	a0 = base + stride*uint64(t0)
 	a1 := a0 + stride*uint64(t1-t0)
 	data, start, lim, amask, ok := m.spanAt(in, a0)
 	if !ok || a1 < a0 {
-		return nil, 0, false
+		return nil, 0, 0, false
 	}
 	off0, off1 := a0-start, a1-start
 	if off0 > off1 || off1 > lim || (a0+uint64(in.imm))&amask != 0 {
-		return nil, 0, false
+		return nil, 0, 0, false
 	}
-	return data, off0, true
+	return data, off0, a0, true
 }
 
 // activeWarps returns the first and last of the nw warps with threads in

@@ -152,7 +152,8 @@ func (m *machine) runWhole(pc int, ulanes []bool, act *blockMask) (next, wait in
 // predicate of a branch, or the lanes' predicates, materialised first
 // when the guard has a form) into act, the threads it lets run: run
 // tells whether every thread runs in (true) or none does (false); ok is
-// false when only some do.
+// false when only some do (act is theirs; with ok true, act may be left
+// as it was).
 func (m *machine) wholeGuard(in *inst, all, act *blockMask) (run, ok bool) {
 	g, neg := in.guard, in.flags&fGuardNeg != 0
 	aff := m.aff
@@ -160,8 +161,7 @@ func (m *machine) wholeGuard(in *inst, all, act *blockMask) (run, ok bool) {
 		return wholeOrNone(act, len(m.soas))
 	}
 	if in.op == opBra && m.bp.uslot[g] {
-		*act = *all
-		return (m.ur[g] != 0) != neg, true
+		return (m.ur[g] != 0) != neg, true // (all or none: act is not read)
 	}
 	if aff && m.bp.fidx[g] >= 0 {
 		m.materialise(g)

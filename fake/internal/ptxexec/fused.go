@@ -284,34 +284,52 @@ scan:
 // again redoes), and the caller runs the instructions one at a time.
 func (m *machine) runFused(pc int, act *blockMask, full, uOK bool) bool {
 	w := m.bp.fused[pc]
-	if w.uni && !uOK || w.global && m.obs != nil || w.shared && m.races != nil {
-		return false // (what m.checked tells of each access)
+	if w.uni && !uOK || w.shared && m.races != nil {
+		return false
 	}
 	t0, t1, ok := m.consecutive(act, full)
 	if !ok {
 		return false
 	}
 	code := m.k.fn.code
+	checks := w.global && m.obs != nil // (m.checked of its global accesses)
+	if checks && !m.fusedCheckable(w, act) {
+		return false
+	}
 	for _, j := range w.affine {
 		if !m.affineStep(&code[j], act, full, uOK) {
 			return false
 		}
 	}
 	n := uint64(t1-t0+1) * 4
-	var runs, vals [maxFused][]byte
+	// vals holds the loads' runs of memory (values 0..nload-1), the
+	// operations' buffers after them, and the stores' runs last.
+	var vals [2 * maxFused][]byte
+	var addrs [maxFused]uint64 // thread 0's addresses (the checks')
+	nv := w.nload + len(w.ops)
 	for k, j := range w.mem {
-		data, off0, ok := m.affineRun(&code[j], act, t0, t1)
+		data, off0, a0, ok := m.affineRun(&code[j], act, t0, t1)
 		if !ok {
 			return false
 		}
-		runs[k] = data[off0 : off0+n]
+		addrs[k] = a0 + uint64(code[j].imm) - 4*uint64(t0)
+		if k >= w.nload {
+			k += len(w.ops)
+		}
+		vals[k] = data[off0 : off0+n]
+	}
+	if checks {
+		for k, j := range w.mem[:w.nload] {
+			if code[j].op == opLdGlobal {
+				m.checkGlobalRun(&code[j], act, int(j)+1, addrs[k])
+			}
+		}
 	}
 	stride := 4 * len(m.threads)
 	if need := w.nbufs * stride; len(m.fusedBuf) < need {
 		m.fusedBuf = make([]byte, need)
 	}
 	bufs := m.fusedBuf
-	copy(vals[:w.nload], runs[:w.nload])
 	for i := range w.ops {
 		o := &w.ops[i]
 		var src [3][]byte
@@ -337,7 +355,36 @@ func (m *machine) runFused(pc int, act *blockMask, full, uOK bool) bool {
 		vals[w.nload+i] = d
 	}
 	for k, v := range w.stores {
-		copy(runs[w.nload+k], vals[v])
+		j := w.mem[w.nload+k]
+		in := &code[j]
+		if !checks || in.op != opStGlobal {
+			copy(vals[nv+k], vals[v])
+			continue
+		}
+		locked := m.lockStore(in)
+		m.checkGlobalRun(in, act, int(j)+1, addrs[w.nload+k])
+		copy(vals[nv+k], vals[v])
+		m.unlockStrong(locked)
+	}
+	return true
+}
+
+// fusedCheckable reports whether the accesses of w by the threads of act
+// can be checked as affineAccess checks them (checkable, without its
+// side effect): every warp with threads in act is full, and no access is
+// strong. (Its shared accesses are not checked: runFused declines a
+// window with shared ones when the race checks are on.)
+func (m *machine) fusedCheckable(fw *fusedWindow, act *blockMask) bool {
+	for w, a := range act[:len(m.warps)] {
+		if a != 0 && (a != allLanes || len(m.tss[w]) < warpSize) {
+			return false
+		}
+	}
+	sites := m.tss[0][0].fn.sites
+	for _, j := range fw.mem {
+		if sites[j]&sfStrong != 0 {
+			return false
+		}
 	}
 	return true
 }
