@@ -21,7 +21,7 @@ import (
 //     last steps have) is copied without lane-by-lane checks;
 //   - setp of two affine values: the threads whose predicate is true
 //     are one range of t (or all but one thread), a block mask from two
-//     scalars (setpMask); a guard or branch on it needs no look at lanes.
+//     scalars (predRange); a guard or branch on it needs no look at lanes.
 //
 // Everything else reads the warps' registers: a slot whose form is
 // known is materialised (its lanes written, base + stride*t) the first
@@ -80,14 +80,18 @@ type affineProgram struct {
 }
 
 // form is an affine value of a slot for the threads of dom: thread t's
-// value (base + stride*t) & mask, or, for a predicate, bit t of bits.
+// value (base + stride*t) & mask, or, for a predicate, whether t lies in
+// lo..hi-1, inverted when flip is all ones (predRange's range: the
+// threads' bits are made only where a guard or the lanes need them).
 // mat: the warps' registers already hold it for dom; all: dom is every
 // lane of every warp (no need to look at it).
 type form struct {
 	ok, mat, pred, all bool
 	base, stride       uint64
 	mask               uint64
-	dom, bits          blockMask
+	lo, hi             int32
+	flip               uint32
+	dom                blockMask
 }
 
 // findAffine sets bp.affineProgram (after findUniform: uniform slots
@@ -410,18 +414,21 @@ func (m *machine) affineStep(in *inst, act *blockMask, all, uOK bool) bool {
 		f.dom = *act
 	}
 	if pred {
-		m.setpMask(&f.bits, int(in.mode), d0, dt, act)
+		lo, hi, inv := predRange(len(m.threads), int(in.mode), d0, dt)
+		f.lo, f.hi, f.flip = int32(lo), int32(hi), 0
+		if inv {
+			f.flip = ^uint32(0)
+		}
 	}
 	return true
 }
 
-// setpMask sets out (its words of the block's warps) to the threads t of
-// act for which d0 + dt*t compares (mode, against 0) true: a range of t
-// for an order, one thread or all but one for equality.
-func (m *machine) setpMask(out *blockMask, mode int, d0, dt int64, act *blockMask) {
-	n := len(m.threads)
+// predRange returns the threads t of a block of n for which d0 + dt*t
+// compares (mode, against 0) true: those in lo..hi-1, or (inv) those
+// not: a range of t for an order, one thread or all but one for
+// equality.
+func predRange(n, mode int, d0, dt int64) (lo, hi int, inv bool) {
 	p0 := cmpSigned(mode, d0, 0)
-	lo, hi, inv := 0, 0, false
 	switch {
 	case dt == 0:
 		if p0 {
@@ -447,15 +454,24 @@ func (m *machine) setpMask(out *blockMask, mode int, d0, dt int64, act *blockMas
 	default:
 		lo, hi = firstChange(n, mode, d0, dt), n
 	}
-	var flip uint32 // inv: all ones
-	if inv {
-		flip = ^flip
+	return lo, hi, inv
+}
+
+// allThreads has every thread of a block of the most warps.
+var allThreads = func() (b blockMask) {
+	for w := range b {
+		b[w] = allLanes
 	}
-	// The threads lo..hi-1: whole words between the first and the last
-	// (no per-word arithmetic, few branches).
-	nw := len(m.warps)
-	for w := range nw {
-		out[w] = flip & act[w]
+	return b
+}()
+
+// rangeMask sets out's first nw words to the threads of and that lie in
+// lo..hi-1, or (flip all ones) that do not: whole words between the
+// first and the last of the range, no per-word arithmetic.
+func rangeMask(out *blockMask, nw, lo, hi int, flip uint32, and *blockMask) {
+	o, a := out[:nw], and[:nw]
+	for w := range o {
+		o[w] = flip & a[w]
 	}
 	if lo >= hi {
 		return
@@ -464,14 +480,14 @@ func (m *machine) setpMask(out *blockMask, mode int, d0, dt int64, act *blockMas
 	ml := ^uint32(0) << (uint(lo) & 31)
 	mh := ^uint32(0) >> (31 - uint(hi-1)&31)
 	if wl == wh {
-		out[wl] = (ml & mh ^ flip) & act[wl]
+		o[wl] = (ml & mh ^ flip) & a[wl]
 		return
 	}
-	out[wl] = (ml ^ flip) & act[wl]
+	o[wl] = (ml ^ flip) & a[wl]
 	for w := wl + 1; w < wh; w++ {
-		out[w] = ^flip & act[w]
+		o[w] = ^flip & a[w]
 	}
-	out[wh] = (mh ^ flip) & act[wh]
+	o[wh] = (mh ^ flip) & a[wh]
 }
 
 // firstChange returns the least t in 1..n-1 at which p(t), the
@@ -514,6 +530,10 @@ func (m *machine) materialiseFor(s int32, but *blockMask) {
 		return
 	}
 	f.mat = true
+	var p blockMask // a predicate's threads
+	if f.pred {
+		rangeMask(&p, len(m.warps), int(f.lo), int(f.hi), f.flip, &allThreads)
+	}
 	for w := range m.warps {
 		a := f.dom[w]
 		if f.all {
@@ -529,7 +549,7 @@ func (m *machine) materialiseFor(s int32, but *blockMask) {
 		if f.pred {
 			for ; a != 0; a &= a - 1 {
 				j := bits.TrailingZeros32(a)
-				r[j] = uint64(f.bits[w] >> j & 1)
+				r[j] = uint64(p[w] >> j & 1)
 			}
 			continue
 		}
@@ -608,13 +628,11 @@ func (m *machine) guardMask(g int32, neg bool, grp, act *blockMask) bool {
 	if !f.ok || !f.pred || !f.all && !subset(grp, &f.dom, nw) {
 		return false
 	}
-	var flip uint32
+	flip := f.flip
 	if neg {
 		flip = ^flip
 	}
-	for w := range nw {
-		act[w] = grp[w] & (f.bits[w] ^ flip)
-	}
+	rangeMask(act, nw, int(f.lo), int(f.hi), flip, grp)
 	return true
 }
 
