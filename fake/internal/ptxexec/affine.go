@@ -480,7 +480,7 @@ func rangeMask(out *blockMask, nw, lo, hi int, flip uint32, and *blockMask) {
 	ml := ^uint32(0) << (uint(lo) & 31)
 	mh := ^uint32(0) >> (31 - uint(hi-1)&31)
 	if wl == wh {
-		o[wl] = (ml & mh ^ flip) & a[wl]
+		o[wl] = (ml&mh ^ flip) & a[wl]
 		return
 	}
 	o[wl] = (ml ^ flip) & a[wl]

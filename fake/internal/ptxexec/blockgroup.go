@@ -14,7 +14,8 @@ import "github.com/nocgo/cuda/fake/internal/ptxexec/lanes"
 // What it runs is what the general loop does for an unguarded
 // instruction in this state, the same calls with act = grp: a hoisted
 // instruction is skipped, an affine one is affineStep (nothing done when
-// it declines), an affine ld or st without checks is plainAffineAccess,
+// it declines), an affine ld or st is plainAffineAccess (affineAccess
+// with checks),
 // the other pure instructions are runWarps, runFullWarps or per warp
 // runFull, lanesPure or slowLanes (which faults as there). It stops at
 // stop (the pc of the lowest pending group, where the general loop
@@ -42,7 +43,7 @@ func (m *machine) runGroup(pc int, grp *blockMask, full, uOK bool, stop int) (ne
 		if aff && mk&markReadsAff != 0 {
 			switch in.op {
 			case opLdGlobal, opLdParam, opLdShared, opStGlobal, opStShared:
-				if m.checked(in) || !m.plainAffineAccess(in, grp, full) {
+				if m.checked(in) && !m.affineAccess(in, grp, pc+1) || !m.checked(in) && !m.plainAffineAccess(in, grp, full) {
 					return pc, false, nil
 				}
 				continue

@@ -28,7 +28,8 @@ package ptxexec
 // when it declines); a guard that lets every thread or none run is that
 // (a predicate form's block mask, a uniform branch's scalar, the lanes'
 // predicates); an affine ld or st is plainAffineAccess (act is every
-// thread, full; with checks the general loop's affineAccess runs); a branch taken by all jumps (no group is pending); a
+// thread, full), or with checks affineAccess (the general loop's call); a
+// branch taken by all jumps (no group is pending); a
 // bar.sync completes (every live thread is at it, none waits elsewhere);
 // a coalesced ld or st is blockRun's one run, another one goes warp by
 // warp through fullLoad or loadLanes (fullStore, storeLanes), to the
@@ -92,7 +93,7 @@ func (m *machine) runWhole(pc int, ulanes []bool, act *blockMask) (next, wait in
 		if aff && mk&markReadsAff != 0 {
 			switch in.op {
 			case opLdGlobal, opLdParam, opLdShared, opStGlobal, opStShared:
-				if m.checked(in) || !m.plainAffineAccess(in, all, true) {
+				if m.checked(in) && !m.affineAccess(in, all, pc+1) || !m.checked(in) && !m.plainAffineAccess(in, all, true) {
 					return pc, -1, false, false, nil // (affineAccess, or the lanes)
 				}
 				continue

@@ -55,15 +55,15 @@ const maxFused = 8
 // loads' 0..nload-1 in order, then the operations' in order.
 type fusedWindow struct {
 	end    int
-	affine []int32    // the affine instructions, in order
-	mem    []int32    // the loads, then the stores, in order
-	nload  int        // mem[:nload] are the loads
-	ops    []fusedOp  // the operations, in order
-	stores []int32    // the value each store (mem[nload:]) writes
-	nbufs  int        // buffers: operations and uniform sources
-	uni    bool       // an operation reads a uniform slot (machine.ur, while uOK)
-	global bool       // it accesses global memory (checked with an Observer)
-	shared bool       // it accesses shared memory (checked with the race checks)
+	affine []int32   // the affine instructions, in order
+	mem    []int32   // the loads, then the stores, in order
+	nload  int       // mem[:nload] are the loads
+	ops    []fusedOp // the operations, in order
+	stores []int32   // the value each store (mem[nload:]) writes
+	nbufs  int       // buffers: operations and uniform sources
+	uni    bool      // an operation reads a uniform slot (machine.ur, while uOK)
+	global bool      // it accesses global memory (checked with an Observer)
+	shared bool      // it accesses shared memory (checked with the race checks)
 }
 
 // fusedOp is one operation of a window: its sources are values (src >=
@@ -142,13 +142,15 @@ func (bp *blockProgram) window(code []inst, target []bool, i int) *fusedWindow {
 		return 0, false
 	}
 	var loads, stores []int32
-	writer := map[int32]int{} // a slot written in the window: its writer
+	writer := map[int32]int{}            // a slot written in the window: its writer
+	read := map[int32]bool{}             // the slots read in the window so far
 	reads := func(j int, s int32) bool { // a read at j of s is allowed
+		read[s] = true
 		k, ok := writer[s]
 		return !ok || k < j
 	}
-	write := func(j int, s int32) bool {
-		if _, ok := writer[s]; ok {
+	write := func(j int, s int32) bool { // once, and not after a read
+		if _, ok := writer[s]; ok || read[s] {
 			return false
 		}
 		writer[s] = j
@@ -388,6 +390,7 @@ func (m *machine) fusedCheckable(fw *fusedWindow, act *blockMask) bool {
 	}
 	return true
 }
+
 // consecutive returns the first and last thread of act when every
 // thread between them is in act (full: every thread of the block); ok
 // false when act is empty or has a gap.

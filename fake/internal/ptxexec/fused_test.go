@@ -19,12 +19,13 @@ import (
 )
 
 // The tests of fused windows (fused.go), of runWhole's if without an
-// else (blockwhole.go) and of setpMask by whole words (affine.go). Each
+// else (blockwhole.go) and of predRange and rangeMask (affine.go). Each
 // kernel runs three ways: on its block program, on the same block program
 // with its fused windows taken out (bp.fused nil, no markFused: every
 // instruction one at a time, the reference fused.go's comment promises
 // to equal), and on the general scheduler; with the checks (an Observer
-// and the race checks, under which runFused declines) off and on. A
+// and the race checks, under which runFused runs only windows of global
+// accesses, each checked as affineAccess checks it) off and on. A
 // machine run by hand (runFusedMachine) tells whether runFused ran a
 // window at all (it allocates machine.fusedBuf the first time it does,
 // and only then) and which threads runWhole's last if ran its body for
@@ -1604,17 +1605,16 @@ func TestConsecutive(t *testing.T) {
 	assert.Equal(t, [2]int{0, 99}, [2]int{t0, t1})
 }
 
-// TestSetpMaskMatchesThreads checks setpMask against thread-by-thread
+// TestPredRangeMatchesThreads checks predRange and rangeMask (what a
+// setp's predicate form and a guard on it make) against thread-by-thread
 // evaluation, cmpSigned(mode, d0 + dt*t, 0) for the threads t of act,
 // for every mode it is called with (eq, ne and the orders), random and
 // edge d0 and dt (the crossing inside the block, at its ends, outside
 // it; dt 0, ±1 and ones that divide d0 or do not), block sizes 1..1024
 // and random act masks (every live thread, sparse, one run): every word
 // of the block's warps is set, whatever it held before.
-func TestSetpMaskMatchesThreads(t *testing.T) {
+func TestPredRangeMatchesThreads(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
-	threads := make([]thread, 1024)
-	warps := make([]warpRegs, 32)
 	modes := []int{cmpEQ, cmpNE, cmpLT, cmpLE, cmpGT, cmpGE}
 	for round := range 60000 {
 		n := 1 + r.IntN(1024)
@@ -1622,7 +1622,6 @@ func TestSetpMaskMatchesThreads(t *testing.T) {
 			n = 32 * (1 + r.IntN(32))
 		}
 		nw := (n + 31) / 32
-		m := &machine{threads: threads[:n], warps: warps[:nw]}
 		mode := modes[r.IntN(len(modes))]
 		var d0, dt int64
 		switch round % 4 {
@@ -1666,7 +1665,12 @@ func TestSetpMaskMatchesThreads(t *testing.T) {
 		for w := range out {
 			out[w] = r.Uint32()
 		}
-		m.setpMask(&out, mode, d0, dt, &act)
+		lo, hi, inv := predRange(n, mode, d0, dt)
+		var flip uint32
+		if inv {
+			flip = ^flip
+		}
+		rangeMask(&out, nw, lo, hi, flip, &act)
 		for w := range nw {
 			var want uint32
 			for j := range 32 {

@@ -34,8 +34,8 @@ func store32AVX2(dst *[128]byte, v *Reg, _ int, _ uintptr) { store32Go(dst, v) }
 
 func consecutiveAVX2(a *Reg, step uint64, _ int, _ uintptr) bool { return consecutiveGo(a, step) }
 
-func addF32sAVX2(d, x, y *byte, n int)    {}
-func subF32sAVX2(d, x, y *byte, n int)    {}
-func mulF32sAVX2(d, x, y *byte, n int)    {}
-func fmaF32sAVX2(d, x, y, z *byte, n int) {}
+func addF32sAVX2(d, x, y *byte, n int)      {}
+func subF32sAVX2(d, x, y *byte, n int)      {}
+func mulF32sAVX2(d, x, y *byte, n int)      {}
+func fmaF32sAVX2(d, x, y, z *byte, n int)   {}
 func fillF32sAVX2(d *byte, v uint32, n int) {}
