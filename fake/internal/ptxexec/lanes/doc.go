@@ -22,7 +22,12 @@
 // tests run each function with registers placed between guard words that
 // must not change. Over several warps ([Warps]) the code reads and writes
 // the same registers of each warp in turn, stride bytes apart, after the
-// Go method has checked that all of them lie in Warps.S. Build with -tags purego to run the Go loops only.
+// Go method has checked that all of them lie in Warps.S. The packed
+// float32 functions (AddF32s, ...: runs of memory, not registers) read
+// and write exactly the bytes of the slices they are given, whole steps
+// of 32 bytes in the vector code and the rest in Go, after the Go
+// function has checked that the slices have one length, a multiple of 4.
+// Build with -tags purego to run the Go loops only.
 //
 // # Floating point
 //
