@@ -414,20 +414,17 @@ func (m *machine) affineStep(in *inst, act *blockMask, all, uOK bool) bool {
 		f.dom = *act
 	}
 	if pred {
-		lo, hi, inv := predRange(len(m.threads), int(in.mode), d0, dt)
-		f.lo, f.hi, f.flip = int32(lo), int32(hi), 0
-		if inv {
-			f.flip = ^uint32(0)
-		}
+		lo, hi, flip := predRange(len(m.threads), int(in.mode), d0, dt)
+		f.lo, f.hi, f.flip = int32(lo), int32(hi), flip
 	}
 	return true
 }
 
 // predRange returns the threads t of a block of n for which d0 + dt*t
-// compares (mode, against 0) true: those in lo..hi-1, or (inv) those
-// not: a range of t for an order, one thread or all but one for
-// equality.
-func predRange(n, mode int, d0, dt int64) (lo, hi int, inv bool) {
+// compares (mode, against 0) true: those in lo..hi-1, or (flip all
+// ones) those not: a range of t for an order, one thread or all but one
+// for equality (rangeMask's arguments).
+func predRange(n, mode int, d0, dt int64) (lo, hi int, flip uint32) {
 	p0 := cmpSigned(mode, d0, 0)
 	switch {
 	case dt == 0:
@@ -435,7 +432,9 @@ func predRange(n, mode int, d0, dt int64) (lo, hi int, inv bool) {
 			hi = n
 		}
 	case mode == cmpEQ || mode == cmpNE:
-		inv = mode == cmpNE
+		if mode == cmpNE {
+			flip = ^flip
+		}
 		if dt == 1 || dt == -1 { // (no division)
 			if t := -d0 * dt; t >= 0 && t < int64(n) {
 				lo, hi = int(t), int(t)+1
@@ -454,7 +453,7 @@ func predRange(n, mode int, d0, dt int64) (lo, hi int, inv bool) {
 	default:
 		lo, hi = firstChange(n, mode, d0, dt), n
 	}
-	return lo, hi, inv
+	return lo, hi, flip
 }
 
 // allThreads has every thread of a block of the most warps.

@@ -38,20 +38,26 @@ func (m *machine) checked(in *inst) bool {
 // is not strong. False: nothing was done. locked: it holds the launch's
 // atomics lock (lockStore), for unlockStrong after the stores.
 func (m *machine) checkable(in *inst, act *blockMask, pc int) (ok, locked bool) {
+	if !m.checkableRun(in, act, pc) {
+		return false, false
+	}
+	return true, m.lockStore(in)
+}
+
+// checkableRun is checkable without its lock: whether the access can be
+// told warp by warp (nothing is taken).
+func (m *machine) checkableRun(in *inst, act *blockMask, pc int) bool {
 	global := in.op == opLdGlobal || in.op == opStGlobal
 	for w, a := range act[:len(m.warps)] {
 		switch {
 		case a == 0:
 		case global && (a != allLanes || len(m.tss[w]) < warpSize):
-			return false, false
+			return false
 		case !global && a>>bits.TrailingZeros32(a)&(a>>bits.TrailingZeros32(a)+1) != 0:
-			return false, false // not one run of lanes
+			return false // not one run of lanes
 		}
 	}
-	if m.tss[0][0].fn.sites[pc-1]&sfStrong != 0 {
-		return false, false
-	}
-	return true, m.lockStore(in)
+	return m.tss[0][0].fn.sites[pc-1]&sfStrong == 0
 }
 
 // checkShared tells the shared-memory checks of warp w's lanes a of the

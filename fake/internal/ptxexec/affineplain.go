@@ -77,6 +77,17 @@ func (m *machine) plainAffineAccess(in *inst, act *blockMask, whole bool) bool {
 	return true
 }
 
+// affineLdSt runs the affine ld or st in for the threads of act as
+// runBlock's loops do: affineAccess when in is checked (pc is the index
+// after in's), plainAffineAccess otherwise (whole: act is every lane of
+// every warp). It reports whether it did (false: nothing done).
+func (m *machine) affineLdSt(in *inst, act *blockMask, whole bool, pc int) bool {
+	if m.checked(in) {
+		return m.affineAccess(in, act, pc)
+	}
+	return m.plainAffineAccess(in, act, whole)
+}
+
 // affineRun returns where the threads t0..t1 of act access memory in the
 // ld or st in, when that is one run of bytes: in's address slot has a
 // form of stride in.size (4 or 8) for them, and the first and last

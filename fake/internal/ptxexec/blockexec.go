@@ -108,10 +108,6 @@ func (m *machine) runBlock() error {
 	var live blockMask
 	if len(m.soas) != nw {
 		m.soas, m.tss = make([][]uint64, nw), make([][]thread, nw)
-		m.allWarps = blockMask{}
-		for w := range nw {
-			m.allWarps[w] = allLanes
-		}
 		ns := m.k.fn.nslots
 		m.file = lanes.Warps{S: m.soaFile, Slots: ns, N: nw}
 		for w := range nw {
@@ -321,7 +317,7 @@ func (m *machine) runBlock() error {
 		if aff && bp.readsAff[pc-1] {
 			switch in.op {
 			case opLdGlobal, opLdParam, opLdShared, opStGlobal, opStShared:
-				if m.checked(in) && m.affineAccess(in, &act, pc) || !m.checked(in) && m.plainAffineAccess(in, &act, full) {
+				if m.affineLdSt(in, &act, full, pc) {
 					continue
 				}
 			}

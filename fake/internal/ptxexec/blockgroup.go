@@ -43,7 +43,7 @@ func (m *machine) runGroup(pc int, grp *blockMask, full, uOK bool, stop int) (ne
 		if aff && mk&markReadsAff != 0 {
 			switch in.op {
 			case opLdGlobal, opLdParam, opLdShared, opStGlobal, opStShared:
-				if m.checked(in) && !m.affineAccess(in, grp, pc+1) || !m.checked(in) && !m.plainAffineAccess(in, grp, full) {
+				if !m.affineLdSt(in, grp, full, pc+1) {
 					return pc, false, nil
 				}
 				continue

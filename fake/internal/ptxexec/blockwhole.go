@@ -39,7 +39,7 @@ package ptxexec
 func (m *machine) runWhole(pc int, ulanes []bool, act *blockMask) (next, wait int, end, split bool, err error) {
 	bp, code, aff := m.bp, m.k.fn.code, m.aff
 	soas := m.soas
-	all := &m.allWarps
+	all := &allThreads // (every reader of it looks at the block's warps only)
 	for ; ; pc++ {
 		in, mk := &code[pc], bp.marks[pc]
 		switch {
@@ -93,7 +93,7 @@ func (m *machine) runWhole(pc int, ulanes []bool, act *blockMask) (next, wait in
 		if aff && mk&markReadsAff != 0 {
 			switch in.op {
 			case opLdGlobal, opLdParam, opLdShared, opStGlobal, opStShared:
-				if m.checked(in) && !m.affineAccess(in, all, pc+1) || !m.checked(in) && !m.plainAffineAccess(in, all, true) {
+				if !m.affineLdSt(in, all, true, pc+1) {
 					return pc, -1, false, false, nil // (affineAccess, or the lanes)
 				}
 				continue

@@ -212,9 +212,8 @@ type machine struct {
 	// N 0 otherwise.
 	soaFile, soaFree []uint64
 	file             lanes.Warps
-	// allWarps has every lane of the block's warps (runWhole's group);
 	// ifRest is runWhole's group of the threads that run an if's body.
-	allWarps, ifRest blockMask
+	ifRest blockMask
 	// fusedBuf is runFused's buffers (fused.go), kept from window to
 	// window.
 	fusedBuf []byte

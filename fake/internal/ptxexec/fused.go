@@ -295,8 +295,12 @@ func (m *machine) runFused(pc int, act *blockMask, full, uOK bool) bool {
 	}
 	code := m.k.fn.code
 	checks := w.global && m.obs != nil // (m.checked of its global accesses)
-	if checks && !m.fusedCheckable(w, act) {
-		return false
+	if checks {
+		for _, j := range w.mem {
+			if !m.checkableRun(&code[j], act, int(j)+1) {
+				return false
+			}
+		}
 	}
 	for _, j := range w.affine {
 		if !m.affineStep(&code[j], act, full, uOK) {
@@ -367,26 +371,6 @@ func (m *machine) runFused(pc int, act *blockMask, full, uOK bool) bool {
 		m.checkGlobalRun(in, act, int(j)+1, addrs[w.nload+k])
 		copy(vals[nv+k], vals[v])
 		m.unlockStrong(locked)
-	}
-	return true
-}
-
-// fusedCheckable reports whether the accesses of w by the threads of act
-// can be checked as affineAccess checks them (checkable, without its
-// side effect): every warp with threads in act is full, and no access is
-// strong. (Its shared accesses are not checked: runFused declines a
-// window with shared ones when the race checks are on.)
-func (m *machine) fusedCheckable(fw *fusedWindow, act *blockMask) bool {
-	for w, a := range act[:len(m.warps)] {
-		if a != 0 && (a != allLanes || len(m.tss[w]) < warpSize) {
-			return false
-		}
-	}
-	sites := m.tss[0][0].fn.sites
-	for _, j := range fw.mem {
-		if sites[j]&sfStrong != 0 {
-			return false
-		}
 	}
 	return true
 }

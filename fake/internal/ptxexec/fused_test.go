@@ -1665,11 +1665,7 @@ func TestPredRangeMatchesThreads(t *testing.T) {
 		for w := range out {
 			out[w] = r.Uint32()
 		}
-		lo, hi, inv := predRange(n, mode, d0, dt)
-		var flip uint32
-		if inv {
-			flip = ^flip
-		}
+		lo, hi, flip := predRange(n, mode, d0, dt)
 		rangeMask(&out, nw, lo, hi, flip, &act)
 		for w := range nw {
 			var want uint32

@@ -17,35 +17,23 @@ import (
 // is read before it is written) but must not overlap one otherwise.
 
 // AddF32s sets d's elements to x's plus y's: add.rn.f32.
-func AddF32s(d, x, y []byte) {
-	n := packedLen(d, x, y, y)
-	if vector && n >= 8 {
-		addF32sAVX2(&d[0], &x[0], &y[0], n/8)
-	}
-	for j := n &^ 7 * btoVec; j < n; j++ {
-		put32(d, j, fpu.AddF32(get32(x, j), get32(y, j), fpu.Nearest))
-	}
-}
+func AddF32s(d, x, y []byte) { packed2(d, x, y, addF32sAVX2, fpu.AddF32) }
 
 // SubF32s sets d's elements to x's minus y's: sub.rn.f32.
-func SubF32s(d, x, y []byte) {
-	n := packedLen(d, x, y, y)
-	if vector && n >= 8 {
-		subF32sAVX2(&d[0], &x[0], &y[0], n/8)
-	}
-	for j := n &^ 7 * btoVec; j < n; j++ {
-		put32(d, j, fpu.SubF32(get32(x, j), get32(y, j), fpu.Nearest))
-	}
-}
+func SubF32s(d, x, y []byte) { packed2(d, x, y, subF32sAVX2, fpu.SubF32) }
 
 // MulF32s sets d's elements to x's times y's: mul.rn.f32.
-func MulF32s(d, x, y []byte) {
+func MulF32s(d, x, y []byte) { packed2(d, x, y, mulF32sAVX2, fpu.MulF32) }
+
+// packed2 runs a two-source operation over the runs: vec, its vector
+// code, over the whole steps of eight, then op element by element.
+func packed2(d, x, y []byte, vec func(d, x, y *byte, n int), op func(a, b float32, r fpu.Rounding) float32) {
 	n := packedLen(d, x, y, y)
 	if vector && n >= 8 {
-		mulF32sAVX2(&d[0], &x[0], &y[0], n/8)
+		vec(&d[0], &x[0], &y[0], n/8)
 	}
-	for j := n &^ 7 * btoVec; j < n; j++ {
-		put32(d, j, fpu.MulF32(get32(x, j), get32(y, j), fpu.Nearest))
+	for j := goFrom(n); j < n; j++ {
+		put32(d, j, op(get32(x, j), get32(y, j), fpu.Nearest))
 	}
 }
 
@@ -56,7 +44,7 @@ func FmaF32s(d, x, y, z []byte) {
 	if vector && n >= 8 {
 		fmaF32sAVX2(&d[0], &x[0], &y[0], &z[0], n/8)
 	}
-	for j := n &^ 7 * btoVec; j < n; j++ {
+	for j := goFrom(n); j < n; j++ {
 		put32(d, j, fmaF32One(get32(x, j), get32(y, j), get32(z, j)))
 	}
 }
@@ -71,19 +59,16 @@ func FillF32s(d []byte, v uint32) {
 	if vector && n >= 8 {
 		fillF32sAVX2(&d[0], v, n/8)
 	}
-	for j := n &^ 7 * btoVec; j < n; j++ {
+	for j := goFrom(n); j < n; j++ {
 		binary.LittleEndian.PutUint32(d[4*j:], v)
 	}
 }
 
-// btoVec is 1 where the vector code ran the whole multiple of 8
-// elements (the Go loop then does the rest), 0 where only the Go loop
-// runs.
-var btoVec = b2i(vector)
-
-func b2i(b bool) int {
-	if b {
-		return 1
+// goFrom returns the first of n elements the Go loop does: those after
+// the whole steps of eight where the vector code ran, all otherwise.
+func goFrom(n int) int {
+	if vector {
+		return n &^ 7
 	}
 	return 0
 }
