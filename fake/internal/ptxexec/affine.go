@@ -313,7 +313,7 @@ func (m *machine) exactInt(base, stride, mask uint64, w uint8, signed bool) (fir
 	} else {
 		first = int64(v0)
 	}
-	last := first + step*int64(len(m.threads)-1)
+	last := first + step*int64(m.nt-1)
 	return first, step, lo <= last && last <= hi
 }
 
@@ -414,7 +414,7 @@ func (m *machine) affineStep(in *inst, act *blockMask, all, uOK bool) bool {
 		f.dom = *act
 	}
 	if pred {
-		lo, hi, flip := predRange(len(m.threads), int(in.mode), d0, dt)
+		lo, hi, flip := predRange(m.nt, int(in.mode), d0, dt)
 		f.lo, f.hi, f.flip = int32(lo), int32(hi), flip
 	}
 	return true

@@ -62,6 +62,9 @@ type blockProgram struct {
 	// fused holds the fused windows (fused.go) at the instructions
 	// they start at, nil elsewhere (or nil: none).
 	fused []*fusedWindow
+	// batch is the plan of a batch of blocks (blockbatch.go), nil where
+	// the code is not a batch's.
+	batch *batchPlan
 	// marks holds hoisted, uniform, affine and readsAff of each
 	// instruction as bits (markHoisted, ...): one load for runWhole and
 	// runGroup, which test them for every instruction they run.
@@ -179,6 +182,7 @@ func translate(f *function) *blockProgram {
 	}
 	if bp.nforms > 0 {
 		bp.findFused(f)
+		bp.findBatch(f)
 	}
 	return bp
 }

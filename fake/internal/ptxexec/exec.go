@@ -165,6 +165,7 @@ type machine struct {
 	k        *Kernel
 	l        *Launch
 	threads  []thread
+	nt       int // the threads forms range over: len(threads), or a batch's (runBatch)
 	shared   []byte
 	cache    [4]span // recently used allocations
 	next     int     // the cache entry to replace next
@@ -262,6 +263,7 @@ func linear(b, grid [3]uint32) uint64 {
 func (k *Kernel) newMachine(l *Launch, n int, atomMu *sync.Mutex) *machine {
 	m := &machine{k: k, l: l, threads: make([]thread, n), shared: make([]byte, k.sharedBase+int(l.DynShared)+reservedShared),
 		start: time.Now(), cs: k.prog.callSites, atomMu: atomMu, obs: l.Observe, warps: make([]warpRegs, (n+warpSize-1)/warpSize)}
+	m.nt = n
 	m.races = newRaceState(l, len(m.shared), n)
 	m.gr = l.gr.newBlock(n)
 	m.bp = k.blockProgram(l)

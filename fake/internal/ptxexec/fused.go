@@ -324,6 +324,9 @@ func (m *machine) runFused(pc int, act *blockMask, full, uOK bool) bool {
 		}
 		vals[k] = data[off0 : off0+n]
 	}
+	if m.nt != len(m.threads) && crossThread(addrs[:len(w.mem)], w.nload, n) {
+		return false // (a batch of blocks: see crossThread)
+	}
 	if checks {
 		for k, j := range w.mem[:w.nload] {
 			if code[j].op == opLdGlobal {
@@ -331,7 +334,7 @@ func (m *machine) runFused(pc int, act *blockMask, full, uOK bool) bool {
 			}
 		}
 	}
-	stride := 4 * len(m.threads)
+	stride := 4 * m.nt
 	if need := w.nbufs * stride; len(m.fusedBuf) < need {
 		m.fusedBuf = make([]byte, need)
 	}
@@ -380,7 +383,7 @@ func (m *machine) runFused(pc int, act *blockMask, full, uOK bool) bool {
 // false when act is empty or has a gap.
 func (m *machine) consecutive(act *blockMask, full bool) (t0, t1 int, ok bool) {
 	if full {
-		return 0, len(m.threads) - 1, true
+		return 0, m.nt - 1, true
 	}
 	w0, w1, some := activeWarps(act, len(m.warps))
 	if !some {
@@ -403,4 +406,21 @@ func (m *machine) consecutive(act *blockMask, full bool) (t0, t1 int, ok bool) {
 		}
 	}
 	return t0, t1, true
+}
+
+// crossThread reports whether a window's store run overlaps another of
+// its runs (the loads' addrs[:nload], then the stores', each n bytes) by
+// other than its whole: then a thread's store meets another thread's
+// access. Within a block the window's order decides what that leaves,
+// as instruction after instruction does; between blocks their order
+// does, which a batch (runBatch) would not keep, so a batch declines.
+func crossThread(addrs []uint64, nload int, n uint64) bool {
+	for i := nload; i < len(addrs); i++ {
+		for j, a := range addrs {
+			if j != i && a != addrs[i] && a < addrs[i]+n && addrs[i] < a+n {
+				return true
+			}
+		}
+	}
+	return false
 }

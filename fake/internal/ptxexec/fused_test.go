@@ -559,7 +559,7 @@ func fusedPrograms(t *testing.T) (fused, unfused *Program) {
 	for _, k := range unfused.Kernels {
 		bp := k.blockProgram(&Launch{})
 		require.NotNil(t, bp, k.Name)
-		bp.fused = nil
+		bp.fused, bp.batch = nil, nil // (a batch runs a window)
 		for i := range bp.marks {
 			bp.marks[i] &^= markFused
 		}
@@ -1562,7 +1562,7 @@ func TestConsecutive(t *testing.T) {
 			n = 32 * (1 + r.IntN(32))
 		}
 		nw := (n + 31) / 32
-		m := &machine{threads: threads[:n], warps: warps[:nw]}
+		m := &machine{threads: threads[:n], nt: n, warps: warps[:nw]}
 		var act blockMask
 		set := func(i int) { act[i/32] |= 1 << (i % 32) }
 		lo := r.IntN(n)
@@ -1599,7 +1599,7 @@ func TestConsecutive(t *testing.T) {
 			require.Equal(t, ts[len(ts)-1], t1, "n=%d", n)
 		}
 	}
-	m := &machine{threads: threads[:100], warps: warps[:4]}
+	m := &machine{threads: threads[:100], nt: 100, warps: warps[:4]}
 	t0, t1, ok := m.consecutive(&blockMask{}, true)
 	assert.True(t, ok)
 	assert.Equal(t, [2]int{0, 99}, [2]int{t0, t1})

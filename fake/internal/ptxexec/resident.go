@@ -360,7 +360,17 @@ func (m *machine) fingerprint() uint64 {
 // until one yields, then as resident blocks.
 func (s *resident) runSerial() error {
 	m := s.k.newMachine(s.l, s.n, nil)
+	plain := uint64(0) // the blocks before plain run one by one (a batch declined them)
 	for s.next < s.blocks {
+		if s.next >= plain {
+			if k := m.batchSize(s.blocks-s.next, 1); k > 0 {
+				if m.runBatch(s.next, k) {
+					s.next += uint64(k)
+					continue
+				}
+				plain = s.next + uint64(k)
+			}
+		}
 		m.setBlock(s.next)
 		s.next++
 		m.startBlock()
@@ -395,24 +405,36 @@ func (s *resident) runParallel(workers int) error {
 		go func() {
 			defer wg.Done()
 			for !stop.Load() {
-				b := next.Add(1) - 1
+				// A batch's blocks are taken together; they run one by
+				// one where the batch declines (none of them yields: a
+				// block program never does, see stepBlock).
+				k := uint64(max(m.batchSize(s.blocks-min(next.Load(), s.blocks), workers), 1))
+				b := next.Add(k) - k
 				if b >= s.blocks {
 					return
 				}
-				m.setBlock(b)
-				m.startBlock()
-				yielded, err := m.runAlone()
-				if err != nil {
-					faults[w] = err.(*Fault)
-					stop.Store(true)
-					return
+				end := min(b+k, s.blocks)
+				if end-b > 1 && m.runBatch(b, int(end-b)) {
+					continue
 				}
-				if yielded {
-					mu.Lock()
-					parked = append(parked, m)
-					mu.Unlock()
-					stop.Store(true)
-					return
+				// All of them, whatever stop says: a higher block's
+				// fault must not keep a lower one from its turn.
+				for ; b < end; b++ {
+					m.setBlock(b)
+					m.startBlock()
+					yielded, err := m.runAlone()
+					if err != nil {
+						faults[w] = err.(*Fault)
+						stop.Store(true)
+						return
+					}
+					if yielded {
+						mu.Lock()
+						parked = append(parked, m)
+						mu.Unlock()
+						stop.Store(true)
+						return
+					}
 				}
 			}
 		}()
