@@ -32,9 +32,10 @@ package ptxexec
 // window's runs each in one allocation (runFused's, which declines
 // before it touches memory), and no store run meeting another run but
 // whole (crossThread: a thread's store would meet another block's
-// access, whose order block after block decides). Otherwise it returns false having written
-// nothing but the machine's scalars and forms, which runBlock sets
-// again, and the blocks run one by one as before, faults and all.
+// access, whose order block after block decides). Otherwise it returns
+// false having written nothing but the machine's scalars and forms,
+// which runBlock sets again, and the blocks run one by one as before,
+// faults and all.
 //
 // Batches need a launch without an Observer or in-kernel checks (which
 // see each block's accesses), a 1-D grid and 1-D blocks.
@@ -111,7 +112,7 @@ func (bp *blockProgram) findBatch(f *function) {
 	// The window's uniform sources must be the launch's, not a block's.
 	for _, o := range w.ops {
 		for _, s := range o.slot {
-			if s >= 0 && !launchInvariant(bp, f, s) {
+			if s >= 0 && !launchInvariant(bp, f, pos, s) {
 				return
 			}
 		}
@@ -121,9 +122,9 @@ func (bp *blockProgram) findBatch(f *function) {
 
 // launchInvariant reports whether uniform slot s holds one value for the
 // whole launch: a constant, a parameter, a launch-wide special register
-// (or a register preloaded with one), or a hoisted instruction's result.
-func launchInvariant(bp *blockProgram, f *function, s int32) bool {
-	pos, _, _, _ := positionSlots(f)
+// (or a register preloaded with one), or a hoisted instruction's result;
+// pos is positionSlots'.
+func launchInvariant(bp *blockProgram, f *function, pos []bool, s int32) bool {
 	if pos[s] {
 		return false
 	}
@@ -188,14 +189,11 @@ func (m *machine) runBatch(b0 uint64, k int) bool {
 		m.ur[a.slot] = m.tmpl[a.special]
 	}
 	for _, i := range bp.reset {
-		m.forms[i].ok = false
+		m.forms[i].ok = false // (the next runBlock forgets the batch's, as it forgets a block's)
 	}
 	m.nt = k * len(m.threads)
 	ok := m.runBatchCode()
 	m.nt = len(m.threads)
-	for _, i := range bp.reset {
-		m.forms[i].ok = false // (formed over the batch's threads)
-	}
 	return ok
 }
 

@@ -1245,17 +1245,7 @@ func TestFusedFaults(t *testing.T) {
 					for _, w := range []int{1, 2} {
 						t.Run(fmt.Sprintf("%s/%d/short=%d/cut=%d/workers=%d", kernel, block, short, cut, w), func(t *testing.T) {
 							_, err := compareFused(t, pf, pu, c, w)
-							var f *Fault
-							require.ErrorAs(t, err, &f)
-							assert.Equal(t, CodeIllegalAddress, f.Code)
-							op := "ld.global.f32"
-							if short == 3 {
-								op = "st.global.f32"
-							}
-							assert.True(t, strings.HasPrefix(f.Instr, op), "%s", f.Instr)
-							first := n - cut // the first thread past the allocation
-							assert.Equal(t, [3]uint32{uint32(first) / block, 0, 0}, f.Block)
-							assert.Equal(t, [3]uint32{uint32(first) % block, 0, 0}, f.Thread)
+							requireCutFault(t, err, n-cut, block, short == 3)
 						})
 					}
 				}
@@ -1274,6 +1264,23 @@ func TestFusedFaults(t *testing.T) {
 		assert.Equal(t, [3]uint32{}, f.Thread)
 		assert.True(t, strings.HasPrefix(f.Instr, "ld.global.f32"), "%s", f.Instr)
 	})
+}
+
+// requireCutFault checks that err is the illegal-address Fault of an
+// allocation cut short: at thread first of the grid (blocks of block
+// threads), in its ld.global.f32 (store: its st.global.f32).
+func requireCutFault(t *testing.T, err error, first int, block uint32, store bool) {
+	t.Helper()
+	var f *Fault
+	require.ErrorAs(t, err, &f)
+	assert.Equal(t, CodeIllegalAddress, f.Code)
+	op := "ld.global.f32"
+	if store {
+		op = "st.global.f32"
+	}
+	assert.True(t, strings.HasPrefix(f.Instr, op), "%s", f.Instr)
+	assert.Equal(t, [3]uint32{uint32(first) / block, 0, 0}, f.Block)
+	assert.Equal(t, [3]uint32{uint32(first) % block, 0, 0}, f.Thread)
 }
 
 // TestFusedTreeSum runs tree_sum, a shared-memory tree reduction whose
